@@ -1,0 +1,105 @@
+"""The library's main entry points: read -> model -> analyse, with no rendering."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from . import hardware
+from .diagnosis import KernelDiagnosis, KernelGroup, diagnose, group_by_name
+from .errors import InputError
+from .ingest import load
+from .model import GpuSpec, KernelProfile, ProfileReport
+
+
+@dataclass(frozen=True)
+class ReportDiagnosis:
+    """Diagnosis of one input file.
+
+    Attributes:
+        report: what was read (every launch, report order).
+        groups: launches grouped by kernel name, largest total GPU time first (all launches of the file).
+        kernels: diagnoses of the selected launches (``--kernel`` / ``top``), in report order.
+    """
+
+    report: ProfileReport
+    groups: tuple[KernelGroup, ...]
+    kernels: tuple[KernelDiagnosis, ...]
+
+
+def select_kernels(
+    kernels: tuple[KernelProfile, ...], kernel_regex: str | None = None, top: int | None = None
+) -> tuple[KernelProfile, ...]:
+    """Launches whose name or demangled name matches ``kernel_regex`` (``re.search``), then the ``top``
+    longest of those (launches without a duration last), returned in report order.
+
+    Raises:
+        InputError: an invalid regular expression or a non-positive ``top``.
+    """
+    chosen = kernels
+    if kernel_regex is not None:
+        try:
+            rx = re.compile(kernel_regex)
+        except re.error as exc:
+            raise InputError("--kernel", f"invalid regular expression {kernel_regex!r}: {exc}") from None
+        chosen = tuple(k for k in chosen if rx.search(k.name) or rx.search(k.demangled_name))
+    if top is not None:
+        if top < 1:
+            raise InputError("--top", f"expected a positive number of kernels, got {top}")
+        longest = sorted(chosen, key=lambda k: -(k.duration_s if k.duration_s is not None else -1.0))[:top]
+        keep = {k.index for k in longest}
+        chosen = tuple(k for k in chosen if k.index in keep)
+    return chosen
+
+
+def diagnose_report(
+    report: ProfileReport,
+    gpu: GpuSpec | None = None,
+    kernel_regex: str | None = None,
+    top: int | None = None,
+) -> ReportDiagnosis:
+    """Diagnose every selected launch of a report.
+
+    Args:
+        report: a report from :func:`kernelscope.ingest.load`.
+        gpu: ceilings to use for every kernel; None looks each kernel's device up in the catalogue.
+        kernel_regex: keep launches whose (demangled) name matches.
+        top: keep the N longest launches.
+
+    Raises:
+        UnknownGpuError: a device the catalogue lacks when ``gpu`` is None.
+        InputError: a kernel without a device name when ``gpu`` is None; bad selection arguments.
+    """
+    specs: dict[str | None, GpuSpec] = {}
+
+    def gpu_for(kernel: KernelProfile) -> GpuSpec:
+        if gpu is not None:
+            return gpu
+        name = kernel.device.display_name
+        if name not in specs:
+            if not name:
+                raise InputError(report.path, f"kernel {kernel.index} ({kernel.name}) records no device name; pass --gpu NAME or --spec FILE")
+            specs[name] = hardware.find_gpu(name)
+        return specs[name]
+
+    chosen = select_kernels(report.kernels, kernel_regex, top)
+    return ReportDiagnosis(
+        report=report,
+        groups=group_by_name(report.kernels),
+        kernels=tuple(diagnose(k, gpu_for(k)) for k in chosen),
+    )
+
+
+def diagnose_file(
+    path: str | os.PathLike,
+    gpu: GpuSpec | None = None,
+    kernel_regex: str | None = None,
+    top: int | None = None,
+) -> ReportDiagnosis:
+    """Read a profiler file and diagnose it: ``diagnose_report(load(path), ...)``.
+
+    Raises:
+        InputError, UnknownGpuError: see :func:`kernelscope.ingest.load` and :func:`diagnose_report`.
+    """
+    return diagnose_report(load(path), gpu=gpu, kernel_regex=kernel_regex, top=top)

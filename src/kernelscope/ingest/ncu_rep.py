@@ -1,0 +1,732 @@
+"""Reader for Nsight Compute report files (``.ncu-rep``), through NVIDIA's ``ncu_report`` module.
+
+Only extraction and unit conversion happen here (no roofline, no classification): every profiled
+result of the report becomes one :class:`~kernelscope.model.KernelProfile` in SI units.
+
+Facts about the file format this reader relies on (checked on the 22 reports of the shared corpus,
+Nsight Compute 2021.2 .. 2026.2):
+
+* ``ncu_report.load_report`` does not raise on an empty, truncated or foreign file: it returns a context
+  with 0 ranges (or, for a file cut after some results, only the complete results). A ``.ncu-rep`` is
+  ``b"NVR\\0"``, a little-endian ``uint32`` length and a ``FileHeader`` protobuf message, then blocks of
+  ``uint32 length + BlockHeader`` (protobuf: field 1 = number of sources, 2 = number of results,
+  5 = payload size) each followed by its payload. Walking those headers tells an intact file (the walk ends
+  exactly at end of file) from a truncated one, without reading the payloads.
+* The version of Nsight Compute that wrote the report is not exposed by ``ncu_report``
+  (``IContext.get_version()`` is the version of the ``ncu_report`` module itself). It is stored as text,
+  ``"2023.1.1.0 (build 32678585) (public-release)"``, in one of the block headers.
+* Launch metrics (``launch__*``) are doubles in older reports and integers in newer ones; they are read
+  by value kind.
+* A result whose measurement failed stores NaN for its hardware metrics (e.g.
+  ``bwd29__self-join-MiSTIC__profileHIGGS.out.ncu-rep``, 486 of 678 metrics NaN); sections not collected
+  (``--set`` / ``--section``) simply have no metrics.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import struct
+import sys
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from kernelscope.errors import InputError
+from kernelscope.model import DeviceInfo, KernelProfile, LaunchConfig, ProfileReport, RuleResult
+
+FORMAT = "ncu-rep"
+
+_NO_MODULE = (
+    "reading .ncu-rep needs NVIDIA's 'ncu-report' package, which has no wheel for this platform "
+    "(Linux x86-64, Windows and macOS arm64 only); export the report with "
+    "`ncu --import FILE --csv --page details` (or --page raw) and pass the CSV instead"
+)
+
+# ---------------------------------------------------------------------------------------------------------
+# Units. Nsight Compute stores base units ("ns", "byte", "hz", ...); the scaled spellings are accepted too.
+# A unit missing from these tables raises InputError: a wrong scale is never applied silently.
+# Byte prefixes are decimal ("Kbyte" = 1000 bytes), as Nsight Compute prints them; "KiB" is binary.
+_TIME_S = {
+    "ns": 1e-9, "nsecond": 1e-9, "nsec": 1e-9,
+    "us": 1e-6, "usecond": 1e-6, "usec": 1e-6,
+    "ms": 1e-3, "msecond": 1e-3, "msec": 1e-3,
+    "s": 1.0, "second": 1.0, "sec": 1.0,
+}
+_BYTES = {
+    "byte": 1.0, "bytes": 1.0, "B": 1.0,
+    "Kbyte": 1e3, "KB": 1e3, "kbyte": 1e3, "kB": 1e3,
+    "Mbyte": 1e6, "MB": 1e6,
+    "Gbyte": 1e9, "GB": 1e9,
+    "Tbyte": 1e12, "TB": 1e12,
+    "KiB": 1024.0, "Kibyte": 1024.0,
+    "MiB": 1024.0**2, "Mibyte": 1024.0**2,
+    "GiB": 1024.0**3, "Gibyte": 1024.0**3,
+}
+# Frequencies, compared lower-case ("hz", "Hz", "MHz" ...), plus cycles per time unit.
+_FREQ_HZ = {
+    "hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9,
+    "cycle/second": 1.0, "cycle/s": 1.0, "cycle/sec": 1.0, "1/s": 1.0,
+    "cycle/msecond": 1e3, "cycle/ms": 1e3,
+    "cycle/usecond": 1e6, "cycle/us": 1e6,
+    "cycle/nsecond": 1e9, "cycle/ns": 1e9,
+}
+_PERCENT = {"%": 1.0, "": 1.0}
+_CYCLES = {"cycle": 1.0, "cycles": 1.0, "": 1.0}
+_COUNT = {"": 1.0, "inst": 1.0, "instruction": 1.0, "instructions": 1.0, "warp": 1.0, "block": 1.0,
+          "thread": 1.0, "register/thread": 1.0, "SM": 1.0}
+_PER_CYCLE = {"inst/cycle": 1.0, "instruction/cycle": 1.0, "/cycle": 1.0, "": 1.0}
+
+# ---------------------------------------------------------------------------------------------------------
+# FLOPs. Each SASS counter counts *thread* instructions (one per active, predicated-on thread).
+# FP64 / FP32: ADD = 1, MUL = 1, FMA = 2 FLOP.
+# FP16: the h{add,mul,fma} counters count HADD2/HMUL2/HFMA2 thread instructions, each operating on a packed
+# half2 (two lanes). Decision: follow Nsight Compute's own roofline, which weights them HADD x2, HMUL x2,
+# HFMA x4 -- section file SpeedOfLight_HierarchicalHalfRooflineChart.section shipped with Nsight Compute
+# 2025.x/2026.x (metric definitions "derived__smsp__sass_thread_inst_executed_op_hadd_pred_on_x2 =
+# ...hadd_pred_on.sum.per_cycle_elapsed * 2", "..._hmul_pred_on_x2 = ... * 2", "..._hfma_pred_on_x4 = ... * 4",
+# and the peak "derived__sm__sass_thread_inst_executed_op_hfma_pred_on_x4 = ...hfma_pred_on.sum.peak_sustained
+# * 4"); the reports of the corpus written by 2025.1 store exactly these derived metrics. This is also the
+# convention of datasheet FP16 (non-tensor) peaks: A100 = 108 SM x 128 HFMA2 thread inst/cycle x 4 FLOP x
+# 1.41 GHz = 78 TFLOP/s. (Nsight Compute 2023.1 still used x2 for HFMA, i.e. half of the datasheet peak.)
+# A scalar-half instruction (one lane used) is therefore counted as two lanes, as Nsight Compute does.
+_FLOP_OPS: dict[str, tuple[tuple[str, float], ...]] = {
+    "fp64": (("dadd", 1.0), ("dmul", 1.0), ("dfma", 2.0)),
+    "fp32": (("fadd", 1.0), ("fmul", 1.0), ("ffma", 2.0)),
+    "fp16": (("hadd", 2.0), ("hmul", 2.0), ("hfma", 4.0)),
+}
+
+_MSG_TYPES = {0: "INFO", 1: "INFO", 2: "OPTIMIZATION", 3: "WARNING", 4: "ERROR"}
+_MSG_TYPE_NAMES = {
+    "NONE": "INFO", "OK": "INFO", "INF": "INFO", "INFO": "INFO",
+    "OPTIMIZATION": "OPTIMIZATION", "OPT": "OPTIMIZATION",
+    "WARNING": "WARNING", "WRN": "WARNING", "WARN": "WARNING",
+    "ERROR": "ERROR", "ERR": "ERROR",
+}
+_SPEEDUP_TYPES = {1: "local", 2: "global"}
+
+_VERSION_RE = re.compile(rb"(20\d\d\.\d+\.\d+)(?:\.(\d+))? \(build \d+\)")
+_KNOWN_FILE_VERSIONS = {7}  # FileHeader.Version of every report in the corpus (Nsight Compute 2021.2 .. 2026.2)
+
+
+def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
+    """Read every profiled kernel of an Nsight Compute report (``.ncu-rep``).
+
+    Args:
+        path: the report file.
+
+    Returns:
+        A :class:`ProfileReport` with ``format="ncu-rep"``, ``tool_version`` = the Nsight Compute version
+        that wrote the file (e.g. ``"2023.1.1"``; None when the file does not say) and one
+        :class:`KernelProfile` per profiled result, in report order (ranges, then results). In SI units:
+        ``duration_s`` (s, from ``gpu__time_duration.sum``), ``sm_frequency_hz`` (Hz), DRAM bytes (bytes),
+        device clocks (Hz, from the ``*_khz`` attributes), L2 / shared-memory sizes (bytes), bus width
+        (bits); percentages 0-100.
+
+        ``flop_counts`` (FLOP) holds "fp64" / "fp32" / "fp16" only when the three counters (add, mul, fma)
+        of that precision were collected: from ``sm__sass_thread_inst_executed_op_*_pred_on.sum``, or, as
+        the roofline sections store them, from ``smsp__sass_thread_inst_executed_op_*_pred_on.sum.
+        per_cycle_elapsed`` x ``smsp__cycles_elapsed.avg`` (or x ``smsp__cycles_elapsed.avg.per_second``
+        x duration). These are thread-level SASS instruction counts; FMA = 2 FLOP; FP16 follows Nsight
+        Compute's own roofline (SpeedOfLight_HierarchicalHalfRooflineChart section): HADD2 / HMUL2 = 2 and
+        HFMA2 = 4 FLOP per thread instruction (two half lanes).
+
+        ``tensor_pipe_active_pct`` is ``sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active``,
+        else ``sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active``, else
+        ``sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed``. ``stall_values`` /
+        ``stall_family`` come from :func:`kernelscope.stalls.stall_values_from_metrics`.
+
+        ``metrics`` holds every finite numeric metric value (not the per-instance values) in Nsight's own
+        units (``metric_units``). NaN / infinite values are left out and counted in ``problems``; a field
+        whose metric is NaN or absent (section not collected) is None, never 0. ``rules`` holds the stored
+        rule results with Nsight's link markup (``@section:Id:text@``, ``@url:text:link@``) turned into
+        plain text; results that carry no message at all are left out.
+
+    Raises:
+        InputError: the file does not exist; ``ncu_report`` is not installed; the file is empty, truncated
+            or not an Nsight Compute report; it holds no profiled kernels; a metric the reader converts has
+            a unit it does not know (the message names the metric and the unit).
+    """
+    source = os.fspath(path)
+    if not os.path.exists(source):
+        raise InputError(source, "file not found")
+    if os.path.isdir(source):
+        raise InputError(source, "is a directory, not an Nsight Compute report (.ncu-rep) file")
+    try:
+        import ncu_report  # noqa: PLC0415 - optional dependency, imported only when a report is read
+    except ImportError:
+        raise InputError(source, _NO_MODULE) from None
+
+    try:
+        container = _scan_container(source)
+    except OSError as exc:
+        raise InputError(source, f"cannot read the file ({exc.strerror or exc})") from None
+    if container.empty:
+        raise InputError(source, "not a readable Nsight Compute report (the file is empty)")
+
+    context, actions, native_said = _load(ncu_report, source)
+    if container.truncated:
+        raise InputError(
+            source,
+            f"not a readable Nsight Compute report (truncated: {container.truncated}; "
+            f"ncu_report could read {len(actions)} complete result(s) before the cut)",
+        )
+    if not actions:
+        if container.foreign:
+            raise InputError(source, f"not a readable Nsight Compute report ({container.foreign})")
+        if container.intact and container.results == 0:
+            raise InputError(
+                source,
+                "holds no profiled kernels (a valid Nsight Compute report with 0 results: "
+                "did the ncu kernel filter (-k, -c, --nvtx-include) match no launch?)",
+            )
+        found = f"its block headers announce {container.results} result(s) but " if container.results else ""
+        said = f"; the reader said: {native_said}" if native_said else ""
+        raise InputError(
+            source, f"not a readable Nsight Compute report ({found}ncu_report found no profiled results{said})"
+        )
+
+    kernels = tuple(_kernel(source, index, action) for index, action in enumerate(actions))
+    del context  # the actions are views into it: keep it alive until here
+    return ProfileReport(path=source, format=FORMAT, kernels=kernels, tool_version=container.version)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# File container: signature, truncation, tool version.
+
+
+@dataclass
+class _Container:
+    empty: bool = False
+    foreign: str | None = None  # set when the file lacks the "NVR" signature: what it looks like instead
+    truncated: str | None = None  # set when the block walk proves the file is cut short
+    intact: bool = False  # the block walk ended exactly at end of file
+    results: int = 0  # results announced by the block headers walked
+    version: str | None = None
+
+
+def _scan_container(path: str) -> _Container:
+    """Check the ``.ncu-rep`` framing without reading payloads (see the module docstring).
+
+    Gives a verdict only when sure: an unknown container version or framing yields no verdict, and
+    ``ncu_report`` alone decides.
+    """
+    out = _Container()
+    size = os.path.getsize(path)
+    if size == 0:
+        out.empty = True
+        return out
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if head[:4] != b"NVR\0":
+            out.foreign = _describe_start(head + f.read(56))
+            return out
+        if len(head) < 8:
+            out.truncated = "the file ends inside its file header"
+            return out
+        (n,) = struct.unpack_from("<I", head, 4)
+        file_header = f.read(n)
+        if len(file_header) < n:
+            out.truncated = "the file ends inside its file header"
+            return out
+        fh = _pb_varints(file_header)
+        if fh is None or fh.get(1) not in _KNOWN_FILE_VERSIONS:
+            return out
+        pos = 8 + n
+        block = 0
+        while pos < size:
+            raw = f.read(4)
+            if len(raw) < 4:
+                out.truncated = f"the file ends inside the header of block {block}"
+                return out
+            (n,) = struct.unpack_from("<I", raw)
+            header = f.read(n)
+            if len(header) < n:
+                out.truncated = f"the file ends inside the header of block {block}"
+                return out
+            fields = _pb_varints(header)
+            if fields is None:
+                return out
+            if out.version is None:
+                m = _VERSION_RE.search(header)
+                if m:
+                    out.version = _version_text(m)
+            out.results += int(fields.get(2, 0))
+            payload = int(fields.get(5, 0))
+            pos += 4 + n + payload
+            if pos > size:
+                out.truncated = (
+                    f"it ends {pos - size} bytes before the end of block {block}, whose header announces "
+                    f"a {payload}-byte payload"
+                )
+                return out
+            f.seek(pos)
+            block += 1
+        out.intact = True
+    return out
+
+
+def _version_text(m: re.Match[bytes]) -> str:
+    """``b"2023.1.1.0 (build ...)"`` -> ``"2023.1.1"``; a non-zero 4th component is kept."""
+    base = m.group(1).decode("ascii")
+    build = m.group(2)
+    return base if build in (None, b"0") else f"{base}.{build.decode('ascii')}"
+
+
+def _pb_varints(data: bytes) -> dict[int, int] | None:
+    """Top-level varint fields of a protobuf message (other wire types skipped); None if malformed."""
+    out: dict[int, int] = {}
+    i, n = 0, len(data)
+    try:
+        while i < n:
+            key, i = _varint(data, i)
+            field, wire = key >> 3, key & 7
+            if wire == 0:
+                value, i = _varint(data, i)
+                out.setdefault(field, value)
+            elif wire == 2:
+                length, i = _varint(data, i)
+                i += length
+            elif wire == 1:
+                i += 8
+            elif wire == 5:
+                i += 4
+            else:
+                return None
+    except IndexError:
+        return None
+    return out if i == n else None
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        byte = data[i]
+        i += 1
+        result |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return result, i
+        if shift > 63:
+            raise IndexError("varint too long")
+
+
+def _describe_start(data: bytes) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and all(c.isprintable() or c in "\r\n\t" for c in text):
+        snippet = " ".join(text.split())[:40]
+        return f"it is text starting with {snippet!r}, not a file with the 'NVR' signature of .ncu-rep"
+    return f"it starts with the bytes {data[:8].hex(' ')}, not the 'NVR' signature of .ncu-rep"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Loading through ncu_report.
+
+
+@contextmanager
+def _native_output_captured() -> Iterator[list[str]]:
+    """Send what native code writes to fd 1 / fd 2 into a temporary file; the list gets it on exit."""
+    captured: list[str] = []
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+    try:
+        saved = (os.dup(1), os.dup(2))
+    except OSError:  # no standard descriptors to protect
+        yield captured
+        return
+    with tempfile.TemporaryFile() as sink:
+        try:
+            os.dup2(sink.fileno(), 1)
+            os.dup2(sink.fileno(), 2)
+            yield captured
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            sink.seek(0)
+            captured.append(sink.read(4000).decode("utf-8", "replace"))
+
+
+def _load(ncu_report: Any, source: str) -> tuple[Any, list[Any], str]:
+    """``(context, actions in report order, what the native reader printed)``."""
+    try:
+        with _native_output_captured() as said:
+            context = ncu_report.load_report(source)
+            actions = []
+            for r in range(context.num_ranges()):
+                rng = context.range_by_idx(r)
+                for j in range(rng.num_actions()):
+                    actions.append(rng.action_by_idx(j))
+    except Exception as exc:  # noqa: BLE001 - native loader: any failure means an unreadable file
+        detail = " ".join(str(exc).split())[:200]
+        raise InputError(
+            source, f"not a readable Nsight Compute report (ncu_report failed: {type(exc).__name__}: {detail})"
+        ) from exc
+    native = " ".join("".join(said).split())
+    native = re.sub(r"^WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR ", "",
+                    native)
+    return context, actions, native[:200]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# One result -> KernelProfile.
+
+
+class _Metrics:
+    """The numeric metrics of one action, with unit-checked accessors."""
+
+    def __init__(self, source: str, kernel_label: str, action: Any) -> None:
+        self.source = source
+        self.label = kernel_label
+        self.values: dict[str, float] = {}
+        self.units: dict[str, str] = {}
+        self.kinds: dict[str, str] = {}
+        self.nonfinite: list[str] = []
+        self.strings: dict[str, str] = {}
+        names = action.metric_names()
+        metric_cls = type(action.metric_by_name(names[0])) if names else None
+        integer_kinds = _kind_set(metric_cls, "ValueKind_UINT32", "ValueKind_UINT64")
+        float_kinds = _kind_set(metric_cls, "ValueKind_DOUBLE", "ValueKind_FLOAT")
+        string_kinds = _kind_set(metric_cls, "ValueKind_STRING")
+        for name in names:
+            metric = action.metric_by_name(name)
+            if metric is None or not metric.has_value():
+                continue
+            kind = metric.kind()
+            if kind in integer_kinds:
+                value: float = float(metric.as_uint64())
+                self.kinds[name] = "int"
+            elif kind in float_kinds:
+                value = metric.as_double()
+                self.kinds[name] = "float"
+            else:
+                if kind in string_kinds:
+                    text = metric.as_string()
+                    if text is not None:
+                        self.strings[name] = text
+                continue
+            if not math.isfinite(value):
+                self.nonfinite.append(name)
+                continue
+            self.values[name] = value
+            self.units[name] = metric.unit() or ""
+
+    def _bad_unit(self, name: str, unit: str, expected: str) -> InputError:
+        return InputError(
+            self.source,
+            f"{self.label}: metric {name} has unit {unit!r}, which kernelscope cannot convert "
+            f"(expected {expected})",
+        )
+
+    def scaled(self, name: str, table: Mapping[str, float], expected: str, lower: bool = False) -> float | None:
+        """Value times the factor of its unit in ``table``; None when absent/NaN; InputError on an unknown unit."""
+        if name not in self.values:
+            return None
+        unit = self.units[name].strip()
+        factor = table.get(unit.lower() if lower else unit)
+        if factor is None:
+            raise self._bad_unit(name, unit, expected)
+        return self.values[name] * factor
+
+    def first(
+        self, names: tuple[str, ...], table: Mapping[str, float], expected: str, lower: bool = False
+    ) -> float | None:
+        for name in names:
+            value = self.scaled(name, table, expected, lower)
+            if value is not None:
+                return value
+        return None
+
+    def count(self, name: str) -> int | None:
+        """An integral count (launch / device attribute), whatever its storage kind; None if absent."""
+        if name not in self.values:
+            return None
+        value = self.values[name]
+        rounded = round(value)
+        if abs(value - rounded) > 1e-6 * max(1.0, abs(value)):
+            return None
+        return int(rounded)
+
+    def size_bytes(self, name: str) -> int | None:
+        """A size in bytes; ``byte/block``-style units are accepted, an empty unit means bytes."""
+        if name not in self.values:
+            return None
+        unit = self.units[name].strip()
+        base = unit.split("/", 1)[0] if unit else "byte"
+        factor = _BYTES.get(base)
+        if factor is None:
+            raise self._bad_unit(name, unit, "a byte unit such as byte, Kbyte, KiB")
+        value = self.values[name] * factor
+        return int(round(value))
+
+    def khz_attribute(self, name: str) -> float | None:
+        """``device__attribute_*_khz``: kHz when the unit is empty (the attribute's name says so)."""
+        if name not in self.values:
+            return None
+        unit = self.units[name].strip()
+        if unit == "":
+            return self.values[name] * 1e3
+        return self.scaled(name, _FREQ_HZ, "a frequency unit such as hz, khz, cycle/second", lower=True)
+
+
+def _kind_set(metric_cls: Any, *names: str) -> set[int]:
+    return {getattr(metric_cls, n) for n in names if metric_cls is not None and hasattr(metric_cls, n)}
+
+
+def _kernel(source: str, index: int, action: Any) -> KernelProfile:
+    name = _name(action, None) or f"kernel_{index}"
+    demangled = _name(action, "NameBase_DEMANGLED") or name
+    mangled = _name(action, "NameBase_MANGLED")
+    m = _Metrics(source, f"kernel {index} ({name})", action)
+
+    device = DeviceInfo(
+        display_name=m.strings.get("device__attribute_display_name") or None,
+        compute_capability=_pair(
+            m.count("device__attribute_compute_capability_major"),
+            m.count("device__attribute_compute_capability_minor"),
+        ),
+        sm_count=m.count("device__attribute_multiprocessor_count"),
+        max_sm_clock_hz=m.khz_attribute("device__attribute_max_gpu_frequency_khz"),
+        max_mem_clock_hz=m.khz_attribute("device__attribute_max_mem_frequency_khz"),
+        memory_bus_width_bits=m.count("device__attribute_global_memory_bus_width"),
+        l2_cache_bytes=m.size_bytes("device__attribute_l2_cache_size"),
+    )
+    launch = LaunchConfig(
+        grid=_triple(m, "launch__grid_dim_"),
+        block=_triple(m, "launch__block_dim_"),
+        registers_per_thread=m.count("launch__registers_per_thread"),
+        shared_mem_static_bytes=m.size_bytes("launch__shared_mem_per_block_static"),
+        shared_mem_dynamic_bytes=m.size_bytes("launch__shared_mem_per_block_dynamic"),
+        shared_mem_config_bytes=m.size_bytes("launch__shared_mem_config_size"),
+        waves_per_sm=m.values.get("launch__waves_per_multiprocessor"),
+    )
+
+    time_units = "a time unit such as ns, us, ms, s"
+    duration_s = m.first(("gpu__time_duration.sum", "gpu__time_duration.avg"), _TIME_S, time_units)
+    freq_units = "a frequency unit such as hz or cycle/nsecond"
+    sm_frequency_hz = m.first(
+        ("smsp__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.avg.per_second"), _FREQ_HZ, freq_units, lower=True
+    )
+    pct = "%"
+
+    def percent(*names: str) -> float | None:
+        return m.first(names, _PERCENT, pct)
+
+    byte_units = "a byte unit such as byte, Kbyte, Mbyte"
+
+    problems: list[str] = []
+    if m.nonfinite:
+        total = len(m.nonfinite) + len(m.values)
+        shown = ", ".join(sorted(m.nonfinite)[:3])
+        problems.append(
+            f"{len(m.nonfinite)} of {total} numeric metrics are NaN (not measured, e.g. {shown}); "
+            "the fields read from them are left unmeasured"
+        )
+    workload = _workload_kind(action)
+    if workload is not None:
+        problems.append(f"this result profiles a {workload}, not a single kernel launch")
+    stall_family, stall_values = _stalls(m.values)
+
+    return KernelProfile(
+        index=index,
+        name=name,
+        demangled_name=demangled,
+        mangled_name=mangled,
+        device=device,
+        launch=launch,
+        duration_s=duration_s,
+        sm_frequency_hz=sm_frequency_hz,
+        sol_compute_pct=percent("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+        sol_memory_pct=percent("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+        dram_throughput_pct=percent(
+            "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+            "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        ),
+        dram_bytes_read=m.scaled("dram__bytes_read.sum", _BYTES, byte_units),
+        dram_bytes_write=m.scaled("dram__bytes_write.sum", _BYTES, byte_units),
+        flop_counts=_flop_counts(m, duration_s),
+        tensor_pipe_active_pct=percent(
+            "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+        ),
+        achieved_occupancy_pct=percent("sm__warps_active.avg.pct_of_peak_sustained_active"),
+        theoretical_occupancy_pct=percent("sm__maximum_warps_per_active_cycle_pct"),
+        stall_values=stall_values,
+        stall_family=stall_family,
+        cycles_per_issued_instruction=m.scaled("smsp__average_warp_latency_per_inst_issued.ratio", _CYCLES, "cycle"),
+        rules=_rules(action),
+        metrics=m.values,
+        metric_units=m.units,
+        problems=tuple(problems),
+    )
+
+
+def _stalls(metrics: Mapping[str, float]) -> tuple[str | None, dict[str, float]]:
+    from kernelscope.stalls import stall_values_from_metrics  # noqa: PLC0415 - sibling module, imported lazily
+
+    family, values = stall_values_from_metrics(metrics)
+    return family, dict(values or {})
+
+
+def _name(action: Any, base: str | None) -> str | None:
+    try:
+        text = action.name() if base is None else action.name(getattr(action, base))
+    except Exception:  # noqa: BLE001 - missing name base in an old ncu_report
+        return None
+    text = (text or "").strip()
+    return text or None
+
+
+def _pair(a: int | None, b: int | None) -> tuple[int, int] | None:
+    return None if a is None or b is None else (a, b)
+
+
+def _triple(m: _Metrics, prefix: str) -> tuple[int, int, int] | None:
+    values = [m.count(prefix + axis) for axis in "xyz"]
+    if any(v is None for v in values):
+        return None
+    return (values[0], values[1], values[2])  # type: ignore[return-value]
+
+
+def _workload_kind(action: Any) -> str | None:
+    """None for a kernel launch; otherwise what the result covers (range, graph, command list)."""
+    try:
+        kind = action.workload_type()
+    except Exception:  # noqa: BLE001 - older ncu_report without workload types: kernels only
+        return None
+    names = {"WorkloadType_RANGE": "range of launches", "WorkloadType_GRAPH": "CUDA graph",
+             "WorkloadType_CMDLIST": "command list", "WorkloadType_SUBGRID_SCHEDULE": "subgrid schedule"}
+    for attr, text in names.items():
+        if hasattr(action, attr) and kind == getattr(action, attr):
+            return text
+    return None
+
+
+def _flop_counts(m: _Metrics, duration_s: float | None) -> dict[str, float]:
+    """FLOP per precision, see the comment on ``_FLOP_OPS``; a precision is left out unless its three
+    counters (add, mul, fma) are all measured."""
+    counts: dict[str, float] = {}
+    cycles = m.scaled("smsp__cycles_elapsed.avg", _CYCLES, "cycle")
+    if cycles is None and duration_s is not None:
+        per_second = m.scaled("smsp__cycles_elapsed.avg.per_second", _FREQ_HZ, "a frequency unit", lower=True)
+        if per_second is not None:
+            cycles = per_second * duration_s
+    for pipe, ops in _FLOP_OPS.items():
+        total = 0.0
+        for op, weight in ops:
+            stem = f"sass_thread_inst_executed_op_{op}_pred_on"
+            count = m.first((f"sm__{stem}.sum", f"smsp__{stem}.sum"), _COUNT, "inst")
+            if count is None and cycles is not None:
+                rate = m.scaled(f"smsp__{stem}.sum.per_cycle_elapsed", _PER_CYCLE, "inst/cycle")
+                count = None if rate is None else rate * cycles
+            if count is None:
+                break
+            total += weight * count
+        else:
+            counts[pipe] = total
+    return counts
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rule results.
+
+_LINK_URL = re.compile(r"@url:([^:@]*):([^@\s]+)@")
+_LINK_SOURCE = re.compile(r"@source:[^@]*?:\d+:([^@]*)@")
+_LINK_OTHER = re.compile(r"@(?:section|sass|metric|table|chart):[^:@]*:([^@]*)@")
+
+
+def _plain(text: str) -> str:
+    """Nsight's rule markup -> plain text (as ``ncu --csv`` prints it)."""
+    text = _LINK_URL.sub(lambda mt: f"{mt.group(1)} ({mt.group(2)})" if mt.group(1) else mt.group(2), text)
+    text = _LINK_SOURCE.sub(r"\1", text)
+    text = _LINK_OTHER.sub(r"\1", text)
+    return " ".join(text.split())
+
+
+def _rules(action: Any) -> tuple[RuleResult, ...]:
+    try:
+        if hasattr(action, "rule_results_as_dicts"):
+            dicts = action.rule_results_as_dicts()
+        else:
+            dicts = [_rule_dict(r) for r in action.rule_results()]
+    except Exception:  # noqa: BLE001 - a report without rule data
+        return ()
+    out: list[RuleResult] = []
+    for d in dicts:
+        rule_id = str(d.get("rule_identifier") or "")
+        rule_name = str(d.get("name") or rule_id)
+        speedup, speedup_type = _speedup(d.get("speedup_estimation"))
+        messages = d.get("rule_message")
+        if isinstance(messages, Mapping) or messages is None:
+            messages = [messages or {}]
+        tables = d.get("result_tables") or []
+        if isinstance(tables, Mapping):
+            tables = [tables]
+        for msg in messages:
+            text = _plain(str(msg.get("message") or ""))
+            if not text and tables:
+                text = _plain("; ".join(
+                    " ".join(str(t.get(k) or "") for k in ("title", "description")).strip()
+                    for t in tables if isinstance(t, Mapping)
+                ))
+            if not text:
+                continue  # the rule ran but stored nothing to say
+            out.append(
+                RuleResult(
+                    rule_id=rule_id,
+                    title=_plain(str(msg.get("title") or "")) or rule_name,
+                    message_type=_message_type(msg.get("type")),
+                    message=text,
+                    estimated_speedup_pct=speedup,
+                    speedup_type=speedup_type,
+                )
+            )
+    return tuple(out)
+
+
+def _rule_dict(rule: Any) -> dict[str, Any]:
+    """Fallback for ``ncu_report`` versions without ``rule_results_as_dicts``."""
+    d: dict[str, Any] = {
+        "rule_identifier": rule.rule_identifier(),
+        "name": rule.name(),
+        "rule_message": rule.rule_message(),
+    }
+    if rule.has_speedup_estimation():
+        d["speedup_estimation"] = rule.speedup_estimation()
+    return d
+
+
+def _message_type(kind: Any) -> str:
+    if isinstance(kind, int):
+        return _MSG_TYPES.get(kind, "INFO")
+    text = str(kind or "").upper().replace("MSGTYPE_", "").strip()
+    return _MSG_TYPE_NAMES.get(text, "INFO")
+
+
+def _speedup(estimation: Any) -> tuple[float | None, str | None]:
+    if not isinstance(estimation, Mapping):
+        return None, None
+    value = estimation.get("speedup")
+    try:
+        value = float(value) if value is not None else None
+    except (TypeError, ValueError):
+        value = None
+    if value is not None and not math.isfinite(value):
+        value = None
+    kind = estimation.get("type")
+    if isinstance(kind, int):
+        speedup_type = _SPEEDUP_TYPES.get(kind)
+    else:
+        text = str(kind or "").lower()
+        speedup_type = "local" if "local" in text else "global" if "global" in text else None
+    return value, speedup_type

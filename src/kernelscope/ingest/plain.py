@@ -1,0 +1,144 @@
+"""Reader for plain numbers: a small TOML or JSON file describing kernels by hand.
+
+For numbers copied from a profiler's GUI, a paper or a lesson. Layout (every field but ``name`` optional;
+what is left out is "not measured")::
+
+    [[kernel]]
+    name = "layernorm_fp16"
+    device = "NVIDIA A100-SXM4-80GB"      # looked up in the GPU catalogue unless --gpu/--spec is given
+    duration_us = 32.0                    # or duration_ns / duration_s
+    flops = 41943040                      # FLOP; counted on `pipe` (default "fp32")
+    pipe = "fp16_tensor"                  # or flops = { fp32 = ..., fp64 = ... }
+    dram_bytes = 50331648                 # or dram_bytes_read + dram_bytes_write
+    sol_compute_pct = 35.0
+    sol_memory_pct = 92.0
+    achieved_occupancy_pct = 25.0
+    theoretical_occupancy_pct = 100.0
+    grid = [64, 64, 1]
+    block = [256, 1, 1]
+    registers_per_thread = 32
+    stall_breakdown_pct = { "Long Scoreboard" = 54.2, "MIO Throttle" = 15.1 }
+
+Units are in the field names; the reader converts to SI. Validation uses pydantic; errors name the file
+and the field (``kernel[1].duration_us``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Annotated, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..errors import InputError
+from ..model import PIPES, DeviceInfo, KernelProfile, LaunchConfig, ProfileReport
+from ..stalls import canonical_reason
+
+NonNeg = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Pct = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]
+Dim3 = Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1, max_length=3)]
+
+
+class _Kernel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    device: Optional[str] = None
+    duration_s: Optional[Annotated[float, Field(gt=0, allow_inf_nan=False)]] = None
+    duration_us: Optional[Annotated[float, Field(gt=0, allow_inf_nan=False)]] = None
+    duration_ns: Optional[Annotated[float, Field(gt=0, allow_inf_nan=False)]] = None
+    flops: Optional[NonNeg | dict[str, NonNeg]] = None
+    pipe: str = "fp32"
+    dram_bytes: Optional[NonNeg] = None
+    dram_bytes_read: Optional[NonNeg] = None
+    dram_bytes_write: Optional[NonNeg] = None
+    sol_compute_pct: Optional[Pct] = None
+    sol_memory_pct: Optional[Pct] = None
+    achieved_occupancy_pct: Optional[Pct] = None
+    theoretical_occupancy_pct: Optional[Pct] = None
+    grid: Optional[Dim3] = None
+    block: Optional[Dim3] = None
+    registers_per_thread: Optional[Annotated[int, Field(ge=0)]] = None
+    stall_breakdown_pct: dict[str, NonNeg] = {}
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "_Kernel":
+        if sum(x is not None for x in (self.duration_s, self.duration_us, self.duration_ns)) > 1:
+            raise ValueError("give one of duration_s, duration_us, duration_ns")
+        if self.dram_bytes is not None and (self.dram_bytes_read is not None or self.dram_bytes_write is not None):
+            raise ValueError("give dram_bytes or dram_bytes_read + dram_bytes_write, not both")
+        pipes = self.flops.keys() if isinstance(self.flops, dict) else [self.pipe]
+        for p in pipes:
+            if p not in PIPES:
+                raise ValueError(f"unknown pipe {p!r}; expected one of {', '.join(PIPES)}")
+        return self
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kernel: list[_Kernel] = Field(min_length=1)
+
+
+def _dim3(v: list[int] | None) -> tuple[int, int, int] | None:
+    return None if v is None else tuple((v + [1, 1])[:3])  # type: ignore[return-value]
+
+
+def _profile(index: int, k: _Kernel, source: str) -> KernelProfile:
+    duration = k.duration_s or (k.duration_us * 1e-6 if k.duration_us else None) or (k.duration_ns * 1e-9 if k.duration_ns else None)
+    if isinstance(k.flops, dict):
+        flops = dict(k.flops)
+    else:
+        flops = {} if k.flops is None else {k.pipe: k.flops}
+    stalls = {}
+    for name, value in k.stall_breakdown_pct.items():
+        try:
+            stalls[canonical_reason(name)] = stalls.get(canonical_reason(name), 0.0) + value
+        except InputError as exc:
+            raise InputError(source, f"kernel[{index}].stall_breakdown_pct: {exc.problem}") from None
+    return KernelProfile(
+        index=index,
+        name=k.name,
+        demangled_name=k.name,
+        device=DeviceInfo(display_name=k.device),
+        launch=LaunchConfig(grid=_dim3(k.grid), block=_dim3(k.block), registers_per_thread=k.registers_per_thread),
+        duration_s=duration,
+        sol_compute_pct=k.sol_compute_pct,
+        sol_memory_pct=k.sol_memory_pct,
+        dram_bytes_read=k.dram_bytes_read,
+        dram_bytes_write=k.dram_bytes_write,
+        dram_bytes_total=k.dram_bytes,
+        flop_counts=flops,
+        achieved_occupancy_pct=k.achieved_occupancy_pct,
+        theoretical_occupancy_pct=k.theoretical_occupancy_pct,
+        stall_values=stalls,
+        stall_family="given_percent" if stalls else None,
+    )
+
+
+def read_plain(path: str | os.PathLike) -> ProfileReport:
+    """Read a plain-numbers file (``.toml`` or ``.json``) into a :class:`ProfileReport` (format ``"plain"``).
+
+    Raises:
+        InputError: unreadable or unparseable file, or a field of the wrong type / range (names the field).
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(source, f"cannot read as UTF-8 text ({exc})") from None
+    try:
+        data = json.loads(text) if Path(path).suffix.lower() == ".json" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(source, f"not valid {'JSON' if Path(path).suffix.lower() == '.json' else 'TOML'}: {exc}") from None
+    try:
+        parsed = _File.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
+        raise InputError(source, f"field '{where or 'kernel'}': {err['msg']}") from None
+    kernels = tuple(_profile(i, k, source) for i, k in enumerate(parsed.kernel))
+    return ProfileReport(path=source, format="plain", kernels=kernels)

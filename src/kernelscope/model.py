@@ -1,0 +1,230 @@
+"""Domain objects shared by every reader, the analysis core and the renderers.
+
+Everything here is an immutable value. Inside these objects quantities are in SI base units
+(seconds, bytes, hertz, FLOP, FLOP/s, bytes/s); percentages are 0-100 and named ``*_pct``.
+A quantity the profile did not measure is ``None`` (never 0): the renderers print "not measured".
+
+Readers (``kernelscope.ingest``) produce :class:`ProfileReport` / :class:`KernelProfile`;
+the analysis core (``kernelscope.roofline``, ``kernelscope.stalls``, ``kernelscope.diagnosis``)
+consumes them and produces its own frozen results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+#: Compute pipes / precisions a GPU spec can give a dense peak for. Keys of ``GpuSpec.peak_flops_per_s``
+#: and of ``KernelProfile.flop_counts``. "int8_tensor" is in integer OP/s.
+PIPES: tuple[str, ...] = (
+    "fp64",  # FP64 on CUDA cores (DFMA/DADD/DMUL)
+    "fp64_tensor",  # FP64 DMMA on tensor cores (A100, H100, ...)
+    "fp32",  # FP32 on CUDA cores (FFMA/FADD/FMUL)
+    "fp16",  # FP16 on CUDA cores (HFMA2/HADD2/HMUL2), where the datasheet gives it
+    "tf32_tensor",
+    "fp16_tensor",  # FP16 inputs, FP32 accumulate
+    "fp16_tensor_fp16acc",  # FP16 inputs, FP16 accumulate (GeForce parts differ from FP32 acc)
+    "bf16_tensor",  # BF16 inputs, FP32 accumulate
+    "fp8_tensor",
+    "int8_tensor",
+)
+
+
+def _frozen(mapping: Mapping | None) -> Mapping:
+    return MappingProxyType(dict(mapping or {}))
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """Peak capabilities of one GPU model, used as roofline ceilings.
+
+    Attributes:
+        name: canonical marketing name, e.g. ``"NVIDIA A100-SXM4-80GB"``.
+        aliases: other names profilers report for it (``device__attribute_display_name``, nvidia-smi).
+        architecture: e.g. ``"Ampere"``.
+        compute_capability: ``(major, minor)`` or None if unknown.
+        sm_count: streaming multiprocessors, or None.
+        boost_clock_hz: boost SM clock in Hz, or None.
+        dram_bandwidth_bytes_per_s: peak DRAM bandwidth in bytes/s (datasheet, decimal GB).
+        l2_cache_bytes: L2 size in bytes, or None.
+        peak_flops_per_s: DENSE peak per pipe (keys from :data:`PIPES`) in FLOP/s (OP/s for int8).
+            Never the "with sparsity" figures.
+        sources: field name -> citation (datasheet / whitepaper) for every number above.
+        origin: where this spec came from: ``"catalogue"``, ``"spec file <path>"``, ``"arguments"``.
+        measured: True when the numbers were measured on the device rather than taken from a datasheet.
+    """
+
+    name: str
+    dram_bandwidth_bytes_per_s: float
+    peak_flops_per_s: Mapping[str, float]
+    aliases: tuple[str, ...] = ()
+    architecture: str | None = None
+    compute_capability: tuple[int, int] | None = None
+    sm_count: int | None = None
+    boost_clock_hz: float | None = None
+    l2_cache_bytes: int | None = None
+    sources: Mapping[str, str] = field(default_factory=dict)
+    origin: str = "catalogue"
+    measured: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "peak_flops_per_s", _frozen(self.peak_flops_per_s))
+        object.__setattr__(self, "sources", _frozen(self.sources))
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """What a profile says about the device it ran on (``device__attribute_*`` in Nsight Compute).
+
+    All fields may be None when the profile does not record them.
+    Clocks in Hz, sizes in bytes, bus width in bits.
+    """
+
+    display_name: str | None = None
+    compute_capability: tuple[int, int] | None = None
+    sm_count: int | None = None
+    max_sm_clock_hz: float | None = None
+    max_mem_clock_hz: float | None = None
+    memory_bus_width_bits: int | None = None
+    l2_cache_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    """Launch configuration and per-launch resources (``launch__*`` metrics). None = not recorded."""
+
+    grid: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None
+    registers_per_thread: int | None = None
+    shared_mem_static_bytes: int | None = None
+    shared_mem_dynamic_bytes: int | None = None
+    shared_mem_config_bytes: int | None = None
+    waves_per_sm: float | None = None
+
+    @property
+    def threads_per_block(self) -> int | None:
+        """Threads in one block, or None if the block shape is unknown."""
+        if self.block is None:
+            return None
+        x, y, z = self.block
+        return x * y * z
+
+    @property
+    def blocks(self) -> int | None:
+        """Blocks in the grid, or None if the grid shape is unknown."""
+        if self.grid is None:
+            return None
+        x, y, z = self.grid
+        return x * y * z
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """One result of Nsight Compute's own rules, as stored in the report (kept to compare with ours).
+
+    Attributes:
+        rule_id: e.g. ``"SOLBottleneck"``.
+        title: rule title as shown by Nsight Compute.
+        message_type: ``"OPTIMIZATION"``, ``"WARNING"``, ``"INFO"``, ``"ERROR"`` or ``"OK"``.
+        message: the rule's text.
+        estimated_speedup_pct: Nsight's estimated speedup (0-100) or None when not given.
+        speedup_type: ``"local"`` / ``"global"`` or None.
+    """
+
+    rule_id: str
+    title: str
+    message_type: str
+    message: str
+    estimated_speedup_pct: float | None = None
+    speedup_type: str | None = None
+
+
+@dataclass(frozen=True)
+class KernelProfile:
+    """One profiled kernel launch, in SI units. None = the profile did not measure it.
+
+    Attributes:
+        index: 0-based position of the launch in its report (report order).
+        name: function name as profilers show it (e.g. ``"sgemm_naive"``).
+        demangled_name: full demangled signature, or ``name`` when none is recorded.
+        mangled_name: the mangled symbol, or None.
+        device: the device as recorded by the profile.
+        launch: grid/block shape and per-launch resources.
+        duration_s: kernel duration in seconds (``gpu__time_duration.sum``).
+        sm_frequency_hz: measured SM clock during the launch (``smsp__cycles_elapsed.avg.per_second``).
+        sol_compute_pct: Speed-of-Light compute (SM) throughput, % of peak (``sm__throughput.avg.pct_of_peak_sustained_elapsed``).
+        sol_memory_pct: Speed-of-Light memory throughput, % of peak
+            (``gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed``).
+        dram_throughput_pct: DRAM throughput, % of peak (``gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed``).
+        dram_bytes_read: bytes read from DRAM (``dram__bytes_read.sum``).
+        dram_bytes_write: bytes written to DRAM (``dram__bytes_write.sum``).
+        dram_bytes_total: bytes read + written (``dram__bytes.sum``) when only the total is recorded.
+        flop_counts: FLOPs executed per pipe key of :data:`PIPES` (only the ones measured), from the SASS
+            counters ``sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum`` with FMA = 2 FLOP.
+        tensor_pipe_active_pct: tensor pipe utilisation, % of peak (``sm__pipe_tensor_cycles_active...``), or None.
+        achieved_occupancy_pct: ``sm__warps_active.avg.pct_of_peak_sustained_active``.
+        theoretical_occupancy_pct: ``sm__maximum_warps_per_active_cycle_pct``.
+        stall_values: canonical stall reason (see ``data/stalls.toml``) -> value in ``stall_family`` units.
+        stall_family: which metric family ``stall_values`` came from: ``"per_issue_active"`` (average
+            cycles per issued instruction), ``"pc_sampling"`` (sample counts) or ``"warp_latency"``.
+        cycles_per_issued_instruction: ``smsp__average_warp_latency_per_inst_issued.ratio`` (cycles).
+        rules: Nsight Compute's stored rule results.
+        metrics: every numeric metric of the launch, by Nsight name, in Nsight's own units (see ``metric_units``).
+        metric_units: Nsight unit string per metric name.
+        problems: data problems found while reading (e.g. "all metric values are NaN").
+    """
+
+    index: int
+    name: str
+    demangled_name: str
+    device: DeviceInfo = field(default_factory=DeviceInfo)
+    launch: LaunchConfig = field(default_factory=LaunchConfig)
+    mangled_name: str | None = None
+    duration_s: float | None = None
+    sm_frequency_hz: float | None = None
+    sol_compute_pct: float | None = None
+    sol_memory_pct: float | None = None
+    dram_throughput_pct: float | None = None
+    dram_bytes_read: float | None = None
+    dram_bytes_write: float | None = None
+    dram_bytes_total: float | None = None
+    flop_counts: Mapping[str, float] = field(default_factory=dict)
+    tensor_pipe_active_pct: float | None = None
+    achieved_occupancy_pct: float | None = None
+    theoretical_occupancy_pct: float | None = None
+    stall_values: Mapping[str, float] = field(default_factory=dict)
+    stall_family: str | None = None
+    cycles_per_issued_instruction: float | None = None
+    rules: tuple[RuleResult, ...] = ()
+    metrics: Mapping[str, float] = field(default_factory=dict)
+    metric_units: Mapping[str, str] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("flop_counts", "stall_values", "metrics", "metric_units"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+    @property
+    def dram_bytes(self) -> float | None:
+        """DRAM bytes read + written (read + write when both are known, else ``dram_bytes_total``), or None."""
+        if self.dram_bytes_read is not None and self.dram_bytes_write is not None:
+            return self.dram_bytes_read + self.dram_bytes_write
+        return self.dram_bytes_total
+
+
+@dataclass(frozen=True)
+class ProfileReport:
+    """One input file: its kernels in report order.
+
+    Attributes:
+        path: the file as given by the user.
+        format: input format id, e.g. ``"ncu-rep"``.
+        tool_version: profiler version that wrote it, or None.
+        kernels: every profiled launch, in report order.
+    """
+
+    path: str
+    format: str
+    kernels: tuple[KernelProfile, ...]
+    tool_version: str | None = None

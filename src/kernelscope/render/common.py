@@ -1,0 +1,168 @@
+"""Shared formatting for the renderers: number formats, labels in the chosen language, and the
+label/value rows that the table and Markdown renderers lay out. No analysis here."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from .. import knowledge
+from ..api import ReportDiagnosis
+from ..diagnosis import KernelDiagnosis
+from ..stalls import describe
+
+FORMATS: tuple[str, ...] = ("table", "json", "markdown")
+
+
+def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "en") -> str:
+    """Render diagnoses of one or more files as ``"table"`` (plain-text tables), ``"json"`` or ``"markdown"``.
+
+    Raises:
+        ValueError: unknown format or language.
+    """
+    knowledge.check_lang(lang)
+    if fmt == "json":
+        from .json import to_json_text
+
+        return to_json_text(results, lang)
+    if fmt == "markdown":
+        from .markdown import to_markdown
+
+        return to_markdown(results, lang)
+    if fmt == "table":
+        from .table import to_table
+
+        return to_table(results, lang)
+    raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def _si(value: float, unit: str, digits: int = 3) -> str:
+    if value == 0:
+        return f"0 {unit}"
+    if math.isinf(value):
+        return f"∞ {unit}"
+    prefixes = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
+    for scale, prefix in prefixes:
+        if abs(value) >= scale:
+            return f"{value / scale:.{digits}g} {prefix}{unit}"
+    return f"{value:.{digits}g} {unit}"
+
+
+class Fmt:
+    """Formats values for one language; None prints as "not measured" in that language."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = knowledge.check_lang(lang)
+        self.nm = knowledge.label("not_measured", lang)
+
+    def label(self, key: str, **kw: object) -> str:
+        text = knowledge.label(key, self.lang)
+        return text.format(**kw) if kw else text
+
+    def time(self, seconds: float | None) -> str:
+        if seconds is None:
+            return self.nm
+        for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+            if seconds >= scale:
+                return f"{seconds / scale:.4g} {unit}"
+        return f"{seconds / 1e-9:.4g} ns"
+
+    def pct(self, value: float | None, digits: int = 1) -> str:
+        return self.nm if value is None else f"{value:.{digits}f}%"
+
+    def share(self, fraction: float | None) -> str:
+        return self.nm if fraction is None else f"{fraction * 100:.1f}%"
+
+    def flops(self, value: float | None) -> str:
+        return self.nm if value is None else _si(value, "FLOP/s")
+
+    def intensity(self, value: float | None) -> str:
+        if value is None:
+            return self.nm
+        return "∞ FLOP/B" if math.isinf(value) else f"{value:.3g} FLOP/B"
+
+    def pipe(self, pipe: str) -> str:
+        table = knowledge.load_data("labels.toml")["pipe"]
+        return table[pipe][self.lang] if pipe in table else pipe
+
+    def bound(self, bound: str | None) -> str:
+        return self.nm if bound is None else knowledge.class_text(bound, "title", self.lang)
+
+    def stall_name(self, reason: str) -> str:
+        r = describe(reason)
+        return r.display_name_zh if self.lang == "zh" else r.display_name
+
+    def advice(self, advice_id: str) -> str:
+        kind, _, key = advice_id.partition(":")
+        if kind == "class":
+            return knowledge.class_text(key, "advice", self.lang)
+        r = describe(key)
+        name = self.stall_name(key)
+        return f"{name}: {r.advice_zh if self.lang == 'zh' else r.advice_en}"
+
+
+def summary_rows(result: ReportDiagnosis, f: Fmt) -> list[tuple[str, str, str, str]]:
+    """(kernel, launches, total time, share) per kernel name, largest first."""
+    return [
+        (g.name, str(g.launches), f.time(g.total_duration_s if g.launches > g.unmeasured_launches else None), f.share(g.share))
+        for g in result.groups
+    ]
+
+
+def kernel_title(d: KernelDiagnosis) -> str:
+    """One-line title: ``[index] name``."""
+    return f"[{d.kernel.index}] {d.kernel.name}"
+
+
+def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5) -> list[tuple[str, str]]:
+    """Label/value rows describing one diagnosis, in reading order."""
+    k = d.kernel
+    rows: list[tuple[str, str]] = []
+    launch = k.launch
+    if launch.grid is not None and launch.block is not None:
+        shape = f"({', '.join(map(str, launch.grid))}) x ({', '.join(map(str, launch.block))})"
+        if launch.registers_per_thread is not None:
+            shape += f", {launch.registers_per_thread} {f.label('registers')}"
+        rows.append((f.label("launch_config"), shape))
+    rows.append((f.label("duration"), f.time(k.duration_s)))
+    rows.append((f.label("gpu"), d.gpu.name))
+    rows.append((f.label("peaks"), d.peaks_source))
+    rows.append((f.label("sol"), f.label("sol_values", c=f.pct(d.sol.compute_pct), m=f.pct(d.sol.memory_pct))))
+    bound = f.bound(d.bound)
+    if d.sol.evidence and d.sol.bound is not None:
+        bound += f" ({'; '.join(d.sol.evidence)})"
+    rows.append((f.label("bound"), bound))
+    if d.ncu_bottleneck_title is not None or d.ncu_bottleneck is not None:
+        rows.append((f.label("nsight_says"), f"{d.ncu_bottleneck_title or ''} -> {f.bound(d.ncu_bottleneck)}"))
+    r = d.roofline
+    if r is not None:
+        verdict = f.bound(r.bound)
+        rows.append((
+            f.label("arithmetic_intensity"),
+            f"{f.intensity(r.arithmetic_intensity_flop_per_byte)}; {f.label('ridge_point')} "
+            f"{f.intensity(r.ridge_point_flop_per_byte)} ({f.pipe(r.pipe)}) -> {verdict}",
+        ))
+        eff = f.share(r.efficiency)
+        rows.append((
+            f.label("achieved"),
+            f"{f.flops(r.achieved_flops_per_s)} / {f.label('attainable')} {f.flops(r.attainable_flops_per_s)}, "
+            f"{f.label('efficiency')} {eff}",
+        ))
+    rows.append((
+        f.label("occupancy"),
+        f.label("occupancy_values", a=f.pct(k.achieved_occupancy_pct), t=f.pct(k.theoretical_occupancy_pct)),
+    ))
+    if d.stalls is not None and d.stalls.shares:
+        parts = [f"{f.stall_name(s.reason)} {f.share(s.share_of_stalls)}" for s in d.stalls.shares[:top_stalls]]
+        sel = d.stalls.selected_value / d.stalls.total if d.stalls.selected_value is not None and d.stalls.total else None
+        rows.append((f.label("stalls"), ", ".join(parts) + f" ({f.label('stalls_note', s=f.share(sel))})"))
+    else:
+        rows.append((f.label("stalls"), f.nm))
+    notes = list(d.roofline_notes) + list(r.not_measured if r is not None else ())
+    if notes:
+        rows.append((f.label("notes"), "; ".join(dict.fromkeys(notes))))
+    if k.problems:
+        rows.append((f.label("problems"), "; ".join(k.problems)))
+    for i, a in enumerate(d.advice, 1):
+        rows.append((f.label("advice") if i == 1 else "", f"{i}. {f.advice(a)}"))
+    return rows

@@ -1,0 +1,126 @@
+"""JSON rendering: every diagnosed launch in report order, units in field names, None as null.
+
+Schema id ``kernelscope.diagnosis/1``. Non-finite numbers (an infinite arithmetic intensity when a kernel
+moved no DRAM bytes) are written as the strings ``"inf"`` / ``"nan"`` so the output stays valid JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+from typing import Any, Sequence
+
+from .. import __version__
+from ..api import ReportDiagnosis
+from ..diagnosis import KernelDiagnosis
+from ..roofline import RooflinePoint
+from ..stalls import describe
+from .common import Fmt
+
+SCHEMA = "kernelscope.diagnosis/1"
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _roofline(r: RooflinePoint | None) -> dict | None:
+    if r is None:
+        return None
+    d = asdict(r)
+    d["not_measured"] = list(r.not_measured)
+    return d
+
+
+def launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
+    """One launch's diagnosis as a JSON-ready dict."""
+    k = d.kernel
+    stalls = None
+    if d.stalls is not None:
+        stalls = {
+            "family": d.stalls.family,
+            "unit": "cycles per issued instruction" if d.stalls.family == "per_issue_active" else "samples" if d.stalls.family == "pc_sampling" else "cycles",
+            "total": d.stalls.total,
+            "selected": d.stalls.selected_value,
+            "cycles_per_issued_instruction": k.cycles_per_issued_instruction,
+            "cpi_consistency": d.stalls.cpi_consistency,
+            "reasons": [
+                {
+                    "reason": s.reason,
+                    "display_name": f.stall_name(s.reason),
+                    "value": s.value,
+                    "share_of_all": s.share,
+                    "share_of_stalls": s.share_of_stalls,
+                    "healthy": describe(s.reason).healthy,
+                }
+                for s in d.stalls.shares
+            ],
+        }
+    return {
+        "index": k.index,
+        "name": k.name,
+        "demangled_name": k.demangled_name,
+        "mangled_name": k.mangled_name,
+        "device": asdict(k.device),
+        "launch": asdict(k.launch),
+        "duration_s": k.duration_s,
+        "sm_frequency_hz": k.sm_frequency_hz,
+        "gpu": {"name": d.gpu.name, "origin": d.gpu.origin, "measured": d.gpu.measured, "peaks_source": d.peaks_source},
+        "bound": d.bound,
+        "speed_of_light": {
+            "compute_pct": d.sol.compute_pct,
+            "memory_pct": d.sol.memory_pct,
+            "dram_pct": k.dram_throughput_pct,
+            "waves_per_sm": d.sol.waves_per_sm,
+            "bound": d.sol.bound,
+            "evidence": list(d.sol.evidence),
+        },
+        "roofline": _roofline(d.roofline),
+        "roofline_by_pipe": [_roofline(r) for r in d.roofline_by_pipe],
+        "roofline_notes": list(d.roofline_notes),
+        "flop_counts": dict(k.flop_counts),
+        "dram_bytes_read": k.dram_bytes_read,
+        "dram_bytes_write": k.dram_bytes_write,
+        "tensor_pipe_active_pct": k.tensor_pipe_active_pct,
+        "occupancy": {"achieved_pct": k.achieved_occupancy_pct, "theoretical_pct": k.theoretical_occupancy_pct},
+        "stalls": stalls,
+        "advice": [{"id": a, "text": f.advice(a)} for a in d.advice],
+        "nsight_compute": {
+            "sol_bottleneck": {"bound": d.ncu_bottleneck, "title": d.ncu_bottleneck_title},
+            "rules": [asdict(r) for r in k.rules],
+        },
+        "problems": list(k.problems),
+    }
+
+
+def to_json_data(results: Sequence[ReportDiagnosis], lang: str) -> dict:
+    """The whole JSON document as a dict (see module docstring)."""
+    f = Fmt(lang)
+    return _clean({
+        "schema": SCHEMA,
+        "kernelscope_version": __version__,
+        "lang": lang,
+        "inputs": [
+            {
+                "path": res.report.path,
+                "format": res.report.format,
+                "tool_version": res.report.tool_version,
+                "launch_count": len(res.report.kernels),
+                "summary": [asdict(g) for g in res.groups],
+                "launches": [launch_json(d, f) for d in res.kernels],
+            }
+            for res in results
+        ],
+    })
+
+
+def to_json_text(results: Sequence[ReportDiagnosis], lang: str) -> str:
+    """:func:`to_json_data` serialised with 2-space indentation, non-ASCII kept (Chinese advice)."""
+    return json.dumps(to_json_data(results, lang), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -1,0 +1,147 @@
+"""The roofline model: arithmetic intensity, ridge point, attainable and achieved FLOP/s.
+
+Pure functions over numbers in SI units. Formulas (Williams, Waterman & Patterson, "Roofline: an insightful
+visual performance model for multicore architectures", CACM 52(4), 2009; Nsight Compute Kernel Profiling
+Guide, "Roofline Charts"):
+
+    arithmetic intensity  AI = FLOP / DRAM bytes                       [FLOP/byte]
+    ridge point           AI* = peak FLOP/s / peak DRAM bytes/s        [FLOP/byte]
+    attainable            P = min(peak FLOP/s, AI x peak bytes/s)      [FLOP/s]
+    achieved              FLOP / duration                              [FLOP/s]
+    efficiency            achieved / attainable                        [0..1]
+    bound                 memory-bound if AI < AI*, else compute-bound
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+MEMORY_BOUND = "memory-bound"
+COMPUTE_BOUND = "compute-bound"
+
+
+@dataclass(frozen=True)
+class RooflinePoint:
+    """Where one kernel sits on the roofline of one pipe. None = not measured (see ``not_measured``).
+
+    Attributes:
+        pipe: the ceiling used (a key of :data:`kernelscope.model.PIPES`).
+        flops: floating-point operations executed (FLOP), or None.
+        dram_bytes: DRAM bytes read + written, or None.
+        duration_s: kernel duration in seconds, or None.
+        peak_flops_per_s: the pipe's dense peak (FLOP/s).
+        peak_bandwidth_bytes_per_s: peak DRAM bandwidth (bytes/s).
+        ridge_point_flop_per_byte: peak_flops_per_s / peak_bandwidth_bytes_per_s.
+        arithmetic_intensity_flop_per_byte: flops / dram_bytes (``inf`` when bytes are 0 and flops > 0).
+        attainable_flops_per_s: min(peak, AI x bandwidth).
+        achieved_flops_per_s: flops / duration_s.
+        efficiency: achieved / attainable, 0..1 (can exceed 1 only if a ceiling is wrong).
+        bound: ``"memory-bound"`` or ``"compute-bound"``, or None when AI is unknown.
+        not_measured: one short reason per quantity that could not be computed.
+    """
+
+    pipe: str
+    peak_flops_per_s: float
+    peak_bandwidth_bytes_per_s: float
+    ridge_point_flop_per_byte: float
+    flops: float | None = None
+    dram_bytes: float | None = None
+    duration_s: float | None = None
+    arithmetic_intensity_flop_per_byte: float | None = None
+    attainable_flops_per_s: float | None = None
+    achieved_flops_per_s: float | None = None
+    efficiency: float | None = None
+    bound: str | None = None
+    not_measured: tuple[str, ...] = ()
+
+
+def ridge_point(peak_flops_per_s: float, peak_bandwidth_bytes_per_s: float) -> float:
+    """Ridge point in FLOP/byte: the arithmetic intensity where the bandwidth slope meets the compute roof.
+
+    Raises:
+        ValueError: if either peak is not a positive finite number.
+    """
+    _check_positive("peak_flops_per_s", peak_flops_per_s)
+    _check_positive("peak_bandwidth_bytes_per_s", peak_bandwidth_bytes_per_s)
+    return peak_flops_per_s / peak_bandwidth_bytes_per_s
+
+
+def roofline_point(
+    pipe: str,
+    peak_flops_per_s: float,
+    peak_bandwidth_bytes_per_s: float,
+    flops: float | None,
+    dram_bytes: float | None,
+    duration_s: float | None,
+) -> RooflinePoint:
+    """Place a kernel on the roofline of one pipe.
+
+    Args:
+        pipe: which ceiling (e.g. ``"fp32"``); only used as a label.
+        peak_flops_per_s: dense peak of that pipe, FLOP/s (> 0).
+        peak_bandwidth_bytes_per_s: DRAM peak bandwidth, bytes/s (> 0).
+        flops: FLOP executed, >= 0, or None if not measured.
+        dram_bytes: DRAM bytes read + written, >= 0, or None if not measured.
+        duration_s: kernel duration in seconds, > 0, or None if not measured.
+
+    Returns:
+        A :class:`RooflinePoint`; quantities that cannot be derived are None with a reason.
+
+    Raises:
+        ValueError: on a non-positive peak or a negative / NaN measurement.
+    """
+    ridge = ridge_point(peak_flops_per_s, peak_bandwidth_bytes_per_s)
+    for name, value in (("flops", flops), ("dram_bytes", dram_bytes)):
+        if value is not None and (math.isnan(value) or value < 0):
+            raise ValueError(f"{name} must be >= 0, got {value!r}")
+    if duration_s is not None and (math.isnan(duration_s) or duration_s <= 0):
+        raise ValueError(f"duration_s must be > 0, got {duration_s!r}")
+
+    missing: list[str] = []
+    if flops is None:
+        missing.append("FLOPs not measured")
+    if dram_bytes is None:
+        missing.append("DRAM bytes not measured")
+    if duration_s is None:
+        missing.append("duration not measured")
+
+    ai = attainable = achieved = efficiency = bound = None
+    if flops is not None and dram_bytes is not None:
+        if dram_bytes > 0:
+            ai = flops / dram_bytes
+        elif flops > 0:
+            ai = math.inf
+        else:
+            missing.append("no FLOPs and no DRAM traffic: the roofline does not apply")
+        if ai is not None:
+            attainable = min(peak_flops_per_s, ai * peak_bandwidth_bytes_per_s)
+            bound = MEMORY_BOUND if ai < ridge else COMPUTE_BOUND
+    if flops is not None and duration_s is not None:
+        achieved = flops / duration_s
+    if achieved is not None and attainable is not None:
+        if attainable > 0:
+            efficiency = achieved / attainable
+        else:
+            missing.append("no floating-point work: efficiency undefined")
+
+    return RooflinePoint(
+        pipe=pipe,
+        peak_flops_per_s=peak_flops_per_s,
+        peak_bandwidth_bytes_per_s=peak_bandwidth_bytes_per_s,
+        ridge_point_flop_per_byte=ridge,
+        flops=flops,
+        dram_bytes=dram_bytes,
+        duration_s=duration_s,
+        arithmetic_intensity_flop_per_byte=ai,
+        attainable_flops_per_s=attainable,
+        achieved_flops_per_s=achieved,
+        efficiency=efficiency,
+        bound=bound,
+        not_measured=tuple(missing),
+    )
+
+
+def _check_positive(name: str, value: float) -> None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")

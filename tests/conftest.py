@@ -1,0 +1,26 @@
+"""Shared test fixtures: where the shared corpus and cases live (``../shared`` beside the checkout)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+CORPUS_NCU = SHARED / "corpus" / "ncu"
+CASES = SHARED / "cases"
+SEEDS = SHARED / "seeds"
+EXAMPLE = REPO / "examples" / "seed_kernels.toml"
+
+
+def need(path: Path) -> Path:
+    """Skip the calling test with a clear reason when a shared input is absent (e.g. on a user's machine)."""
+    if not path.exists():
+        pytest.skip(f"shared inputs not available: {path} is absent (it lives beside the checkout in ../shared)")
+    return path
+
+
+def corpus_reports() -> list[Path]:
+    """Every .ncu-rep of the shared corpus, sorted; empty when the corpus is absent."""
+    return sorted(CORPUS_NCU.glob("*.ncu-rep")) if CORPUS_NCU.is_dir() else []

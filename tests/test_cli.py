@@ -1,0 +1,147 @@
+"""The command line end to end: bundled example, formats, languages, and bad input (exit 2, nothing written)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import EXAMPLE
+from kernelscope.cli import main
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_example_table(capsys):
+    code, out, err = run(capsys, "diagnose", str(EXAMPLE))
+    assert code == 0, err
+    for name in ("layernorm_fp16_m2048_n4096", "sgemm_naive_2048", "sgemm_tiled_2048"):
+        assert name in out
+    assert "memory-bound" in out and "compute-bound" in out
+    assert "not measured" in out  # the naive SGEMM has no DRAM byte count
+
+
+def test_example_json_values_by_hand(capsys):
+    code, out, _ = run(capsys, "diagnose", str(EXAMPLE), "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["schema"] == "kernelscope.diagnosis/1"
+    launches = doc["inputs"][0]["launches"]
+    assert [l["index"] for l in launches] == [0, 1, 2]  # report order
+    ln = launches[0]["roofline"]
+    assert ln["pipe"] == "fp16_tensor"
+    assert ln["arithmetic_intensity_flop_per_byte"] == pytest.approx(5 / 6)
+    assert ln["ridge_point_flop_per_byte"] == pytest.approx(312e12 / 2039e9, rel=1e-3)
+    assert ln["achieved_flops_per_s"] == pytest.approx(41943040 / 32e-6)
+    naive = launches[1]
+    assert naive["bound"] == "memory-bound"  # SOL memory 92% > 80%
+    assert naive["roofline"]["arithmetic_intensity_flop_per_byte"] is None  # DRAM bytes not given
+    assert "DRAM bytes not measured" in naive["roofline"]["not_measured"]
+    assert naive["roofline"]["achieved_flops_per_s"] == pytest.approx(2 * 2048**3 / 12.3e-3)
+    assert launches[2]["bound"] == "compute-bound"  # SOL compute 85%
+    summary = doc["inputs"][0]["summary"]
+    assert summary[0]["name"] == "sgemm_naive_2048"  # largest total time first
+    assert summary[0]["share"] == pytest.approx(12300 / (32 + 12300 + 2100))
+
+
+def test_chinese_output(capsys):
+    code, out, _ = run(capsys, "diagnose", str(EXAMPLE), "--lang", "zh", "--format", "markdown")
+    assert code == 0
+    assert "访存受限" in out and "优化建议" in out and "|---|" in out
+
+
+def test_kernel_filter_and_top(capsys):
+    code, out, _ = run(capsys, "diagnose", str(EXAMPLE), "--kernel", "sgemm", "--top", "1", "--format", "json")
+    assert code == 0
+    launches = json.loads(out)["inputs"][0]["launches"]
+    assert [l["name"] for l in launches] == ["sgemm_naive_2048"]
+
+
+def test_gpu_override(capsys):
+    code, out, _ = run(capsys, "diagnose", str(EXAMPLE), "--gpu", "NVIDIA H100 80GB HBM3", "--format", "json")
+    assert code == 0
+    ln = json.loads(out)["inputs"][0]["launches"][0]
+    assert ln["roofline"]["peak_bandwidth_bytes_per_s"] == pytest.approx(3.35e12)
+
+
+def test_spec_file(capsys, tmp_path):
+    spec = tmp_path / "mygpu.toml"
+    spec.write_text('name = "my gpu"\ndram_bandwidth_bytes_per_s = 1e12\n[peak_flops_per_s]\nfp32 = 10e12\nfp16_tensor = 100e12\n')
+    code, out, _ = run(capsys, "diagnose", str(EXAMPLE), "--spec", str(spec), "--format", "json")
+    assert code == 0
+    ln = json.loads(out)["inputs"][0]["launches"][0]
+    assert ln["roofline"]["ridge_point_flop_per_byte"] == pytest.approx(100.0)
+    assert "spec file" in ln["gpu"]["peaks_source"]
+
+
+def _one_line_error(err: str, *needles: str) -> None:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    for n in needles:
+        assert n in lines[0], err
+
+
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (b"\x00\x01garbage" * 10, "unrecognised input format"),
+        (b"", "empty"),
+    ],
+)
+def test_bad_files_exit_2_and_write_nothing(capsys, tmp_path, content, needle):
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(content)
+    target = tmp_path / "out.json"
+    code, out, err = run(capsys, "diagnose", str(bad), "--format", "json", "-o", str(target))
+    assert code == 2
+    _one_line_error(err, str(bad), needle)
+    assert not target.exists() and out == ""
+    assert list(tmp_path.iterdir()) == [bad]  # no temporary file left behind
+
+
+def test_missing_file(capsys, tmp_path):
+    code, _, err = run(capsys, "diagnose", str(tmp_path / "nope.ncu-rep"))
+    assert code == 2
+    _one_line_error(err, "nope.ncu-rep", "file not found")
+
+
+def test_second_file_bad_means_nothing_written(capsys, tmp_path):
+    target = tmp_path / "report.md"
+    code, _, err = run(capsys, "diagnose", str(EXAMPLE), str(tmp_path / "missing.toml"), "--format", "markdown", "-o", str(target))
+    assert code == 2 and not target.exists()
+
+
+def test_plain_file_field_error(capsys, tmp_path):
+    bad = tmp_path / "k.toml"
+    bad.write_text('[[kernel]]\nname = "x"\nduration_us = -4\n')
+    code, _, err = run(capsys, "diagnose", str(bad))
+    assert code == 2
+    _one_line_error(err, str(bad), "kernel[0].duration_us")
+
+
+def test_unknown_gpu(capsys, tmp_path):
+    f = tmp_path / "k.toml"
+    f.write_text('[[kernel]]\nname = "x"\ndevice = "NVIDIA GeForce RTX 9999 Ultra"\nduration_us = 4\n')
+    code, _, err = run(capsys, "diagnose", str(f))
+    assert code == 2
+    _one_line_error(err, "RTX 9999 Ultra", "--gpu", "--spec")
+
+
+def test_output_file_written_atomically(capsys, tmp_path):
+    target = tmp_path / "r.json"
+    code, out, _ = run(capsys, "diagnose", str(EXAMPLE), "--format", "json", "-o", str(target))
+    assert code == 0 and out == ""
+    assert len(json.loads(target.read_text())["inputs"][0]["launches"]) == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_python_dash_m():
+    proc = subprocess.run([sys.executable, "-m", "kernelscope", "diagnose", str(EXAMPLE), "--format", "json"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["inputs"][0]["launch_count"] == 3

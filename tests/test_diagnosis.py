@@ -1,0 +1,136 @@
+"""Diagnosis core on hand-built profiles: SOL classes, pipe choice, Nsight rule translation, advice."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelscope.diagnosis import (
+    BALANCED,
+    COMPUTE_BOUND,
+    LATENCY_BOUND,
+    LAUNCH_BOUND,
+    MEMORY_BOUND,
+    choose_pipe,
+    classify_sol,
+    diagnose,
+    group_by_name,
+    ncu_bottleneck,
+)
+from kernelscope.model import DeviceInfo, GpuSpec, KernelProfile, LaunchConfig, RuleResult
+
+GPU = GpuSpec(
+    name="Test GPU",
+    dram_bandwidth_bytes_per_s=2.0e12,
+    peak_flops_per_s={"fp32": 20e12, "fp64": 10e12, "fp16_tensor": 300e12},
+    sm_count=100,
+    boost_clock_hz=1.5e9,
+    origin="arguments",
+)
+
+
+@pytest.mark.parametrize(
+    "compute, memory, waves, expected",
+    [
+        (35.0, 92.0, None, MEMORY_BOUND),  # the lesson's naive SGEMM
+        (85.0, 45.0, None, COMPUTE_BOUND),  # the lesson's tiled SGEMM
+        (83.1, 83.1, None, COMPUTE_BOUND),  # tie above 80: Nsight analyses compute first
+        (42.4, 41.9, None, LATENCY_BOUND),  # both < 60
+        (64.8, 64.8, None, BALANCED),
+        (53.1, 68.8, None, MEMORY_BOUND),  # 60-80, memory clearly higher
+        (11.8, 11.8, 0.29, LAUNCH_BOUND),  # fewer than one wave
+        (90.0, 10.0, 0.5, COMPUTE_BOUND),  # high throughput is judged before the grid size
+        (38.0, 85.5, 0.89, MEMORY_BOUND),  # cutlass ReferenceGemm_kernel: Nsight says High Throughput (DRAM)
+        (33.3, 44.4, 0.8, LAUNCH_BOUND),  # ESMM kernel: Nsight says Small Grid
+    ],
+)
+def test_classify_sol(compute, memory, waves, expected):
+    v = classify_sol(compute, memory, waves)
+    assert v.bound == expected
+    assert v.evidence  # the verdict states the values that triggered it
+
+
+def test_classify_sol_not_measured():
+    v = classify_sol(None, 50.0, 3.0)
+    assert v.bound is None
+    assert "not measured" in v.evidence[0]
+
+
+def _kernel(**kw) -> KernelProfile:
+    base = dict(index=0, name="k", demangled_name="k(float*)", device=DeviceInfo(display_name="Test GPU", sm_count=80, max_sm_clock_hz=1.5e9))
+    base.update(kw)
+    return KernelProfile(**base)
+
+
+def test_choose_pipe_dominant_precision():
+    k = _kernel(flop_counts={"fp32": 1000.0, "fp64": 10.0, "fp16": 0.0})
+    assert choose_pipe(k, GPU) == ("fp32", 1000.0, ())
+    k = _kernel(flop_counts={"fp32": 5.0, "fp64": 10.0})
+    assert choose_pipe(k, GPU)[:2] == ("fp64", 10.0)
+
+
+def test_choose_pipe_tensor_work_is_not_measured():
+    k = _kernel(flop_counts={"fp32": 100.0}, tensor_pipe_active_pct=40.0)
+    pipe, flops, notes = choose_pipe(k, GPU)
+    assert (pipe, flops) == ("fp16_tensor", None)
+    assert "tensor" in notes[0]
+
+
+def test_choose_pipe_without_counters():
+    pipe, flops, notes = choose_pipe(_kernel(), GPU)
+    assert (pipe, flops) == ("fp32", None) and notes
+
+
+def test_diagnose_full_kernel_by_hand():
+    k = _kernel(
+        duration_s=1e-3,
+        flop_counts={"fp32": 2e9},
+        dram_bytes_read=3e8,
+        dram_bytes_write=1e8,
+        sol_compute_pct=20.0,
+        sol_memory_pct=85.0,
+        launch=LaunchConfig(waves_per_sm=12.0),
+        stall_values={"long_scoreboard": 30.0, "not_selected": 5.0, "selected": 1.0, "barrier": 4.0},
+        stall_family="per_issue_active",
+        cycles_per_issued_instruction=40.0,
+    )
+    d = diagnose(k, GPU)
+    r = d.roofline
+    assert r.arithmetic_intensity_flop_per_byte == pytest.approx(2e9 / 4e8)  # 5 FLOP/B
+    assert r.ridge_point_flop_per_byte == pytest.approx(10.0)
+    assert r.bound == MEMORY_BOUND
+    assert r.achieved_flops_per_s == pytest.approx(2e12)
+    assert r.efficiency == pytest.approx(2e12 / (5 * 2e12))
+    assert d.bound == MEMORY_BOUND
+    assert d.stalls.shares[0].reason == "long_scoreboard"
+    assert d.stalls.shares[0].share_of_stalls == pytest.approx(30 / 39)
+    assert d.advice[0] == "class:memory-bound"
+    assert "stall:long_scoreboard" in d.advice
+    assert "stall:not_selected" not in d.advice  # healthy reasons get no advice
+    assert "80 SMs (spec: 100)" in d.peaks_source
+
+
+def test_ncu_bottleneck_translation():
+    def rule(title, message):
+        return _kernel(rules=(RuleResult("SOLBottleneck", title, "WARNING", message),))
+
+    assert ncu_bottleneck(rule("High Memory Throughput", "Memory is more heavily utilized than Compute"))[0] == MEMORY_BOUND
+    assert ncu_bottleneck(rule("Latency Issue", "low compute throughput"))[0] == LATENCY_BOUND
+    assert ncu_bottleneck(rule("Small Grid", "This kernel grid is too small to fill"))[0] == LAUNCH_BOUND
+    assert ncu_bottleneck(rule("High Throughput", "greater than 80.0% ... Start by analyzing DRAM in the Memory Workload Analysis"))[0] == MEMORY_BOUND
+    assert ncu_bottleneck(rule("High Throughput", "Start by analyzing workloads in the Compute Workload Analysis section."))[0] == COMPUTE_BOUND
+    assert ncu_bottleneck(rule("", "Rule Bottleneck returned an error"))[0] is None
+    assert ncu_bottleneck(_kernel()) == (None, None)
+
+
+def test_group_by_name_orders_by_total_time():
+    ks = [
+        _kernel(index=0, name="a", duration_s=1.0),
+        _kernel(index=1, name="b", duration_s=3.0),
+        _kernel(index=2, name="a", duration_s=1.5),
+        _kernel(index=3, name="c"),
+    ]
+    groups = group_by_name(ks)
+    assert [g.name for g in groups] == ["b", "a", "c"]
+    assert groups[1].launches == 2 and groups[1].total_duration_s == pytest.approx(2.5)
+    assert groups[0].share == pytest.approx(3.0 / 5.5)
+    assert groups[2].unmeasured_launches == 1
