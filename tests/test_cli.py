@@ -44,6 +44,8 @@ def test_example_json_values_by_hand(capsys):
     assert naive["roofline"]["arithmetic_intensity_flop_per_byte"] is None  # DRAM bytes not given
     assert "DRAM bytes not measured" in naive["roofline"]["not_measured"]
     assert naive["roofline"]["achieved_flops_per_s"] == pytest.approx(2 * 2048**3 / 12.3e-3)
+    ls = naive["stalls"]["reasons"][0]
+    assert (ls["reason"], ls["share_of_stalls"]) == ("long_scoreboard", pytest.approx(0.70))  # 70% given, rest unattributed
     assert launches[2]["bound"] == "compute-bound"  # SOL compute 85%
     summary = doc["inputs"][0]["summary"]
     assert summary[0]["name"] == "sgemm_naive_2048"  # largest total time first

@@ -134,3 +134,18 @@ def test_group_by_name_orders_by_total_time():
     assert groups[1].launches == 2 and groups[1].total_duration_s == pytest.approx(2.5)
     assert groups[0].share == pytest.approx(3.0 / 5.5)
     assert groups[2].unmeasured_launches == 1
+
+
+def test_choose_pipe_from_tensor_ops_by_type():
+    # per-type tensor metrics decide: BF16 busiest -> BF16 ceiling (falls back to fp16_tensor if the spec lacks it)
+    k = _kernel(flop_counts={"fp32": 100.0}, tensor_ops_pct={"bf16_tensor": 30.0, "fp16_tensor": 2.0, "tf32_tensor": 0.0})
+    gpu = GpuSpec(name="g", dram_bandwidth_bytes_per_s=1e12, peak_flops_per_s={"fp32": 1e13, "bf16_tensor": 1e14})
+    pipe, flops, notes = choose_pipe(k, gpu)
+    assert (pipe, flops) == ("bf16_tensor", None) and "30.0%" in notes[0]
+    assert choose_pipe(k, GPU)[0] == "fp16_tensor"
+
+
+def test_tensor_ops_all_zero_overrides_pipe_activity():
+    # A100 silu in the corpus: HMMA pipe 2.1% active but every sm__ops_path_tensor_src_* is 0 -> FP32 roofline
+    k = _kernel(flop_counts={"fp32": 1.4e9}, tensor_pipe_active_pct=30.0, tensor_ops_pct={"fp16_tensor": 0.0})
+    assert choose_pipe(k, GPU) == ("fp32", 1.4e9, ())

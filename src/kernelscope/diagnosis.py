@@ -123,19 +123,32 @@ def choose_pipe(kernel: KernelProfile, gpu: GpuSpec) -> tuple[str, float | None,
     """The pipe whose ceiling applies to the kernel, its FLOPs (or None) and notes on the choice.
 
     The pipe with the most FLOPs in ``kernel.flop_counts`` wins. Profiles measure FLOPs with the SASS FP
-    counters (fp64/fp32/fp16), which do not count tensor-core work: when the tensor pipe is active above
-    ``roofline.tensor_pipe_active_pct`` and no tensor FLOPs were given, the kernel gets the FP16 tensor
-    ceiling and FLOPs "not measured". With no FLOP counts at all, fp32 and "not measured".
+    counters (fp64/fp32/fp16), which do not count tensor-core work. Tensor use is read from
+    ``kernel.tensor_ops_pct`` (per input type) when the report has it, else from the tensor pipe being
+    active above ``roofline.tensor_pipe_active_pct``; a tensor kernel gets the ceiling of its busiest tensor
+    type (FP16 tensor when only the pipe activity is known) and FLOPs "not measured". With no FLOP counts
+    at all, fp32 and "not measured".
     """
-    threshold = knowledge.verdicts()["roofline"]["tensor_pipe_active_pct"]
     counts = dict(kernel.flop_counts)
-    tensor = kernel.tensor_pipe_active_pct
-    if tensor is not None and tensor > threshold and not any(p.endswith("_tensor") for p in counts):
-        pipe = "fp16_tensor" if "fp16_tensor" in gpu.peak_flops_per_s else "fp32"
-        return pipe, None, (
-            f"tensor pipe {tensor:.1f}% active: tensor-core FLOPs are not counted by the SASS FP "
-            "counters, so FLOPs and achieved FLOP/s are not measured",
-        )
+    if not any(p.endswith("_tensor") or "_tensor_" in p for p in counts):
+        used = {p: v for p, v in kernel.tensor_ops_pct.items() if v > 0}
+        tensor = kernel.tensor_pipe_active_pct
+        threshold = knowledge.verdicts()["roofline"]["tensor_pipe_active_pct"]
+        if used:
+            pipe = max(used, key=used.get)
+            why = f"tensor cores at {used[pipe]:.1f}% of the {pipe} peak (sm__ops_path_tensor_*)"
+        elif not kernel.tensor_ops_pct and tensor is not None and tensor > threshold:
+            pipe = "fp16_tensor"
+            why = f"tensor pipe {tensor:.1f}% active"
+        else:
+            pipe = None
+        if pipe is not None:
+            if pipe not in gpu.peak_flops_per_s:
+                pipe = "fp16_tensor" if "fp16_tensor" in gpu.peak_flops_per_s else "fp32"
+            return pipe, None, (
+                f"{why}: tensor-core FLOPs are not counted by the SASS FP counters, so FLOPs and "
+                "achieved FLOP/s are not measured",
+            )
     if not counts:
         return "fp32", None, ("FP instruction counters not collected",)
     pipe = max(counts, key=lambda p: (counts[p], p == "fp32"))

@@ -163,6 +163,9 @@ class KernelProfile:
         flop_counts: FLOPs executed per pipe key of :data:`PIPES` (only the ones measured), from the SASS
             counters ``sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum`` with FMA = 2 FLOP.
         tensor_pipe_active_pct: tensor pipe utilisation, % of peak (``sm__pipe_tensor_cycles_active...``), or None.
+        tensor_ops_pct: tensor-core work per input type, % of that type's peak, keyed by tensor pipe of
+            :data:`PIPES` (``sm__ops_path_tensor_src_<type>[_dst_<acc>][_sparsity_on|off].sum.pct_of_peak_sustained_elapsed``,
+            the largest variant). Empty when the report has no such metrics; 0 values mean "measured, unused".
         achieved_occupancy_pct: ``sm__warps_active.avg.pct_of_peak_sustained_active``.
         theoretical_occupancy_pct: ``sm__maximum_warps_per_active_cycle_pct``.
         stall_values: canonical stall reason (see ``data/stalls.toml``) -> value in ``stall_family`` units.
@@ -191,6 +194,7 @@ class KernelProfile:
     dram_bytes_total: float | None = None
     flop_counts: Mapping[str, float] = field(default_factory=dict)
     tensor_pipe_active_pct: float | None = None
+    tensor_ops_pct: Mapping[str, float] = field(default_factory=dict)
     achieved_occupancy_pct: float | None = None
     theoretical_occupancy_pct: float | None = None
     stall_values: Mapping[str, float] = field(default_factory=dict)
@@ -202,7 +206,7 @@ class KernelProfile:
     problems: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("flop_counts", "stall_values", "metrics", "metric_units"):
+        for name in ("flop_counts", "tensor_ops_pct", "stall_values", "metrics", "metric_units"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
     @property

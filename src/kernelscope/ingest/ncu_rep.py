@@ -559,6 +559,7 @@ def _kernel(source: str, index: int, action: Any) -> KernelProfile:
             "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
             "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
         ),
+        tensor_ops_pct=_tensor_ops(m.values),
         achieved_occupancy_pct=percent("sm__warps_active.avg.pct_of_peak_sustained_active"),
         theoretical_occupancy_pct=percent("sm__maximum_warps_per_active_cycle_pct"),
         stall_values=stall_values,
@@ -569,6 +570,26 @@ def _kernel(source: str, index: int, action: Any) -> KernelProfile:
         metric_units=m.units,
         problems=tuple(problems),
     )
+
+
+# sm__ops_path_tensor_src_<type>... input type -> tensor pipe key of model.PIPES (int4 / int1 have none).
+_TENSOR_OPS = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_o(?:n|ff))?\.sum\.pct_of_peak_sustained_elapsed$")
+_TENSOR_PIPE = {
+    ("fp64", None): "fp64_tensor", ("tf32", "fp32"): "tf32_tensor", ("fp16", "fp32"): "fp16_tensor",
+    ("fp16", None): "fp16_tensor", ("fp16", "fp16"): "fp16_tensor_fp16acc", ("bf16", "fp32"): "bf16_tensor",
+    ("fp8", None): "fp8_tensor", ("int8", None): "int8_tensor",
+}
+
+
+def _tensor_ops(metrics: Mapping[str, float]) -> dict[str, float]:
+    """Tensor-core work per pipe (% of peak, largest variant), from ``sm__ops_path_tensor_src_*`` metrics."""
+    out: dict[str, float] = {}
+    for name, value in metrics.items():
+        mt = _TENSOR_OPS.match(name)
+        pipe = mt and _TENSOR_PIPE.get((mt.group(1), mt.group(2)))
+        if pipe and math.isfinite(value):
+            out[pipe] = max(out.get(pipe, 0.0), value)
+    return out
 
 
 def _stalls(metrics: Mapping[str, float]) -> tuple[str | None, dict[str, float]]:
