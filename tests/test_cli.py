@@ -42,7 +42,7 @@ def test_example_json_values_by_hand(capsys):
     naive = launches[1]
     assert naive["bound"] == "memory-bound"  # SOL memory 92% > 80%
     assert naive["roofline"]["arithmetic_intensity_flop_per_byte"] is None  # DRAM bytes not given
-    assert "DRAM bytes not measured" in naive["roofline"]["not_measured"]
+    assert [n["key"] for n in naive["roofline"]["not_measured"]] == ["dram_bytes_not_measured"]
     assert naive["roofline"]["achieved_flops_per_s"] == pytest.approx(2 * 2048**3 / 12.3e-3)
     ls = naive["stalls"]["reasons"][0]
     assert (ls["reason"], ls["share_of_stalls"]) == ("long_scoreboard", pytest.approx(0.70))  # 70% given, rest unattributed
@@ -79,7 +79,7 @@ def test_spec_file(capsys, tmp_path):
     assert code == 0
     ln = json.loads(out)["inputs"][0]["launches"][0]
     assert ln["roofline"]["ridge_point_flop_per_byte"] == pytest.approx(100.0)
-    assert "spec file" in ln["gpu"]["peaks_source"]
+    assert "spec file" in ln["gpu"]["provenance"][0]["text"]
 
 
 def _one_line_error(err: str, *needles: str) -> None:
@@ -147,3 +147,94 @@ def test_python_dash_m():
     proc = subprocess.run([sys.executable, "-m", "kernelscope", "diagnose", str(EXAMPLE), "--format", "json"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["inputs"][0]["launch_count"] == 3
+
+
+def test_names_are_shown_literally_not_as_markup(capsys, tmp_path):
+    f = tmp_path / "k.toml"
+    f.write_text('[[kernel]]\nname = "foo[/] [bold red]bar[/bold red] \\u001b[31m"\ndevice = "Tesla T4"\nduration_us = 4\n')
+    code, out, err = run(capsys, "diagnose", str(f))
+    assert code == 0, err
+    assert "foo[/] [bold red]bar[/bold red] ?[31m" in out  # ESC replaced, markup kept as text
+
+
+def test_output_file_mode_follows_umask(capsys, tmp_path):
+    import os
+    target = tmp_path / "r.md"
+    old = os.umask(0o022)
+    try:
+        code, _, _ = run(capsys, "diagnose", str(EXAMPLE), "--format", "markdown", "-o", str(target))
+    finally:
+        os.umask(old)
+    assert code == 0 and (target.stat().st_mode & 0o777) == 0o644
+
+
+def test_output_into_missing_directory_names_the_given_path(capsys, tmp_path):
+    target = tmp_path / "nope" / "out.json"
+    code, _, err = run(capsys, "diagnose", str(EXAMPLE), "-o", str(target))
+    assert code == 2
+    _one_line_error(err, str(target), "cannot write")
+
+
+def test_unknown_gpu_names_the_file_and_suggests_variants(capsys, tmp_path):
+    f = tmp_path / "k.toml"
+    f.write_text('[[kernel]]\nname = "x"\ndevice = "RTX 9999"\nduration_us = 4\n')
+    code, _, err = run(capsys, "diagnose", str(f))
+    assert code == 2
+    _one_line_error(err, str(f), "RTX 9999", "kernelscope gpus")
+    code, _, err = run(capsys, "diagnose", str(EXAMPLE), "--gpu", "a100")
+    _one_line_error(err, "NVIDIA A100-SXM4-80GB")
+
+
+def test_usage_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["diagnose", "--top", "abc", str(EXAMPLE)])
+    assert exc.value.code == 2
+    _one_line_error(capsys.readouterr().err, "--top", "invalid int value")
+
+
+@pytest.mark.parametrize(
+    "body, needle",
+    [
+        ('[[kernel]]\nname = "x"\nflops = true\n', "kernel[0].flops"),
+        ('[[kernel]]\nname = "x"\nflops = "1e9"\n', "kernel[0].flops"),
+        ('[[kernel]]\nname = "x"\nregisters_per_thread = 100000\n', "kernel[0].registers_per_thread"),
+        ('[[kernel]]\nname = "x"\nblock = [64, 64, 1]\n', "at most 1024"),
+        ('[[kernel]]\nname = "x"\nstall_breakdown_pct = { "Barrier" = 90, "Long Scoreboard" = 90 }\n', "180%"),
+        ('[[kernel]]\nname = "x"\nbogus = 1\n', "kernel[0].bogus"),
+    ],
+)
+def test_plain_file_strict_validation(capsys, tmp_path, body, needle):
+    f = tmp_path / "k.toml"
+    f.write_text(body)
+    code, _, err = run(capsys, "diagnose", str(f))
+    assert code == 2
+    _one_line_error(err, str(f), needle)
+
+
+def test_deeply_nested_json_is_a_clean_error(capsys, tmp_path):
+    f = tmp_path / "deep.json"
+    f.write_text("[" * 100000)
+    code, _, err = run(capsys, "diagnose", str(f))
+    assert code == 2
+    _one_line_error(err, str(f), "not valid JSON")
+
+
+def test_spec_in_wrong_units_is_refused(capsys, tmp_path):
+    spec = tmp_path / "s.toml"
+    spec.write_text('dram_bandwidth_bytes_per_s = 2039\n[peak_flops_per_s]\nfp32 = 19.5e12\n')
+    code, _, err = run(capsys, "diagnose", str(EXAMPLE), "--spec", str(spec))
+    assert code == 2
+    _one_line_error(err, str(spec), "dram_bandwidth_bytes_per_s", "below 1 GB/s")
+
+
+def test_gpus_lists_the_catalogue(capsys):
+    code, out, _ = run(capsys, "gpus")
+    assert code == 0 and "NVIDIA A100-SXM4-80GB" in out and "Tesla T4" in out
+
+
+def test_chinese_notes_and_evidence(capsys):
+    code, out, _ = run(capsys, "diagnose", str(EXAMPLE), "--lang", "zh", "--format", "markdown")
+    assert code == 0
+    assert "数据手册峰值" in out  # provenance in Chinese
+    assert "超过峰值的 80%" in out  # SOL evidence in Chinese
+    assert "Ceilings from" not in out and "of peak" not in out

@@ -14,6 +14,7 @@ from kernelscope.diagnosis import (
     classify_sol,
     diagnose,
     group_by_name,
+    Note,
     ncu_bottleneck,
 )
 from kernelscope.model import DeviceInfo, GpuSpec, KernelProfile, LaunchConfig, RuleResult
@@ -52,7 +53,7 @@ def test_classify_sol(compute, memory, waves, expected):
 def test_classify_sol_not_measured():
     v = classify_sol(None, 50.0, 3.0)
     assert v.bound is None
-    assert "not measured" in v.evidence[0]
+    assert v.evidence[0].key == "sol_not_measured"
 
 
 def _kernel(**kw) -> KernelProfile:
@@ -72,7 +73,7 @@ def test_choose_pipe_tensor_work_is_not_measured():
     k = _kernel(flop_counts={"fp32": 100.0}, tensor_pipe_active_pct=40.0)
     pipe, flops, notes = choose_pipe(k, GPU)
     assert (pipe, flops) == ("fp16_tensor", None)
-    assert "tensor" in notes[0]
+    assert notes[0].key == "tensor_pipe_assumed" and notes[0].values["pct"] == 40.0
 
 
 def test_choose_pipe_without_counters():
@@ -106,7 +107,7 @@ def test_diagnose_full_kernel_by_hand():
     assert d.advice[0] == "class:memory-bound"
     assert "stall:long_scoreboard" in d.advice
     assert "stall:not_selected" not in d.advice  # healthy reasons get no advice
-    assert "80 SMs (spec: 100)" in d.peaks_source
+    assert Note("device_sms_differ", {"sms": 80, "spec_sms": 100}) in d.provenance
 
 
 def test_ncu_bottleneck_translation():
@@ -141,7 +142,7 @@ def test_choose_pipe_from_tensor_ops_by_type():
     k = _kernel(flop_counts={"fp32": 100.0}, tensor_ops_pct={"bf16_tensor": 30.0, "fp16_tensor": 2.0, "tf32_tensor": 0.0})
     gpu = GpuSpec(name="g", dram_bandwidth_bytes_per_s=1e12, peak_flops_per_s={"fp32": 1e13, "bf16_tensor": 1e14})
     pipe, flops, notes = choose_pipe(k, gpu)
-    assert (pipe, flops) == ("bf16_tensor", None) and "30.0%" in notes[0]
+    assert (pipe, flops) == ("bf16_tensor", None) and notes[0].values == {"pct": 30.0, "pipe": "bf16_tensor"}
     assert choose_pipe(k, GPU)[0] == "fp16_tensor"
 
 
@@ -149,3 +150,31 @@ def test_tensor_ops_all_zero_overrides_pipe_activity():
     # A100 silu in the corpus: HMMA pipe 2.1% active but every sm__ops_path_tensor_src_* is 0 -> FP32 roofline
     k = _kernel(flop_counts={"fp32": 1.4e9}, tensor_pipe_active_pct=30.0, tensor_ops_pct={"fp16_tensor": 0.0})
     assert choose_pipe(k, GPU) == ("fp32", 1.4e9, ())
+
+
+def test_no_tensor_advice_on_gpus_without_tensor_cores():
+    k = _kernel(sol_compute_pct=90.0, sol_memory_pct=20.0)
+    assert diagnose(k, GPU).advice[0] == "class:compute-bound"
+    no_tc = GpuSpec(name="GTX", dram_bandwidth_bytes_per_s=1e11, peak_flops_per_s={"fp32": 5e12})
+    assert diagnose(k, no_tc).advice[0] == "class:compute-bound:no_tensor"
+
+
+def test_consistency_notes():
+    # roofline (DRAM) says memory-bound, SOL says compute-bound: both shown, with the reason
+    k = _kernel(duration_s=1.0, flop_counts={"fp32": 1e9}, dram_bytes_read=1e9, dram_bytes_write=0.0,
+                sol_compute_pct=90.0, sol_memory_pct=30.0, achieved_occupancy_pct=60.0, theoretical_occupancy_pct=50.0)
+    keys = [n.key for n in diagnose(k, GPU).notes]
+    assert "roofline_vs_sol" in keys and "occupancy_above_theoretical" in keys
+    # 1e15 FLOP in 1 s on a 20 TFLOP/s roof: impossible, flagged
+    k = _kernel(duration_s=1.0, flop_counts={"fp32": 1e15}, dram_bytes_read=1e9, dram_bytes_write=0.0)
+    d = diagnose(k, GPU)
+    assert d.roofline.efficiency == pytest.approx(1e15 / 20e12)
+    assert "efficiency_above_roof" in [n.key for n in d.notes]
+
+
+def test_tensor_pipe_kind_picks_int8():
+    k = _kernel(tensor_pipe_op_active_pct={"int8_tensor": 11.4, "fp16_tensor": 0.0})
+    gpu = GpuSpec(name="g", dram_bandwidth_bytes_per_s=1e12, peak_flops_per_s={"fp32": 1e13, "fp16_tensor": 1e14, "int8_tensor": 2e14})
+    pipe, flops, notes = choose_pipe(k, gpu)
+    assert (pipe, flops) == ("int8_tensor", None)
+    assert notes[0].values["kind"] == "IMMA"

@@ -7,6 +7,7 @@ the reader), and converted by hand.
 from __future__ import annotations
 
 import math
+import random
 import re
 import struct
 import sys
@@ -34,6 +35,11 @@ GTX1660_GEMM = "LakshyaSingh354__CudaCode__gemm_reps_naive.ncu-rep"  # full set,
 OLD_2021 = "ZSL98__bitwise_spgemm__profiling_results_sgemm.ncu-rep"  # 2021.2.2: launch metrics stored as doubles
 NO_SOL = "Lashi0812__CudaProgramming__profiling_profiles_torchLinear.ncu-rep"  # sections: Launch Sched Inst Src
 SOL_ONLY = "Abhishek7204__raytracingCuda__profile.ncu-rep"  # SOL Occ Launch WDist: no roofline, no memory chart
+CUTLASS_S8 = "panjd123__cutlass__report-s8.ncu-rep"  # launch 0: CUTLASS int8 GEMM (IMMA only), A100 80GB PCIe
+GH200_TRITON = "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep"  # Hopper: also ..._tensor_op_gmma
+GTX1650_HEAT = "bautista-garcia__heat_sim__profile.ncu-rep"  # only sm__inst_executed_pipe_tensor_op_{hmma,imma}
+ESMM_11 = "AveryClapp__ESMM-Research__profile.ncu-rep"  # 11 results; ncu_report: 7 of a 10% cut, 0 of a 50% cut
+SMALL_1 = "LakshyaSingh354__CudaCode__report.ncu-rep"  # 1 result, 77 kB
 
 
 def corpus(name: str) -> Path:
@@ -261,6 +267,51 @@ def test_stalls_come_from_the_stall_metrics() -> None:
     assert sum(k.stall_values.values()) == pytest.approx(k.cycles_per_issued_instruction, rel=0.05)
 
 
+# --- tensor pipe by MMA instruction kind -------------------------------------------------------------------
+
+
+def test_int8_gemm_gets_the_int8_tensor_pipe() -> None:
+    """CUTLASS s8 GEMM: all its tensor pipe activity is IMMA (int8), none HMMA / DMMA."""
+    path = corpus(CUTLASS_S8)
+    action = raw_actions(path)[0]
+    imma, unit = raw(action, "sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active")
+    assert unit == "%" and imma == pytest.approx(11.4, abs=0.05)
+    k = read_ncu_rep(path).kernels[0]
+    assert k.tensor_pipe_op_active_pct["int8_tensor"] == pytest.approx(imma, rel=1e-12)
+    assert k.tensor_pipe_op_active_pct["fp16_tensor"] == 0
+    assert k.tensor_pipe_op_active_pct["fp64_tensor"] == 0
+    assert set(k.tensor_pipe_op_active_pct) == {"fp16_tensor", "int8_tensor", "fp64_tensor"}
+    assert k.tensor_pipe_active_pct == pytest.approx(imma, rel=1e-6)  # the whole tensor pipe: IMMA only
+    with pytest.raises(TypeError):
+        k.tensor_pipe_op_active_pct["int8_tensor"] = 0.0  # type: ignore[index]  # frozen
+
+
+def test_tensor_pipe_by_kind_falls_back_to_instructions_executed() -> None:
+    """Turing GTX 1650 report (2022.x): only sm__inst_executed_pipe_tensor_op_{hmma,imma} are collected."""
+    path = corpus(GTX1650_HEAT)
+    action = raw_actions(path)[0]
+    assert action.metric_by_name("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active") is None
+    hmma, _ = raw(action, "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active")
+    imma, _ = raw(action, "sm__inst_executed_pipe_tensor_op_imma.avg.pct_of_peak_sustained_active")
+    k = read_ncu_rep(path).kernels[0]
+    assert k.tensor_pipe_op_active_pct == {"fp16_tensor": pytest.approx(hmma), "int8_tensor": pytest.approx(imma)}
+
+
+def test_tensor_pipe_by_kind_on_hopper_and_when_not_collected() -> None:
+    path = corpus(GH200_TRITON)
+    action = raw_actions(path)[0]
+    names = set(action.metric_names())
+    # Hopper's warpgroup MMAs have one counter for all input types: nothing named hgmma / igmma to map
+    assert "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active" in names
+    assert not any(re.search(r"pipe_tensor_op_(hgmma|igmma|qgmma)", n) for n in names)
+    hmma, _ = raw(action, "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active")
+    k = read_ncu_rep(path).kernels[0]
+    assert k.tensor_pipe_op_active_pct == {"fp16_tensor": pytest.approx(hmma), "int8_tensor": 0.0,
+                                           "fp64_tensor": 0.0}
+    assert read_ncu_rep(corpus("piragi__fuzigrad__output.ncu-rep")).kernels[0].tensor_pipe_op_active_pct == {}
+    assert read_ncu_rep(corpus(NAN_REPORT)).kernels[0].tensor_pipe_op_active_pct == {}  # all NaN
+
+
 # --- rule results --------------------------------------------------------------------------------------
 
 
@@ -333,6 +384,38 @@ def test_text_file(tmp_path: Path) -> None:
     assert str(path) in str(info.value) and "text" in str(info.value)
 
 
+def _result_block_ends(data: bytes) -> list[int]:
+    """End offset of the block of each result, walking the block headers (1 result per block in the corpus)."""
+    ends = []
+    (n,) = struct.unpack_from("<I", data, 4)
+    pos = 8 + n
+    while pos < len(data):
+        (m,) = struct.unpack_from("<I", data, pos)
+        header = data[pos + 4: pos + 4 + m]
+        fields, i = {}, 0
+        while i < len(header):  # BlockHeader: varint fields 1 (sources), 2 (results), 5 (payload bytes)
+            key, i = _varint(header, i)
+            if key & 7 == 0:
+                fields[key >> 3], i = _varint(header, i)
+            else:
+                assert key & 7 == 2
+                length, i = _varint(header, i)
+                i += length
+        pos += 4 + m + fields.get(5, 0)
+        ends.extend([pos] * fields.get(2, 0))
+    return ends
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        value |= (data[i] & 0x7F) << shift
+        shift += 7
+        i += 1
+        if not data[i - 1] & 0x80:
+            return value, i
+
+
 @pytest.mark.parametrize(
     "name", [A100_SILU, "piragi__fuzigrad__output.ncu-rep", "bautista-garcia__heat_sim__profile.ncu-rep"]
 )
@@ -343,6 +426,26 @@ def test_truncated_report(tmp_path: Path, name: str, capfd: pytest.CaptureFixtur
         read_ncu_rep(path)
     assert str(path) in str(info.value)
     assert capfd.readouterr().out == ""
+
+
+def test_truncated_report_counts_the_results_complete_before_the_cut(tmp_path: Path) -> None:
+    """What ncu_report returns for a cut file depends on where the cut falls (ESMM: 7 results of the first 10%,
+    0 of the first 50%); the message counts the results whose block lies wholly before the cut."""
+    data = corpus(ESMM_11).read_bytes()
+    ends = _result_block_ends(data)
+    assert len(ends) == 11
+    counts = []
+    for pct in (10, 30, 50, 70, 90, 99):
+        cut = len(data) * pct // 100
+        path = tmp_path / f"cut{pct}.ncu-rep"
+        path.write_bytes(data[:cut])
+        with pytest.raises(InputError) as info:
+            read_ncu_rep(path)
+        m = re.search(r"\(truncated: .*; (\d+) complete result\(s\) precede the cut\)$", str(info.value))
+        assert m, str(info.value)
+        counts.append(int(m.group(1)))
+        assert counts[-1] == sum(end <= cut for end in ends), pct
+    assert counts == [6, 9, 9, 9, 9, 9]  # 99%: inside the block of the 10th result
 
 
 def test_only_the_signature(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
@@ -366,6 +469,87 @@ def test_valid_report_without_kernels(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="holds no profiled kernels") as info:
         read_ncu_rep(path)
     assert str(path) in str(info.value)
+
+
+@pytest.mark.parametrize("name", [SMALL_1, GTX1660_GEMM, A100_SILU])
+def test_corrupted_report_gives_a_report_or_an_input_error(tmp_path: Path, name: str) -> None:
+    """20 bytes flipped at seeded random offsets, 12 times per report: never another exception.
+
+    With these seeds A100_SILU's 6th copy has a metric name that is not UTF-8, on which the reader used to
+    crash with ncu_report's ``TypeError: in method 'IAction_metric_by_name', argument 2 of type 'char const *'``.
+    """
+    data = corpus(name).read_bytes()
+    rng = random.Random(f"kernelscope-{name}")
+    problems: list[str] = []
+    for attempt in range(12):
+        corrupted = bytearray(data)
+        for _ in range(20):
+            corrupted[rng.randrange(len(corrupted))] ^= rng.randrange(1, 256)
+        path = tmp_path / f"corrupt{attempt}.ncu-rep"
+        path.write_bytes(bytes(corrupted))
+        try:
+            report = read_ncu_rep(path)
+        except InputError as exc:
+            assert str(exc).startswith(f"{path}: ") and "\n" not in str(exc)
+            continue
+        assert isinstance(report, ncu_rep.ProfileReport)
+        for k in report.kernels:
+            for text in (k.name, k.demangled_name, *k.problems, *(r.message for r in k.rules)):
+                text.encode("utf-8")  # printable: bytes that were not UTF-8 became U+FFFD
+            problems.extend(k.problems)
+    if name == A100_SILU:
+        assert "1 metrics could not be read (corrupted names)" in problems
+
+
+def test_corrupted_metric_names_are_skipped_and_counted(tmp_path: Path) -> None:
+    """The tester's crash: a name with a byte that is not UTF-8 made ncu_report's metric_by_name raise TypeError."""
+    data = bytearray(corpus(SMALL_1).read_bytes())
+    for m in re.finditer(rb"pct_of_peak_sustained", bytes(data)):
+        data[m.start() + len("pct_of_peak_")] = 0xCD  # "...pct_of_peak_\xcdustained..."
+    path = tmp_path / "bad_names.ncu-rep"
+    path.write_bytes(bytes(data))
+    (action,) = raw_actions(path)
+    bad = [n for n in action.metric_names() if re.search("[\udc80-\udcff]", n)]
+    assert bad and all("pct_of_peak_\udccdustained" in n for n in bad)
+    with pytest.raises(TypeError):
+        action.metric_by_name(bad[0])
+    (k,) = read_ncu_rep(path).kernels
+    assert f"{len(bad)} metrics could not be read (corrupted names)" in k.problems
+    assert k.sol_compute_pct is None  # sm__throughput.avg.pct_of_peak_sustained_elapsed was among them
+    assert k.duration_s is not None and k.launch.grid is not None  # the intact metrics are still read
+    assert not any(re.search("[\udc80-\udcff]", n) for n in k.metrics)
+
+
+def test_a_result_that_cannot_be_read_is_an_input_error() -> None:
+    class Broken(_FakeAction):
+        def metric_names(self) -> tuple[str, ...]:
+            raise RuntimeError("protobuf parse error")
+
+    with pytest.raises(InputError, match=r"^r\.ncu-rep: not a readable Nsight Compute report \(reading result 3 "
+                                         r"failed: RuntimeError: protobuf parse error\)$"):
+        ncu_rep._read_result("r.ncu-rep", 3, Broken({}))
+
+
+def test_unreadable_metric_values_are_skipped_and_counted() -> None:
+    class Bad(_FakeMetric):
+        def as_double(self) -> float:
+            raise RuntimeError("bad value")
+
+    k = _fake({"gpu__time_duration.sum": Bad(1.0, "ns"), "dram__bytes_read.sum": _FakeMetric(5.0, "byte")})
+    assert k.duration_s is None and k.dram_bytes_read == 5.0
+    assert k.problems == ("1 metrics could not be read (corrupted names or values, e.g. gpu__time_duration.sum: "
+                          "RuntimeError: bad value)",)
+
+
+def test_malformed_rule_results_are_skipped_and_counted() -> None:
+    class Rules(_FakeAction):
+        def rule_results_as_dicts(self) -> list[dict[str, Any]]:
+            return [{"rule_identifier": "A", "rule_message": [None]},  # a message that is not a mapping
+                    {"rule_identifier": "B", "rule_message": {"message": "kept", "type": 2}}]
+
+    k = ncu_rep._kernel("fake.ncu-rep", 0, Rules({}))
+    assert [r.rule_id for r in k.rules] == ["B"]
+    assert "1 stored rule result(s) could not be read (corrupted data)" in k.problems
 
 
 def test_missing_file(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from . import hardware
 from .diagnosis import KernelDiagnosis, KernelGroup, diagnose, group_by_name
-from .errors import InputError
+from .errors import InputError, UnknownGpuError
 from .ingest import load
 from .model import GpuSpec, KernelProfile, ProfileReport
 
@@ -42,11 +42,11 @@ def select_kernels(
         try:
             rx = re.compile(kernel_regex)
         except re.error as exc:
-            raise InputError("--kernel", f"invalid regular expression {kernel_regex!r}: {exc}") from None
+            raise InputError("kernel_regex (--kernel)", f"invalid regular expression {kernel_regex!r}: {exc}") from None
         chosen = tuple(k for k in chosen if rx.search(k.name) or rx.search(k.demangled_name))
     if top is not None:
         if top < 1:
-            raise InputError("--top", f"expected a positive number of kernels, got {top}")
+            raise InputError("top (--top)", f"expected a positive number of kernels, got {top}")
         longest = sorted(chosen, key=lambda k: -(k.duration_s if k.duration_s is not None else -1.0))[:top]
         keep = {k.index for k in longest}
         chosen = tuple(k for k in chosen if k.index in keep)
@@ -55,7 +55,7 @@ def select_kernels(
 
 def diagnose_report(
     report: ProfileReport,
-    gpu: GpuSpec | None = None,
+    gpu: GpuSpec | str | None = None,
     kernel_regex: str | None = None,
     top: int | None = None,
 ) -> ReportDiagnosis:
@@ -63,7 +63,8 @@ def diagnose_report(
 
     Args:
         report: a report from :func:`kernelscope.ingest.load`.
-        gpu: ceilings to use for every kernel; None looks each kernel's device up in the catalogue.
+        gpu: ceilings to use for every kernel (a spec, or a catalogue name); None looks each kernel's
+            device up in the catalogue.
         kernel_regex: keep launches whose (demangled) name matches.
         top: keep the N longest launches.
 
@@ -72,6 +73,8 @@ def diagnose_report(
         InputError: a kernel without a device name when ``gpu`` is None; bad selection arguments.
     """
     specs: dict[str | None, GpuSpec] = {}
+    if isinstance(gpu, str):
+        gpu = hardware.find_gpu(gpu)
 
     def gpu_for(kernel: KernelProfile) -> GpuSpec:
         if gpu is not None:
@@ -80,7 +83,10 @@ def diagnose_report(
         if name not in specs:
             if not name:
                 raise InputError(report.path, f"kernel {kernel.index} ({kernel.name}) records no device name; pass --gpu NAME or --spec FILE")
-            specs[name] = hardware.find_gpu(name)
+            try:
+                specs[name] = hardware.find_gpu(name)
+            except UnknownGpuError as exc:
+                raise UnknownGpuError(name, exc.closest, source=report.path) from None
         return specs[name]
 
     chosen = select_kernels(report.kernels, kernel_regex, top)
@@ -93,7 +99,7 @@ def diagnose_report(
 
 def diagnose_file(
     path: str | os.PathLike,
-    gpu: GpuSpec | None = None,
+    gpu: GpuSpec | str | None = None,
     kernel_regex: str | None = None,
     top: int | None = None,
 ) -> ReportDiagnosis:

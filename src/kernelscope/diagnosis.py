@@ -2,14 +2,17 @@
 
 Pure functions over :class:`kernelscope.model.KernelProfile` and :class:`kernelscope.model.GpuSpec`;
 no I/O and no printing. Thresholds and texts come from ``data/verdicts.toml`` (each with its source).
+Findings are :class:`Note` values (a template key plus its numbers), so that every renderer can word them
+in the user's language (templates in ``data/labels.toml``, table ``[note]``).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from typing import Callable, Iterable
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping
 
 from . import knowledge
 from .model import GpuSpec, KernelProfile
@@ -22,6 +25,21 @@ LATENCY_BOUND = "latency-bound"
 BALANCED = "balanced"
 LAUNCH_BOUND = "launch-bound"
 
+#: MMA instruction kinds Nsight Compute reports tensor-pipe activity for, and their pipe keys.
+TENSOR_KIND = {"fp16_tensor": "HMMA", "int8_tensor": "IMMA", "fp64_tensor": "DMMA"}
+
+
+@dataclass(frozen=True)
+class Note:
+    """One finding with its numbers: ``key`` names a template in ``labels.toml`` ``[note]`` (en / zh),
+    ``values`` fills it (numbers in the units the template states)."""
+
+    key: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", MappingProxyType(dict(self.values)))
+
 
 @dataclass(frozen=True)
 class SolVerdict:
@@ -33,14 +51,14 @@ class SolVerdict:
         compute_pct: SM throughput, % of peak, or None.
         memory_pct: memory throughput, % of peak, or None.
         waves_per_sm: ``launch__waves_per_multiprocessor``, or None.
-        evidence: the measured values and thresholds that decided the class, one string each.
+        evidence: the measured values and thresholds that decided the class.
     """
 
     bound: str | None
     compute_pct: float | None
     memory_pct: float | None
     waves_per_sm: float | None
-    evidence: tuple[str, ...]
+    evidence: tuple[Note, ...]
 
 
 @dataclass(frozen=True)
@@ -50,25 +68,26 @@ class KernelDiagnosis:
     Attributes:
         kernel: the profile it was derived from.
         gpu: the spec whose ceilings were used.
-        peaks_source: where the peaks came from, in words (datasheet catalogue, spec file...), with the
-            report's own device attributes next to the catalogue's when they are recorded.
+        provenance: where the peaks came from (catalogue datasheet, spec file, measured), and the report's
+            own device attributes next to the spec's when the report records them.
         roofline: the point for the pipe the kernel uses most, or None when no ceiling applies.
         roofline_by_pipe: one point per pipe with FLOPs > 0 in the profile (e.g. fp64, fp32, fp16).
-        roofline_notes: why roofline quantities are missing or how the pipe was chosen.
+        notes: how the pipe was chosen, why quantities are missing, and consistency warnings.
         sol: the Speed-of-Light class.
         stalls: warp-stall breakdown, or None when no stall metrics were collected.
-        advice: advice ids, most important first: ``"class:<bound>"`` and ``"stall:<reason>"``.
+        advice: advice ids, most important first: ``"class:<bound>"`` (``"class:<bound>:no_tensor"`` for a
+            GPU without tensor cores) and ``"stall:<reason>"``.
         ncu_bottleneck: the class Nsight Compute's own SOLBottleneck rule stored (same vocabulary as
-            ``sol.bound``), or None when the report has no such rule result.
+            ``sol.bound``), or None when the report has no such rule result or it failed.
         ncu_bottleneck_title: that rule result's title, e.g. ``"High Memory Throughput"``.
     """
 
     kernel: KernelProfile
     gpu: GpuSpec
-    peaks_source: str
+    provenance: tuple[Note, ...]
     roofline: RooflinePoint | None
     roofline_by_pipe: tuple[RooflinePoint, ...]
-    roofline_notes: tuple[str, ...]
+    notes: tuple[Note, ...]
     sol: SolVerdict
     stalls: StallBreakdown | None
     advice: tuple[str, ...]
@@ -93,88 +112,83 @@ def classify_sol(compute_pct: float | None, memory_pct: float | None, waves_per_
     ``balanced_margin_pct`` points.
     """
     t = knowledge.verdicts()["sol"]
-    evidence: list[str] = []
     c, m = compute_pct, memory_pct
+
+    def verdict(bound: str | None, key: str, **values: Any) -> SolVerdict:
+        return SolVerdict(bound, c, m, waves_per_sm, (Note(key, {"c": c, "m": m, **values}),))
+
     measured = c is not None and m is not None
+    higher = COMPUTE_BOUND if measured and c >= m else MEMORY_BOUND
     if measured and max(c, m) > t["high_throughput_pct"]:
-        bound = COMPUTE_BOUND if c >= m else MEMORY_BOUND
-        evidence.append(f"compute {c:.1f}%, memory {m:.1f}%: {max(c, m):.1f}% > {t['high_throughput_pct']:g}% of peak")
-        return SolVerdict(bound, c, m, waves_per_sm, tuple(evidence))
+        return verdict(higher, "sol_high", top=max(c, m), limit=t["high_throughput_pct"])
     if waves_per_sm is not None and waves_per_sm < t["small_grid_waves"]:
-        evidence.append(f"{waves_per_sm:.2f} waves per SM < {t['small_grid_waves']:g}")
-        return SolVerdict(LAUNCH_BOUND, c, m, waves_per_sm, tuple(evidence))
+        return verdict(LAUNCH_BOUND, "small_grid", waves=waves_per_sm, limit=t["small_grid_waves"])
     if not measured:
-        return SolVerdict(None, c, m, waves_per_sm, ("Speed-of-Light throughput not measured",))
-    pair = f"compute {c:.1f}%, memory {m:.1f}%"
-    higher = COMPUTE_BOUND if c >= m else MEMORY_BOUND
+        return verdict(None, "sol_not_measured")
     if max(c, m) < t["latency_pct"]:
-        bound = LATENCY_BOUND
-        evidence.append(f"{pair}: both < {t['latency_pct']:g}% of peak")
-    elif abs(c - m) < t["balanced_margin_pct"]:
-        bound = BALANCED
-        evidence.append(f"{pair}: within {t['balanced_margin_pct']:g} points of each other")
-    else:
-        bound = higher
-        evidence.append(f"{pair}: higher one in {t['latency_pct']:g}-{t['high_throughput_pct']:g}% of peak")
-    return SolVerdict(bound, c, m, waves_per_sm, tuple(evidence))
+        return verdict(LATENCY_BOUND, "sol_latency", limit=t["latency_pct"])
+    if abs(c - m) < t["balanced_margin_pct"]:
+        return verdict(BALANCED, "sol_balanced", margin=t["balanced_margin_pct"])
+    return verdict(higher, "sol_mid", low=t["latency_pct"], high=t["high_throughput_pct"])
 
 
-def choose_pipe(kernel: KernelProfile, gpu: GpuSpec) -> tuple[str, float | None, tuple[str, ...]]:
+def choose_pipe(kernel: KernelProfile, gpu: GpuSpec) -> tuple[str, float | None, tuple[Note, ...]]:
     """The pipe whose ceiling applies to the kernel, its FLOPs (or None) and notes on the choice.
 
     The pipe with the most FLOPs in ``kernel.flop_counts`` wins. Profiles measure FLOPs with the SASS FP
-    counters (fp64/fp32/fp16), which do not count tensor-core work. Tensor use is read from
-    ``kernel.tensor_ops_pct`` (per input type) when the report has it, else from the tensor pipe being
-    active above ``roofline.tensor_pipe_active_pct``; a tensor kernel gets the ceiling of its busiest tensor
-    type (FP16 tensor when only the pipe activity is known) and FLOPs "not measured". With no FLOP counts
-    at all, fp32 and "not measured".
+    counters (fp64/fp32/fp16), which do not count tensor-core work. Tensor use is read, best first, from
+    ``kernel.tensor_ops_pct`` (per input type, any value > 0), ``kernel.tensor_pipe_op_active_pct`` (per MMA
+    kind) or ``kernel.tensor_pipe_active_pct`` (FP16 assumed), the last two above
+    ``roofline.tensor_pipe_active_pct``. A tensor kernel gets the ceiling of its busiest tensor type and
+    FLOPs "not measured". With no FLOP counts at all: fp32 and "not measured".
     """
     counts = dict(kernel.flop_counts)
-    if not any(p.endswith("_tensor") or "_tensor_" in p for p in counts):
-        used = {p: v for p, v in kernel.tensor_ops_pct.items() if v > 0}
-        tensor = kernel.tensor_pipe_active_pct
-        threshold = knowledge.verdicts()["roofline"]["tensor_pipe_active_pct"]
-        if used:
-            pipe = max(used, key=used.get)
-            why = f"tensor cores at {used[pipe]:.1f}% of the {pipe} peak (sm__ops_path_tensor_*)"
-        elif not kernel.tensor_ops_pct and tensor is not None and tensor > threshold:
-            pipe = "fp16_tensor"
-            why = f"tensor pipe {tensor:.1f}% active"
-        else:
-            pipe = None
-        if pipe is not None:
-            if pipe not in gpu.peak_flops_per_s:
-                pipe = "fp16_tensor" if "fp16_tensor" in gpu.peak_flops_per_s else "fp32"
-            return pipe, None, (
-                f"{why}: tensor-core FLOPs are not counted by the SASS FP counters, so FLOPs and "
-                "achieved FLOP/s are not measured",
-            )
+    threshold = knowledge.verdicts()["roofline"]["tensor_pipe_active_pct"]
+    tensor: tuple[str, Note] | None = None
+    if not any("_tensor" in p for p in counts):
+        ops = {p: v for p, v in kernel.tensor_ops_pct.items() if v > 0}
+        kinds = {p: v for p, v in kernel.tensor_pipe_op_active_pct.items() if v > threshold}
+        active = kernel.tensor_pipe_active_pct
+        if ops:
+            p = max(ops, key=ops.get)
+            tensor = p, Note("tensor_ops", {"pct": ops[p], "pipe": p})
+        elif kinds and not kernel.tensor_ops_pct:
+            p = max(kinds, key=kinds.get)
+            tensor = p, Note("tensor_pipe_kind", {"pct": kinds[p], "kind": TENSOR_KIND.get(p, p)})
+        elif not kernel.tensor_ops_pct and not kernel.tensor_pipe_op_active_pct and active is not None and active > threshold:
+            tensor = "fp16_tensor", Note("tensor_pipe_assumed", {"pct": active})
+    if tensor is not None:
+        pipe, note = tensor
+        if pipe not in gpu.peak_flops_per_s:
+            fallback = "fp16_tensor" if "fp16_tensor" in gpu.peak_flops_per_s else "fp32"
+            return fallback, None, (note, Note("no_peak_fallback", {"pipe": pipe, "gpu": gpu.name, "used": fallback}))
+        return pipe, None, (note,)
     if not counts:
-        return "fp32", None, ("FP instruction counters not collected",)
+        return "fp32", None, (Note("no_fp_counters"),)
     pipe = max(counts, key=lambda p: (counts[p], p == "fp32"))
     if counts[pipe] == 0:
-        return "fp32", 0.0, ("no floating-point instructions executed",)
+        return "fp32", 0.0, (Note("no_fp_work"),)
     return pipe, counts[pipe], ()
 
 
-def peaks_source(gpu: GpuSpec, kernel: KernelProfile) -> str:
-    """Say where the ceilings come from and how the report's own device attributes compare."""
-    where = {
-        "catalogue": f"datasheet peaks of {gpu.name} (kernelscope catalogue)",
-    }.get(gpu.origin, f"{'measured' if gpu.measured else 'given'} peaks of {gpu.name} ({gpu.origin})")
+def provenance(gpu: GpuSpec, kernel: KernelProfile) -> tuple[Note, ...]:
+    """Where the ceilings come from, and the report's own device attributes next to the spec's."""
+    if gpu.origin == "catalogue":
+        notes = [Note("peaks_catalogue", {"gpu": gpu.name})]
+    else:
+        notes = [Note("peaks_measured" if gpu.measured else "peaks_given", {"gpu": gpu.name, "origin": gpu.origin})]
     dev = kernel.device
-    seen = []
     if dev.sm_count is not None:
-        ref = f" (spec: {gpu.sm_count})" if gpu.sm_count is not None and gpu.sm_count != dev.sm_count else ""
-        seen.append(f"{dev.sm_count} SMs{ref}")
+        same = gpu.sm_count is None or gpu.sm_count == dev.sm_count
+        notes.append(Note("device_sms" if same else "device_sms_differ", {"sms": dev.sm_count, "spec_sms": gpu.sm_count}))
     if dev.max_sm_clock_hz is not None:
-        ref = ""
-        if gpu.boost_clock_hz is not None and abs(gpu.boost_clock_hz - dev.max_sm_clock_hz) > 0.01 * gpu.boost_clock_hz:
-            ref = f" (spec boost: {gpu.boost_clock_hz / 1e9:.3g} GHz)"
-        seen.append(f"max SM clock {dev.max_sm_clock_hz / 1e9:.3g} GHz{ref}")
-    if seen:
-        where += "; report's device: " + ", ".join(seen)
-    return where
+        spec = gpu.boost_clock_hz
+        same = spec is None or abs(spec - dev.max_sm_clock_hz) <= 0.01 * spec
+        notes.append(Note(
+            "device_clock" if same else "device_clock_differ",
+            {"ghz": dev.max_sm_clock_hz / 1e9, "spec_ghz": None if spec is None else spec / 1e9},
+        ))
+    return tuple(notes)
 
 
 def ncu_bottleneck(kernel: KernelProfile) -> tuple[str | None, str | None]:
@@ -208,12 +222,18 @@ def ncu_bottleneck(kernel: KernelProfile) -> tuple[str | None, str | None]:
     return None, None
 
 
-def choose_advice(bound: str | None, stalls: StallBreakdown | None) -> tuple[str, ...]:
-    """Advice ids, most important first: the class's advice, then the top unhealthy stall reasons."""
+def choose_advice(bound: str | None, stalls: StallBreakdown | None, gpu: GpuSpec | None = None) -> tuple[str, ...]:
+    """Advice ids, most important first: the class's advice, then the top unhealthy stall reasons.
+
+    A compute-bound kernel on a GPU without tensor cores (no ``*_tensor`` peak) gets the variant that does
+    not suggest tensor cores.
+    """
     limits = knowledge.verdicts()["stalls"]
     advice: list[str] = []
     if bound is not None:
-        advice.append(f"class:{bound}")
+        no_tensor = gpu is not None and not any("_tensor" in p for p in gpu.peak_flops_per_s)
+        variant = f"class:{bound}:no_tensor"
+        advice.append(variant if no_tensor and knowledge.has_class_variant(bound, "no_tensor") else f"class:{bound}")
     if stalls is not None:
         picked = [
             s for s in stalls.shares
@@ -222,6 +242,27 @@ def choose_advice(bound: str | None, stalls: StallBreakdown | None) -> tuple[str
         ]
         advice.extend(f"stall:{s.reason}" for s in picked[: limits["advice_max_reasons"]])
     return tuple(advice)
+
+
+def consistency_notes(kernel: KernelProfile, roofline: RooflinePoint | None, sol: SolVerdict) -> tuple[Note, ...]:
+    """Warnings where measurements contradict each other or a ceiling, and where the DRAM roofline and the
+    Speed-of-Light verdict point at different units (both are right: the roofline sees only DRAM traffic)."""
+    notes: list[Note] = []
+    limit = knowledge.verdicts()["roofline"]["efficiency_warning"]
+    if roofline is not None and roofline.efficiency is not None and roofline.efficiency > limit:
+        notes.append(Note("efficiency_above_roof", {"efficiency": roofline.efficiency}))
+    a, t = kernel.achieved_occupancy_pct, kernel.theoretical_occupancy_pct
+    if a is not None and t is not None and a > t + 1.0:
+        notes.append(Note("occupancy_above_theoretical", {"achieved": a, "theoretical": t}))
+    if (
+        roofline is not None and roofline.bound is not None
+        and sol.bound in (COMPUTE_BOUND, MEMORY_BOUND) and sol.bound != roofline.bound
+    ):
+        notes.append(Note("roofline_vs_sol", {
+            "roofline": roofline.bound, "ai": roofline.arithmetic_intensity_flop_per_byte,
+            "ridge": roofline.ridge_point_flop_per_byte, "sol": sol.bound,
+        }))
+    return tuple(notes)
 
 
 def diagnose(kernel: KernelProfile, gpu: GpuSpec) -> KernelDiagnosis:
@@ -235,13 +276,13 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec) -> KernelDiagnosis:
         A :class:`KernelDiagnosis`; anything the profile did not measure is None with a stated reason.
     """
     bandwidth = gpu.dram_bandwidth_bytes_per_s
-    pipe, flops, notes = choose_pipe(kernel, gpu)
-    notes = list(notes)
+    pipe, flops, pipe_notes = choose_pipe(kernel, gpu)
+    notes = list(pipe_notes)
 
     def point(p: str, f: float | None) -> RooflinePoint | None:
         peak = gpu.peak_flops_per_s.get(p)
         if peak is None:
-            notes.append(f"no {p} peak for {gpu.name}: that roofline is not drawn")
+            notes.append(Note("no_peak", {"pipe": p, "gpu": gpu.name}))
             return None
         return roofline_point(p, peak, bandwidth, f, kernel.dram_bytes, kernel.duration_s)
 
@@ -256,19 +297,27 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec) -> KernelDiagnosis:
         stalls = stall_breakdown(kernel.stall_values, kernel.stall_family, kernel.cycles_per_issued_instruction)
     headline = sol.bound if sol.bound is not None else (main.bound if main is not None else None)
     ncu_class, ncu_title = ncu_bottleneck(kernel)
+    notes.extend(consistency_notes(kernel, main, sol))
     return KernelDiagnosis(
         kernel=kernel,
         gpu=gpu,
-        peaks_source=peaks_source(gpu, kernel),
+        provenance=provenance(gpu, kernel),
         roofline=main,
         roofline_by_pipe=by_pipe,
-        roofline_notes=tuple(dict.fromkeys(notes)),
+        notes=_unique(notes),
         sol=sol,
         stalls=stalls,
-        advice=choose_advice(headline, stalls),
+        advice=choose_advice(headline, stalls, gpu),
         ncu_bottleneck=ncu_class,
         ncu_bottleneck_title=ncu_title,
     )
+
+
+def _unique(notes: Iterable[Note]) -> tuple[Note, ...]:
+    seen: dict[tuple, Note] = {}
+    for n in notes:
+        seen.setdefault((n.key, tuple(sorted(n.values.items()))), n)
+    return tuple(seen.values())
 
 
 def diagnose_all(

@@ -27,14 +27,17 @@ class UnknownGpuError(KernelscopeError, LookupError):
     Args:
         name: the name that was looked up.
         closest: closest catalogue names, best first.
+        source: the file that named the GPU, if any (it starts the message).
     """
 
-    def __init__(self, name: str, closest: list[str]) -> None:
+    def __init__(self, name: str, closest: list[str], source: str | None = None) -> None:
         self.name = name
         self.closest = list(closest)
+        self.source = source
         hint = f" Closest: {', '.join(self.closest)}." if self.closest else ""
+        where = f"{source}: " if source else ""
         super().__init__(
-            f"GPU '{name}' is not in kernelscope's catalogue.{hint} "
-            "Pass --gpu NAME to pick one, or --spec FILE (TOML/JSON with peak_flops_per_s and "
-            "dram_bandwidth_bytes_per_s) to give its peaks."
+            f"{where}GPU '{name}' is not in kernelscope's catalogue.{hint} "
+            "Pick a catalogue GPU with --gpu NAME ('kernelscope gpus' lists them), or give its peaks with "
+            "--spec FILE (TOML/JSON with peak_flops_per_s and dram_bandwidth_bytes_per_s)."
         )

@@ -236,7 +236,8 @@ def find_gpu(name: str) -> GpuSpec:
     spec = _index().get(key)
     if spec is not None:
         return spec
-    matches = difflib.get_close_matches(key, list(_index()), n=20, cutoff=0.6)
+    contains = [k for k in _index() if key and key in k]  # "a100" -> every A100 variant first
+    matches = contains + difflib.get_close_matches(key, list(_index()), n=20, cutoff=0.6)
     closest = list(dict.fromkeys(_index()[m].name for m in matches))[:5]
     raise UnknownGpuError(name, closest)
 
@@ -282,7 +283,17 @@ def load_spec(path: str | Path) -> GpuSpec:
         data = data["gpu"]
         if isinstance(data, list) and len(data) == 1:
             data = data[0]
-    return _build(data, where, origin=f"spec file {where}", default_name=file.stem, default_source=f"spec file {where}")
+    spec = _build(data, where, origin=f"spec file {where}", default_name=file.stem, default_source=f"spec file {where}")
+    # Plausibility against a units mix-up (GB/s or TFLOP/s typed into the bytes/s or FLOP/s field):
+    # every GPU since 2010 moves more than 1 GB/s and computes more than 1 GFLOP/s.
+    if spec.dram_bandwidth_bytes_per_s < 1e9:
+        raise InputError(where, f"field 'dram_bandwidth_bytes_per_s' = {spec.dram_bandwidth_bytes_per_s:g} is below 1 GB/s; "
+                         "expected bytes/s (e.g. 2.039e12), or give dram_bandwidth_gb_s")
+    for pipe, peak in spec.peak_flops_per_s.items():
+        if peak < 1e9:
+            raise InputError(where, f"field 'peak_flops_per_s.{pipe}' = {peak:g} is below 1 GFLOP/s; "
+                             "expected FLOP/s (e.g. 19.5e12), or give [peak_tflops]")
+    return spec
 
 
 def spec_from_numbers(

@@ -44,13 +44,33 @@ def check_lang(lang: str) -> str:
     return lang
 
 
-def class_text(bound: str, field: str, lang: str) -> str:
-    """Text of one bottleneck class: ``field`` is ``"title"``, ``"meaning"`` or ``"advice"``.
+def class_text(bound: str, field: str, lang: str, variant: str | None = None) -> str:
+    """Text of one bottleneck class: ``field`` is ``"title"``, ``"meaning"`` or ``"advice"``; ``variant``
+    (e.g. ``"no_tensor"``) picks ``<field>_<variant>_<lang>`` when the class has it.
 
     Raises:
         KeyError: for an unknown class; ValueError: for an unsupported language.
     """
-    return verdicts()["class"][bound][f"{field}_{check_lang(lang)}"]
+    entry = verdicts()["class"][bound]
+    lang = check_lang(lang)
+    if variant is not None and f"{field}_{variant}_{lang}" in entry:
+        return entry[f"{field}_{variant}_{lang}"]
+    return entry[f"{field}_{lang}"]
+
+
+def has_class_variant(bound: str, variant: str) -> bool:
+    """Whether bottleneck class ``bound`` has advice text for ``variant`` (e.g. ``"no_tensor"``)."""
+    return f"advice_{variant}_en" in verdicts()["class"].get(bound, {})
+
+
+def note_text(key: str, values: Mapping[str, Any], lang: str) -> str:
+    """A finding worded in ``lang`` from the ``[note]`` templates of ``labels.toml``.
+
+    None values print as the language's "not measured". Raises KeyError for an unknown key.
+    """
+    template = load_data("labels.toml")["note"][key][check_lang(lang)]
+    nm = label("not_measured", lang)
+    return template.format(**{k: (nm if v is None else v) for k, v in values.items()})
 
 
 def label(key: str, lang: str) -> str:

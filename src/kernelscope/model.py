@@ -166,6 +166,10 @@ class KernelProfile:
         tensor_ops_pct: tensor-core work per input type, % of that type's peak, keyed by tensor pipe of
             :data:`PIPES` (``sm__ops_path_tensor_src_<type>[_dst_<acc>][_sparsity_on|off].sum.pct_of_peak_sustained_elapsed``,
             the largest variant). Empty when the report has no such metrics; 0 values mean "measured, unused".
+        tensor_pipe_op_active_pct: tensor pipe activity per MMA instruction kind, % of peak, keyed by tensor pipe
+            of :data:`PIPES`: hmma -> fp16_tensor, imma -> int8_tensor, dmma -> fp64_tensor
+            (``sm__pipe_tensor_op_<kind>_cycles_active.avg.pct_of_peak_sustained_active``, else
+            ``sm__inst_executed_pipe_tensor_op_<kind>.avg.pct_of_peak_sustained_active``); empty when not collected.
         achieved_occupancy_pct: ``sm__warps_active.avg.pct_of_peak_sustained_active``.
         theoretical_occupancy_pct: ``sm__maximum_warps_per_active_cycle_pct``.
         stall_values: canonical stall reason (see ``data/stalls.toml``) -> value in ``stall_family`` units.
@@ -195,6 +199,7 @@ class KernelProfile:
     flop_counts: Mapping[str, float] = field(default_factory=dict)
     tensor_pipe_active_pct: float | None = None
     tensor_ops_pct: Mapping[str, float] = field(default_factory=dict)
+    tensor_pipe_op_active_pct: Mapping[str, float] = field(default_factory=dict)
     achieved_occupancy_pct: float | None = None
     theoretical_occupancy_pct: float | None = None
     stall_values: Mapping[str, float] = field(default_factory=dict)
@@ -206,7 +211,9 @@ class KernelProfile:
     problems: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("flop_counts", "tensor_ops_pct", "stall_values", "metrics", "metric_units"):
+        for name in (
+            "flop_counts", "tensor_ops_pct", "tensor_pipe_op_active_pct", "stall_values", "metrics", "metric_units"
+        ):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
     @property

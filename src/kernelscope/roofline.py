@@ -38,7 +38,9 @@ class RooflinePoint:
         achieved_flops_per_s: flops / duration_s.
         efficiency: achieved / attainable, 0..1 (can exceed 1 only if a ceiling is wrong).
         bound: ``"memory-bound"`` or ``"compute-bound"``, or None when AI is unknown.
-        not_measured: one short reason per quantity that could not be computed.
+        not_measured: why quantities are missing, as note keys (templates in ``labels.toml`` ``[note]``):
+            ``flops_not_measured``, ``dram_bytes_not_measured``, ``duration_not_measured``, ``no_work`` (no FLOPs
+            and no DRAM bytes), ``efficiency_undefined`` (attainable is 0).
     """
 
     pipe: str
@@ -100,11 +102,11 @@ def roofline_point(
 
     missing: list[str] = []
     if flops is None:
-        missing.append("FLOPs not measured")
+        missing.append("flops_not_measured")
     if dram_bytes is None:
-        missing.append("DRAM bytes not measured")
+        missing.append("dram_bytes_not_measured")
     if duration_s is None:
-        missing.append("duration not measured")
+        missing.append("duration_not_measured")
 
     ai = attainable = achieved = efficiency = bound = None
     if flops is not None and dram_bytes is not None:
@@ -113,7 +115,7 @@ def roofline_point(
         elif flops > 0:
             ai = math.inf
         else:
-            missing.append("no FLOPs and no DRAM traffic: the roofline does not apply")
+            missing.append("no_work")
         if ai is not None:
             attainable = min(peak_flops_per_s, ai * peak_bandwidth_bytes_per_s)
             bound = MEMORY_BOUND if ai < ridge else COMPUTE_BOUND
@@ -123,7 +125,7 @@ def roofline_point(
         if attainable > 0:
             efficiency = achieved / attainable
         else:
-            missing.append("no floating-point work: efficiency undefined")
+            missing.append("efficiency_undefined")
 
     return RooflinePoint(
         pipe=pipe,

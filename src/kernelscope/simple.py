@@ -8,6 +8,7 @@ thin wrappers over :mod:`kernelscope.roofline` and :mod:`kernelscope.stalls`.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,11 +25,20 @@ def _number(source: str, mapping: Any, field: str, expected: str, *, positive: b
     if field not in mapping:
         raise InputError(source, f"field '{field}' is missing; expected {expected}")
     value = mapping[field]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    try:
+        # numbers.Real admits Python and NumPy scalars; bool is an int subclass but never a measurement.
+        number = float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else math.nan
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number) or number < 0 or (positive and number == 0):
         raise InputError(source, f"field '{field}' = {value!r}; expected {expected}")
-    if value < 0 or (positive and value == 0):
-        raise InputError(source, f"field '{field}' = {value!r}; expected {expected}")
-    return float(value)
+    return number
+
+
+def _only(source: str, mapping: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    unknown = [k for k in mapping if k not in allowed]
+    if unknown:
+        raise InputError(source, f"unknown field '{unknown[0]}'; expected only {', '.join(allowed)}")
 
 
 def diagnose_kernel_profile(hw_specs: Mapping[str, Any], kernel_metrics: Mapping[str, Any], lang: str = "zh") -> dict:
@@ -49,9 +59,12 @@ def diagnose_kernel_profile(hw_specs: Mapping[str, Any], kernel_metrics: Mapping
         "optimization_advice": str}``.
 
     Raises:
-        InputError: a missing, non-numeric or negative field (message names it), or an unknown stall reason.
+        InputError: a missing, unknown, non-numeric or negative field (message names it), or an unknown
+            stall reason.
     """
     peak = _number("hw_specs", hw_specs, "peak_tflops", "peak TFLOP/s > 0", positive=True) * 1e12
+    _only("hw_specs", hw_specs, ("peak_tflops", "peak_bandwidth_gb_s"))
+    _only("kernel_metrics", kernel_metrics, ("flops", "bytes", "duration_us", "stall_breakdown"))
     bandwidth = _number("hw_specs", hw_specs, "peak_bandwidth_gb_s", "bandwidth in GB/s > 0", positive=True) * 1e9
     flops = _number("kernel_metrics", kernel_metrics, "flops", "a FLOP count >= 0")
     dram_bytes = _number("kernel_metrics", kernel_metrics, "bytes", "a DRAM byte count >= 0")
@@ -97,6 +110,14 @@ class KernelReport:
     flops: float
     bytes_moved: float
     duration_s: float | None = None
+
+    def __post_init__(self) -> None:
+        fields = {"flops": self.flops, "bytes_moved": self.bytes_moved}
+        if self.duration_s is not None:
+            fields["duration_s"] = self.duration_s
+        for field, value in fields.items():
+            _number("KernelReport", fields, field, "a finite number >= 0" if field != "duration_s" else "seconds > 0",
+                    positive=field == "duration_s")
 
     def arithmetic_intensity(self) -> float:
         """FLOP per byte moved; bytes below 1 count as 1 (the lesson's guard against division by zero)."""

@@ -7,11 +7,18 @@ Facts about the file format this reader relies on (checked on the 22 reports of 
 Nsight Compute 2021.2 .. 2026.2):
 
 * ``ncu_report.load_report`` does not raise on an empty, truncated or foreign file: it returns a context
-  with 0 ranges (or, for a file cut after some results, only the complete results). A ``.ncu-rep`` is
+  with 0 ranges, or for a cut file whatever it managed to parse, which depends on where the cut falls (none
+  at all when a source block is cut, even with complete results before it; sometimes the complete results
+  plus a nameless, metric-less partial one). So a truncated file is never handed to it. A ``.ncu-rep`` is
   ``b"NVR\\0"``, a little-endian ``uint32`` length and a ``FileHeader`` protobuf message, then blocks of
   ``uint32 length + BlockHeader`` (protobuf: field 1 = number of sources, 2 = number of results,
   5 = payload size) each followed by its payload. Walking those headers tells an intact file (the walk ends
-  exactly at end of file) from a truncated one, without reading the payloads.
+  exactly at end of file) from a truncated one, without reading the payloads. Each result has a block of
+  its own, so the results complete before a cut are those whose block ends before it.
+* Corrupted bytes inside a payload are not detected by ``ncu_report``: it loads the file and hands over
+  what it parsed, e.g. metric names that are not valid UTF-8 (as strings with lone surrogates, which its
+  own ``metric_by_name`` then rejects with a TypeError). Such metrics are skipped and counted in
+  ``problems``; any other failure while reading a result makes the whole file an InputError.
 * The version of Nsight Compute that wrote the report is not exposed by ``ncu_report``
   (``IContext.get_version()`` is the version of the ``ncu_report`` module itself). It is stored as text,
   ``"2023.1.1.0 (build 32678585) (public-release)"``, in one of the block headers.
@@ -135,19 +142,28 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
 
         ``tensor_pipe_active_pct`` is ``sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active``,
         else ``sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active``, else
-        ``sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed``. ``stall_values`` /
+        ``sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed``. ``tensor_pipe_op_active_pct``
+        splits it by MMA instruction kind: hmma -> "fp16_tensor" (HMMA also runs the BF16 / TF32 MMAs),
+        imma -> "int8_tensor", dmma -> "fp64_tensor", from ``sm__pipe_tensor_op_<kind>_cycles_active.avg.
+        pct_of_peak_sustained_active``, else ``sm__inst_executed_pipe_tensor_op_<kind>.avg.
+        pct_of_peak_sustained_active`` (Hopper's warpgroup MMAs, counted together as ``..._op_gmma``, are
+        not split). ``stall_values`` /
         ``stall_family`` come from :func:`kernelscope.stalls.stall_values_from_metrics`.
 
         ``metrics`` holds every finite numeric metric value (not the per-instance values) in Nsight's own
         units (``metric_units``). NaN / infinite values are left out and counted in ``problems``; a field
         whose metric is NaN or absent (section not collected) is None, never 0. ``rules`` holds the stored
         rule results with Nsight's link markup (``@section:Id:text@``, ``@url:text:link@``) turned into
-        plain text; results that carry no message at all are left out.
+        plain text; results that carry no message at all are left out. Metrics that ``ncu_report`` cannot
+        read (a corrupted report: e.g. names that are not valid UTF-8) are skipped and counted in
+        ``problems``; text with bytes that are not valid UTF-8 gets U+FFFD in their place.
 
     Raises:
         InputError: the file does not exist; ``ncu_report`` is not installed; the file is empty, truncated
-            or not an Nsight Compute report; it holds no profiled kernels; a metric the reader converts has
-            a unit it does not know (the message names the metric and the unit).
+            (the message gives the number of results complete before the cut) or not an Nsight Compute
+            report; ``ncu_report`` fails on it (a corrupted report; the message says what failed); it holds
+            no profiled kernels; a metric the reader converts has a unit it does not know (the message
+            names the metric and the unit).
     """
     source = os.fspath(path)
     if not os.path.exists(source):
@@ -166,13 +182,16 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
     if container.empty:
         raise InputError(source, "not a readable Nsight Compute report (the file is empty)")
 
-    context, actions, native_said = _load(ncu_report, source)
     if container.truncated:
+        # Not handed to ncu_report: what it returns for a cut file varies with where the cut falls (nothing
+        # when a source block is cut, sometimes the complete results plus a nameless partial one), so the
+        # count comes from the block walk: results whose block lies wholly before the cut.
         raise InputError(
             source,
             f"not a readable Nsight Compute report (truncated: {container.truncated}; "
-            f"ncu_report could read {len(actions)} complete result(s) before the cut)",
+            f"{container.complete_results} complete result(s) precede the cut)",
         )
+    context, actions, native_said = _load(ncu_report, source)
     if not actions:
         if container.foreign:
             raise InputError(source, f"not a readable Nsight Compute report ({container.foreign})")
@@ -188,7 +207,7 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
             source, f"not a readable Nsight Compute report ({found}ncu_report found no profiled results{said})"
         )
 
-    kernels = tuple(_kernel(source, index, action) for index, action in enumerate(actions))
+    kernels = tuple(_read_result(source, index, action) for index, action in enumerate(actions))
     del context  # the actions are views into it: keep it alive until here
     return ProfileReport(path=source, format=FORMAT, kernels=kernels, tool_version=container.version)
 
@@ -204,6 +223,7 @@ class _Container:
     truncated: str | None = None  # set when the block walk proves the file is cut short
     intact: bool = False  # the block walk ended exactly at end of file
     results: int = 0  # results announced by the block headers walked
+    complete_results: int = 0  # of those, the ones whose block payload lies wholly inside the file
     version: str | None = None
 
 
@@ -227,7 +247,7 @@ def _scan_container(path: str) -> _Container:
             out.truncated = "the file ends inside its file header"
             return out
         (n,) = struct.unpack_from("<I", head, 4)
-        file_header = f.read(n)
+        file_header = f.read(n) if 8 + n <= size else b""  # a corrupted length: no huge read
         if len(file_header) < n:
             out.truncated = "the file ends inside its file header"
             return out
@@ -242,7 +262,7 @@ def _scan_container(path: str) -> _Container:
                 out.truncated = f"the file ends inside the header of block {block}"
                 return out
             (n,) = struct.unpack_from("<I", raw)
-            header = f.read(n)
+            header = f.read(n) if pos + 4 + n <= size else b""
             if len(header) < n:
                 out.truncated = f"the file ends inside the header of block {block}"
                 return out
@@ -253,7 +273,8 @@ def _scan_container(path: str) -> _Container:
                 m = _VERSION_RE.search(header)
                 if m:
                     out.version = _version_text(m)
-            out.results += int(fields.get(2, 0))
+            announced = int(fields.get(2, 0))
+            out.results += announced
             payload = int(fields.get(5, 0))
             pos += 4 + n + payload
             if pos > size:
@@ -262,6 +283,7 @@ def _scan_container(path: str) -> _Container:
                     f"a {payload}-byte payload"
                 )
                 return out
+            out.complete_results += announced
             f.seek(pos)
             block += 1
         out.intact = True
@@ -392,33 +414,45 @@ class _Metrics:
         self.kinds: dict[str, str] = {}
         self.nonfinite: list[str] = []
         self.strings: dict[str, str] = {}
-        names = action.metric_names()
-        metric_cls = type(action.metric_by_name(names[0])) if names else None
-        integer_kinds = _kind_set(metric_cls, "ValueKind_UINT32", "ValueKind_UINT64")
-        float_kinds = _kind_set(metric_cls, "ValueKind_DOUBLE", "ValueKind_FLOAT")
-        string_kinds = _kind_set(metric_cls, "ValueKind_STRING")
+        self.unreadable: list[tuple[str, str]] = []  # (name made printable, why) of metrics that failed to read
+        names = tuple(action.metric_names())
+        kinds: tuple[set[int], set[int], set[int]] | None = None
         for name in names:
-            metric = action.metric_by_name(name)
-            if metric is None or not metric.has_value():
+            try:
+                if not isinstance(name, str) or not _is_utf8(name):
+                    raise UnicodeError("the metric name is not valid UTF-8")
+                metric = action.metric_by_name(name)
+                if metric is None or not metric.has_value():
+                    continue
+                if kinds is None:
+                    cls = type(metric)
+                    kinds = (_kind_set(cls, "ValueKind_UINT32", "ValueKind_UINT64"),
+                             _kind_set(cls, "ValueKind_DOUBLE", "ValueKind_FLOAT"),
+                             _kind_set(cls, "ValueKind_STRING"))
+                integer_kinds, float_kinds, string_kinds = kinds
+                kind = metric.kind()
+                if kind in integer_kinds:
+                    value = float(metric.as_uint64())
+                    kind_name = "int"
+                elif kind in float_kinds:
+                    value = float(metric.as_double())
+                    kind_name = "float"
+                else:
+                    if kind in string_kinds:
+                        text = metric.as_string()
+                        if text is not None:
+                            self.strings[name] = _printable(str(text))
+                    continue
+                unit = _printable(metric.unit() or "") if math.isfinite(value) else ""
+            except Exception as exc:  # noqa: BLE001 - a corrupted metric: skipped and reported, never fatal
+                self.unreadable.append((_printable(str(name)), f"{type(exc).__name__}: {_one_line(exc)}"))
                 continue
-            kind = metric.kind()
-            if kind in integer_kinds:
-                value: float = float(metric.as_uint64())
-                self.kinds[name] = "int"
-            elif kind in float_kinds:
-                value = metric.as_double()
-                self.kinds[name] = "float"
-            else:
-                if kind in string_kinds:
-                    text = metric.as_string()
-                    if text is not None:
-                        self.strings[name] = text
-                continue
+            self.kinds[name] = kind_name
             if not math.isfinite(value):
                 self.nonfinite.append(name)
                 continue
             self.values[name] = value
-            self.units[name] = metric.unit() or ""
+            self.units[name] = unit
 
     def _bad_unit(self, name: str, unit: str, expected: str) -> InputError:
         return InputError(
@@ -478,8 +512,46 @@ class _Metrics:
         return self.scaled(name, _FREQ_HZ, "a frequency unit such as hz, khz, cycle/second", lower=True)
 
 
+def _is_utf8(text: str) -> bool:
+    """False for a string holding lone surrogates (how SWIG hands over bytes that are not valid UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _printable(text: str) -> str:
+    """``text`` with bytes that were not valid UTF-8 replaced by U+FFFD (safe to print and to write as JSON)."""
+    if _is_utf8(text):
+        return text
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that does not stand for one byte
+        raw = text.encode("utf-8", "replace")
+    return raw.decode("utf-8", "replace")
+
+
+def _one_line(exc: BaseException) -> str:
+    return _printable(" ".join(str(exc).split()))[:200]
+
+
 def _kind_set(metric_cls: Any, *names: str) -> set[int]:
     return {getattr(metric_cls, n) for n in names if metric_cls is not None and hasattr(metric_cls, n)}
+
+
+def _read_result(source: str, index: int, action: Any) -> KernelProfile:
+    """:func:`_kernel`, with any failure of ``ncu_report`` on a corrupted result turned into an InputError."""
+    try:
+        return _kernel(source, index, action)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - native reader on a corrupted result: any failure, one clean error
+        raise InputError(
+            source,
+            f"not a readable Nsight Compute report (reading result {index} failed: "
+            f"{type(exc).__name__}: {_one_line(exc)})",
+        ) from None
 
 
 def _kernel(source: str, index: int, action: Any) -> KernelProfile:
@@ -531,9 +603,20 @@ def _kernel(source: str, index: int, action: Any) -> KernelProfile:
             f"{len(m.nonfinite)} of {total} numeric metrics are NaN (not measured, e.g. {shown}); "
             "the fields read from them are left unmeasured"
         )
+    if m.unreadable:
+        if all(why.startswith("UnicodeError") for _, why in m.unreadable):
+            problems.append(f"{len(m.unreadable)} metrics could not be read (corrupted names)")
+        else:
+            name_, why = next((n, w) for n, w in m.unreadable if not w.startswith("UnicodeError"))
+            problems.append(
+                f"{len(m.unreadable)} metrics could not be read (corrupted names or values, e.g. {name_}: {why})"
+            )
     workload = _workload_kind(action)
     if workload is not None:
         problems.append(f"this result profiles a {workload}, not a single kernel launch")
+    rules, bad_rules = _rules(action)
+    if bad_rules:
+        problems.append(f"{bad_rules} stored rule result(s) could not be read (corrupted data)")
     stall_family, stall_values = _stalls(m.values)
 
     return KernelProfile(
@@ -560,12 +643,13 @@ def _kernel(source: str, index: int, action: Any) -> KernelProfile:
             "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
         ),
         tensor_ops_pct=_tensor_ops(m.values),
+        tensor_pipe_op_active_pct=_tensor_pipe_ops(m),
         achieved_occupancy_pct=percent("sm__warps_active.avg.pct_of_peak_sustained_active"),
         theoretical_occupancy_pct=percent("sm__maximum_warps_per_active_cycle_pct"),
         stall_values=stall_values,
         stall_family=stall_family,
         cycles_per_issued_instruction=m.scaled("smsp__average_warp_latency_per_inst_issued.ratio", _CYCLES, "cycle"),
-        rules=_rules(action),
+        rules=rules,
         metrics=m.values,
         metric_units=m.units,
         problems=tuple(problems),
@@ -592,6 +676,26 @@ def _tensor_ops(metrics: Mapping[str, float]) -> dict[str, float]:
     return out
 
 
+# MMA instruction kind -> tensor pipe key of model.PIPES. HMMA also executes BF16 / TF32 MMAs: its share is keyed
+# fp16_tensor, the ceiling these kinds share on every GPU of the catalogue. Hopper's warpgroup MMAs are only
+# counted together (sm__inst_executed_pipe_tensor_op_gmma: hgmma + igmma + qgmma), which has no single pipe.
+_TENSOR_OP_KINDS = {"hmma": "fp16_tensor", "imma": "int8_tensor", "dmma": "fp64_tensor"}
+
+
+def _tensor_pipe_ops(m: _Metrics) -> dict[str, float]:
+    """Tensor pipe activity per MMA instruction kind (% of peak), keyed by tensor pipe of model.PIPES."""
+    out: dict[str, float] = {}
+    for kind, pipe in _TENSOR_OP_KINDS.items():
+        value = m.first(
+            (f"sm__pipe_tensor_op_{kind}_cycles_active.avg.pct_of_peak_sustained_active",
+             f"sm__inst_executed_pipe_tensor_op_{kind}.avg.pct_of_peak_sustained_active"),
+            _PERCENT, "%",
+        )
+        if value is not None:
+            out[pipe] = value
+    return out
+
+
 def _stalls(metrics: Mapping[str, float]) -> tuple[str | None, dict[str, float]]:
     from kernelscope.stalls import stall_values_from_metrics  # noqa: PLC0415 - sibling module, imported lazily
 
@@ -604,7 +708,7 @@ def _name(action: Any, base: str | None) -> str | None:
         text = action.name() if base is None else action.name(getattr(action, base))
     except Exception:  # noqa: BLE001 - missing name base in an old ncu_report
         return None
-    text = (text or "").strip()
+    text = _printable(str(text or "")).strip()
     return text or None
 
 
@@ -668,51 +772,64 @@ _LINK_OTHER = re.compile(r"@(?:section|sass|metric|table|chart):[^:@]*:([^@]*)@"
 
 def _plain(text: str) -> str:
     """Nsight's rule markup -> plain text (as ``ncu --csv`` prints it)."""
+    text = _printable(text)
     text = _LINK_URL.sub(lambda mt: f"{mt.group(1)} ({mt.group(2)})" if mt.group(1) else mt.group(2), text)
     text = _LINK_SOURCE.sub(r"\1", text)
     text = _LINK_OTHER.sub(r"\1", text)
     return " ".join(text.split())
 
 
-def _rules(action: Any) -> tuple[RuleResult, ...]:
+def _rules(action: Any) -> tuple[tuple[RuleResult, ...], int]:
+    """(the stored rule results, how many could not be read)."""
     try:
         if hasattr(action, "rule_results_as_dicts"):
-            dicts = action.rule_results_as_dicts()
+            dicts = list(action.rule_results_as_dicts())
         else:
             dicts = [_rule_dict(r) for r in action.rule_results()]
     except Exception:  # noqa: BLE001 - a report without rule data
-        return ()
+        return (), 0
     out: list[RuleResult] = []
+    bad = 0
     for d in dicts:
-        rule_id = str(d.get("rule_identifier") or "")
-        rule_name = str(d.get("name") or rule_id)
-        speedup, speedup_type = _speedup(d.get("speedup_estimation"))
-        messages = d.get("rule_message")
-        if isinstance(messages, Mapping) or messages is None:
-            messages = [messages or {}]
-        tables = d.get("result_tables") or []
-        if isinstance(tables, Mapping):
-            tables = [tables]
-        for msg in messages:
-            text = _plain(str(msg.get("message") or ""))
-            if not text and tables:
-                text = _plain("; ".join(
-                    " ".join(str(t.get(k) or "") for k in ("title", "description")).strip()
-                    for t in tables if isinstance(t, Mapping)
-                ))
-            if not text:
-                continue  # the rule ran but stored nothing to say
-            out.append(
-                RuleResult(
-                    rule_id=rule_id,
-                    title=_plain(str(msg.get("title") or "")) or rule_name,
-                    message_type=_message_type(msg.get("type")),
-                    message=text,
-                    estimated_speedup_pct=speedup,
-                    speedup_type=speedup_type,
-                )
+        try:
+            out.extend(_rule_results(d))
+        except Exception:  # noqa: BLE001 - a corrupted rule result: skipped and counted
+            bad += 1
+    return tuple(out), bad
+
+
+def _rule_results(d: Mapping[str, Any]) -> list[RuleResult]:
+    """The RuleResults of one stored rule (one per message); raises on malformed data."""
+    out: list[RuleResult] = []
+    rule_id = _printable(str(d.get("rule_identifier") or ""))
+    rule_name = _printable(str(d.get("name") or rule_id))
+    speedup, speedup_type = _speedup(d.get("speedup_estimation"))
+    messages = d.get("rule_message")
+    if isinstance(messages, Mapping) or messages is None:
+        messages = [messages or {}]
+    tables = d.get("result_tables") or []
+    if isinstance(tables, Mapping):
+        tables = [tables]
+    for msg in messages:
+        text = _plain(str(msg.get("message") or ""))
+        if not text and tables:
+            text = _plain("; ".join(
+                " ".join(str(t.get(k) or "") for k in ("title", "description")).strip()
+                for t in tables if isinstance(t, Mapping)
+            ))
+        if not text:
+            continue  # the rule ran but stored nothing to say
+        out.append(
+            RuleResult(
+                rule_id=rule_id,
+                title=_plain(str(msg.get("title") or "")) or rule_name,
+                message_type=_message_type(msg.get("type")),
+                message=text,
+                estimated_speedup_pct=speedup,
+                speedup_type=speedup_type,
             )
-    return tuple(out)
+        )
+    return out
 
 
 def _rule_dict(rule: Any) -> dict[str, Any]:

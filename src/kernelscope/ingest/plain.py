@@ -26,6 +26,7 @@ and the field (``kernel[1].duration_us``).
 from __future__ import annotations
 
 import json
+import math
 import os
 import tomllib
 from pathlib import Path
@@ -39,11 +40,15 @@ from ..stalls import canonical_reason
 
 NonNeg = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Pct = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]
-Dim3 = Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1, max_length=3)]
+# CUDA limits: grid x < 2^31, block dims <= 1024, at most 255 registers per thread (CUDA C++ Programming
+# Guide, "Technical Specifications per Compute Capability").
+Dim3 = Annotated[list[Annotated[int, Field(ge=1, le=2**31 - 1)]], Field(min_length=1, max_length=3)]
+BlockDim3 = Annotated[list[Annotated[int, Field(ge=1, le=1024)]], Field(min_length=1, max_length=3)]
 
 
 class _Kernel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: no silent coercion (true -> 1, "1e9" -> 1e9); ints are still accepted for floats.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str = Field(min_length=1)
     device: Optional[str] = None
@@ -60,8 +65,8 @@ class _Kernel(BaseModel):
     achieved_occupancy_pct: Optional[Pct] = None
     theoretical_occupancy_pct: Optional[Pct] = None
     grid: Optional[Dim3] = None
-    block: Optional[Dim3] = None
-    registers_per_thread: Optional[Annotated[int, Field(ge=0)]] = None
+    block: Optional[BlockDim3] = None
+    registers_per_thread: Optional[Annotated[int, Field(ge=0, le=255)]] = None
     stall_breakdown_pct: dict[str, NonNeg] = {}
 
     @model_validator(mode="after")
@@ -74,11 +79,15 @@ class _Kernel(BaseModel):
         for p in pipes:
             if p not in PIPES:
                 raise ValueError(f"unknown pipe {p!r}; expected one of {', '.join(PIPES)}")
+        if sum(self.stall_breakdown_pct.values()) > 100.5:
+            raise ValueError(f"stall_breakdown_pct adds up to {sum(self.stall_breakdown_pct.values()):g}%; expected at most 100%")
+        if self.block is not None and math.prod(self.block) > 1024:
+            raise ValueError(f"block {self.block} has {math.prod(self.block)} threads; a block holds at most 1024")
         return self
 
 
 class _File(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     kernel: list[_Kernel] = Field(min_length=1)
 
@@ -130,15 +139,22 @@ def read_plain(path: str | os.PathLike) -> ProfileReport:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(source, f"cannot read as UTF-8 text ({exc})") from None
+    kind = "JSON" if Path(path).suffix.lower() == ".json" else "TOML"
     try:
-        data = json.loads(text) if Path(path).suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(source, f"not valid {'JSON' if Path(path).suffix.lower() == '.json' else 'TOML'}: {exc}") from None
+        data = json.loads(text) if kind == "JSON" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
+        detail = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())
+        raise InputError(source, f"not valid {kind}: {detail}") from None
+    if not isinstance(data, dict):
+        raise InputError(source, f"expected a {kind} object with a 'kernel' list, got a {type(data).__name__}")
     try:
         parsed = _File.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
-        raise InputError(source, f"field '{where or 'kernel'}': {err['msg']}") from None
+        # pydantic adds union/constraint tags ("constrained-float", "function-after[...]") to the location.
+        loc = [p for p in err["loc"] if isinstance(p, int) or str(p).isidentifier() or " " in str(p)]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+        msg = err["msg"].removeprefix("Value error, ")
+        raise InputError(source, f"field '{where or 'kernel'}': {msg}") from None
     kernels = tuple(_profile(i, k, source) for i, k in enumerate(parsed.kernel))
     return ProfileReport(path=source, format="plain", kernels=kernels)

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from .. import knowledge
 from ..api import ReportDiagnosis
-from ..diagnosis import KernelDiagnosis
+from ..diagnosis import KernelDiagnosis, Note
 from ..stalls import describe
 
 FORMATS: tuple[str, ...] = ("table", "json", "markdown")
@@ -48,6 +48,14 @@ def _si(value: float, unit: str, digits: int = 3) -> str:
     return f"{value:.{digits}g} {unit}"
 
 
+_CONTROL = dict.fromkeys(range(32), "?") | {127: "?"}
+
+
+def safe(text: str) -> str:
+    """Text from an input file with control characters (ESC, newlines...) replaced, safe for a terminal."""
+    return str(text).translate(_CONTROL)
+
+
 class Fmt:
     """Formats values for one language; None prints as "not measured" in that language."""
 
@@ -64,8 +72,8 @@ class Fmt:
             return self.nm
         for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
             if seconds >= scale:
-                return f"{seconds / scale:.4g} {unit}"
-        return f"{seconds / 1e-9:.4g} ns"
+                return f"{seconds / scale:#.4g} {unit}"
+        return f"{seconds / 1e-9:#.4g} ns"
 
     def pct(self, value: float | None, digits: int = 1) -> str:
         return self.nm if value is None else f"{value:.{digits}f}%"
@@ -88,30 +96,46 @@ class Fmt:
     def bound(self, bound: str | None) -> str:
         return self.nm if bound is None else knowledge.class_text(bound, "title", self.lang)
 
+    def note(self, note: Note | str) -> str:
+        """A finding (a :class:`Note`, or a bare note key such as a roofline ``not_measured`` entry)."""
+        if isinstance(note, str):
+            return knowledge.note_text(note, {}, self.lang)
+        values = dict(note.values)
+        for k in ("roofline", "sol"):
+            if k in values:
+                values[k] = self.bound(values[k])
+        for k in ("pipe", "used"):
+            if k in values:
+                values[k] = self.pipe(values[k])
+        return safe(knowledge.note_text(note.key, values, self.lang))
+
+    def notes(self, notes) -> str:
+        return "; ".join(self.note(n) for n in notes)
+
     def stall_name(self, reason: str) -> str:
         r = describe(reason)
-        return r.display_name_zh if self.lang == "zh" else r.display_name
+        return safe(r.display_name_zh if self.lang == "zh" else r.display_name)
 
     def advice(self, advice_id: str) -> str:
-        kind, _, key = advice_id.partition(":")
+        kind, _, rest = advice_id.partition(":")
         if kind == "class":
-            return knowledge.class_text(key, "advice", self.lang)
-        r = describe(key)
-        name = self.stall_name(key)
-        return f"{name}: {r.advice_zh if self.lang == 'zh' else r.advice_en}"
+            bound, _, variant = rest.partition(":")
+            return knowledge.class_text(bound, "advice", self.lang, variant or None)
+        r = describe(rest)
+        return f"{self.stall_name(rest)}: {r.advice_zh if self.lang == 'zh' else r.advice_en}"
 
 
 def summary_rows(result: ReportDiagnosis, f: Fmt) -> list[tuple[str, str, str, str]]:
     """(kernel, launches, total time, share) per kernel name, largest first."""
     return [
-        (g.name, str(g.launches), f.time(g.total_duration_s if g.launches > g.unmeasured_launches else None), f.share(g.share))
+        (safe(g.name), str(g.launches), f.time(g.total_duration_s if g.launches > g.unmeasured_launches else None), f.share(g.share))
         for g in result.groups
     ]
 
 
 def kernel_title(d: KernelDiagnosis) -> str:
     """One-line title: ``[index] name``."""
-    return f"[{d.kernel.index}] {d.kernel.name}"
+    return safe(f"[{d.kernel.index}] {d.kernel.name}")
 
 
 def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5) -> list[tuple[str, str]]:
@@ -122,47 +146,51 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5) -> list[tuple[s
     if launch.grid is not None and launch.block is not None:
         shape = f"({', '.join(map(str, launch.grid))}) x ({', '.join(map(str, launch.block))})"
         if launch.registers_per_thread is not None:
-            shape += f", {launch.registers_per_thread} {f.label('registers')}"
+            shape += ", " + f.label("registers", n=launch.registers_per_thread)
         rows.append((f.label("launch_config"), shape))
     rows.append((f.label("duration"), f.time(k.duration_s)))
-    rows.append((f.label("gpu"), d.gpu.name))
-    rows.append((f.label("peaks"), d.peaks_source))
+    rows.append((f.label("gpu"), safe(d.gpu.name)))
+    rows.append((f.label("peaks"), f.notes(d.provenance)))
     rows.append((f.label("sol"), f.label("sol_values", c=f.pct(d.sol.compute_pct), m=f.pct(d.sol.memory_pct))))
     bound = f.bound(d.bound)
-    if d.sol.evidence and d.sol.bound is not None:
-        bound += f" ({'; '.join(d.sol.evidence)})"
+    if d.sol.bound is not None:
+        bound += f" ({f.notes(d.sol.evidence)})"
     rows.append((f.label("bound"), bound))
-    if d.ncu_bottleneck_title is not None or d.ncu_bottleneck is not None:
-        rows.append((f.label("nsight_says"), f"{d.ncu_bottleneck_title or ''} -> {f.bound(d.ncu_bottleneck)}"))
+    if d.ncu_bottleneck is not None:
+        rows.append((f.label("nsight_says"), f"{safe(d.ncu_bottleneck_title or '')} ({f.bound(d.ncu_bottleneck)})"))
     r = d.roofline
     if r is not None:
-        verdict = f.bound(r.bound)
-        rows.append((
-            f.label("arithmetic_intensity"),
-            f"{f.intensity(r.arithmetic_intensity_flop_per_byte)}; {f.label('ridge_point')} "
-            f"{f.intensity(r.ridge_point_flop_per_byte)} ({f.pipe(r.pipe)}) -> {verdict}",
-        ))
-        eff = f.share(r.efficiency)
-        rows.append((
-            f.label("achieved"),
-            f"{f.flops(r.achieved_flops_per_s)} / {f.label('attainable')} {f.flops(r.attainable_flops_per_s)}, "
-            f"{f.label('efficiency')} {eff}",
-        ))
+        line = f"{f.intensity(r.arithmetic_intensity_flop_per_byte)}; {f.label('ridge_point')} {f.intensity(r.ridge_point_flop_per_byte)}, {f.pipe(r.pipe)}"
+        if r.bound is not None:
+            line += f" -> {f.bound(r.bound)}"
+        rows.append((f.label("arithmetic_intensity"), line))
+        if r.achieved_flops_per_s is not None or r.attainable_flops_per_s is not None:
+            rows.append((
+                f.label("achieved"),
+                f"{f.flops(r.achieved_flops_per_s)} / {f.label('attainable')} {f.flops(r.attainable_flops_per_s)}, "
+                f"{f.label('efficiency')} {f.share(r.efficiency)}",
+            ))
     rows.append((
         f.label("occupancy"),
         f.label("occupancy_values", a=f.pct(k.achieved_occupancy_pct), t=f.pct(k.theoretical_occupancy_pct)),
     ))
     if d.stalls is not None and d.stalls.shares:
         parts = [f"{f.stall_name(s.reason)} {f.share(s.share_of_stalls)}" for s in d.stalls.shares[:top_stalls]]
-        sel = d.stalls.selected_value / d.stalls.total if d.stalls.selected_value is not None and d.stalls.total else None
-        rows.append((f.label("stalls"), ", ".join(parts) + f" ({f.label('stalls_note', s=f.share(sel))})"))
+        if d.stalls.selected_value is not None and d.stalls.total:
+            note = f.label("stalls_note", s=f.share(d.stalls.selected_value / d.stalls.total))
+        else:
+            note = f.label("stalls_note_plain")
+        rows.append((f.label("stalls"), ", ".join(parts) + f" ({note})"))
     else:
         rows.append((f.label("stalls"), f.nm))
-    notes = list(d.roofline_notes) + list(r.not_measured if r is not None else ())
+    notes = list(d.notes)
+    explained = any("tensor" in n.key or n.key == "no_fp_counters" for n in notes)
+    if r is not None:
+        notes += [m for m in r.not_measured if not (explained and m == "flops_not_measured")]
     if notes:
-        rows.append((f.label("notes"), "; ".join(dict.fromkeys(notes))))
+        rows.append((f.label("notes"), f.notes(notes)))
     if k.problems:
-        rows.append((f.label("problems"), "; ".join(k.problems)))
+        rows.append((f.label("problems"), safe("; ".join(k.problems))))
     for i, a in enumerate(d.advice, 1):
         rows.append((f.label("advice") if i == 1 else "", f"{i}. {f.advice(a)}"))
     return rows

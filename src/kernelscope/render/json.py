@@ -31,11 +31,20 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def _roofline(r: RooflinePoint | None) -> dict | None:
+def _notes(notes, f: Fmt) -> list[dict]:
+    """Notes as {"key", "text" (in the output language), "values"}; bare keys get empty values."""
+    out = []
+    for n in notes:
+        key, values = (n, {}) if isinstance(n, str) else (n.key, dict(n.values))
+        out.append({"key": key, "text": f.note(n), "values": values})
+    return out
+
+
+def _roofline(r: RooflinePoint | None, f: Fmt) -> dict | None:
     if r is None:
         return None
     d = asdict(r)
-    d["not_measured"] = list(r.not_measured)
+    d["not_measured"] = _notes(r.not_measured, f)
     return d
 
 
@@ -72,7 +81,7 @@ def launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
         "launch": asdict(k.launch),
         "duration_s": k.duration_s,
         "sm_frequency_hz": k.sm_frequency_hz,
-        "gpu": {"name": d.gpu.name, "origin": d.gpu.origin, "measured": d.gpu.measured, "peaks_source": d.peaks_source},
+        "gpu": {"name": d.gpu.name, "origin": d.gpu.origin, "measured": d.gpu.measured, "provenance": _notes(d.provenance, f)},
         "bound": d.bound,
         "speed_of_light": {
             "compute_pct": d.sol.compute_pct,
@@ -80,15 +89,16 @@ def launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
             "dram_pct": k.dram_throughput_pct,
             "waves_per_sm": d.sol.waves_per_sm,
             "bound": d.sol.bound,
-            "evidence": list(d.sol.evidence),
+            "evidence": _notes(d.sol.evidence, f),
         },
-        "roofline": _roofline(d.roofline),
-        "roofline_by_pipe": [_roofline(r) for r in d.roofline_by_pipe],
-        "roofline_notes": list(d.roofline_notes),
+        "roofline": _roofline(d.roofline, f),
+        "roofline_by_pipe": [_roofline(r, f) for r in d.roofline_by_pipe],
+        "notes": _notes(d.notes, f),
         "flop_counts": dict(k.flop_counts),
         "dram_bytes_read": k.dram_bytes_read,
         "dram_bytes_write": k.dram_bytes_write,
         "tensor_pipe_active_pct": k.tensor_pipe_active_pct,
+        "tensor_ops_pct": dict(k.tensor_ops_pct),
         "occupancy": {"achieved_pct": k.achieved_occupancy_pct, "theoretical_pct": k.theoretical_occupancy_pct},
         "stalls": stalls,
         "advice": [{"id": a, "text": f.advice(a)} for a in d.advice],

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..api import ReportDiagnosis
-from .common import Fmt, kernel_rows, kernel_title, summary_rows
+from .common import Fmt, kernel_rows, kernel_title, safe, summary_rows
 
 
 def renderables(results: Sequence[ReportDiagnosis], lang: str) -> list[RenderableType]:
@@ -20,22 +20,22 @@ def renderables(results: Sequence[ReportDiagnosis], lang: str) -> list[Renderabl
     out: list[RenderableType] = []
     for res in results:
         rep = res.report
-        head = f"{rep.path}  ({rep.format}"
+        head = f"{safe(rep.path)}  ({rep.format}"
         head += f", {f.label('profiler')} {rep.tool_version})" if rep.tool_version else ")"
         out.append(Text(head, style="bold"))
         summary = Table(title=f.label("where_time_goes"), box=box.SIMPLE_HEAD, title_justify="left")
         for col, justify in (("kernel", "left"), ("launches", "right"), ("total_time", "right"), ("share", "right")):
             summary.add_column(f.label(col), justify=justify, overflow="fold")
         for row in summary_rows(res, f):
-            summary.add_row(*row)
+            summary.add_row(*(Text(cell) for cell in row))
         out.append(summary)
         out.append(Text(f.label("kernels_shown", n=len(res.kernels), total=len(rep.kernels))))
         for d in res.kernels:
-            t = Table(title=kernel_title(d), box=box.SIMPLE, show_header=False, title_justify="left", title_style="bold cyan")
+            t = Table(title=Text(kernel_title(d), style="bold cyan"), box=box.SIMPLE, show_header=False, title_justify="left")
             t.add_column(style="bold", no_wrap=True)
             t.add_column(overflow="fold")
             for label, value in kernel_rows(d, f):
-                t.add_row(label, value)
+                t.add_row(Text(label), Text(value))
             out.append(t)
     return out
 
