@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
 
-from . import hardware
+from . import hardware, rules
 from .diagnosis import KernelDiagnosis, KernelGroup, diagnose, group_by_name
 from .errors import InputError, UnknownGpuError
 from .ingest import load
@@ -53,11 +56,35 @@ def select_kernels(
     return chosen
 
 
+def load_criteria(path: str | os.PathLike) -> dict[str, Any]:
+    """Bottleneck-class thresholds with a user's overrides: a TOML file with a ``[criteria]`` table whose
+    keys are those of ``verdicts.toml`` ``[criteria]`` (e.g. ``memory_high_pct = 75``).
+
+    Raises:
+        InputError: unreadable file, not TOML, no [criteria] table, unknown key or non-positive value.
+    """
+    source = str(path)
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(source, "file not found") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(source, f"cannot read criteria as TOML: {' '.join(str(exc).split())}") from None
+    table = data.get("criteria")
+    if not isinstance(table, dict):
+        raise InputError(source, "expected a [criteria] table, e.g. [criteria] memory_high_pct = 75")
+    try:
+        return rules.criteria(table)
+    except (KeyError, ValueError) as exc:
+        raise InputError(source, str(exc).strip("'\"")) from None
+
+
 def diagnose_report(
     report: ProfileReport,
     gpu: GpuSpec | str | None = None,
     kernel_regex: str | None = None,
     top: int | None = None,
+    criteria: Mapping[str, Any] | None = None,
 ) -> ReportDiagnosis:
     """Diagnose every selected launch of a report.
 
@@ -67,6 +94,7 @@ def diagnose_report(
             device up in the catalogue.
         kernel_regex: keep launches whose (demangled) name matches.
         top: keep the N longest launches.
+        criteria: bottleneck-class thresholds (:func:`load_criteria` / :func:`kernelscope.rules.criteria`).
 
     Raises:
         UnknownGpuError: a device the catalogue lacks when ``gpu`` is None.
@@ -93,7 +121,7 @@ def diagnose_report(
     return ReportDiagnosis(
         report=report,
         groups=group_by_name(report.kernels),
-        kernels=tuple(diagnose(k, gpu_for(k)) for k in chosen),
+        kernels=tuple(diagnose(k, gpu_for(k), criteria) for k in chosen),
     )
 
 
@@ -102,10 +130,11 @@ def diagnose_file(
     gpu: GpuSpec | str | None = None,
     kernel_regex: str | None = None,
     top: int | None = None,
+    criteria: Mapping[str, Any] | None = None,
 ) -> ReportDiagnosis:
     """Read a profiler file and diagnose it: ``diagnose_report(load(path), ...)``.
 
     Raises:
         InputError, UnknownGpuError: see :func:`kernelscope.ingest.load` and :func:`diagnose_report`.
     """
-    return diagnose_report(load(path), gpu=gpu, kernel_regex=kernel_regex, top=top)
+    return diagnose_report(load(path), gpu=gpu, kernel_regex=kernel_regex, top=top, criteria=criteria)

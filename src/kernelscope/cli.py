@@ -1,4 +1,4 @@
-"""Command line: ``kernelscope diagnose REPORT [REPORT...]``.
+"""Command line: ``kernelscope diagnose REPORT [REPORT...]``, ``kernelscope gpus``, ``kernelscope occupancy``.
 
 Exit codes: 0 success, 2 bad input (one-line message naming the file and the problem, nothing written).
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__, hardware
-from .api import diagnose_file
+from .api import diagnose_file, load_criteria
 from .errors import InputError, KernelscopeError
 from .render.common import FORMATS, render
 
@@ -47,8 +47,10 @@ def _parser() -> argparse.ArgumentParser:
     g = d.add_mutually_exclusive_group()
     g.add_argument("--gpu", metavar="NAME", help="use this catalogue GPU's peaks instead of the report's device")
     g.add_argument("--spec", metavar="FILE", help="TOML/JSON file with peak_flops_per_s and dram_bandwidth_bytes_per_s")
+    d.add_argument("--criteria", metavar="FILE", help="TOML [criteria] table overriding the bottleneck-class thresholds")
     d.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
     sub.add_parser("gpus", help="list the GPU catalogue (names usable with --gpu) with its dense peaks")
+    _add_occupancy_parser(sub)
     return p
 
 
@@ -88,7 +90,10 @@ def _diagnose(args: argparse.Namespace) -> int:
         gpu = hardware.find_gpu(args.gpu)
     elif args.spec is not None:
         gpu = hardware.load_spec(args.spec)
-    results = [diagnose_file(path, gpu=gpu, kernel_regex=args.kernel, top=args.top) for path in args.reports]
+    criteria = load_criteria(args.criteria) if args.criteria is not None else None
+    results = [
+        diagnose_file(path, gpu=gpu, kernel_regex=args.kernel, top=args.top, criteria=criteria) for path in args.reports
+    ]
     if args.output:
         write_atomic(args.output, render(results, args.format, args.lang))
     elif args.format == "table":
@@ -126,6 +131,219 @@ def _gpus() -> int:
     return 0
 
 
+#: Threads per block used with --cu when --threads is not given.
+OCCUPANCY_DEFAULT_THREADS = 256
+
+
+def _add_occupancy_parser(sub) -> None:
+    o = sub.add_parser(
+        "occupancy",
+        help="theoretical occupancy of a launch configuration, or of every kernel of a .cu file (via nvcc/ptxas)",
+        description="Blocks and warps per SM a launch gets, which resource limits it, and the smallest change "
+        "that reaches the next occupancy step. Sizes take bytes or KiB: 49152, 48K, 48KiB.",
+    )
+    o.add_argument("--arch", required=True, metavar="ARCH", help="GPU architecture: sm_90, sm_86, sm_120, 9.0 ...")
+    src = o.add_mutually_exclusive_group(required=True)
+    src.add_argument("--regs", type=int, metavar="N", help="registers per thread")
+    src.add_argument("--cu", metavar="FILE", help="compile FILE with nvcc (-cubin -Xptxas -v) and use each kernel's "
+                     "registers, static shared memory and barriers from ptxas")
+    o.add_argument("--threads", type=int, metavar="N",
+                   help=f"threads per block (required with --regs; with --cu default {OCCUPANCY_DEFAULT_THREADS})")
+    o.add_argument("--smem", metavar="SIZE", help="static shared memory per block (default 0; with --cu ptxas gives it)")
+    o.add_argument("--dyn-smem", metavar="SIZE", default="0", help="dynamic shared memory per block (default 0)")
+    o.add_argument("--carveout", metavar="KiB", help="shared-memory size configured per SM, KiB (default: the "
+                   "smallest configurable size that holds as many blocks as the other limits allow)")
+    o.add_argument("--barriers", type=int, metavar="N", help="named barriers per block, CC 9.0+ (default 0; "
+                   "with --cu ptxas gives it)")
+
+
+def _size_text(n: int) -> str:
+    return f"{n // 1024} KiB" if n % 1024 == 0 and n else f"{n} B"
+
+
+_PARAM_WORDS = {
+    "registers_per_thread": ("registers/thread", str),
+    "shared_mem_per_block_bytes": ("shared memory/block", _size_text),
+    "threads_per_block": ("threads/block", str),
+    "shared_mem_config_bytes": ("carveout", _size_text),
+}
+_LIMIT_WORDS = {"warps": "warp slots", "registers": "registers", "shared_mem": "shared memory",
+                "blocks": "blocks per SM", "barriers": "barriers"}
+
+
+_LIMIT_SHORT = {"warps": "warps", "registers": "regs", "shared_mem": "smem", "blocks": "blocks",
+                "barriers": "barriers"}
+
+
+def _limiters_text(o, short: bool = False) -> str:
+    words = _LIMIT_SHORT if short else _LIMIT_WORDS
+    text = "+".join(words[l] for l in o.limiters) if short else " + ".join(words[l] for l in o.limiters)
+    return f"cannot launch ({text})" if o.active_blocks_per_sm == 0 else text
+
+
+def _next_step_texts(o, occ) -> list[str]:
+    out = []
+    for step in occ.next_step(o):
+        word, fmt = _PARAM_WORDS[step.parameter]
+        r = step.result
+        out.append(f"{word} {fmt(step.current)} -> {fmt(step.proposed)} gives {r.active_warps_per_sm} warps "
+                   f"({r.occupancy_pct:.1f}%)")
+    return out
+
+
+def _what_if_table(o, occ, vary: str, title: str, unit) -> "object":
+    """One what-if table: consecutive values with the same blocks per SM and limiters share a row."""
+    from rich.table import Table
+
+    t = Table(title=title, title_justify="left")
+    for col in (unit[0], "blocks/SM", "warps/SM", "occupancy", "limited by", ""):
+        t.add_column(col, justify="left" if col in (unit[0], "limited by", "") else "right")
+    current = getattr(o, vary)
+    groups: list[list] = []  # [first value, last value, [results]]
+    lo = 1 if vary == "threads_per_block" else 0
+    for value, r in occ.what_if(o, vary):
+        key = (r.active_blocks_per_sm, r.limiters)
+        if groups and (groups[-1][2][-1].active_blocks_per_sm, groups[-1][2][-1].limiters) == key:
+            groups[-1][1] = value
+            groups[-1][2].append(r)
+        else:
+            groups.append([lo, value, [r]])
+        lo = value + 1
+
+    def span(values: list) -> str:
+        a, b = min(values), max(values)
+        return str(a) if a == b else f"{a}-{b}"
+
+    for first, last, rs in groups:
+        if vary == "threads_per_block":
+            label = unit[1](last) if first == last else f"{unit[1](first)} - {unit[1](last)}"
+        else:
+            label = f"up to {unit[1](last)}"
+        pcts = sorted({f"{r.occupancy_pct:.1f}" for r in rs}, key=float)
+        t.add_row(label, str(rs[0].active_blocks_per_sm), span([r.active_warps_per_sm for r in rs]),
+                  f"{pcts[0]}%" if len(pcts) == 1 else f"{pcts[0]}-{pcts[-1]}%", _limiters_text(rs[0]),
+                  "<- now" if first <= current <= last else "")
+    return t
+
+
+_FLAGS = {"threads_per_block": "--threads", "registers_per_thread": "--regs", "barriers_per_block": "--barriers",
+          "shared_mem_per_block_bytes": "--smem + --dyn-smem", "shared_mem_config_bytes": "--carveout"}
+
+
+def _occupancy(args: argparse.Namespace) -> int:
+    try:
+        return _occupancy_run(args)
+    except InputError as exc:  # name the command-line flag rather than the API parameter
+        if exc.source in _FLAGS:
+            raise InputError(_FLAGS[exc.source], exc.problem) from None
+        raise
+
+
+def _occupancy_run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from . import occupancy as occ
+
+    cc = occ.parse_compute_capability(args.arch, "--arch")
+    limits = occ.arch_limits(cc)
+    dyn = occ.parse_size(args.dyn_smem, "--dyn-smem")
+    config = None
+    if args.carveout is not None:
+        text = args.carveout.strip()
+        config = int(text) * 1024 if text.isdigit() else occ.parse_size(text, "--carveout")
+    console = Console(soft_wrap=False)
+    where = f"{limits.architecture}, compute capability {cc[0]}.{cc[1]}"
+
+    if args.cu is None:
+        if args.threads is None:
+            raise InputError("--threads", "missing; give the threads per block (e.g. --threads 256)")
+        smem = (0 if args.smem is None else occ.parse_size(args.smem, "--smem")) + dyn
+        o = occ.occupancy(cc, args.threads, args.regs, smem, config, barriers_per_block=args.barriers or 0)
+        launch = Table(title=f"Launch on {where}", title_justify="left", show_header=False)
+        launch.add_column(justify="left")
+        launch.add_column(justify="left")
+        launch.add_row("threads/block", f"{o.threads_per_block} ({o.warps_per_block} warps)")
+        launch.add_row("registers/thread", f"{o.registers_per_thread} (allocated {o.registers_per_thread_allocated}, "
+                       f"{o.registers_per_block_allocated} per block)")
+        launch.add_row("shared memory/block", f"{_size_text(o.shared_mem_per_block_bytes)} (allocated "
+                       f"{_size_text(o.shared_mem_per_block_allocated_bytes)} with "
+                       f"{_size_text(limits.shared_mem_reserved_per_block_bytes)} reserved by the driver)")
+        how = "as given" if config is not None else "smallest that fits, chosen by kernelscope"
+        launch.add_row("shared memory/SM (carveout)", f"{_size_text(o.shared_mem_config_bytes)} ({how})")
+        if "barriers" in o.block_limits:
+            launch.add_row("barriers/block", str(o.barriers_per_block))
+        lim = Table(title="Blocks per SM allowed by each resource", title_justify="left")
+        for col in ("resource", "blocks/SM", ""):
+            lim.add_column(col, justify="right" if col == "blocks/SM" else "left")
+        for key, value in o.block_limits.items():
+            lim.add_row(_LIMIT_WORDS[key], str(value), "limiter" if key in o.limiters else "")
+        result = (f"Active: {o.active_blocks_per_sm} blocks/SM = {o.active_warps_per_sm} of {o.max_warps_per_sm} "
+                  f"warps/SM, theoretical occupancy {o.occupancy_pct:.1f}%, limited by {_limiters_text(o)}")
+        steps = _next_step_texts(o, occ)
+        console.print(launch, lim, Text(result))
+        console.print(Text("Next step: " + ("; ".join(steps) if steps else "none; no single change raises the warps per SM")))
+        console.print(
+            _what_if_table(o, occ, "threads_per_block", "What if: threads per block", ("threads/block", str)),
+            _what_if_table(o, occ, "registers_per_thread", "What if: registers per thread", ("regs/thread", str)),
+            _what_if_table(o, occ, "shared_mem_per_block_bytes", "What if: shared memory per block",
+                           ("smem/block", _size_text)),
+        )
+        return 0
+
+    from .ingest.ptxas import compile_resource_usage
+
+    if args.smem is not None:
+        raise InputError("--smem", "not used with --cu (ptxas gives the static shared memory); use --dyn-smem")
+    threads = OCCUPANCY_DEFAULT_THREADS if args.threads is None else args.threads
+    occ.occupancy(cc, threads, 0, 0, config)  # validates --threads and --carveout once, before compiling
+    text = args.arch.strip().lower()
+    nvcc_arch = text if text.startswith("sm_") else f"sm_{cc[0]}{cc[1]}"
+    report = compile_resource_usage(args.cu, nvcc_arch)
+    said = " (default; set with --threads)" if args.threads is None else ""
+    console.print(Text(f"{args.cu} compiled for {nvcc_arch} ({where}); {threads} threads per block{said}"
+                       + (f", {_size_text(dyn)} dynamic shared memory" if dyn else "")))
+    from rich import box
+
+    t = Table(title="Theoretical occupancy per kernel (ptxas resource usage)", title_justify="left",
+              box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
+    barriers_apply = limits.block_barriers_per_sm is not None
+    cols = ("kernel", "regs", "smem", *(("bar",) if barriers_apply else ()), "spills", "blocks", "warps", "occ.",
+            "limited by")
+    longest = max(len(k.demangled_name.split("(")[0] or k.name) for k in report.kernels)
+    for col in cols:
+        t.add_column(col, justify="left" if col in ("kernel", "limited by") else "right",
+                     overflow="fold" if col == "kernel" else None, min_width=min(longest, 40) if col == "kernel" else None)
+    notes = []
+    for k in report.kernels:
+        name = k.demangled_name.split("(")[0] or k.name
+        spills = "SPILLS" if k.spills else "0"
+        try:
+            o = occ.occupancy(cc, threads, k.registers_per_thread, k.shared_mem_static_bytes + dyn, config,
+                              barriers_per_block=args.barriers if args.barriers is not None else (k.barriers or 0))
+        except InputError as exc:
+            cells = ("-", "-", "-", f"cannot launch: {exc.problem}")
+            notes.append(f"{name}: {exc}")
+        else:
+            cells = (str(o.active_blocks_per_sm), str(o.active_warps_per_sm),
+                     f"{o.occupancy_pct:.1f}%", _limiters_text(o, short=True))
+            notes += [f"{name}: {s}" for s in _next_step_texts(o, occ)]
+        bar = (("-" if k.barriers is None else str(k.barriers)),) if barriers_apply else ()
+        t.add_row(Text(name), str(k.registers_per_thread), _size_text(k.shared_mem_static_bytes), *bar,
+                  Text(spills, style="bold red" if k.spills else ""), *cells)
+    console.print(t)
+    for k in report.kernels:
+        if k.spills:
+            console.print(Text(f"SPILLS: {k.demangled_name.split('(')[0]} spills registers to local memory "
+                               f"({k.spill_stores_bytes} B stores, {k.spill_loads_bytes} B loads, "
+                               f"{k.stack_frame_bytes or 0} B stack frame per thread); its register cap "
+                               "(__launch_bounds__ / -maxrregcount) is below what it needs."))
+    if notes:
+        console.print(Text("Next step: " + "; ".join(notes)))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 2 bad input)."""
     args = _parser().parse_args(argv)
@@ -134,6 +352,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _diagnose(args)
         if args.command == "gpus":
             return _gpus()
+        if args.command == "occupancy":
+            return _occupancy(args)
     except KernelscopeError as exc:
         print(f"kernelscope: error: {exc}", file=sys.stderr)
         return 2

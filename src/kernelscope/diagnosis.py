@@ -10,35 +10,23 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
-from . import knowledge
+from . import knowledge, rules
 from .model import GpuSpec, KernelProfile
+from .notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
+from .occupancy import Occupancy, occupancy_of
 from .roofline import RooflinePoint, roofline_point
 from .stalls import StallBreakdown, describe, reasons, stall_breakdown
 
-COMPUTE_BOUND = "compute-bound"
-MEMORY_BOUND = "memory-bound"
-LATENCY_BOUND = "latency-bound"
-BALANCED = "balanced"
-LAUNCH_BOUND = "launch-bound"
+__all__ = [
+    "BALANCED", "COMPUTE_BOUND", "LATENCY_BOUND", "LAUNCH_BOUND", "MEMORY_BOUND", "OCCUPANCY_BOUND",
+    "KernelDiagnosis", "Note", "SolVerdict", "classify_sol", "diagnose",
+]
 
 #: MMA instruction kinds Nsight Compute reports tensor-pipe activity for, and their pipe keys.
 TENSOR_KIND = {"fp16_tensor": "HMMA", "int8_tensor": "IMMA", "fp64_tensor": "DMMA"}
-
-
-@dataclass(frozen=True)
-class Note:
-    """One finding with its numbers: ``key`` names a template in ``labels.toml`` ``[note]`` (en / zh),
-    ``values`` fills it (numbers in the units the template states)."""
-
-    key: str
-    values: Mapping[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "values", MappingProxyType(dict(self.values)))
 
 
 @dataclass(frozen=True)
@@ -73,7 +61,13 @@ class KernelDiagnosis:
         roofline: the point for the pipe the kernel uses most, or None when no ceiling applies.
         roofline_by_pipe: one point per pipe with FLOPs > 0 in the profile (e.g. fp64, fp32, fp16).
         notes: how the pipe was chosen, why quantities are missing, and consistency warnings.
-        sol: the Speed-of-Light class.
+        sol: the Speed-of-Light class, as Nsight Compute's own SOLBottleneck rule decides it.
+        classes: kernelscope's bottleneck classes (:mod:`kernelscope.rules`), several when several hold
+            (e.g. memory-bound + latency-bound), in :data:`kernelscope.rules.CLASS_ORDER`.
+        evidence: the measured values that triggered each class.
+        occupancy: theoretical occupancy from the launch configuration (our calculator), or None.
+        occupancy_notes: the occupancy trade-off (busy warps) and why achieved can sit below theoretical.
+        waves_per_sm: full waves of blocks across the SMs, or None.
         stalls: warp-stall breakdown, or None when no stall metrics were collected.
         advice: advice ids, most important first: ``"class:<bound>"`` (``"class:<bound>:no_tensor"`` for a
             GPU without tensor cores) and ``"stall:<reason>"``.
@@ -89,6 +83,11 @@ class KernelDiagnosis:
     roofline_by_pipe: tuple[RooflinePoint, ...]
     notes: tuple[Note, ...]
     sol: SolVerdict
+    classes: tuple[str, ...]
+    evidence: tuple[Note, ...]
+    occupancy: Occupancy | None
+    occupancy_notes: tuple[Note, ...]
+    waves_per_sm: float | None
     stalls: StallBreakdown | None
     advice: tuple[str, ...]
     ncu_bottleneck: str | None = None
@@ -96,10 +95,18 @@ class KernelDiagnosis:
 
     @property
     def bound(self) -> str | None:
-        """The headline class: the SOL class when measured, else the roofline's memory/compute verdict."""
+        """The headline class: the first of ``classes``; when no rule fired, the SOL class; else the
+        roofline's memory/compute verdict; None when nothing was measured."""
+        if self.classes:
+            return self.classes[0]
         if self.sol.bound is not None:
             return self.sol.bound
         return self.roofline.bound if self.roofline is not None else None
+
+    @property
+    def verdict(self) -> tuple[str, ...]:
+        """Every class that holds (``classes``), or the single headline class when no rule fired."""
+        return self.classes or ((self.bound,) if self.bound is not None else ())
 
 
 def classify_sol(compute_pct: float | None, memory_pct: float | None, waves_per_sm: float | None) -> SolVerdict:
@@ -222,16 +229,16 @@ def ncu_bottleneck(kernel: KernelProfile) -> tuple[str | None, str | None]:
     return None, None
 
 
-def choose_advice(bound: str | None, stalls: StallBreakdown | None, gpu: GpuSpec | None = None) -> tuple[str, ...]:
-    """Advice ids, most important first: the class's advice, then the top unhealthy stall reasons.
+def choose_advice(classes: Iterable[str], stalls: StallBreakdown | None, gpu: GpuSpec | None = None) -> tuple[str, ...]:
+    """Advice ids, most important first: each class's advice, then the top unhealthy stall reasons.
 
     A compute-bound kernel on a GPU without tensor cores (no ``*_tensor`` peak) gets the variant that does
     not suggest tensor cores.
     """
     limits = knowledge.verdicts()["stalls"]
     advice: list[str] = []
-    if bound is not None:
-        no_tensor = gpu is not None and not any("_tensor" in p for p in gpu.peak_flops_per_s)
+    no_tensor = gpu is not None and not any("_tensor" in p for p in gpu.peak_flops_per_s)
+    for bound in classes:
         variant = f"class:{bound}:no_tensor"
         advice.append(variant if no_tensor and knowledge.has_class_variant(bound, "no_tensor") else f"class:{bound}")
     if stalls is not None:
@@ -265,12 +272,13 @@ def consistency_notes(kernel: KernelProfile, roofline: RooflinePoint | None, sol
     return tuple(notes)
 
 
-def diagnose(kernel: KernelProfile, gpu: GpuSpec) -> KernelDiagnosis:
+def diagnose(kernel: KernelProfile, gpu: GpuSpec, criteria: Mapping[str, Any] | None = None) -> KernelDiagnosis:
     """Diagnose one kernel launch against one GPU spec.
 
     Args:
         kernel: the measured launch (SI units).
         gpu: the ceilings to use (catalogue entry, spec file, or measured ceilings).
+        criteria: bottleneck-class thresholds (see :func:`kernelscope.rules.criteria`); None = defaults.
 
     Returns:
         A :class:`KernelDiagnosis`; anything the profile did not measure is None with a stated reason.
@@ -295,7 +303,11 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec) -> KernelDiagnosis:
     stalls = None
     if kernel.stall_values:
         stalls = stall_breakdown(kernel.stall_values, kernel.stall_family, kernel.cycles_per_issued_instruction)
-    headline = sol.bound if sol.bound is not None else (main.bound if main is not None else None)
+    occ = occupancy_of(kernel)
+    waves = rules.waves_per_sm(kernel, occ, kernel.device.sm_count or gpu.sm_count)
+    ctx = rules.RuleContext(kernel, sol, occ, stalls, waves, criteria if criteria is not None else rules.criteria())
+    classes, evidence = rules.classify(ctx)
+    headline = classes or tuple(b for b in (sol.bound if sol.bound is not None else (main.bound if main else None),) if b)
     ncu_class, ncu_title = ncu_bottleneck(kernel)
     notes.extend(consistency_notes(kernel, main, sol))
     return KernelDiagnosis(
@@ -306,6 +318,11 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec) -> KernelDiagnosis:
         roofline_by_pipe=by_pipe,
         notes=_unique(notes),
         sol=sol,
+        classes=classes,
+        evidence=evidence,
+        occupancy=occ,
+        occupancy_notes=rules.occupancy_notes(ctx),
+        waves_per_sm=waves,
         stalls=stalls,
         advice=choose_advice(headline, stalls, gpu),
         ncu_bottleneck=ncu_class,

@@ -8,6 +8,7 @@ GPU specs live in ``gpus.toml`` (see :mod:`kernelscope.hardware`) and stall reas
 
 from __future__ import annotations
 
+import string
 import tomllib
 from functools import cache
 from importlib import resources
@@ -69,8 +70,17 @@ def note_text(key: str, values: Mapping[str, Any], lang: str) -> str:
     None values print as the language's "not measured". Raises KeyError for an unknown key.
     """
     template = load_data("labels.toml")["note"][key][check_lang(lang)]
-    nm = label("not_measured", lang)
-    return template.format(**{k: (nm if v is None else v) for k, v in values.items()})
+    return _NotMeasuredFormatter(label("not_measured", lang)).format(template, **values)
+
+
+class _NotMeasuredFormatter(string.Formatter):
+    """str.format that prints None as "not measured" whatever the field's format spec."""
+
+    def __init__(self, not_measured: str) -> None:
+        self.not_measured = not_measured
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        return self.not_measured if value is None else super().format_field(value, format_spec)
 
 
 def label(key: str, lang: str) -> str:

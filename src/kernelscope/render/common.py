@@ -107,10 +107,16 @@ class Fmt:
         for k in ("pipe", "used"):
             if k in values:
                 values[k] = self.pipe(values[k])
+        if "limiter" in values:
+            values["limiter"] = self.limiter(values["limiter"])
         return safe(knowledge.note_text(note.key, values, self.lang))
 
     def notes(self, notes) -> str:
         return "; ".join(self.note(n) for n in notes)
+
+    def limiter(self, name: str) -> str:
+        table = knowledge.load_data("labels.toml")["limiter"]
+        return table[name][self.lang] if name in table else name
 
     def stall_name(self, reason: str) -> str:
         r = describe(reason)
@@ -152,9 +158,10 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5) -> list[tuple[s
     rows.append((f.label("gpu"), safe(d.gpu.name)))
     rows.append((f.label("peaks"), f.notes(d.provenance)))
     rows.append((f.label("sol"), f.label("sol_values", c=f.pct(d.sol.compute_pct), m=f.pct(d.sol.memory_pct))))
-    bound = f.bound(d.bound)
-    if d.sol.bound is not None:
-        bound += f" ({f.notes(d.sol.evidence)})"
+    bound = " + ".join(f.bound(c) for c in d.verdict) or f.nm
+    evidence = d.evidence if d.classes else (d.sol.evidence if d.sol.bound is not None else ())
+    if evidence:
+        bound += f" ({f.notes(evidence)})"
     rows.append((f.label("bound"), bound))
     if d.ncu_bottleneck is not None:
         rows.append((f.label("nsight_says"), f"{safe(d.ncu_bottleneck_title or '')} ({f.bound(d.ncu_bottleneck)})"))
@@ -170,10 +177,19 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5) -> list[tuple[s
                 f"{f.flops(r.achieved_flops_per_s)} / {f.label('attainable')} {f.flops(r.attainable_flops_per_s)}, "
                 f"{f.label('efficiency')} {f.share(r.efficiency)}",
             ))
-    rows.append((
-        f.label("occupancy"),
-        f.label("occupancy_values", a=f.pct(k.achieved_occupancy_pct), t=f.pct(k.theoretical_occupancy_pct)),
-    ))
+    occ = d.occupancy
+    if occ is not None:
+        line = f.note(Note("occupancy_line", {
+            "t": f.pct(occ.occupancy_pct), "warps": occ.active_warps_per_sm, "max_warps": occ.max_warps_per_sm,
+            "limiter": " + ".join(f.limiter(l) for l in occ.limiters), "a": f.pct(k.achieved_occupancy_pct),
+        }))
+    else:
+        line = f.label("occupancy_values", a=f.pct(k.achieved_occupancy_pct), t=f.pct(k.theoretical_occupancy_pct))
+    if d.waves_per_sm is not None:
+        line += "; " + f.label("waves", w=d.waves_per_sm)
+    if d.occupancy_notes:
+        line += f". {f.notes(d.occupancy_notes)}"
+    rows.append((f.label("occupancy"), line))
     if d.stalls is not None and d.stalls.shares:
         parts = [f"{f.stall_name(s.reason)} {f.share(s.share_of_stalls)}" for s in d.stalls.shares[:top_stalls]]
         if d.stalls.selected_value is not None and d.stalls.total:

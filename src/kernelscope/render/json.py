@@ -83,6 +83,8 @@ def launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
         "sm_frequency_hz": k.sm_frequency_hz,
         "gpu": {"name": d.gpu.name, "origin": d.gpu.origin, "measured": d.gpu.measured, "provenance": _notes(d.provenance, f)},
         "bound": d.bound,
+        "classes": list(d.verdict),
+        "evidence": _notes(d.evidence, f),
         "speed_of_light": {
             "compute_pct": d.sol.compute_pct,
             "memory_pct": d.sol.memory_pct,
@@ -99,7 +101,20 @@ def launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
         "dram_bytes_write": k.dram_bytes_write,
         "tensor_pipe_active_pct": k.tensor_pipe_active_pct,
         "tensor_ops_pct": dict(k.tensor_ops_pct),
-        "occupancy": {"achieved_pct": k.achieved_occupancy_pct, "theoretical_pct": k.theoretical_occupancy_pct},
+        "occupancy": {
+            "achieved_pct": k.achieved_occupancy_pct,
+            "theoretical_pct": k.theoretical_occupancy_pct,
+            "calculated": None if d.occupancy is None else {
+                "theoretical_pct": d.occupancy.occupancy_pct,
+                "active_blocks_per_sm": d.occupancy.active_blocks_per_sm,
+                "active_warps_per_sm": d.occupancy.active_warps_per_sm,
+                "max_warps_per_sm": d.occupancy.max_warps_per_sm,
+                "block_limits": dict(d.occupancy.block_limits),
+                "limiters": list(d.occupancy.limiters),
+            },
+            "waves_per_sm": d.waves_per_sm,
+            "notes": _notes(d.occupancy_notes, f),
+        },
         "stalls": stalls,
         "advice": [{"id": a, "text": f.advice(a)} for a in d.advice],
         "nsight_compute": {
