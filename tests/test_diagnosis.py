@@ -178,3 +178,11 @@ def test_tensor_pipe_kind_picks_int8():
     pipe, flops, notes = choose_pipe(k, gpu)
     assert (pipe, flops) == ("int8_tensor", None)
     assert notes[0].values["kind"] == "IMMA"
+
+
+def test_group_by_name_counts_summary_rows_as_their_launches():
+    # an nvprof summary row: 150 calls averaging 1.5 ms -> 150 launches, 225 ms
+    ks = [_kernel(index=0, name="red", duration_s=1.5e-3, launch_count=150), _kernel(index=1, name="one", duration_s=0.1)]
+    g = {x.name: x for x in group_by_name(ks)}
+    assert g["red"].launches == 150 and g["red"].total_duration_s == pytest.approx(0.225)
+    assert g["red"].share == pytest.approx(0.225 / 0.325)

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__, hardware
-from .api import diagnose_file, load_criteria
+from .api import diagnose_report, load_criteria
 from .errors import InputError, KernelscopeError
+from .ingest import FORMATS as INPUT_FORMATS
+from .ingest import load
 from .render.common import FORMATS, render
 
 
@@ -39,7 +41,11 @@ def _parser() -> argparse.ArgumentParser:
         "Speed-of-Light, arithmetic intensity and bound, achieved vs attainable FLOP/s, top warp stalls "
         "and the advice that matters most.",
     )
-    d.add_argument("reports", nargs="+", metavar="REPORT", help="Nsight Compute report (.ncu-rep) or plain-numbers file (.toml/.json)")
+    d.add_argument("reports", nargs="+", metavar="REPORT",
+                   help="Nsight Compute report (.ncu-rep), `ncu --csv` export (details or raw page), "
+                   "or plain-numbers file (.toml/.json)")
+    d.add_argument("--input-format", choices=("auto", *INPUT_FORMATS), default="auto",
+                   help="format of the REPORT files (default: auto, detected from their content)")
     d.add_argument("--kernel", metavar="REGEX", help="only kernels whose (demangled) name matches REGEX")
     d.add_argument("--top", type=int, metavar="N", help="only the N longest launches of each report")
     d.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
@@ -92,7 +98,8 @@ def _diagnose(args: argparse.Namespace) -> int:
         gpu = hardware.load_spec(args.spec)
     criteria = load_criteria(args.criteria) if args.criteria is not None else None
     results = [
-        diagnose_file(path, gpu=gpu, kernel_regex=args.kernel, top=args.top, criteria=criteria) for path in args.reports
+        diagnose_report(load(path, args.input_format), gpu=gpu, kernel_regex=args.kernel, top=args.top, criteria=criteria)
+        for path in args.reports
     ]
     if args.output:
         write_atomic(args.output, render(results, args.format, args.lang))

@@ -55,7 +55,8 @@ class KernelDiagnosis:
 
     Attributes:
         kernel: the profile it was derived from.
-        gpu: the spec whose ceilings were used.
+        gpu: the spec whose ceilings were used, or None when the profile names no GPU and none was given
+            (then there is no roofline; everything else is still diagnosed).
         provenance: where the peaks came from (catalogue datasheet, spec file, measured), and the report's
             own device attributes next to the spec's when the report records them.
         roofline: the point for the pipe the kernel uses most, or None when no ceiling applies.
@@ -77,7 +78,7 @@ class KernelDiagnosis:
     """
 
     kernel: KernelProfile
-    gpu: GpuSpec
+    gpu: GpuSpec | None
     provenance: tuple[Note, ...]
     roofline: RooflinePoint | None
     roofline_by_pipe: tuple[RooflinePoint, ...]
@@ -272,27 +273,32 @@ def consistency_notes(kernel: KernelProfile, roofline: RooflinePoint | None, sol
     return tuple(notes)
 
 
-def diagnose(kernel: KernelProfile, gpu: GpuSpec, criteria: Mapping[str, Any] | None = None) -> KernelDiagnosis:
+def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, Any] | None = None) -> KernelDiagnosis:
     """Diagnose one kernel launch against one GPU spec.
 
     Args:
         kernel: the measured launch (SI units).
-        gpu: the ceilings to use (catalogue entry, spec file, or measured ceilings).
+        gpu: the ceilings to use (catalogue entry, spec file, or measured ceilings); None when unknown: the
+            roofline is then not drawn and says why.
         criteria: bottleneck-class thresholds (see :func:`kernelscope.rules.criteria`); None = defaults.
 
     Returns:
         A :class:`KernelDiagnosis`; anything the profile did not measure is None with a stated reason.
     """
-    bandwidth = gpu.dram_bandwidth_bytes_per_s
-    pipe, flops, pipe_notes = choose_pipe(kernel, gpu)
-    notes = list(pipe_notes)
+    if gpu is None:
+        pipe, flops, notes = "fp32", None, []  # the provenance says why there is no roofline
+    else:
+        pipe, flops, pipe_notes = choose_pipe(kernel, gpu)
+        notes = list(pipe_notes)
 
     def point(p: str, f: float | None) -> RooflinePoint | None:
+        if gpu is None:
+            return None
         peak = gpu.peak_flops_per_s.get(p)
         if peak is None:
             notes.append(Note("no_peak", {"pipe": p, "gpu": gpu.name}))
             return None
-        return roofline_point(p, peak, bandwidth, f, kernel.dram_bytes, kernel.duration_s)
+        return roofline_point(p, peak, gpu.dram_bandwidth_bytes_per_s, f, kernel.dram_bytes, kernel.duration_s)
 
     main = point(pipe, flops)
     by_pipe = tuple(
@@ -304,7 +310,7 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec, criteria: Mapping[str, Any] | 
     if kernel.stall_values:
         stalls = stall_breakdown(kernel.stall_values, kernel.stall_family, kernel.cycles_per_issued_instruction)
     occ = occupancy_of(kernel)
-    waves = rules.waves_per_sm(kernel, occ, kernel.device.sm_count or gpu.sm_count)
+    waves = rules.waves_per_sm(kernel, occ, kernel.device.sm_count or (gpu.sm_count if gpu is not None else None))
     ctx = rules.RuleContext(kernel, sol, occ, stalls, waves, criteria if criteria is not None else rules.criteria())
     classes, evidence = rules.classify(ctx)
     headline = classes or tuple(b for b in (sol.bound if sol.bound is not None else (main.bound if main else None),) if b)
@@ -313,7 +319,7 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec, criteria: Mapping[str, Any] | 
     return KernelDiagnosis(
         kernel=kernel,
         gpu=gpu,
-        provenance=provenance(gpu, kernel),
+        provenance=provenance(gpu, kernel) if gpu is not None else (Note("no_gpu"),),
         roofline=main,
         roofline_by_pipe=by_pipe,
         notes=_unique(notes),
@@ -368,21 +374,23 @@ class KernelGroup:
 
 
 def group_by_name(kernels: Iterable[KernelProfile]) -> tuple[KernelGroup, ...]:
-    """Group launches by kernel name, largest total duration first (ties keep report order)."""
+    """Group launches by kernel name, largest total duration first (ties keep report order). A profile that
+    stands for N launches (``launch_count``, summary rows) counts N times its average duration."""
     order: dict[str, list[KernelProfile]] = {}
     for k in kernels:
         order.setdefault(k.name, []).append(k)
     totals = {
-        name: math.fsum(k.duration_s for k in ks if k.duration_s is not None) for name, ks in order.items()
+        name: math.fsum(k.duration_s * k.launch_count for k in ks if k.duration_s is not None)
+        for name, ks in order.items()
     }
     grand = math.fsum(totals.values())
     groups = [
         KernelGroup(
             name=name,
-            launches=len(ks),
+            launches=sum(k.launch_count for k in ks),
             total_duration_s=totals[name],
             share=(totals[name] / grand) if grand > 0 else None,
-            unmeasured_launches=sum(k.duration_s is None for k in ks),
+            unmeasured_launches=sum(k.launch_count for k in ks if k.duration_s is None),
         )
         for name, ks in order.items()
     ]

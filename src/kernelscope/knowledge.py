@@ -70,7 +70,8 @@ def note_text(key: str, values: Mapping[str, Any], lang: str) -> str:
     None values print as the language's "not measured". Raises KeyError for an unknown key.
     """
     template = load_data("labels.toml")["note"][key][check_lang(lang)]
-    return _NotMeasuredFormatter(label("not_measured", lang)).format(template, **values)
+    nm = label("not_measured", lang)
+    return _NotMeasuredFormatter(nm).format(template, **values).replace(f"{nm}%", nm)
 
 
 class _NotMeasuredFormatter(string.Formatter):

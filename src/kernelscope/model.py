@@ -180,6 +180,9 @@ class KernelProfile:
         metrics: every numeric metric of the launch, by Nsight name, in Nsight's own units (see ``metric_units``).
         metric_units: Nsight unit string per metric name.
         problems: data problems found while reading (e.g. "all metric values are NaN").
+        launch_count: how many launches this profile stands for: 1 for one profiled launch; N for a summary
+            row averaging N launches (nvprof's Calls / Invocations, ``ncu --print-summary`` Invocations), whose
+            ``duration_s`` and other values are then per-launch averages.
     """
 
     index: int
@@ -209,6 +212,7 @@ class KernelProfile:
     metrics: Mapping[str, float] = field(default_factory=dict)
     metric_units: Mapping[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+    launch_count: int = 1
 
     def __post_init__(self) -> None:
         for name in (

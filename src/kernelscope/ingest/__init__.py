@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+import csv
 import os
+import re
 from pathlib import Path
 
 from ..errors import InputError
@@ -14,14 +16,30 @@ from ..model import ProfileReport
 #: First bytes of every Nsight Compute report file.
 NCU_REP_MAGIC = b"NVR\x00"
 
-FORMATS: tuple[str, ...] = ("ncu-rep", "plain")
+#: Input format ids, as ``--input-format`` takes them ("auto" = detect).
+FORMATS: tuple[str, ...] = ("ncu-rep", "ncu-csv", "ncu-text", "nvprof", "plain")
+
+#: How much of a text file detection reads.
+SNIFF_BYTES = 256 * 1024
+
+_NCU_MESSAGES = ("==PROF==", "==ERROR==", "==WARNING==", "==WARN==", "==INFO==")
 
 
 def detect_format(path: str | os.PathLike) -> str:
     """Input format id of a file, from its first bytes (then its extension).
 
+    ``.ncu-rep``: the ``NVR`` signature (or the extension). ``ncu-csv``: a CSV header row whose first field
+    is ``ID`` with a "Kernel Name" column, anywhere in the first 256 KiB (ncu's messages and the
+    application's output may precede it); also a file of ncu messages only (a failed run, e.g. only
+    ``==ERROR==`` lines), or a ``.csv`` file with ncu messages, so that its reader says why it holds no
+    data. ``ncu-text``: ncu console output (indented ``Section:`` lines with ``==PROF==``,
+    ``[pid] process@host`` or kernel header lines). ``nvprof``: ``==pid== NVPROF is profiling`` /
+    ``Profiling result:`` lines (also ``========`` from ``nvprof -i``), or an nvprof ``--csv`` header
+    (``Time(%)`` ... ``Name``; ``Device,Kernel,Invocations``; ``Start,Duration`` traces). ``plain``:
+    ``.toml`` / ``.json``. ``input_format`` / ``--input-format`` overrides detection.
+
     Raises:
-        InputError: file missing, unreadable, empty, or of a format kernelscope does not read.
+        InputError: file missing, unreadable, empty, or of a format kernelscope does not recognise.
     """
     p = Path(path)
     if not p.exists():
@@ -30,20 +48,88 @@ def detect_format(path: str | os.PathLike) -> str:
         raise InputError(str(path), "is a directory; expected a profiler report file")
     try:
         with p.open("rb") as fh:
-            head = fh.read(4)
+            head = fh.read(SNIFF_BYTES)
     except OSError as exc:
         raise InputError(str(path), f"cannot read file ({exc.strerror})") from None
     if not head:
-        raise InputError(str(path), "file is empty; expected an Nsight Compute report (.ncu-rep)")
-    if head == NCU_REP_MAGIC or p.suffix == ".ncu-rep":
+        raise InputError(str(path), "file is empty; expected an Nsight Compute report (.ncu-rep) or CSV export")
+    if head[:4] == NCU_REP_MAGIC or p.suffix == ".ncu-rep":
         return "ncu-rep"
     if p.suffix.lower() in (".toml", ".json"):
         return "plain"
+    kind = _sniff_text(head)
+    if kind in ("ncu-csv-header", "ncu-messages-only"):
+        return "ncu-csv"
+    if kind in ("ncu-text", "nvprof"):
+        return kind
+    if kind == "ncu-messages" and p.suffix.lower() == ".csv":
+        return "ncu-csv"
     raise InputError(
         str(path),
-        "unrecognised input format; expected an Nsight Compute report (.ncu-rep, starting with 'NVR') "
-        "or a plain-numbers .toml/.json file",
+        "unrecognised input format; expected an Nsight Compute report (.ncu-rep, starting with 'NVR'), an "
+        "`ncu --csv` export (a header row starting with \"ID\"), ncu console text, nvprof output, or a "
+        "plain-numbers .toml/.json file; if it is one of these, name its format with --input-format",
     )
+
+
+_NCU_SECTION = re.compile(r"^\s+Section: \S")
+_NCU_PROCESS = re.compile(r"^\s*\[\d+\] \S+@\S+\s*$")
+_NVPROF_LINE = re.compile(r"^(?:==\d+==|========) (?:NVPROF is profiling|Profiling application:|Profiling result:|"
+                          r"Metric result:|Event result:)")
+# An ncu kernel header line: "name(args), <date>, Context 1, Stream 7" or "name (grid)x(block), Device 0, CC 8.6[, Invocations N]".
+_NCU_KERNEL_LINE = re.compile(r"^\s{0,4}\S.*(?:, Context \d+, Stream \d+|, Device \d+, CC \d+\.\d+(?:, Invocations \d+)?)\s*$")
+
+
+def _sniff_text(head: bytes) -> str | None:
+    """What the first bytes of a text file look like: "ncu-csv-header" (a row whose first field is ``ID`` with a
+    "Kernel Name" column), "ncu-text" (ncu console output: indented ``Section:`` lines with ``==PROF==`` or
+    ``[pid] process@host`` lines), "nvprof" (``==pid== NVPROF is profiling`` ..., or an nvprof ``--csv`` header),
+    "ncu-messages-only" (nothing but ncu's ``==PROF==`` / ``==ERROR==`` ... lines), "ncu-messages" (such lines
+    among other text) or None."""
+    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    lines = text.splitlines()
+    if len(head) == SNIFF_BYTES and lines:
+        lines = lines[:-1]  # the last line may be cut
+    messages = other = sections = processes = kernel_lines = 0
+    nvprof = False
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith(_NCU_MESSAGES):
+            messages += 1
+            continue
+        other += 1
+        if stripped.startswith(('"ID"', "ID,")):
+            fields = _csv_fields(line)
+            if fields and fields[0] == "ID" and "Kernel Name" in fields:
+                return "ncu-csv-header"
+        elif _NCU_SECTION.match(line):
+            sections += 1
+        elif _NCU_KERNEL_LINE.match(line):
+            kernel_lines += 1
+        elif _NCU_PROCESS.match(line):
+            processes += 1
+        elif _NVPROF_LINE.match(stripped):
+            nvprof = True
+        elif stripped.startswith(('"Time(%)"', "Time(%),", '"Type","Time(%)"', "Type,Time(%)",
+                                  '"Device","Kernel","Invocations"', "Device,Kernel,Invocations",
+                                  '"Start","Duration"', "Start,Duration")):
+            nvprof = nvprof or "Name" in _csv_fields(line) or "Invocations" in _csv_fields(line)
+    if sections and (messages or processes or kernel_lines):
+        return "ncu-text"
+    if nvprof:
+        return "nvprof"
+    if messages and not other:
+        return "ncu-messages-only"
+    return "ncu-messages" if messages else None
+
+
+def _csv_fields(line: str) -> list[str]:
+    try:
+        return [f.strip() for f in next(csv.reader([line]))]
+    except (csv.Error, StopIteration):
+        return []
 
 
 def load(path: str | os.PathLike, input_format: str | None = None) -> ProfileReport:
@@ -51,18 +137,30 @@ def load(path: str | os.PathLike, input_format: str | None = None) -> ProfileRep
 
     Args:
         path: the file.
-        input_format: one of :data:`FORMATS` to skip detection, or None to detect.
+        input_format: one of :data:`FORMATS` to skip detection, or None / ``"auto"`` to detect.
 
     Raises:
         InputError: unreadable, unrecognised or malformed input (message names the file and problem).
     """
-    fmt = input_format or detect_format(path)
+    fmt = detect_format(path) if input_format in (None, "auto") else input_format
     if fmt == "ncu-rep":
         from .ncu_rep import read_ncu_rep
 
         return read_ncu_rep(path)
+    if fmt == "ncu-csv":
+        from .ncu_csv import read_ncu_csv
+
+        return read_ncu_csv(path)
+    if fmt == "ncu-text":
+        from .ncu_text import read_ncu_text
+
+        return read_ncu_text(path)
+    if fmt == "nvprof":
+        from .nvprof import read_nvprof
+
+        return read_nvprof(path)
     if fmt == "plain":
         from .plain import read_plain
 
         return read_plain(path)
-    raise InputError(str(path), f"unknown input format '{fmt}'; expected one of: {', '.join(FORMATS)}")
+    raise InputError(str(path), f"unknown input format '{fmt}'; expected one of: auto, {', '.join(FORMATS)}")

@@ -155,7 +155,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5) -> list[tuple[s
             shape += ", " + f.label("registers", n=launch.registers_per_thread)
         rows.append((f.label("launch_config"), shape))
     rows.append((f.label("duration"), f.time(k.duration_s)))
-    rows.append((f.label("gpu"), safe(d.gpu.name)))
+    rows.append((f.label("gpu"), safe(d.gpu.name) if d.gpu is not None else f.nm))
     rows.append((f.label("peaks"), f.notes(d.provenance)))
     rows.append((f.label("sol"), f.label("sol_values", c=f.pct(d.sol.compute_pct), m=f.pct(d.sol.memory_pct))))
     bound = " + ".join(f.bound(c) for c in d.verdict) or f.nm

@@ -81,7 +81,10 @@ def launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
         "launch": asdict(k.launch),
         "duration_s": k.duration_s,
         "sm_frequency_hz": k.sm_frequency_hz,
-        "gpu": {"name": d.gpu.name, "origin": d.gpu.origin, "measured": d.gpu.measured, "provenance": _notes(d.provenance, f)},
+        "gpu": None if d.gpu is None else {
+            "name": d.gpu.name, "origin": d.gpu.origin, "measured": d.gpu.measured, "provenance": _notes(d.provenance, f),
+        },
+        "provenance": _notes(d.provenance, f),
         "bound": d.bound,
         "classes": list(d.verdict),
         "evidence": _notes(d.evidence, f),

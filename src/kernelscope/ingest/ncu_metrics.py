@@ -1,0 +1,405 @@
+"""Nsight Compute metrics (by metric name) -> :class:`~kernelscope.model.KernelProfile`, shared by every
+reader whose input carries Nsight Compute metric names: ``.ncu-rep`` (:mod:`.ncu_rep`), ``ncu --csv --page raw``
+(:mod:`.ncu_csv`) and the details page once its display names are mapped back to metric names
+(:mod:`.ncu_details`).
+
+Only extraction and unit conversion happen here. Units are checked against the tables below: a unit that
+is not in the table of the quantity it feeds raises :class:`~kernelscope.errors.InputError` naming the
+file, the kernel, the metric and the unit; a wrong scale is never applied silently.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Mapping, Sequence
+
+from kernelscope.errors import InputError
+from kernelscope.model import DeviceInfo, KernelProfile, LaunchConfig, RuleResult
+
+# ---------------------------------------------------------------------------------------------------------
+# Units. Nsight Compute stores base units ("ns", "byte", "hz", ...); the scaled spellings are accepted too.
+# A unit missing from these tables raises InputError: a wrong scale is never applied silently.
+# Byte prefixes are decimal ("Kbyte" = 1000 bytes), as Nsight Compute prints them; "KiB" is binary.
+TIME_S: dict[str, float] = {
+    "ns": 1e-9, "nsecond": 1e-9, "nsec": 1e-9,
+    "us": 1e-6, "usecond": 1e-6, "usec": 1e-6,
+    "ms": 1e-3, "msecond": 1e-3, "msec": 1e-3,
+    "s": 1.0, "second": 1.0, "sec": 1.0,
+}
+BYTES: dict[str, float] = {
+    "byte": 1.0, "bytes": 1.0, "B": 1.0,
+    "Kbyte": 1e3, "KB": 1e3, "kbyte": 1e3, "kB": 1e3,
+    "Mbyte": 1e6, "MB": 1e6,
+    "Gbyte": 1e9, "GB": 1e9,
+    "Tbyte": 1e12, "TB": 1e12,
+    "KiB": 1024.0, "Kibyte": 1024.0,
+    "MiB": 1024.0**2, "Mibyte": 1024.0**2,
+    "GiB": 1024.0**3, "Gibyte": 1024.0**3,
+}
+# Frequencies, compared lower-case ("hz", "Hz", "MHz" ...), plus cycles per time unit.
+FREQ_HZ: dict[str, float] = {
+    "hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9,
+    "cycle/second": 1.0, "cycle/s": 1.0, "cycle/sec": 1.0, "1/s": 1.0,
+    "cycle/msecond": 1e3, "cycle/ms": 1e3,
+    "cycle/usecond": 1e6, "cycle/us": 1e6,
+    "cycle/nsecond": 1e9, "cycle/ns": 1e9,
+}
+PERCENT: dict[str, float] = {"%": 1.0, "": 1.0}
+CYCLES: dict[str, float] = {"cycle": 1.0, "cycles": 1.0, "": 1.0}
+COUNT: dict[str, float] = {"": 1.0, "inst": 1.0, "instruction": 1.0, "instructions": 1.0, "warp": 1.0, "block": 1.0,
+                           "thread": 1.0, "register/thread": 1.0, "SM": 1.0}
+PER_CYCLE: dict[str, float] = {"inst/cycle": 1.0, "instruction/cycle": 1.0, "/cycle": 1.0, "": 1.0}
+
+# ---------------------------------------------------------------------------------------------------------
+# FLOPs. Each SASS counter counts *thread* instructions (one per active, predicated-on thread).
+# FP64 / FP32: ADD = 1, MUL = 1, FMA = 2 FLOP.
+# FP16: the h{add,mul,fma} counters count HADD2/HMUL2/HFMA2 thread instructions, each operating on a packed
+# half2 (two lanes). Decision: follow Nsight Compute's own roofline, which weights them HADD x2, HMUL x2,
+# HFMA x4 -- section file SpeedOfLight_HierarchicalHalfRooflineChart.section shipped with Nsight Compute
+# 2025.x/2026.x (metric definitions "derived__smsp__sass_thread_inst_executed_op_hadd_pred_on_x2 =
+# ...hadd_pred_on.sum.per_cycle_elapsed * 2", "..._hmul_pred_on_x2 = ... * 2", "..._hfma_pred_on_x4 = ... * 4",
+# and the peak "derived__sm__sass_thread_inst_executed_op_hfma_pred_on_x4 = ...hfma_pred_on.sum.peak_sustained
+# * 4"); the reports of the corpus written by 2025.1 store exactly these derived metrics. This is also the
+# convention of datasheet FP16 (non-tensor) peaks: A100 = 108 SM x 128 HFMA2 thread inst/cycle x 4 FLOP x
+# 1.41 GHz = 78 TFLOP/s. (Nsight Compute 2023.1 still used x2 for HFMA, i.e. half of the datasheet peak.)
+# A scalar-half instruction (one lane used) is therefore counted as two lanes, as Nsight Compute does.
+FLOP_OPS: dict[str, tuple[tuple[str, float], ...]] = {
+    "fp64": (("dadd", 1.0), ("dmul", 1.0), ("dfma", 2.0)),
+    "fp32": (("fadd", 1.0), ("fmul", 1.0), ("ffma", 2.0)),
+    "fp16": (("hadd", 2.0), ("hmul", 2.0), ("hfma", 4.0)),
+}
+
+_MSG_TYPES = {0: "INFO", 1: "INFO", 2: "OPTIMIZATION", 3: "WARNING", 4: "ERROR"}
+_MSG_TYPE_NAMES = {
+    "NONE": "INFO", "OK": "INFO", "INF": "INFO", "INFO": "INFO",
+    "OPTIMIZATION": "OPTIMIZATION", "OPT": "OPTIMIZATION",
+    "WARNING": "WARNING", "WRN": "WARNING", "WARN": "WARNING",
+    "ERROR": "ERROR", "ERR": "ERROR",
+}
+
+
+def message_type(kind: object) -> str:
+    """A rule message type (``ncu_report`` enum value, or text such as ``"OPT"``, ``"WRN"``, ``"MsgType_INFO"``)
+    -> ``"INFO"`` / ``"OPTIMIZATION"`` / ``"WARNING"`` / ``"ERROR"``; anything else is ``"INFO"``."""
+    if isinstance(kind, int):
+        return _MSG_TYPES.get(kind, "INFO")
+    text = str(kind or "").upper().replace("MSGTYPE_", "").strip()
+    return _MSG_TYPE_NAMES.get(text, "INFO")
+
+
+class MetricSet:
+    """The finite numeric metrics of one launch (by Nsight name, with their unit strings), with
+    unit-checked accessors.
+
+    Args:
+        source: the file, for error messages.
+        label: the kernel, for error messages (e.g. ``"kernel 3 (sgemm)"``).
+        values: metric name -> finite value, in the unit of ``units[name]``.
+        units: metric name -> Nsight unit string ("" = no unit).
+        locations: metric name -> where it was read (e.g. ``"line 12"``), put in front of unit errors.
+    """
+
+    def __init__(
+        self,
+        source: str,
+        label: str,
+        values: Mapping[str, float],
+        units: Mapping[str, str],
+        locations: Mapping[str, str] | None = None,
+    ) -> None:
+        self.source = source
+        self.label = label
+        self.values = dict(values)
+        self.units = {name: units.get(name, "") for name in self.values}
+        self.locations = dict(locations or {})
+
+    def _bad_unit(self, name: str, unit: str, expected: str) -> InputError:
+        where = self.locations.get(name)
+        prefix = f"{where}: " if where else ""
+        return InputError(
+            self.source,
+            f"{prefix}{self.label}: metric {name} has unit {unit!r}, which kernelscope cannot convert "
+            f"(expected {expected})",
+        )
+
+    def scaled(self, name: str, table: Mapping[str, float], expected: str, lower: bool = False) -> float | None:
+        """Value times the factor of its unit in ``table``; None when absent; InputError on an unknown unit."""
+        if name not in self.values:
+            return None
+        unit = self.units[name].strip()
+        factor = table.get(unit.lower() if lower else unit)
+        if factor is None:
+            raise self._bad_unit(name, unit, expected)
+        return self.values[name] * factor
+
+    def first(
+        self, names: tuple[str, ...], table: Mapping[str, float], expected: str, lower: bool = False
+    ) -> float | None:
+        """:meth:`scaled` of the first of ``names`` that is present."""
+        for name in names:
+            value = self.scaled(name, table, expected, lower)
+            if value is not None:
+                return value
+        return None
+
+    def count(self, name: str) -> int | None:
+        """An integral count (launch / device attribute), whatever its storage kind; None if absent."""
+        if name not in self.values:
+            return None
+        value = self.values[name]
+        rounded = round(value)
+        if abs(value - rounded) > 1e-6 * max(1.0, abs(value)):
+            return None
+        return int(rounded)
+
+    def size_bytes(self, name: str) -> int | None:
+        """A size in bytes; ``byte/block``-style units are accepted, an empty unit means bytes."""
+        if name not in self.values:
+            return None
+        unit = self.units[name].strip()
+        base = unit.split("/", 1)[0] if unit else "byte"
+        factor = BYTES.get(base)
+        if factor is None:
+            raise self._bad_unit(name, unit, "a byte unit such as byte, Kbyte, KiB")
+        value = self.values[name] * factor
+        return int(round(value))
+
+    def khz_attribute(self, name: str) -> float | None:
+        """``device__attribute_*_khz``: kHz when the unit is empty (the attribute's name says so)."""
+        if name not in self.values:
+            return None
+        unit = self.units[name].strip()
+        if unit == "":
+            return self.values[name] * 1e3
+        return self.scaled(name, FREQ_HZ, "a frequency unit such as hz, khz, cycle/second", lower=True)
+
+
+def profile_from_metrics(
+    index: int,
+    name: str,
+    demangled: str,
+    mangled: str | None,
+    metrics: Mapping[str, float],
+    units: Mapping[str, str],
+    rules: Sequence[RuleResult],
+    source: str,
+    problems: Sequence[str] = (),
+    *,
+    strings: Mapping[str, str] | None = None,
+    locations: Mapping[str, str] | None = None,
+    partial_flops: bool = False,
+) -> KernelProfile:
+    """One launch's Nsight Compute metrics -> :class:`KernelProfile` in SI units.
+
+    Args:
+        index: 0-based position of the launch in its file.
+        name: function name (``"sgemm"``); ``demangled``: full signature; ``mangled``: symbol or None.
+        metrics: metric name -> finite value in the unit ``units[name]`` (Nsight's own units, any scale the
+            tables of this module know). Non-finite values must be left out by the caller (and reported in
+            ``problems``).
+        units: metric name -> unit string; a missing or empty unit means "no unit".
+        rules: Nsight Compute's own rule results, as stored.
+        source: the input file, named by every error.
+        problems: data problems the reader found (kept, in order, in ``KernelProfile.problems``).
+        strings: string-valued metrics (``device__attribute_display_name`` names the device).
+        locations: metric name -> where it was read (``"line 12"``), named by unit errors.
+        partial_flops: count a precision's FLOPs from whichever of its add / mul / fma counters were collected
+            (a problem then names the missing ones). Off for ``.ncu-rep`` reports, whose roofline sections
+            always collect all three; on for CSV exports of hand-picked ``--metrics``.
+
+    Field sources: ``duration_s`` from ``gpu__time_duration.sum`` (else ``.avg``); ``sm_frequency_hz``
+    from ``smsp__cycles_elapsed.avg.per_second`` (else ``sm__...``); SOL from ``sm__throughput`` /
+    ``gpu__compute_memory_throughput`` ``.avg.pct_of_peak_sustained_elapsed``; DRAM % from
+    ``gpu__dram_throughput`` (else ``dram__throughput``); DRAM bytes from ``dram__bytes_read.sum`` /
+    ``dram__bytes_write.sum`` (else ``dram__bytes_op_read.sum`` / ``dram__bytes_op_write.sum``, their names
+    on GPUs such as sm_120 that lack the former) and the total from ``dram__bytes.sum``; a block / grid given only as
+    ``launch__block_size`` / ``launch__grid_size`` (no per-axis dims) becomes ``(n, 1, 1)``. FLOPs, tensor
+    and stall fields: see :func:`kernelscope.ingest.ncu_rep.read_ncu_rep`.
+
+    Raises:
+        InputError: a metric read into a field has a unit the matching table lacks (the message names
+            the file, where the metric was read when known, the kernel, the metric and the unit).
+    """
+    m = MetricSet(source, f"kernel {index} ({name})", metrics, units, locations)
+    strings = strings or {}
+
+    device = DeviceInfo(
+        display_name=strings.get("device__attribute_display_name") or None,
+        compute_capability=_pair(
+            m.count("device__attribute_compute_capability_major"),
+            m.count("device__attribute_compute_capability_minor"),
+        ),
+        sm_count=m.count("device__attribute_multiprocessor_count"),
+        max_sm_clock_hz=m.khz_attribute("device__attribute_max_gpu_frequency_khz"),
+        max_mem_clock_hz=m.khz_attribute("device__attribute_max_mem_frequency_khz"),
+        memory_bus_width_bits=m.count("device__attribute_global_memory_bus_width"),
+        l2_cache_bytes=m.size_bytes("device__attribute_l2_cache_size"),
+    )
+    launch = LaunchConfig(
+        grid=_triple(m, "launch__grid_dim_") or _flat(m, "launch__grid_size"),
+        block=_triple(m, "launch__block_dim_") or _flat(m, "launch__block_size"),
+        registers_per_thread=m.count("launch__registers_per_thread"),
+        shared_mem_static_bytes=m.size_bytes("launch__shared_mem_per_block_static"),
+        shared_mem_dynamic_bytes=m.size_bytes("launch__shared_mem_per_block_dynamic"),
+        shared_mem_config_bytes=m.size_bytes("launch__shared_mem_config_size"),
+        waves_per_sm=m.values.get("launch__waves_per_multiprocessor"),
+    )
+
+    time_units = "a time unit such as ns, us, ms, s"
+    duration_s = m.first(("gpu__time_duration.sum", "gpu__time_duration.avg"), TIME_S, time_units)
+    freq_units = "a frequency unit such as hz or cycle/nsecond"
+    sm_frequency_hz = m.first(
+        ("smsp__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.avg.per_second", "gpc__cycles_elapsed.avg.per_second"),
+        FREQ_HZ, freq_units, lower=True
+    )
+
+    def percent(*names: str) -> float | None:
+        return m.first(names, PERCENT, "%")
+
+    byte_units = "a byte unit such as byte, Kbyte, Mbyte"
+    out_problems = list(problems)
+    flop_counts, partial = flop_counts_from(m, duration_s, partial_flops)
+    out_problems.extend(partial)
+    stall_family, stall_values = _stalls(m.values)
+
+    return KernelProfile(
+        index=index,
+        name=name,
+        demangled_name=demangled,
+        mangled_name=mangled,
+        device=device,
+        launch=launch,
+        duration_s=duration_s,
+        sm_frequency_hz=sm_frequency_hz,
+        sol_compute_pct=percent("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+        sol_memory_pct=percent("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+        dram_throughput_pct=percent(
+            "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+            "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        ),
+        dram_bytes_read=m.first(("dram__bytes_read.sum", "dram__bytes_op_read.sum"), BYTES, byte_units),
+        dram_bytes_write=m.first(("dram__bytes_write.sum", "dram__bytes_op_write.sum"), BYTES, byte_units),
+        dram_bytes_total=m.scaled("dram__bytes.sum", BYTES, byte_units),
+        flop_counts=flop_counts,
+        tensor_pipe_active_pct=percent(
+            "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+        ),
+        tensor_ops_pct=_tensor_ops(m.values),
+        tensor_pipe_op_active_pct=_tensor_pipe_ops(m),
+        achieved_occupancy_pct=percent("sm__warps_active.avg.pct_of_peak_sustained_active"),
+        theoretical_occupancy_pct=percent("sm__maximum_warps_per_active_cycle_pct"),
+        stall_values=stall_values,
+        stall_family=stall_family,
+        cycles_per_issued_instruction=m.scaled("smsp__average_warp_latency_per_inst_issued.ratio", CYCLES, "cycle"),
+        rules=tuple(rules),
+        metrics=m.values,
+        metric_units=m.units,
+        problems=tuple(out_problems),
+    )
+
+
+# sm__ops_path_tensor_src_<type>... input type -> tensor pipe key of model.PIPES (int4 / int1 have none).
+_TENSOR_OPS = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_o(?:n|ff))?\.sum\.pct_of_peak_sustained_elapsed$")
+_TENSOR_PIPE = {
+    ("fp64", None): "fp64_tensor", ("tf32", "fp32"): "tf32_tensor", ("fp16", "fp32"): "fp16_tensor",
+    ("fp16", None): "fp16_tensor", ("fp16", "fp16"): "fp16_tensor_fp16acc", ("bf16", "fp32"): "bf16_tensor",
+    ("fp8", None): "fp8_tensor", ("int8", None): "int8_tensor",
+}
+
+
+def _tensor_ops(metrics: Mapping[str, float]) -> dict[str, float]:
+    """Tensor-core work per pipe (% of peak, largest variant), from ``sm__ops_path_tensor_src_*`` metrics."""
+    out: dict[str, float] = {}
+    for name, value in metrics.items():
+        mt = _TENSOR_OPS.match(name)
+        pipe = mt and _TENSOR_PIPE.get((mt.group(1), mt.group(2)))
+        if pipe and math.isfinite(value):
+            out[pipe] = max(out.get(pipe, 0.0), value)
+    return out
+
+
+# MMA instruction kind -> tensor pipe key of model.PIPES. HMMA also executes BF16 / TF32 MMAs: its share is keyed
+# fp16_tensor, the ceiling these kinds share on every GPU of the catalogue. Hopper's warpgroup MMAs are only
+# counted together (sm__inst_executed_pipe_tensor_op_gmma: hgmma + igmma + qgmma), which has no single pipe.
+_TENSOR_OP_KINDS = {"hmma": "fp16_tensor", "imma": "int8_tensor", "dmma": "fp64_tensor"}
+
+
+def _tensor_pipe_ops(m: MetricSet) -> dict[str, float]:
+    """Tensor pipe activity per MMA instruction kind (% of peak), keyed by tensor pipe of model.PIPES."""
+    out: dict[str, float] = {}
+    for kind, pipe in _TENSOR_OP_KINDS.items():
+        value = m.first(
+            (f"sm__pipe_tensor_op_{kind}_cycles_active.avg.pct_of_peak_sustained_active",
+             f"sm__inst_executed_pipe_tensor_op_{kind}.avg.pct_of_peak_sustained_active"),
+            PERCENT, "%",
+        )
+        if value is not None:
+            out[pipe] = value
+    return out
+
+
+def _stalls(metrics: Mapping[str, float]) -> tuple[str | None, dict[str, float]]:
+    from kernelscope.stalls import stall_values_from_metrics  # noqa: PLC0415 - sibling module, imported lazily
+
+    family, values = stall_values_from_metrics(metrics)
+    return family, dict(values or {})
+
+
+def _pair(a: int | None, b: int | None) -> tuple[int, int] | None:
+    return None if a is None or b is None else (a, b)
+
+
+def _triple(m: MetricSet, prefix: str) -> tuple[int, int, int] | None:
+    values = [m.count(prefix + axis) for axis in "xyz"]
+    if any(v is None for v in values):
+        return None
+    return (values[0], values[1], values[2])  # type: ignore[return-value]
+
+
+def _flat(m: MetricSet, name: str) -> tuple[int, int, int] | None:
+    """``launch__block_size`` / ``launch__grid_size`` (a total) as ``(n, 1, 1)`` when no per-axis dims exist."""
+    n = m.count(name)
+    return None if n is None or n <= 0 else (n, 1, 1)
+
+
+def flop_counts_from(m: MetricSet, duration_s: float | None, partial: bool = False) -> tuple[dict[str, float], list[str]]:
+    """FLOP per precision (see the comment on ``FLOP_OPS``) and the problems to report.
+
+    Without ``partial``, a precision is left out unless its three counters (add, mul, fma) are all measured.
+    With it, a precision with at least one measured counter is counted from those, and a problem names the
+    counters that were not collected.
+    """
+    counts: dict[str, float] = {}
+    problems: list[str] = []
+    cycles = m.scaled("smsp__cycles_elapsed.avg", CYCLES, "cycle")
+    if cycles is None and duration_s is not None:
+        per_second = m.scaled("smsp__cycles_elapsed.avg.per_second", FREQ_HZ, "a frequency unit", lower=True)
+        if per_second is not None:
+            cycles = per_second * duration_s
+    for pipe, ops in FLOP_OPS.items():
+        total = 0.0
+        missing: list[str] = []
+        for op, weight in ops:
+            stem = f"sass_thread_inst_executed_op_{op}_pred_on"
+            count = m.first((f"sm__{stem}.sum", f"smsp__{stem}.sum"), COUNT, "inst")
+            if count is None and cycles is not None:
+                rate = m.scaled(f"smsp__{stem}.sum.per_cycle_elapsed", PER_CYCLE, "inst/cycle")
+                count = None if rate is None else rate * cycles
+            if count is None:
+                missing.append(op)
+                if not partial:
+                    break
+                continue
+            total += weight * count
+        if not missing:
+            counts[pipe] = total
+        elif partial and len(missing) < len(ops):
+            counts[pipe] = total
+            problems.append(
+                f"{pipe.upper()} FLOPs count only {', '.join(op.upper() for op, _ in ops if op not in missing)} "
+                f"instructions: the {'/'.join(op.upper() for op in missing)} counters were not collected"
+            )
+    return counts, problems
