@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -57,6 +58,26 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
     sub.add_parser("gpus", help="list the GPU catalogue (names usable with --gpu) with its dense peaks")
     _add_occupancy_parser(sub)
+    c = sub.add_parser(
+        "compare",
+        help="before/after comparison of two profiles (or two kernels of one); a CI gate with --fail-if-slower",
+        description="Match kernels by name and launch configuration and show what an optimisation did: speedup "
+        "(with the run-to-run spread), effective bandwidth, achieved FLOP/s, Speed-of-Light, bound, stall mix, "
+        "occupancy, and the whole program's GPU time. Exit 1 on a regression beyond --fail-if-slower, 2 on bad input.",
+    )
+    c.add_argument("reports", nargs="+", metavar="REPORT", help="BEFORE AFTER, or one report with --before-kernel/--after-kernel")
+    c.add_argument("--before-kernel", metavar="REGEX", help="the BEFORE kernel (with one REPORT: both kernels come from it)")
+    c.add_argument("--after-kernel", metavar="REGEX", help="the AFTER kernel")
+    c.add_argument("--pair", action="append", default=[], metavar="BEFORE=AFTER",
+                   help="pair two kernels by hand (regexes on their names); repeatable")
+    c.add_argument("--fail-if-slower", metavar="PCT", help="exit 1 when a kernel or the total is slower by more than PCT (e.g. 5%%)")
+    c.add_argument("--input-format", choices=("auto", *INPUT_FORMATS), default="auto", help="format of the REPORT files")
+    c.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    c.add_argument("--lang", choices=("en", "zh"), default="en", help="language of labels")
+    cg = c.add_mutually_exclusive_group()
+    cg.add_argument("--gpu", metavar="NAME", help="use this catalogue GPU's peaks for both sides")
+    cg.add_argument("--spec", metavar="FILE", help="GPU spec file for both sides")
+    c.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
     return p
 
 
@@ -351,6 +372,71 @@ def _occupancy_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _percent(text: str, source: str) -> float:
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise InputError(source, f"expected a percentage such as 5% or 5, got {text!r}") from None
+    if not value >= 0:
+        raise InputError(source, f"expected a percentage >= 0, got {text!r}")
+    return value
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .compare import compare
+    from .render import compare as rc
+
+    gpu = hardware.find_gpu(args.gpu) if args.gpu is not None else hardware.load_spec(args.spec) if args.spec is not None else None
+    threshold = _percent(args.fail_if_slower, "--fail-if-slower") if args.fail_if_slower is not None else None
+    pairs = []
+    for item in args.pair:
+        b, sep, a = item.partition("=")
+        if not sep or not b or not a:
+            raise InputError("--pair", f"expected BEFORE=AFTER (two name regexes), got {item!r}")
+        pairs.append((b, a))
+    if (args.before_kernel is None) != (args.after_kernel is None):
+        raise InputError("--before-kernel/--after-kernel", "give both or neither")
+    if args.before_kernel is not None:
+        pairs.append((args.before_kernel, args.after_kernel))
+    one_report = len(args.reports) == 1
+    if one_report:
+        if not pairs:
+            raise InputError(args.reports[0], "one REPORT compares kernels inside it: give --before-kernel and --after-kernel, or --pair BEFORE=AFTER")
+        launches = diagnose_report(load(args.reports[0], args.input_format), gpu=gpu).kernels
+
+        def pick(rx: str) -> list:
+            try:
+                return [d for d in launches if re.search(rx, d.kernel.name) or re.search(rx, d.kernel.demangled_name)]
+            except re.error as exc:
+                raise InputError("--pair", f"invalid regular expression {rx!r}: {exc}") from None
+
+        # each side holds only the paired kernels (a ladder a->b->c uses b on both sides)
+        before = list({d.kernel.index: d for b, _ in pairs for d in pick(b)}.values())
+        after = list({d.kernel.index: d for _, a in pairs for d in pick(a)}.values())
+    elif len(args.reports) == 2:
+        before = diagnose_report(load(args.reports[0], args.input_format), gpu=gpu).kernels
+        after = diagnose_report(load(args.reports[1], args.input_format), gpu=gpu).kernels
+    else:
+        raise InputError("compare", f"expected BEFORE AFTER (or one REPORT with --before-kernel/--after-kernel), got {len(args.reports)} files")
+    result = compare(before, after, pairs, program=not one_report)
+    regressions = result.regressions(threshold / 100.0) if threshold is not None else ()
+    if args.format == "json":
+        text = rc.to_json(result, args.lang, regressions, threshold)
+    elif args.format == "markdown":
+        text = rc.to_markdown(result, args.lang, regressions, threshold)
+    else:
+        text = None
+    if args.output:
+        write_atomic(args.output, text if text is not None else rc.to_text(result, args.lang, regressions, threshold))
+    elif text is not None:
+        sys.stdout.write(text)
+    else:
+        from rich.console import Console
+
+        Console(soft_wrap=False).print(*rc.to_table(result, args.lang, regressions, threshold))
+    return 1 if regressions else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 2 bad input)."""
     args = _parser().parse_args(argv)
@@ -361,6 +447,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _gpus()
         if args.command == "occupancy":
             return _occupancy(args)
+        if args.command == "compare":
+            return _compare(args)
     except KernelscopeError as exc:
         print(f"kernelscope: error: {exc}", file=sys.stderr)
         return 2

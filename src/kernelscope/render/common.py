@@ -109,6 +109,15 @@ class Fmt:
                 values[k] = self.pipe(values[k])
         if "limiter" in values:
             values["limiter"] = self.limiter(values["limiter"])
+        if "reason" in values:
+            values["reason"] = self.stall_name(values["reason"])
+        if note.key == "cmp_class":
+            for k in ("before", "after"):
+                if values[k] is not None:
+                    values[k] = " + ".join(self.bound(c) for c in values[k].split(" + "))
+        for k, v in list(values.items()):
+            if k.endswith("_s") and isinstance(v, (int, float)):
+                values[k] = self.time(v)
         return safe(knowledge.note_text(note.key, values, self.lang))
 
     def notes(self, notes) -> str:

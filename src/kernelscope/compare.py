@@ -1,0 +1,347 @@
+"""Verify an optimisation: compare the kernels of two diagnosed profiles (before / after).
+
+Pure functions over :class:`kernelscope.diagnosis.KernelDiagnosis`; no I/O. Kernels are matched by name and
+launch configuration (grid, block), then by name alone, or paired by hand. Per pair: duration speedup with the
+run-to-run spread when a kernel has several launches, effective DRAM bandwidth (bytes moved / time) and its %
+of peak, achieved FLOP/s and % of attainable, Speed-of-Light and class changes, the shift of the stall mix,
+occupancy, and an explanation of what moved. For the whole program: total GPU time and the overall speedup,
+with each kernel's Amdahl-consistent share of it (Amdahl, "Validity of the single processor approach to
+achieving large scale computing capabilities", AFIPS 1967: S = T_before / (T_before - t_before + t_after)).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .diagnosis import KernelDiagnosis
+from .errors import InputError
+from .notes import Note
+
+
+@dataclass(frozen=True)
+class LaunchSet:
+    """The launches of one kernel (same name, grid and block) in one profile.
+
+    Attributes:
+        name: kernel name.
+        grid / block: launch shape, or None when not recorded.
+        launches: the diagnosed launches, report order.
+        representative: the launch with the median duration (its metrics stand for the set).
+    """
+
+    name: str
+    grid: tuple[int, int, int] | None
+    block: tuple[int, int, int] | None
+    launches: tuple[KernelDiagnosis, ...]
+
+    @property
+    def durations_s(self) -> tuple[float, ...]:
+        """Measured durations (s), one per launch (a summary row counts once, with its average)."""
+        return tuple(d.kernel.duration_s for d in self.launches if d.kernel.duration_s is not None)
+
+    @property
+    def count(self) -> int:
+        """Launches this set stands for (summary rows count their ``launch_count``)."""
+        return sum(d.kernel.launch_count for d in self.launches)
+
+    @property
+    def median_s(self) -> float | None:
+        """Median duration in seconds, or None when no launch has one."""
+        return statistics.median(self.durations_s) if self.durations_s else None
+
+    @property
+    def total_s(self) -> float:
+        """Summed GPU time of the set in seconds (unmeasured launches count 0)."""
+        return math.fsum(d.kernel.duration_s * d.kernel.launch_count for d in self.launches if d.kernel.duration_s is not None)
+
+    @property
+    def representative(self) -> KernelDiagnosis:
+        """The launch whose duration is closest to the median (the first launch when none is measured)."""
+        med = self.median_s
+        if med is None:
+            return self.launches[0]
+        return min(self.launches, key=lambda d: abs((d.kernel.duration_s or math.inf) - med))
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side (before or after) of a compared kernel, from its representative launch.
+
+    Attributes:
+        duration_s: median duration (s).
+        spread_s: (min, max) duration over the launches, or None with fewer than two measured launches.
+        bandwidth_bytes_per_s: effective DRAM bandwidth = DRAM bytes / duration, or None.
+        bandwidth_pct_of_peak: that bandwidth as % of the GPU's DRAM peak, or None.
+        achieved_flops_per_s / efficiency: from the roofline (None when not measured).
+        sol_compute_pct / sol_memory_pct: Speed-of-Light %.
+        classes: bottleneck classes.
+        achieved_occupancy_pct / theoretical_occupancy_pct: occupancy %.
+        stall_shares: reason -> share of stall cycles (0..1).
+    """
+
+    duration_s: float | None
+    spread_s: tuple[float, float] | None
+    launches: int
+    bandwidth_bytes_per_s: float | None
+    bandwidth_pct_of_peak: float | None
+    achieved_flops_per_s: float | None
+    efficiency: float | None
+    sol_compute_pct: float | None
+    sol_memory_pct: float | None
+    classes: tuple[str, ...]
+    achieved_occupancy_pct: float | None
+    theoretical_occupancy_pct: float | None
+    stall_shares: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """An estimate the BEFORE profile made (Nsight Compute rule), next to what was measured.
+
+    Attributes:
+        rule_id: the rule (e.g. ``"UncoalescedGlobalAccess"``).
+        estimated_speedup_pct: the rule's estimated reduction of the kernel's time, %.
+        measured_reduction_pct: the measured reduction of the kernel's time, %.
+    """
+
+    rule_id: str
+    estimated_speedup_pct: float
+    measured_reduction_pct: float | None
+
+
+@dataclass(frozen=True)
+class KernelComparison:
+    """One kernel before and after.
+
+    Attributes:
+        before_name / after_name: kernel names (differ for hand-made pairs).
+        matched_by: ``"name+shape"``, ``"name"`` or ``"hand"``.
+        before / after: the two sides.
+        speedup: before duration / after duration (> 1 is faster), or None.
+        beyond_noise: True when the duration ranges of the two sides do not overlap (both sides with at least
+            two launches), False when they overlap, None when the spread is unknown.
+        program_speedup: whole-program speedup if only this kernel had changed (Amdahl), or None.
+        stall_shift: (reason, share before, share after) for the reasons that moved most, largest move first.
+        predictions: the BEFORE profile's own estimates next to the measured result.
+        explanation: what moved, as notes.
+    """
+
+    before_name: str
+    after_name: str
+    matched_by: str
+    before: Side
+    after: Side
+    speedup: float | None
+    beyond_noise: bool | None
+    program_speedup: float | None
+    stall_shift: tuple[tuple[str, float, float], ...]
+    predictions: tuple[Prediction, ...]
+    explanation: tuple[Note, ...]
+
+    def slower_by(self) -> float | None:
+        """Fractional slowdown (after / before - 1; negative = faster), or None."""
+        return None if self.speedup is None else 1.0 / self.speedup - 1.0
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two profiles compared.
+
+    Attributes:
+        pairs: compared kernels, largest BEFORE time first.
+        unmatched_before / unmatched_after: kernel names with no partner.
+        total_before_s / total_after_s: total GPU time of all kernels of each profile (s); 0 when the sides
+            are kernels picked inside one report (no program totals).
+        speedup: total_before_s / total_after_s, or None when a total is 0.
+    """
+
+    pairs: tuple[KernelComparison, ...]
+    unmatched_before: tuple[str, ...]
+    unmatched_after: tuple[str, ...]
+    total_before_s: float
+    total_after_s: float
+
+    @property
+    def speedup(self) -> float | None:
+        """Overall speedup of the GPU time, or None."""
+        return self.total_before_s / self.total_after_s if self.total_after_s > 0 and self.total_before_s > 0 else None
+
+    def regressions(self, threshold: float) -> tuple[str, ...]:
+        """What got slower by more than ``threshold`` (a fraction, 0.05 = 5 %): kernel names (only changes
+        beyond the run-to-run spread when it is known) and ``"total"`` for the whole program."""
+        out = [
+            p.after_name for p in self.pairs
+            if (s := p.slower_by()) is not None and s > threshold and p.beyond_noise is not False
+        ]
+        if self.speedup is not None and 1.0 / self.speedup - 1.0 > threshold:
+            out.append("total")
+        return tuple(out)
+
+
+def launch_sets(diagnoses: Iterable[KernelDiagnosis]) -> list[LaunchSet]:
+    """Group diagnosed launches by (name, grid, block), first appearance order."""
+    groups: dict[tuple, list[KernelDiagnosis]] = {}
+    for d in diagnoses:
+        k = d.kernel
+        groups.setdefault((k.name, k.launch.grid, k.launch.block), []).append(d)
+    return [LaunchSet(name, grid, block, tuple(ds)) for (name, grid, block), ds in groups.items()]
+
+
+def _side(s: LaunchSet) -> Side:
+    d = s.representative
+    k = d.kernel
+    durations = s.durations_s
+    med = s.median_s
+    bw = bw_pct = None
+    if k.dram_bytes is not None and k.duration_s:
+        bw = k.dram_bytes / k.duration_s
+        if d.gpu is not None:
+            bw_pct = 100.0 * bw / d.gpu.dram_bandwidth_bytes_per_s
+    r = d.roofline
+    return Side(
+        duration_s=med,
+        spread_s=(min(durations), max(durations)) if len(durations) >= 2 else None,
+        launches=s.count,
+        bandwidth_bytes_per_s=bw,
+        bandwidth_pct_of_peak=bw_pct,
+        achieved_flops_per_s=r.achieved_flops_per_s if r else None,
+        efficiency=r.efficiency if r else None,
+        sol_compute_pct=d.sol.compute_pct,
+        sol_memory_pct=d.sol.memory_pct,
+        classes=d.verdict,
+        achieved_occupancy_pct=k.achieved_occupancy_pct,
+        theoretical_occupancy_pct=k.theoretical_occupancy_pct,
+        stall_shares={x.reason: x.share_of_stalls for x in d.stalls.shares} if d.stalls else {},
+    )
+
+
+def _explain(b: Side, a: Side, speedup: float | None, shift) -> tuple[Note, ...]:
+    notes: list[Note] = []
+    if speedup is not None:
+        notes.append(Note("cmp_speedup", {"speedup": speedup, "before_s": b.duration_s, "after_s": a.duration_s}))
+    if b.classes != a.classes and (b.classes or a.classes):
+        notes.append(Note("cmp_class", {"before": " + ".join(b.classes) or None, "after": " + ".join(a.classes) or None}))
+    if b.bandwidth_pct_of_peak is not None and a.bandwidth_pct_of_peak is not None:
+        notes.append(Note("cmp_bandwidth", {"before": b.bandwidth_pct_of_peak, "after": a.bandwidth_pct_of_peak}))
+    elif b.sol_memory_pct is not None and a.sol_memory_pct is not None:
+        notes.append(Note("cmp_memory", {"before": b.sol_memory_pct, "after": a.sol_memory_pct}))
+    if b.sol_compute_pct is not None and a.sol_compute_pct is not None:
+        notes.append(Note("cmp_compute", {"before": b.sol_compute_pct, "after": a.sol_compute_pct}))
+    for reason, sb, sa in shift[:2]:
+        notes.append(Note("cmp_stall", {"reason": reason, "before": sb, "after": sa}))
+    if b.achieved_occupancy_pct is not None and a.achieved_occupancy_pct is not None and abs(b.achieved_occupancy_pct - a.achieved_occupancy_pct) >= 5:
+        notes.append(Note("cmp_occupancy", {"before": b.achieved_occupancy_pct, "after": a.achieved_occupancy_pct}))
+    return tuple(notes)
+
+
+def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_before_s: float) -> KernelComparison:
+    """Compare one kernel's launches before and after (see :class:`KernelComparison`)."""
+    b, a = _side(before), _side(after)
+    speedup = b.duration_s / a.duration_s if b.duration_s and a.duration_s else None
+    noise = None
+    if b.spread_s is not None and a.spread_s is not None:
+        noise = a.spread_s[1] < b.spread_s[0] or a.spread_s[0] > b.spread_s[1]
+    program = None
+    if total_before_s > 0 and b.duration_s and a.duration_s:
+        t_b = before.total_s
+        t_a = after.total_s * (before.count / after.count) if after.count else 0.0  # same launch count as before
+        denominator = total_before_s - t_b + t_a
+        program = total_before_s / denominator if denominator > 0 else None
+    reasons = set(b.stall_shares) | set(a.stall_shares)
+    shift = sorted(
+        ((r, b.stall_shares.get(r, 0.0), a.stall_shares.get(r, 0.0)) for r in reasons),
+        key=lambda t: (-abs(t[2] - t[1]), t[0]),
+    )
+    shift = tuple(t for t in shift if abs(t[2] - t[1]) >= 0.02)[:5] if b.stall_shares and a.stall_shares else ()
+    reduction = 100.0 * (1.0 - a.duration_s / b.duration_s) if b.duration_s and a.duration_s else None
+    predictions = tuple(
+        Prediction(r.rule_id or r.title, r.estimated_speedup_pct, reduction)
+        for r in before.representative.kernel.rules
+        if r.estimated_speedup_pct is not None and r.estimated_speedup_pct > 0
+    )
+    return KernelComparison(
+        before_name=before.name,
+        after_name=after.name,
+        matched_by=matched_by,
+        before=b,
+        after=a,
+        speedup=speedup,
+        beyond_noise=noise,
+        program_speedup=program,
+        stall_shift=shift,
+        predictions=tuple(sorted(predictions, key=lambda p: -p.estimated_speedup_pct)),
+        explanation=_explain(b, a, speedup, shift),
+    )
+
+
+def compare(
+    before: Sequence[KernelDiagnosis],
+    after: Sequence[KernelDiagnosis],
+    pairs: Sequence[tuple[str, str]] = (),
+    program: bool = True,
+) -> Comparison:
+    """Match and compare the kernels of two profiles.
+
+    Args:
+        before / after: diagnosed launches of each profile (every launch, so totals are the program's).
+        pairs: hand-made pairs ``(before regex, after regex)``; each regex must select exactly one kernel
+            name on its side (``re.search`` on the name and the demangled name). Matched first.
+        program: whether the two sides are whole programs (two profiles); False for kernels picked inside
+            one report, where totals and per-kernel program speedups mean nothing and are left out.
+
+    Returns:
+        A :class:`Comparison`; kernels without a partner are listed, not compared.
+
+    Raises:
+        InputError: a pair's regex is invalid or does not select exactly one kernel name.
+    """
+    sets_b, sets_a = launch_sets(before), launch_sets(after)
+    total_b = math.fsum(s.total_s for s in sets_b) if program else 0.0
+    total_a = math.fsum(s.total_s for s in sets_a) if program else 0.0
+    free_b, free_a = list(sets_b), list(sets_a)
+    matched: list[KernelComparison] = []
+
+    def take(pool: list[LaunchSet], pattern: str, side: str) -> list[LaunchSet]:
+        try:
+            rx = re.compile(pattern)
+        except re.error as exc:
+            raise InputError(f"--pair ({side})", f"invalid regular expression {pattern!r}: {exc}") from None
+        chosen = [s for s in pool if rx.search(s.name) or rx.search(s.launches[0].kernel.demangled_name)]
+        names = sorted({s.name for s in chosen})
+        if len(names) != 1:
+            found = ", ".join(names) if names else "none"
+            raise InputError(f"--pair ({side})", f"{pattern!r} must select exactly one kernel name; it selects: {found}")
+        for s in chosen:
+            pool.remove(s)
+        return chosen
+
+    def merged(sets: list[LaunchSet]) -> LaunchSet:
+        first = sets[0]
+        return LaunchSet(first.name, first.grid, first.block, tuple(d for s in sets for d in s.launches))
+
+    for pb, pa in pairs:
+        sb, sa = take(free_b, pb, "before"), take(free_a, pa, "after")
+        matched.append(compare_sets(merged(sb), merged(sa), "hand", total_b))
+    for key, how in (((lambda s: (s.name, s.grid, s.block)), "name+shape"), ((lambda s: s.name), "name")):
+        index = {}
+        for s in free_a:
+            index.setdefault(key(s), []).append(s)
+        for s in list(free_b):
+            partners = index.get(key(s))
+            if partners:
+                partner = partners.pop(0)
+                free_b.remove(s)
+                free_a.remove(partner)
+                matched.append(compare_sets(s, partner, how, total_b))
+    matched.sort(key=lambda p: -(p.before.duration_s or 0.0) * p.before.launches)
+    return Comparison(
+        pairs=tuple(matched),
+        unmatched_before=tuple(dict.fromkeys(s.name for s in free_b)),
+        unmatched_after=tuple(dict.fromkeys(s.name for s in free_a)),
+        total_before_s=total_b,
+        total_after_s=total_a,
+    )

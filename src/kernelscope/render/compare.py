@@ -1,0 +1,162 @@
+"""Rendering of a before/after :class:`kernelscope.compare.Comparison` as table, Markdown or JSON."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import asdict
+
+from rich import box
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from .. import __version__
+from ..compare import Comparison, KernelComparison, Side
+from .common import Fmt, safe
+from .json import _clean, _notes
+
+SCHEMA = "kernelscope.compare/1"
+
+
+def _pair_rows(p: KernelComparison, f: Fmt) -> list[tuple[str, str, str]]:
+    """(label, before, after) rows of one compared kernel."""
+    b, a = p.before, p.after
+
+    def bw(s: Side) -> str:
+        if s.bandwidth_bytes_per_s is None:
+            return f.nm
+        pct = f" ({s.bandwidth_pct_of_peak:.0f}%)" if s.bandwidth_pct_of_peak is not None else ""
+        return f"{s.bandwidth_bytes_per_s / 1e9:.4g} GB/s{pct}"
+
+    def spread(s: Side) -> str:
+        return f.nm if s.spread_s is None else f"{f.time(s.spread_s[0])} .. {f.time(s.spread_s[1])}"
+
+    return [
+        (f.label("duration"), f"{f.time(b.duration_s)} x{b.launches}", f"{f.time(a.duration_s)} x{a.launches}"),
+        (f.label("spread"), spread(b), spread(a)),
+        (f.label("bandwidth"), bw(b), bw(a)),
+        (f.label("achieved"), f"{f.flops(b.achieved_flops_per_s)} ({f.share(b.efficiency)})", f"{f.flops(a.achieved_flops_per_s)} ({f.share(a.efficiency)})"),
+        ("SOL", f.label("sol_values", c=f.pct(b.sol_compute_pct), m=f.pct(b.sol_memory_pct)),
+         f.label("sol_values", c=f.pct(a.sol_compute_pct), m=f.pct(a.sol_memory_pct))),
+        (f.label("bound"), " + ".join(f.bound(c) for c in b.classes) or f.nm, " + ".join(f.bound(c) for c in a.classes) or f.nm),
+        (f.label("occupancy"), f.pct(b.achieved_occupancy_pct), f.pct(a.achieved_occupancy_pct)),
+    ]
+
+
+def _verdict(p: KernelComparison, f: Fmt) -> str:
+    speed = "-" if p.speedup is None else f"{p.speedup:.2f}x"
+    noise = {True: "beyond_noise", False: "within_noise", None: "noise_unknown"}[p.beyond_noise]
+    text = f"{f.label('speedup')} {speed} ({f.label(noise)})"
+    if p.program_speedup is not None:
+        text += f"; {f.label('program_effect')} {p.program_speedup:.3f}x"
+    return text
+
+
+def _title(p: KernelComparison) -> str:
+    name = p.before_name if p.before_name == p.after_name else f"{p.before_name} -> {p.after_name}"
+    return safe(name)
+
+
+def _summary(c: Comparison, f: Fmt) -> list[str]:
+    if c.total_before_s == 0 and c.total_after_s == 0:
+        return []  # kernels picked inside one report: no program totals
+    lines = [
+        f"{f.label('total_gpu_time')}: {f.time(c.total_before_s)} -> {f.time(c.total_after_s)}; "
+        f"{f.label('overall')}: {'-' if c.speedup is None else f'{c.speedup:.2f}x'}"
+    ]
+    if c.unmatched_before or c.unmatched_after:
+        lines.append(
+            f"{f.label('unmatched')}: {f.label('before')}: {safe(', '.join(c.unmatched_before)) or '-'}; "
+            f"{f.label('after')}: {safe(', '.join(c.unmatched_after)) or '-'}"
+        )
+    return lines
+
+
+def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
+    return [
+        f.label("predicted_value", rule=safe(x.rule_id), est=x.estimated_speedup_pct, got=x.measured_reduction_pct or 0.0)
+        for x in p.predictions[:3]
+    ]
+
+
+def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> list:
+    """rich renderables of a comparison."""
+    f = Fmt(lang)
+    out: list = [Text(line, style="bold") for line in _summary(c, f)]
+    for p in c.pairs:
+        t = Table(title=Text(f"{_title(p)}: {_verdict(p, f)}", style="bold cyan"), box=box.SIMPLE_HEAD, title_justify="left")
+        t.add_column("", style="bold", no_wrap=True)
+        t.add_column(f.label("before"), overflow="fold")
+        t.add_column(f.label("after"), overflow="fold")
+        for row in _pair_rows(p, f):
+            t.add_row(*(Text(x) for x in row))
+        out.append(t)
+        out.append(Text(f"{f.label('what_moved')}: {f.notes(p.explanation)}"))
+        for line in _predictions(p, f):
+            out.append(Text(f"{f.label('predicted')}: {line}"))
+    if threshold_pct is not None:
+        out.append(Text(f"{f.label('regressions', pct=threshold_pct)}: {safe(', '.join(regressions)) or '-'}", style="bold"))
+    return out
+
+
+def to_text(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None, width: int = 120) -> str:
+    """Plain text (no colour codes) of :func:`to_table`."""
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None, force_terminal=False).print(Group(*to_table(c, lang, regressions, threshold_pct)))
+    return buf.getvalue()
+
+
+def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:
+    """Markdown for a pull-request comment: a summary table, then one before/after table per kernel."""
+    f = Fmt(lang)
+    cell = lambda s: safe(s).replace("|", "\\|")  # noqa: E731
+    lines = [f"## {f.label('compare_title')}", ""] + [f"- {x}" for x in _summary(c, f)] + [""]
+    lines += [f"| {f.label('kernel')} | {f.label('before')} | {f.label('after')} | {f.label('speedup')} | {f.label('spread')} |", "|---|---:|---:|---:|---|"]
+    for p in c.pairs:
+        noise = {True: "beyond_noise", False: "within_noise", None: "noise_unknown"}[p.beyond_noise]
+        speed = "-" if p.speedup is None else f"{p.speedup:.2f}x"
+        lines.append(f"| `{cell(_title(p))}` | {f.time(p.before.duration_s)} | {f.time(p.after.duration_s)} | {speed} | {f.label(noise)} |")
+    lines.append("")
+    for p in c.pairs:
+        lines += [f"### `{cell(_title(p))}`", "", _verdict(p, f), "", f"| | {f.label('before')} | {f.label('after')} |", "|---|---|---|"]
+        lines += [f"| {cell(a)} | {cell(b)} | {cell(x)} |" for a, b, x in _pair_rows(p, f)]
+        lines += ["", f"{f.label('what_moved')}: {cell(f.notes(p.explanation))}"]
+        lines += [f"\n{f.label('predicted')}: {cell(x)}" for x in _predictions(p, f)]
+        lines.append("")
+    if threshold_pct is not None:
+        lines.append(f"**{f.label('regressions', pct=threshold_pct)}: {cell(', '.join(regressions)) or '-'}**")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:
+    """JSON document (schema ``kernelscope.compare/1``); durations in s, bandwidth in bytes/s, shares 0..1."""
+    f = Fmt(lang)
+    doc = {
+        "schema": SCHEMA,
+        "kernelscope_version": __version__,
+        "total_before_s": c.total_before_s,
+        "total_after_s": c.total_after_s,
+        "speedup": c.speedup,
+        "unmatched_before": list(c.unmatched_before),
+        "unmatched_after": list(c.unmatched_after),
+        "fail_if_slower_pct": threshold_pct,
+        "regressions": list(regressions),
+        "kernels": [
+            {
+                "before_name": p.before_name,
+                "after_name": p.after_name,
+                "matched_by": p.matched_by,
+                "speedup": p.speedup,
+                "beyond_noise": p.beyond_noise,
+                "program_speedup": p.program_speedup,
+                "before": asdict(p.before),
+                "after": asdict(p.after),
+                "stall_shift": [{"reason": r, "share_before": b, "share_after": a} for r, b, a in p.stall_shift],
+                "predictions": [asdict(x) for x in p.predictions],
+                "explanation": _notes(p.explanation, f),
+            }
+            for p in c.pairs
+        ],
+    }
+    return json.dumps(_clean(doc), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
