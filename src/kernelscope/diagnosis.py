@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping
 
 from . import knowledge, rules
@@ -140,7 +140,7 @@ def classify_sol(compute_pct: float | None, memory_pct: float | None, waves_per_
     return verdict(higher, "sol_mid", low=t["latency_pct"], high=t["high_throughput_pct"])
 
 
-def choose_pipe(kernel: KernelProfile, gpu: GpuSpec) -> tuple[str, float | None, tuple[Note, ...]]:
+def choose_pipe(kernel: KernelProfile, gpu: GpuSpec | None) -> tuple[str, float | None, tuple[Note, ...]]:
     """The pipe whose ceiling applies to the kernel, its FLOPs (or None) and notes on the choice.
 
     The pipe with the most FLOPs in ``kernel.flop_counts`` wins. Profiles measure FLOPs with the SASS FP
@@ -167,7 +167,7 @@ def choose_pipe(kernel: KernelProfile, gpu: GpuSpec) -> tuple[str, float | None,
             tensor = "fp16_tensor", Note("tensor_pipe_assumed", {"pct": active})
     if tensor is not None:
         pipe, note = tensor
-        if pipe not in gpu.peak_flops_per_s:
+        if gpu is not None and pipe not in gpu.peak_flops_per_s:
             fallback = "fp16_tensor" if "fp16_tensor" in gpu.peak_flops_per_s else "fp32"
             return fallback, None, (note, Note("no_peak_fallback", {"pipe": pipe, "gpu": gpu.name, "used": fallback}))
         return pipe, None, (note,)
@@ -285,15 +285,16 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
     Returns:
         A :class:`KernelDiagnosis`; anything the profile did not measure is None with a stated reason.
     """
-    if gpu is None:
-        pipe, flops, notes = "fp32", None, []  # the provenance says why there is no roofline
-    else:
-        pipe, flops, pipe_notes = choose_pipe(kernel, gpu)
-        notes = list(pipe_notes)
+    notes: list[Note] = []
+    if kernel.duration_s is not None and not kernel.duration_s > 0:
+        # a reader should never hand this on; if one does, it is not a measurement
+        kernel = replace(kernel, duration_s=None, problems=kernel.problems + (f"duration {kernel.duration_s} s is not a measurement",))
+    pipe, flops, pipe_notes = choose_pipe(kernel, gpu)
+    notes.extend(pipe_notes)
 
     def point(p: str, f: float | None) -> RooflinePoint | None:
-        if gpu is None:
-            return None
+        if gpu is None:  # no ceilings: intensity, achieved FLOP/s and bandwidth only
+            return roofline_point(p, None, None, f, kernel.dram_bytes, kernel.duration_s)
         peak = gpu.peak_flops_per_s.get(p)
         if peak is None:
             notes.append(Note("no_peak", {"pipe": p, "gpu": gpu.name}))

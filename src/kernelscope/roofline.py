@@ -30,12 +30,13 @@ class RooflinePoint:
         flops: floating-point operations executed (FLOP), or None.
         dram_bytes: DRAM bytes read + written, or None.
         duration_s: kernel duration in seconds, or None.
-        peak_flops_per_s: the pipe's dense peak (FLOP/s).
-        peak_bandwidth_bytes_per_s: peak DRAM bandwidth (bytes/s).
-        ridge_point_flop_per_byte: peak_flops_per_s / peak_bandwidth_bytes_per_s.
+        peak_flops_per_s: the pipe's dense peak (FLOP/s), or None when no GPU ceilings are known.
+        peak_bandwidth_bytes_per_s: peak DRAM bandwidth (bytes/s), or None likewise.
+        ridge_point_flop_per_byte: peak_flops_per_s / peak_bandwidth_bytes_per_s, or None without ceilings.
         arithmetic_intensity_flop_per_byte: flops / dram_bytes (``inf`` when bytes are 0 and flops > 0).
         attainable_flops_per_s: min(peak, AI x bandwidth).
         achieved_flops_per_s: flops / duration_s.
+        achieved_bytes_per_s: effective DRAM bandwidth, dram_bytes / duration_s.
         efficiency: achieved / attainable, 0..1 (can exceed 1 only if a ceiling is wrong).
         bound: ``"memory-bound"`` or ``"compute-bound"``, or None when AI is unknown.
         not_measured: why quantities are missing, as note keys (templates in ``labels.toml`` ``[note]``):
@@ -44,15 +45,16 @@ class RooflinePoint:
     """
 
     pipe: str
-    peak_flops_per_s: float
-    peak_bandwidth_bytes_per_s: float
-    ridge_point_flop_per_byte: float
+    peak_flops_per_s: float | None
+    peak_bandwidth_bytes_per_s: float | None
+    ridge_point_flop_per_byte: float | None
     flops: float | None = None
     dram_bytes: float | None = None
     duration_s: float | None = None
     arithmetic_intensity_flop_per_byte: float | None = None
     attainable_flops_per_s: float | None = None
     achieved_flops_per_s: float | None = None
+    achieved_bytes_per_s: float | None = None
     efficiency: float | None = None
     bound: str | None = None
     not_measured: tuple[str, ...] = ()
@@ -71,8 +73,8 @@ def ridge_point(peak_flops_per_s: float, peak_bandwidth_bytes_per_s: float) -> f
 
 def roofline_point(
     pipe: str,
-    peak_flops_per_s: float,
-    peak_bandwidth_bytes_per_s: float,
+    peak_flops_per_s: float | None,
+    peak_bandwidth_bytes_per_s: float | None,
     flops: float | None,
     dram_bytes: float | None,
     duration_s: float | None,
@@ -81,8 +83,9 @@ def roofline_point(
 
     Args:
         pipe: which ceiling (e.g. ``"fp32"``); only used as a label.
-        peak_flops_per_s: dense peak of that pipe, FLOP/s (> 0).
-        peak_bandwidth_bytes_per_s: DRAM peak bandwidth, bytes/s (> 0).
+        peak_flops_per_s: dense peak of that pipe, FLOP/s (> 0), or None when the GPU is unknown: then only
+            arithmetic intensity, achieved FLOP/s and achieved bandwidth are computed.
+        peak_bandwidth_bytes_per_s: DRAM peak bandwidth, bytes/s (> 0), or None likewise.
         flops: FLOP executed, >= 0, or None if not measured.
         dram_bytes: DRAM bytes read + written, >= 0, or None if not measured.
         duration_s: kernel duration in seconds, > 0, or None if not measured.
@@ -93,7 +96,8 @@ def roofline_point(
     Raises:
         ValueError: on a non-positive peak or a negative / NaN measurement.
     """
-    ridge = ridge_point(peak_flops_per_s, peak_bandwidth_bytes_per_s)
+    ceilings = peak_flops_per_s is not None and peak_bandwidth_bytes_per_s is not None
+    ridge = ridge_point(peak_flops_per_s, peak_bandwidth_bytes_per_s) if ceilings else None
     for name, value in (("flops", flops), ("dram_bytes", dram_bytes)):
         if value is not None and (math.isnan(value) or value < 0):
             raise ValueError(f"{name} must be >= 0, got {value!r}")
@@ -116,11 +120,12 @@ def roofline_point(
             ai = math.inf
         else:
             missing.append("no_work")
-        if ai is not None:
+        if ai is not None and ceilings:
             attainable = min(peak_flops_per_s, ai * peak_bandwidth_bytes_per_s)
             bound = MEMORY_BOUND if ai < ridge else COMPUTE_BOUND
     if flops is not None and duration_s is not None:
         achieved = flops / duration_s
+    achieved_bw = dram_bytes / duration_s if dram_bytes is not None and duration_s is not None else None
     if achieved is not None and attainable is not None:
         if attainable > 0:
             efficiency = achieved / attainable
@@ -138,6 +143,7 @@ def roofline_point(
         arithmetic_intensity_flop_per_byte=ai,
         attainable_flops_per_s=attainable,
         achieved_flops_per_s=achieved,
+        achieved_bytes_per_s=achieved_bw,
         efficiency=efficiency,
         bound=bound,
         not_measured=tuple(missing),

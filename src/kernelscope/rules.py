@@ -88,10 +88,14 @@ def short_kernel(ctx: RuleContext) -> Finding | None:
 
 
 def memory_throughput(ctx: RuleContext) -> Finding | None:
-    """memory-bound: memory throughput above ``memory_high_pct`` of peak."""
+    """memory-bound: memory throughput above ``memory_high_pct`` of peak. Without the memory SOL value, DRAM
+    throughput stands in for it (memory SOL is the maximum over the memory units, DRAM among them)."""
     m, limit = ctx.sol.memory_pct, ctx.criteria["memory_high_pct"]
     if m is not None and m > limit:
         return Finding(MEMORY_BOUND, Note("rule_memory", {"m": m, "c": ctx.sol.compute_pct, "limit": limit}))
+    dram = ctx.kernel.dram_throughput_pct
+    if m is None and dram is not None and dram > limit:
+        return Finding(MEMORY_BOUND, Note("rule_memory_dram", {"dram": dram, "limit": limit}))
     return None
 
 

@@ -164,3 +164,82 @@ def load(path: str | os.PathLike, input_format: str | None = None) -> ProfileRep
 
         return read_plain(path)
     raise InputError(str(path), f"unknown input format '{fmt}'; expected one of: auto, {', '.join(FORMATS)}")
+
+
+# ----------------------------------------------------------------------------------- program-level timelines
+#: Timeline input format ids (``kernelscope timeline --input-format``; "auto" = detect).
+TIMELINE_FORMATS: tuple[str, ...] = ("nsys-sqlite", "nsys-stats", "kineto")
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def detect_timeline_format(path: str | os.PathLike) -> str:
+    """Timeline input format id of a path: ``"nsys-sqlite"`` (an SQLite database; the reader checks its tables),
+    ``"kineto"`` (``.json``, ``.json.gz``, ``.tar.gz``/``.tgz``/``.tar`` or a directory of traces), or
+    ``"nsys-stats"`` (``nsys stats`` console text, ``--format csv`` / ``--format table`` output, found by its
+    report headers).
+
+    Raises:
+        InputError: missing, unreadable or empty file, or not one of these formats.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(str(path), "file not found")
+    if p.is_dir():
+        return "kineto"
+    name = p.name.lower()
+    if name.endswith((".json", ".json.gz", ".tar.gz", ".tgz", ".tar")):
+        return "kineto"
+    try:
+        with p.open("rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read file ({exc.strerror})") from None
+    if not head:
+        raise InputError(str(path), "file is empty; expected an Nsight Systems export or a PyTorch profiler trace")
+    if head.startswith(_SQLITE_MAGIC):
+        return "nsys-sqlite"
+    if head[:2] == b"\x1f\x8b" or head.lstrip()[:1] in (b"{", b"["):
+        return "kineto"
+    if p.suffix.lower() in (".nsys-rep", ".qdrep"):
+        raise InputError(str(path), "is an Nsight Systems report file; export it first with "
+                                    "`nsys export --type sqlite FILE` (or run `nsys stats FILE`) and give that file")
+    from .nsys_stats import looks_like_nsys_stats
+
+    if looks_like_nsys_stats(head):
+        return "nsys-stats"
+    raise InputError(
+        str(path),
+        "unrecognised timeline input; expected an Nsight Systems SQLite export (`nsys export --type sqlite`), "
+        "`nsys stats` output (console text or --format csv/table), or a PyTorch profiler trace "
+        "(.json, .json.gz, a directory or .tar.gz of per-rank traces)",
+    )
+
+
+def load_timeline(path: str | os.PathLike, input_format: str | None = None):
+    """Read one program-level trace: a :class:`kernelscope.timeline_model.Timeline` (intervals) for Nsight Systems
+    SQLite exports and Kineto traces, or a :class:`kernelscope.timeline_model.TimelineSummary` for ``nsys stats``
+    output (per-name summaries only).
+
+    Args:
+        path: file, directory (Kineto per-rank traces) or archive.
+        input_format: one of :data:`TIMELINE_FORMATS`, or None / ``"auto"`` to detect.
+
+    Raises:
+        InputError: unreadable, unrecognised or unusable input (one line naming the file and the problem).
+    """
+    fmt = detect_timeline_format(path) if input_format in (None, "auto") else input_format
+    if fmt == "nsys-sqlite":
+        from .nsys_sqlite import read_nsys_sqlite
+
+        return read_nsys_sqlite(path)
+    if fmt == "nsys-stats":
+        from .nsys_stats import read_nsys_stats
+
+        return read_nsys_stats(path)
+    if fmt == "kineto":
+        from .kineto import read_kineto
+
+        return read_kineto(path)
+    raise InputError(str(path), f"unknown timeline input format '{fmt}'; expected one of: auto, "
+                                f"{', '.join(TIMELINE_FORMATS)}")

@@ -1,4 +1,4 @@
-"""Renderers: turn analysis results into terminal tables, JSON and Markdown. No analysis here."""
+"""Renderers: turn analysis results into terminal tables, JSON, Markdown, HTML and charts. No analysis here."""
 
 from .common import render
 

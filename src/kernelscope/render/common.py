@@ -11,11 +11,12 @@ from ..api import ReportDiagnosis
 from ..diagnosis import KernelDiagnosis, Note
 from ..stalls import describe
 
-FORMATS: tuple[str, ...] = ("table", "json", "markdown")
+FORMATS: tuple[str, ...] = ("table", "json", "markdown", "html")
 
 
 def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "en") -> str:
-    """Render diagnoses of one or more files as ``"table"`` (plain-text tables), ``"json"`` or ``"markdown"``.
+    """Render diagnoses of one or more files as ``"table"`` (plain-text tables), ``"json"``, ``"markdown"`` or
+    ``"html"`` (one self-contained page with inline SVG charts).
 
     Raises:
         ValueError: unknown format or language.
@@ -29,6 +30,10 @@ def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "
         from .markdown import to_markdown
 
         return to_markdown(results, lang)
+    if fmt == "html":
+        from .html import to_html
+
+        return to_html(results, lang)
     if fmt == "table":
         from .table import to_table
 
@@ -153,8 +158,9 @@ def kernel_title(d: KernelDiagnosis) -> str:
     return safe(f"[{d.kernel.index}] {d.kernel.name}")
 
 
-def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5) -> list[tuple[str, str]]:
-    """Label/value rows describing one diagnosis, in reading order."""
+def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool = True, advice: bool = True) -> list[tuple[str, str]]:
+    """Label/value rows describing one diagnosis, in reading order (``verdict`` / ``advice``: include the
+    bottleneck row with its evidence / the advice rows; the HTML card shows those apart)."""
     k = d.kernel
     rows: list[tuple[str, str]] = []
     launch = k.launch
@@ -171,7 +177,8 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5) -> list[tuple[s
     evidence = d.evidence if d.classes else (d.sol.evidence if d.sol.bound is not None else ())
     if evidence:
         bound += f" ({f.notes(evidence)})"
-    rows.append((f.label("bound"), bound))
+    if verdict:
+        rows.append((f.label("bound"), bound))
     if d.ncu_bottleneck is not None:
         rows.append((f.label("nsight_says"), f"{safe(d.ncu_bottleneck_title or '')} ({f.bound(d.ncu_bottleneck)})"))
     r = d.roofline
@@ -184,7 +191,8 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5) -> list[tuple[s
             rows.append((
                 f.label("achieved"),
                 f"{f.flops(r.achieved_flops_per_s)} / {f.label('attainable')} {f.flops(r.attainable_flops_per_s)}, "
-                f"{f.label('efficiency')} {f.share(r.efficiency)}",
+                f"{f.label('efficiency')} {f.share(r.efficiency)}"
+                + ("" if r.achieved_bytes_per_s is None else f"; DRAM {_si(r.achieved_bytes_per_s, 'B/s')}"),
             ))
     occ = d.occupancy
     if occ is not None:
@@ -216,6 +224,6 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5) -> list[tuple[s
         rows.append((f.label("notes"), f.notes(notes)))
     if k.problems:
         rows.append((f.label("problems"), safe("; ".join(k.problems))))
-    for i, a in enumerate(d.advice, 1):
+    for i, a in enumerate(d.advice if advice else (), 1):
         rows.append((f.label("advice") if i == 1 else "", f"{i}. {f.advice(a)}"))
     return rows

@@ -55,7 +55,8 @@ def launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
     if d.stalls is not None:
         stalls = {
             "family": d.stalls.family,
-            "unit": "cycles per issued instruction" if d.stalls.family == "per_issue_active" else "samples" if d.stalls.family == "pc_sampling" else "cycles",
+            "unit": {"per_issue_active": "cycles per issued instruction", "pc_sampling": "samples",
+                     "given_percent": "percent of stall cycles"}.get(d.stalls.family, "cycles"),
             "total": d.stalls.total,
             "selected": d.stalls.selected_value,
             "cycles_per_issued_instruction": k.cycles_per_issued_instruction,

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): kernelscope vs Meta's HolisticTraceAnalysis on a PyTorch profiler trace scaled to >= 1 GB.
+
+What it does, in one run:
+
+1. Scales a real corpus trace up: every rank file of ``../shared/corpus/torch_traces/param_dlrm_kineto_8rank_v100.tar.gz``
+   (8 ranks, V100, integer-µs timestamps) is replicated with its timestamps shifted by one span (plus a 1 ms gap)
+   per copy; correlation / external / flow ids are shifted too, so every copy is a distinct step. The copies are
+   written as one ``rank-N.json`` per rank into one directory (the layout HTA reads), until the directory holds
+   ``--size-gb`` of JSON. The single ``ProfilerStep#10`` annotation keeps its name in every copy: HTA then sees
+   one profiler-step name and (as for the original) keeps every kernel instead of dropping the "last iteration".
+2. Runs kernelscope (``load_timeline`` + the timeline analysis) and HTA (``TraceAnalysis(trace_dir)``,
+   ``get_temporal_breakdown``, ``get_gpu_kernel_breakdown``) on that directory, each in its own child process.
+3. Prints the quantities both compute, side by side (per rank: GPU span = HTA "kernel_time", idle, compute and
+   non-compute time; the top kernels by total time), with their relative difference; wall time of each and the
+   ratio; peak memory of each: ``ru_maxrss`` of the child (largest single process) and the peak of the summed RSS
+   of the child's whole process tree (HTA parses ranks in a multiprocessing pool), sampled every 50 ms.
+
+HTA's definitions (``hta/analyzers/breakdown_analysis.py``): GPU events are rows with a stream (kernels, copies,
+memsets); "kernel_time" = last end - first start of them; idle = that span - the union of them; compute = the
+union of kernels whose name is neither communication (``nccl``) nor memory (``Memcpy`` / ``Memset``);
+non-compute = span - compute - idle. kernelscope's numbers below are computed on the same definitions from its
+Timeline (and its own analysis' kernel / busy / idle figures are printed next to them).
+
+Usage::
+
+    python benchmarks/kineto_bench.py                      # 1 GB, kernelscope and HTA
+    python benchmarks/kineto_bench.py --size-gb 0.25       # a smaller side-by-side
+    python benchmarks/kineto_bench.py --skip-hta           # kernelscope only
+
+HTA is run with ``--hta-python`` (default ``/tmp/hta-venv/bin/python``; ``pip install holistictraceanalysis`` into
+its own venv, or ``pip install -e .[bench]``). Machine facts (``nproc``, memory, CPU model) are printed first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_SOURCE = REPO.parent / "shared" / "corpus" / "torch_traces" / "param_dlrm_kineto_8rank_v100.tar.gz"
+GAP_US = 1000
+
+
+# --------------------------------------------------------------------------------------------------- scaling
+def _load_ranks(source: Path) -> list[tuple[str, dict]]:
+    import msgspec
+
+    out = []
+    if source.is_dir():
+        for f in sorted(source.glob("*.json")):
+            out.append((f.name, msgspec.json.decode(f.read_bytes())))
+        return out
+    if tarfile.is_tarfile(source):
+        with tarfile.open(source, "r:*") as tar:
+            for m in sorted(tar.getmembers(), key=lambda m: m.name):
+                if m.isfile() and m.name.endswith(".json"):
+                    out.append((Path(m.name).name, msgspec.json.decode(tar.extractfile(m).read())))
+        return out
+    import gzip
+
+    raw = source.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    return [(source.name, msgspec.json.decode(raw))]
+
+
+def scale(source: Path, out_dir: Path, size_bytes: int) -> dict:
+    """Write ``out_dir/rank-N.json`` per rank: each rank's events replicated with shifted times until the files
+    hold ``size_bytes`` in all. Returns facts about the result."""
+    import msgspec
+
+    enc = msgspec.json.Encoder()
+    ranks = _load_ranks(source)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True)
+    # one span for all ranks, so that the copies of all ranks stay aligned
+    lo = min(e["ts"] for _, d in ranks for e in d["traceEvents"] if isinstance(e.get("ts"), (int, float)) and e["ts"] > 0)
+    hi = max(e["ts"] + (e.get("dur") or 0) for _, d in ranks for e in d["traceEvents"]
+             if isinstance(e.get("ts"), (int, float)) and e["ts"] > 0)
+    shift_us = int(hi - lo) + GAP_US
+    id_shift = 10_000_000
+    per_rank = size_bytes / max(1, len(ranks))
+    copies_written = None
+    total = 0
+    events_total = 0
+    for idx, (name, doc) in enumerate(ranks):
+        events = doc["traceEvents"]
+        body = [e for e in events if e.get("ph") != "M"]
+        meta_events = [e for e in events if e.get("ph") == "M"]
+        header = {k: v for k, v in doc.items() if k != "traceEvents"}
+        rank = (doc.get("distributedInfo") or {}).get("rank", idx)
+        path = out_dir / f"rank-{rank}.json"
+        one_copy = len(b",\n".join(enc.encode(e) for e in body)) + 2
+        copies = copies_written or max(1, int(per_rank // one_copy) + 1)
+        copies_written = copies
+        with path.open("wb") as fh:
+            head = enc.encode(header)
+            fh.write(head[:-1] + (b', "traceEvents": [\n' if len(head) > 2 else b'"traceEvents": [\n'))
+            first = True
+            for e in meta_events:
+                fh.write((b"" if first else b",\n") + enc.encode(e))
+                first = False
+            for k in range(copies):
+                dt = k * shift_us
+                di = k * id_shift
+                chunk = []
+                for e in body:
+                    c = dict(e)
+                    ts = c.get("ts")
+                    if isinstance(ts, (int, float)) and ts > 0:
+                        c["ts"] = ts + dt
+                    if "id" in c and isinstance(c["id"], int):
+                        c["id"] = c["id"] + di
+                    args = c.get("args")
+                    if isinstance(args, dict) and k:
+                        args = dict(args)
+                        for key in ("correlation", "External id", "external id"):
+                            if isinstance(args.get(key), int) and args[key] > 0:
+                                args[key] = args[key] + di
+                        c["args"] = args
+                    chunk.append(enc.encode(c))
+                fh.write((b"" if first else b",\n") + b",\n".join(chunk))
+                first = False
+            fh.write(b"\n]}\n")
+        events_total += len(meta_events) + copies * len(body)
+        total += path.stat().st_size
+    return {"files": len(ranks), "copies": copies_written, "bytes": total, "events": events_total,
+            "shift_us": shift_us}
+
+
+# ---------------------------------------------------------------------------------------------- measurement
+def _tree_rss(root: int) -> int:
+    """Summed RSS (bytes) of ``root`` and all its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    page = os.sysconf("SC_PAGE_SIZE")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        pid, ppid = int(entry), int(fields[1])
+        children.setdefault(ppid, []).append(pid)
+        rss[pid] = int(fields[21]) * page
+    total, stack = 0, [root]
+    while stack:
+        p = stack.pop()
+        total += rss.get(p, 0)
+        stack.extend(children.get(p, []))
+    return total
+
+
+def run_child(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
+    """Run a child; return its JSON result (last stdout line), wall time, ru_maxrss and peak tree RSS."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            try:
+                peak[0] = max(peak[0], _tree_rss(proc.pid))
+            except Exception:  # noqa: BLE001 - sampling is best effort
+                pass
+            done.wait(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out_chunks: list[str] = []
+    err_chunks: list[str] = []
+    readers = [threading.Thread(target=lambda: out_chunks.append(proc.stdout.read()), daemon=True),
+               threading.Thread(target=lambda: err_chunks.append(proc.stderr.read()), daemon=True)]
+    for r in readers:
+        r.start()
+    timed_out = False
+    deadline = t0 + timeout
+    status = None
+    usage = None
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            timed_out = True
+            proc.kill()
+            pid, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.05)
+    wall = time.perf_counter() - t0
+    done.set()
+    sampler.join()
+    for r in readers:
+        r.join(timeout=5)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    stdout = "".join(out_chunks)
+    stderr = "".join(err_chunks)
+    result = None
+    for line in reversed(stdout.strip().splitlines()):
+        if line.startswith("{"):
+            try:
+                result = json.loads(line)
+            except ValueError:
+                pass
+            break
+    return {"result": result, "wall_s": wall, "maxrss_bytes": usage.ru_maxrss * 1024 if usage else None,
+            "tree_peak_bytes": peak[0], "returncode": proc.returncode, "timed_out": timed_out,
+            "stderr_tail": stderr[-3000:]}
+
+
+KERNELSCOPE_CHILD = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+from kernelscope.ingest import load_timeline
+from kernelscope.timeline_model import KERNEL, MEMCPY, MEMSET
+tl = load_timeline(sys.argv[1])
+t_load = time.perf_counter()
+analysis = None
+try:
+    from kernelscope.timeline import analyze_timeline
+    analysis = analyze_timeline(tl)
+except ImportError:
+    pass
+t_analysis = time.perf_counter()
+
+
+def union_ns(start, end):
+    if start.size == 0:
+        return 0
+    order = np.argsort(start, kind="stable")
+    s, e = start[order], end[order]
+    run_end = np.maximum.accumulate(e)
+    # a new merged interval starts where s > the running max end of everything before it
+    new = np.empty(s.shape[0], dtype=bool)
+    new[0] = True
+    new[1:] = s[1:] > run_end[:-1]
+    idx = np.flatnonzero(new)
+    seg_end = np.maximum.reduceat(e, idx)
+    return int((seg_end - s[idx]).sum())
+
+
+names = np.array(tl.names, dtype=object)
+busy = np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET))
+lname = [n.lower() for n in tl.names]
+is_comm = np.array(["nccl" in n for n in lname], dtype=bool)
+is_mem = np.array([n.startswith(("memcpy", "memset")) for n in lname], dtype=bool)
+ranks = {}
+for r in np.unique(tl.rank[busy]).tolist():
+    m = busy & (tl.rank == r)
+    s, e = tl.start_ns[m], tl.end_ns[m]
+    span = int(e.max() - s.min())
+    u = union_ns(s, e)
+    comp = m & ~is_comm[tl.name_id] & ~is_mem[tl.name_id] & (tl.kind == KERNEL)
+    c = union_ns(tl.start_ns[comp], tl.end_ns[comp])
+    ranks[str(r)] = {"span_us": span / 1e3, "idle_us": (span - u) / 1e3, "compute_us": c / 1e3,
+                     "non_compute_us": (span - c - (span - u)) / 1e3}
+k = tl.kind == KERNEL
+tot = np.bincount(tl.name_id[k], weights=(tl.end_ns[k] - tl.start_ns[k]).astype(np.float64), minlength=len(tl.names))
+top = np.argsort(-tot)[:5]
+t_end = time.perf_counter()
+out = {"ranks": ranks, "top": [[tl.names[i], tot[i] / 1e3] for i in top.tolist()],
+       "rows": len(tl), "kernels": int(k.sum()),
+       "t_load": t_load - t0, "t_analysis": t_analysis - t_load, "t_numbers": t_end - t_analysis,
+       "analysis": None}
+if analysis is not None:
+    try:
+        out["analysis"] = analysis.bench_summary() if hasattr(analysis, "bench_summary") else None
+    except Exception as exc:  # noqa: BLE001
+        out["analysis"] = repr(exc)
+print(json.dumps(out))
+"""
+
+HTA_CHILD = r"""
+import json, sys, time, logging
+logging.disable(logging.WARNING)
+t0 = time.perf_counter()
+from hta.trace_analysis import TraceAnalysis
+a = TraceAnalysis(trace_dir=sys.argv[1])
+t_load = time.perf_counter()
+tb = a.get_temporal_breakdown(visualize=False)
+t_tb = time.perf_counter()
+ktype, kdf = a.get_gpu_kernel_breakdown(visualize=False, num_kernels=5, include_memory_kernels=True)
+t_kb = time.perf_counter()
+ranks = {}
+for _, row in tb.iterrows():
+    ranks[str(int(row["rank"]))] = {"span_us": float(row["kernel_time(us)"]), "idle_us": float(row["idle_time(us)"]),
+                                     "compute_us": float(row["compute_time(us)"]),
+                                     "non_compute_us": float(row["non_compute_time(us)"])}
+# top kernels over all ranks (kernel breakdown is per rank: sum its "sum" column by name)
+tops = {}
+for _, row in kdf.iterrows():
+    tops[row["name"]] = tops.get(row["name"], 0.0) + float(row["sum (us)"])
+top = sorted(tops.items(), key=lambda kv: -kv[1])[:5]
+print(json.dumps({"ranks": ranks, "top": top, "t_load": t_load - t0, "t_temporal": t_tb - t_load,
+                  "t_kernels": t_kb - t_tb}))
+"""
+
+
+def machine() -> str:
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        mem = subprocess.run(["free", "-g"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        pass
+    return f"nproc: {os.cpu_count()}\nCPU: {cpu}\nPython: {platform.python_version()}\nfree -g:\n{mem}"
+
+
+def _gib(n: float | None) -> str:
+    return "n/a" if n is None else f"{n / (1 << 30):.2f} GiB"
+
+
+def compare(ks: dict, hta: dict) -> list[str]:
+    lines = []
+    worst = 0.0
+    lines.append(f"{'rank':>4} {'quantity':<16} {'kernelscope (us)':>18} {'HTA (us)':>18} {'rel. diff':>10}")
+    for rank in sorted(ks["ranks"], key=int):
+        h = hta["ranks"].get(rank)
+        for q in ("span_us", "idle_us", "compute_us", "non_compute_us"):
+            kv = ks["ranks"][rank][q]
+            hv = h[q] if h else float("nan")
+            rel = abs(kv - hv) / abs(hv) if h and hv else (0.0 if h and kv == hv else float("nan"))
+            if rel == rel:
+                worst = max(worst, rel)
+            lines.append(f"{rank:>4} {q[:-3]:<16} {kv:>18.1f} {hv:>18.1f} {rel:>10.2e}")
+    lines.append(f"largest relative difference: {worst:.2e} ({'within' if worst <= 1e-3 else 'OUTSIDE'} 0.1%)")
+    lines.append("top kernels by total time (all ranks):")
+    htop = dict(hta["top"])
+    for name, total in ks["top"]:
+        hv = htop.get(name)
+        short = name if len(name) <= 60 else name[:57] + "..."
+        rel = f"{abs(total - hv) / hv:.2e}" if hv else "not in HTA top"
+        lines.append(f"  {short:<60} kernelscope {total:>14.1f} us  HTA {hv if hv is not None else float('nan'):>14.1f} us  {rel}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="trace to scale (tar.gz, dir or json)")
+    ap.add_argument("--size-gb", type=float, default=1.0, help="JSON size to scale to, in GB (1e9 bytes)")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/kineto_bench"), help="where the scaled trace goes")
+    ap.add_argument("--hta-python", default="/tmp/hta-venv/bin/python", help="python with holistictraceanalysis")
+    ap.add_argument("--hta-timeout", type=float, default=1800.0, help="seconds before HTA is stopped")
+    ap.add_argument("--skip-hta", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the scaled trace")
+    args = ap.parse_args(argv)
+
+    print("== machine")
+    print(machine())
+    size = int(args.size_gb * 1e9)
+    out_dir = args.work / f"scaled_{args.size_gb:g}gb"
+    t0 = time.perf_counter()
+    facts = scale(args.source, out_dir, size)
+    print(f"\n== input: {args.source.name} scaled x{facts['copies']} -> {out_dir}: {facts['files']} files, "
+          f"{facts['bytes'] / 1e9:.3f} GB ({_gib(facts['bytes'])}), {facts['events']:,} events "
+          f"(written in {time.perf_counter() - t0:.1f} s)")
+
+    ks = run_child([sys.executable, "-c", KERNELSCOPE_CHILD, str(out_dir)], timeout=args.hta_timeout)
+    if ks["result"] is None:
+        print("kernelscope failed:", ks["returncode"], ks["stderr_tail"])
+        return 1
+    r = ks["result"]
+    print(f"\n== kernelscope: wall {ks['wall_s']:.2f} s (load {r['t_load']:.2f} s, analysis {r['t_analysis']:.2f} s, "
+          f"HTA-definition numbers {r['t_numbers']:.2f} s); {r['rows']:,} rows, {r['kernels']:,} kernels")
+    print(f"   peak memory: max RSS {_gib(ks['maxrss_bytes'])}, process tree {_gib(ks['tree_peak_bytes'])} "
+          f"= {ks['maxrss_bytes'] / facts['bytes']:.2f}x the input")
+    if r.get("analysis"):
+        print(f"   kernelscope analysis summary: {r['analysis']}")
+    if args.skip_hta:
+        return 0
+    env = dict(os.environ)
+    hta = run_child([args.hta_python, "-c", HTA_CHILD, str(out_dir)], timeout=args.hta_timeout, env=env)
+    if hta["result"] is None:
+        why = "timed out" if hta["timed_out"] else f"exit {hta['returncode']}"
+        print(f"\n== HTA did not finish ({why}) after {hta['wall_s']:.1f} s; peak memory: max RSS "
+              f"{_gib(hta['maxrss_bytes'])}, process tree {_gib(hta['tree_peak_bytes'])}")
+        print(hta["stderr_tail"][-1500:])
+        return 2
+    h = hta["result"]
+    print(f"\n== HTA: wall {hta['wall_s']:.2f} s (TraceAnalysis load {h['t_load']:.2f} s, temporal breakdown "
+          f"{h['t_temporal']:.2f} s, kernel breakdown {h['t_kernels']:.2f} s)")
+    print(f"   peak memory: max RSS {_gib(hta['maxrss_bytes'])}, process tree {_gib(hta['tree_peak_bytes'])} "
+          f"= {hta['tree_peak_bytes'] / facts['bytes']:.2f}x the input")
+    print("\n== side by side")
+    for line in compare(r, h):
+        print(line)
+    print(f"\n== speed: kernelscope {ks['wall_s']:.2f} s vs HTA {hta['wall_s']:.2f} s -> "
+          f"{hta['wall_s'] / ks['wall_s']:.1f}x faster")
+    print(f"== memory: kernelscope {_gib(ks['tree_peak_bytes'])} ({ks['tree_peak_bytes'] / facts['bytes']:.2f}x input) "
+          f"vs HTA {_gib(hta['tree_peak_bytes'])} ({hta['tree_peak_bytes'] / facts['bytes']:.2f}x input)")
+    if not args.keep:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

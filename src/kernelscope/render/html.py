@@ -1,0 +1,253 @@
+"""HTML rendering: one self-contained page (inline CSS, charts inline as SVG, no script, nothing fetched from the
+network; a Content-Security-Policy forbids any fetch), and the fragments Jupyter shows for result objects.
+
+Every string that comes from the input (kernel names, paths, rule titles) is HTML-escaped. Labels and advice
+come from the same knowledge files as the other renderers, in English or Chinese.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .. import __version__
+from ..api import ReportDiagnosis
+from ..diagnosis import KernelDiagnosis
+from . import charts
+from .common import Fmt, kernel_rows, safe, summary_rows
+
+Progress = Callable[[], None] | None
+
+#: No fetch of any kind: styles only from the page itself, images only inline (data:) - there are none.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+CSS = """
+.ks{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans","Noto Sans CJK SC","DejaVu Sans",sans-serif;color:#1b1f24;
+ line-height:1.45;font-size:14px;max-width:1180px;margin:0 auto;padding:0 18px 40px}
+.ks h1{font-size:24px;margin:22px 0 6px}
+.ks h2{font-size:19px;margin:28px 0 10px;padding-bottom:4px;border-bottom:2px solid #d0d7de}
+.ks h3{font-size:16px;margin:0 0 6px;word-break:break-all}
+.ks h4{font-size:13px;margin:14px 0 6px;color:#57606a;text-transform:uppercase;letter-spacing:.04em}
+.ks code,.ks .mono{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12.5px}
+.ks table{border-collapse:collapse;margin:6px 0 10px}
+.ks th,.ks td{text-align:left;vertical-align:top;padding:4px 10px;border-bottom:1px solid #eaeef2}
+.ks th{background:#f6f8fa;font-weight:600}
+.ks td.num,.ks th.num{text-align:right;white-space:nowrap}
+.ks table.kv th{background:none;color:#57606a;font-weight:600;white-space:nowrap;width:1%}
+.ks .card{border:1px solid #d0d7de;border-radius:8px;padding:14px 16px;margin:16px 0;background:#fff;
+ box-shadow:0 1px 2px rgba(27,31,36,.06)}
+.ks .sig{color:#57606a;margin:0 0 8px;word-break:break-all}
+.ks .badge{display:inline-block;border-radius:12px;padding:1px 10px;margin:0 6px 4px 0;color:#fff;font-weight:600;font-size:13px}
+.ks .muted{color:#57606a}
+.ks .note{background:#fff8c5;border:1px solid #d4a72c;border-radius:6px;padding:6px 10px;margin:8px 0}
+.ks .bar{position:relative;background:#eaeef2;border-radius:3px;height:10px;min-width:120px}
+.ks .bar>span{position:absolute;left:0;top:0;bottom:0;border-radius:3px;background:#4878a8}
+.ks .bar>i{position:absolute;top:-2px;bottom:-2px;width:2px;background:#1b1f24}
+.ks .meters{display:grid;grid-template-columns:max-content minmax(160px,320px) max-content;gap:4px 10px;align-items:center;margin:6px 0}
+.ks .charts{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
+.ks .charts figure{margin:0;flex:1 1 460px;max-width:100%}
+.ks figure svg{width:100%;height:auto;display:block}
+.ks .wide svg{width:100%;height:auto}
+.ks ol,.ks ul{margin:4px 0 8px;padding-left:22px}
+.ks li{margin:2px 0}
+.ks a{color:#0969da;text-decoration:none}
+.ks footer{margin-top:30px;color:#57606a;font-size:12.5px;border-top:1px solid #d0d7de;padding-top:8px}
+"""
+
+
+def _e(text: object) -> str:
+    """Text from anywhere (input file included) as HTML text or attribute value."""
+    return html.escape(safe(str(text)), quote=True)
+
+
+def _anchor(report_no: int, d: KernelDiagnosis) -> str:
+    return f"r{report_no}-k{d.kernel.index}"
+
+
+def _badges(d: KernelDiagnosis, f: Fmt) -> str:
+    if not d.verdict:
+        return f'<span class="badge" style="background:{charts.CLASS_COLOURS[None]}">{_e(f.nm)}</span>'
+    return "".join(
+        f'<span class="badge" style="background:{charts.CLASS_COLOURS.get(c, charts.CLASS_COLOURS[None])}">{_e(f.bound(c))}</span>'
+        for c in d.verdict
+    )
+
+
+def _meter(label: str, value: float | None, f: Fmt, mark: float | None = None, mark_label: str = "") -> str:
+    """A label, a 0-100 % bar (with an optional marker) and the value as text."""
+    if value is None:
+        bar = '<div class="bar"></div>'
+        text = _e(f.nm)
+    else:
+        width = max(0.0, min(100.0, value))
+        marker = "" if mark is None else f'<i style="left:{max(0.0, min(100.0, mark)):.1f}%" title="{_e(mark_label)}"></i>'
+        bar = f'<div class="bar"><span style="width:{width:.1f}%"></span>{marker}</div>'
+        text = _e(f.pct(value))
+        if mark is not None:
+            text += f' <span class="muted">/ {_e(mark_label)}</span>'
+    return f"<span>{_e(label)}</span>{bar}<span>{text}</span>"
+
+
+def _meters(d: KernelDiagnosis, f: Fmt) -> str:
+    k = d.kernel
+    theo = d.occupancy.occupancy_pct if d.occupancy is not None else k.theoretical_occupancy_pct
+    theo_label = f"{f.label('occupancy_theoretical')} {f.pct(theo)}" if theo is not None else ""
+    rows = [
+        _meter(f.label("sol_compute"), d.sol.compute_pct, f),
+        _meter(f.label("sol_memory"), d.sol.memory_pct, f),
+        _meter(f.label("occupancy_achieved"), k.achieved_occupancy_pct, f, theo, theo_label),
+    ]
+    return f'<div class="meters">{"".join(rows)}</div>'
+
+
+def _figure(svg: bytes, caption: str) -> str:
+    return f'<figure role="img" aria-label="{_e(caption)}">{charts.svg_for_html(svg)}</figure>'
+
+
+def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: float | None = None,
+                with_charts: bool = True, progress: Progress = None) -> str:
+    """One launch as an HTML card: verdict, evidence, measurements (occupancy included), charts, advice."""
+    f = Fmt(lang)
+    k = d.kernel
+    parts = [f'<section class="card" id="{_anchor(report_no, d)}">']
+    parts.append(f"<h3>[{k.index}] {_e(k.name)}</h3>")
+    if k.demangled_name and k.demangled_name != k.name:
+        parts.append(f'<p class="sig mono" title="{_e(f.label("signature"))}">{_e(k.demangled_name)}</p>')
+    parts.append(f"<div>{_badges(d, f)}</div>")
+    evidence = d.evidence if d.classes else (d.sol.evidence if d.sol.bound is not None else ())
+    if evidence:
+        parts.append(f"<h4>{_e(f.label('evidence'))}</h4><ul>")
+        parts += [f"<li>{_e(f.note(n))}</li>" for n in evidence]
+        parts.append("</ul>")
+    parts.append(_meters(d, f))
+    parts.append(f"<h4>{_e(f.label('measurements'))}</h4><table class=\"kv\">")
+    for label, value in kernel_rows(d, f, verdict=False, advice=False):
+        parts.append(f"<tr><th>{_e(label)}</th><td>{_e(value)}</td></tr>")
+    parts.append("</table>")
+    if with_charts:
+        figs = []
+        if charts.has_roofline_point(d):
+            figs.append(_figure(charts.kernel_roofline_chart(d, lang, "svg", total_s), f.label("roofline")))
+            if progress:
+                progress()
+        if charts.has_stalls(d):
+            figs.append(_figure(charts.stall_chart(d, lang, "svg"), f.label("stalls")))
+            if progress:
+                progress()
+        parts.append(f"<h4>{_e(f.label('charts'))}</h4>")
+        if not charts.has_roofline_point(d):
+            why = charts.why_not_plotted(d, d.gpu, f) or f.nm
+            parts.append(f'<p class="muted">{_e(f.label("no_roofline_point", reason=why))}</p>')
+        if figs:
+            parts.append(f'<div class="charts">{"".join(figs)}</div>')
+    if d.advice:
+        parts.append(f"<h4>{_e(f.label('advice'))}</h4><ol>")
+        parts += [f"<li>{_e(f.advice(a))}</li>" for a in d.advice]
+        parts.append("</ol>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _gpus(res: ReportDiagnosis, f: Fmt) -> str:
+    names = list(dict.fromkeys(d.gpu.name for d in res.kernels if d.gpu is not None))
+    if names:
+        return ", ".join(names)
+    devices = list(dict.fromkeys(k.device.display_name for k in res.report.kernels if k.device.display_name))
+    return ", ".join(devices) if devices else f.nm
+
+
+def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_charts: bool = True,
+                   progress: Progress = None) -> str:
+    """One input file: provenance, where the time goes, the report's charts, then a card per launch."""
+    f = Fmt(lang)
+    rep = res.report
+    parts = [f'<section class="report" id="r{report_no}">', f"<h2>{_e(Path(rep.path).name)}</h2>"]
+    prov = [
+        (f.label("input_file"), f'<span class="mono">{_e(rep.path)}</span>'),
+        (f.label("input_format"), _e(rep.format)),
+        (f.label("gpu"), _e(_gpus(res, f))),
+        (f.label("profiler_version"), _e(rep.tool_version or f.nm)),
+        (f.label("kernelscope_version"), _e(__version__)),
+        (f.label("launches"), _e(f.label("kernels_shown", n=len(res.kernels), total=len(rep.kernels)))),
+    ]
+    parts.append(f"<h4>{_e(f.label('provenance'))}</h4><table class=\"kv\">")
+    parts += [f"<tr><th>{_e(label)}</th><td>{value}</td></tr>" for label, value in prov]
+    parts.append("</table>")
+
+    first = {}
+    for d in res.kernels:
+        first.setdefault(d.kernel.name, _anchor(report_no, d))
+    parts.append(f"<h4>{_e(f.label('where_time_goes'))}</h4><table><tr>"
+                 f"<th>{_e(f.label('kernel'))}</th><th class=\"num\">{_e(f.label('launches'))}</th>"
+                 f"<th class=\"num\">{_e(f.label('total_time'))}</th><th class=\"num\">{_e(f.label('share'))}</th><th></th></tr>")
+    for g, (name, n, total, share) in zip(res.groups, summary_rows(res, f)):
+        cell = f'<a href="#{first[g.name]}">{_e(name)}</a>' if g.name in first else _e(name)
+        bar = "" if g.share is None else f'<div class="bar"><span style="width:{max(0.0, min(1.0, g.share)) * 100:.1f}%"></span></div>'
+        parts.append(f'<tr><td class="mono">{cell}</td><td class="num">{_e(n)}</td><td class="num">{_e(total)}</td>'
+                     f'<td class="num">{_e(share)}</td><td style="min-width:140px">{bar}</td></tr>')
+    parts.append("</table>")
+
+    if with_charts:
+        total_s = math.fsum(g.total_duration_s for g in res.groups) or None
+        parts.append(f"<h4>{_e(f.label('charts'))}</h4><div class=\"wide\">")
+        parts.append(_figure(charts.report_roofline_chart(res, lang, "svg"), f.label("roofline")))
+        if progress:
+            progress()
+        if any(charts.has_stalls(d) for d in res.kernels):
+            parts.append(_figure(charts.report_stall_chart(res, lang, "svg"), f.label("stalls")))
+        if progress:
+            progress()
+        parts.append("</div>")
+    else:
+        total_s = math.fsum(g.total_duration_s for g in res.groups) or None
+
+    parts.append(f"<h2>{_e(f.label('kernel_cards'))}</h2>")
+    if not res.kernels:
+        parts.append(f'<p class="muted">{_e(f.label("no_launches"))}</p>')
+    for d in res.kernels:
+        parts.append(kernel_card(d, lang, report_no, total_s, with_charts, progress))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _font_note(lang: str, f: Fmt) -> str:
+    if charts.chart_lang(lang) != lang:
+        return f'<p class="note">{_e(f.label("chart_font_fallback"))}</p>'
+    return ""
+
+
+def to_html(results: Sequence[ReportDiagnosis], lang: str, progress: Progress = None) -> str:
+    """The whole HTML document (UTF-8 text): one section per input file."""
+    f = Fmt(lang)
+    title = f.label("html_title")
+    if len(results) == 1:
+        title += f": {Path(results[0].report.path).name}"
+    body = "".join(report_section(res, lang, i, True, progress) for i, res in enumerate(results))
+    html_lang = "zh-CN" if lang == "zh" else "en"
+    return (
+        "<!DOCTYPE html>\n"
+        f'<html lang="{html_lang}"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="generator" content="kernelscope {_e(__version__)}">'
+        f"<title>{_e(title)}</title><style>{CSS}</style></head>\n"
+        f'<body><main class="ks"><h1>{_e(title)}</h1>{_font_note(lang, f)}{body}'
+        f"<footer>{_e(f.label('generated_by', version=__version__))}</footer></main></body></html>\n"
+    )
+
+
+def report_fragment(res: ReportDiagnosis, lang: str = "en") -> str:
+    """A report as an HTML fragment with its own scoped style (Jupyter's ``_repr_html_``)."""
+    return f'<div class="ks"><style>{CSS}</style>{report_section(res, lang)}</div>'
+
+
+def kernel_fragment(d: KernelDiagnosis, lang: str = "en") -> str:
+    """One launch's card as an HTML fragment with its own scoped style (Jupyter's ``_repr_html_``)."""
+    return f'<div class="ks"><style>{CSS}</style>{kernel_card(d, lang)}</div>'
+
+
+def count_work(results: Sequence[ReportDiagnosis]) -> int:
+    """Progress steps :func:`to_html` reports (one per chart drawn, two per report)."""
+    return charts.count_charts(results)
