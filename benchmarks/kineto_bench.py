@@ -14,7 +14,7 @@ What it does, in one run:
 3. Prints the quantities both compute, side by side (per rank: GPU span = HTA "kernel_time", idle, compute and
    non-compute time; the top kernels by total time), with their relative difference; wall time of each and the
    ratio; peak memory of each: ``ru_maxrss`` of the child (largest single process) and the peak of the summed RSS
-   of the child's whole process tree (HTA parses ranks in a multiprocessing pool), sampled every 50 ms.
+   of the child's whole process tree (HTA parses ranks in a multiprocessing pool), sampled every 100 ms.
 
 HTA's definitions (``hta/analyzers/breakdown_analysis.py``): GPU events are rows with a stream (kernels, copies,
 memsets); "kernel_time" = last end - first start of them; idle = that span - the union of them; compute = the
@@ -76,22 +76,24 @@ def _load_ranks(source: Path) -> list[tuple[str, dict]]:
 
 def scale(source: Path, out_dir: Path, size_bytes: int) -> dict:
     """Write ``out_dir/rank-N.json`` per rank: each rank's events replicated with shifted times until the files
-    hold ``size_bytes`` in all. Returns facts about the result."""
-    import msgspec
+    hold ``size_bytes`` in all. Returns facts about the result.
 
-    enc = msgspec.json.Encoder()
+    The JSON is written with Kineto's own separators (``"key": value``, one event per line): HTA finds a file's
+    rank with the regular expression ``"rank":\\s+(\\d+)``, so a file written without the space after the colon
+    would be taken as rank 0 by HTA (and all but one rank silently dropped).
+    """
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
     ranks = _load_ranks(source)
     if out_dir.exists():
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
     # one span for all ranks, so that the copies of all ranks stay aligned
-    lo = min(e["ts"] for _, d in ranks for e in d["traceEvents"] if isinstance(e.get("ts"), (int, float)) and e["ts"] > 0)
-    hi = max(e["ts"] + (e.get("dur") or 0) for _, d in ranks for e in d["traceEvents"]
-             if isinstance(e.get("ts"), (int, float)) and e["ts"] > 0)
+    timed = [e for _, d in ranks for e in d["traceEvents"] if isinstance(e.get("ts"), (int, float)) and e["ts"] > 0]
+    lo = min(e["ts"] for e in timed)
+    hi = max(e["ts"] + (e.get("dur") or 0) for e in timed)
     shift_us = int(hi - lo) + GAP_US
     id_shift = 10_000_000
-    per_rank = size_bytes / max(1, len(ranks))
-    copies_written = None
+    copies = None
     total = 0
     events_total = 0
     for idx, (name, doc) in enumerate(ranks):
@@ -101,50 +103,47 @@ def scale(source: Path, out_dir: Path, size_bytes: int) -> dict:
         header = {k: v for k, v in doc.items() if k != "traceEvents"}
         rank = (doc.get("distributedInfo") or {}).get("rank", idx)
         path = out_dir / f"rank-{rank}.json"
-        one_copy = len(b",\n".join(enc.encode(e) for e in body)) + 2
-        copies = copies_written or max(1, int(per_rank // one_copy) + 1)
-        copies_written = copies
-        with path.open("wb") as fh:
-            head = enc.encode(header)
-            fh.write(head[:-1] + (b', "traceEvents": [\n' if len(head) > 2 else b'"traceEvents": [\n'))
+        if copies is None:
+            one_copy = sum(len(dumps(e)) + 4 for e in body) * len(ranks)
+            copies = max(1, -(-int(size_bytes) // one_copy))
+        with path.open("w", encoding="utf-8") as fh:
+            head = json.dumps(header, indent=2, ensure_ascii=False)
+            fh.write(head[:-1].rstrip() + ',\n  "traceEvents": [\n')
             first = True
             for e in meta_events:
-                fh.write((b"" if first else b",\n") + enc.encode(e))
+                fh.write(("" if first else ",\n") + "  " + dumps(e))
                 first = False
             for k in range(copies):
                 dt = k * shift_us
                 di = k * id_shift
-                chunk = []
+                lines = []
                 for e in body:
                     c = dict(e)
                     ts = c.get("ts")
                     if isinstance(ts, (int, float)) and ts > 0:
                         c["ts"] = ts + dt
-                    if "id" in c and isinstance(c["id"], int):
+                    if k and isinstance(c.get("id"), int):
                         c["id"] = c["id"] + di
                     args = c.get("args")
-                    if isinstance(args, dict) and k:
+                    if k and isinstance(args, dict):
                         args = dict(args)
                         for key in ("correlation", "External id", "external id"):
                             if isinstance(args.get(key), int) and args[key] > 0:
                                 args[key] = args[key] + di
                         c["args"] = args
-                    chunk.append(enc.encode(c))
-                fh.write((b"" if first else b",\n") + b",\n".join(chunk))
+                    lines.append("  " + dumps(c))
+                fh.write(("" if first else ",\n") + ",\n".join(lines))
                 first = False
-            fh.write(b"\n]}\n")
+            fh.write("\n  ]\n}\n")
         events_total += len(meta_events) + copies * len(body)
         total += path.stat().st_size
-    return {"files": len(ranks), "copies": copies_written, "bytes": total, "events": events_total,
-            "shift_us": shift_us}
+    return {"files": len(ranks), "copies": copies, "bytes": total, "events": events_total, "shift_us": shift_us}
 
 
 # ---------------------------------------------------------------------------------------------- measurement
-def _tree_rss(root: int) -> int:
-    """Summed RSS (bytes) of ``root`` and all its descendants, from /proc."""
+def _descendants(root: int) -> list[int]:
+    """``root`` and every process below it, from a scan of /proc (parent ids)."""
     children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    page = os.sysconf("SC_PAGE_SIZE")
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -153,16 +152,21 @@ def _tree_rss(root: int) -> int:
                 stat = fh.read().decode("ascii", "replace")
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        pid, ppid = int(entry), int(fields[1])
-        children.setdefault(ppid, []).append(pid)
-        rss[pid] = int(fields[21]) * page
-    total, stack = 0, [root]
+        children.setdefault(int(stat[stat.rfind(")") + 2:].split()[1]), []).append(int(entry))
+    out, stack = [], [root]
     while stack:
-        p = stack.pop()
-        total += rss.get(p, 0)
-        stack.extend(children.get(p, []))
-    return total
+        pid = stack.pop()
+        out.append(pid)
+        stack.extend(children.get(pid, []))
+    return out
+
+
+def _rss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def run_child(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
@@ -173,12 +177,19 @@ def run_child(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
     done = threading.Event()
 
     def sample() -> None:
+        # RSS of the known processes every 100 ms; the process tree itself is re-scanned every second (a scan of
+        # /proc costs ~15 ms here, too much to do 10 times a second next to the run being measured)
+        pids: list[int] = [proc.pid]
+        tick = 0
         while not done.is_set():
             try:
-                peak[0] = max(peak[0], _tree_rss(proc.pid))
+                if tick % 10 == 0:
+                    pids = _descendants(proc.pid)
+                peak[0] = max(peak[0], sum(_rss(p) for p in pids))
             except Exception:  # noqa: BLE001 - sampling is best effort
                 pass
-            done.wait(0.05)
+            tick += 1
+            done.wait(0.1)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -224,66 +235,46 @@ def run_child(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
 
 
 KERNELSCOPE_CHILD = r"""
-import json, sys, time
+import json, re, sys, time
 t0 = time.perf_counter()
 import numpy as np
 from kernelscope.ingest import load_timeline
-from kernelscope.timeline_model import KERNEL, MEMCPY, MEMSET
+from kernelscope.timeline import analyse_timeline, union_length_ns
+from kernelscope.timeline_model import KERNEL
 tl = load_timeline(sys.argv[1])
 t_load = time.perf_counter()
-analysis = None
-try:
-    from kernelscope.timeline import analyze_timeline
-    analysis = analyze_timeline(tl)
-except ImportError:
-    pass
+rep = analyse_timeline(tl)
 t_analysis = time.perf_counter()
-
-
-def union_ns(start, end):
-    if start.size == 0:
-        return 0
-    order = np.argsort(start, kind="stable")
-    s, e = start[order], end[order]
-    run_end = np.maximum.accumulate(e)
-    # a new merged interval starts where s > the running max end of everything before it
-    new = np.empty(s.shape[0], dtype=bool)
-    new[0] = True
-    new[1:] = s[1:] > run_end[:-1]
-    idx = np.flatnonzero(new)
-    seg_end = np.maximum.reduceat(e, idx)
-    return int((seg_end - s[idx]).sum())
-
-
-names = np.array(tl.names, dtype=object)
-busy = np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET))
-lname = [n.lower() for n in tl.names]
-is_comm = np.array(["nccl" in n for n in lname], dtype=bool)
-is_mem = np.array([n.startswith(("memcpy", "memset")) for n in lname], dtype=bool)
+# kernelscope's own per-device splits, summed per rank
 ranks = {}
-for r in np.unique(tl.rank[busy]).tolist():
-    m = busy & (tl.rank == r)
-    s, e = tl.start_ns[m], tl.end_ns[m]
-    span = int(e.max() - s.min())
-    u = union_ns(s, e)
-    comp = m & ~is_comm[tl.name_id] & ~is_mem[tl.name_id] & (tl.kind == KERNEL)
-    c = union_ns(tl.start_ns[comp], tl.end_ns[comp])
-    ranks[str(r)] = {"span_us": span / 1e3, "idle_us": (span - u) / 1e3, "compute_us": c / 1e3,
-                     "non_compute_us": (span - c - (span - u)) / 1e3}
+for d in rep.devices:
+    r = ranks.setdefault(str(d.rank if d.rank is not None else 0), {"span_us": 0.0, "idle_us": 0.0, "busy_us": 0.0,
+                                                                     "kernel_us": 0.0, "copy_memset_us": 0.0})
+    r["span_us"] += d.span_s * 1e6
+    r["idle_us"] += d.idle_s * 1e6
+    r["busy_us"] += d.busy_s * 1e6
+    r["kernel_us"] += d.kernel_s * 1e6
+    r["copy_memset_us"] += (d.memcpy_s + d.memset_s) * 1e6
+for row in rep.ranks:
+    r = ranks.get(str(row.rank if row.rank is not None else 0))
+    if r is not None:
+        r["communication_sum_us"] = row.communication_s * 1e6
+# HTA's "compute" = union of kernels HTA classifies as computation (hta/utils/utils.py: not ^nccl.*Kernel, not
+# Memcpy/Memset, not ...Sync), computed on kernelscope's Timeline with kernelscope's union
+comm = re.compile(r"^nccl.*Kernel")
+memory = re.compile(r"(^Memcpy)|(^Memset)|(^dma)")
+not_compute = re.compile(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)")
+is_compute = np.array([not comm.match(n) and not memory.match(n) and not not_compute.match(n) for n in tl.names],
+                      dtype=bool)
 k = tl.kind == KERNEL
-tot = np.bincount(tl.name_id[k], weights=(tl.end_ns[k] - tl.start_ns[k]).astype(np.float64), minlength=len(tl.names))
-top = np.argsort(-tot)[:5]
+for rank, r in ranks.items():
+    m = k & (tl.rank == (int(rank) if (tl.rank >= 0).any() else -1)) & is_compute[tl.name_id]
+    r["compute_us"] = union_length_ns(tl.start_ns[m], tl.end_ns[m]) / 1e3
+    r["non_compute_us"] = r["span_us"] - r["compute_us"] - r["idle_us"]
 t_end = time.perf_counter()
-out = {"ranks": ranks, "top": [[tl.names[i], tot[i] / 1e3] for i in top.tolist()],
-       "rows": len(tl), "kernels": int(k.sum()),
-       "t_load": t_load - t0, "t_analysis": t_analysis - t_load, "t_numbers": t_end - t_analysis,
-       "analysis": None}
-if analysis is not None:
-    try:
-        out["analysis"] = analysis.bench_summary() if hasattr(analysis, "bench_summary") else None
-    except Exception as exc:  # noqa: BLE001
-        out["analysis"] = repr(exc)
-print(json.dumps(out))
+print(json.dumps({"ranks": ranks, "top": [[x.name, x.total_s * 1e6] for x in rep.kernels[:5]],
+                  "rows": len(tl), "kernels": int(k.sum()), "t_load": t_load - t0, "t_analysis": t_analysis - t_load,
+                  "t_numbers": t_end - t_analysis}))
 """
 
 HTA_CHILD = r"""
@@ -295,19 +286,20 @@ a = TraceAnalysis(trace_dir=sys.argv[1])
 t_load = time.perf_counter()
 tb = a.get_temporal_breakdown(visualize=False)
 t_tb = time.perf_counter()
-ktype, kdf = a.get_gpu_kernel_breakdown(visualize=False, num_kernels=5, include_memory_kernels=True)
+# every kernel (num_kernels large: no "others" grouping), kernels only (no Memcpy / Memset rows)
+ktype, kdf = a.get_gpu_kernel_breakdown(visualize=False, num_kernels=1_000_000, duration_ratio=1.0,
+                                        include_memory_kernels=False)
 t_kb = time.perf_counter()
 ranks = {}
 for _, row in tb.iterrows():
     ranks[str(int(row["rank"]))] = {"span_us": float(row["kernel_time(us)"]), "idle_us": float(row["idle_time(us)"]),
                                      "compute_us": float(row["compute_time(us)"]),
                                      "non_compute_us": float(row["non_compute_time(us)"])}
-# top kernels over all ranks (kernel breakdown is per rank: sum its "sum" column by name)
 tops = {}
 for _, row in kdf.iterrows():
     tops[row["name"]] = tops.get(row["name"], 0.0) + float(row["sum (us)"])
 top = sorted(tops.items(), key=lambda kv: -kv[1])[:5]
-print(json.dumps({"ranks": ranks, "top": top, "t_load": t_load - t0, "t_temporal": t_tb - t_load,
+print(json.dumps({"ranks": ranks, "top": top, "top_all": tops, "t_load": t_load - t0, "t_temporal": t_tb - t_load,
                   "t_kernels": t_kb - t_tb}))
 """
 
@@ -349,7 +341,7 @@ def compare(ks: dict, hta: dict) -> list[str]:
             lines.append(f"{rank:>4} {q[:-3]:<16} {kv:>18.1f} {hv:>18.1f} {rel:>10.2e}")
     lines.append(f"largest relative difference: {worst:.2e} ({'within' if worst <= 1e-3 else 'OUTSIDE'} 0.1%)")
     lines.append("top kernels by total time (all ranks):")
-    htop = dict(hta["top"])
+    htop = hta.get("top_all") or dict(hta["top"])
     for name, total in ks["top"]:
         hv = htop.get(name)
         short = name if len(name) <= 60 else name[:57] + "..."
@@ -361,24 +353,48 @@ def compare(ks: dict, hta: dict) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="trace to scale (tar.gz, dir or json)")
-    ap.add_argument("--size-gb", type=float, default=1.0, help="JSON size to scale to, in GB (1e9 bytes)")
+    ap.add_argument("--size-gb", type=float, default=1.0, help="JSON size to scale to, in GiB")
     ap.add_argument("--work", type=Path, default=Path("/tmp/kineto_bench"), help="where the scaled trace goes")
     ap.add_argument("--hta-python", default="/tmp/hta-venv/bin/python", help="python with holistictraceanalysis")
     ap.add_argument("--hta-timeout", type=float, default=1800.0, help="seconds before HTA is stopped")
     ap.add_argument("--skip-hta", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the scaled trace")
+    ap.add_argument("--reuse", action="store_true", help="reuse a scaled trace kept by an earlier --keep run")
     args = ap.parse_args(argv)
 
     print("== machine")
     print(machine())
-    size = int(args.size_gb * 1e9)
+    size = int(args.size_gb * (1 << 30))
     out_dir = args.work / f"scaled_{args.size_gb:g}gb"
+    facts_file = out_dir.with_name(out_dir.name + ".facts.json")  # beside the directory: HTA reads every *.json in it
     t0 = time.perf_counter()
-    facts = scale(args.source, out_dir, size)
+    if args.reuse and out_dir.is_dir() and facts_file.exists():
+        facts = json.loads(facts_file.read_text())
+        how = "reused"
+    else:
+        facts = scale(args.source, out_dir, size)
+        facts_file.write_text(json.dumps(facts))
+        how = f"written in {time.perf_counter() - t0:.1f} s"
     print(f"\n== input: {args.source.name} scaled x{facts['copies']} -> {out_dir}: {facts['files']} files, "
-          f"{facts['bytes'] / 1e9:.3f} GB ({_gib(facts['bytes'])}), {facts['events']:,} events "
-          f"(written in {time.perf_counter() - t0:.1f} s)")
+          f"{facts['bytes'] / 1e9:.3f} GB ({_gib(facts['bytes'])}), {facts['events']:,} events ({how})")
 
+    try:
+        return _run(args, out_dir, facts)
+    finally:
+        if not args.keep:
+            shutil.rmtree(out_dir, ignore_errors=True)
+            facts_file.unlink(missing_ok=True)
+
+
+def _load() -> str:
+    try:
+        return " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        return "n/a"
+
+
+def _run(args, out_dir: Path, facts: dict) -> int:
+    print(f"load average before kernelscope: {_load()}")
     ks = run_child([sys.executable, "-c", KERNELSCOPE_CHILD, str(out_dir)], timeout=args.hta_timeout)
     if ks["result"] is None:
         print("kernelscope failed:", ks["returncode"], ks["stderr_tail"])
@@ -386,34 +402,36 @@ def main(argv: list[str] | None = None) -> int:
     r = ks["result"]
     print(f"\n== kernelscope: wall {ks['wall_s']:.2f} s (load {r['t_load']:.2f} s, analysis {r['t_analysis']:.2f} s, "
           f"HTA-definition numbers {r['t_numbers']:.2f} s); {r['rows']:,} rows, {r['kernels']:,} kernels")
-    print(f"   peak memory: max RSS {_gib(ks['maxrss_bytes'])}, process tree {_gib(ks['tree_peak_bytes'])} "
-          f"= {ks['maxrss_bytes'] / facts['bytes']:.2f}x the input")
-    if r.get("analysis"):
-        print(f"   kernelscope analysis summary: {r['analysis']}")
+    print(f"   peak memory: max RSS {_gib(ks['maxrss_bytes'])} ({ks['maxrss_bytes'] / facts['bytes']:.2f}x the input), "
+          f"process tree {_gib(ks['tree_peak_bytes'])} ({ks['tree_peak_bytes'] / facts['bytes']:.2f}x the input)")
+    print("   kernelscope's own per-rank split (us): " + "; ".join(
+        f"rank {k}: busy {v['busy_us']:.0f}, kernel {v['kernel_us']:.0f}, copy+memset only {v['copy_memset_us']:.0f}, "
+        f"idle {v['idle_us']:.0f}, communication kernels (sum) {v.get('communication_sum_us', 0):.0f}"
+        for k, v in sorted(r["ranks"].items(), key=lambda kv: int(kv[0]))))
     if args.skip_hta:
         return 0
-    env = dict(os.environ)
-    hta = run_child([args.hta_python, "-c", HTA_CHILD, str(out_dir)], timeout=args.hta_timeout, env=env)
+    print(f"load average before HTA: {_load()}")
+    hta = run_child([args.hta_python, "-c", HTA_CHILD, str(out_dir)], timeout=args.hta_timeout)
     if hta["result"] is None:
-        why = "timed out" if hta["timed_out"] else f"exit {hta['returncode']}"
-        print(f"\n== HTA did not finish ({why}) after {hta['wall_s']:.1f} s; peak memory: max RSS "
+        why = f"timed out after {args.hta_timeout:.0f} s" if hta["timed_out"] else f"exit {hta['returncode']}"
+        print(f"\n== HTA did not finish ({why}): wall {hta['wall_s']:.1f} s; peak memory: max RSS "
               f"{_gib(hta['maxrss_bytes'])}, process tree {_gib(hta['tree_peak_bytes'])}")
         print(hta["stderr_tail"][-1500:])
         return 2
     h = hta["result"]
     print(f"\n== HTA: wall {hta['wall_s']:.2f} s (TraceAnalysis load {h['t_load']:.2f} s, temporal breakdown "
           f"{h['t_temporal']:.2f} s, kernel breakdown {h['t_kernels']:.2f} s)")
-    print(f"   peak memory: max RSS {_gib(hta['maxrss_bytes'])}, process tree {_gib(hta['tree_peak_bytes'])} "
-          f"= {hta['tree_peak_bytes'] / facts['bytes']:.2f}x the input")
+    print(f"   peak memory: max RSS {_gib(hta['maxrss_bytes'])} ({hta['maxrss_bytes'] / facts['bytes']:.2f}x the input), "
+          f"process tree {_gib(hta['tree_peak_bytes'])} ({hta['tree_peak_bytes'] / facts['bytes']:.2f}x the input)")
+    print(f"load average after HTA: {_load()}")
     print("\n== side by side")
     for line in compare(r, h):
         print(line)
     print(f"\n== speed: kernelscope {ks['wall_s']:.2f} s vs HTA {hta['wall_s']:.2f} s -> "
           f"{hta['wall_s'] / ks['wall_s']:.1f}x faster")
-    print(f"== memory: kernelscope {_gib(ks['tree_peak_bytes'])} ({ks['tree_peak_bytes'] / facts['bytes']:.2f}x input) "
-          f"vs HTA {_gib(hta['tree_peak_bytes'])} ({hta['tree_peak_bytes'] / facts['bytes']:.2f}x input)")
-    if not args.keep:
-        shutil.rmtree(out_dir, ignore_errors=True)
+    print(f"== memory (process tree peak): kernelscope {_gib(ks['tree_peak_bytes'])} "
+          f"({ks['tree_peak_bytes'] / facts['bytes']:.2f}x input) vs HTA {_gib(hta['tree_peak_bytes'])} "
+          f"({hta['tree_peak_bytes'] / facts['bytes']:.2f}x input)")
     return 0
 
 

@@ -169,8 +169,8 @@ def test_details_20_columns_sections_units_and_rules(tmp_path: Path) -> None:
     assert k.metrics["gpc__cycles_elapsed.avg.per_second"] == pytest.approx(1.41e9)
     assert k.metrics["gpc__cycles_elapsed.max"] == 28_540
     assert k.launch.registers_per_thread == 16 and k.launch.block == (256, 1, 1) and k.launch.grid == (1024, 1, 1)
-    assert k.launch.shared_mem_config_bytes == 8190 and k.launch.shared_mem_static_bytes == 0
-    assert k.metrics["launch__shared_mem_per_block_driver"] == pytest.approx(1020)
+    assert k.launch.shared_mem_config_bytes == 8192 and k.launch.shared_mem_static_bytes == 0
+    assert k.metrics["launch__shared_mem_per_block_driver"] == 1024  # "1.02 Kbyte/block" = 1 KiB
     assert k.launch.waves_per_sm == 18.96
     assert k.theoretical_occupancy_pct == 100 and k.achieved_occupancy_pct == 87.41
     # No DRAM byte count on the page: bandwidth x duration, said in problems.
@@ -295,7 +295,7 @@ def test_section_identifiers_are_accepted_like_display_names() -> None:
         ("LaunchStats", "Static Shared Memory Per Block", "byte/block", "4,096", "launch__shared_mem_per_block_static",
          4096.0),
         ("LaunchStats", "Dynamic Shared Memory Per Block", "Kbyte/block", "8.19", "launch__shared_mem_per_block_dynamic",
-         8190.0),
+         8192.0),  # a decimal print of 8 KiB: the exact byte count
         ("SpeedOfLight", "Elapsed Cycles", "cycle", "46,970", "gpc__cycles_elapsed.max", 46970.0),
         ("ComputeWorkloadAnalysis", "Executed Ipc Active", "inst/cycle", "1.5", "sm__inst_executed.avg.per_cycle_active",
          1.5),
@@ -672,11 +672,18 @@ def test_corpus_llmperfopt_details_by_hand() -> None:
     assert k.achieved_occupancy_pct == 15.18 and k.theoretical_occupancy_pct == 16.67
     assert k.tensor_ops_pct == {}  # sm__ops_path_tensor_src_bf16_dst_fp32.sum is a count, not a % of peak
     assert k.metrics["sm__ops_path_tensor_src_bf16_dst_fp32.sum"] == 1_275_068_416
+    # ... of tensor-path math ops = FLOPs (one multiply + one add per MMA element): the BF16 tensor FLOP count
+    assert k.flop_counts == {"bf16_tensor": 1_275_068_416}
     assert [(r.rule_id, r.message_type, r.estimated_speedup_pct, r.speedup_type) for r in k.rules] == [
         ("SOLBottleneck", "OPTIMIZATION", None, None), ("SOLFPRoofline", "INFO", None, None),
         ("IssueSlotUtilization", "OPTIMIZATION", 38.17, "local"), ("TheoreticalOccupancy", "OPTIMIZATION", 38.17, "global")]
     d = diagnose_file(CORPUS / "llmperfopt_rtx5090_kernel0003_ncu.details.csv", gpu="NVIDIA GeForce RTX 5090")
     assert d.kernels[0].ncu_bottleneck == "memory-bound"
+    # a BF16 GEMM: measured against the BF16 tensor ceiling (209.5 TFLOP/s dense), not FP32 CUDA cores
+    point = d.kernels[0].roofline
+    assert point.pipe == "bf16_tensor" and point.flops == 1_275_068_416
+    assert point.achieved_flops_per_s == pytest.approx(1_275_068_416 / 23.42e-6)
+    assert "no_fp_counters" not in [n.key for n in d.kernels[0].notes]
 
 
 def test_corpus_llmperfopt_roofline_section_export() -> None:
@@ -685,6 +692,8 @@ def test_corpus_llmperfopt_roofline_section_export() -> None:
     assert k.metrics["dram__bytes.sum.per_second"] == pytest.approx(143.20e9)  # "DRAM Bandwidth","Gbyte/s","143.20"
     assert k.metrics["smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"] == 13.26
     assert k.duration_s is None and k.flop_counts == {}  # no duration in this export: no FLOP count
+    # ... and it says so: the FP counters were collected (as per-cycle rates), only a duration / cycle count is missing
+    assert k.problems[0].startswith("FLOP rates present but no duration/cycle count: FLOPs not counted")
     assert [r.rule_id for r in k.rules] == ["SOLFPRoofline"]
 
 
@@ -761,3 +770,307 @@ def test_csv_module_reads_what_we_write() -> None:
     """Sanity of the helper: ncu quotes every field, kernel names with commas survive."""
     line = q("0", "void f<int, 2>(int, float)")
     assert next(csv.reader(io.StringIO(line))) == ["0", "void f<int, 2>(int, float)"]
+
+
+# --- reader fixes: durations of 0, unreadable numbers, Kbyte sizes, messages, tensor work, concatenated and
+# --- summary exports, UTF-16, long preambles, missing units row ------------------------------------------------
+
+CMD = "Command line profiler metrics"
+SOL = "GPU Speed Of Light Throughput"
+BF16_GEMM = "void Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(Params)"
+
+
+def raw_page(tmp_path: Path, name: str, metrics: dict[str, tuple[str, str]], cc: str = "9.0") -> Path:
+    """A raw page (header, units row, one launch) with ``metrics`` = name -> (unit, value as printed)."""
+    lines = [q(*RAW_IDS, *metrics), q(*[""] * len(RAW_IDS), *(u for u, _ in metrics.values())),
+             q("0", *ID4[1:], "vec_scale(float*, const float*, int)", "1", "7", "(256, 1, 1)", "(4096, 1, 1)", "0",
+               cc, *(v for _, v in metrics.values()))]
+    return write(tmp_path, name, lines)
+
+
+@pytest.mark.parametrize("value", ["0", "0.00"])
+def test_details_duration_of_zero_is_not_a_measurement(tmp_path: Path, value: str) -> None:
+    rows = [row15("0", "copy_kernel(const float*, float*, unsigned long)", SOL, "DRAM Throughput", "%", "81.37"),
+            row15("0", "copy_kernel(const float*, float*, unsigned long)", SOL, "Duration", "usecond", value),
+            row15("0", "copy_kernel(const float*, float*, unsigned long)", "Memory Workload Analysis",
+                  "Memory Throughput", "Gbyte/second", "1,658.42")]
+    (k,) = read_ncu_csv(write(tmp_path, "zero.csv", ["==PROF== Disconnected from process 1", *details20(rows)])).kernels
+    assert k.duration_s is None and k.dram_throughput_pct == 81.37
+    assert "duration 0 ns is not a measurement (line 4)" in k.problems
+    assert k.dram_bytes is None  # no "DRAM bytes = bandwidth x 0 s"
+    d = diagnose_file(write(tmp_path, "zero2.csv", details20(rows)), gpu="NVIDIA A100-SXM4-40GB")
+    assert d.kernels[0].roofline.duration_s is None
+
+
+@pytest.mark.parametrize("value, text", [("0", "duration 0 ns"), ("-5120", "duration -5120 ns")])
+def test_raw_duration_of_zero_or_below_is_not_a_measurement(tmp_path: Path, value: str, text: str) -> None:
+    path = raw_page(tmp_path, "raw0.csv", {"dram__bytes_read.sum": ("byte", "4194304"),
+                                           "gpu__time_duration.sum": ("ns", value),
+                                           "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": ("inst", "1048576")})
+    (k,) = read_ncu_csv(path).kernels
+    assert k.duration_s is None and k.dram_bytes_read == 4194304
+    assert f"{text} is not a measurement (line 3)" in k.problems
+    assert k.metrics["gpu__time_duration.sum"] == float(value)  # the value as read stays in metrics
+
+
+@pytest.mark.parametrize("value", ['23,42', '5,12', 'abc', '1.2.3'])
+def test_command_line_metric_that_is_not_a_number_is_an_error(tmp_path: Path, value: str) -> None:
+    rows = [row15("0", BF16_GEMM, CMD, "dram__bytes_read.sum", "Mbyte", "3.35"),
+            row15("0", BF16_GEMM, CMD, "gpu__time_duration.sum", "us", value)]
+    with pytest.raises(InputError) as info:
+        read_ncu_csv(write(tmp_path, "cmd.csv", details20(rows)))
+    assert re.search(rf": line 3: kernel 0 \(Kernel2\): 'gpu__time_duration\.sum' \({CMD}\): value "
+                     rf"'{re.escape(value)}' is not a number", str(info.value)), str(info.value)
+
+
+@pytest.mark.parametrize("value", ["n/a", "", "-"])
+def test_command_line_metric_not_measured_spellings(tmp_path: Path, value: str) -> None:
+    rows = [row15("0", BF16_GEMM, CMD, "gpu__time_duration.sum", "us", value),
+            row15("0", BF16_GEMM, CMD, "device__attribute_display_name", "", "NVIDIA GeForce RTX 5090"),
+            row15("0", BF16_GEMM, CMD, "launch__func_cache_config", "", "CachePreferNone")]
+    (k,) = read_ncu_csv(write(tmp_path, "na.csv", details20(rows))).kernels
+    assert k.duration_s is None and "gpu__time_duration.sum" not in k.metrics
+    assert k.device.display_name == "NVIDIA GeForce RTX 5090"  # string metrics stay strings
+
+
+@pytest.mark.parametrize("metric, unit, value", [
+    ("gpu__time_duration.sum", "ns", "5,12"),
+    ("gpu__time_duration.sum", "ns", "abc"),
+    ("launch__registers_per_thread", "register/thread", "sixteen"),
+    ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "", "high"),
+])
+def test_raw_page_value_that_is_not_a_number_is_an_error(tmp_path: Path, metric: str, unit: str, value: str) -> None:
+    path = raw_page(tmp_path, "rawbad.csv", {"dram__bytes_read.sum": ("byte", "4194304"), metric: (unit, value),
+                                             "device__attribute_display_name": ("", "NVIDIA H100 SXM5")})
+    with pytest.raises(InputError) as info:
+        read_ncu_csv(path)
+    assert re.search(rf": line 3: kernel 0 \(vec_scale\): '{re.escape(metric)}' \(raw page.*\): value "
+                     rf"'{value}' is not a number", str(info.value)), str(info.value)
+
+
+SMEM_ROUND = [  # 24 KiB static shared memory, carveout 100 KiB, as ncu prints them (decimal Kbyte, 2 decimals)
+    ("Launch Statistics", "Registers Per Thread", "register/thread", "32"),
+    ("Launch Statistics", "Static Shared Memory Per Block", "Kbyte/block", "24.58"),
+    ("Launch Statistics", "Dynamic Shared Memory Per Block", "byte/block", "0"),
+    ("Launch Statistics", "Driver Shared Memory Per Block", "Kbyte/block", "1.02"),
+    ("Launch Statistics", "Shared Memory Configuration Size", "Kbyte", "102.40"),
+    ("Launch Statistics", "Block Size", "", "128"),
+    ("Launch Statistics", "Grid Size", "", "1,024"),
+    (SOL, "Duration", "usecond", "20.23"),
+]
+
+
+def test_shared_memory_in_kbyte_is_the_exact_byte_count(tmp_path: Path) -> None:
+    rows = [row15("0", "copy_kernel(const float*, float*, unsigned long)", *r, block="(128, 1, 1)")
+            for r in SMEM_ROUND]
+    path = write(tmp_path, "smem.csv", details20(rows))
+    (k,) = read_ncu_csv(path).kernels
+    assert k.launch.shared_mem_static_bytes == 24 * 1024  # not 24580
+    assert k.launch.shared_mem_config_bytes == 100 * 1024  # not 102400.0 by chance: the CC 8.0 carveout
+    assert k.metrics["launch__shared_mem_per_block_driver"] == 1024
+    d = diagnose_file(path, gpu="NVIDIA A100-SXM4-40GB")
+    occ = d.kernels[0].occupancy
+    assert occ.active_blocks_per_sm == 4 and occ.occupancy_pct == pytest.approx(25.0)  # 24580 B would give 3
+
+
+def test_shared_memory_in_kbyte_on_the_raw_page(tmp_path: Path) -> None:
+    path = raw_page(tmp_path, "smemraw.csv", {"launch__shared_mem_per_block_static": ("Kbyte/block", "24.58"),
+                                              "launch__shared_mem_config_size": ("Kbyte", "167.94"),
+                                              "launch__registers_per_thread": ("register/thread", "32")}, cc="8.0")
+    (k,) = read_ncu_csv(path).kernels
+    assert k.launch.shared_mem_static_bytes == 24576 and k.launch.shared_mem_config_bytes == 164 * 1024
+
+
+@pytest.mark.parametrize("metric, text, unit, cc, expected", [
+    ("launch__shared_mem_config_size", "8.19", "Kbyte", (8, 0), 8 * 1024),
+    ("launch__shared_mem_config_size", "65.54", "Kbyte", (8, 6), 64 * 1024),
+    ("launch__shared_mem_config_size", "102.40", "Kbyte", (8, 0), 100 * 1024),
+    ("launch__shared_mem_config_size", "167.94", "Kbyte", (8, 0), 164 * 1024),
+    ("launch__shared_mem_config_size", "233.47", "Kbyte", (9, 0), 228 * 1024),
+    ("launch__shared_mem_per_block_static", "24.58", "Kbyte/block", None, 24576),
+    ("launch__shared_mem_per_block_dynamic", "49.15", "Kbyte/block", None, 48 * 1024),
+    ("launch__shared_mem_per_block_static", "1.00", "Kbyte/block", None, None),  # 995..1005 B: no 128 B multiple
+    ("launch__shared_mem_per_block_static", "24", "Kbyte/block", None, None),  # 23500..24500 B: several
+    ("launch__shared_mem_per_block_static", "24576", "byte/block", None, None),  # already exact
+    ("launch__shared_mem_per_block_static", "24", "KiB", None, None),  # binary: exact
+])
+def test_exact_size_bytes(metric, text, unit, cc, expected) -> None:
+    from kernelscope.ingest.ncu_details import exact_size_bytes
+
+    assert exact_size_bytes(metric, text, unit, cc) == expected
+
+
+@pytest.mark.parametrize("where", ["before", "middle", "after"])
+def test_ncu_message_lines_with_commas_are_skipped_anywhere(tmp_path: Path, where: str) -> None:
+    kernel = "copy_kernel(const float*, float*, unsigned long)"
+    lines = details20([row15("0", kernel, SOL, "DRAM Throughput", "%", "81.37"),
+                       row15("0", kernel, SOL, "Duration", "usecond", "20.23"),
+                       row15("0", kernel, "Launch Statistics", "Registers Per Thread", "register/thread", "16")])
+    warning = "==WARNING== Found outstanding GPU clock reset, trying to revert...Success."
+    at = {"before": 0, "middle": 2, "after": len(lines)}[where]
+    lines[at:at] = [warning, "==PROF== Report: /tmp/x,y.ncu-rep", "==INFO== a, b, c"]
+    (k,) = read_ncu_csv(write(tmp_path, "warn.csv", lines)).kernels
+    assert k.duration_s == pytest.approx(20.23e-6) and k.launch.registers_per_thread == 16
+    assert [p for p in k.problems if "ncu printed" in p] == [f"line {at + 1}: ncu printed: {warning}"]
+
+
+def test_tensor_op_count_is_a_bf16_tensor_flop_count(tmp_path: Path) -> None:
+    rows = [row15("0", BF16_GEMM, CMD, "gpu__time_duration.sum", "us", "23.42"),
+            row15("0", BF16_GEMM, CMD, "sm__ops_path_tensor_src_bf16_dst_bf16.sum", "", "n/a"),
+            row15("0", BF16_GEMM, CMD, "sm__ops_path_tensor_src_bf16_dst_fp32.sum", "", "1,275,068,416")]
+    path = write(tmp_path, "tensor.csv", details20(rows))
+    (k,) = read_ncu_csv(path).kernels
+    assert k.flop_counts == {"bf16_tensor": 1_275_068_416}
+    point = diagnose_file(path, gpu="NVIDIA GeForce RTX 5090").kernels[0].roofline
+    assert point.pipe == "bf16_tensor" and point.flops == 1_275_068_416
+
+
+@pytest.mark.parametrize("metric, value, pipe", [
+    ("sm__ops_path_tensor_src_bf16_dst_fp32.sum.pct_of_peak_sustained_elapsed", "26.30", "bf16_tensor"),
+    ("sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.avg.pct_of_peak_sustained_active", "94.00", "fp16_tensor"),
+    ("sm__ops_path_tensor_src_tf32_dst_fp32.sum.pct_of_peak_sustained_elapsed", "3.5", "tf32_tensor"),
+    ("sm__ops_path_tensor_src_fp8_dst_fp32.sum.pct_of_peak_sustained_elapsed", "7", "fp8_tensor"),
+])
+def test_tensor_pct_of_peak_metrics_fill_tensor_ops_pct(tmp_path: Path, metric: str, value: str, pipe: str) -> None:
+    rows = [row15("0", BF16_GEMM, CMD, "gpu__time_duration.sum", "us", "23.42"),
+            row15("0", BF16_GEMM, CMD, metric, "%", value)]
+    (k,) = read_ncu_csv(write(tmp_path, "tpct.csv", details20(rows))).kernels
+    assert k.tensor_ops_pct == {pipe: float(value)}
+    d = diagnose_file(write(tmp_path, "tpct2.csv", details20(rows)), gpu="NVIDIA H100 SXM5")
+    assert d.kernels[0].roofline.pipe == pipe
+
+
+def test_sparse_tensor_work_is_not_counted_as_dense_flops(tmp_path: Path) -> None:
+    path = raw_page(tmp_path, "sparse.csv", {"gpu__time_duration.sum": ("ns", "5120"),
+                                             "sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.sum": ("", "1000"),
+                                             "sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_on.sum": ("", "2000"),
+                                             "sm__ops_path_tensor_src_tf32_dst_fp32_sparsity_off.sum": ("", "64")})
+    (k,) = read_ncu_csv(path).kernels
+    assert k.flop_counts == {"tf32_tensor": 64}
+    assert any(p.startswith("fp16_tensor tensor work uses sparsity") for p in k.problems)
+
+
+ROOF_RATES = [
+    ("Single Precision Achieved Value", "Predicated-On FADD Thread Instructions Executed Per Cycle", "inst/cycle",
+     "0"),
+    ("Single Precision Achieved Value", "Predicated-On FMUL Thread Instructions Executed Per Cycle", "inst/cycle",
+     "13.26"),
+]
+
+
+def test_roofline_rates_without_duration_say_why_flops_are_not_counted(tmp_path: Path) -> None:
+    h21 = [q(*H21)]
+    rows = [("Single Precision Roofline", "SM Frequency", "Ghz", "2.01"),
+            ("Single Precision Achieved Value", "Predicated-On FFMA Operations Per Cycle", "inst", "26.51"),
+            *ROOF_RATES]
+    for label, metric, unit, value in rows:
+        r = row15("0", BF16_GEMM, "GPU Speed Of Light Roofline Chart", metric, unit, value)
+        h21.append(q(*r[:12], label, *r[12:]) + ",")
+    (k,) = read_ncu_csv(write(tmp_path, "roof.csv", h21)).kernels
+    assert k.flop_counts == {} and k.duration_s is None
+    assert k.problems == ("FLOP rates present but no duration/cycle count: FLOPs not counted "
+                          "(FADD/FMUL/FFMA instructions per cycle were measured)",)
+
+
+def _concatenated(second_pid: str = "4242") -> list[str]:
+    """A details export (duration, SOL) and a roofline-section export of the same launch, `cat`-ed together."""
+    first = details20([row15("0", BF16_GEMM, SOL, "Duration", "usecond", "23.42"),
+                       row15("0", BF16_GEMM, SOL, "SM Frequency", "Ghz", "1.99"),
+                       row15("0", BF16_GEMM, SOL, "Compute (SM) Throughput", "%", "41.49")])
+    first.append(q("0", *ID4[1:], BF16_GEMM, "1", "7", "(256, 1, 1)", "(1024, 1, 1)", "0", "8.0", "SpeedOfLight",
+                   "", "", "", "SOLFPRoofline", "INF", "The ratio of peak float (fp32) to double (fp64) performance is 64:1.",
+                   "", ""))
+    second = [q(*H21)]
+    for label, metric, unit, value in (
+            ("", "Duration", "usecond", "99.99"),  # (not in a roofline export: a conflicting value, for the test)
+            ("Single Precision Roofline", "SM Frequency", "Ghz", "2.01"),
+            ("Single Precision Achieved Value", "Predicated-On FFMA Operations Per Cycle", "inst", "26.51"),
+            *ROOF_RATES):
+        r = row15("0", BF16_GEMM, SOL if metric == "Duration" else "GPU Speed Of Light Roofline Chart", metric, unit,
+                  value)
+        r[1] = second_pid
+        second.append(q(*r[:12], label, *r[12:]) + ",")
+    r = [*row15("0", BF16_GEMM, "", "", "", "")[:11], "SpeedOfLight_RooflineChart", "", "", "", "", "SOLFPRoofline",
+         "INF", "The ratio of peak float (fp32) to double (fp64) performance is 64:1.", "", ""]
+    r[1] = second_pid
+    second.append(q(*r))
+    return first + second
+
+
+def test_concatenated_exports_of_one_launch_are_merged(tmp_path: Path) -> None:
+    report = read_ncu_csv(write(tmp_path, "cat.csv", _concatenated()))
+    (k,) = report.kernels
+    assert k.duration_s == pytest.approx(23.42e-6)  # the first export's value wins ...
+    assert k.metrics["gpc__cycles_elapsed.avg.per_second"] == pytest.approx(1.99e9)  # SOL's "SM Frequency"
+    assert k.sm_frequency_hz == pytest.approx(2.01e9)  # ... the later one fills what it lacks (smsp__ cycles/s)
+    cycles = 2.01e9 * 23.42e-6
+    assert k.flop_counts["fp32"] == pytest.approx((0 + 13.26 + 26.51) * cycles)
+    assert [r.rule_id for r in k.rules] == ["SOLFPRoofline"]  # the repeated rule result once
+    assert any("launch ID 0 of the export on line 1 is repeated by the export on line 6" in p for p in k.problems)
+
+
+def test_same_id_in_another_process_is_another_launch(tmp_path: Path) -> None:
+    assert len(read_ncu_csv(write(tmp_path, "two.csv", _concatenated(second_pid="777"))).kernels) == 2
+
+
+SUMMARY_H = ("Process ID", "Process Name", "Host Name", "Kernel Name", "Block Size", "Grid Size", "Device", "CC",
+             "Invocations", "Section Name", "Metric Name", "Metric Unit", "Minimum", "Maximum", "Average")
+
+
+def test_print_summary_per_kernel_takes_the_average(tmp_path: Path) -> None:
+    ident = ("109199", "app", "127.0.0.1", "saxpyKernel(float, const float *, float *, unsigned long)", "(256, 1, 1)",
+             "(4096, 1, 1)", "0", "8.0", "14")
+    other = ("109199", "app", "127.0.0.1", "other(int)", "(32, 1, 1)", "(1, 1, 1)", "0", "8.0", "2")
+    lines = ["==PROF== Connected to process 109199 (/path/app)", "==PROF== Disconnected from process 109199",
+             q(*SUMMARY_H),
+             q(*ident, SOL, "Duration", "usecond", "10.00", "12.00", "11.00"),
+             q(*ident, "Occupancy", "Theoretical Occupancy", "%", "100.00", "100.00", "100.00"),
+             q(*other, SOL, "Duration", "nsecond", "1,000", "3,000", "2,000")]
+    for name in ("summary.csv", "summary.txt"):
+        path = write(tmp_path, name, lines)
+        assert detect_format(path) == "ncu-csv"
+        k, o = load(path).kernels
+        assert k.name == "saxpyKernel" and k.launch_count == 14 and k.duration_s == pytest.approx(11e-6)
+        assert k.theoretical_occupancy_pct == 100 and k.launch.block == (256, 1, 1)
+        assert "values are averages over 14 invocations (ncu --print-summary), not one launch" in k.problems
+        assert o.name == "other" and o.launch_count == 2 and o.duration_s == pytest.approx(2e-6)
+
+
+def test_print_summary_not_per_kernel_is_refused_saying_what_it_is(tmp_path: Path) -> None:
+    lines = [q("Device", "CC", "Invocations", "Section Name", "Metric Name", "Metric Unit", "Minimum", "Maximum",
+               "Average"), q("0", "8.0", "16", SOL, "Duration", "usecond", "1.00", "12.00", "6.00")]
+    with pytest.raises(InputError, match="line 1: an ncu --print-summary export that is not per kernel"):
+        read_ncu_csv(write(tmp_path, "gpu_summary.csv", lines))
+
+
+def test_utf16_export_is_detected_and_read(tmp_path: Path) -> None:
+    kernel = "copy_kernel(const float*, float*, unsigned long)"
+    lines = ["==PROF== Connected to process 12345 (/path/to/app)",
+             *details20([row15("0", kernel, SOL, "Duration", "usecond", "20.23")])]
+    for encoding in ("utf-16-le", "utf-16-be"):
+        path = tmp_path / f"ps_{encoding}.csv"
+        bom = b"\xff\xfe" if encoding.endswith("le") else b"\xfe\xff"
+        path.write_bytes(bom + "\r\n".join(lines).encode(encoding) + "\r\n".encode(encoding))
+        assert detect_format(path) == "ncu-csv"
+        (k,) = load(path).kernels
+        assert k.name == "copy_kernel" and k.duration_s == pytest.approx(20.23e-6)
+
+
+@pytest.mark.parametrize("name", ["bigapp.csv", "bigapp.txt"])
+def test_header_after_more_than_256_kib_of_application_output(tmp_path: Path, name: str) -> None:
+    kernel = "copy_kernel(const float*, float*, unsigned long)"
+    preamble = [f"iteration {i}: loss = {i / 1000:.6f}" for i in range(12000)]  # about 380 KB
+    lines = [*preamble, "==PROF== Connected to process 12345 (/path/to/app)",
+             *details20([row15("0", kernel, SOL, "Duration", "usecond", "20.23")])]
+    path = write(tmp_path, name, lines)
+    assert path.stat().st_size > 256 * 1024
+    assert detect_format(path) == "ncu-csv"
+    (k,) = load(path).kernels
+    assert k.duration_s == pytest.approx(20.23e-6)
+
+
+def test_raw_page_without_units_row_is_refused_saying_so(tmp_path: Path) -> None:
+    lines = [q(*RAW_IDS, "gpu__time_duration.sum", "launch__registers_per_thread"),
+             q("0", *ID4[1:], "k(int)", "1", "7", "(1, 1, 1)", "(1, 1, 1)", "0", "8.6", "5120", "16")]
+    with pytest.raises(InputError, match=r"line 2: the units row is missing: the second row of a raw-page export"):
+        read_ncu_csv(write(tmp_path, "nounits.csv", lines))

@@ -646,3 +646,18 @@ def test_flops_from_sum_counters_need_all_three_of_a_precision() -> None:
                          ("hadd", 1), ("hmul", 2), ("hfma", 3))}
     k = _fake(ops)
     assert k.flop_counts == {"fp32": 10 + 20 + 2 * 30, "fp16": 2 * 1 + 2 * 2 + 4 * 3}  # no dmul: no fp64
+
+
+def test_duration_of_zero_is_left_unmeasured() -> None:
+    k = _fake({"gpu__time_duration.sum": _FakeMetric(0.0, "nsecond"),
+               "dram__bytes_read.sum": _FakeMetric(4096, "byte")})
+    assert k.duration_s is None and k.dram_bytes_read == 4096
+    assert k.problems == ("duration 0 ns is not a measurement",)  # a report has no line numbers
+
+
+def test_tensor_op_counts_are_tensor_flops() -> None:
+    k = _fake({"gpu__time_duration.sum": _FakeMetric(23.42, "usecond"),
+               "sm__ops_path_tensor_src_bf16_dst_fp32.sum": _FakeMetric(1_275_068_416, ""),
+               "sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.sum": _FakeMetric(0, ""),
+               "sm__ops_path_tensor_src_int1.sum": _FakeMetric(7, "")})  # no INT1 ceiling: not counted
+    assert k.flop_counts == {"bf16_tensor": 1_275_068_416, "fp16_tensor": 0}

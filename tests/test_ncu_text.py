@@ -92,7 +92,7 @@ def test_legacy_printout(tmp_path):
     assert row.dram_throughput_pct == pytest.approx(23.52)
     assert row.metrics["sm__cycles_active.avg"] == pytest.approx(7591930.17)  # thousands separators
     assert row.launch.registers_per_thread == 20 and row.launch.block == (256, 1, 1)
-    assert row.launch.shared_mem_static_bytes == 1020  # Kbyte = 1000 bytes
+    assert row.launch.shared_mem_static_bytes == 1024  # "1.02 Kbyte" (decimal) is 1 KiB: the 128 B multiple it rounds
     assert row.achieved_occupancy_pct == pytest.approx(27.92)
     assert row.theoretical_occupancy_pct == pytest.approx(100)
     sol, occupancy = row.rules
@@ -175,8 +175,8 @@ def test_modern_printout(tmp_path):
     assert k.sol_memory_pct == pytest.approx(89.12) and k.sol_compute_pct == pytest.approx(12.38)
     assert k.metrics["sm__cycles_active.avg"] == pytest.approx(18842.79)
     assert k.launch.registers_per_thread == 16 and k.launch.waves_per_sm == pytest.approx(6.24)
-    assert k.launch.shared_mem_dynamic_bytes == 1020
-    assert k.launch.shared_mem_config_bytes == 16380
+    assert k.launch.shared_mem_dynamic_bytes == 1024  # "1.02 Kbyte/block"
+    assert k.launch.shared_mem_config_bytes == 16384  # "16.38 Kbyte": the 16 KiB carveout of CC 8.6
     assert k.achieved_occupancy_pct == pytest.approx(78.84)
     sol, occupancy, waves = k.rules
     assert (sol.rule_id, sol.title, sol.message_type) == ("SOLBottleneck", "High Throughput", "INFO")
@@ -362,7 +362,7 @@ def test_corpus_ai4mat_torch_metrics():
     # "  ampere_sgemm_32x32_sliced1x4_tn, 2024-Jul-13 20:38:34, Context 1, Stream 7"
     assert sgemm.name == "ampere_sgemm_32x32_sliced1x4_tn"
     # launch__shared_mem_per_block_static                                        Kbyte/block                          32.77
-    assert sgemm.launch.shared_mem_static_bytes == 32770
+    assert sgemm.launch.shared_mem_static_bytes == 32768  # 32 KiB printed as 32.77 Kbyte
     # gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed                               %                          17.89
     assert sgemm.dram_throughput_pct == pytest.approx(17.89)
 
@@ -453,3 +453,77 @@ def test_load_detects_each_variant(tmp_path, text):
 def test_load_with_explicit_format(tmp_path):
     report = load(write(tmp_path, "out.txt", SUMMARY_FLAT), input_format="ncu-text")
     assert report.format == "ncu-text" and report.kernels[0].name == "transposeNaive"
+
+
+# --- durations of 0, unreadable numbers, Kbyte sizes, UTF-16 ----------------------------------------------------
+
+SMEM_ROUND = """\
+==PROF== Connected to process 3171 (/home/user/gpu-perf-lab/build/tensor_core)
+==PROF== Profiling "tensor_core_matmul_v2": 0%....50%....100% - 9 passes
+==PROF== Disconnected from process 3171
+[3171] tensor_core@127.0.0.1
+  void foo<int, 2>(float *, (anonymous namespace)::X) (1024, 1, 1)x(128, 1, 1), Context 1, Stream 7, Device 0, CC 8.0
+    Section: GPU Speed Of Light Throughput
+    ----------------------- ----------- ------------
+    Metric Name             Metric Unit Metric Value
+    ----------------------- ----------- ------------
+    Duration                         us       377.22
+    ----------------------- ----------- ------------
+
+    Section: Launch Statistics
+    -------------------------------- --------------- ---------------
+    Metric Name                          Metric Unit    Metric Value
+    -------------------------------- --------------- ---------------
+    Block Size                                                   128
+    Grid Size                                                  1,024
+    Registers Per Thread             register/thread              32
+    Shared Memory Configuration Size           Kbyte          102.40
+    Driver Shared Memory Per Block       Kbyte/block            1.02
+    Dynamic Shared Memory Per Block       byte/block               0
+    Static Shared Memory Per Block       Kbyte/block           24.58
+    -------------------------------- --------------- ---------------
+
+"""
+
+
+def test_shared_memory_in_kbyte_is_the_exact_byte_count(tmp_path):
+    from kernelscope import diagnose_file
+
+    path = write(tmp_path, "smem.txt", SMEM_ROUND)
+    (k,) = read_ncu_text(path).kernels
+    assert k.launch.shared_mem_static_bytes == 24576 and k.launch.shared_mem_config_bytes == 102400
+    occ = diagnose_file(path, gpu="NVIDIA A100-SXM4-40GB").kernels[0].occupancy
+    assert occ.occupancy_pct == pytest.approx(25.0) and occ.active_blocks_per_sm == 4
+
+
+CMD_METRICS = """\
+[2190088] python3.8@127.0.0.1
+  elementwise_kernel(int, float *), 2024-Jul-13 17:53:32, Context 1, Stream 7
+    Section: Command line profiler metrics
+    ---------------------------------------------------------------------- --------------- ------------------------------
+    gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed                     %                           1.80
+    gpu__time_duration.sum                                                         usecond                           {dur}
+    launch__registers_per_thread                                           register/thread                             16
+    ---------------------------------------------------------------------- --------------- ------------------------------
+"""
+
+
+def test_command_line_duration_of_zero_is_not_a_measurement(tmp_path):
+    (k,) = read_ncu_text(write(tmp_path, "zero.txt", CMD_METRICS.format(dur="0.00"))).kernels
+    assert k.duration_s is None and k.launch.registers_per_thread == 16
+    assert k.problems == ("duration 0 ns is not a measurement (line 6)",)
+
+
+@pytest.mark.parametrize("value", ["3,55", "abc"])
+def test_command_line_value_that_is_not_a_number_is_an_error(tmp_path, value):
+    with pytest.raises(InputError, match=rf"line 6: kernel 0 \(elementwise_kernel\): 'gpu__time_duration\.sum' "
+                                         rf"\(Command line profiler metrics\): value '{value}' is not a number"):
+        read_ncu_text(write(tmp_path, "bad.txt", CMD_METRICS.format(dur=value.rjust(4))))
+
+
+def test_utf16_printout_is_detected_and_read(tmp_path):
+    path = tmp_path / "ps.txt"
+    path.write_bytes(b"\xff\xfe" + SMEM_ROUND.replace("\n", "\r\n").encode("utf-16-le"))
+    assert load(path).format == "ncu-text"
+    (k,) = load(path).kernels
+    assert k.duration_s == pytest.approx(377.22e-6) and k.launch.shared_mem_static_bytes == 24576

@@ -435,3 +435,53 @@ def test_load_detects_each_variant(tmp_path, text):
 def test_load_with_explicit_format(tmp_path):
     report = load(write(tmp_path, "out.log", TRACE_CSV), input_format="nvprof")
     assert report.format == "nvprof" and report.kernels[0].name == "sgemm"
+
+
+# ----------------------------------------------------------------------------- durations of 0, UTF-16, stalls
+
+TRACE_ZERO = """\
+==31850== NVPROF is profiling process 31850, command: ./test
+==31850== Profiling application: ./test
+==31850== Profiling result:
+   Start  Duration            Grid Size      Block Size     Regs*    SSMem*    DSMem*      Size  Throughput  SrcMemType  DstMemType           Device   Context    Stream  Name
+392.80ms  31.545ms                    -               -         -         -         -  256.00MB  7.9251GB/s    Pageable      Device  Quadro GP100 (0         1         7  [CUDA memcpy HtoD]
+424.84ms  0ns            (74 16 1)       (128 1 1)        32        0B  2.0000KB         -           -           -           -  Quadro GP100 (0         1         7  kern(float*, int) [113]
+425.84ms  1.5000us       (74 16 1)       (128 1 1)        32        0B  2.0000KB         -           -           -           -  Quadro GP100 (0         1         7  kern(float*, int) [114]
+"""
+
+
+def test_trace_duration_of_zero_is_not_a_measurement(tmp_path):
+    zero, ok = read_nvprof(write(tmp_path, "zero.log", TRACE_ZERO)).kernels
+    assert zero.duration_s is None and zero.problems == ("duration 0 ns is not a measurement (line 6)",)
+    assert zero.launch.grid == (74, 16, 1)  # the rest of the row is read
+    assert ok.duration_s == pytest.approx(1.5e-6) and ok.problems == ()
+
+
+def test_summary_average_of_zero_is_not_a_measurement(tmp_path):
+    text = """\
+==1== Profiling result:
+            Type  Time(%)      Time     Calls       Avg       Min       Max  Name
+ GPU activities:  100.00%       0ns         3       0ns       0ns       0ns  tiny(int)
+"""
+    (k,) = read_nvprof(write(tmp_path, "s.txt", text)).kernels
+    assert k.duration_s is None and k.launch_count == 3
+    assert "duration 0 ns is not a measurement (line 3)" in k.problems
+
+
+def test_utf16_nvprof_output_is_read(tmp_path):
+    path = tmp_path / "ps.log"
+    path.write_bytes(b"\xff\xfe" + TRACE_ZERO.encode("utf-16-le"))
+    assert load(path).format == "nvprof" and len(load(path).kernels) == 2
+
+
+def test_stall_percentages_are_reported_as_percent(tmp_path, capsys):
+    # nvprof's stall_* metrics are percentages of stalls: family "given_percent", and the JSON says "percent"
+    import json
+
+    from kernelscope.cli import main
+
+    path = write(tmp_path, "m.txt", METRICS_TEXT)
+    assert read_nvprof(path).kernels[0].stall_family == "given_percent"
+    assert main(["diagnose", str(path), "--gpu", "NVIDIA A100-SXM4-40GB", "--format", "json"]) == 0
+    launch = json.loads(capsys.readouterr().out)["inputs"][0]["launches"][0]
+    assert launch["stalls"]["family"] == "given_percent" and launch["stalls"]["unit"] == "percent of stall cycles"

@@ -30,6 +30,12 @@ class ReportDiagnosis:
     groups: tuple[KernelGroup, ...]
     kernels: tuple[KernelDiagnosis, ...]
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: the report as HTML (summary, charts, a card per launch), in English."""
+        from .render.html import report_fragment
+
+        return report_fragment(self)
+
 
 def select_kernels(
     kernels: tuple[KernelProfile, ...], kernel_regex: str | None = None, top: int | None = None

@@ -1,4 +1,5 @@
-"""Command line: ``kernelscope diagnose REPORT [REPORT...]``, ``kernelscope gpus``, ``kernelscope occupancy``.
+"""Command line: ``kernelscope diagnose REPORT [REPORT...]``, ``kernelscope roofline``, ``kernelscope gpus``,
+``kernelscope occupancy``, ``kernelscope compare``, ``kernelscope timeline``.
 
 Exit codes: 0 success, 2 bad input (one-line message naming the file and the problem, nothing written).
 """
@@ -18,7 +19,7 @@ from .api import diagnose_report, load_criteria
 from .errors import InputError, KernelscopeError
 from .ingest import FORMATS as INPUT_FORMATS
 from .ingest import load
-from .render.common import FORMATS, render
+from .render.common import DIAGNOSE_FORMATS, FORMATS, render
 
 
 class _Parser(argparse.ArgumentParser):
@@ -49,8 +50,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="format of the REPORT files (default: auto, detected from their content)")
     d.add_argument("--kernel", metavar="REGEX", help="only kernels whose (demangled) name matches REGEX")
     d.add_argument("--top", type=int, metavar="N", help="only the N longest launches of each report")
-    d.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    d.add_argument("--format", choices=DIAGNOSE_FORMATS, default="table",
+                   help="output format (default: table); html: one self-contained page with charts; markdown "
+                   "written with -o also writes its charts beside it (REPORT_roofline.svg ...)")
     d.add_argument("--lang", choices=("en", "zh"), default="en", help="language of labels and advice")
+    d.add_argument("-q", "--quiet", action="store_true", help="no progress bar (it is only shown on a terminal anyway)")
     g = d.add_mutually_exclusive_group()
     g.add_argument("--gpu", metavar="NAME", help="use this catalogue GPU's peaks instead of the report's device")
     g.add_argument("--spec", metavar="FILE", help="TOML/JSON file with peak_flops_per_s and dram_bandwidth_bytes_per_s")
@@ -58,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
     sub.add_parser("gpus", help="list the GPU catalogue (names usable with --gpu) with its dense peaks")
     _add_occupancy_parser(sub)
+    _add_timeline_parser(sub)
+    _add_roofline_parser(sub)
     c = sub.add_parser(
         "compare",
         help="before/after comparison of two profiles (or two kernels of one); a CI gate with --fail-if-slower",
@@ -81,34 +87,73 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and a rename, so an interrupted
-    run never leaves a half-written file.
+def write_atomic(path: str, text: str | bytes) -> None:
+    """Write ``text`` (str as UTF-8, or bytes) to ``path`` via a temporary file in the same folder and a rename,
+    so an interrupted run never leaves a half-written file.
 
     Raises:
-        OSError: the folder is not writable.
+        InputError: the folder is not writable (nothing is left behind).
     """
-    target = Path(path)
-    if target.is_dir():
-        raise InputError(path, "is a directory; expected an output file name")
+    write_atomic_files({path: text})
+
+
+def write_atomic_files(files: dict[str, str | bytes]) -> None:
+    """Write several files all or nothing: every one goes to a temporary file beside its target first; only
+    when all are written are they renamed into place (a file it replaces is kept as a hard link until then).
+    On a failure every temporary file is removed, the targets already renamed are put back as they were, and
+    nothing is left behind.
+
+    Raises:
+        InputError: a target is a directory or its folder is not writable.
+    """
+    staged: list[tuple[str, Path]] = []
+    done: list[tuple[Path, str | None]] = []  # renamed targets and the backup of what they replaced
+    umask = os.umask(0)
+    os.umask(umask)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    except OSError as exc:
-        raise InputError(path, f"cannot write the output file ({exc.strerror})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~umask
-        os.chmod(tmp, mode)  # mkstemp creates 0600; give the file the mode a plain open() would
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise InputError(path, f"cannot write the output file ({exc.strerror})") from None
+        for path, data in files.items():
+            target = Path(path)
+            if target.is_dir():
+                raise InputError(path, "is a directory; expected an output file name")
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+            except OSError as exc:
+                raise InputError(path, f"cannot write the output file ({exc.strerror})") from None
+            staged.append((tmp, target))
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+                mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~umask
+                os.chmod(tmp, mode)  # mkstemp creates 0600; give the file the mode a plain open() would
+            except OSError as exc:
+                raise InputError(path, f"cannot write the output file ({exc.strerror})") from None
+        for tmp, target in staged:
+            backup = None
+            try:
+                if target.exists() and len(staged) > 1:
+                    backup = f"{tmp}.old"
+                    os.link(target, backup)
+                os.replace(tmp, target)
+            except OSError as exc:
+                if backup is not None:
+                    Path(backup).unlink(missing_ok=True)
+                raise InputError(str(target), f"cannot write the output file ({exc.strerror})") from None
+            done.append((target, backup))
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        for target, backup in reversed(done):  # undo the renames already made
+            try:
+                if backup is not None:
+                    os.replace(backup, target)
+                else:
+                    target.unlink(missing_ok=True)
+            except OSError:
+                pass
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
         raise
+    for _, backup in done:
+        if backup is not None:
+            Path(backup).unlink(missing_ok=True)
 
 
 def _diagnose(args: argparse.Namespace) -> int:
@@ -118,12 +163,31 @@ def _diagnose(args: argparse.Namespace) -> int:
     elif args.spec is not None:
         gpu = hardware.load_spec(args.spec)
     criteria = load_criteria(args.criteria) if args.criteria is not None else None
-    results = [
-        diagnose_report(load(path, args.input_format), gpu=gpu, kernel_regex=args.kernel, top=args.top, criteria=criteria)
-        for path in args.reports
-    ]
+    from .progress import Steps, wanted
+
+    with Steps(wanted(args.quiet, bool(args.output))) as steps:
+        step = steps.stage("reading", len(args.reports))
+        results = []
+        for path in args.reports:
+            results.append(diagnose_report(load(path, args.input_format), gpu=gpu, kernel_regex=args.kernel,
+                                           top=args.top, criteria=criteria))
+            step()
+        files: dict[str, str | bytes] = {}
+        if args.format == "html":
+            from .render.html import count_work, to_html
+
+            text = to_html(results, args.lang, steps.stage("charts", count_work(results)))
+        elif args.format == "markdown" and args.output:
+            from .render.markdown import chart_files, to_markdown
+
+            links, files = chart_files(results, args.lang, args.output, steps.stage("charts", 2 * len(results)))
+            text = to_markdown(results, args.lang, links)
+        else:
+            text = None
     if args.output:
-        write_atomic(args.output, render(results, args.format, args.lang))
+        write_atomic_files({**files, args.output: text if text is not None else render(results, args.format, args.lang)})
+    elif text is not None:
+        sys.stdout.write(text)
     elif args.format == "table":
         from rich.console import Console
 
@@ -161,6 +225,96 @@ def _gpus() -> int:
 
 #: Threads per block used with --cu when --threads is not given.
 OCCUPANCY_DEFAULT_THREADS = 256
+
+
+def _add_timeline_parser(sub) -> None:
+    from .ingest import TIMELINE_FORMATS
+    from .render.timeline import FORMATS as TIMELINE_OUTPUTS
+
+    t = sub.add_parser(
+        "timeline",
+        help="where the whole program's time goes: Nsight Systems exports, nsys stats output, PyTorch profiler traces",
+        description="Split the program's wall time into kernels, copies (by direction, pageable or pinned), memsets "
+        "and GPU idle per device and stream (busy time as a union: never above 100%%), rank kernels, copies and "
+        "API calls, measure launch overhead, name the largest time black hole with its Amdahl projection, and run "
+        "the Nsight Systems expert checks.",
+    )
+    t.add_argument("traces", nargs="+", metavar="FILE",
+                   help="Nsight Systems SQLite export (nsys export --type sqlite), `nsys stats` output (text, "
+                   "--format csv or table), or a PyTorch profiler trace (.json, .json.gz, a directory or .tar.gz)")
+    t.add_argument("--input-format", choices=("auto", *TIMELINE_FORMATS), default="auto",
+                   help="format of the FILEs (default: auto, detected from their content)")
+    t.add_argument("--format", choices=TIMELINE_OUTPUTS, default="table", help="output format (default: table)")
+    t.add_argument("--lang", choices=("en", "zh"), default="en", help="language of labels and findings")
+    t.add_argument("--top", type=int, default=10, metavar="N", help="rows per ranking (default 10)")
+    t.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
+
+
+def _timeline(args: argparse.Namespace) -> int:
+    from .render.timeline import render_timeline, renderables
+    from .timeline import analyse_file
+
+    if args.top < 1:
+        raise InputError("--top", f"must be at least 1, got {args.top}")
+    reports = [rep for path in args.traces for rep in analyse_file(path, args.input_format, args.top)]
+    if args.output:
+        write_atomic(args.output, render_timeline(reports, args.format, args.lang, args.top))
+    elif args.format == "table":
+        from rich.console import Console
+
+        console = Console(soft_wrap=False)
+        if not console.is_terminal:
+            console.width = max(console.width, 160)  # piped output: no terminal width to respect
+        console.print(*renderables(reports, args.lang, args.top))
+    else:
+        sys.stdout.write(render_timeline(reports, args.format, args.lang, args.top))
+    return 0
+
+
+def _add_roofline_parser(sub) -> None:
+    r = sub.add_parser(
+        "roofline",
+        help="roofline chart (PNG or SVG) of a report's kernels, or of the kernels --kernel selects",
+        description="Draw the roofline of a report: log-log FLOP/byte vs FLOP/s, a ceiling per precision and pipe "
+        "of the GPU and the DRAM bandwidth slope with the ridge points, each kernel a point sized by its share of "
+        "GPU time and coloured by its bottleneck class. One selected launch gets its own chart (every pipe it used).",
+    )
+    r.add_argument("report", metavar="REPORT", help="profiler file (any input kernelscope diagnose reads)")
+    r.add_argument("-o", "--output", required=True, metavar="FILE", help="chart file, .png or .svg (written atomically)")
+    r.add_argument("--kernel", metavar="REGEX", help="only kernels whose (demangled) name matches REGEX")
+    r.add_argument("--top", type=int, metavar="N", help="only the N longest launches")
+    r.add_argument("--input-format", choices=("auto", *INPUT_FORMATS), default="auto", help="format of REPORT")
+    r.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the chart's labels")
+    rg = r.add_mutually_exclusive_group()
+    rg.add_argument("--gpu", metavar="NAME", help="use this catalogue GPU's peaks instead of the report's device")
+    rg.add_argument("--spec", metavar="FILE", help="TOML/JSON file with peak_flops_per_s and dram_bandwidth_bytes_per_s")
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+
+def _roofline(args: argparse.Namespace) -> int:
+    from .render import charts
+
+    try:
+        fmt = charts.chart_format(args.output)
+    except ValueError as exc:
+        raise InputError(args.output, str(exc)) from None
+    gpu = hardware.find_gpu(args.gpu) if args.gpu is not None else hardware.load_spec(args.spec) if args.spec is not None else None
+    from .progress import Steps, wanted
+
+    with Steps(wanted(args.quiet, True)) as steps:
+        step = steps.stage("roofline", 2)
+        res = diagnose_report(load(args.report, args.input_format), gpu=gpu, kernel_regex=args.kernel, top=args.top)
+        step()
+        if not res.kernels:
+            raise InputError(args.report, f"no kernel matches --kernel {args.kernel!r}" if args.kernel else "no kernel launches")
+        if len(res.kernels) == 1 and (args.kernel is not None or args.top is not None):
+            total = sum(g.total_duration_s for g in res.groups) or None
+            data = charts.kernel_roofline_chart(res.kernels[0], args.lang, fmt, total)
+        else:
+            data = charts.report_roofline_chart(res, args.lang, fmt)
+        step()
+    write_atomic(args.output, data)
+    return 0
 
 
 def _add_occupancy_parser(sub) -> None:
@@ -449,6 +603,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _occupancy(args)
         if args.command == "compare":
             return _compare(args)
+        if args.command == "timeline":
+            return _timeline(args)
+        if args.command == "roofline":
+            return _roofline(args)
     except KernelscopeError as exc:
         print(f"kernelscope: error: {exc}", file=sys.stderr)
         return 2

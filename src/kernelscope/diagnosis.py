@@ -109,6 +109,12 @@ class KernelDiagnosis:
         """Every class that holds (``classes``), or the single headline class when no rule fired."""
         return self.classes or ((self.bound,) if self.bound is not None else ())
 
+    def _repr_html_(self) -> str:
+        """Jupyter display: this launch's HTML card (verdict, evidence, occupancy, charts, advice)."""
+        from .render.html import kernel_fragment
+
+        return kernel_fragment(self)
+
 
 def classify_sol(compute_pct: float | None, memory_pct: float | None, waves_per_sm: float | None) -> SolVerdict:
     """Speed-of-Light class from SM and memory throughput (% of peak) and waves per SM.
@@ -172,7 +178,8 @@ def choose_pipe(kernel: KernelProfile, gpu: GpuSpec | None) -> tuple[str, float 
             return fallback, None, (note, Note("no_peak_fallback", {"pipe": pipe, "gpu": gpu.name, "used": fallback}))
         return pipe, None, (note,)
     if not counts:
-        return "fp32", None, (Note("no_fp_counters"),)
+        rates = any(n.startswith("smsp__sass_thread_inst_executed_op_") and n.endswith(".per_cycle_elapsed") for n in kernel.metrics)
+        return "fp32", None, (Note("fp_rates_no_duration" if rates else "no_fp_counters"),)
     pipe = max(counts, key=lambda p: (counts[p], p == "fp32"))
     if counts[pipe] == 0:
         return "fp32", 0.0, (Note("no_fp_work"),)

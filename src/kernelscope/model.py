@@ -160,8 +160,9 @@ class KernelProfile:
         dram_bytes_read: bytes read from DRAM (``dram__bytes_read.sum``).
         dram_bytes_write: bytes written to DRAM (``dram__bytes_write.sum``).
         dram_bytes_total: bytes read + written (``dram__bytes.sum``) when only the total is recorded.
-        flop_counts: FLOPs executed per pipe key of :data:`PIPES` (only the ones measured), from the SASS
-            counters ``sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum`` with FMA = 2 FLOP.
+        flop_counts: FLOPs executed per pipe key of :data:`PIPES` (only the ones measured): fp64/fp32/fp16 from
+            the SASS counters ``sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum`` with FMA = 2
+            FLOP; tensor pipes from ``sm__ops_path_tensor_src_<type>[_dst_<acc>].sum`` (dense only) where recorded.
         tensor_pipe_active_pct: tensor pipe utilisation, % of peak (``sm__pipe_tensor_cycles_active...``), or None.
         tensor_ops_pct: tensor-core work per input type, % of that type's peak, keyed by tensor pipe of
             :data:`PIPES` (``sm__ops_path_tensor_src_<type>[_dst_<acc>][_sparsity_on|off].sum.pct_of_peak_sustained_elapsed``,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -251,14 +251,18 @@ class TinyKernel:
 
 @dataclass(frozen=True)
 class BlackHole:
-    """The single largest place the time goes: ``category`` ("kernel", "memcpy", "memset", "gpu_idle",
-    "runtime_api") and the item ``name``; ``time_s`` and its ``program_fraction`` with the Amdahl projection."""
+    """The single largest place the time goes: ``category`` ("kernel", "memcpy", "memset", "gpu_idle") and the
+    item ``name``; ``time_s`` and its ``program_fraction`` with the Amdahl projection. For "gpu_idle" (time in the
+    program wall with no GPU work at all), ``host_api`` / ``host_api_s`` name the CUDA API call that covers most
+    of that idle time on the host (None when no API call was recorded)."""
 
     category: str
     name: str
     time_s: float
     program_fraction: float | None
     amdahl: Amdahl | None
+    host_api: str | None = None
+    host_api_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -388,13 +392,15 @@ def _gap_histogram(start: np.ndarray, end: np.ndarray) -> GapHistogram:
     edges = GAP_EDGES_S
     if start.shape[0] < 2:
         return GapHistogram(edges, (0,) * (len(edges) - 1), (0.0,) * (len(edges) - 1), 0)
-    reach = np.maximum.accumulate(end)[:-1]
-    gaps = start[1:] - reach
+    gaps = np.maximum.accumulate(end)[:-1]
+    np.subtract(start[1:], gaps, out=gaps)  # gap = next start - latest end so far
     overlapping = int((gaps < 0).sum())
-    g = gaps[gaps >= 0] * NS
-    bins = np.digitize(g, edges[1:-1], right=False)
+    if overlapping:
+        gaps = gaps[gaps >= 0]
+    edges_ns = np.array([round(e / NS) for e in edges[1:-1]], dtype=np.int64)
+    bins = np.searchsorted(edges_ns, gaps, side="right")
     counts = np.bincount(bins, minlength=len(edges) - 1)
-    totals = np.bincount(bins, weights=g, minlength=len(edges) - 1)
+    totals = np.bincount(bins, weights=gaps, minlength=len(edges) - 1) * NS
     return GapHistogram(edges, tuple(int(c) for c in counts), tuple(float(t) for t in totals), overlapping)
 
 
@@ -419,9 +425,9 @@ def _copy_directions(dur: np.ndarray, copy_kind: np.ndarray, nbytes: np.ndarray,
 
 
 def _split(tl: Timeline, idx: np.ndarray, sync_idx: np.ndarray, rank: int | None, device: int, stream: int | None,
-           with_gaps: bool) -> tuple[TimeSplit, np.ndarray | None]:
-    """Split of the GPU rows ``idx`` (already sorted by start). Returns the split and, for devices, the idle gap
-    before each row of ``idx`` (ns, >= 0)."""
+           with_gaps: bool) -> tuple[TimeSplit, np.ndarray | None, tuple[np.ndarray, np.ndarray]]:
+    """Split of the GPU rows ``idx`` (already sorted by start). Returns the split, for devices the idle gap
+    before each row of ``idx`` (ns, >= 0), and the busy union segments."""
     start = tl.start_ns[idx]
     end = tl.end_ns[idx]
     kind = tl.kind[idx]
@@ -433,11 +439,17 @@ def _split(tl: Timeline, idx: np.ndarray, sync_idx: np.ndarray, rank: int | None
     span = span_end - span_start
     seg_s, seg_e = union_segments(start, end, presorted=True)
     busy = int((seg_e - seg_s).sum())
-    k_union = union_length_ns(start[is_k], end[is_k], presorted=True)
-    kc = is_k | is_c
-    kc_union = union_length_ns(start[kc], end[kc], presorted=True)
-    c_union = union_length_ns(start[is_c], end[is_c], presorted=True)
-    k_sum, c_sum, m_sum = int(dur[is_k].sum()), int(dur[is_c].sum()), int(dur[is_m].sum())
+    n_k, n_c, n_m = int(is_k.sum()), int(is_c.sum()), int(is_m.sum())
+    # the unions of the parts; the common all-kernel case needs none of them again
+    k_union = busy if n_k == kind.shape[0] else union_length_ns(start[is_k], end[is_k], presorted=True)
+    if n_m == 0:
+        kc_union = busy
+    else:
+        kc = is_k | is_c
+        kc_union = union_length_ns(start[kc], end[kc], presorted=True)
+    c_union = union_length_ns(start[is_c], end[is_c], presorted=True) if n_c else 0
+    k_sum = int(dur.sum()) if n_k == kind.shape[0] else int(dur[is_k].sum())
+    c_sum, m_sum = (int(dur[is_c].sum()) if n_c else 0), (int(dur[is_m].sum()) if n_m else 0)
     total_sum = k_sum + c_sum + m_sum
     gaps_between = seg_s[1:] - seg_e[:-1]
     if gaps_between.size:
@@ -458,19 +470,22 @@ def _split(tl: Timeline, idx: np.ndarray, sync_idx: np.ndarray, rank: int | None
         kernel_sum_s=k_sum * NS, memcpy_sum_s=c_sum * NS, memset_sum_s=m_sum * NS,
         copy_compute_overlap_s=(k_union + c_union - kc_union) * NS,
         copies=_copy_directions(dur[is_c], tl.copy_kind[idx][is_c], tl.bytes[idx][is_c], tl.pageable[idx][is_c]),
-        sync_s=sync_s, kernel_count=int(is_k.sum()), memcpy_count=int(is_c.sum()), memset_count=int(is_m.sum()),
-        gaps=_gap_histogram(start[is_k], end[is_k]) if with_gaps else None,
+        sync_s=sync_s, kernel_count=n_k, memcpy_count=n_c, memset_count=n_m,
+        gaps=(_gap_histogram(start, end) if n_k == kind.shape[0] else _gap_histogram(start[is_k], end[is_k]))
+        if with_gaps else None,
         largest_gap_s=largest_gap * NS, largest_gap_start_ns=largest_gap_start,
     )
-    gap_before = None
-    if with_gaps:
-        reach = np.maximum.accumulate(end)
-        gap_before = np.zeros(start.shape[0], dtype=np.int64)
-        gap_before[1:] = np.maximum(start[1:] - reach[:-1], 0)
-    return split, gap_before
+    return split, None, (seg_s, seg_e)
 
 
 # ============================================================================================ grouping
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """Sorted distinct values; O(n) without sorting when all values are equal (the common one-rank/one-stream case)."""
+    if a.size and a.min() == a.max():
+        return a[:1].copy()
+    return np.unique(a)
+
+
 def _rank_value(r: int) -> int | None:
     return None if r < 0 else int(r)
 
@@ -559,7 +574,7 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
         return _empty_report(tl, "the trace holds no usable intervals")
 
     # ---- program wall per rank
-    ranks = np.unique(tl.rank)
+    ranks = _distinct(tl.rank)
     rank_walls = {}
     for rk in ranks.tolist():
         m = tl.rank == rk if ranks.size > 1 else slice(None)
@@ -568,25 +583,43 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     wall_s = wall_ns * NS
 
     # ---- per device: sort GPU rows by (rank, device, start)
-    order = gpu_rows[np.lexsort((tl.start_ns[gpu_rows], tl.device[gpu_rows], tl.rank[gpu_rows]))]
-    dev_key = (tl.rank[order].astype(np.int64) << 16) | (tl.device[order].astype(np.int64) & 0xFFFF)
-    bounds = np.flatnonzero(np.diff(dev_key)) + 1 if order.size else np.zeros(0, dtype=np.int64)
-    groups = np.split(order, bounds) if order.size else []
+    g_dev, g_rank = tl.device[gpu_rows], tl.rank[gpu_rows]
+    single_device = bool(gpu_rows.size) and g_dev.min() == g_dev.max() and g_rank.min() == g_rank.max()
+    if single_device:
+        order = gpu_rows[np.argsort(tl.start_ns[gpu_rows], kind="stable")]  # one device: a (mostly sorted) timsort
+    else:
+        order = gpu_rows[np.lexsort((tl.start_ns[gpu_rows], g_dev, g_rank))]
+    del g_dev, g_rank, gpu_rows, gpu_mask  # large index arrays no longer needed
+    if single_device:
+        groups = [order] if order.size else []
+    else:
+        dev_key = (tl.rank[order].astype(np.int64) << 16) | (tl.device[order].astype(np.int64) & 0xFFFF)
+        groups = np.split(order, np.flatnonzero(np.diff(dev_key)) + 1)
+        del dev_key
     sync_rows = np.flatnonzero(tl.kind == SYNC)
-    gap_before = np.zeros(n, dtype=np.int64)
     devices: list[TimeSplit] = []
     streams: list[TimeSplit] = []
+    segments: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
     for g in groups:
         rk, dv = int(tl.rank[g[0]]), int(tl.device[g[0]])
         sync_g = sync_rows[(tl.rank[sync_rows] == rk) & (tl.device[sync_rows] == dv)] if sync_rows.size else sync_rows
-        split, gb = _split(tl, g, sync_g, _rank_value(rk), dv, None, with_gaps=True)
+        split, _, segs = _split(tl, g, sync_g, _rank_value(rk), dv, None, with_gaps=True)
         devices.append(split)
-        gap_before[g] = gb
+        segments[(rk, dv)] = segs
         st = tl.stream[g]
-        s_order = np.argsort(st, kind="stable")  # keeps start order within each stream
-        gs = g[s_order]
-        sb = np.flatnonzero(np.diff(st[s_order])) + 1
-        for sg in np.split(gs, sb):
+        s_ids = _distinct(st)
+        if s_ids.size == 1:  # one stream: its split is the device's
+            s_id = int(s_ids[0])
+            sync_s = sync_g[tl.stream[sync_g] == s_id] if sync_g.size else sync_g
+            streams.append(replace(split, stream=s_id, gaps=None,
+                                   sync_s=union_length_ns(tl.start_ns[sync_s], tl.end_ns[sync_s]) * NS))
+            continue
+        if s_ids.size <= 64:  # a few streams: masks keep the start order
+            parts = [g[st == x] for x in s_ids.tolist()]
+        else:
+            s_order = np.argsort(st, kind="stable")  # keeps start order within each stream
+            parts = np.split(g[s_order], np.flatnonzero(np.diff(st[s_order])) + 1)
+        for sg in parts:
             s_id = int(tl.stream[sg[0]])
             sync_s = sync_g[tl.stream[sync_g] == s_id] if sync_g.size else sync_g
             streams.append(_split(tl, sg, sync_s, _rank_value(rk), dv, s_id, with_gaps=False)[0])
@@ -608,7 +641,7 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     host_api_s = None
     if a_rows.size:
         host_api_s = sum(union_length_ns(tl.start_ns[a_rows[tl.rank[a_rows] == rk]], tl.end_ns[a_rows[tl.rank[a_rows] == rk]])
-                         for rk in np.unique(tl.rank[a_rows]).tolist()) * NS
+                         for rk in _distinct(tl.rank[a_rows]).tolist()) * NS
     else:
         not_computable.append("host_api")
 
@@ -631,10 +664,10 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
         not_computable.append("launch_overhead")
 
     # ---- tiny kernels (CUDA Graphs / fusion candidates)
-    tiny = _tiny_kernels(tl, k_rows, k_api, dur, gap_before, kernels, r["tiny_kernels"])
+    tiny = _tiny_kernels(tl, k_rows, k_api, dur, segments, kernels, r["tiny_kernels"])
 
     # ---- findings
-    findings = _findings(tl, devices, c_rows, m_rows, a_rows, api_order, api_keys_sorted, dur, r)
+    findings = _findings(tl, devices, segments, c_rows, m_rows, a_rows, api_order, api_keys_sorted, dur, r)
     if tiny:
         t_total = sum(t.savings_s for t in tiny)
         findings.append(Finding("tiny_kernels", Note("tl_tiny_kernels", {
@@ -665,15 +698,17 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
         notes.append(Note("tl_slowest_rank", {"rank": slowest, "computation_s": slowest_row.computation_s,
                                               "fastest": fastest.rank, "fastest_s": fastest.computation_s}))
 
-    # ---- black hole
-    idle_total = sum(d.idle_s for d in devices)
-    black = _black_hole(kernels, copies, memsets, idle_total, wall_ns)
+    # ---- black hole (GPU idle = time in the longest rank's wall with no GPU work at all)
+    longest = max(rank_walls, key=lambda k: rank_walls[k])
+    own = [segs for (rk, _dv), segs in segments.items() if rk == longest]
+    idle_prog, host = _program_idle(tl, longest, rank_walls[longest], a_rows, dur, own[0] if len(own) == 1 else None)
+    black = _black_hole(kernels, copies, memsets, idle_prog, wall_ns, host)
     if not devices:
         not_computable += ["gpu_split", "idle", "utilisation"]
     if tl.invalid:
         notes.append(Note("tl_invalid_records", {"n": tl.invalid_count,
                                                   "names": ", ".join(sorted({i.name for i in tl.invalid}))}))
-    if len(np.unique(tl.rank)) == 1 and int(tl.rank[0]) < 0 and tl.format == "kineto":
+    if ranks.size == 1 and int(ranks[0]) < 0 and tl.format == "kineto":
         notes.append(Note("tl_rank_not_recorded", {}))
     return TimelineReport(
         path=tl.path, format=tl.format, source="intervals", wall_s=wall_s, program_time_s=wall_s,
@@ -694,18 +729,41 @@ def _empty_report(tl: Timeline, why: str) -> TimelineReport:
         invalid=tl.invalid, problems=tl.problems, tool_version=tl.tool_version, devices_named=tl.devices)
 
 
-def _tiny_kernels(tl: Timeline, k_rows: np.ndarray, k_api: np.ndarray, dur: np.ndarray, gap_before: np.ndarray,
+def _gap_before(tl: Timeline, rows: np.ndarray, segments: Mapping) -> np.ndarray:
+    """GPU idle time (ns) just before each row: from the end of the previous busy stretch of its device to its
+    start when it opens a busy stretch, else 0."""
+    out = np.zeros(rows.shape[0], dtype=np.int64)
+    rk, dv = tl.rank[rows], tl.device[rows]
+    for (r, d), (seg_s, seg_e) in segments.items():
+        m = (rk == r) & (dv == d)
+        if not m.any() or seg_s.size < 2:
+            continue
+        t = tl.start_ns[rows[m]]
+        i = np.searchsorted(seg_s, t, side="right") - 1
+        opens = (i > 0) & (seg_s[np.maximum(i, 0)] == t)
+        out[m] = np.where(opens, t - seg_e[np.maximum(i - 1, 0)], 0)
+    return out
+
+
+def _tiny_kernels(tl: Timeline, k_rows: np.ndarray, k_api: np.ndarray, dur: np.ndarray, segments: Mapping,
                   kernels: tuple[ItemStat, ...], cfg: Mapping) -> list[TinyKernel]:
     if k_rows.size == 0:
         return []
     max_d_ns = float(cfg["max_duration_s"]) / NS
     min_launches = int(cfg["min_launches"])
+    cap_ns = float(cfg["launch_cost_cap_s"]) / NS
     names = tl.name_id[k_rows]
-    kd = dur[k_rows]
-    has_api = k_api >= 0
-    api_d = np.where(has_api, dur[np.maximum(k_api, 0)], -1)
     counts = np.bincount(names, minlength=len(tl.names))
-    candidates = np.flatnonzero(counts >= min_launches)
+    # candidates: launched often and short on average (a cheap filter before any median)
+    mean = np.bincount(names, weights=dur[k_rows].astype(np.float64), minlength=len(tl.names)) / np.maximum(counts, 1)
+    candidates = np.flatnonzero((counts >= min_launches) & (mean <= 4 * max(cap_ns, max_d_ns)))
+    if candidates.size == 0:
+        return []
+    keep = np.isin(names, candidates)
+    k_rows, k_api, names = k_rows[keep], k_api[keep], names[keep]
+    kd = dur[k_rows]
+    api_d = np.where(k_api >= 0, dur[np.maximum(k_api, 0)], -1)
+    gap_before = _gap_before(tl, k_rows, segments)
     out = []
     by_name = {k.name: k for k in kernels}
     for i in candidates.tolist():
@@ -714,10 +772,10 @@ def _tiny_kernels(tl: Timeline, k_rows: np.ndarray, k_api: np.ndarray, dur: np.n
         ad = api_d[m]
         ad = ad[ad >= 0]
         cost = float(np.median(ad)) if ad.size else None
-        limit = cost if cost is not None else max_d_ns
+        limit = min(cost, cap_ns) if cost is not None else max_d_ns
         if med > limit:
             continue
-        savings = float(np.minimum(gap_before[k_rows[m]], limit).sum())
+        savings = float(np.minimum(gap_before[m], limit).sum())
         total = by_name[tl.names[i]].total_s if tl.names[i] in by_name else float(kd[m].sum()) * NS
         out.append(TinyKernel(name=tl.names[i], launches=int(counts[i]), median_s=med * NS, total_s=total,
                               launch_cost_s=cost * NS if cost is not None else None, savings_s=savings * NS))
@@ -725,7 +783,8 @@ def _tiny_kernels(tl: Timeline, k_rows: np.ndarray, k_api: np.ndarray, dur: np.n
     return out
 
 
-def _black_hole(kernels, copies, memsets, idle_s: float, wall_ns: int | None) -> BlackHole | None:
+def _black_hole(kernels, copies, memsets, idle_s: float, wall_ns: int | None,
+                host: tuple[str, float] | None = None) -> BlackHole | None:
     cands = []
     for cat, items in (("kernel", kernels), ("memcpy", copies), ("memset", memsets)):
         if items:
@@ -736,12 +795,35 @@ def _black_hole(kernels, copies, memsets, idle_s: float, wall_ns: int | None) ->
         return None
     t, cat, name = max(cands)
     frac = (t / (wall_ns * NS)) if wall_ns else None
+    api, api_s = (host if (cat == "gpu_idle" and host is not None) else (None, None))
     return BlackHole(cat, name, t, min(frac, 1.0) if frac is not None else None,
-                     amdahl(frac) if frac is not None else None)
+                     amdahl(frac) if frac is not None else None, api, api_s)
 
 
-def _findings(tl: Timeline, devices: list[TimeSplit], c_rows: np.ndarray, m_rows: np.ndarray, a_rows: np.ndarray,
-              api_order: np.ndarray, api_keys_sorted: np.ndarray, dur: np.ndarray, r: Mapping) -> list[Finding]:
+def _program_idle(tl: Timeline, rank: int, wall_ns: int, a_rows: np.ndarray, dur: np.ndarray,
+                  segs: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, tuple[str, float] | None]:
+    """Time of one rank's wall with no GPU work on any of its devices, and the API call (name, seconds) covering
+    most of that idle time on the host. ``segs``: the rank's busy union when already known (one device)."""
+    if segs is None:
+        m = np.isin(tl.kind, np.asarray(BUSY_KINDS, dtype=np.uint8)) & (tl.rank == rank)
+        segs = union_segments(tl.start_ns[m], tl.end_ns[m])
+    seg_s, seg_e = segs
+    idle_ns = wall_ns - int((seg_e - seg_s).sum())
+    host = None
+    a = a_rows[tl.rank[a_rows] == rank] if a_rows.size else a_rows
+    if a.size and idle_ns > 0:
+        busy_in = _busy_before(seg_s, seg_e, tl.end_ns[a]) - _busy_before(seg_s, seg_e, tl.start_ns[a])
+        in_idle = np.maximum(dur[a] - busy_in, 0).astype(np.float64)
+        per_name = np.bincount(tl.name_id[a], weights=in_idle, minlength=len(tl.names))
+        top = int(np.argmax(per_name))
+        if per_name[top] > 0:
+            host = (tl.names[top], float(per_name[top]) * NS)
+    return idle_ns * NS, host
+
+
+def _findings(tl: Timeline, devices: list[TimeSplit], segments: Mapping, c_rows: np.ndarray, m_rows: np.ndarray,
+              a_rows: np.ndarray, api_order: np.ndarray, api_keys_sorted: np.ndarray, dur: np.ndarray,
+              r: Mapping) -> list[Finding]:
     out: list[Finding] = []
     sync_name = np.array([_is_sync_api(nm) for nm in tl.names], dtype=bool) if tl.names else np.zeros(0, bool)
     async_name = np.array(["async" in nm.lower() for nm in tl.names], dtype=bool) if tl.names else np.zeros(0, bool)
@@ -785,9 +867,7 @@ def _findings(tl: Timeline, devices: list[TimeSplit], c_rows: np.ndarray, m_rows
     gcfg, ucfg = r["gpu_gaps"], r["low_utilisation"]
     min_gap_ns = float(gcfg["min_gap_s"]) / NS
     for d in devices:
-        idx = np.flatnonzero(np.isin(tl.kind, np.asarray(BUSY_KINDS, dtype=np.uint8))
-                             & (tl.device == d.device) & (tl.rank == (d.rank if d.rank is not None else -1)))
-        seg_s, seg_e = union_segments(tl.start_ns[idx], tl.end_ns[idx])
+        seg_s, seg_e = segments[(d.rank if d.rank is not None else -1, d.device)]
         gaps = seg_s[1:] - seg_e[:-1]
         long = gaps >= min_gap_ns
         if long.any():
@@ -914,3 +994,15 @@ def _with_title(rep: TimelineReport, title: str) -> TimelineReport:
     from dataclasses import replace
 
     return replace(rep, title=title)
+
+
+def analyse_file(path, input_format: str | None = None, top: int = 10) -> list[TimelineReport]:
+    """Load one trace (format detected, see :func:`kernelscope.ingest.load_timeline`) and analyse it: one report
+    per run.
+
+    Raises:
+        InputError: unreadable, unrecognised or unusable input.
+    """
+    from .ingest import load_timeline
+
+    return analyse(load_timeline(path, input_format), top)

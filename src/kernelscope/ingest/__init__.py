@@ -57,7 +57,11 @@ def detect_format(path: str | os.PathLike) -> str:
         return "ncu-rep"
     if p.suffix.lower() in (".toml", ".json"):
         return "plain"
-    kind = _sniff_text(head)
+    encoding = "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"  # UTF-16: PowerShell's ">"
+    kind = _sniff_text(head, encoding)
+    binary = encoding == "utf-8" and b"\x00" in head
+    if kind in (None, "ncu-messages") and len(head) == SNIFF_BYTES and not binary:
+        kind = _sniff_further(p, encoding) or kind  # a long application output before the export
     if kind in ("ncu-csv-header", "ncu-messages-only"):
         return "ncu-csv"
     if kind in ("ncu-text", "nvprof"):
@@ -80,15 +84,43 @@ _NVPROF_LINE = re.compile(r"^(?:==\d+==|========) (?:NVPROF is profiling|Profili
 _NCU_KERNEL_LINE = re.compile(r"^\s{0,4}\S.*(?:, Context \d+, Stream \d+|, Device \d+, CC \d+\.\d+(?:, Invocations \d+)?)\s*$")
 
 
-def _sniff_text(head: bytes) -> str | None:
+#: How far detection reads on when the first SNIFF_BYTES of a text file show nothing it knows.
+SNIFF_FURTHER_BYTES = 64 * 1024 * 1024
+
+
+def _sniff_further(p: Path, encoding: str) -> str | None:
+    """Detection past the first SNIFF_BYTES (an export after a long application output), up to
+    SNIFF_FURTHER_BYTES, chunk by chunk: the first chunk that shows an ncu CSV header, ncu console text or
+    nvprof output names the format."""
+    carry = b""
+    try:
+        with p.open("rb") as fh:
+            fh.seek(SNIFF_BYTES)
+            while fh.tell() < SNIFF_FURTHER_BYTES:
+                chunk = fh.read(SNIFF_BYTES)
+                if not chunk:
+                    return None
+                kind = _sniff_text(carry + chunk, encoding, cut=len(chunk) == SNIFF_BYTES)
+                if kind in ("ncu-csv-header", "ncu-text", "nvprof"):
+                    return kind
+                if kind == "ncu-messages" and p.suffix.lower() == ".csv":
+                    return kind
+                cut = chunk.rfind(b"\n")
+                carry = chunk[cut + 1:] if cut >= 0 and encoding == "utf-8" else b""
+    except OSError:
+        return None
+    return None
+
+
+def _sniff_text(head: bytes, encoding: str = "utf-8", cut: bool | None = None) -> str | None:
     """What the first bytes of a text file look like: "ncu-csv-header" (a row whose first field is ``ID`` with a
     "Kernel Name" column), "ncu-text" (ncu console output: indented ``Section:`` lines with ``==PROF==`` or
     ``[pid] process@host`` lines), "nvprof" (``==pid== NVPROF is profiling`` ..., or an nvprof ``--csv`` header),
     "ncu-messages-only" (nothing but ncu's ``==PROF==`` / ``==ERROR==`` ... lines), "ncu-messages" (such lines
     among other text) or None."""
-    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    text = head.decode(encoding, "replace").lstrip("\ufeff")
     lines = text.splitlines()
-    if len(head) == SNIFF_BYTES and lines:
+    if (len(head) == SNIFF_BYTES if cut is None else cut) and lines:
         lines = lines[:-1]  # the last line may be cut
     messages = other = sections = processes = kernel_lines = 0
     nvprof = False
@@ -100,10 +132,12 @@ def _sniff_text(head: bytes) -> str | None:
             messages += 1
             continue
         other += 1
-        if stripped.startswith(('"ID"', "ID,")):
+        if stripped.startswith(('"ID"', "ID,", '"Process ID"', "Process ID,")):
             fields = _csv_fields(line)
             if fields and fields[0] == "ID" and "Kernel Name" in fields:
                 return "ncu-csv-header"
+            if "Kernel Name" in fields and "Metric Name" in fields and "Average" in fields:
+                return "ncu-csv-header"  # ncu --csv --print-summary per-kernel
         elif _NCU_SECTION.match(line):
             sections += 1
         elif _NCU_KERNEL_LINE.match(line):

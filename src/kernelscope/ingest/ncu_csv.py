@@ -1,4 +1,5 @@
-"""Reader for Nsight Compute CSV exports: ``ncu --csv`` (details page, the default) and ``ncu --csv --page raw``.
+"""Reader for Nsight Compute CSV exports: ``ncu --csv`` (details page, the default), ``ncu --csv --page raw`` and
+``ncu --csv --print-summary per-kernel``.
 
 Only extraction and unit conversion happen here: each profiled launch becomes one
 :class:`~kernelscope.model.KernelProfile` in SI units, through the same metric-name conversion as ``.ncu-rep``
@@ -10,7 +11,12 @@ Facts about the files this reader relies on (the ncu CSV files of the shared cor
 
 * What precedes the header is not CSV: the application's own stdout, ``==PROF==`` lines, free-text warnings
   (an ncu that could not deploy its section files). The header is the first row whose first field is ``ID``.
-  A failed run (``==ERROR==`` lines only) has no header at all.
+  A failed run (``==ERROR==`` lines only) has no header at all. ncu's message lines (``==PROF==``,
+  ``==WARNING==``, ``==ERROR==``, ``==INFO==``: ``==`` + letters + ``==``) also appear among and after the rows
+  (``==PROF== Report: /tmp/x,y.ncu-rep``, ``==WARNING== ... revert...Success.``), commas included: never CSV.
+* Several exports may be concatenated into one file (``cat`` of a details page and a section export): each
+  starts with its own header; rows repeating a launch already read (same ID, kernel name and process) belong
+  to that launch.
 * Details page: one row per (launch, section, metric); header generations seen: 14 columns (2020.x: NVTX
   columns and "Kernel Time", no block / grid / device / CC), 15 (+ "Block Size", "Grid Size", "Device", "CC"),
   20 (+ rule columns "Rule Name" .. "Estimated Speedup"), 21 (+ "Body Item Label", section exports).
@@ -19,51 +25,73 @@ Facts about the files this reader relies on (the ncu CSV files of the shared cor
   Rows of one launch share its "ID".
 * Raw page: a header of identifier columns and metric names, then a units row (empty cells under the
   identifier columns), then one row per launch.
+* ``--print-summary per-kernel``: no "ID" column; "Invocations" and Minimum / Maximum / Average columns instead
+  of "Metric Value", one row per (kernel, section, metric).
+* Shared-memory sizes are printed in decimal Kbyte with two decimals ("24.58 Kbyte/block" for 24 KiB): the
+  exact byte count is recovered (:func:`.ncu_details.exact_size_bytes`).
 * "Device" is the device *index* ("0"), not a name: only a ``device__attribute_display_name`` column (raw
   page, or ``--metrics device__attribute_display_name``) names the GPU. Files carry no tool version.
 * Numbers may have thousands separators (``"292,928"``); ``n/a`` means not measured. Files may start with a
-  UTF-8 BOM and use CRLF line ends. Kernel names are quoted and may hold commas, templates and
+  UTF-8 BOM and use CRLF line ends; PowerShell's ``>`` writes UTF-16 with a BOM. Kernel names are quoted and may hold commas, templates and
   ``(anonymous namespace)``.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 import os
+import re
 from typing import Iterator, TextIO
 
 from kernelscope.errors import InputError
 from kernelscope.model import KernelProfile, ProfileReport
 
-from .ncu_details import MetricRow, RuleRow, add_launch_identity, function_name, parse_number, profile_from_details
+from .ncu_details import (
+    SHARED_MEM_PREFIX,
+    MetricRow,
+    RuleRow,
+    add_launch_identity,
+    function_name,
+    is_string_value,
+    parse_number,
+    profile_from_details,
+    snap_shared_mem,
+)
 from .ncu_metrics import profile_from_metrics
 
 FORMAT = "ncu-csv"
-
-#: Prefixes of the lines ncu itself prints around its output (never CSV).
-NCU_MESSAGE_PREFIXES = ("==PROF==", "==ERROR==", "==WARNING==", "==WARN==", "==INFO==")
 
 _DETAILS_REQUIRED = ("Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Metric Value")
 
 
 def read_ncu_csv(path: str | os.PathLike) -> ProfileReport:
-    """Read every profiled launch of an ``ncu --csv`` export (details or raw page).
+    """Read every profiled launch of an ``ncu --csv`` export (details or raw page, or ``--print-summary
+    per-kernel``).
 
     Args:
         path: the CSV file (any extension; ncu's own messages and the application's output may precede it).
+            UTF-8 (with or without BOM) or UTF-16 with a BOM (what PowerShell's ``>`` writes).
 
     Returns:
         A :class:`ProfileReport` with ``format="ncu-csv"``, ``tool_version=None`` (CSV files do not record
-        it) and one :class:`KernelProfile` per launch in file order (details rows grouped by "ID" and kernel
-        name). ``device.display_name`` is None unless the file has a ``device__attribute_display_name``
-        column or metric (ncu's "Device" column is an index): pass ``--gpu`` / ``--spec`` then.
+        it) and one :class:`KernelProfile` per launch in file order (details rows grouped by "ID", kernel
+        name and process). Exports concatenated into one file (e.g. a details page and a roofline-section
+        export of the same run) that repeat a launch (same ID, kernel name and process) give one launch: the
+        later rows only fill metrics the earlier ones lack, said in ``problems``. A ``--print-summary
+        per-kernel`` export gives one profile per kernel with the Average column, ``launch_count`` =
+        Invocations. ``device.display_name`` is None unless the file has a ``device__attribute_display_name``
+        column or metric (ncu's "Device" column is an index): pass ``--gpu`` / ``--spec`` then. ncu's
+        ``==WARNING==`` / ``==ERROR==`` lines anywhere in the file are skipped and named in every launch's
+        ``problems``; other ``==PROF==``-style lines are skipped.
 
     Raises:
         InputError: the file is missing or unreadable; it holds no ncu CSV header (e.g. only ``==ERROR==``
             lines of a failed run: the message quotes the first one); a header without kernel rows; a
-            malformed line (the message gives its line number); a unit kernelscope cannot convert (file,
-            line, metric and unit named).
+            malformed line (the message gives its line number); a value that is not a number or a unit
+            kernelscope cannot convert (file, line, metric and value / unit named); a raw page without its
+            units row; a ``--print-summary`` export that is not per kernel.
     """
     source = os.fspath(path)
     if not os.path.exists(source):
@@ -71,26 +99,64 @@ def read_ncu_csv(path: str | os.PathLike) -> ProfileReport:
     if os.path.isdir(source):
         raise InputError(source, "is a directory, not an Nsight Compute CSV export")
     try:
-        with open(source, encoding="utf-8-sig", errors="replace", newline="") as fh:
+        with open_text(source) as fh:
             return _read(source, fh)
     except OSError as exc:
         raise InputError(source, f"cannot read the file ({exc.strerror or exc})") from None
+    except UnicodeError as exc:
+        raise InputError(source, f"cannot decode the file as UTF-16 ({exc})") from None
+
+
+def text_encoding(head: bytes) -> str:
+    """The encoding to read a text file with, from its first bytes: ``"utf-16"`` for a UTF-16 byte-order mark
+    (FF FE / FE FF, what Windows PowerShell writes), else ``"utf-8-sig"`` (UTF-8, a BOM dropped)."""
+    return "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+
+
+def open_text(source: str) -> TextIO:
+    """Open a profiler text file for reading by lines (:func:`text_encoding`; undecodable UTF-8 bytes replaced,
+    line ends kept as written)."""
+    with open(source, "rb") as fh:
+        head = fh.read(2)
+    encoding = text_encoding(head)
+    return open(source, encoding=encoding, errors="strict" if encoding == "utf-16" else "replace", newline="")
+
+
+#: An ncu message line: ``==PROF==``, ``==WARNING==``, ``==ERROR==``, ``==INFO==`` ... (never CSV, even with commas).
+NCU_MESSAGE = re.compile(r"^\s*==([A-Za-z]+)==")
 
 
 class _Lines:
-    """Iterator over a file's lines that counts them (for line numbers of multi-line-aware csv parsing)."""
+    """Iterator over a file's lines that counts them (for line numbers of multi-line-aware csv parsing) and
+    drops ncu's message lines, keeping the warnings and errors."""
 
-    def __init__(self, fh: TextIO, done: int) -> None:
+    def __init__(self, fh: TextIO, done: int, messages: list[str]) -> None:
         self._fh = fh
         self.n = done
+        self.messages = messages
+        self.record_start: int | None = None  # line of the first line handed out since the caller reset it
 
     def __iter__(self) -> "_Lines":
         return self
 
     def __next__(self) -> str:
-        line = next(self._fh)
-        self.n += 1
-        return line
+        while True:
+            line = next(self._fh)
+            self.n += 1
+            if not _note_message(line, self.n, self.messages):
+                if self.record_start is None:
+                    self.record_start = self.n
+                return line
+
+
+def _note_message(line: str, lineno: int, messages: list[str]) -> bool:
+    """True for an ncu message line; a warning or error is added to ``messages``."""
+    m = NCU_MESSAGE.match(line)
+    if m is None:
+        return False
+    if m.group(1).upper() in ("WARNING", "WARN", "ERROR"):
+        messages.append(f"line {lineno}: ncu printed: {_clip(line)}")
+    return True
 
 
 def _first_field(line: str) -> str:
@@ -101,8 +167,18 @@ def _first_field(line: str) -> str:
     return row[0].strip() if row else ""
 
 
-def _find_header(source: str, fh: TextIO) -> tuple[int, list[str]]:
-    """(line number, fields) of the header: the first row whose first field is ``ID``."""
+_SUMMARY_COLUMNS = ("Metric Name", "Minimum", "Maximum", "Average")
+
+
+def _is_summary_header(fields: list[str]) -> bool:
+    """The header of an ``ncu --csv --print-summary`` export (Minimum / Maximum / Average columns, no "ID")."""
+    names = [f.strip() for f in fields]
+    return "ID" not in names and all(c in names for c in _SUMMARY_COLUMNS)
+
+
+def _find_header(source: str, fh: TextIO, messages: list[str]) -> tuple[int, list[str]]:
+    """(line number, fields) of the header: the first row whose first field is ``ID`` (or a ``--print-summary``
+    header)."""
     first_error = first_ncu = first_text = None
     lineno = 0
     for line in fh:
@@ -110,13 +186,14 @@ def _find_header(source: str, fh: TextIO) -> tuple[int, list[str]]:
         text = line.strip()
         if not text:
             continue
-        if text.startswith(NCU_MESSAGE_PREFIXES):
+        if _note_message(line, lineno, messages):
             if text.startswith("==ERROR==") and first_error is None:
                 first_error = text
             elif first_ncu is None:
                 first_ncu = text
             continue
-        if _first_field(line) == "ID":
+        first = _first_field(line)
+        if first == "ID" or (first and "Average" in line and _is_summary_header(_fields_or_empty(line))):
             try:
                 fields = next(csv.reader([line], strict=True))
             except csv.Error as exc:
@@ -136,39 +213,99 @@ def _find_header(source: str, fh: TextIO) -> tuple[int, list[str]]:
     raise InputError(source, f"holds no profiler data ({why})")
 
 
+def _fields_or_empty(line: str) -> list[str]:
+    try:
+        return next(csv.reader([line]))
+    except (csv.Error, StopIteration):
+        return []
+
+
 def _clip(text: str, n: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
-def _rows(source: str, fh: TextIO, header_line: int) -> Iterator[tuple[int, list[str]]]:
+def _rows(source: str, lines: _Lines) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) of every CSV row after the header; ncu message lines and blank lines skipped."""
-    lines = _Lines(fh, header_line)
     reader = csv.reader(lines, strict=True)
     while True:
-        start = lines.n + 1
+        lines.record_start = None
         try:
             fields = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
-            raise InputError(source, f"line {start}: malformed CSV line ({exc})") from None
+            raise InputError(source, f"line {lines.record_start or lines.n}: malformed CSV line ({exc})") from None
         if not fields or all(not f.strip() for f in fields):
             continue
-        if len(fields) == 1 and fields[0].lstrip().startswith(NCU_MESSAGE_PREFIXES):
-            continue
-        yield start, fields
+        yield lines.record_start or lines.n, fields
+
+
+class _Launches:
+    """The launches of a file in order: details-page groups (rows of one ID, kernel and process, which a later
+    export of the same run may add to) and finished raw-page / summary profiles."""
+
+    def __init__(self) -> None:
+        self.slots: list[dict | KernelProfile] = []
+        self.groups: dict[tuple[str, ...], dict] = {}
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    def group(self, key: tuple[str, ...], header_line: int, make) -> dict:
+        group = self.groups.get(key)
+        if group is None:
+            group = self.groups[key] = make()
+            group["header_line"] = header_line
+            group["merged"] = []
+            group["rules_seen"] = set()
+            self.slots.append(group)
+        elif group["header_line"] != header_line and header_line not in group["merged"]:
+            group["merged"].append(header_line)
+        return group
+
+    def add(self, profile: KernelProfile) -> None:
+        self.slots.append(profile)
+
+    def profiles(self, source: str, messages: list[str]) -> list[KernelProfile]:
+        out: list[KernelProfile] = []
+        for index, slot in enumerate(self.slots):
+            if isinstance(slot, KernelProfile):
+                profile = slot
+            else:
+                problems = list(slot.get("problems", ()))
+                for line in slot["merged"]:
+                    problems.append(
+                        f"launch ID {slot['id']} of the export on line {slot['header_line']} is repeated by the export "
+                        f"on line {line} (exports concatenated): merged into one launch, whose later rows only fill "
+                        "metrics the earlier ones lack"
+                    )
+                extra: dict = {"problems": problems}
+                if slot.get("launch_count"):
+                    extra["launch_count"] = slot["launch_count"]
+                profile = profile_from_details(
+                    index, slot["name"], slot["rows"], source, device_name=slot["device"], cc=slot["cc"],
+                    grid=slot["grid"], block=slot["block"], extra=extra,
+                )
+            if messages:
+                profile = dataclasses.replace(profile, problems=profile.problems + tuple(messages))
+            out.append(profile)
+        return out
 
 
 def _read(source: str, fh: TextIO) -> ProfileReport:
-    header_line, header = _find_header(source, fh)
-    kernels: list[KernelProfile] = []
-    rows = _rows(source, fh, header_line)
+    messages: list[str] = []
+    header_line, header = _find_header(source, fh, messages)
+    launches = _Launches()
+    lines = _Lines(fh, header_line, messages)
+    rows = _rows(source, lines)
     while True:
-        if all(c in header for c in _DETAILS_REQUIRED):
-            nxt = _read_details(source, header, header_line, rows, len(kernels), kernels)
+        if _is_summary_header(header):
+            nxt = _read_summary(source, header, header_line, rows, launches)
+        elif all(c in header for c in _DETAILS_REQUIRED):
+            nxt = _read_details(source, header, header_line, rows, launches)
         elif "Kernel Name" in header or any("__" in c for c in header):
-            nxt = _read_raw(source, header, header_line, rows, len(kernels), kernels)
+            nxt = _read_raw(source, header, header_line, rows, launches)
         else:
             raise InputError(
                 source,
@@ -178,15 +315,16 @@ def _read(source: str, fh: TextIO) -> ProfileReport:
         if nxt is None:
             break
         header_line, header = nxt  # a second header (concatenated exports): read on with its columns
-    if not kernels:
+    if not len(launches):
         raise InputError(
             source, f"holds no profiled kernels (the ncu CSV header on line {header_line} is followed by no kernel rows)"
         )
-    return ProfileReport(path=source, format=FORMAT, kernels=tuple(kernels), tool_version=None)
+    return ProfileReport(path=source, format=FORMAT, kernels=tuple(launches.profiles(source, messages)),
+                         tool_version=None)
 
 
 def _is_header(fields: list[str]) -> bool:
-    return bool(fields) and fields[0].strip() == "ID"
+    return bool(fields) and (fields[0].strip() == "ID" or _is_summary_header(fields))
 
 
 def _check_id(source: str, line: int, text: str, what: str) -> str:
@@ -211,8 +349,7 @@ def _read_details(
     header: list[str],
     header_line: int,
     rows: Iterator[tuple[int, list[str]]],
-    first_index: int,
-    out: list[KernelProfile],
+    launches: _Launches,
 ) -> tuple[int, list[str]] | None:
     col = {name: i for i, name in reversed(list(enumerate(header)))}
     i_id, i_kernel = col["ID"], col["Kernel Name"]
@@ -221,18 +358,16 @@ def _read_details(
     i_rtype, i_rdesc = col.get("Rule Type"), col.get("Rule Description")
     i_stype, i_speed = col.get("Estimated Speedup Type"), col.get("Estimated Speedup")
     i_label = col.get("Body Item Label")
+    i_pid = col.get("Process ID")
     i_dev, i_cc, i_grid, i_block = col.get("Device"), col.get("CC"), col.get("Grid Size"), col.get("Block Size")
     metric_width = max(i_id, i_kernel, i_sec, i_name, i_unit, i_value) + 1
 
     def cell(fields: list[str], i: int | None) -> str:
         return fields[i] if i is not None and i < len(fields) else ""
 
-    groups: dict[tuple[str, str], dict] = {}
-    next_header: tuple[int, list[str]] | None = None
     for line, fields in rows:
         if _is_header(fields):
-            next_header = (line, [f.strip() for f in fields])
-            break
+            return line, [f.strip() for f in fields]
         if len(fields) > len(header) and any(f.strip() for f in fields[len(header):]):
             raise InputError(source, f"line {line}: malformed details row ({len(fields)} fields, the header on line "
                                      f"{header_line} has {len(header)})")
@@ -242,30 +377,85 @@ def _read_details(
                                      f"{metric_width}, up to \"Metric Value\", as the header on line {header_line})")
         kid = _check_id(source, line, fields[i_id], "details")
         name = cell(fields, i_kernel)
-        group = groups.get((kid, name))
-        if group is None:
-            group = groups[(kid, name)] = {
-                "name": name, "rows": [], "device": _device_name(cell(fields, i_dev)),
+        group = launches.group(
+            (kid, name, cell(fields, i_pid).strip()), header_line,
+            lambda: {
+                "id": kid, "name": name, "rows": [], "device": _device_name(cell(fields, i_dev)),
                 "cc": cell(fields, i_cc) or None, "grid": cell(fields, i_grid) or None,
                 "block": cell(fields, i_block) or None,
-            }
+            },
+        )
         if is_rule:
-            group["rows"].append(RuleRow(
+            rule = RuleRow(
                 section=cell(fields, i_sec), rule=cell(fields, i_rule), type=cell(fields, i_rtype),
                 description=cell(fields, i_rdesc), speedup=cell(fields, i_speed),
                 speedup_type=cell(fields, i_stype), line=line,
-            ))
+            )
+            seen = (rule.rule.strip(), " ".join(rule.description.split()))
+            if seen not in group["rules_seen"]:  # a concatenated export repeats its launch's rule results
+                group["rules_seen"].add(seen)
+                group["rows"].append(rule)
         else:
             group["rows"].append(MetricRow(
                 section=fields[i_sec], name=fields[i_name], unit=fields[i_unit], value=fields[i_value],
                 line=line, label=cell(fields, i_label),
             ))
-    for offset, g in enumerate(groups.values()):
-        out.append(profile_from_details(
-            first_index + offset, g["name"], g["rows"], source,
-            device_name=g["device"], cc=g["cc"], grid=g["grid"], block=g["block"],
-        ))
-    return next_header
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# --print-summary per-kernel: one row per (kernel, section, metric), Minimum / Maximum / Average columns.
+
+
+def _read_summary(
+    source: str,
+    header: list[str],
+    header_line: int,
+    rows: Iterator[tuple[int, list[str]]],
+    launches: _Launches,
+) -> tuple[int, list[str]] | None:
+    col = {name: i for i, name in reversed(list(enumerate(header)))}
+    if "Kernel Name" not in col or "Section Name" not in col:
+        raise InputError(
+            source,
+            f"line {header_line}: an ncu --print-summary export that is not per kernel (no \"Kernel Name\" / "
+            "\"Section Name\" columns): its values summarise several kernels; export with --print-summary "
+            "per-kernel, or without --print-summary (one row set per launch)",
+        )
+    i_kernel, i_sec, i_name, i_unit, i_avg = (
+        col[c] for c in ("Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Average"))
+    i_inv = col.get("Invocations")
+    i_dev, i_cc, i_grid, i_block = col.get("Device"), col.get("CC"), col.get("Grid Size"), col.get("Block Size")
+    ident = [i for i in range(len(header)) if i < i_sec and i != i_inv]
+    width = max(i_kernel, i_sec, i_name, i_unit, i_avg) + 1
+
+    def cell(fields: list[str], i: int | None) -> str:
+        return fields[i].strip() if i is not None and i < len(fields) else ""
+
+    for line, fields in rows:
+        if _is_header(fields):
+            return line, [f.strip() for f in fields]
+        if len(fields) < width or (len(fields) > len(header) and any(f.strip() for f in fields[len(header):])):
+            raise InputError(source, f"line {line}: malformed --print-summary row ({len(fields)} fields, the header "
+                                     f"on line {header_line} has {len(header)})")
+        invocations = cell(fields, i_inv).replace(",", "")
+        if invocations and not invocations.isdigit():
+            raise InputError(source, f"line {line}: malformed --print-summary row (Invocations {invocations!r} is "
+                                     "not a whole number)")
+        count = int(invocations) if invocations else None
+        group = launches.group(
+            ("summary", str(header_line), *(cell(fields, i) for i in ident)), header_line,
+            lambda: {
+                "id": "-", "name": cell(fields, i_kernel), "rows": [], "device": _device_name(cell(fields, i_dev)),
+                "cc": cell(fields, i_cc) or None, "grid": cell(fields, i_grid) or None,
+                "block": cell(fields, i_block) or None, "launch_count": count,
+                "problems": [f"values are averages over {count if count else 'several'} invocations "
+                             "(ncu --print-summary), not one launch"],
+            },
+        )
+        group["rows"].append(MetricRow(section=fields[i_sec], name=fields[i_name], unit=fields[i_unit],
+                                       value=fields[i_avg], line=line))
+    return None
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -277,8 +467,7 @@ def _read_raw(
     header: list[str],
     header_line: int,
     rows: Iterator[tuple[int, list[str]]],
-    first_index: int,
-    out: list[KernelProfile],
+    launches: _Launches,
 ) -> tuple[int, list[str]] | None:
     col = {name: i for i, name in reversed(list(enumerate(header)))}
     i_id = col["ID"]
@@ -286,7 +475,6 @@ def _read_raw(
     metric_cols = [(i, name) for i, name in enumerate(header) if "__" in name]
     units: list[str] = [""] * len(header)
     units_line: int | None = None
-    index = first_index
     first = True
     for line, fields in rows:
         if _is_header(fields):
@@ -300,13 +488,19 @@ def _read_raw(
             units_line = line
             first = False
             continue
+        if first and metric_cols:
+            raise InputError(
+                source,
+                f"line {line}: the units row is missing: the second row of a raw-page export (under the header on "
+                f"line {header_line}) gives each metric's unit, with empty cells under ID, Kernel Name, ...; this "
+                "file has a launch row there (re-export with `ncu --csv --page raw`, which prints it)",
+            )
         first = False
         if len(fields) < len(header):
             raise InputError(source, f"line {line}: malformed raw-page row ({len(fields)} fields, the header on line "
                                      f"{header_line} has {len(header)}; a cut line?)")
         _check_id(source, line, fields[i_id], "raw-page")
-        out.append(_raw_kernel(source, index, line, header, units, units_line, metric_cols, i_kernel, fields))
-        index += 1
+        launches.add(_raw_kernel(source, len(launches), line, header, units, units_line, metric_cols, i_kernel, fields))
     return None
 
 
@@ -329,14 +523,18 @@ def _raw_kernel(
     strings: dict[str, str] = {}
     locations: dict[str, str] = {}
     nonfinite: list[str] = []
+    printed: dict[str, tuple[str, str]] = {}
     where = f"line {line}" if units_line is None else f"line {line} (unit from the units row, line {units_line})"
     for i, metric in metric_cols:
         text = fields[i]
         try:
             value = parse_number(text)
-        except ValueError:
-            if text.strip():
-                strings[metric] = text.strip()
+        except ValueError as exc:
+            if not is_string_value(metric, units[i], text):
+                unit = f", unit {units[i]!r}" if units[i] else ""
+                raise InputError(source, f"line {line}: kernel {index} ({name}): '{metric}' (raw page{unit}): "
+                                         f"value {exc}") from None
+            strings[metric] = text.strip()
             continue
         if value is None or metric in values:
             continue
@@ -346,6 +544,8 @@ def _raw_kernel(
         values[metric] = value
         unit_of[metric] = units[i]
         locations[metric] = where
+        if metric.startswith(SHARED_MEM_PREFIX):
+            printed[metric] = (text, units[i])
 
     def ident(column: str) -> str:
         i = col.get(column)
@@ -354,6 +554,7 @@ def _raw_kernel(
     # The identifier columns, as the metrics a report stores (when the page lacks those metrics).
     add_launch_identity(values, unit_of, strings, _device_name(ident("Device")), ident("CC") or None,
               ident("Grid Size") or None, ident("Block Size") or None)
+    snap_shared_mem(values, unit_of, printed)
     problems = []
     if nonfinite:
         problems.append(f"{len(nonfinite)} metric values are NaN or infinite (not measured, e.g. "

@@ -8,7 +8,9 @@ and hands the result to :func:`kernelscope.ingest.ncu_metrics.profile_from_metri
 ``.ncu-rep`` reader uses, so every analysis works unchanged.
 
 Rows of the "Command line profiler metrics" section (``ncu --metrics ...``) carry metric names as labels and
-are taken as such, in their own units. Rows whose label kernelscope does not map are kept out (they feed no
+are taken as such, in their own units; a value there that is not a number (``"23,42"``) raises InputError as
+in a mapped row, unless it is a string-valued metric (:func:`is_string_value`). Shared-memory sizes printed in
+decimal Kbyte become their exact byte counts (:func:`exact_size_bytes`). Rows whose label kernelscope does not map are kept out (they feed no
 field); a mapped row with a unit its quantity does not take raises :class:`~kernelscope.errors.InputError`
 naming the file, the line, the metric and the unit.
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from decimal import Decimal
 from functools import cache
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence, Union
 
@@ -347,6 +350,7 @@ def profile_from_details(
     locations: dict[str, str] = {}
     nonfinite: list[str] = []
     rules: list[RuleResult] = []
+    printed: dict[str, tuple[str, str]] = {}  # shared-memory sizes as printed (value, unit), see snap_shared_mem
 
     def where(line: int | None) -> str:
         return f"line {line}: " if line else ""
@@ -367,7 +371,11 @@ def profile_from_details(
         )
         if found is None:
             if sec_id == "CommandLineMetrics" or is_metric_name(text):
-                _raw_metric(row, text, values, units, strings, locations, nonfinite)
+                try:
+                    _raw_metric(row, text, values, units, strings, locations, nonfinite, printed)
+                except ValueError as exc:
+                    raise InputError(
+                        source, f"{where(row.line)}{label}: '{text}' ({row.section}): value {exc}") from None
             continue  # a display row kernelscope does not use
         choice = next(((e, c) for e in found if (c := convert(e.kind, row.unit)) is not None), None)
         if choice is None:
@@ -388,10 +396,13 @@ def profile_from_details(
             continue
         values[entry.metric] = value * factor * entry.scale
         units[entry.metric] = si_unit
+        if entry.metric.startswith(SHARED_MEM_PREFIX):
+            printed[entry.metric] = (row.value, row.unit)
         if row.line:
             locations[entry.metric] = f"line {row.line}"
 
     add_launch_identity(values, units, strings, device_name, cc, grid, block)
+    snap_shared_mem(values, units, printed)
     problems: list[str] = []
     if nonfinite:
         problems.append(f"{len(nonfinite)} metric values are NaN or infinite (not measured, e.g. "
@@ -420,16 +431,21 @@ def _raw_metric(
     strings: dict[str, str],
     locations: dict[str, str],
     nonfinite: list[str],
+    printed: dict[str, tuple[str, str]],
 ) -> None:
-    """A row labelled with a metric name: kept in its own unit (converted where a field reads it)."""
+    """A row labelled with a metric name: kept in its own unit (converted where a field reads it).
+
+    Raises:
+        ValueError: a value that is not a number where a number is due (see :func:`is_string_value`).
+    """
     if metric in values or metric in strings:
         return
     try:
         value = parse_number(row.value)
     except ValueError:
-        text = row.value.strip()
-        if text:
-            strings[metric] = text  # a string-valued metric (device__attribute_display_name, ...)
+        if not is_string_value(metric, row.unit, row.value):
+            raise
+        strings[metric] = row.value.strip()  # a string-valued metric (device__attribute_display_name, ...)
         return
     if value is None:
         return
@@ -438,8 +454,85 @@ def _raw_metric(
         return
     values[metric] = value
     units[metric] = row.unit.strip()
+    if metric.startswith(SHARED_MEM_PREFIX):
+        printed[metric] = (row.value, row.unit)
     if row.line:
         locations[metric] = f"line {row.line}"
+
+
+_NUMBER_LIKE = re.compile(r"^[+-]?[\d.]")
+
+
+def is_string_value(metric: str, unit: str, text: str) -> bool:
+    """Whether a value that :func:`parse_number` refuses is a string-valued metric (kept as text) rather than a
+    number that cannot be read (an error).
+
+    Nsight Compute's string metrics (``device__attribute_display_name`` "NVIDIA B200",
+    ``launch__func_cache_config`` "CachePreferNone", ``launch__execution_model`` "SIMT", ...) have no unit, no
+    rollup suffix (``.sum``, ``.avg``, ``.pct``...: those are counters, ratios and throughputs, numbers by
+    construction) and do not start like a number. Anything else that is not a number (``"5,12"``, ``"abc"`` in
+    ``ns``) cannot be read.
+    """
+    t = text.strip()
+    return bool(t) and not unit.strip() and "." not in metric and not _NUMBER_LIKE.match(t)
+
+
+#: Metric names of per-block / per-SM shared-memory sizes (``launch__shared_mem_per_block_static``,
+#: ``launch__shared_mem_config_size``, ...): whole byte counts that ncu prints in decimal Kbyte.
+SHARED_MEM_PREFIX = "launch__shared_mem"
+
+_PRINTED_DECIMAL = re.compile(r"^\d+(?:\.(\d*))?$")
+
+
+def exact_size_bytes(metric: str, text: str, unit: str, cc: tuple[int, int] | None) -> int | None:
+    """The whole byte count behind a shared-memory size printed in decimal units, or None.
+
+    Nsight Compute prints these sizes with decimal prefixes and two decimals ("24.58 Kbyte/block" for 24 KiB =
+    24576 B; carveouts "8.19", "65.54", "102.40", "167.94 Kbyte"), so the printed text is a rounding of the true
+    byte count: the bytes B with round(B / 1000, 2) == 24.58 are 24575 .. 24585. Of those, kernelscope takes the
+    one the hardware can have: for the shared-memory configuration size (carveout) the compute capability's
+    configurable size in that range (:func:`kernelscope.occupancy.arch_limits`), else the single multiple of
+    128 B (the shared-memory allocation unit from CC 8.0; 256 B before) in it. None when the unit is not a
+    decimal multiple of bytes or no single candidate exists (the printed value is then used as it is).
+    """
+    base = unit.strip().split("/", 1)[0]
+    factor = BYTES.get(base)
+    if factor is None or factor <= 1.0 or factor in (1024.0, 1024.0**2, 1024.0**3):
+        return None
+    t = text.strip().replace(",", "")
+    mt = _PRINTED_DECIMAL.match(t)
+    if mt is None:
+        return None
+    decimals = len(mt.group(1) or "")
+    half = Decimal(5) / Decimal(10) ** (decimals + 1)
+    scale = Decimal(repr(factor))
+    lo, hi = (Decimal(t) - half) * scale, (Decimal(t) + half) * scale
+    if metric == "launch__shared_mem_config_size" and cc is not None:
+        from kernelscope.occupancy import arch_limits  # noqa: PLC0415 - avoids an import cycle at package import
+
+        try:
+            sizes = arch_limits(cc).shared_mem_carveouts_bytes
+        except InputError:
+            sizes = ()
+        fits = [c for c in sizes if lo <= c <= hi]
+        if len(fits) == 1:
+            return fits[0]
+    unit_bytes = 128
+    first, last = math.ceil(lo / unit_bytes), math.floor(hi / unit_bytes)
+    return first * unit_bytes if first == last and first >= 0 else None
+
+
+def snap_shared_mem(values: dict[str, float], units: dict[str, str], printed: Mapping[str, tuple[str, str]]) -> None:
+    """Replace shared-memory sizes printed in decimal Kbyte by their exact byte counts (:func:`exact_size_bytes`),
+    with the compute capability in ``values`` (``device__attribute_compute_capability_*``)."""
+    major = values.get("device__attribute_compute_capability_major")
+    minor = values.get("device__attribute_compute_capability_minor")
+    cc = (int(major), int(minor)) if major is not None and minor is not None else None
+    for metric, (text, unit) in printed.items():
+        exact = exact_size_bytes(metric, text, unit, cc)
+        if exact is not None and metric in values:
+            values[metric] = float(exact)
+            units[metric] = "byte/block" if "/block" in unit else "byte"
 
 
 def add_launch_identity(
@@ -475,8 +568,8 @@ def _derive_dram_bytes(values: dict[str, float], units: dict[str, str]) -> str |
         return None
     rate_name = "dram__bytes.sum.per_second"
     duration_name = next((n for n in ("gpu__time_duration.sum", "gpu__time_duration.avg") if n in values), None)
-    if rate_name not in values or duration_name is None:
-        return None
+    if rate_name not in values or duration_name is None or not values[duration_name] > 0:
+        return None  # (a duration of 0 or below is not a measurement: profile_from_metrics says so)
     rate_factor = bytes_per_second_factor(units.get(rate_name, ""))
     time_factor = TIME_S.get(units.get(duration_name, "").strip())
     if rate_factor is None or time_factor is None:

@@ -215,7 +215,11 @@ def profile_from_metrics(
     ``dram__bytes_write.sum`` (else ``dram__bytes_op_read.sum`` / ``dram__bytes_op_write.sum``, their names
     on GPUs such as sm_120 that lack the former) and the total from ``dram__bytes.sum``; a block / grid given only as
     ``launch__block_size`` / ``launch__grid_size`` (no per-axis dims) becomes ``(n, 1, 1)``. FLOPs, tensor
-    and stall fields: see :func:`kernelscope.ingest.ncu_rep.read_ncu_rep`.
+    and stall fields: see :func:`kernelscope.ingest.ncu_rep.read_ncu_rep`; tensor-pipe FLOPs
+    (``flop_counts["bf16_tensor"]`` ...) from the ``sm__ops_path_tensor_src_*.sum`` counts
+    (:func:`tensor_flop_counts`). A duration of 0 or below is not a measurement: ``duration_s`` is None and
+    ``problems`` says so ("duration 0 ns is not a measurement (line 7)"). Per-cycle FP rates without a
+    duration or cycle count to multiply them by give no FLOP count, said in ``problems``.
 
     Raises:
         InputError: a metric read into a field has a unit the matching table lacks (the message names
@@ -248,6 +252,12 @@ def profile_from_metrics(
 
     time_units = "a time unit such as ns, us, ms, s"
     duration_s = m.first(("gpu__time_duration.sum", "gpu__time_duration.avg"), TIME_S, time_units)
+    out_problems = list(problems)
+    if duration_s is not None and not duration_s > 0:
+        # 0 (a launch too short for the timer, or a placeholder) or negative: not a measurement
+        out_problems.append(duration_problem(duration_s, m.locations.get(
+            "gpu__time_duration.sum" if "gpu__time_duration.sum" in m.values else "gpu__time_duration.avg")))
+        duration_s = None
     freq_units = "a frequency unit such as hz or cycle/nsecond"
     sm_frequency_hz = m.first(
         ("smsp__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.avg.per_second", "gpc__cycles_elapsed.avg.per_second"),
@@ -258,9 +268,12 @@ def profile_from_metrics(
         return m.first(names, PERCENT, "%")
 
     byte_units = "a byte unit such as byte, Kbyte, Mbyte"
-    out_problems = list(problems)
     flop_counts, partial = flop_counts_from(m, duration_s, partial_flops)
     out_problems.extend(partial)
+    tensor_flops, tensor_problems = tensor_flop_counts(m)
+    for pipe, count in tensor_flops.items():
+        flop_counts.setdefault(pipe, count)
+    out_problems.extend(tensor_problems)
     stall_family, stall_values = _stalls(m.values)
 
     return KernelProfile(
@@ -302,23 +315,66 @@ def profile_from_metrics(
 
 
 # sm__ops_path_tensor_src_<type>... input type -> tensor pipe key of model.PIPES (int4 / int1 have none).
-_TENSOR_OPS = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_o(?:n|ff))?\.sum\.pct_of_peak_sustained_elapsed$")
+# The % of peak: "<name>.sum.pct_of_peak_sustained_elapsed" (the roofline sections' form), else the
+# ".avg.pct_of_peak_sustained_active" / ".sum.pct_of_peak_sustained_active" forms a --metrics list may ask for.
+_TENSOR_OPS = re.compile(
+    r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_o(?:n|ff))?"
+    r"\.(?:sum|avg)\.pct_of_peak_sustained_(elapsed|active)$"
+)
 _TENSOR_PIPE = {
-    ("fp64", None): "fp64_tensor", ("tf32", "fp32"): "tf32_tensor", ("fp16", "fp32"): "fp16_tensor",
-    ("fp16", None): "fp16_tensor", ("fp16", "fp16"): "fp16_tensor_fp16acc", ("bf16", "fp32"): "bf16_tensor",
-    ("fp8", None): "fp8_tensor", ("int8", None): "int8_tensor",
+    ("fp64", None): "fp64_tensor", ("fp64", "fp64"): "fp64_tensor", ("tf32", "fp32"): "tf32_tensor",
+    ("fp16", "fp32"): "fp16_tensor", ("fp16", None): "fp16_tensor", ("fp16", "fp16"): "fp16_tensor_fp16acc",
+    ("bf16", "fp32"): "bf16_tensor", ("fp8", None): "fp8_tensor", ("fp8", "fp32"): "fp8_tensor",
+    ("fp8", "fp16"): "fp8_tensor", ("int8", None): "int8_tensor", ("int8", "int32"): "int8_tensor",
 }
 
 
 def _tensor_ops(metrics: Mapping[str, float]) -> dict[str, float]:
-    """Tensor-core work per pipe (% of peak, largest variant), from ``sm__ops_path_tensor_src_*`` metrics."""
-    out: dict[str, float] = {}
+    """Tensor-core work per pipe (% of peak, largest variant), from ``sm__ops_path_tensor_src_*`` metrics: the
+    ``...pct_of_peak_sustained_elapsed`` forms, else (for a pipe without one) the ``..._active`` forms."""
+    by_kind: dict[str, dict[str, float]] = {"elapsed": {}, "active": {}}
     for name, value in metrics.items():
         mt = _TENSOR_OPS.match(name)
         pipe = mt and _TENSOR_PIPE.get((mt.group(1), mt.group(2)))
         if pipe and math.isfinite(value):
+            out = by_kind[mt.group(3)]
             out[pipe] = max(out.get(pipe, 0.0), value)
-    return out
+    return {**by_kind["active"], **by_kind["elapsed"]}
+
+
+# Tensor-core FLOPs. ``sm__ops_path_tensor_src_<in>[_dst_<acc>][_sparsity_on|off].sum`` counts the "math ops executed
+# in Tensor path" (ncu --query-metrics): one multiply and one add of each multiply-accumulate, i.e. FLOPs, the unit
+# of the datasheet tensor peaks. Sources: NVIDIA's answer on the developer forum ("How many FLOPs does one
+# tensor_op_hmma instruction do?", forums.developer.nvidia.com/t/285256: "You can refer below metrics to calculate
+# FLOPs" -> sm__ops_path_tensor_*); and a measured launch: a 4096 x 4096 x 4096 FP16 GEMM (FP32 accumulate) on an
+# RTX 4060 Laptop GPU, Nsight Compute 2023.3, reports sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.sum =
+# 137,438,953,472 = 2 x 4096^3 exactly. The total (no "_sparsity" suffix) is taken, else "_sparsity_off"; a pipe
+# with sparse work (a "_sparsity_on" count > 0) is not counted: the datasheet dense peaks do not apply to it.
+_TENSOR_COUNT = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_(on|off))?\.sum$")
+
+
+def tensor_flop_counts(m: MetricSet) -> tuple[dict[str, float], list[str]]:
+    """FLOPs per tensor pipe (keys of model.PIPES) from ``sm__ops_path_tensor_src_*.sum`` counts, and problems."""
+    found: dict[tuple[str, str | None], dict[str, float]] = {}
+    for name in m.values:
+        mt = _TENSOR_COUNT.match(name)
+        if mt is None or _TENSOR_PIPE.get((mt.group(1), mt.group(2))) is None:
+            continue
+        value = m.scaled(name, COUNT, "a count (no unit)")
+        if value is not None and math.isfinite(value):
+            found.setdefault((mt.group(1), mt.group(2)), {})[mt.group(3) or ""] = value
+    counts: dict[str, float] = {}
+    problems: list[str] = []
+    for key, variants in found.items():
+        pipe = _TENSOR_PIPE[key]
+        if variants.get("on", 0.0) > 0:
+            problems.append(f"{pipe} tensor work uses sparsity (sm__ops_path_tensor_src_{key[0]}"
+                            f"{'_dst_' + key[1] if key[1] else ''}_sparsity_on.sum > 0): its FLOPs are not counted")
+            continue
+        count = variants.get("", variants.get("off"))
+        if count is not None:
+            counts[pipe] = max(counts.get(pipe, 0.0), count)
+    return counts, problems
 
 
 # MMA instruction kind -> tensor pipe key of model.PIPES. HMMA also executes BF16 / TF32 MMAs: its share is keyed
@@ -365,6 +421,15 @@ def _flat(m: MetricSet, name: str) -> tuple[int, int, int] | None:
     return None if n is None or n <= 0 else (n, 1, 1)
 
 
+def duration_problem(duration_s: float, where: str | None = None) -> str:
+    """The problem a reader records for a duration of 0 or below (left unmeasured): "duration 0 ns is not a
+    measurement (line 7)". ``where``: where it was read ("line 7", "line 7 (unit from ...)"), or None."""
+    ns = duration_s * 1e9
+    text = f"{ns:.0f}" if abs(ns - round(ns)) < 1e-6 else f"{ns:g}"
+    line = re.match(r"line \d+", where or "")
+    return f"duration {text} ns is not a measurement" + (f" ({line.group(0)})" if line else "")
+
+
 def flop_counts_from(m: MetricSet, duration_s: float | None, partial: bool = False) -> tuple[dict[str, float], list[str]]:
     """FLOP per precision (see the comment on ``FLOP_OPS``) and the problems to report.
 
@@ -379,15 +444,18 @@ def flop_counts_from(m: MetricSet, duration_s: float | None, partial: bool = Fal
         per_second = m.scaled("smsp__cycles_elapsed.avg.per_second", FREQ_HZ, "a frequency unit", lower=True)
         if per_second is not None:
             cycles = per_second * duration_s
+    uncounted_rates: list[str] = []
     for pipe, ops in FLOP_OPS.items():
         total = 0.0
         missing: list[str] = []
         for op, weight in ops:
             stem = f"sass_thread_inst_executed_op_{op}_pred_on"
             count = m.first((f"sm__{stem}.sum", f"smsp__{stem}.sum"), COUNT, "inst")
-            if count is None and cycles is not None:
+            if count is None:
                 rate = m.scaled(f"smsp__{stem}.sum.per_cycle_elapsed", PER_CYCLE, "inst/cycle")
-                count = None if rate is None else rate * cycles
+                if rate is not None and cycles is None:
+                    uncounted_rates.append(op.upper())
+                count = None if rate is None or cycles is None else rate * cycles
             if count is None:
                 missing.append(op)
                 if not partial:
@@ -402,4 +470,8 @@ def flop_counts_from(m: MetricSet, duration_s: float | None, partial: bool = Fal
                 f"{pipe.upper()} FLOPs count only {', '.join(op.upper() for op, _ in ops if op not in missing)} "
                 f"instructions: the {'/'.join(op.upper() for op in missing)} counters were not collected"
             )
+    if uncounted_rates:
+        # per-cycle rates (roofline section exports) x SM frequency would be a FLOP rate, not a count
+        problems.insert(0, f"FLOP rates present but no duration/cycle count: FLOPs not counted "
+                           f"({'/'.join(uncounted_rates)} instructions per cycle were measured)")
     return counts, problems

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..model import KernelProfile, ProfileReport, RuleResult
+from .ncu_csv import open_text
 from .ncu_details import MetricRow, profile_from_details
 from .ncu_metrics import message_type
 
@@ -107,13 +108,15 @@ def read_ncu_text(path: str | os.PathLike) -> ProfileReport:
     parser = _Parser(source)
     kernels: list[KernelProfile] = []
     try:
-        with open(source, encoding="utf-8", errors="replace", newline="") as fh:
+        with open_text(source) as fh:
             for number, line in enumerate(fh, start=1):
                 done = parser.feed(number, line.rstrip("\r\n"))
                 if done is not None:
                     kernels.append(_profile(source, len(kernels), done))
     except OSError as exc:
         raise InputError(source, f"cannot read the file ({exc.strerror or exc})") from None
+    except UnicodeError as exc:
+        raise InputError(source, f"cannot decode the file as UTF-16 ({exc})") from None
     last = parser.finish(at_end=True)
     if last is not None:
         kernels.append(_profile(source, len(kernels), last))

@@ -26,9 +26,13 @@ assumed unless the device side of the HtoD / DtoH copies is only consistent with
 ``CUpti_ActivityMemoryKind`` numbering (0 unknown, 1 pageable, 2 pinned, 3 device ...), e.g. an HtoD copy into
 kind 3, which Nsight's numbering would call an array (a copy kind of its own); the choice is stated in ``meta``.
 
-Speed: rows are fetched with ``fetchmany`` in chunks straight into preallocated NumPy columns
-(``np.fromiter`` over the row tuples); small integer columns are packed into one SQL value where they fit, so
-that a 5-million-row kernel table costs little more than a bare ``SELECT start, end``.
+Speed and memory: the Timeline's columns are allocated once (sizes from ``COUNT(*)``) and filled chunk by chunk:
+each chunk of :data:`CHUNK_ROWS` rowids is one ``SELECT ... WHERE rowid BETWEEN ? AND ?`` whose row tuples go
+through ``np.fromiter`` into the columns (tables with sparse rowids: one cursor read with ``fetchmany``). Creating a
+Python int per value is what costs, so a kernel row comes back as three values: ``start``, ``end`` and one SQL
+integer packing device (3 bits), stream (10 bits), name id (19 bits) and correlation id (31 bits); a row whose
+values do not fit makes the packed value NULL and its chunk is read again unpacked. A 5-million-row kernel table
+thus costs about twice a bare ``SELECT start, end`` (``benchmarks/timeline_bench.py``).
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ from ..timeline_model import (
 
 FORMAT = "nsys-sqlite"
 
-#: Rows per ``fetchmany`` call.
+#: Rowids per chunk (one SELECT each) / rows per ``fetchmany`` call.
 CHUNK_ROWS = 1 << 16
 
 _NO_GPU = ("recorded no GPU activity: {detail} (usually: the app ran no CUDA work, or nsys ran without "
@@ -105,7 +109,7 @@ def read_nsys_sqlite(path: str | os.PathLike, launch_args: bool | None = None) -
     Args:
         path: the ``.sqlite`` file.
         launch_args: also read each kernel's grid/block/registers/shared memory (True), never (False), or only
-            when the kernel table has at most 1 million rows (None, the default: they cost a third of the read).
+            when the kernel table has at most 250,000 rows (None, the default: nine more values per row slow the read down several times).
 
     Raises:
         InputError: not an SQLite database, not an Nsight Systems export, or a capture with no GPU activity.
@@ -142,33 +146,80 @@ def _count(con: sqlite3.Connection, table: str, where: str = "") -> int:
     return int(con.execute(f"SELECT COUNT(*) FROM {table} {where}").fetchone()[0])
 
 
-def _fetch(con: sqlite3.Connection, sql: str, ncols: int, n: int) -> list[np.ndarray]:
-    """Run ``sql`` (integer columns only, no NULLs) and return its ``ncols`` columns as int64 arrays.
-    ``n`` is the expected row count (the arrays grow if the table grew meanwhile)."""
-    cols = [np.empty(n, dtype=np.int64) for _ in range(ncols)]
-    cur = con.execute(sql)
-    i = 0
-    while True:
-        rows = cur.fetchmany(CHUNK_ROWS)
+def _block(rows: list, ncols: int) -> np.ndarray:
+    """Row tuples (integers only) as an (n, ncols) int64 array. Raises TypeError on a NULL."""
+    k = len(rows)
+    return np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=k * ncols).reshape(k, ncols)
+
+
+def _scan(con: sqlite3.Connection, table: str, n: int, fast_sql: str | None, fast_cols: int, safe_sql: str,
+          safe_cols: int, sink) -> None:
+    """Read ``table`` in chunks of :data:`CHUNK_ROWS` rowids and hand each chunk to ``sink(block, packed)``.
+
+    ``fast_sql`` returns fewer values per row (small columns packed into one SQL integer; fewer Python objects is
+    what makes the fetch fast) and NULL where a row does not fit the packing: such a chunk is read again with
+    ``safe_sql``. Both take ``{where}``. Tables whose rowids are sparse are read with one ``safe_sql`` cursor and
+    ``fetchmany``.
+    """
+    lo, hi = con.execute(f"SELECT MIN(rowid), MAX(rowid) FROM {table}").fetchone()
+    if lo is None:
+        return
+    if fast_sql is None or hi - lo + 1 > 4 * n + CHUNK_ROWS:
+        cur = con.execute(safe_sql.format(where=""))
+        while True:
+            rows = cur.fetchmany(CHUNK_ROWS)
+            if not rows:
+                return
+            sink(_block(rows, safe_cols), False)
+    where = "WHERE rowid BETWEEN ? AND ?"
+    fast = fast_sql.format(where=where)
+    safe = safe_sql.format(where=where)
+    for a in range(lo, hi + 1, CHUNK_ROWS):
+        bounds = (a, a + CHUNK_ROWS - 1)
+        rows = con.execute(fast, bounds).fetchall()
         if not rows:
-            break
-        k = len(rows)
-        block = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=k * ncols).reshape(k, ncols)
-        if i + k > cols[0].shape[0]:
-            cols = [np.concatenate([c[:i], np.empty(max(k, i), dtype=np.int64)]) for c in cols]
-        for j in range(ncols):
-            cols[j][i:i + k] = block[:, j]
-        i += k
-    return [c[:i] for c in cols]
+            continue
+        try:
+            sink(_block(rows, fast_cols), True)
+        except TypeError:  # a NULL: some row of this chunk does not fit the packing
+            sink(_block(con.execute(safe, bounds).fetchall(), safe_cols), False)
+
+
+class _Columns:
+    """The Timeline's columns, allocated once for every table (sizes from COUNT(*)) and filled chunk by chunk."""
+
+    SPEC = (("start", np.int64, 0), ("end", np.int64, 0), ("kind", np.uint8, 0), ("name_id", np.int32, 0),
+            ("device", np.int16, -1), ("stream", np.int64, -1), ("corr", np.int64, -1), ("bytes", np.int64, -1),
+            ("copy_kind", np.uint8, COPY_UNKNOWN), ("pageable", np.int8, -1))
+
+    def __init__(self, n: int) -> None:
+        self.cols = {name: np.full(n, fill, dtype=dtype) for name, dtype, fill in self.SPEC}
+        self.pos = 0
+
+    def put(self, k: int, **values) -> slice:
+        """Write the next ``k`` rows (arrays or scalars per column; unnamed columns keep their fill value)."""
+        if self.pos + k > self.cols["start"].shape[0]:  # the table grew since COUNT(*): make room
+            extra = max(k, self.pos)
+            for name, dtype, fill in self.SPEC:
+                self.cols[name] = np.concatenate([self.cols[name], np.full(extra, fill, dtype=dtype)])
+        sl = slice(self.pos, self.pos + k)
+        for name, v in values.items():
+            self.cols[name][sl] = v
+        self.pos += k
+        return sl
+
+    def final(self) -> dict[str, np.ndarray]:
+        return {name: c[:self.pos] if c.shape[0] != self.pos else c for name, c in self.cols.items()}
 
 
 class _Names:
-    """The Timeline's string table, filled from StringIds ids and literal names."""
+    """The Timeline's string table, filled from StringIds ids (through lookup tables) and literal names."""
 
     def __init__(self, strings: dict[int, str]) -> None:
         self.strings = strings
         self.names: list[str] = []
         self.index: dict[str, int] = {}
+        self._luts: dict[object, np.ndarray] = {}
 
     def add(self, name: str) -> int:
         i = self.index.get(name)
@@ -178,20 +229,27 @@ class _Names:
         return i
 
     def map_ids(self, ids: np.ndarray, clean=None) -> np.ndarray:
-        """Timeline name ids for an array of StringIds ids (O(n) through a lookup table)."""
+        """Timeline name ids for an array of StringIds ids (O(n) through a lookup table kept per ``clean``)."""
         if ids.size == 0:
             return np.zeros(0, dtype=np.int32)
         lo, hi = int(ids.min()), int(ids.max())
-        if lo >= 0 and hi < 64 * 1024 * 1024:
-            used = np.zeros(hi + 1, dtype=bool)
-            used[ids] = True
-            distinct = np.flatnonzero(used)
-            lut = np.zeros(hi + 1, dtype=np.int32)
-            lut[distinct] = [self.add(self._text(int(i), clean)) for i in distinct]
-            return lut[ids]
-        distinct, inverse = np.unique(ids, return_inverse=True)
-        mapped = np.array([self.add(self._text(int(i), clean)) for i in distinct], dtype=np.int32)
-        return mapped[inverse]
+        if lo < 0 or hi >= 64 * 1024 * 1024:  # not table-sized: the slow path
+            distinct, inverse = np.unique(ids, return_inverse=True)
+            mapped = np.array([self.add(self._text(int(i), clean)) for i in distinct], dtype=np.int32)
+            return mapped[inverse]
+        lut = self._luts.get(clean)
+        if lut is None or lut.shape[0] <= hi:
+            grown = np.full(max(hi + 1, len(self.strings) + 1, 1024), -1, dtype=np.int32)
+            if lut is not None:
+                grown[:lut.shape[0]] = lut
+            lut = self._luts[clean] = grown
+        got = lut[ids]
+        missing = got < 0
+        if missing.any():
+            for i in np.unique(ids[missing]).tolist():
+                lut[i] = self.add(self._text(i, clean))
+            got = lut[ids]
+        return got
 
     def _text(self, string_id: int, clean) -> str:
         text = self.strings.get(string_id)
@@ -240,166 +298,134 @@ def _capture(con: sqlite3.Connection, tables: set[str]) -> tuple[int, int] | Non
     return None
 
 
-def _fit_all(con: sqlite3.Connection, table: str, limits: dict[str, int]) -> bool:
-    """Whether every value of each integer column lies in [0, 2**bits) (NULLs allowed), in one table scan."""
-    if not limits:
-        return True
-    sql = ", ".join(f"MIN({c}), MAX({c})" for c in limits)
-    row = con.execute(f"SELECT {sql} FROM {table}").fetchone()
-    for i, bits in enumerate(limits.values()):
-        lo, hi = row[2 * i], row[2 * i + 1]
-        if lo is not None and (lo < 0 or hi >= (1 << bits)):
-            return False
-    return True
-
-
 # --------------------------------------------------------------------------------------------------- reading
-class _Parts:
-    """Column pieces, one per table, concatenated at the end."""
+_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+           "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS")
+_LAUNCH_COLS = ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
+                "staticSharedMemory", "dynamicSharedMemory")
 
-    def __init__(self) -> None:
-        self.pieces: list[dict[str, np.ndarray]] = []
-
-    def add(self, n: int, **cols: np.ndarray | int) -> None:
-        self.pieces.append({k: (np.full(n, v) if np.isscalar(v) else v) for k, v in cols.items()} | {"_n": n})
-
-    def column(self, name: str, fill: int, dtype) -> np.ndarray:
-        parts = [np.asarray(p[name], dtype=dtype) if name in p else np.full(p["_n"], fill, dtype=dtype)
-                 for p in self.pieces]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+# Kernel rows packed into one SQL integer: (correlationId + 1) << 32 | name << 13 | streamId << 3 | deviceId.
+_K_DEV_BITS, _K_STREAM_BITS, _K_NAME_BITS = 3, 10, 19
 
 
 def _read(con: sqlite3.Connection, path: str, launch_args: bool | None) -> Timeline:
     tables = _tables(con)
-    gpu_tables = [t for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET")
-                  if t in tables]
+    gpu_tables = [t for t in _TABLES[:3] if t in tables]
     nsys_like = bool(tables & {"StringIds", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU", "CUPTI_ACTIVITY_KIND_RUNTIME",
                                "ANALYSIS_DETAILS", "EXPORT_META_DATA", "META_DATA_EXPORT", "ThreadNames"})
     if not gpu_tables and not nsys_like:
         raise InputError(path, "SQLite database without Nsight Systems tables (no StringIds, TARGET_INFO_GPU or "
                                "CUPTI_ACTIVITY_KIND_* tables); expected an `nsys export --type sqlite` file")
-    counts = {t: _count(con, t) for t in gpu_tables}
     if not gpu_tables:
         raise InputError(path, _NO_GPU.format(detail="the export has no CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY or "
                                                      "_MEMSET table"))
-    if not any(counts.values()):
+    counts = {t: _count(con, t) for t in _TABLES if t in tables and {"start", "end"} <= _columns(con, t)}
+    if not any(counts.get(t, 0) for t in gpu_tables):
         raise InputError(path, _NO_GPU.format(detail=f"the {', '.join(gpu_tables)} table(s) are empty"))
 
     names = _Names(_strings(con, tables))
-    parts = _Parts()
+    cols = _Columns(sum(counts.values()))
     problems: list[str] = []
     meta: dict[str, str] = {}
-    launch_pieces: list[LaunchArgs] = []
-
     kernel_n = counts.get("CUPTI_ACTIVITY_KIND_KERNEL", 0)
-    want_launch = (kernel_n <= 1_000_000) if launch_args is None else bool(launch_args)
+    want_launch = bool(kernel_n) and ((kernel_n <= 250_000) if launch_args is None else bool(launch_args))
+    launch = ({f: np.full(sum(counts.values()), -1, dtype=np.int32) for f in _LAUNCH_FIELDS}
+              if want_launch else None)
     if kernel_n:
-        launch_pieces.append(_read_kernels(con, names, parts, kernel_n, want_launch, problems))
+        _read_kernels(con, names, cols, kernel_n, launch, problems)
     if counts.get("CUPTI_ACTIVITY_KIND_MEMCPY"):
-        _read_memcpy(con, tables, names, parts, counts["CUPTI_ACTIVITY_KIND_MEMCPY"], meta)
+        _read_memcpy(con, tables, names, cols, counts["CUPTI_ACTIVITY_KIND_MEMCPY"], meta)
     if counts.get("CUPTI_ACTIVITY_KIND_MEMSET"):
-        _read_memset(con, names, parts, counts["CUPTI_ACTIVITY_KIND_MEMSET"])
-    if "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION" in tables:
-        _read_sync(con, names, parts)
-    if "CUPTI_ACTIVITY_KIND_RUNTIME" in tables:
-        _read_runtime(con, names, parts)
-    if "NVTX_EVENTS" in tables:
-        _read_nvtx(con, names, parts)
+        _read_memset(con, names, cols, counts["CUPTI_ACTIVITY_KIND_MEMSET"])
+    if counts.get("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"):
+        _read_sync(con, names, cols, counts["CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"])
+    if counts.get("CUPTI_ACTIVITY_KIND_RUNTIME"):
+        _read_runtime(con, names, cols, counts["CUPTI_ACTIVITY_KIND_RUNTIME"])
+    if counts.get("NVTX_EVENTS"):
+        _read_nvtx(con, names, cols)
+    c = cols.final()
+    n_rows = c["start"].shape[0]
+    if launch is not None:
+        fit = {f: a[:n_rows] if a.shape[0] >= n_rows else np.concatenate([a, np.full(n_rows - a.shape[0], -1, a.dtype)])
+               for f, a in launch.items()}
+        launch = LaunchArgs(**fit, warps_per_sm=np.full(n_rows, np.nan))
 
-    start = parts.column("start", 0, np.int64)
-    end = parts.column("end", 0, np.int64)
-    kind = parts.column("kind", 0, np.uint8)
-    name_id = parts.column("name_id", 0, np.int32)
-    launch = None
-    if want_launch and kernel_n:
-        n_other = start.shape[0] - kernel_n
-        rest = LaunchArgs.empty(n_other)
-        first = launch_pieces[0]
-        launch = LaunchArgs(**{f: np.concatenate([getattr(first, f), getattr(rest, f)])
-                               for f in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
-                                         "registers_per_thread", "shared_mem_bytes", "dynamic_shared_mem_bytes",
-                                         "warps_per_sm")})
-
-    # Records without usable timing: counted and named, kept out of the columns (case C03's rule).
-    bad = (end < start) | ((start == 0) & (end == 0))
+    # Records without usable timing: counted and named, kept out of the columns.
+    bad = (c["end"] < c["start"]) | ((c["start"] == 0) & (c["end"] == 0))
     invalid: list[InvalidRecord] = []
     if bad.any():
-        for code in np.unique(kind[bad]):
-            sel = bad & (kind == code)
-            ids, counts_by_name = np.unique(name_id[sel], return_counts=True)
-            for i, c in zip(ids.tolist(), counts_by_name.tolist()):
-                invalid.append(InvalidRecord(KIND_NAMES[int(code)], names.names[i],
-                                             "no usable timing (end before start, or start and end both 0)", int(c)))
+        for code in np.unique(c["kind"][bad]).tolist():
+            sel = bad & (c["kind"] == code)
+            ids, per_name = np.unique(c["name_id"][sel], return_counts=True)
+            for i, k in zip(ids.tolist(), per_name.tolist()):
+                invalid.append(InvalidRecord(KIND_NAMES[code], names.names[i],
+                                             "no usable timing (end before start, or start and end both 0)", int(k)))
         problems.append(f"{int(bad.sum())} record(s) without usable timing left out (see invalid)")
         keep = ~bad
-    else:
-        keep = None
-
-    cols = {
-        "start_ns": start, "end_ns": end, "kind": kind, "name_id": name_id,
-        "device": parts.column("device", -1, np.int16),
-        "stream": parts.column("stream", -1, np.int64),
-        "correlation_id": parts.column("corr", -1, np.int64),
-        "bytes": parts.column("bytes", -1, np.int64),
-        "copy_kind": parts.column("copy_kind", COPY_UNKNOWN, np.uint8),
-        "pageable": parts.column("pageable", -1, np.int8),
-    }
-    if keep is not None:
-        cols = {k: v[keep] for k, v in cols.items()}
+        c = {k: v[keep] for k, v in c.items()}
         launch = launch.take(keep) if launch is not None else None
     return Timeline(
-        path=path, format=FORMAT, names=tuple(names.names), **cols, devices=_devices(con, tables),
-        invalid=tuple(invalid), problems=tuple(problems), launch=launch, capture_ns=_capture(con, tables),
-        tool_version=_version(con, tables), meta=meta,
+        path=path, format=FORMAT, names=tuple(names.names), start_ns=c["start"], end_ns=c["end"], kind=c["kind"],
+        name_id=c["name_id"], device=c["device"], stream=c["stream"], correlation_id=c["corr"], bytes=c["bytes"],
+        copy_kind=c["copy_kind"], pageable=c["pageable"], devices=_devices(con, tables), invalid=tuple(invalid),
+        problems=tuple(problems), launch=launch, capture_ns=_capture(con, tables), tool_version=_version(con, tables),
+        meta=meta,
     )
 
 
-def _read_kernels(con, names: _Names, parts: _Parts, n: int, want_launch: bool, problems: list[str]) -> LaunchArgs:
+def _col(cols: set[str], name: str, default: str = "-1") -> str:
+    return f"COALESCE({name}, {default})" if name in cols else default
+
+
+_LAUNCH_FIELDS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers_per_thread",
+                  "shared_mem_bytes", "dynamic_shared_mem_bytes")
+
+
+def _read_kernels(con, names: _Names, out: _Columns, n: int, launch: dict[str, np.ndarray] | None,
+                  problems: list[str]) -> None:
     table = "CUPTI_ACTIVITY_KIND_KERNEL"
     cols = _columns(con, table)
     name_col = next((c for c in ("demangledName", "shortName", "mangledName", "name") if c in cols), None)
     if name_col is None:
         problems.append("kernel table has no name column (demangledName/shortName/mangledName)")
-        name_sql = "0"
-    else:
-        name_sql = f"COALESCE({name_col}, 0)"
-    corr = "COALESCE(correlationId, -1)" if "correlationId" in cols else "-1"
-    # Pack device (16 bits) + stream (47 bits) and correlation (31 bits) + name id (32 bits) into one value each
-    # when they fit: fewer Python ints per row is what makes the fetch fast.
-    limits = {"deviceId": 15, "streamId": 47}
-    if corr != "-1":
-        limits["correlationId"] = 31
-    if name_col is not None:
-        limits[name_col] = 32
-    packed = _fit_all(con, table, limits)
-    launch_cols = ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
-                   "staticSharedMemory", "dynamicSharedMemory")
+    name_sql = f"COALESCE({name_col}, 0)" if name_col else "0"
+    corr_sql = _col(cols, "correlationId")
     extra = ""
-    if want_launch:
-        extra = ", " + ", ".join(f"COALESCE({c}, -1)" if c in cols else "-1" for c in launch_cols)
-    if packed:
-        corr_p = "COALESCE(correlationId + 1, 0)" if corr != "-1" else "0"
-        sql = (f"SELECT start, end, (streamId << 16) | deviceId, ({corr_p} << 32) | {name_sql}{extra} FROM {table}")
-        got = _fetch(con, sql, 4 + (9 if want_launch else 0), n)
-        start, end, dev_stream, corr_name = got[:4]
-        device = dev_stream & 0xFFFF
-        stream = dev_stream >> 16
-        corr_ids = (corr_name >> 32) - 1
-        name_ids = corr_name & 0xFFFFFFFF
-        rest = got[4:]
-    else:
-        sql = f"SELECT start, end, deviceId, streamId, {corr}, {name_sql}{extra} FROM {table}"
-        got = _fetch(con, sql, 6 + (9 if want_launch else 0), n)
-        start, end, device, stream, corr_ids, name_ids = got[:6]
-        rest = got[6:]
-    k = start.shape[0]
-    parts.add(k, start=start, end=end, kind=KERNEL, name_id=names.map_ids(name_ids), device=device, stream=stream,
-              corr=corr_ids)
-    if not want_launch:
-        return LaunchArgs.empty(0)
-    gx, gy, gz, bx, by, bz, regs, smem_s, smem_d = rest
-    smem = np.where((smem_s >= 0) & (smem_d >= 0), smem_s + smem_d, -1)
-    return LaunchArgs(gx, gy, gz, bx, by, bz, regs, smem, smem_d, np.full(k, np.nan))
+    if launch is not None:
+        extra = ", " + ", ".join(_col(cols, c) for c in _LAUNCH_COLS)
+    # One bit test per row: every field shifted right by its width must be 0 (negative values fail too, as
+    # SQLite's >> is arithmetic; a NULL fails as well). Rows that fail come back NULL -> chunk re-read unpacked.
+    corr1 = "IFNULL(correlationId + 1, 0)" if "correlationId" in cols else "0"
+    name_raw = name_col or "0"
+    fits = (f"((deviceId >> {_K_DEV_BITS}) | (streamId >> {_K_STREAM_BITS}) | ({name_raw} >> {_K_NAME_BITS}) "
+            f"| ({corr1} >> 31)) = 0")
+    packed = (f"CASE WHEN {fits} THEN ({corr1} << 32) | ({name_raw} << {_K_STREAM_BITS + _K_DEV_BITS}) "
+              f"| (streamId << {_K_DEV_BITS}) | deviceId END")
+    fast = f"SELECT start, end, {packed}{extra} FROM {table} {{where}}"
+    safe = f"SELECT start, end, deviceId, streamId, {corr_sql}, {name_sql}{extra} FROM {table} {{where}}"
+
+    def sink(b: np.ndarray, is_packed: bool) -> None:
+        if is_packed:
+            p = b[:, 2]
+            device = p & ((1 << _K_DEV_BITS) - 1)
+            stream = (p >> _K_DEV_BITS) & ((1 << _K_STREAM_BITS) - 1)
+            name_ids = (p >> (_K_DEV_BITS + _K_STREAM_BITS)) & ((1 << _K_NAME_BITS) - 1)
+            corr = (p >> 32) - 1
+            rest = b[:, 3:]
+        else:
+            device, stream, corr, name_ids = b[:, 2], b[:, 3], b[:, 4], b[:, 5]
+            rest = b[:, 6:]
+        sl = out.put(b.shape[0], start=b[:, 0], end=b[:, 1], kind=KERNEL, name_id=names.map_ids(name_ids),
+                     device=device, stream=stream, corr=corr)
+        if launch is not None:
+            for j, f in enumerate(_LAUNCH_FIELDS[:7]):
+                launch[f][sl] = rest[:, j]
+            smem_s, smem_d = rest[:, 7], rest[:, 8]
+            launch["shared_mem_bytes"][sl] = np.where((smem_s >= 0) & (smem_d >= 0), smem_s + smem_d, -1)
+            launch["dynamic_shared_mem_bytes"][sl] = smem_d
+
+    ncols = 9 if launch is not None else 0
+    _scan(con, table, n, fast, 3 + ncols, safe, 6 + ncols, sink)
 
 
 def _memkind_classes(con, tables: set[str], copy_kinds: np.ndarray, src: np.ndarray, dst: np.ndarray,
@@ -422,19 +448,22 @@ def _memkind_classes(con, tables: set[str], copy_kinds: np.ndarray, src: np.ndar
     return _MEMKIND_NSYS
 
 
-def _read_memcpy(con, tables: set[str], names: _Names, parts: _Parts, n: int, meta: dict[str, str]) -> None:
+def _fetch_all(con, table: str, n: int, sql: str, ncols: int) -> list[np.ndarray]:
+    """Every row of ``sql`` (integer columns, no NULLs) as ``ncols`` int64 columns."""
+    blocks: list[np.ndarray] = []
+    _scan(con, table, n, None, 0, sql, ncols, lambda b, _packed: blocks.append(b))
+    whole = np.concatenate(blocks) if blocks else np.zeros((0, ncols), dtype=np.int64)
+    return [whole[:, j] for j in range(ncols)]
+
+
+def _read_memcpy(con, tables: set[str], names: _Names, out: _Columns, n: int, meta: dict[str, str]) -> None:
     table = "CUPTI_ACTIVITY_KIND_MEMCPY"
     cols = _columns(con, table)
-    corr = "COALESCE(correlationId, -1)" if "correlationId" in cols else "-1"
-    src = "COALESCE(srcKind, -1)" if "srcKind" in cols else "-1"
-    dst = "COALESCE(dstKind, -1)" if "dstKind" in cols else "-1"
-    nbytes = "COALESCE(bytes, -1)" if "bytes" in cols else "-1"
-    copy = "COALESCE(copyKind, 0)" if "copyKind" in cols else "0"
-    start, end, device, stream, corr_ids, nb, ck, sk, dk = _fetch(
-        con, f"SELECT start, end, deviceId, streamId, {corr}, {nbytes}, {copy}, {src}, {dst} FROM {table}", 9, n)
+    sql = (f"SELECT start, end, deviceId, streamId, {_col(cols, 'correlationId')}, {_col(cols, 'bytes')}, "
+           f"{_col(cols, 'copyKind', '0')}, {_col(cols, 'srcKind')}, {_col(cols, 'dstKind')} FROM {table} {{where}}")
+    start, end, device, stream, corr_ids, nb, ck, sk, dk = _fetch_all(con, table, n, sql, 9)
     classes = _memkind_classes(con, tables, ck, sk, dk, meta)
-    ck_safe = np.where((ck >= 0) & (ck < _COPY_KIND.shape[0]), ck, 0)
-    copy_kind = _COPY_KIND[ck_safe]
+    copy_kind = _COPY_KIND[np.where((ck >= 0) & (ck < _COPY_KIND.shape[0]), ck, 0)]
     lut_size = int(max(sk.max(initial=0), dk.max(initial=0), max(classes, default=0))) + 2
     pageable_lut = np.zeros(lut_size, dtype=bool)
     unknown_lut = np.ones(lut_size, dtype=bool)
@@ -457,82 +486,82 @@ def _read_memcpy(con, tables: set[str], names: _Names, parts: _Parts, n: int, me
         direction, is_unified = divmod(c, 2)
         prefix = "CUDA Unified Memory memcpy" if is_unified else "CUDA memcpy"
         name_lut[c] = names.add(f"[{prefix} {label[direction]}]")
-    name_id = name_lut[combo]
-    parts.add(start.shape[0], start=start, end=end, kind=MEMCPY, name_id=name_id, device=device, stream=stream,
-              corr=corr_ids, bytes=nb, copy_kind=copy_kind, pageable=pageable)
+    out.put(start.shape[0], start=start, end=end, kind=MEMCPY, name_id=name_lut[combo], device=device, stream=stream,
+            corr=corr_ids, bytes=nb, copy_kind=copy_kind, pageable=pageable)
 
 
-def _read_memset(con, names: _Names, parts: _Parts, n: int) -> None:
+def _read_memset(con, names: _Names, out: _Columns, n: int) -> None:
     table = "CUPTI_ACTIVITY_KIND_MEMSET"
     cols = _columns(con, table)
-    corr = "COALESCE(correlationId, -1)" if "correlationId" in cols else "-1"
-    nbytes = "COALESCE(bytes, -1)" if "bytes" in cols else "-1"
-    start, end, device, stream, corr_ids, nb = _fetch(
-        con, f"SELECT start, end, deviceId, streamId, {corr}, {nbytes} FROM {table}", 6, n)
-    parts.add(start.shape[0], start=start, end=end, kind=MEMSET, name_id=names.add("[CUDA memset]"), device=device,
-              stream=stream, corr=corr_ids, bytes=nb)
+    sql = (f"SELECT start, end, deviceId, streamId, {_col(cols, 'correlationId')}, {_col(cols, 'bytes')} "
+           f"FROM {table} {{where}}")
+    start, end, device, stream, corr_ids, nb = _fetch_all(con, table, n, sql, 6)
+    out.put(start.shape[0], start=start, end=end, kind=MEMSET, name_id=names.add("[CUDA memset]"), device=device,
+            stream=stream, corr=corr_ids, bytes=nb)
 
 
-def _read_sync(con, names: _Names, parts: _Parts) -> None:
+def _read_sync(con, names: _Names, out: _Columns, n: int) -> None:
     table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
     cols = _columns(con, table)
-    if not {"start", "end"} <= cols:
-        return
-    dev = "deviceId" if "deviceId" in cols else "-1"
-    stream = "streamId" if "streamId" in cols else "-1"
-    corr = "COALESCE(correlationId, -1)" if "correlationId" in cols else "-1"
-    stype = "COALESCE(syncType, 0)" if "syncType" in cols else "0"
-    n = _count(con, table)
-    if not n:
-        return
-    start, end, device, streams, corr_ids, st = _fetch(
-        con, f"SELECT start, end, {dev}, {stream}, {corr}, {stype} FROM {table}", 6, n)
+    sql = (f"SELECT start, end, {_col(cols, 'deviceId')}, {_col(cols, 'streamId')}, {_col(cols, 'correlationId')}, "
+           f"{_col(cols, 'syncType', '0')} FROM {table} {{where}}")
+    start, end, device, streams, corr_ids, st = _fetch_all(con, table, n, sql, 6)
     streams = np.where(streams == _STREAM_ALL, -1, streams)
-    lut = np.array([names.add(_SYNC_TYPES.get(i, f"Sync type {i}")) for i in range(5)], dtype=np.int32)
-    other = names.add("Unknown sync")
+    lut = np.array([names.add(_SYNC_TYPES[i]) for i in range(5)], dtype=np.int32)
+    other = names.add("Unknown sync") if ((st < 0) | (st > 4)).any() else 0
     name_id = np.where((st >= 0) & (st < 5), lut[np.clip(st, 0, 4)], other)
-    parts.add(start.shape[0], start=start, end=end, kind=SYNC, name_id=name_id, device=device, stream=streams,
-              corr=corr_ids)
+    out.put(start.shape[0], start=start, end=end, kind=SYNC, name_id=name_id, device=device, stream=streams,
+            corr=corr_ids)
 
 
 def _clean_api(name: str) -> str:
     return _API_VERSION_SUFFIX.sub("", name)
 
 
-def _read_runtime(con, names: _Names, parts: _Parts) -> None:
+def _read_runtime(con, names: _Names, out: _Columns, n: int) -> None:
     table = "CUPTI_ACTIVITY_KIND_RUNTIME"
     cols = _columns(con, table)
-    if not {"start", "end", "nameId"} <= cols:
+    if "nameId" not in cols:
         return
-    n = _count(con, table)
-    if not n:
-        return
-    tid = "COALESCE(globalTid, -1)" if "globalTid" in cols else "-1"
-    corr = "COALESCE(correlationId, -1)" if "correlationId" in cols else "-1"
-    start, end, tids, corr_ids, name_ids = _fetch(
-        con, f"SELECT start, end, {tid}, {corr}, nameId FROM {table}", 5, n)
-    parts.add(start.shape[0], start=start, end=end, kind=RUNTIME_API, name_id=names.map_ids(name_ids, _clean_api),
-              device=-1, stream=tids, corr=corr_ids)
+    tid = _col(cols, "globalTid")
+    corr = _col(cols, "correlationId")
+    fast = (f"SELECT start, end, {tid}, CASE WHEN {corr} BETWEEN -1 AND {(1 << 31) - 2} AND nameId BETWEEN 0 AND "
+            f"{(1 << 32) - 1} THEN (({corr} + 1) << 32) | nameId END FROM {table} {{where}}")
+    safe = f"SELECT start, end, {tid}, {corr}, nameId FROM {table} {{where}}"
+
+    def sink(b: np.ndarray, is_packed: bool) -> None:
+        if is_packed:
+            corr_ids, name_ids = (b[:, 3] >> 32) - 1, b[:, 3] & 0xFFFFFFFF
+        else:
+            corr_ids, name_ids = b[:, 3], b[:, 4]
+        out.put(b.shape[0], start=b[:, 0], end=b[:, 1], kind=RUNTIME_API, name_id=names.map_ids(name_ids, _clean_api),
+                device=-1, stream=b[:, 2], corr=corr_ids)
+
+    _scan(con, table, n, fast, 4, safe, 5, sink)
 
 
-def _read_nvtx(con, names: _Names, parts: _Parts) -> None:
+def _read_nvtx(con, names: _Names, out: _Columns) -> None:
     table = "NVTX_EVENTS"
     cols = _columns(con, table)
-    if not {"start", "end"} <= cols:
-        return
     text = "text" if "text" in cols else "NULL"
     text_id = "textId" if "textId" in cols else "NULL"
-    tid = "COALESCE(globalTid, -1)" if "globalTid" in cols else "-1"
+    tid = _col(cols, "globalTid")
     where = "WHERE end IS NOT NULL AND end >= start"
     if "eventType" in cols:
         where += " AND eventType IN (59, 60, 70, 71)"  # NvtxPushPopRange, NvtxStartEndRange (+ payload variants)
     rows = con.execute(f"SELECT start, end, {tid}, {text}, {text_id} FROM {table} {where}").fetchall()
     if not rows:
         return
-    start = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    end = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-    tids = np.fromiter((r[2] for r in rows), dtype=np.int64, count=len(rows))
-    name_id = np.fromiter(
-        (names.add(r[3] if r[3] is not None else names.strings.get(r[4], "<unnamed NVTX range>") if r[4] is not None
-                   else "<unnamed NVTX range>") for r in rows), dtype=np.int32, count=len(rows))
-    parts.add(len(rows), start=start, end=end, kind=ANNOTATION, name_id=name_id, device=-1, stream=tids)
+    k = len(rows)
+
+    def label(r) -> str:
+        if r[3] is not None:
+            return str(r[3])
+        if r[4] is not None and r[4] in names.strings:
+            return names.strings[r[4]]
+        return "<unnamed NVTX range>"
+
+    out.put(k, start=np.fromiter((r[0] for r in rows), dtype=np.int64, count=k),
+            end=np.fromiter((r[1] for r in rows), dtype=np.int64, count=k), kind=ANNOTATION,
+            name_id=np.fromiter((names.add(label(r)) for r in rows), dtype=np.int32, count=k), device=-1,
+            stream=np.fromiter((r[2] for r in rows), dtype=np.int64, count=k))

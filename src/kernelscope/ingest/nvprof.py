@@ -49,7 +49,9 @@ from typing import Mapping
 
 from ..errors import InputError
 from ..model import DeviceInfo, KernelProfile, LaunchConfig, ProfileReport
+from .ncu_csv import open_text
 from .ncu_details import function_name
+from .ncu_metrics import duration_problem
 
 FORMAT = "nvprof"
 
@@ -146,11 +148,13 @@ def read_nvprof(path: str | os.PathLike) -> ProfileReport:
         raise InputError(source, "is a directory, not an nvprof output file")
     parser = _Parser(source)
     try:
-        with open(source, encoding="utf-8", errors="replace", newline="") as fh:
+        with open_text(source) as fh:
             for number, line in enumerate(fh, start=1):
                 parser.feed(number, line.rstrip("\r\n"))
     except OSError as exc:
         raise InputError(source, f"cannot read the file ({exc.strerror or exc})") from None
+    except UnicodeError as exc:
+        raise InputError(source, f"cannot decode the file as UTF-16 ({exc})") from None
     return ProfileReport(path=source, format=FORMAT, kernels=parser.kernels(), tool_version=None)
 
 
@@ -469,7 +473,7 @@ class _Parser:
             return
         entry = self.entry(name, self.device)
         where = f"summary row of {name[:60]}"
-        entry.duration_s = self.duration(number, avg, f"{where}, Avg", units.get("avg", ""))
+        entry.duration_s = _measured(entry, number, self.duration(number, avg, f"{where}, Avg", units.get("avg", "")))
         for key, text, unit_key in (("time_total", total, "time"), ("duration_min", low, "min"),
                                     ("duration_max", high, "max")):
             seconds = self.duration(number, text, f"{where}, {unit_key}", units.get(unit_key, ""))
@@ -525,8 +529,8 @@ class _Parser:
             return
         where = f"GPU-trace row of {name[:60]}"
         entry = _Entry(signature=name, device=_device_name(cells["device"]) if cells.get("device") else None)
-        entry.duration_s = self.duration(number, cells.get("duration", "-"), f"{where}, Duration",
-                                         units.get("duration", ""))
+        seconds = self.duration(number, cells.get("duration", "-"), f"{where}, Duration", units.get("duration", ""))
+        entry.duration_s = _measured(entry, number, seconds)
         entry.grid = grid
         entry.block = self.dim3(number, cells, "block")
         regs = cells.get("regs", "-").strip()
@@ -631,6 +635,17 @@ class _Parser:
             seen = ", ".join(f"{n} {what} row(s)" for what, n in sorted(self.skipped.items())) or "no rows"
             raise InputError(self.source, f"holds no kernel data (its nvprof tables list {seen}, no kernel)")
         return tuple(_profile(self.source, i, e) for i, e in enumerate(entries))
+
+
+def _measured(entry: _Entry, number: int, seconds: float | None) -> float | None:
+    """A duration as read, or None (with a problem on the entry) when it is 0 or below: nvprof prints ``0ns`` for
+    launches shorter than its timer resolves, which is not a measurement."""
+    if seconds is not None and not seconds > 0:
+        problem = duration_problem(seconds, f"line {number}")
+        if problem not in entry.problems:
+            entry.problems.append(problem)
+        return None
+    return seconds
 
 
 def _csv_cells(line: str) -> list[str]:

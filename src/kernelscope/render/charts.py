@@ -14,7 +14,6 @@ import hashlib
 import io
 import math
 import re
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -22,21 +21,21 @@ from xml.sax.saxutils import escape as _xml_escape
 
 import matplotlib
 
-matplotlib.use("Agg")  # no display; we never import pyplot, every figure gets its own Agg canvas
+# No display and no global state: pyplot is never imported and every figure gets its own Agg canvas
+# (FigureCanvasAgg), so the user's own matplotlib backend (a Jupyter notebook's, say) is left alone.
+from matplotlib import font_manager
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from matplotlib import font_manager  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
-
-from ..api import ReportDiagnosis  # noqa: E402
-from ..diagnosis import KernelDiagnosis  # noqa: E402
-from ..model import GpuSpec  # noqa: E402
-from ..roofline import ridge_point  # noqa: E402
-from ..stalls import describe  # noqa: E402
-from .common import Fmt, safe  # noqa: E402
+from ..api import ReportDiagnosis
+from ..diagnosis import KernelDiagnosis
+from ..model import GpuSpec
+from ..roofline import ridge_point
+from ..stalls import describe
+from .common import Fmt, safe
 
 CHART_FORMATS: tuple[str, ...] = ("svg", "png")
 
@@ -110,14 +109,16 @@ def chart_lang(lang: str) -> str:
     return "en" if lang == "zh" and cjk_font() is None else lang
 
 
-def _rc(lang: str) -> dict:
+def _rc(lang: str, inline: bool = False) -> dict:
     families = ["DejaVu Sans"]
     if lang == "zh" and cjk_font() is not None:
         families = ["DejaVu Sans", cjk_font()]  # per-glyph fallback: Latin from DejaVu, Chinese from the CJK font
     return {
         "font.family": families,
         "axes.unicode_minus": False,
-        "svg.fonttype": "path",
+        # standalone files draw text as paths (same look everywhere, no font needed); SVG inlined in HTML keeps
+        # <text> elements (a fraction of the size, searchable, drawn with the browser's fonts)
+        "svg.fonttype": "none" if inline else "path",
         "svg.hashsalt": "kernelscope",
         "path.simplify": True,
     }
@@ -314,6 +315,7 @@ class _Point:
     colour: str
     gid: str
     title: str
+    sized: bool = False  # area from the launch's share of GPU time (else a fixed size)
 
 
 def _pick_gpu(diags: Sequence[KernelDiagnosis]) -> GpuSpec | None:
@@ -328,7 +330,7 @@ def _pick_gpu(diags: Sequence[KernelDiagnosis]) -> GpuSpec | None:
 
 def why_not_plotted(d: KernelDiagnosis, gpu: GpuSpec | None, f: Fmt) -> str | None:
     """Why a launch has no point on the chart (None: it has one)."""
-    if d.gpu is None:
+    if gpu is not None and d.gpu is None:
         return f.label("chart_no_gpu")
     if gpu is not None and d.gpu.name != gpu.name:
         return f.label("chart_other_gpu", gpu=safe(d.gpu.name))
@@ -387,7 +389,7 @@ def _points(diags: Sequence[KernelDiagnosis], gpu: GpuSpec | None, total_s: floa
             points.append(_Point(
                 diag=d, ai=ai, perf=perf, pipe=r.pipe, label=label, area=area, colour=colour,
                 gid=f"ks-kernel-{k.index}" + ("" if r is d.roofline else f"-{r.pipe}"),
-                title=_point_title(d, ai, perf, r.pipe, share, f),
+                title=_point_title(d, ai, perf, r.pipe, share, f), sized=share is not None,
             ))
     return points, skipped
 
@@ -413,18 +415,18 @@ def _ceilings(gpu: GpuSpec, f: Fmt) -> list[tuple[float, list[str], str]]:
 
 
 def _roofline_figure(points: list[_Point], skipped: list[tuple[str, str]], gpu: GpuSpec | None, title: str,
-                     f: Fmt, used_pipes: set[str], fmt: str) -> bytes:
+                     f: Fmt, used_pipes: set[str], fmt: str, width: float = 10.0, base_h: float = 6.4) -> bytes:
     notes = _not_plotted_lines(skipped, f)
-    note_lines = sum(len(_wrap(n, 150)) for n in notes)
-    width, base_h = 10.0, 6.4
+    chars = int((width - 1.1) * 16.5)
+    note_lines = sum(len(_wrap(n, chars)) for n in notes)
     note_h = 0.17 * note_lines + (0.15 if notes else 0)
     fig, renderer = _new_figure(width, base_h + note_h)
     top_in, bottom_in = 0.55, 0.62 + note_h
-    fig.subplots_adjust(left=0.085, right=0.975, top=1 - top_in / (base_h + note_h), bottom=bottom_in / (base_h + note_h))
+    _place_axes(fig, width, base_h + note_h, 0.85, 0.25, top_in, bottom_in)
     ax = fig.add_subplot(1, 1, 1)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    fig.suptitle(title, fontsize=12, fontweight="bold", x=0.5, y=1 - 0.18 / (base_h + note_h), va="top")
+    fig.suptitle(title, fontsize=12 if width >= 9 else 10.5, fontweight="bold", x=0.5, y=1 - 0.18 / (base_h + note_h), va="top")
 
     ceilings = _ceilings(gpu, f) if gpu is not None else []
     bw = gpu.dram_bandwidth_bytes_per_s if gpu is not None else None
@@ -439,9 +441,9 @@ def _roofline_figure(points: list[_Point], skipped: list[tuple[str, str]], gpu: 
         xhi = xlo * 1e4
     ylo_candidates = list(ys) + ([bw * xlo * 2] if bw else [])
     ylo = 10.0 ** math.floor(math.log10(min(ylo_candidates) / 3))
-    yhi = 10.0 ** math.ceil(math.log10(max(ys) * 1.6))
+    yhi = max(ys) * 2.5  # room above the highest ceiling for its label
     if math.log10(yhi / ylo) < 3:
-        ylo = yhi / 1e3
+        ylo = 10.0 ** math.floor(math.log10(yhi / 1e3))
     ax.set_xlim(xlo, xhi)
     ax.set_ylim(ylo, yhi)
     ax.xaxis.set_major_locator(FixedLocator(_decade_ticks(xlo, xhi)))
@@ -467,19 +469,11 @@ def _roofline_figure(points: list[_Point], skipped: list[tuple[str, str]], gpu: 
                     ls="-" if used else (0, (5, 3)), zorder=3)
             ax.plot([ridge], [peak], marker="D", ms=5, color="#222222", zorder=4, ls="none")
             placer.block_point(ridge, peak, 4)
-        # ceiling labels above their line, right-aligned at the right edge (moved left / below on collisions)
-        for (peak, pipes, label), ridge in zip(ceilings, ridges):
-            used = bool(used_pipes & set(pipes))
-            _place_ceiling_label(ax, placer, renderer, label, ridge, peak, xhi, bold=used)
-        # DRAM slope label along the line
-        _place_slope_label(ax, placer, renderer, f.label("chart_dram", bw=_si(bw, "B/s")), xlo, top_ridge, bw)
-        for (peak, _, _), ridge in zip(ceilings, ridges):
-            placer.place(f"{ridge:.3g}", ridge, peak, 4, rings=(2, 8, 16), directions=(-45, -60, -30, -90, -20, -75, 0),
-                         leader=False, fontsize=7.5, color="#222222")
         handles.append(Line2D([], [], marker="D", ms=5, color="#222222", ls="none", label=f.label("chart_ridge")))
     elif gpu is None:
-        ax.text(0.5, 0.5, f.label("chart_no_gpu"), transform=ax.transAxes, ha="center", va="center", fontsize=10,
-                color="0.35", wrap=True, parse_math=False)
+        t = ax.text(0.985, 0.975, f.label("chart_no_gpu"), transform=ax.transAxes, ha="right", va="top", fontsize=9,
+                    color="0.3", parse_math=False, bbox={"boxstyle": "round,pad=0.3", "fc": "#fff8c5", "ec": "#d4a72c"})
+        placer.block(_box(t.get_window_extent(renderer)))
 
     # kernel points: largest first underneath, so small ones stay visible
     radius = {}
@@ -497,9 +491,17 @@ def _roofline_figure(points: list[_Point], skipped: list[tuple[str, str]], gpu: 
                               markeredgecolor="black", markeredgewidth=0.6, label=f.bound(c)))
     if handles:
         leg = ax.legend(handles=handles, loc="upper left", fontsize=8, framealpha=0.92,
-                        title=f.label("chart_size_note") if points else None, title_fontsize=7.5)
+                        title=f.label("chart_size_note") if any(p.sized for p in points) else None, title_fontsize=7.5)
         leg.set_zorder(8)
         placer.block(_box(leg.get_window_extent(renderer)))
+
+    if gpu is not None and ceilings:
+        # ceiling labels above their line, right-aligned at the right edge (moved left / below / wrapped on
+        # collisions), then the DRAM label along the slope
+        for (peak, pipes, label), ridge in zip(ceilings, ridges):
+            used = bool(used_pipes & set(pipes))
+            _place_ceiling_label(ax, placer, renderer, label, ridge, peak, xhi, bold=used)
+        _place_slope_label(ax, placer, renderer, f.label("chart_dram", bw=_si(bw, "B/s")), xlo, max(ridges), bw)
 
     # labels: launches of one kernel name (and pipe) drawn on top of each other share one label ("name ×N");
     # clusters of the longest launches are labelled first; a label that finds no room falls back to "[index]"
@@ -513,10 +515,17 @@ def _roofline_figure(points: list[_Point], skipped: list[tuple[str, str]], gpu: 
         if not placer.place(label, rep.ai, rep.perf, reach, bbox=bbox):
             placer.place(f"[{rep.diag.kernel.index}]", rep.ai, rep.perf, reach, rings=(2, 10, 22), fontsize=7, bbox=bbox)
 
+    # ridge values last: below-right of their marker if there is room, else anywhere near it
+    for (peak, _, _), ridge in zip(ceilings, ridges):
+        placer.place(f"{ridge:.3g}", ridge, peak, 4, rings=(2, 8, 16),
+                     directions=(-45, -60, -30, -90, -20, -75, 0, 135, 120, 150, 90, 180, 45),
+                     leader=False, fontsize=7.5, color="#222222",
+                     bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
+
     if notes:
         y = (bottom_in - 0.5) / (base_h + note_h)
-        text = "\n".join(line for n in notes for line in _wrap(n, 150))
-        fig.text(0.085, y, text, fontsize=7.5, va="top", ha="left", color="#333333", parse_math=False)
+        text = "\n".join(line for n in notes for line in _wrap(n, chars))
+        fig.text(0.85 / width, y, text, fontsize=7.5, va="top", ha="left", color="#333333", parse_math=False)
     return _finish(fig, fmt, {p.gid: p.title for p in points})
 
 
@@ -540,24 +549,52 @@ def _clusters(ax, points: list[_Point], radius: dict[str, float]) -> list[list[_
 
 
 def _place_ceiling_label(ax, placer: _Placer, renderer, label: str, ridge: float, peak: float, xhi: float, bold: bool) -> None:
+    """A ceiling's label: right-aligned above (or below) its line at the right edge, shifted left but never past
+    its ridge point; else ending at the ridge point, above the ceiling's level (the empty, unattainable corner
+    left of the ridge); smaller or wrapped after each " / " when it does not fit; as a last resort where it
+    would go first."""
+    from matplotlib.transforms import offset_copy
+
     text = ax.text(xhi, peak, label, fontsize=8, ha="right", va="bottom", zorder=6, parse_math=False,
                    fontweight="bold" if bold else "normal", color="#222222",
                    bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.75})
     to_pt = 72.0 / ax.figure.dpi
-    from matplotlib.transforms import offset_copy
+    px_ridge = ax.transData.transform((ridge, peak))[0]
+    wrapped = label.replace(" / ", " /\n")
 
-    for shift_px in (0, 40, 80, 120, 160, 200, 260, 320):
-        for va, dy in (("bottom", 2), ("top", -2)):
-            text.set_transform(offset_copy(ax.transData, fig=ax.figure, x=-(6 + shift_px) * to_pt, y=dy * to_pt, units="points"))
-            text.set_va(va)
-            box = _box(text.get_window_extent(renderer))
-            px_ridge = ax.transData.transform((ridge, peak))[0]
-            if box.x0 > px_ridge + 6 and placer.fits(box):
-                placer.block(box)
-                return
-    text.set_transform(offset_copy(ax.transData, fig=ax.figure, x=-6 * to_pt, y=2 * to_pt, units="points"))
-    text.set_va("bottom")
-    placer.block(_box(text.get_window_extent(renderer)))
+    def at(x: float, dx_px: float, dy_px: float, va: str) -> _Box:
+        text.set_position((x, peak))
+        text.set_transform(offset_copy(ax.transData, fig=ax.figure, x=dx_px * to_pt, y=dy_px * to_pt, units="points"))
+        text.set_va(va)
+        return _box(text.get_window_extent(renderer))
+
+    def right_side():
+        for shift_px in (0, 40, 80, 120, 160, 200, 260, 320):
+            for va, dy in (("bottom", 3), ("top", -3)):
+                box = at(xhi, -(6 + shift_px), dy, va)
+                if box.x0 > px_ridge + 6 and placer.fits(box):
+                    return box
+        return None
+
+    def at_ridge():
+        for dy in (4, 10, 18):
+            box = at(ridge, -9, dy, "bottom")
+            if placer.fits(box):
+                return box
+        return None
+
+    for content, size, where in ((label, 8, right_side), (label, 8, at_ridge), (label, 7, right_side),
+                                 (wrapped, 7.5, right_side), (label, 7, at_ridge), (wrapped, 7, at_ridge),
+                                 (wrapped, 6.5, right_side)):
+        text.set_text(content)
+        text.set_fontsize(size)
+        box = where()
+        if box is not None:
+            placer.block(box)
+            return
+    text.set_text(label)
+    text.set_fontsize(7)
+    placer.block(at(xhi, -6, 3, "bottom"))
 
 
 def _place_slope_label(ax, placer: _Placer, renderer, label: str, xlo: float, xtop: float, bw: float) -> None:
@@ -596,12 +633,13 @@ def _not_plotted_lines(skipped: list[tuple[str, str]], f: Fmt) -> list[str]:
 
 
 def _title(prefix: str, gpu: GpuSpec | None, f: Fmt) -> str:
-    gpu_text = safe(gpu.name) if gpu is not None else f.nm
-    return f.label("chart_roofline_title", what=prefix, gpu=gpu_text)
+    if gpu is None:
+        return f.label("chart_roofline_title_plain", what=prefix)
+    return f.label("chart_roofline_title", what=prefix, gpu=safe(gpu.name))
 
 
 def report_roofline_chart(result: ReportDiagnosis, lang: str = "en", fmt: str = "svg",
-                          diagnoses: Sequence[KernelDiagnosis] | None = None) -> bytes:
+                          diagnoses: Sequence[KernelDiagnosis] | None = None, inline: bool = False) -> bytes:
     """The roofline of a whole report (or of ``diagnoses``, a selection of its launches): every launch with a
     measured arithmetic intensity and FLOP/s is a point sized by its share of the report's GPU time and coloured
     by its bottleneck class; the others are listed under the chart with the reason."""
@@ -610,21 +648,22 @@ def report_roofline_chart(result: ReportDiagnosis, lang: str = "en", fmt: str = 
     diags = tuple(result.kernels if diagnoses is None else diagnoses)
     gpu = _pick_gpu(diags)
     total = math.fsum(g.total_duration_s for g in result.groups) or None
-    with matplotlib.rc_context(_rc(f.lang)):
+    with matplotlib.rc_context(_rc(f.lang, inline)):
         points, skipped = _points(diags, gpu, total, full, False, f)
         used = {d.roofline.pipe for d in diags if d.roofline is not None and (gpu is None or (d.gpu and d.gpu.name == gpu.name))}
         name = Path(result.report.path).name
         return _roofline_figure(points, skipped, gpu, _title(_short(name, 60), gpu, f), f, used, fmt)
 
 
-def kernel_roofline_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", total_s: float | None = None) -> bytes:
+def kernel_roofline_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", total_s: float | None = None,
+                          inline: bool = False) -> bytes:
     """The roofline of one launch: its point on every pipe it used (the main pipe's ceiling drawn bold)."""
     f = Fmt(chart_lang(lang))
     full = Fmt(lang)
-    with matplotlib.rc_context(_rc(f.lang)):
+    with matplotlib.rc_context(_rc(f.lang, inline)):
         points, skipped = _points([d], d.gpu, total_s, full, True, f)
         used = {d.roofline.pipe} if d.roofline is not None else set()
-        return _roofline_figure(points, skipped, d.gpu, _title(_kernel_label(d), d.gpu, f), f, used, fmt)
+        return _roofline_figure(points, skipped, d.gpu, _title(_kernel_label(d), d.gpu, f), f, used, fmt, 7.5, 5.4)
 
 
 def has_roofline_point(d: KernelDiagnosis) -> bool:
@@ -661,11 +700,11 @@ def _place_axes(fig: Figure, width: float, height: float, left: float, right: fl
     fig.subplots_adjust(left=left / width, right=1 - right / width, top=1 - top / height, bottom=bottom / height)
 
 
-def stall_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", top: int = 12) -> bytes:
+def stall_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", top: int = 12, inline: bool = False) -> bytes:
     """Horizontal bars of one launch's warp stalls (share of stall cycles, largest on top); healthy reasons
     (issuing, busy pipes) grey and hatched; Selected (issuing) given apart."""
     f = Fmt(chart_lang(lang))
-    with matplotlib.rc_context(_rc(f.lang)):
+    with matplotlib.rc_context(_rc(f.lang, inline)):
         shares = list(d.stalls.shares) if has_stalls(d) else []
         shown = shares[:top]
         rest = shares[top:]
@@ -720,7 +759,8 @@ def stall_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", top: int
 
 
 def report_stall_chart(result: ReportDiagnosis, lang: str = "en", fmt: str = "svg",
-                       diagnoses: Sequence[KernelDiagnosis] | None = None, max_launches: int = 40, top: int = 8) -> bytes:
+                       diagnoses: Sequence[KernelDiagnosis] | None = None, max_launches: int = 40, top: int = 8,
+                       inline: bool = False) -> bytes:
     """Stacked horizontal bars, one per launch (the ``max_launches`` longest, report order), of the share of
     stall cycles per reason: the ``top`` reasons of the report each in a colour (healthy ones grey, hatched),
     the rest as "other"."""
@@ -732,7 +772,7 @@ def report_stall_chart(result: ReportDiagnosis, lang: str = "en", fmt: str = "sv
         hidden = len(diags) - max_launches
         diags = [d for d in diags if id(d) in keep]
     title = f.label("chart_report_stalls_title", report=_short(Path(result.report.path).name, 60))
-    with matplotlib.rc_context(_rc(f.lang)):
+    with matplotlib.rc_context(_rc(f.lang, inline)):
         fig, renderer = _new_figure(10.0, 3.0)
         if not diags:
             _place_axes(fig, 8.0, 1.6, 0.3, 0.3, 0.5, 0.2)

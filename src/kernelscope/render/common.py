@@ -11,7 +11,9 @@ from ..api import ReportDiagnosis
 from ..diagnosis import KernelDiagnosis, Note
 from ..stalls import describe
 
-FORMATS: tuple[str, ...] = ("table", "json", "markdown", "html")
+FORMATS: tuple[str, ...] = ("table", "json", "markdown")
+#: Formats of ``kernelscope diagnose``: the common ones and a self-contained HTML page.
+DIAGNOSE_FORMATS: tuple[str, ...] = FORMATS + ("html",)
 
 
 def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "en") -> str:
@@ -38,7 +40,7 @@ def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "
         from .table import to_table
 
         return to_table(results, lang)
-    raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    raise ValueError(f"format must be one of {', '.join(DIAGNOSE_FORMATS)}, got {fmt!r}")
 
 
 def _si(value: float, unit: str, digits: int = 3) -> str:

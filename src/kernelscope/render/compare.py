@@ -14,9 +14,17 @@ from rich.text import Text
 from .. import __version__
 from ..compare import Comparison, KernelComparison, Side
 from .common import Fmt, safe
-from .json import _clean, _notes
+from .json import _clean, _notes, null_reasons
 
 SCHEMA = "kernelscope.compare/1"
+
+#: Null fields of a compared kernel that are computed from others (JSON Pointer -> note key); other nulls were
+#: not recorded in that profile.
+_DERIVED_NULLS = {
+    f"/{side}/{field}": "not_derivable"
+    for side in ("before", "after")
+    for field in ("spread_s", "bandwidth_bytes_per_s", "bandwidth_pct_of_peak", "achieved_flops_per_s", "efficiency")
+} | {"/speedup": "not_derivable", "/beyond_noise": "not_derivable", "/program_speedup": "not_derivable"}
 
 
 def _pair_rows(p: KernelComparison, f: Fmt) -> list[tuple[str, str, str]]:
@@ -130,7 +138,8 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
 
 
 def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:
-    """JSON document (schema ``kernelscope.compare/1``); durations in s, bandwidth in bytes/s, shares 0..1."""
+    """JSON document (schema ``kernelscope.compare/1``, JSON Schema ``schemas/compare-1.schema.json``); durations in
+    s, bandwidth in bytes/s, shares 0..1; each compared kernel's ``not_measured`` gives the reason for each null."""
     f = Fmt(lang)
     doc = {
         "schema": SCHEMA,
@@ -159,4 +168,6 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
             for p in c.pairs
         ],
     }
+    for k in doc["kernels"]:
+        k["not_measured"] = null_reasons(k, f, _DERIVED_NULLS, ("/explanation", "/predictions"))
     return json.dumps(_clean(doc), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

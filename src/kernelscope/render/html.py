@@ -47,7 +47,7 @@ CSS = """
 .ks .bar>i{position:absolute;top:-2px;bottom:-2px;width:2px;background:#1b1f24}
 .ks .meters{display:grid;grid-template-columns:max-content minmax(160px,320px) max-content;gap:4px 10px;align-items:center;margin:6px 0}
 .ks .charts{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
-.ks .charts figure{margin:0;flex:1 1 460px;max-width:100%}
+.ks .charts figure{margin:0;flex:1 1 460px;max-width:640px}
 .ks figure svg{width:100%;height:auto;display:block}
 .ks .wide svg{width:100%;height:auto}
 .ks ol,.ks ul{margin:4px 0 8px;padding-left:22px}
@@ -129,11 +129,11 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
     if with_charts:
         figs = []
         if charts.has_roofline_point(d):
-            figs.append(_figure(charts.kernel_roofline_chart(d, lang, "svg", total_s), f.label("roofline")))
+            figs.append(_figure(charts.kernel_roofline_chart(d, lang, "svg", total_s, inline=True), f.label("roofline")))
             if progress:
                 progress()
         if charts.has_stalls(d):
-            figs.append(_figure(charts.stall_chart(d, lang, "svg"), f.label("stalls")))
+            figs.append(_figure(charts.stall_chart(d, lang, "svg", inline=True), f.label("stalls")))
             if progress:
                 progress()
         parts.append(f"<h4>{_e(f.label('charts'))}</h4>")
@@ -192,11 +192,11 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
     if with_charts:
         total_s = math.fsum(g.total_duration_s for g in res.groups) or None
         parts.append(f"<h4>{_e(f.label('charts'))}</h4><div class=\"wide\">")
-        parts.append(_figure(charts.report_roofline_chart(res, lang, "svg"), f.label("roofline")))
+        parts.append(_figure(charts.report_roofline_chart(res, lang, "svg", inline=True), f.label("roofline")))
         if progress:
             progress()
         if any(charts.has_stalls(d) for d in res.kernels):
-            parts.append(_figure(charts.report_stall_chart(res, lang, "svg"), f.label("stalls")))
+            parts.append(_figure(charts.report_stall_chart(res, lang, "svg", inline=True), f.label("stalls")))
         if progress:
             progress()
         parts.append("</div>")
@@ -221,9 +221,8 @@ def _font_note(lang: str, f: Fmt) -> str:
 def to_html(results: Sequence[ReportDiagnosis], lang: str, progress: Progress = None) -> str:
     """The whole HTML document (UTF-8 text): one section per input file."""
     f = Fmt(lang)
-    title = f.label("html_title")
-    if len(results) == 1:
-        title += f": {Path(results[0].report.path).name}"
+    heading = f.label("html_title")
+    title = heading + (f": {Path(results[0].report.path).name}" if len(results) == 1 else "")
     body = "".join(report_section(res, lang, i, True, progress) for i, res in enumerate(results))
     html_lang = "zh-CN" if lang == "zh" else "en"
     return (
@@ -233,7 +232,7 @@ def to_html(results: Sequence[ReportDiagnosis], lang: str, progress: Progress = 
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="generator" content="kernelscope {_e(__version__)}">'
         f"<title>{_e(title)}</title><style>{CSS}</style></head>\n"
-        f'<body><main class="ks"><h1>{_e(title)}</h1>{_font_note(lang, f)}{body}'
+        f'<body><main class="ks"><h1>{_e(heading)}</h1>{_font_note(lang, f)}{body}'
         f"<footer>{_e(f.label('generated_by', version=__version__))}</footer></main></body></html>\n"
     )
 

@@ -1,7 +1,10 @@
 """JSON rendering: every diagnosed launch in report order, units in field names, None as null.
 
-Schema id ``kernelscope.diagnosis/1``. Non-finite numbers (an infinite arithmetic intensity when a kernel
-moved no DRAM bytes) are written as the strings ``"inf"`` / ``"nan"`` so the output stays valid JSON.
+Schema id ``kernelscope.diagnosis/1`` (JSON Schema: ``schemas/diagnosis-1.schema.json`` in the repository).
+Non-finite numbers (an infinite arithmetic intensity when a kernel moved no DRAM bytes) are written as the
+strings ``"inf"`` / ``"nan"`` so the output stays valid JSON. A value that was not measured is null, and the
+launch's ``not_measured`` list gives the reason for each null field (JSON Pointer, reason key and text); the
+roofline objects carry their own ``not_measured`` reasons.
 """
 
 from __future__ import annotations
@@ -48,8 +51,67 @@ def _roofline(r: RooflinePoint | None, f: Fmt) -> dict | None:
     return d
 
 
+#: Null fields whose reason is more specific than "not recorded in the profile" (JSON Pointer -> note key).
+_NULL_REASONS = {
+    "/gpu": "no_gpu",
+    "/bound": "no_verdict",
+    "/speed_of_light/bound": "sol_not_measured",
+    "/stalls": "no_stall_metrics",
+    "/stalls/cpi_consistency": "cpi_not_comparable",
+    "/occupancy/calculated": "occupancy_not_computed",
+    "/occupancy/waves_per_sm": "not_derivable",
+    "/nsight_compute/sol_bottleneck/bound": "no_ncu_verdict",
+    "/nsight_compute/sol_bottleneck/title": "no_ncu_verdict",
+}
+#: Subtrees not walked for nulls: roofline objects explain their own, note values and Nsight's rule records
+#: are quoted as they are.
+_OWN_REASONS = ("/roofline", "/roofline_by_pipe", "/nsight_compute/rules", "/provenance", "/evidence", "/notes",
+                "/speed_of_light/evidence", "/occupancy/notes", "/gpu/provenance", "/advice")
+
+
+def null_reasons(doc: dict, f: Fmt, specific: dict | None = None, skip: tuple[str, ...] = (),
+                 default: str = "not_in_profile") -> list[dict]:
+    """Every null field of ``doc`` as ``{"field": JSON Pointer, "key": reason key, "text": reason}``."""
+    specific = specific or {}
+    out: list[dict] = []
+
+    def walk(value, pointer: str) -> None:
+        if any(pointer == s or pointer.startswith(s + "/") for s in skip):
+            return
+        if value is None:
+            key = specific.get(pointer, default)
+            out.append({"field": pointer, "key": key, "text": f.note(key)})
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}")
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{pointer}/{i}")
+
+    walk(doc, "")
+    return out
+
+
+def _roofline_reason(d: KernelDiagnosis) -> str | object:
+    if d.gpu is None:
+        return "no_gpu"
+    peak = [n for n in d.notes if n.key in ("no_peak", "no_peak_fallback")]
+    return peak[0] if peak else "no_roofline"
+
+
 def launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
-    """One launch's diagnosis as a JSON-ready dict."""
+    """One launch's diagnosis as a JSON-ready dict (with ``not_measured``: the reason for every null)."""
+    doc = _launch_json(d, f)
+    reasons = null_reasons(doc, f, _NULL_REASONS, _OWN_REASONS)
+    if doc["roofline"] is None:
+        why = _roofline_reason(d)
+        key, text = (why, f.note(why)) if isinstance(why, str) else (why.key, f.note(why))
+        reasons.insert(0, {"field": "/roofline", "key": key, "text": text})
+    doc["not_measured"] = reasons
+    return doc
+
+
+def _launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
     k = d.kernel
     stalls = None
     if d.stalls is not None:
@@ -78,6 +140,7 @@ def launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
         "name": k.name,
         "demangled_name": k.demangled_name,
         "mangled_name": k.mangled_name,
+        "launch_count": k.launch_count,
         "device": asdict(k.device),
         "launch": asdict(k.launch),
         "duration_s": k.duration_s,

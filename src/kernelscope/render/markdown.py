@@ -1,8 +1,11 @@
-"""Markdown rendering for pull-request comments: compact tables that render on GitHub."""
+"""Markdown rendering for pull-request comments: compact tables that render on GitHub, and (written to a file)
+links to chart files written beside it."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+from urllib.parse import quote
 
 from ..api import ReportDiagnosis
 from .common import Fmt, kernel_rows, kernel_title, safe, summary_rows
@@ -22,11 +25,14 @@ def _code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def to_markdown(results: Sequence[ReportDiagnosis], lang: str) -> str:
-    """Markdown document: per file, a summary table and one two-column table per diagnosed kernel."""
+def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
+                charts: Sequence[Mapping[str, str]] | None = None) -> str:
+    """Markdown document: per file, a summary table, links to its charts (``charts[i]``: chart kind ->
+    file name relative to the document, e.g. ``{"roofline": "report_roofline.svg"}``), and one two-column table
+    per diagnosed kernel."""
     f = Fmt(lang)
     lines: list[str] = []
-    for res in results:
+    for i, res in enumerate(results):
         rep = res.report
         version = f", {f.label('profiler')} {rep.tool_version}" if rep.tool_version else ""
         lines += [f"## {_code(rep.path)} ({rep.format}{version})", "", f"### {f.label('where_time_goes')}", ""]
@@ -35,8 +41,36 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str) -> str:
         for name, n, total, share in summary_rows(res, f):
             lines.append(f"| {_code(name)} | {n} | {total} | {share} |")
         lines += ["", f.label("kernels_shown", n=len(res.kernels), total=len(rep.kernels)), ""]
+        if charts is not None and charts[i]:
+            titles = {"roofline": f.label("roofline"), "stalls": f.label("stalls")}
+            lines += [f"![{titles.get(kind, kind)}]({quote(name)})" for kind, name in charts[i].items()]
+            lines.append("")
         for d in res.kernels:
             lines += [f"### {_code(kernel_title(d))}", "", "| | |", "|---|---|"]
             lines += [f"| {_cell(label)} | {_cell(value)} |" for label, value in kernel_rows(d, f)]
             lines.append("")
     return "\n".join(lines)
+
+
+def chart_files(results: Sequence[ReportDiagnosis], lang: str, output: str,
+                progress: Callable[[], None] | None = None) -> tuple[list[dict[str, str]], dict[str, bytes]]:
+    """The charts that go beside a Markdown file ``output``: ``report.md`` gets ``report_roofline.svg`` and
+    ``report_stalls.svg`` (when any launch has stall metrics); with several inputs, ``report_2_roofline.svg``...
+
+    Returns:
+        (per result: chart kind -> file name relative to the Markdown file, {path: SVG bytes} to write).
+    """
+    from .charts import charts_for
+
+    out = Path(output)
+    links: list[dict[str, str]] = []
+    files: dict[str, bytes] = {}
+    for i, res in enumerate(results):
+        part = "" if len(results) == 1 else f"_{i + 1}"
+        names: dict[str, str] = {}
+        for kind, svg in charts_for(res, lang, "svg", progress).items():
+            name = f"{out.stem}{part}_{kind}.svg"
+            names[kind] = name
+            files[str(out.with_name(name))] = svg
+        links.append(names)
+    return links, files

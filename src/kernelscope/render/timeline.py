@@ -1,0 +1,349 @@
+"""Rendering of ``kernelscope timeline`` results (:class:`~kernelscope.timeline.TimelineReport`): a rich table
+view, JSON (schema ``kernelscope.timeline/1``, units in the field names) and Markdown, in English or Chinese.
+No analysis here."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from dataclasses import fields, is_dataclass
+from typing import Any, Mapping, Sequence
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from .. import __version__
+from ..notes import Note
+from ..timeline import ItemStat, TimelineReport
+from .common import Fmt, safe
+
+SCHEMA = "kernelscope.timeline/1"
+FORMATS: tuple[str, ...] = ("table", "json", "markdown")
+
+
+def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang: str = "en", top: int = 10,
+                    width: int = 140) -> str:
+    """Render timeline reports as ``"table"`` (plain text), ``"json"`` or ``"markdown"``.
+
+    Raises:
+        ValueError: unknown format or language.
+    """
+    Fmt(lang)  # checks the language
+    if fmt == "json":
+        return to_json_text(reports, lang)
+    if fmt == "markdown":
+        return to_markdown(reports, lang, top)
+    if fmt == "table":
+        buf = io.StringIO()
+        console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
+        console.print(Group(*renderables(reports, lang, top)))
+        return buf.getvalue()
+    raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+# ----------------------------------------------------------------------------------------------- shared text
+class _F(Fmt):
+    """Fmt with exact zeros printed as "0" (a split full of "0.000 ns" is hard to read)."""
+
+    def time(self, seconds: float | None) -> str:
+        if seconds is not None and seconds == 0:
+            return "0"
+        return super().time(seconds)
+
+
+def _x(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "∞" if math.isinf(value) else f"{value:.3g}x"
+
+
+def _bytes(n: float | None) -> str:
+    if n is None:
+        return "-"
+    for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if n >= scale:
+            return f"{n / scale:.4g} {unit}"
+    return f"{int(n)} B"
+
+
+def _rate(v: float | None) -> str:
+    return "-" if v is None else f"{v / 1e9:.4g} GB/s"
+
+
+def _rank(f: Fmt, rank: int | None) -> str:
+    return f.label("tl_rank_not_recorded") if rank is None else str(rank)
+
+
+def _black_hole_note(rep: TimelineReport) -> Note | None:
+    b = rep.black_hole
+    if b is None:
+        return None
+    sp = b.amdahl.speedups if b.amdahl is not None else (None, None, None)
+    values = {"name": b.name, "category": b.category, "time_s": b.time_s,
+              "pct": (b.program_fraction * 100.0) if b.program_fraction is not None else None,
+              "s2": sp[0], "s10": sp[1], "sinf": sp[-1]}
+    if b.category == "gpu_idle":
+        key = "tl_black_hole_idle_api" if b.host_api is not None else "tl_black_hole_idle"
+        return Note(key, values | {"api": b.host_api, "api_s": b.host_api_s})
+    return Note("tl_black_hole", values)
+
+
+def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
+    rows = []
+    head = safe(rep.path) + f"  ({rep.format}"
+    head += f", {f.label('profiler')} {rep.tool_version})" if rep.tool_version else ")"
+    if rep.title:
+        head += f"  [{rep.title}]"
+    rows.append((f.label("tl_input"), head))
+    if rep.devices_named:
+        rows.append((f.label("gpu"), ", ".join(f"{i}: {safe(n) or '-'}" for i, n in rep.devices_named)))
+    if rep.wall_s is not None:
+        rows.append((f.label("tl_wall"), f.time(rep.wall_s)))
+    elif rep.program_time_s is not None:
+        rows.append((f.label("tl_program_time"), f.time(rep.program_time_s)))
+    if rep.host_api_s is not None:
+        rows.append((f.label("tl_host_api"), f.time(rep.host_api_s)))
+    bh = _black_hole_note(rep)
+    if bh is not None:
+        rows.append((f.label("tl_black_hole"), f.note(bh)))
+    if rep.launch is not None:
+        L = rep.launch
+        rows.append((f.label("tl_launch"), f.label("tl_launch_line", matched=L.matched, median=f.time(L.latency_median_s),
+                                                   p95=f.time(L.latency_p95_s), max=f.time(L.latency_max_s),
+                                                   api=f.time(L.api_median_s))))
+    return rows
+
+
+def _device_rows(rep: TimelineReport, f: Fmt, streams: bool) -> tuple[list[str], list[list[str]]]:
+    head = [f.label("tl_rank"), f.label("tl_device")] + ([f.label("tl_stream")] if streams else []) + [
+        f.label("tl_span"), f.label("tl_kernels"), f.label("tl_memcpy"), f.label("tl_memset"), f.label("tl_idle"),
+        f.label("tl_util"), f.label("tl_sum_streams"), f.label("tl_overlap"), f.label("tl_sync")]
+    multi_rank = any(d.rank is not None for d in rep.devices)
+    if not multi_rank:
+        head = head[1:]
+    rows = []
+    for d in (rep.streams if streams else rep.devices):
+        dev = str(d.device)
+        cells = ([_rank(f, d.rank)] if multi_rank else []) + [dev] + ([str(d.stream)] if streams else []) + [
+            f.time(d.span_s), f.time(d.kernel_s), f.time(d.memcpy_s), f.time(d.memset_s), f.time(d.idle_s),
+            f.pct(d.utilisation_pct), f.time(d.sum_over_streams_s), f.time(d.overlap_s), f.time(d.sync_s)]
+        rows.append(cells)
+    return head, rows
+
+
+def _copy_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
+    head = [f.label("tl_device"), f.label("tl_direction"), f.label("tl_count"), f.label("total_time"),
+            f.label("tl_bytes"), f.label("tl_throughput"), f.label("tl_pageable")]
+    rows = []
+    for d in rep.devices:
+        for c in d.copies:
+            rows.append([str(d.device), c.direction, str(c.count), f.time(c.total_s), _bytes(c.bytes),
+                         _rate(c.throughput_bytes_per_s), f.time(c.pageable_s) if c.pageable_s else "-"])
+    return head, rows
+
+
+def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies: bool = False) -> tuple[list[str], list[list[str]]]:
+    head = [f.label("tl_name"), f.label("tl_count"), f.label("total_time"), f.label("tl_mean"), f.label("tl_min"),
+            f.label("tl_max"), f.label("share")]
+    if copies:
+        head += [f.label("tl_bytes"), f.label("tl_throughput")]
+    if amdahl:
+        head += [f.label("tl_program_share"), f.label("tl_if_2x"), f.label("tl_if_10x"), f.label("tl_if_inf")]
+    rows = []
+    for it in items[:top]:
+        name = safe(it.name) + (f" ({f.label('tl_truncated')})" if it.truncated else "")
+        cells = [name, str(it.count), f.time(it.total_s), f.time(it.mean_s), f.time(it.min_s), f.time(it.max_s),
+                 f.pct(it.share_pct)]
+        if copies:
+            cells += [_bytes(it.bytes), _rate(it.throughput_bytes_per_s)]
+        if amdahl:
+            sp = it.amdahl.speedups if it.amdahl is not None else (None, None, None)
+            cells += [f.share(it.program_fraction), _x(sp[0]), _x(sp[1]), _x(sp[-1])]
+        rows.append(cells)
+    return head, rows
+
+
+def _short(seconds: float) -> str:
+    """Compact time for bin labels: 1µs, 100µs, 10ms, 1s."""
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
+        if seconds >= scale:
+            return f"{seconds / scale:g}{unit}"
+    return f"{seconds:g}s"
+
+
+def _gap_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
+    edges = rep.gap_edges_s
+    labels = []
+    for a, b in zip(edges[:-1], edges[1:]):
+        labels.append(f"<{_short(b)}" if a == 0 else (f">={_short(a)}" if math.isinf(b) else f"{_short(a)}-{_short(b)}"))
+    head = [f.label("tl_device")] + labels + [f.label("tl_overlapping")]
+    rows = []
+    for d in rep.devices:
+        if d.gaps is None:
+            continue
+        cells = [str(d.device) if d.rank is None else f"{d.rank}/{d.device}"]
+        cells += [f"{n} ({f.time(t)})" if n else "0" for n, t in zip(d.gaps.counts, d.gaps.totals_s)]
+        cells.append(str(d.gaps.overlapping))
+        rows.append(cells)
+    return head, rows
+
+
+def _tiny_rows(rep: TimelineReport, f: Fmt, top: int) -> tuple[list[str], list[list[str]]]:
+    head = [f.label("tl_name"), f.label("launches"), f.label("tl_median"), f.label("tl_launch_cost"),
+            f.label("total_time"), f.label("tl_savings")]
+    rows = [[safe(t.name), str(t.launches), f.time(t.median_s), f.time(t.launch_cost_s), f.time(t.total_s),
+             f.time(t.savings_s)] for t in rep.tiny_kernels[:top]]
+    return head, rows
+
+
+def _rank_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
+    head = [f.label("tl_rank"), f.label("tl_wall"), f.label("tl_kernels"), f.label("tl_memcpy"), f.label("tl_idle"),
+            f.label("tl_util"), f.label("tl_communication"), f.label("tl_computation")]
+    rows = []
+    for r in rep.ranks:
+        mark = " *" if rep.slowest_rank is not None and r.rank == rep.slowest_rank else ""
+        rows.append([_rank(f, r.rank) + mark, f.time(r.wall_s), f.time(r.kernel_s), f.time(r.memcpy_s),
+                     f.time(r.idle_s), f.pct(r.utilisation_pct), f.time(r.communication_s), f.time(r.computation_s)])
+    return head, rows
+
+
+def _sections(rep: TimelineReport, f: Fmt, top: int) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of every table of one report, in reading order (empty tables left out)."""
+    out = []
+    if rep.devices:
+        out.append((f.label("tl_devices"), *_device_rows(rep, f, False)))
+        if len(rep.streams) > len(rep.devices):
+            out.append((f.label("tl_streams"), *_device_rows(rep, f, True)))
+        h, r = _copy_rows(rep, f)
+        if r:
+            out.append((f.label("tl_copies"), h, r))
+    if len(rep.ranks) > 1:
+        out.append((f.label("tl_ranks"), *_rank_rows(rep, f)))
+    if rep.kernels:
+        out.append((f.label("tl_top_kernels"), *_item_rows(rep.kernels, f, top, True)))
+    if rep.copies or rep.memsets:
+        items = sorted(rep.copies + rep.memsets, key=lambda i: -i.total_s)
+        out.append((f.label("tl_top_copies"), *_item_rows(items, f, top, True, copies=True)))
+    if rep.api_calls:
+        out.append((f.label("tl_top_api"), *_item_rows(rep.api_calls, f, top, False)))
+    if rep.annotations:
+        out.append((f.label("tl_top_annotations"), *_item_rows(rep.annotations, f, top, False)))
+    if rep.devices and any(d.gaps is not None and (sum(d.gaps.counts) or d.gaps.overlapping) for d in rep.devices):
+        out.append((f.label("tl_gaps"), *_gap_rows(rep, f)))
+    if rep.tiny_kernels:
+        out.append((f.label("tl_tiny"), *_tiny_rows(rep, f, top)))
+    return out
+
+
+def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
+    rows = []
+    for i, fd in enumerate(rep.findings):
+        rows.append((f.label("tl_findings") if i == 0 else "", f"[{fd.rule}] {f.note(fd.note)}"))
+    notes = list(rep.notes)
+    if notes:
+        rows.append((f.label("notes"), f.notes(notes)))
+    if rep.not_computable:
+        rows.append((f.label("tl_not_computable"), ", ".join(f.label(f"tl_nc_{k}") for k in rep.not_computable)))
+    if rep.invalid:
+        rows.append((f.label("tl_invalid"), "; ".join(
+            f"{r.count} {r.kind} {safe(r.name)}: {safe(r.reason)}" for r in rep.invalid)))
+    if rep.problems:
+        rows.append((f.label("problems"), safe("; ".join(rep.problems))))
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------- table
+def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10) -> list[RenderableType]:
+    """rich renderables for each report, in input order."""
+    f = _F(lang)
+    out: list[RenderableType] = []
+    for rep in reports:
+        out.append(Text(f.label("tl_title"), style="bold"))
+        t = Table(box=box.SIMPLE, show_header=False)
+        t.add_column(style="bold", no_wrap=True)
+        t.add_column(overflow="fold")
+        for label, value in _overview(rep, f):
+            t.add_row(Text(label), Text(value))
+        out.append(t)
+        for title, head, rows in _sections(rep, f, top):
+            tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+            for i, h in enumerate(head):
+                if i == 0:
+                    tab.add_column(h, justify="left", overflow="fold", min_width=12)
+                else:
+                    tab.add_column(h, justify="right", no_wrap=True)
+            for r in rows:
+                tab.add_row(*(Text(c) for c in r))
+            out.append(tab)
+        closing = _closing(rep, f)
+        if closing:
+            t = Table(box=box.SIMPLE, show_header=False)
+            t.add_column(style="bold", no_wrap=True)
+            t.add_column(overflow="fold")
+            for label, value in closing:
+                t.add_row(Text(label), Text(value))
+            out.append(t)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- markdown
+def _cell(text: str) -> str:
+    return safe(text).replace("|", "\\|")
+
+
+def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10) -> str:
+    """Markdown: per report, an overview list and GitHub tables."""
+    f = _F(lang)
+    lines: list[str] = []
+    for rep in reports:
+        lines += [f"## {f.label('tl_title')}", ""]
+        for label, value in _overview(rep, f):
+            lines.append(f"- **{_cell(label)}**: {_cell(value)}")
+        lines.append("")
+        for title, head, rows in _sections(rep, f, top):
+            lines += [f"### {_cell(title)}", "", "| " + " | ".join(_cell(h) for h in head) + " |",
+                      "|" + "---|" + "---:|" * (len(head) - 1)]
+            lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
+            lines.append("")
+        for label, value in _closing(rep, f):
+            lines.append(f"- **{_cell(label)}** {_cell(value)}" if label else f"- {_cell(value)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------- JSON
+def _plain(value: Any, f: Fmt) -> Any:
+    if isinstance(value, Note):
+        return {"key": value.key, "text": f.note(value), "values": _plain(dict(value.values), f)}
+    if is_dataclass(value) and not isinstance(value, type):
+        return {fl.name: _plain(getattr(value, fl.name), f) for fl in fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v, f) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # NumPy scalars
+        return _plain(value.item(), f)
+    return value
+
+
+def to_json(reports: Sequence[TimelineReport], lang: str = "en") -> dict:
+    """JSON-ready dict: every field of every report; times in seconds (``*_s``), percentages ``*_pct``,
+    fractions ``*_fraction``, timestamps ``*_ns``, sizes in bytes; notes as {key, text, values}."""
+    f = _F(lang)
+    out = []
+    for rep in reports:
+        d = _plain(rep, f)
+        d["kernel_time_s"] = rep.kernel_time_s
+        bh = _black_hole_note(rep)
+        d["black_hole_text"] = f.note(bh) if bh is not None else None
+        out.append(d)
+    return {"schema": SCHEMA, "kernelscope_version": __version__, "language": lang, "reports": out}
+
+
+def to_json_text(reports: Sequence[TimelineReport], lang: str = "en") -> str:
+    return json.dumps(to_json(reports, lang), ensure_ascii=False, indent=2) + "\n"
