@@ -13,22 +13,20 @@ Each trace file is one rank: its ``distributedInfo.rank`` goes into the ``rank``
 ``distributedInfo`` gets rank -1 and ``meta["rank"] = "not recorded"`` (case C21); several such files in a
 directory or archive are numbered 0, 1, ... in path order, which is stated in ``problems``.
 
-Event categories (``cat``, both the current and the 2021 spellings):
+Event categories (``cat``, compared without case, so both the current and the 2021 spellings), kinds of
+:mod:`kernelscope.timeline_model`:
 
-=============================================  ==================================================================
-``kernel`` / ``Kernel``                         kernel (busy)
-``gpu_memcpy`` / ``Memcpy``                     memcpy (busy; direction and pageable flag from the name, e.g.
-                                                ``Memcpy HtoD (Pageable -> Device)``)
-``gpu_memset`` / ``Memset``                     memset (busy)
-``cuda_sync``                                   sync (CUPTI synchronisation records)
-``cuda_runtime`` / ``Runtime``, ``cuda_driver`` runtime_api (host-side API calls)
-``gpu_user_annotation``                         gpu_annotation: encloses GPU work, NEVER busy time (case C17)
-``user_annotation`` (``ProfilerStep#N`` ...)    annotation (host side)
-``cpu_op`` / ``Operator``, ``python_function``  cpu_op
-flows (``ac2g``, ``fwdbwd``, ``async``),        not kept (``Trace`` is the profiler's own window: kept in
-``Trace``, ``cuda_profiler_range``, ``M``/``i``  ``meta``; ``M`` metadata holds nothing the timeline needs)
-any other ``ph: "X"`` category                  other
-=============================================  ==================================================================
+* ``kernel`` / ``Kernel`` -> kernel (busy);
+* ``gpu_memcpy`` / ``Memcpy`` -> memcpy (busy; direction and pageable flag from the name, e.g.
+  ``Memcpy HtoD (Pageable -> Device)``); ``gpu_memset`` / ``Memset`` -> memset (busy);
+* ``cuda_sync`` -> sync (CUPTI synchronisation records);
+* ``cuda_runtime`` / ``Runtime`` and ``cuda_driver`` -> runtime_api (host-side API calls);
+* ``gpu_user_annotation`` -> gpu_annotation: it encloses GPU work and is NEVER busy time (case C17);
+* ``user_annotation`` (``ProfilerStep#N`` ...) -> annotation (host side);
+* ``cpu_op`` / ``Operator``, ``python_function`` -> cpu_op; any other ``"ph": "X"`` category -> other;
+* not kept: flow events (``ac2g``, ``fwdbwd``, ``async``), ``cuda_profiler_range`` (CUPTI range-profiler
+  counters, no real timing), ``M`` / ``i`` / other phases; the ``Trace`` span (the profiler's own window) goes
+  to ``meta["profiler_window_ns"]``.
 
 GPU rows take the device from ``args.device`` (else ``pid``) and the stream from ``args.stream`` (else ``tid``:
 an integer, or a string such as ``"stream 7"``); host rows keep the thread id (integer or numeric string) in
