@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark (not a test): kernelscope vs Meta's HolisticTraceAnalysis on a PyTorch profiler trace scaled to >= 1 GB.
+"""Benchmark (not a test): kernelscope vs Meta's HolisticTraceAnalysis on a PyTorch profiler trace scaled to >= 1 GiB.
 
 What it does, in one run:
 
@@ -19,14 +19,17 @@ What it does, in one run:
 HTA's definitions (``hta/analyzers/breakdown_analysis.py``): GPU events are rows with a stream (kernels, copies,
 memsets); "kernel_time" = last end - first start of them; idle = that span - the union of them; compute = the
 union of kernels whose name is neither communication (``nccl``) nor memory (``Memcpy`` / ``Memset``);
-non-compute = span - compute - idle. kernelscope's numbers below are computed on the same definitions from its
-Timeline (and its own analysis' kernel / busy / idle figures are printed next to them).
+non-compute = span - compute - idle. On kernelscope's side span and idle come from its analysis
+(``analyse_timeline``: the per-device ``TimeSplit``), compute is the union of the kernels HTA's classifier calls
+computation, on kernelscope's Timeline; its own kernel / busy / copy / communication split is printed as well.
 
 Usage::
 
-    python benchmarks/kineto_bench.py                      # 1 GB, kernelscope and HTA
+    python benchmarks/kineto_bench.py                      # 1 GiB, kernelscope and HTA
     python benchmarks/kineto_bench.py --size-gb 0.25       # a smaller side-by-side
     python benchmarks/kineto_bench.py --skip-hta           # kernelscope only
+    python benchmarks/kineto_bench.py --keep               # keep the scaled input in --work ...
+    python benchmarks/kineto_bench.py --reuse --keep       # ... and measure again without rewriting it
 
 HTA is run with ``--hta-python`` (default ``/tmp/hta-venv/bin/python``; ``pip install holistictraceanalysis`` into
 its own venv, or ``pip install -e .[bench]``). Machine facts (``nproc``, memory, CPU model) are printed first.

@@ -581,6 +581,9 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
         rank_walls[rk] = int(tl.end_ns[m].max() - tl.start_ns[m].min())
     wall_ns = max(rank_walls.values())
     wall_s = wall_ns * NS
+    # Amdahl fractions: item totals are summed over every rank, so they are taken of the summed rank walls
+    # (the average per-rank share); one rank: its wall.
+    program_ns = sum(rank_walls.values())
 
     # ---- per device: sort GPU rows by (rank, device, start)
     g_dev, g_rank = tl.device[gpu_rows], tl.rank[gpu_rows]
@@ -632,12 +635,12 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     k_rows, c_rows, m_rows = rows_of(KERNEL), rows_of(MEMCPY), rows_of(MEMSET)
     a_rows, n_rows = rows_of(RUNTIME_API), rows_of(ANNOTATION)
     dur = tl.end_ns - tl.start_ns
-    kernels = _group_stats("kernel", tl.name_id[k_rows], dur[k_rows], tl.names, None, wall_ns, top)
-    copies = _group_stats("memcpy", tl.name_id[c_rows], dur[c_rows], tl.names, tl.bytes[c_rows], wall_ns, top)
-    memsets = _group_stats("memset", tl.name_id[m_rows], dur[m_rows], tl.names, tl.bytes[m_rows], wall_ns, top)
-    api_calls = _group_stats("runtime_api", tl.name_id[a_rows], dur[a_rows], tl.names, None, wall_ns, top)
-    syncs = _group_stats("sync", tl.name_id[sync_rows], dur[sync_rows], tl.names, None, wall_ns, top)
-    annotations = _group_stats("annotation", tl.name_id[n_rows], dur[n_rows], tl.names, None, wall_ns, top)
+    kernels = _group_stats("kernel", tl.name_id[k_rows], dur[k_rows], tl.names, None, program_ns, top)
+    copies = _group_stats("memcpy", tl.name_id[c_rows], dur[c_rows], tl.names, tl.bytes[c_rows], program_ns, top)
+    memsets = _group_stats("memset", tl.name_id[m_rows], dur[m_rows], tl.names, tl.bytes[m_rows], program_ns, top)
+    api_calls = _group_stats("runtime_api", tl.name_id[a_rows], dur[a_rows], tl.names, None, program_ns, top)
+    syncs = _group_stats("sync", tl.name_id[sync_rows], dur[sync_rows], tl.names, None, program_ns, top)
+    annotations = _group_stats("annotation", tl.name_id[n_rows], dur[n_rows], tl.names, None, program_ns, top)
     host_api_s = None
     if a_rows.size:
         host_api_s = sum(union_length_ns(tl.start_ns[a_rows[tl.rank[a_rows] == rk]], tl.end_ns[a_rows[tl.rank[a_rows] == rk]])
@@ -711,7 +714,7 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     if ranks.size == 1 and int(ranks[0]) < 0 and tl.format == "kineto":
         notes.append(Note("tl_rank_not_recorded", {}))
     return TimelineReport(
-        path=tl.path, format=tl.format, source="intervals", wall_s=wall_s, program_time_s=wall_s,
+        path=tl.path, format=tl.format, source="intervals", wall_s=wall_s, program_time_s=program_ns * NS,
         devices=tuple(devices), streams=tuple(streams), host_api_s=host_api_s, kernels=kernels, copies=copies,
         memsets=memsets, api_calls=api_calls, syncs=syncs, annotations=annotations, launch=launch,
         tiny_kernels=tuple(tiny), black_hole=black, ranks=tuple(rank_rows), slowest_rank=slowest,
