@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import csv
+import importlib
 import os
 import re
 from pathlib import Path
@@ -177,26 +178,8 @@ def load(path: str | os.PathLike, input_format: str | None = None) -> ProfileRep
         InputError: unreadable, unrecognised or malformed input (message names the file and problem).
     """
     fmt = detect_format(path) if input_format in (None, "auto") else input_format
-    if fmt == "ncu-rep":
-        from .ncu_rep import read_ncu_rep
-
-        return read_ncu_rep(path)
-    if fmt == "ncu-csv":
-        from .ncu_csv import read_ncu_csv
-
-        return read_ncu_csv(path)
-    if fmt == "ncu-text":
-        from .ncu_text import read_ncu_text
-
-        return read_ncu_text(path)
-    if fmt == "nvprof":
-        from .nvprof import read_nvprof
-
-        return read_nvprof(path)
-    if fmt == "plain":
-        from .plain import read_plain
-
-        return read_plain(path)
+    if fmt in _READERS:
+        return _reader(fmt)(path)
     raise InputError(str(path), f"unknown input format '{fmt}'; expected one of: auto, {', '.join(FORMATS)}")
 
 
@@ -263,17 +246,28 @@ def load_timeline(path: str | os.PathLike, input_format: str | None = None):
         InputError: unreadable, unrecognised or unusable input (one line naming the file and the problem).
     """
     fmt = detect_timeline_format(path) if input_format in (None, "auto") else input_format
-    if fmt == "nsys-sqlite":
-        from .nsys_sqlite import read_nsys_sqlite
-
-        return read_nsys_sqlite(path)
-    if fmt == "nsys-stats":
-        from .nsys_stats import read_nsys_stats
-
-        return read_nsys_stats(path)
-    if fmt == "kineto":
-        from .kineto import read_kineto
-
-        return read_kineto(path)
+    if fmt in _TIMELINE_READERS:
+        return _reader(fmt)(path)
     raise InputError(str(path), f"unknown timeline input format '{fmt}'; expected one of: auto, "
                                 f"{', '.join(TIMELINE_FORMATS)}")
+
+
+#: Format id -> "module:function" of its reader (imported on first use, so that a missing optional
+#: dependency such as ncu-report only matters for its own format).
+_READERS = {
+    "ncu-rep": "ncu_rep:read_ncu_rep",
+    "ncu-csv": "ncu_csv:read_ncu_csv",
+    "ncu-text": "ncu_text:read_ncu_text",
+    "nvprof": "nvprof:read_nvprof",
+    "plain": "plain:read_plain",
+}
+_TIMELINE_READERS = {
+    "nsys-sqlite": "nsys_sqlite:read_nsys_sqlite",
+    "nsys-stats": "nsys_stats:read_nsys_stats",
+    "kineto": "kineto:read_kineto",
+}
+
+
+def _reader(fmt: str):
+    module, _, function = (_READERS | _TIMELINE_READERS)[fmt].partition(":")
+    return getattr(importlib.import_module(f".{module}", __name__), function)
