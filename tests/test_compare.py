@@ -8,8 +8,8 @@ import pytest
 
 from conftest import CORPUS_NCU, need
 from kernelscope.cli import main
-from kernelscope.compare import compare
-from kernelscope.diagnosis import diagnose
+from kernelscope.analysis.compare import compare
+from kernelscope.analysis.diagnosis import diagnose
 from kernelscope.model import DeviceInfo, GpuSpec, KernelProfile, LaunchConfig
 
 GPU = GpuSpec(name="t", dram_bandwidth_bytes_per_s=1e12, peak_flops_per_s={"fp32": 1e13})

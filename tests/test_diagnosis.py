@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from kernelscope.diagnosis import (
+from kernelscope.analysis.diagnosis import (
     BALANCED,
     COMPUTE_BOUND,
     LATENCY_BOUND,
     LAUNCH_BOUND,
     MEMORY_BOUND,
-    choose_pipe,
     classify_sol,
     diagnose,
     group_by_name,
     Note,
-    ncu_bottleneck,
 )
+from kernelscope.analysis.roofline import choose_pipe
+from kernelscope.ingest.nsight_rules import sol_verdict
 from kernelscope.model import DeviceInfo, GpuSpec, KernelProfile, LaunchConfig, RuleResult
 
 GPU = GpuSpec(
@@ -108,6 +108,10 @@ def test_diagnose_full_kernel_by_hand():
     assert "stall:long_scoreboard" in d.advice
     assert "stall:not_selected" not in d.advice  # healthy reasons get no advice
     assert Note("device_sms_differ", {"sms": 80, "spec_sms": 100}) in d.provenance
+
+
+def ncu_bottleneck(kernel):
+    return sol_verdict(kernel.rules)  # the readers resolve Nsight's stored verdict
 
 
 def test_ncu_bottleneck_translation():

@@ -8,7 +8,13 @@ import json
 import pytest
 
 from kernelscope.errors import InputError, UnknownGpuError
-from kernelscope.hardware import catalogue, find_gpu, load_spec, ridge_point, spec_from_numbers
+from kernelscope.analysis import roofline
+from kernelscope.ingest.settings import read_spec as load_spec
+from kernelscope.knowledge.gpus import catalogue, find_gpu, spec_from_numbers
+
+
+def ridge_point(spec, pipe):
+    return roofline.ridge_point(spec.peak(pipe), spec.dram_bandwidth_bytes_per_s)
 from kernelscope.model import PIPES
 
 T = 1e12  # TFLOPS -> FLOP/s

@@ -20,8 +20,8 @@ from kernelscope.cli import main
 from kernelscope.errors import InputError
 from kernelscope.ingest import detect_timeline_format, kineto, load_timeline
 from kernelscope.ingest.kineto import read_kineto
-from kernelscope.occupancy import occupancy
-from kernelscope.timeline import analyse_timeline
+from kernelscope.analysis.occupancy import occupancy
+from kernelscope.analysis.timeline import analyse_timeline
 from kernelscope.timeline_model import (
     ANNOTATION,
     COLUMN_DTYPES,
@@ -733,7 +733,7 @@ def test_directory_parsed_by_several_processes_is_the_same(tmp_path, monkeypatch
 def test_multi_rank_program_fractions_are_per_rank_averages():
     # 8 ranks: an item's time summed over the ranks is a fraction of the summed rank walls, never above 1
     from kernelscope.ingest.kineto import read_kineto
-    from kernelscope.timeline import analyse_timeline
+    from kernelscope.analysis.timeline import analyse_timeline
 
     tl = read_kineto(need(SHARED / "corpus" / "torch_traces" / "param_dlrm_kineto_8rank_v100.tar.gz"))
     rep = analyse_timeline(tl)

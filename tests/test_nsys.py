@@ -18,7 +18,7 @@ from kernelscope.ingest import detect_timeline_format, load_timeline
 from kernelscope.ingest import nsys_sqlite
 from kernelscope.ingest.nsys_sqlite import read_nsys_sqlite
 from kernelscope.ingest.nsys_stats import read_nsys_stats
-from kernelscope.timeline import analyse, analyse_timeline
+from kernelscope.analysis.timeline import analyse, analyse_timeline
 from kernelscope.timeline_model import KERNEL, MEMCPY, RUNTIME_API, SYNC, Timeline, TimelineSummary
 
 CORPUS_NSYS = SHARED / "corpus" / "nsys"

@@ -9,7 +9,7 @@ from conftest import SHARED, need
 from kernelscope import load
 from kernelscope.errors import InputError
 from kernelscope.ingest.nvprof import metric_mappings, read_nvprof
-from kernelscope.stalls import reasons
+from kernelscope.knowledge.stalls import reasons
 
 CORPUS_CSV = SHARED / "corpus" / "ncu_csv"
 GIB = 1024.0**3

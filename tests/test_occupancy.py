@@ -20,7 +20,7 @@ from conftest import CASES, CORPUS_NCU, REPO, corpus_reports, need
 from kernelscope import InputError, load
 from kernelscope.cli import main
 from kernelscope.ingest.ptxas import compile_resource_usage, parse_ptxas
-from kernelscope.occupancy import (
+from kernelscope.analysis.occupancy import (
     arch_limits,
     next_step,
     occupancy,

@@ -17,7 +17,7 @@ from conftest import EXAMPLE, REPO
 from kernelscope import diagnose_file
 from kernelscope.cli import main, write_atomic_files
 from kernelscope.errors import InputError
-from kernelscope.progress import Steps, wanted
+from kernelscope.render.progress import Steps, wanted
 from kernelscope.render import charts
 from kernelscope.render.html import kernel_fragment, report_fragment, to_html
 from test_render_corpus import assert_offline, check_html

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from kernelscope.roofline import COMPUTE_BOUND, MEMORY_BOUND, ridge_point, roofline_point
+from kernelscope.analysis.roofline import COMPUTE_BOUND, MEMORY_BOUND, ridge_point, roofline_point
 
 
 def test_case_c08_vec_scale_numbers():

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from kernelscope.diagnosis import diagnose
+from kernelscope.analysis.diagnosis import diagnose
 from kernelscope.model import DeviceInfo, GpuSpec, KernelProfile, LaunchConfig
-from kernelscope.rules import criteria
+from kernelscope.knowledge.criteria import criteria
 
 A100 = GpuSpec(name="A100 test", dram_bandwidth_bytes_per_s=1.555e12, peak_flops_per_s={"fp32": 19.5e12, "fp16_tensor": 312e12}, sm_count=108)
 DEV = DeviceInfo(display_name="A100 test", compute_capability=(8, 0), sm_count=108)

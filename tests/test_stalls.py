@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope import stalls
+from kernelscope.analysis import stalls as breakdown
+from kernelscope.ingest import stall_metrics
+from kernelscope.knowledge import stalls as taxonomy
 from kernelscope.errors import InputError
 
 SHARED = Path("/work/shared")
@@ -45,14 +47,14 @@ def _c04() -> tuple[dict[str, float], float]:
     return values, total
 
 
-def _c04_breakdown() -> stalls.StallBreakdown:
+def _c04_breakdown() -> breakdown.StallBreakdown:
     metrics, total18 = _c04()
     cpi = metrics.pop(CPI_METRIC)
-    family, values = stalls.stall_values_from_metrics(metrics)
+    family, values = stall_metrics.stall_values_from_metrics(metrics)
     assert family == "per_issue_active"
     # The case gives five of the 18 ratios and the sum of all 18: the other 13 go in as one remainder.
     values["rest_of_18"] = total18 - sum(values.values())
-    return stalls.stall_breakdown(values, family, cpi)
+    return breakdown.stall_breakdown(values, family, cpi)
 
 
 def test_c04_shares_of_all_cycles():
@@ -90,42 +92,42 @@ def test_c04_sum_matches_cpi_within_one_percent():
 
 
 def test_cpi_inconsistency_is_recorded_not_raised():
-    b = stalls.stall_breakdown({"long_scoreboard": 5.0, "selected": 1.0}, "per_issue_active", 10.0)
+    b = breakdown.stall_breakdown({"long_scoreboard": 5.0, "selected": 1.0}, "per_issue_active", 10.0)
     assert b.cpi_consistency == pytest.approx(0.6)
     assert b.cpi_consistent is False
     # only per_issue_active ratios add up to CPI; sample counts do not
-    assert stalls.stall_breakdown({"wait": 300.0}, "pc_sampling", 10.0).cpi_consistency is None
+    assert breakdown.stall_breakdown({"wait": 300.0}, "pc_sampling", 10.0).cpi_consistency is None
 
 
 # --- breakdown edge cases -----------------------------------------------------------------------------
 
 def test_empty_breakdown_is_not_an_error():
-    b = stalls.stall_breakdown({}, None, 12.0)
+    b = breakdown.stall_breakdown({}, None, 12.0)
     assert b.shares == () and b.total == 0 and b.selected_value is None and b.cpi_consistency is None
-    assert stalls.top_stalls(b, 3) == ()
+    assert breakdown.top_stalls(b, 3) == ()
 
 
 def test_negative_or_nan_value_is_an_input_error():
     with pytest.raises(InputError, match="long_scoreboard"):
-        stalls.stall_breakdown({"long_scoreboard": -1.0}, "per_issue_active")
+        breakdown.stall_breakdown({"long_scoreboard": -1.0}, "per_issue_active")
     with pytest.raises(InputError):
-        stalls.stall_breakdown({"wait": math.nan}, "per_issue_active")
+        breakdown.stall_breakdown({"wait": math.nan}, "per_issue_active")
 
 
 def test_unknown_family_and_duplicate_reason_are_input_errors():
     with pytest.raises(InputError, match="family"):
-        stalls.stall_breakdown({"wait": 1.0}, "percent")
+        breakdown.stall_breakdown({"wait": 1.0}, "percent")
     with pytest.raises(InputError, match="twice"):
-        stalls.stall_breakdown({"Long Scoreboard": 1.0, "long_scoreboard": 2.0}, "per_issue_active")
+        breakdown.stall_breakdown({"Long Scoreboard": 1.0, "long_scoreboard": 2.0}, "per_issue_active")
 
 
 def test_breakdown_accepts_display_names_and_ranks_by_value():
-    b = stalls.stall_breakdown({"Wait": 1.0, "MIO Throttle": 3.0, "Barrier": 3.0, "Selected": 1.0}, None)
+    b = breakdown.stall_breakdown({"Wait": 1.0, "MIO Throttle": 3.0, "Barrier": 3.0, "Selected": 1.0}, None)
     assert [s.reason for s in b.shares] == ["barrier", "mio_throttle", "wait"]  # ties by id
     assert b.shares[0].share == pytest.approx(3 / 8)
     assert b.shares[0].share_of_stalls == pytest.approx(3 / 7)
-    assert [s.reason for s in stalls.top_stalls(b, 2)] == ["barrier", "mio_throttle"]
-    assert [s.reason for s in stalls.top_stalls(b, 5, min_share=0.2)] == ["barrier", "mio_throttle"]
+    assert [s.reason for s in breakdown.top_stalls(b, 2)] == ["barrier", "mio_throttle"]
+    assert [s.reason for s in breakdown.top_stalls(b, 5, min_share=0.2)] == ["barrier", "mio_throttle"]
 
 
 # --- picking a metric family --------------------------------------------------------------------------
@@ -139,14 +141,14 @@ def test_family_preference_nan_and_not_issued():
         "smsp__pcsamp_warps_issue_stalled_no_instructions": 12.0,
         "group:smsp__pcsamp_warp_stall_reasons": 0.0,
     }
-    assert stalls.stall_values_from_metrics(metrics) == ("per_issue_active", {"long_scoreboard": 7.0})
+    assert stall_metrics.stall_values_from_metrics(metrics) == ("per_issue_active", {"long_scoreboard": 7.0})
     only_pc = {k: v for k, v in metrics.items() if "per_issue_active" not in k}
-    assert stalls.stall_values_from_metrics(only_pc) == (
+    assert stall_metrics.stall_values_from_metrics(only_pc) == (
         "pc_sampling", {"long_scoreboard": 900.0, "no_instruction": 12.0})
     nan_only = {"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio": math.nan}
-    assert stalls.stall_values_from_metrics(nan_only) == (None, {})
+    assert stall_metrics.stall_values_from_metrics(nan_only) == (None, {})
     latency = {"smsp__average_warp_latency_issue_stalled_barrier.ratio": 4.0}
-    assert stalls.stall_values_from_metrics(latency) == ("warp_latency", {"barrier": 4.0})
+    assert stall_metrics.stall_values_from_metrics(latency) == ("warp_latency", {"barrier": 4.0})
 
 
 def test_unknown_reason_spelling_is_kept_not_dropped():
@@ -154,17 +156,17 @@ def test_unknown_reason_spelling_is_kept_not_dropped():
         "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio": 2.0,
         "smsp__average_warps_issue_stalled_future_thing_per_issue_active.ratio": 3.0,
     }
-    assert stalls.stall_values_from_metrics(metrics) == ("per_issue_active", {"wait": 2.0, "future_thing": 3.0})
-    assert stalls.stall_metric("smsp__average_warps_issue_stalled_future_thing_per_issue_active.ratio") == (
+    assert stall_metrics.stall_values_from_metrics(metrics) == ("per_issue_active", {"wait": 2.0, "future_thing": 3.0})
+    assert stall_metrics.stall_metric("smsp__average_warps_issue_stalled_future_thing_per_issue_active.ratio") == (
         "per_issue_active", "future_thing", None)
-    placeholder = stalls.describe("future_thing")
+    placeholder = taxonomy.describe("future_thing")
     assert placeholder.display_name == "future_thing" and not placeholder.healthy
-    assert stalls.describe("wait") is stalls.reasons()["wait"]
+    assert taxonomy.describe("wait") is taxonomy.reasons()["wait"]
 
 
 def test_hopper_spellings_map_to_one_reason():
-    gmma = stalls.stall_metric("smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio")
-    arrive = stalls.stall_metric("smsp__pcsamp_warps_issue_stalled_warpgroup_arrive")
+    gmma = stall_metrics.stall_metric("smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio")
+    arrive = stall_metrics.stall_metric("smsp__pcsamp_warps_issue_stalled_warpgroup_arrive")
     assert gmma == ("per_issue_active", "gmma", "gmma")
     assert arrive == ("pc_sampling", "warpgroup_arrive", "gmma")
 
@@ -196,7 +198,7 @@ def test_every_stall_metric_in_the_corpus_maps_to_a_canonical_reason():
                 if "stall" not in name or name.startswith("group:"):
                     continue
                 seen += 1
-                parsed = stalls.stall_metric(name)
+                parsed = stall_metrics.stall_metric(name)
                 if parsed is None or parsed[2] is None:
                     unmapped.add(f"{path.name}: {name}")
     assert seen > 0, "the corpus should contain stall metrics"
@@ -206,22 +208,22 @@ def test_every_stall_metric_in_the_corpus_maps_to_a_canonical_reason():
 def _launch_metrics(path: Path, index: int) -> dict[str, float]:
     action = list(_actions(path))[index]
     return {n: action[n].as_double() for n in action.metric_names()
-            if stalls.stall_metric(n) or n == CPI_METRIC}
+            if stall_metrics.stall_metric(n) or n == CPI_METRIC}
 
 
 def test_corpus_families():
     reports = {p.name: p for p in _corpus_reports()}
     # GH200 report: per_issue_active includes the Hopper gmma ratio; sum of ratios ~ CPI.
     gh200 = _launch_metrics(reports["AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep"], 0)
-    family, values = stalls.stall_values_from_metrics(gh200)
+    family, values = stall_metrics.stall_values_from_metrics(gh200)
     assert family == "per_issue_active" and "gmma" in values and len(values) == 19
-    assert stalls.stall_breakdown(values, family, gh200[CPI_METRIC]).cpi_consistent
+    assert breakdown.stall_breakdown(values, family, gh200[CPI_METRIC]).cpi_consistent
     # Only PC-sampling counters were collected here.
     torch_linear = _launch_metrics(reports["Lashi0812__CudaProgramming__profiling_profiles_torchLinear.ncu-rep"], 0)
-    assert stalls.stall_values_from_metrics(torch_linear)[0] == "pc_sampling"
+    assert stall_metrics.stall_values_from_metrics(torch_linear)[0] == "pc_sampling"
     # Every stall ratio of this launch is NaN: no family.
     higgs = _launch_metrics(reports["bwd29__self-join-MiSTIC__profileHIGGS.out.ncu-rep"], 0)
-    assert higgs and stalls.stall_values_from_metrics(higgs) == (None, {})
+    assert higgs and stall_metrics.stall_values_from_metrics(higgs) == (None, {})
 
 
 # --- names and the data file --------------------------------------------------------------------------
@@ -250,19 +252,19 @@ def test_corpus_families():
     ],
 )
 def test_canonical_reason(name, expected):
-    assert stalls.canonical_reason(name) == expected
+    assert taxonomy.canonical_reason(name) == expected
 
 
 def test_unknown_reason_error():
     with pytest.raises(InputError) as err:
-        stalls.canonical_reason("coffee break")
+        taxonomy.canonical_reason("coffee break")
     assert err.value.source == "stall reason"
     assert "unknown stall reason 'coffee break'" in err.value.problem
     assert "long_scoreboard" in err.value.problem
 
 
 def test_data_file_is_complete():
-    table = stalls.reasons()
+    table = taxonomy.reasons()
     assert set(table) == ALL_IDS
     cjk = re.compile(r"[\u4e00-\u9fff]")
     for reason in table.values():
@@ -272,20 +274,20 @@ def test_data_file_is_complete():
         for text in (reason.display_name_zh, reason.hardware_zh, reason.advice_zh):
             assert cjk.search(text), reason.id
         assert reason.source_document and reason.source_url.startswith("https://"), reason.id
-        assert stalls.canonical_reason(reason.display_name) == reason.id
+        assert taxonomy.canonical_reason(reason.display_name) == reason.id
         for alias in reason.aliases:
-            assert stalls.canonical_reason(alias) == reason.id
+            assert taxonomy.canonical_reason(alias) == reason.id
 
 
 def test_healthy_reasons_say_why():
-    table = stalls.reasons()
+    table = taxonomy.reasons()
     assert {r.id for r in table.values() if r.healthy} == {"not_selected", "math_pipe_throttle", "selected"}
     for reason in table.values():
         assert bool(reason.healthy_why_en) == reason.healthy == bool(reason.healthy_why_zh), reason.id
 
 
 def test_memory_advice_in_chinese_names_fusion_and_coalescing():
-    table = stalls.reasons()
+    table = taxonomy.reasons()
     for rid in ("long_scoreboard", "lg_throttle"):
         assert "融合" in table[rid].advice_zh and "合并访存" in table[rid].advice_zh, rid
     assert table["long_scoreboard"].text("display_name", "en") == "Long Scoreboard"

@@ -14,7 +14,7 @@ from conftest import SEEDS, need
 from kernelscope.cli import main
 from kernelscope.ingest import detect_timeline_format
 from kernelscope.render.timeline import render_timeline, to_json
-from kernelscope.timeline import (
+from kernelscope.analysis.timeline import (
     amdahl,
     amdahl_speedup,
     analyse,

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+from .errors import InputError
+
 #: Compute pipes / precisions a GPU spec can give a dense peak for. Keys of ``GpuSpec.peak_flops_per_s``
 #: and of ``KernelProfile.flop_counts``. "int8_tensor" is in integer OP/s.
 PIPES: tuple[str, ...] = (
@@ -29,6 +31,13 @@ PIPES: tuple[str, ...] = (
     "fp8_tensor",
     "int8_tensor",
 )
+
+
+#: Units of ``KernelProfile.stall_values``, by the metric family they came from: ``per_issue_active`` (cycles per
+#: issued instruction), ``pc_sampling`` (sample counts), ``warp_latency`` (warp cycles).
+STALL_FAMILIES: tuple[str, ...] = ("per_issue_active", "pc_sampling", "warp_latency")
+#: Stall values typed in by a user as percentages of stall cycles (plain-numbers input, the lesson API).
+GIVEN_PERCENT = "given_percent"
 
 
 def _frozen(mapping: Mapping | None) -> Mapping:
@@ -71,6 +80,17 @@ class GpuSpec:
     def __post_init__(self) -> None:
         object.__setattr__(self, "peak_flops_per_s", _frozen(self.peak_flops_per_s))
         object.__setattr__(self, "sources", _frozen(self.sources))
+
+    def peak(self, pipe: str) -> float:
+        """The dense peak of ``pipe`` (a key of :data:`PIPES`) in FLOP/s (OP/s for int8).
+
+        Raises:
+            InputError: the spec has no peak for ``pipe`` (the message lists the pipes it has).
+        """
+        peak = self.peak_flops_per_s.get(pipe)
+        if peak is None:
+            raise InputError(f"gpu spec {self.name}", f"no peak for pipe '{pipe}'; has: {', '.join(self.peak_flops_per_s)}")
+        return peak
 
 
 @dataclass(frozen=True)
@@ -178,7 +198,16 @@ class KernelProfile:
             cycles per issued instruction), ``"pc_sampling"`` (sample counts) or ``"warp_latency"``.
         cycles_per_issued_instruction: ``smsp__average_warp_latency_per_inst_issued.ratio`` (cycles).
         rules: Nsight Compute's stored rule results.
-        metrics: every numeric metric of the launch, by Nsight name, in Nsight's own units (see ``metric_units``).
+        nsight_sol_class: the class Nsight Compute's own SOLBottleneck rule stored, in kernelscope's vocabulary
+            (``"compute-bound"``, ``"memory-bound"``, ``"latency-bound"``, ``"balanced"``, ``"launch-bound"``;
+            :mod:`kernelscope.notes`), resolved by the reader; None when absent or when the rule gave no class.
+        nsight_sol_title: that rule result's title (e.g. ``"High Memory Throughput"``), or None.
+        has_flop_rates: the profile holds per-cycle SASS FP instruction rates
+            (``smsp__sass_thread_inst_executed_op_*.sum.per_cycle_elapsed``, the roofline sections' form), which
+            give FLOP counts only with a duration or cycle count.
+        metrics: the launch's numeric metrics by Nsight name, in Nsight's own units (see ``metric_units``): for
+            ``.ncu-rep`` the metrics kernelscope requests (``data/metrics.toml`` ``[request]``), for text
+            exports every metric the file holds.
         metric_units: Nsight unit string per metric name.
         problems: data problems found while reading (e.g. "all metric values are NaN").
         launch_count: how many launches this profile stands for: 1 for one profiled launch; N for a summary
@@ -210,6 +239,9 @@ class KernelProfile:
     stall_family: str | None = None
     cycles_per_issued_instruction: float | None = None
     rules: tuple[RuleResult, ...] = ()
+    nsight_sol_class: str | None = None
+    nsight_sol_title: str | None = None
+    has_flop_rates: bool = False
     metrics: Mapping[str, float] = field(default_factory=dict)
     metric_units: Mapping[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()

@@ -2,7 +2,7 @@
 
 ``diagnose_kernel_profile(hw_specs, kernel_metrics)`` is the API of lesson 2 (Nsight Compute bottleneck
 attribution) and ``KernelReport`` / ``roofline_position`` the example of the Nsight toolkit lesson. Both are
-thin wrappers over :mod:`kernelscope.roofline` and :mod:`kernelscope.stalls`.
+thin wrappers over :mod:`kernelscope.analysis.roofline` and the stall taxonomy (:mod:`kernelscope.knowledge.stalls`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import knowledge
+from .analysis.roofline import COMPUTE_BOUND, roofline_point
 from .errors import InputError
-from .roofline import COMPUTE_BOUND, roofline_point
-from .stalls import canonical_reason, reasons
+from .knowledge import check_lang
+from .knowledge.stalls import canonical_reason, reasons
+from .knowledge.text import class_text
 
 
 def _number(source: str, mapping: Any, field: str, expected: str, *, positive: bool = False) -> float:
@@ -81,9 +82,9 @@ def diagnose_kernel_profile(hw_specs: Mapping[str, Any], kernel_metrics: Mapping
     stalling = [k for k in stalls if ids[k] != "selected"]
     top = max(stalling, key=lambda k: stalls[k]) if stalling else None
 
-    advice = knowledge.class_text(point.bound, "advice", lang) if point.bound else ""
+    advice = class_text(point.bound, "advice", lang) if point.bound else ""
     if top is not None:
-        advice = f"{advice} {getattr(reasons()[ids[top]], f'advice_{knowledge.check_lang(lang)}')}".strip()
+        advice = f"{advice} {getattr(reasons()[ids[top]], f'advice_{check_lang(lang)}')}".strip()
     return {
         "arithmetic_intensity": point.arithmetic_intensity_flop_per_byte,
         "hardware_ridge_point": point.ridge_point_flop_per_byte,

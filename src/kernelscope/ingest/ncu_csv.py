@@ -45,8 +45,8 @@ import os
 import re
 from typing import Iterator, TextIO
 
-from kernelscope.errors import InputError
-from kernelscope.model import KernelProfile, ProfileReport
+from ..errors import InputError
+from ..model import KernelProfile, ProfileReport
 
 from .ncu_details import (
     SHARED_MEM_PREFIX,

@@ -26,10 +26,14 @@ from decimal import Decimal
 from functools import cache
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence, Union
 
-from kernelscope.errors import InputError
-from kernelscope.model import KernelProfile, RuleResult
+from pydantic import field_validator
 
-from .ncu_metrics import BYTES, CYCLES, FREQ_HZ, TIME_S, message_type, profile_from_metrics
+from ..errors import InputError
+from ..knowledge import Model, load
+from ..knowledge.occupancy import arch_limits
+from ..model import KernelProfile, RuleResult
+from .ncu_metrics import BYTES, CYCLES, FREQ_HZ, TIME_S, profile_from_metrics
+from .nsight_rules import message_type, sol_verdict
 
 
 class MetricRow(NamedTuple):
@@ -99,6 +103,8 @@ _EXPECTED = {
     "stall": "cycles per instruction (unit inst, cycle or none)",
     "ratio": "no unit",
 }
+#: Quantity kinds of ``data/ncu_details.toml``.
+KINDS: tuple[str, ...] = tuple(_EXPECTED)
 
 
 def bytes_per_second_factor(unit: str) -> float | None:
@@ -255,29 +261,41 @@ def _key(text: str) -> str:
     return " ".join(str(text).split()).lower()
 
 
-class _Entry(NamedTuple):
+class _Entry(Model):
+    """One ``[[metric]]`` row kind of ``data/ncu_details.toml`` (keys documented there)."""
+
+    section: str
+    labels: tuple[str, ...]
     metric: str
     kind: str
-    scale: float
+    scale: float = 1.0
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, kind: str) -> str:
+        if kind not in KINDS:
+            raise ValueError(f"unknown quantity kind {kind!r}; expected one of {', '.join(KINDS)}")
+        return kind
+
+
+class _DetailsFile(Model):
+    sections: dict[str, tuple[str, ...]]
+    metric: tuple[_Entry, ...]
 
 
 @cache
 def _table() -> tuple[dict[str, str], dict[tuple[str, str], tuple[_Entry, ...]]]:
     """(section key -> identifier, (identifier or "*", label key) -> entries) from data/ncu_details.toml."""
-    from kernelscope.knowledge import load_data  # noqa: PLC0415 - avoids an import cycle at package import
-
-    data = load_data("ncu_details.toml")
+    data = load("ncu_details.toml", _DetailsFile)
     sections: dict[str, str] = {}
-    for ident, names in data["sections"].items():
+    for ident, names in data.sections.items():
         sections[_key(ident)] = ident
         for n in names:
             sections[_key(n)] = ident
     entries: dict[tuple[str, str], list[_Entry]] = {}
-    for item in data["metric"]:
-        entry = _Entry(item["metric"], item["kind"], float(item.get("scale", 1.0)))
-        convert(entry.kind, "")  # unknown kinds fail here (a packaging bug), not on user input
-        for label in item["labels"]:
-            entries.setdefault((item["section"], _key(label)), []).append(entry)
+    for entry in data.metric:
+        for label in entry.labels:
+            entries.setdefault((entry.section, _key(label)), []).append(entry)
     return sections, {k: tuple(v) for k, v in entries.items()}
 
 
@@ -419,6 +437,8 @@ def profile_from_details(
         fields = dict(extra)
         if "problems" in fields:
             fields["problems"] = profile.problems + tuple(fields["problems"])
+        if "rules" in fields:
+            fields["nsight_sol_class"], fields["nsight_sol_title"] = sol_verdict(fields["rules"])
         profile = dataclasses.replace(profile, **fields)
     return profile
 
@@ -508,7 +528,6 @@ def exact_size_bytes(metric: str, text: str, unit: str, cc: tuple[int, int] | No
     scale = Decimal(repr(factor))
     lo, hi = (Decimal(t) - half) * scale, (Decimal(t) + half) * scale
     if metric == "launch__shared_mem_config_size" and cc is not None:
-        from kernelscope.occupancy import arch_limits  # noqa: PLC0415 - avoids an import cycle at package import
 
         try:
             sizes = arch_limits(cc).shared_mem_carveouts_bytes

@@ -14,8 +14,11 @@ import math
 import re
 from typing import Mapping, Sequence
 
-from kernelscope.errors import InputError
-from kernelscope.model import DeviceInfo, KernelProfile, LaunchConfig, RuleResult
+from ..errors import InputError
+from ..knowledge.metrics import flop_ops, tensor_op_kinds, tensor_pipes
+from ..model import DeviceInfo, KernelProfile, LaunchConfig, RuleResult
+from .nsight_rules import sol_verdict
+from .stall_metrics import stall_values_from_metrics
 
 # ---------------------------------------------------------------------------------------------------------
 # Units. Nsight Compute stores base units ("ns", "byte", "hz", ...); the scaled spellings are accepted too.
@@ -50,43 +53,6 @@ CYCLES: dict[str, float] = {"cycle": 1.0, "cycles": 1.0, "": 1.0}
 COUNT: dict[str, float] = {"": 1.0, "inst": 1.0, "instruction": 1.0, "instructions": 1.0, "warp": 1.0, "block": 1.0,
                            "thread": 1.0, "register/thread": 1.0, "SM": 1.0}
 PER_CYCLE: dict[str, float] = {"inst/cycle": 1.0, "instruction/cycle": 1.0, "/cycle": 1.0, "": 1.0}
-
-# ---------------------------------------------------------------------------------------------------------
-# FLOPs. Each SASS counter counts *thread* instructions (one per active, predicated-on thread).
-# FP64 / FP32: ADD = 1, MUL = 1, FMA = 2 FLOP.
-# FP16: the h{add,mul,fma} counters count HADD2/HMUL2/HFMA2 thread instructions, each operating on a packed
-# half2 (two lanes). Decision: follow Nsight Compute's own roofline, which weights them HADD x2, HMUL x2,
-# HFMA x4 -- section file SpeedOfLight_HierarchicalHalfRooflineChart.section shipped with Nsight Compute
-# 2025.x/2026.x (metric definitions "derived__smsp__sass_thread_inst_executed_op_hadd_pred_on_x2 =
-# ...hadd_pred_on.sum.per_cycle_elapsed * 2", "..._hmul_pred_on_x2 = ... * 2", "..._hfma_pred_on_x4 = ... * 4",
-# and the peak "derived__sm__sass_thread_inst_executed_op_hfma_pred_on_x4 = ...hfma_pred_on.sum.peak_sustained
-# * 4"); the reports of the corpus written by 2025.1 store exactly these derived metrics. This is also the
-# convention of datasheet FP16 (non-tensor) peaks: A100 = 108 SM x 128 HFMA2 thread inst/cycle x 4 FLOP x
-# 1.41 GHz = 78 TFLOP/s. (Nsight Compute 2023.1 still used x2 for HFMA, i.e. half of the datasheet peak.)
-# A scalar-half instruction (one lane used) is therefore counted as two lanes, as Nsight Compute does.
-FLOP_OPS: dict[str, tuple[tuple[str, float], ...]] = {
-    "fp64": (("dadd", 1.0), ("dmul", 1.0), ("dfma", 2.0)),
-    "fp32": (("fadd", 1.0), ("fmul", 1.0), ("ffma", 2.0)),
-    "fp16": (("hadd", 2.0), ("hmul", 2.0), ("hfma", 4.0)),
-}
-
-_MSG_TYPES = {0: "INFO", 1: "INFO", 2: "OPTIMIZATION", 3: "WARNING", 4: "ERROR"}
-_MSG_TYPE_NAMES = {
-    "NONE": "INFO", "OK": "INFO", "INF": "INFO", "INFO": "INFO",
-    "OPTIMIZATION": "OPTIMIZATION", "OPT": "OPTIMIZATION",
-    "WARNING": "WARNING", "WRN": "WARNING", "WARN": "WARNING",
-    "ERROR": "ERROR", "ERR": "ERROR",
-}
-
-
-def message_type(kind: object) -> str:
-    """A rule message type (``ncu_report`` enum value, or text such as ``"OPT"``, ``"WRN"``, ``"MsgType_INFO"``)
-    -> ``"INFO"`` / ``"OPTIMIZATION"`` / ``"WARNING"`` / ``"ERROR"``; anything else is ``"INFO"``."""
-    if isinstance(kind, int):
-        return _MSG_TYPES.get(kind, "INFO")
-    text = str(kind or "").upper().replace("MSGTYPE_", "").strip()
-    return _MSG_TYPE_NAMES.get(text, "INFO")
-
 
 class MetricSet:
     """The finite numeric metrics of one launch (by Nsight name, with their unit strings), with
@@ -274,7 +240,8 @@ def profile_from_metrics(
     for pipe, count in tensor_flops.items():
         flop_counts.setdefault(pipe, count)
     out_problems.extend(tensor_problems)
-    stall_family, stall_values = _stalls(m.values)
+    stall_family, stall_values = stall_values_from_metrics(m.values)
+    sol_class, sol_title = sol_verdict(rules)
 
     return KernelProfile(
         index=index,
@@ -308,25 +275,23 @@ def profile_from_metrics(
         stall_family=stall_family,
         cycles_per_issued_instruction=m.scaled("smsp__average_warp_latency_per_inst_issued.ratio", CYCLES, "cycle"),
         rules=tuple(rules),
+        nsight_sol_class=sol_class,
+        nsight_sol_title=sol_title,
+        has_flop_rates=any(n.startswith("smsp__sass_thread_inst_executed_op_") and n.endswith(".per_cycle_elapsed")
+                           for n in m.values),
         metrics=m.values,
         metric_units=m.units,
         problems=tuple(out_problems),
     )
 
 
-# sm__ops_path_tensor_src_<type>... input type -> tensor pipe key of model.PIPES (int4 / int1 have none).
+# sm__ops_path_tensor_src_<type>[_dst_<acc>]... -> tensor pipe: data/metrics.toml [tensor].
 # The % of peak: "<name>.sum.pct_of_peak_sustained_elapsed" (the roofline sections' form), else the
 # ".avg.pct_of_peak_sustained_active" / ".sum.pct_of_peak_sustained_active" forms a --metrics list may ask for.
 _TENSOR_OPS = re.compile(
     r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_o(?:n|ff))?"
     r"\.(?:sum|avg)\.pct_of_peak_sustained_(elapsed|active)$"
 )
-_TENSOR_PIPE = {
-    ("fp64", None): "fp64_tensor", ("fp64", "fp64"): "fp64_tensor", ("tf32", "fp32"): "tf32_tensor",
-    ("fp16", "fp32"): "fp16_tensor", ("fp16", None): "fp16_tensor", ("fp16", "fp16"): "fp16_tensor_fp16acc",
-    ("bf16", "fp32"): "bf16_tensor", ("fp8", None): "fp8_tensor", ("fp8", "fp32"): "fp8_tensor",
-    ("fp8", "fp16"): "fp8_tensor", ("int8", None): "int8_tensor", ("int8", "int32"): "int8_tensor",
-}
 
 
 def _tensor_ops(metrics: Mapping[str, float]) -> dict[str, float]:
@@ -335,20 +300,15 @@ def _tensor_ops(metrics: Mapping[str, float]) -> dict[str, float]:
     by_kind: dict[str, dict[str, float]] = {"elapsed": {}, "active": {}}
     for name, value in metrics.items():
         mt = _TENSOR_OPS.match(name)
-        pipe = mt and _TENSOR_PIPE.get((mt.group(1), mt.group(2)))
+        pipe = mt and tensor_pipes().get((mt.group(1), mt.group(2)))
         if pipe and math.isfinite(value):
             out = by_kind[mt.group(3)]
             out[pipe] = max(out.get(pipe, 0.0), value)
     return {**by_kind["active"], **by_kind["elapsed"]}
 
 
-# Tensor-core FLOPs. ``sm__ops_path_tensor_src_<in>[_dst_<acc>][_sparsity_on|off].sum`` counts the "math ops executed
-# in Tensor path" (ncu --query-metrics): one multiply and one add of each multiply-accumulate, i.e. FLOPs, the unit
-# of the datasheet tensor peaks. Sources: NVIDIA's answer on the developer forum ("How many FLOPs does one
-# tensor_op_hmma instruction do?", forums.developer.nvidia.com/t/285256: "You can refer below metrics to calculate
-# FLOPs" -> sm__ops_path_tensor_*); and a measured launch: a 4096 x 4096 x 4096 FP16 GEMM (FP32 accumulate) on an
-# RTX 4060 Laptop GPU, Nsight Compute 2023.3, reports sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.sum =
-# 137,438,953,472 = 2 x 4096^3 exactly. The total (no "_sparsity" suffix) is taken, else "_sparsity_off"; a pipe
+# Tensor-core FLOPs: ``sm__ops_path_tensor_src_<in>[_dst_<acc>][_sparsity_on|off].sum`` counts FLOPs (sources in
+# data/metrics.toml [tensor]). The total (no "_sparsity" suffix) is taken, else "_sparsity_off"; a pipe
 # with sparse work (a "_sparsity_on" count > 0) is not counted: the datasheet dense peaks do not apply to it.
 _TENSOR_COUNT = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_(on|off))?\.sum$")
 
@@ -358,7 +318,7 @@ def tensor_flop_counts(m: MetricSet) -> tuple[dict[str, float], list[str]]:
     found: dict[tuple[str, str | None], dict[str, float]] = {}
     for name in m.values:
         mt = _TENSOR_COUNT.match(name)
-        if mt is None or _TENSOR_PIPE.get((mt.group(1), mt.group(2))) is None:
+        if mt is None or tensor_pipes().get((mt.group(1), mt.group(2))) is None:
             continue
         value = m.scaled(name, COUNT, "a count (no unit)")
         if value is not None and math.isfinite(value):
@@ -366,7 +326,7 @@ def tensor_flop_counts(m: MetricSet) -> tuple[dict[str, float], list[str]]:
     counts: dict[str, float] = {}
     problems: list[str] = []
     for key, variants in found.items():
-        pipe = _TENSOR_PIPE[key]
+        pipe = tensor_pipes()[key]
         if variants.get("on", 0.0) > 0:
             problems.append(f"{pipe} tensor work uses sparsity (sm__ops_path_tensor_src_{key[0]}"
                             f"{'_dst_' + key[1] if key[1] else ''}_sparsity_on.sum > 0): its FLOPs are not counted")
@@ -377,16 +337,10 @@ def tensor_flop_counts(m: MetricSet) -> tuple[dict[str, float], list[str]]:
     return counts, problems
 
 
-# MMA instruction kind -> tensor pipe key of model.PIPES. HMMA also executes BF16 / TF32 MMAs: its share is keyed
-# fp16_tensor, the ceiling these kinds share on every GPU of the catalogue. Hopper's warpgroup MMAs are only
-# counted together (sm__inst_executed_pipe_tensor_op_gmma: hgmma + igmma + qgmma), which has no single pipe.
-_TENSOR_OP_KINDS = {"hmma": "fp16_tensor", "imma": "int8_tensor", "dmma": "fp64_tensor"}
-
-
 def _tensor_pipe_ops(m: MetricSet) -> dict[str, float]:
     """Tensor pipe activity per MMA instruction kind (% of peak), keyed by tensor pipe of model.PIPES."""
     out: dict[str, float] = {}
-    for kind, pipe in _TENSOR_OP_KINDS.items():
+    for kind, pipe in tensor_op_kinds().items():
         value = m.first(
             (f"sm__pipe_tensor_op_{kind}_cycles_active.avg.pct_of_peak_sustained_active",
              f"sm__inst_executed_pipe_tensor_op_{kind}.avg.pct_of_peak_sustained_active"),
@@ -395,13 +349,6 @@ def _tensor_pipe_ops(m: MetricSet) -> dict[str, float]:
         if value is not None:
             out[pipe] = value
     return out
-
-
-def _stalls(metrics: Mapping[str, float]) -> tuple[str | None, dict[str, float]]:
-    from kernelscope.stalls import stall_values_from_metrics  # noqa: PLC0415 - sibling module, imported lazily
-
-    family, values = stall_values_from_metrics(metrics)
-    return family, dict(values or {})
 
 
 def _pair(a: int | None, b: int | None) -> tuple[int, int] | None:
@@ -431,7 +378,7 @@ def duration_problem(duration_s: float, where: str | None = None) -> str:
 
 
 def flop_counts_from(m: MetricSet, duration_s: float | None, partial: bool = False) -> tuple[dict[str, float], list[str]]:
-    """FLOP per precision (see the comment on ``FLOP_OPS``) and the problems to report.
+    """FLOP per precision (weights: ``data/metrics.toml`` ``[flop]``) and the problems to report.
 
     Without ``partial``, a precision is left out unless its three counters (add, mul, fma) are all measured.
     With it, a precision with at least one measured counter is counted from those, and a problem names the
@@ -445,7 +392,7 @@ def flop_counts_from(m: MetricSet, duration_s: float | None, partial: bool = Fal
         if per_second is not None:
             cycles = per_second * duration_s
     uncounted_rates: list[str] = []
-    for pipe, ops in FLOP_OPS.items():
+    for pipe, ops in flop_ops().items():
         total = 0.0
         missing: list[str] = []
         for op, weight in ops:

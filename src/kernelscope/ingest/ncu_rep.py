@@ -41,11 +41,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-from kernelscope.errors import InputError
-from kernelscope.model import KernelProfile, ProfileReport, RuleResult
+from ..errors import InputError
+from ..model import KernelProfile, ProfileReport, RuleResult
 
-from .ncu_metrics import message_type as _message_type
 from .ncu_metrics import profile_from_metrics
+from .nsight_rules import message_type as _message_type
 
 FORMAT = "ncu-rep"
 

@@ -43,7 +43,7 @@ from ..errors import InputError
 from ..model import KernelProfile, ProfileReport, RuleResult
 from .ncu_csv import open_text
 from .ncu_details import MetricRow, profile_from_details
-from .ncu_metrics import message_type
+from .nsight_rules import message_type
 
 FORMAT = "ncu-text"
 

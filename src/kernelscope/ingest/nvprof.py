@@ -41,14 +41,15 @@ from __future__ import annotations
 import csv
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
-from typing import Mapping
+from typing import Literal, Mapping
+
+from pydantic import field_validator
 
 from ..errors import InputError
-from ..model import DeviceInfo, KernelProfile, LaunchConfig, ProfileReport
+from ..knowledge import Model, load
+from ..knowledge.stalls import reasons
+from ..model import PIPES, DeviceInfo, KernelProfile, LaunchConfig, ProfileReport
 from .ncu_csv import open_text
 from .ncu_details import function_name
 from .ncu_metrics import duration_problem
@@ -162,48 +163,41 @@ def read_nvprof(path: str | os.PathLike) -> ProfileReport:
 # Metric mapping (data/nvprof_metrics.toml).
 
 
-@dataclass(frozen=True)
-class _Mapping:
-    name: str
-    kind: str
-    field: str | None = None
-    scale: float = 1.0
-    fallback: bool = False
-    flop: str | None = None
-    stall: str | None = None
-
-
 _KINDS = ("fraction", "percent", "bytes", "throughput", "count", "ratio")
 _FIELDS = ("achieved_occupancy_pct", "dram_bytes_read", "dram_bytes_write")
 
 
-@cache
+class _Mapping(Model):
+    """One ``[metric.<nvprof name>]`` table of ``data/nvprof_metrics.toml`` (keys documented there)."""
+
+    ncu: str | None = None
+    also: str | tuple[str, ...] | None = None
+    kind: Literal[_KINDS]  # type: ignore[valid-type]
+    field: Literal[_FIELDS] | None = None  # type: ignore[valid-type]
+    scale: float = 1.0
+    fallback: bool = False
+    flop: Literal[PIPES] | None = None  # type: ignore[valid-type]
+    stall: str | None = None
+
+    @field_validator("stall")
+    @classmethod
+    def _known_reason(cls, value: str | None) -> str | None:
+        if value is not None and value not in reasons():
+            raise ValueError(f"unknown stall reason {value!r}")
+        return value
+
+
+class _NvprofMetrics(Model):
+    metric: dict[str, _Mapping]
+
+
 def metric_mappings() -> Mapping[str, _Mapping]:
-    """nvprof metric name -> how it fills a KernelProfile (``data/nvprof_metrics.toml``, read once).
+    """nvprof metric name -> how it fills a KernelProfile (``data/nvprof_metrics.toml``, validated once).
 
     Raises:
-        KeyError / ValueError / tomllib.TOMLDecodeError: the packaged data file is malformed (a packaging bug).
+        InputError: the packaged data file is malformed (a packaging bug).
     """
-    from ..model import PIPES  # noqa: PLC0415
-    from ..stalls import reasons  # noqa: PLC0415
-
-    text = resources.files("kernelscope").joinpath("data", "nvprof_metrics.toml").read_text(encoding="utf-8")
-    out: dict[str, _Mapping] = {}
-    for name, entry in tomllib.loads(text)["metric"].items():
-        m = _Mapping(
-            name=name, kind=entry["kind"], field=entry.get("field"), scale=float(entry.get("scale", 1.0)),
-            fallback=bool(entry.get("fallback", False)), flop=entry.get("flop"), stall=entry.get("stall"),
-        )
-        if m.kind not in _KINDS:
-            raise ValueError(f"nvprof_metrics.toml: {name}: unknown kind {m.kind!r}")
-        if m.field is not None and m.field not in _FIELDS:
-            raise ValueError(f"nvprof_metrics.toml: {name}: unknown field {m.field!r}")
-        if m.flop is not None and m.flop not in PIPES:
-            raise ValueError(f"nvprof_metrics.toml: {name}: unknown pipe {m.flop!r}")
-        if m.stall is not None and m.stall not in reasons():
-            raise ValueError(f"nvprof_metrics.toml: {name}: unknown stall reason {m.stall!r}")
-        out[name] = m
-    return out
+    return load("nvprof_metrics.toml", _NvprofMetrics).metric
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -702,7 +696,7 @@ def _profile(source: str, index: int, entry: _Entry) -> KernelProfile:
         m = mappings.get(name)
         if m is None:
             continue
-        converted = _convert(source, entry, m, value)
+        converted = _convert(source, entry, name, m, value)
         if m.field is not None:
             (fallback_fields if m.fallback else fields)[m.field] = converted * m.scale
         if m.flop is not None:
@@ -738,13 +732,13 @@ _KIND_UNITS = {
 }
 
 
-def _convert(source: str, entry: _Entry, m: _Mapping, value: float) -> float:
+def _convert(source: str, entry: _Entry, name: str, m: _Mapping, value: float) -> float:
     """A mapped metric's value in the unit of the field it fills (fraction -> percent)."""
-    unit = entry.units.get(m.name, "")
+    unit = entry.units.get(name, "")
     if unit not in _KIND_UNITS[m.kind]:
         raise InputError(
             source,
-            f"{entry.signature[:60]}: metric {m.name} has unit {unit or 'none'!r}, expected "
+            f"{entry.signature[:60]}: metric {name} has unit {unit or 'none'!r}, expected "
             f"{' or '.join(repr(u or 'none') for u in _KIND_UNITS[m.kind])} for a {m.kind}",
         )
     if m.kind == "fraction" and unit == "":

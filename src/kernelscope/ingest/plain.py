@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ..errors import InputError
 from ..model import PIPES, DeviceInfo, KernelProfile, LaunchConfig, ProfileReport
-from ..stalls import canonical_reason
+from ..knowledge.stalls import canonical_reason
 
 NonNeg = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Pct = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]

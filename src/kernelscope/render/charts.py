@@ -30,11 +30,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from ..api import ReportDiagnosis
-from ..diagnosis import KernelDiagnosis
+from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..model import GpuSpec
-from ..roofline import ridge_point
-from ..stalls import describe
+from ..analysis.roofline import ridge_point
+from ..knowledge.stalls import describe
 from .common import Fmt, safe
 
 CHART_FORMATS: tuple[str, ...] = ("svg", "png")

@@ -6,41 +6,11 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from .. import knowledge
-from ..api import ReportDiagnosis
-from ..diagnosis import KernelDiagnosis, Note
-from ..stalls import describe
-
-FORMATS: tuple[str, ...] = ("table", "json", "markdown")
-#: Formats of ``kernelscope diagnose``: the common ones and a self-contained HTML page.
-DIAGNOSE_FORMATS: tuple[str, ...] = FORMATS + ("html",)
-
-
-def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "en") -> str:
-    """Render diagnoses of one or more files as ``"table"`` (plain-text tables), ``"json"``, ``"markdown"`` or
-    ``"html"`` (one self-contained page with inline SVG charts).
-
-    Raises:
-        ValueError: unknown format or language.
-    """
-    knowledge.check_lang(lang)
-    if fmt == "json":
-        from .json import to_json_text
-
-        return to_json_text(results, lang)
-    if fmt == "markdown":
-        from .markdown import to_markdown
-
-        return to_markdown(results, lang)
-    if fmt == "html":
-        from .html import to_html
-
-        return to_html(results, lang)
-    if fmt == "table":
-        from .table import to_table
-
-        return to_table(results, lang)
-    raise ValueError(f"format must be one of {', '.join(DIAGNOSE_FORMATS)}, got {fmt!r}")
+from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
+from ..knowledge import check_lang
+from ..knowledge.stalls import describe
+from ..knowledge.text import class_text, label, limiter_name, note_text, pipe_name
+from ..notes import Note
 
 
 def _si(value: float, unit: str, digits: int = 3) -> str:
@@ -67,11 +37,11 @@ class Fmt:
     """Formats values for one language; None prints as "not measured" in that language."""
 
     def __init__(self, lang: str) -> None:
-        self.lang = knowledge.check_lang(lang)
-        self.nm = knowledge.label("not_measured", lang)
+        self.lang = check_lang(lang)
+        self.nm = label("not_measured", lang)
 
     def label(self, key: str, **kw: object) -> str:
-        text = knowledge.label(key, self.lang)
+        text = label(key, self.lang)
         return text.format(**kw) if kw else text
 
     def time(self, seconds: float | None) -> str:
@@ -97,18 +67,17 @@ class Fmt:
         return "∞ FLOP/B" if math.isinf(value) else f"{value:.3g} FLOP/B"
 
     def pipe(self, pipe: str) -> str:
-        table = knowledge.load_data("labels.toml")["pipe"]
-        return table[pipe][self.lang] if pipe in table else pipe
+        return pipe_name(pipe, self.lang)
 
     def bound(self, bound: str | None) -> str:
-        return self.nm if bound is None else knowledge.class_text(bound, "title", self.lang)
+        return self.nm if bound is None else class_text(bound, "title", self.lang)
 
     def note(self, note: Note | str) -> str:
         """A finding (a :class:`Note`, or a bare note key such as a roofline ``not_measured`` entry)."""
         if isinstance(note, str):
-            return knowledge.note_text(note, {}, self.lang)
+            return note_text(note, {}, self.lang)
         values = dict(note.values)
-        for k in ("roofline", "sol"):
+        for k in ("roofline", "sol", "bound"):
             if k in values:
                 values[k] = self.bound(values[k])
         for k in ("pipe", "used"):
@@ -125,14 +94,13 @@ class Fmt:
         for k, v in list(values.items()):
             if k.endswith("_s") and isinstance(v, (int, float)):
                 values[k] = self.time(v)
-        return safe(knowledge.note_text(note.key, values, self.lang))
+        return safe(note_text(note.key, values, self.lang))
 
     def notes(self, notes) -> str:
         return "; ".join(self.note(n) for n in notes)
 
     def limiter(self, name: str) -> str:
-        table = knowledge.load_data("labels.toml")["limiter"]
-        return table[name][self.lang] if name in table else name
+        return limiter_name(name, self.lang)
 
     def stall_name(self, reason: str) -> str:
         r = describe(reason)
@@ -142,7 +110,7 @@ class Fmt:
         kind, _, rest = advice_id.partition(":")
         if kind == "class":
             bound, _, variant = rest.partition(":")
-            return knowledge.class_text(bound, "advice", self.lang, variant or None)
+            return class_text(bound, "advice", self.lang, variant or None)
         r = describe(rest)
         return f"{self.stall_name(rest)}: {r.advice_zh if self.lang == 'zh' else r.advice_en}"
 

@@ -11,8 +11,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from .. import __version__
-from ..compare import Comparison, KernelComparison, Side
+from ..version import __version__
+from ..analysis.compare import Comparison, KernelComparison, Side
 from .common import Fmt, safe
 from .json import _clean, _notes, null_reasons
 

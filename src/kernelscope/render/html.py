@@ -12,9 +12,8 @@ import math
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .. import __version__
-from ..api import ReportDiagnosis
-from ..diagnosis import KernelDiagnosis
+from ..version import __version__
+from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from . import charts
 from .common import Fmt, kernel_rows, safe, summary_rows
 

@@ -14,11 +14,10 @@ import math
 from dataclasses import asdict
 from typing import Any, Sequence
 
-from .. import __version__
-from ..api import ReportDiagnosis
-from ..diagnosis import KernelDiagnosis
-from ..roofline import RooflinePoint
-from ..stalls import describe
+from ..version import __version__
+from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
+from ..analysis.roofline import RooflinePoint
+from ..knowledge.stalls import describe
 from .common import Fmt
 
 SCHEMA = "kernelscope.diagnosis/1"

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 from urllib.parse import quote
 
-from ..api import ReportDiagnosis
+from ..analysis.diagnosis import ReportDiagnosis
 from .common import Fmt, kernel_rows, kernel_title, safe, summary_rows
 
 

@@ -10,7 +10,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..api import ReportDiagnosis
+from ..analysis.diagnosis import ReportDiagnosis
 from .common import Fmt, kernel_rows, kernel_title, safe, summary_rows
 
 
@@ -46,3 +46,4 @@ def to_table(results: Sequence[ReportDiagnosis], lang: str, width: int = 120) ->
     console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
     console.print(Group(*renderables(results, lang)))
     return buf.getvalue()
+

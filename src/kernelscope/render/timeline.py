@@ -15,9 +15,9 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .. import __version__
+from ..version import __version__
 from ..notes import Note
-from ..timeline import ItemStat, TimelineReport
+from ..analysis.timeline import ItemStat, TimelineReport
 from .common import Fmt, safe
 
 SCHEMA = "kernelscope.timeline/1"

@@ -17,8 +17,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-MEMORY_BOUND = "memory-bound"
-COMPUTE_BOUND = "compute-bound"
+from ..model import GpuSpec, KernelProfile
+from ..notes import COMPUTE_BOUND, MEMORY_BOUND, Note
+
+__all__ = ["COMPUTE_BOUND", "MEMORY_BOUND", "RooflinePoint", "choose_pipe", "kernel_points", "ridge_point",
+           "roofline_point"]
 
 
 @dataclass(frozen=True)
@@ -153,3 +156,76 @@ def roofline_point(
 def _check_positive(name: str, value: float) -> None:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+
+
+# ----------------------------------------------------------------------------------------- a kernel's points
+
+#: MMA instruction kinds Nsight Compute reports tensor-pipe activity for, and their pipe keys.
+TENSOR_KIND = {"fp16_tensor": "HMMA", "int8_tensor": "IMMA", "fp64_tensor": "DMMA"}
+
+
+def choose_pipe(kernel: KernelProfile, gpu: GpuSpec | None, tensor_pipe_active_pct: float = 5.0
+                ) -> tuple[str, float | None, tuple[Note, ...]]:
+    """The pipe whose ceiling applies to the kernel, its FLOPs (or None) and notes on the choice.
+
+    The pipe with the most FLOPs in ``kernel.flop_counts`` wins. Profiles measure FLOPs with the SASS FP
+    counters (fp64/fp32/fp16), which do not count tensor-core work. Tensor use is read, best first, from
+    ``kernel.tensor_ops_pct`` (per input type, any value > 0), ``kernel.tensor_pipe_op_active_pct`` (per MMA
+    kind) or ``kernel.tensor_pipe_active_pct`` (FP16 assumed), the last two above ``tensor_pipe_active_pct``
+    (criterion of ``verdicts.toml``). A tensor kernel gets the ceiling of its busiest tensor type and FLOPs
+    "not measured". With no FLOP counts at all: fp32 and "not measured".
+    """
+    counts = dict(kernel.flop_counts)
+    threshold = tensor_pipe_active_pct
+    tensor: tuple[str, Note] | None = None
+    if not any("_tensor" in p for p in counts):
+        ops = {p: v for p, v in kernel.tensor_ops_pct.items() if v > 0}
+        kinds = {p: v for p, v in kernel.tensor_pipe_op_active_pct.items() if v > threshold}
+        active = kernel.tensor_pipe_active_pct
+        if ops:
+            p = max(ops, key=ops.get)  # type: ignore[arg-type]
+            tensor = p, Note("tensor_ops", {"pct": ops[p], "pipe": p})
+        elif kinds and not kernel.tensor_ops_pct:
+            p = max(kinds, key=kinds.get)  # type: ignore[arg-type]
+            tensor = p, Note("tensor_pipe_kind", {"pct": kinds[p], "kind": TENSOR_KIND.get(p, p)})
+        elif not kernel.tensor_ops_pct and not kernel.tensor_pipe_op_active_pct and active is not None and active > threshold:
+            tensor = "fp16_tensor", Note("tensor_pipe_assumed", {"pct": active})
+    if tensor is not None:
+        pipe, note = tensor
+        if gpu is not None and pipe not in gpu.peak_flops_per_s:
+            fallback = "fp16_tensor" if "fp16_tensor" in gpu.peak_flops_per_s else "fp32"
+            return fallback, None, (note, Note("no_peak_fallback", {"pipe": pipe, "gpu": gpu.name, "used": fallback}))
+        return pipe, None, (note,)
+    if not counts:
+        return "fp32", None, (Note("fp_rates_no_duration" if kernel.has_flop_rates else "no_fp_counters"),)
+    pipe = max(counts, key=lambda p: (counts[p], p == "fp32"))
+    if counts[pipe] == 0:
+        return "fp32", 0.0, (Note("no_fp_work"),)
+    return pipe, counts[pipe], ()
+
+
+def kernel_points(kernel: KernelProfile, gpu: GpuSpec | None, tensor_pipe_active_pct: float = 5.0
+                  ) -> tuple[RooflinePoint | None, tuple[RooflinePoint, ...], tuple[Note, ...]]:
+    """A launch's roofline: ``(point of the pipe it uses most, one point per pipe with FLOPs > 0, notes)``.
+
+    Without ``gpu`` only arithmetic intensity, achieved FLOP/s and bandwidth are computed; a pipe the GPU has
+    no peak for gives no point and a ``no_peak`` note.
+    """
+    pipe, flops, notes = choose_pipe(kernel, gpu, tensor_pipe_active_pct)
+    out_notes = list(notes)
+
+    def point(p: str, f: float | None) -> RooflinePoint | None:
+        if gpu is None:
+            return roofline_point(p, None, None, f, kernel.dram_bytes, kernel.duration_s)
+        peak = gpu.peak_flops_per_s.get(p)
+        if peak is None:
+            out_notes.append(Note("no_peak", {"pipe": p, "gpu": gpu.name}))
+            return None
+        return roofline_point(p, peak, gpu.dram_bandwidth_bytes_per_s, f, kernel.dram_bytes, kernel.duration_s)
+
+    main = point(pipe, flops)
+    by_pipe = tuple(
+        pt for p, f in kernel.flop_counts.items()
+        if f > 0 and (pt := (main if p == pipe else point(p, f))) is not None
+    )
+    return main, by_pipe, tuple(out_notes)

@@ -1,6 +1,6 @@
 """Theoretical occupancy: how many blocks and warps of a launch fit on one SM, exactly as the hardware allocates.
 
-Pure functions over frozen dataclasses. The per-compute-capability resources live in ``data/occupancy.toml``
+Pure functions over frozen dataclasses. The per-compute-capability resources live in ``data/occupancy.toml`` (:mod:`kernelscope.knowledge.occupancy`)
 (every number with its source); the allocation rules applied here are those of the CUDA occupancy
 calculator (CUDA 13.0 ``cuda_occupancy.h``) and of the CUDA C++ Programming Guide:
 
@@ -41,13 +41,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
 from types import MappingProxyType
 from typing import Mapping
 
-from .errors import InputError
-from .knowledge import load_data
-from .model import KernelProfile
+from ..errors import InputError
+from ..knowledge.occupancy import ArchLimits, arch_limits, supported_compute_capabilities
+from ..model import KernelProfile
+
+__all__ = ["RESOURCES", "WHAT_IF", "ArchLimits", "NextStep", "Occupancy", "arch_limits", "next_step", "occupancy",
+           "occupancy_of", "parse_compute_capability", "parse_size", "supported_compute_capabilities", "what_if"]
 
 #: Keys of :attr:`Occupancy.block_limits`, in display order ("barriers" only from CC 9.0).
 RESOURCES: tuple[str, ...] = ("warps", "registers", "shared_mem", "blocks", "barriers")
@@ -58,61 +60,8 @@ WHAT_IF: tuple[str, ...] = ("threads_per_block", "registers_per_thread", "shared
 _KIB = 1024
 
 
-@dataclass(frozen=True)
-class ArchLimits:
-    """The per-SM resources of one compute capability (``data/occupancy.toml``).
-
-    Attributes:
-        compute_capability: ``(major, minor)``.
-        architecture: family name, for display.
-        warp_size: threads per warp.
-        max_threads_per_block: largest block.
-        max_warps_per_sm: resident warps per SM.
-        max_blocks_per_sm: resident blocks per SM.
-        registers_per_sm: 32-bit registers per SM.
-        max_registers_per_block: 32-bit registers one block may use.
-        max_registers_per_thread: 32-bit registers one thread may use.
-        register_allocation_unit: registers are allocated per warp in units of this many.
-        sub_partitions: SM sub-partitions the register file is split between.
-        shared_mem_per_sm_bytes: largest shared-memory capacity per SM, bytes.
-        shared_mem_per_block_bytes: shared memory per block without opt-in, bytes.
-        shared_mem_per_block_optin_bytes: shared memory per block with opt-in, bytes (excluding the reserved bytes).
-        shared_mem_allocation_unit_bytes: a block's shared memory is rounded up to this, bytes.
-        shared_mem_reserved_per_block_bytes: shared memory the driver reserves per block, bytes.
-        shared_mem_carveouts_bytes: configurable shared-memory sizes per SM, ascending, bytes.
-        max_barriers_per_block: named barriers a block may use.
-        block_barriers_per_sm: barrier budget per SM checked from CC 9.0 on, or None where no barrier limit applies.
-        register_limit_also_checks: another compute capability whose register limit must also be non-zero
-            (CC 6.0 is checked as 6.1 too, as ``cuda_occupancy.h`` does for Pascal forward compatibility), or None.
-        sources: field name -> citation.
-        unverified: fields whose value could not be checked against its source.
-    """
-
-    compute_capability: tuple[int, int]
-    architecture: str
-    warp_size: int
-    max_threads_per_block: int
-    max_warps_per_sm: int
-    max_blocks_per_sm: int
-    registers_per_sm: int
-    max_registers_per_block: int
-    max_registers_per_thread: int
-    register_allocation_unit: int
-    sub_partitions: int
-    shared_mem_per_sm_bytes: int
-    shared_mem_per_block_bytes: int
-    shared_mem_per_block_optin_bytes: int
-    shared_mem_allocation_unit_bytes: int
-    shared_mem_reserved_per_block_bytes: int
-    shared_mem_carveouts_bytes: tuple[int, ...]
-    max_barriers_per_block: int
-    block_barriers_per_sm: int | None = None
-    register_limit_also_checks: tuple[int, int] | None = None
-    sources: Mapping[str, str] = field(default_factory=dict)
-    unverified: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sources", MappingProxyType(dict(self.sources)))
+def _cc_key(cc: tuple[int, int]) -> str:
+    return f"{cc[0]}.{cc[1]}"
 
 
 @dataclass(frozen=True)
@@ -187,70 +136,6 @@ class NextStep:
 # ----------------------------------------------------------------------------------------------- data
 
 
-_FIELDS_INT = (
-    "warp_size", "max_threads_per_block", "max_warps_per_sm", "max_blocks_per_sm", "registers_per_sm",
-    "max_registers_per_block", "max_registers_per_thread", "register_allocation_unit", "sub_partitions",
-    "shared_mem_per_sm_bytes", "shared_mem_per_block_bytes", "shared_mem_per_block_optin_bytes",
-    "shared_mem_allocation_unit_bytes", "shared_mem_reserved_per_block_bytes", "max_barriers_per_block",
-)
-
-
-def _cc_key(cc: tuple[int, int]) -> str:
-    return f"{cc[0]}.{cc[1]}"
-
-
-@cache
-def _catalogue() -> Mapping[tuple[int, int], ArchLimits]:
-    data = load_data("occupancy.toml")
-    common = dict(data["common"])
-    common_sources = dict(common.pop("sources"))
-    cite = data["source"]
-    out: dict[tuple[int, int], ArchLimits] = {}
-    for key, raw in data["cc"].items():
-        major, minor = (int(p) for p in key.split("."))
-        entry = {**common, **raw}
-        sources_ids = {**common_sources, **raw.get("sources", {})}
-        missing = [f for f in (*_FIELDS_INT, "shared_mem_carveouts_kib") if f not in entry]
-        unsourced = [f for f in (*_FIELDS_INT, "shared_mem_carveouts_kib") if f not in sources_ids]
-        if missing or unsourced or entry.get("register_allocation_granularity") != "warp":
-            raise ValueError(f"occupancy.toml [cc.\"{key}\"]: missing {missing}, unsourced {unsourced}")
-        carveouts = tuple(sorted(int(k) * _KIB for k in entry["shared_mem_carveouts_kib"]))
-        if carveouts[-1] != entry["shared_mem_per_sm_bytes"]:
-            raise ValueError(f"occupancy.toml [cc.\"{key}\"]: largest carveout != shared_mem_per_sm_bytes")
-        also = entry.get("register_limit_also_checks")
-        out[(major, minor)] = ArchLimits(
-            compute_capability=(major, minor),
-            architecture=entry["architecture"],
-            **{f: int(entry[f]) for f in _FIELDS_INT},
-            shared_mem_carveouts_bytes=carveouts,
-            block_barriers_per_sm=entry.get("block_barriers_per_sm"),
-            register_limit_also_checks=None if also is None else tuple(int(p) for p in also.split(".")),
-            sources={f: cite[s] for f, s in sources_ids.items()},
-            unverified=tuple(entry.get("unverified", ())),
-        )
-    return MappingProxyType(dict(sorted(out.items())))
-
-
-def supported_compute_capabilities() -> tuple[tuple[int, int], ...]:
-    """Every compute capability ``data/occupancy.toml`` describes, ascending."""
-    return tuple(_catalogue())
-
-
-def arch_limits(compute_capability: tuple[int, int]) -> ArchLimits:
-    """The per-SM resources of one compute capability.
-
-    Raises:
-        InputError: a compute capability ``data/occupancy.toml`` does not describe.
-    """
-    cc = tuple(compute_capability)
-    limits = _catalogue().get(cc)  # type: ignore[arg-type]
-    if limits is None:
-        known = ", ".join(_cc_key(c) for c in _catalogue())
-        what = _cc_key(cc) if len(cc) == 2 else repr(compute_capability)
-        raise InputError("compute_capability", f"{what} is not supported; expected one of {known}")
-    return limits
-
-
 def parse_compute_capability(text: str, source: str = "--arch") -> tuple[int, int]:
     """``"sm_90"``, ``"sm_90a"``, ``"compute_120"``, ``"90"``, ``"9.0"`` or ``"10.3"`` -> ``(major, minor)``.
 
@@ -264,8 +149,8 @@ def parse_compute_capability(text: str, source: str = "--arch") -> tuple[int, in
     if m is None:
         raise InputError(source, f"'{text}' is not a GPU architecture; expected e.g. sm_90, sm_86, 9.0")
     cc = (int(m.group(1)), int(m.group(2)))
-    if cc not in _catalogue():
-        known = ", ".join(f"sm_{a}{b}" for a, b in _catalogue())
+    if cc not in supported_compute_capabilities():
+        known = ", ".join(f"sm_{a}{b}" for a, b in supported_compute_capabilities())
         raise InputError(
             source, f"'{text}' (compute capability {_cc_key(cc)}) is not supported; expected one of {known}"
         )
@@ -434,7 +319,7 @@ def occupancy_of(kernel: KernelProfile) -> Occupancy | None:
     cc = kernel.device.compute_capability
     needed = (cc, launch.threads_per_block, launch.registers_per_thread,
               launch.shared_mem_static_bytes, launch.shared_mem_dynamic_bytes)
-    if any(v is None for v in needed) or cc not in _catalogue():
+    if any(v is None for v in needed) or cc not in supported_compute_capabilities():
         return None
     config = launch.shared_mem_config_bytes
     try:

@@ -1,6 +1,6 @@
 """Verify an optimisation: compare the kernels of two diagnosed profiles (before / after).
 
-Pure functions over :class:`kernelscope.diagnosis.KernelDiagnosis`; no I/O. Kernels are matched by name and
+Pure functions over :class:`kernelscope.analysis.diagnosis.KernelDiagnosis`; no I/O. Kernels are matched by name and
 launch configuration (grid, block), then by name alone, or paired by hand. Per pair: duration speedup with the
 run-to-run spread when a kernel has several launches, effective DRAM bandwidth (bytes moved / time) and its %
 of peak, achieved FLOP/s and % of attainable, Speed-of-Light and class changes, the shift of the stall mix,
@@ -12,14 +12,14 @@ achieving large scale computing capabilities", AFIPS 1967: S = T_before / (T_bef
 from __future__ import annotations
 
 import math
-import re
 import statistics
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from ..errors import InputError
+from ..notes import Note
 from .diagnosis import KernelDiagnosis
-from .errors import InputError
-from .notes import Note
+from .selection import kernel_names, select
 
 
 @dataclass(frozen=True)
@@ -306,11 +306,7 @@ def compare(
     matched: list[KernelComparison] = []
 
     def take(pool: list[LaunchSet], pattern: str, side: str) -> list[LaunchSet]:
-        try:
-            rx = re.compile(pattern)
-        except re.error as exc:
-            raise InputError(f"--pair ({side})", f"invalid regular expression {pattern!r}: {exc}") from None
-        chosen = [s for s in pool if rx.search(s.name) or rx.search(s.launches[0].kernel.demangled_name)]
+        chosen = select(pool, pattern, lambda s: kernel_names(s.launches[0].kernel), f"--pair ({side})")
         names = sorted({s.name for s in chosen})
         if len(names) != 1:
             found = ", ".join(names) if names else "none"

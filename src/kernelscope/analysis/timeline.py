@@ -30,9 +30,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from . import knowledge
-from .notes import Note
-from .timeline_model import (
+from ..knowledge import raw
+from ..notes import Note
+from ..timeline_model import (
     ANNOTATION,
     BUSY_KINDS,
     COPY_DTOD,
@@ -57,7 +57,7 @@ GAP_EDGES_S: tuple[float, ...] = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, math.
 
 def rules() -> Mapping:
     """The parsed ``data/timeline_rules.toml``."""
-    return knowledge.load_data("timeline_rules.toml")
+    return raw("timeline_rules.toml")
 
 
 # ======================================================================================= result objects
@@ -997,15 +997,3 @@ def _with_title(rep: TimelineReport, title: str) -> TimelineReport:
     from dataclasses import replace
 
     return replace(rep, title=title)
-
-
-def analyse_file(path, input_format: str | None = None, top: int = 10) -> list[TimelineReport]:
-    """Load one trace (format detected, see :func:`kernelscope.ingest.load_timeline`) and analyse it: one report
-    per run.
-
-    Raises:
-        InputError: unreadable, unrecognised or unusable input.
-    """
-    from .ingest import load_timeline
-
-    return analyse(load_timeline(path, input_format), top)

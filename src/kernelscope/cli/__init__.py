@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__, hardware
-from .api import diagnose_report, load_criteria
-from .errors import InputError, KernelscopeError
-from .ingest import FORMATS as INPUT_FORMATS
-from .ingest import load
-from .render.common import DIAGNOSE_FORMATS, FORMATS, render
+from ..api import diagnose_report, load, load_criteria, resolve_gpu, timeline_file
+from ..errors import InputError, KernelscopeError
+from ..ingest import FORMATS as INPUT_FORMATS
+from ..render import DIAGNOSE_FORMATS, FORMATS, render
+from ..version import __version__
 
 
 class _Parser(argparse.ArgumentParser):
@@ -157,13 +155,9 @@ def write_atomic_files(files: dict[str, str | bytes]) -> None:
 
 
 def _diagnose(args: argparse.Namespace) -> int:
-    gpu = None
-    if args.gpu is not None:
-        gpu = hardware.find_gpu(args.gpu)
-    elif args.spec is not None:
-        gpu = hardware.load_spec(args.spec)
+    gpu = resolve_gpu(args.gpu, args.spec)
     criteria = load_criteria(args.criteria) if args.criteria is not None else None
-    from .progress import Steps, wanted
+    from ..render.progress import Steps, wanted
 
     with Steps(wanted(args.quiet, bool(args.output))) as steps:
         step = steps.stage("reading", len(args.reports))
@@ -174,11 +168,11 @@ def _diagnose(args: argparse.Namespace) -> int:
             step()
         files: dict[str, str | bytes] = {}
         if args.format == "html":
-            from .render.html import count_work, to_html
+            from ..render.html import count_work, to_html
 
             text = to_html(results, args.lang, steps.stage("charts", count_work(results)))
         elif args.format == "markdown" and args.output:
-            from .render.markdown import chart_files, to_markdown
+            from ..render.markdown import chart_files, to_markdown
 
             links, files = chart_files(results, args.lang, args.output, steps.stage("charts", 2 * len(results)))
             text = to_markdown(results, args.lang, links)
@@ -191,7 +185,7 @@ def _diagnose(args: argparse.Namespace) -> int:
     elif args.format == "table":
         from rich.console import Console
 
-        from .render.table import renderables
+        from ..render.table import renderables
 
         Console(soft_wrap=False).print(*renderables(results, args.lang))
     else:
@@ -212,7 +206,9 @@ def _gpus() -> int:
         v = spec.peak_flops_per_s.get(pipe)
         return "-" if v is None else f"{v / 1e12:.4g}"
 
-    for g in hardware.catalogue():
+    from ..knowledge.gpus import catalogue
+
+    for g in catalogue():
         cc = "-" if g.compute_capability is None else f"{g.compute_capability[0]}.{g.compute_capability[1]}"
         t.add_row(
             Text(g.name), Text(g.architecture or "-"), cc, str(g.sm_count or "-"),
@@ -228,8 +224,8 @@ OCCUPANCY_DEFAULT_THREADS = 256
 
 
 def _add_timeline_parser(sub) -> None:
-    from .ingest import TIMELINE_FORMATS
-    from .render.timeline import FORMATS as TIMELINE_OUTPUTS
+    from ..ingest import TIMELINE_FORMATS
+    from ..render.timeline import FORMATS as TIMELINE_OUTPUTS
 
     t = sub.add_parser(
         "timeline",
@@ -251,12 +247,11 @@ def _add_timeline_parser(sub) -> None:
 
 
 def _timeline(args: argparse.Namespace) -> int:
-    from .render.timeline import render_timeline, renderables
-    from .timeline import analyse_file
+    from ..render.timeline import render_timeline, renderables
 
     if args.top < 1:
         raise InputError("--top", f"must be at least 1, got {args.top}")
-    reports = [rep for path in args.traces for rep in analyse_file(path, args.input_format, args.top)]
+    reports = [rep for path in args.traces for rep in timeline_file(path, args.input_format, args.top)]
     if args.output:
         write_atomic(args.output, render_timeline(reports, args.format, args.lang, args.top))
     elif args.format == "table":
@@ -292,14 +287,14 @@ def _add_roofline_parser(sub) -> None:
 
 
 def _roofline(args: argparse.Namespace) -> int:
-    from .render import charts
+    from ..render import charts
 
     try:
         fmt = charts.chart_format(args.output)
     except ValueError as exc:
         raise InputError(args.output, str(exc)) from None
-    gpu = hardware.find_gpu(args.gpu) if args.gpu is not None else hardware.load_spec(args.spec) if args.spec is not None else None
-    from .progress import Steps, wanted
+    gpu = resolve_gpu(args.gpu, args.spec)
+    from ..render.progress import Steps, wanted
 
     with Steps(wanted(args.quiet, True)) as steps:
         step = steps.stage("roofline", 2)
@@ -426,7 +421,7 @@ def _occupancy_run(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from . import occupancy as occ
+    from ..analysis import occupancy as occ
 
     cc = occ.parse_compute_capability(args.arch, "--arch")
     limits = occ.arch_limits(cc)
@@ -474,7 +469,7 @@ def _occupancy_run(args: argparse.Namespace) -> int:
         )
         return 0
 
-    from .ingest.ptxas import compile_resource_usage
+    from ..ingest.ptxas import compile_resource_usage
 
     if args.smem is not None:
         raise InputError("--smem", "not used with --cu (ptxas gives the static shared memory); use --dyn-smem")
@@ -537,10 +532,11 @@ def _percent(text: str, source: str) -> float:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from .compare import compare
-    from .render import compare as rc
+    from ..analysis.compare import compare
+    from ..analysis.selection import kernel_names, select
+    from ..render import compare as rc
 
-    gpu = hardware.find_gpu(args.gpu) if args.gpu is not None else hardware.load_spec(args.spec) if args.spec is not None else None
+    gpu = resolve_gpu(args.gpu, args.spec)
     threshold = _percent(args.fail_if_slower, "--fail-if-slower") if args.fail_if_slower is not None else None
     pairs = []
     for item in args.pair:
@@ -559,10 +555,7 @@ def _compare(args: argparse.Namespace) -> int:
         launches = diagnose_report(load(args.reports[0], args.input_format), gpu=gpu).kernels
 
         def pick(rx: str) -> list:
-            try:
-                return [d for d in launches if re.search(rx, d.kernel.name) or re.search(rx, d.kernel.demangled_name)]
-            except re.error as exc:
-                raise InputError("--pair", f"invalid regular expression {rx!r}: {exc}") from None
+            return select(launches, rx, lambda d: kernel_names(d.kernel), "--pair")
 
         # each side holds only the paired kernels (a ladder a->b->c uses b on both sides)
         before = list({d.kernel.index: d for b, _ in pairs for d in pick(b)}.values())

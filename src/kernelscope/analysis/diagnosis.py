@@ -1,0 +1,313 @@
+"""Per-kernel diagnosis: roofline position, Speed-of-Light class, warp stalls, the kernel rules' findings and
+the advice they point to; and a whole report's diagnosis with its "where GPU time goes" groups.
+
+Pure functions over :class:`kernelscope.model.KernelProfile` and :class:`kernelscope.model.GpuSpec`; no I/O
+and no printing. Thresholds come from ``data/verdicts.toml`` (each with its source). Findings carry
+:class:`~kernelscope.notes.Note` values (a template key plus its numbers), so that every renderer can word
+them in the user's language (templates in ``data/labels.toml``, table ``[note]``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping
+
+from ..errors import UnknownGpuError
+from ..knowledge.criteria import criteria as default_criteria
+from ..knowledge.gpus import find_gpu
+from ..model import GpuSpec, KernelProfile, ProfileReport
+from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
+from .engine import Finding, by_gain, run_rules
+from .kernel_rules import CLASS_ORDER, KERNEL_RULES, KernelContext, SolVerdict, classify_sol, waves_per_sm
+from .occupancy import Occupancy, occupancy_of
+from .roofline import RooflinePoint, kernel_points
+from .selection import select_kernels
+from .stalls import StallBreakdown, stall_breakdown
+
+__all__ = [
+    "BALANCED", "COMPUTE_BOUND", "LATENCY_BOUND", "LAUNCH_BOUND", "MEMORY_BOUND", "OCCUPANCY_BOUND",
+    "KernelDiagnosis", "KernelGroup", "Note", "ReportDiagnosis", "SolVerdict", "classify_sol", "diagnose",
+    "diagnose_report", "group_by_name",
+]
+
+#: Findings shown as occupancy notes, in this order.
+OCCUPANCY_NOTES = ("occupancy_busy", "tail_effect", "occupancy_gap")
+
+
+@dataclass(frozen=True)
+class KernelDiagnosis:
+    """Everything kernelscope concludes about one kernel launch.
+
+    Attributes:
+        kernel: the profile it was derived from.
+        gpu: the spec whose ceilings were used, or None when the profile names no GPU and none was given
+            (then there is no roofline; everything else is still diagnosed).
+        provenance: where the peaks came from (catalogue datasheet, spec file, measured), and the report's
+            own device attributes next to the spec's when the report records them.
+        roofline: the point for the pipe the kernel uses most, or None when no ceiling applies.
+        roofline_by_pipe: one point per pipe with FLOPs > 0 in the profile (e.g. fp64, fp32, fp16).
+        notes: how the pipe was chosen, why quantities are missing, and consistency warnings.
+        sol: the Speed-of-Light class, as Nsight Compute's own SOLBottleneck rule decides it.
+        occupancy: theoretical occupancy from the launch configuration (our calculator), or None.
+        waves_per_sm: full waves of blocks across the SMs, or None.
+        stalls: warp-stall breakdown, or None when no stall metrics were collected.
+        findings: every finding of the kernel rules (:data:`kernelscope.analysis.kernel_rules.KERNEL_RULES`),
+            in rule order.
+    """
+
+    kernel: KernelProfile
+    gpu: GpuSpec | None
+    provenance: tuple[Note, ...]
+    roofline: RooflinePoint | None
+    roofline_by_pipe: tuple[RooflinePoint, ...]
+    notes: tuple[Note, ...]
+    sol: SolVerdict
+    occupancy: Occupancy | None
+    waves_per_sm: float | None
+    stalls: StallBreakdown | None
+    findings: tuple[Finding, ...]
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """kernelscope's bottleneck classes, several when several hold (e.g. memory-bound + latency-bound), in
+        :data:`kernelscope.analysis.kernel_rules.CLASS_ORDER`."""
+        found = {f.bound for f in self.findings if f.severity == "bound"}
+        return tuple(c for c in CLASS_ORDER if c in found)
+
+    @property
+    def evidence(self) -> tuple[Note, ...]:
+        """The measured values that triggered each class (one note per class finding)."""
+        return tuple(f.message for f in self.findings if f.severity == "bound")
+
+    @property
+    def occupancy_notes(self) -> tuple[Note, ...]:
+        """The occupancy trade-off (busy warps), the tail effect and why achieved sits below theoretical."""
+        return tuple(f.message for i in OCCUPANCY_NOTES for f in self.findings if f.id == i)
+
+    @property
+    def advice(self) -> tuple[str, ...]:
+        """Advice ids, most important first (by estimated gain, then rule order): ``"class:<bound>"``
+        (``"class:<bound>:no_tensor"`` for a GPU without tensor cores) and ``"stall:<reason>"``."""
+        return tuple(dict.fromkeys(f.advice for f in by_gain(self.findings) if f.advice))
+
+    @property
+    def ncu_bottleneck(self) -> str | None:
+        """The class Nsight Compute's own SOLBottleneck rule stored (same vocabulary as ``sol.bound``), or None."""
+        return self.kernel.nsight_sol_class
+
+    @property
+    def ncu_bottleneck_title(self) -> str | None:
+        """That rule result's title, e.g. ``"High Memory Throughput"``, or None."""
+        return self.kernel.nsight_sol_title
+
+    @property
+    def bound(self) -> str | None:
+        """The headline class: the first of ``classes``; when no rule fired, the SOL class; else the
+        roofline's memory/compute verdict; None when nothing was measured."""
+        if self.classes:
+            return self.classes[0]
+        if self.sol.bound is not None:
+            return self.sol.bound
+        return self.roofline.bound if self.roofline is not None else None
+
+    @property
+    def verdict(self) -> tuple[str, ...]:
+        """Every class that holds (``classes``), or the single headline class when no rule fired."""
+        return self.classes or ((self.bound,) if self.bound is not None else ())
+
+
+def provenance(gpu: GpuSpec, kernel: KernelProfile) -> tuple[Note, ...]:
+    """Where the ceilings come from, and the report's own device attributes next to the spec's."""
+    if gpu.origin == "catalogue":
+        notes = [Note("peaks_catalogue", {"gpu": gpu.name})]
+    else:
+        notes = [Note("peaks_measured" if gpu.measured else "peaks_given", {"gpu": gpu.name, "origin": gpu.origin})]
+    dev = kernel.device
+    if dev.sm_count is not None:
+        same = gpu.sm_count is None or gpu.sm_count == dev.sm_count
+        notes.append(Note("device_sms" if same else "device_sms_differ", {"sms": dev.sm_count, "spec_sms": gpu.sm_count}))
+    if dev.max_sm_clock_hz is not None:
+        spec = gpu.boost_clock_hz
+        same = spec is None or abs(spec - dev.max_sm_clock_hz) <= 0.01 * spec
+        notes.append(Note(
+            "device_clock" if same else "device_clock_differ",
+            {"ghz": dev.max_sm_clock_hz / 1e9, "spec_ghz": None if spec is None else spec / 1e9},
+        ))
+    return tuple(notes)
+
+
+def consistency_notes(kernel: KernelProfile, roofline: RooflinePoint | None, sol: SolVerdict,
+                      efficiency_warning: float) -> tuple[Note, ...]:
+    """Warnings where measurements contradict each other or a ceiling, and where the DRAM roofline and the
+    Speed-of-Light verdict point at different units (both are right: the roofline sees only DRAM traffic)."""
+    notes: list[Note] = []
+    limit = efficiency_warning
+    if roofline is not None and roofline.efficiency is not None and roofline.efficiency > limit:
+        notes.append(Note("efficiency_above_roof", {"efficiency": roofline.efficiency}))
+    a, t = kernel.achieved_occupancy_pct, kernel.theoretical_occupancy_pct
+    if a is not None and t is not None and a > t + 1.0:
+        notes.append(Note("occupancy_above_theoretical", {"achieved": a, "theoretical": t}))
+    if (
+        roofline is not None and roofline.bound is not None
+        and sol.bound in (COMPUTE_BOUND, MEMORY_BOUND) and sol.bound != roofline.bound
+    ):
+        notes.append(Note("roofline_vs_sol", {
+            "roofline": roofline.bound, "ai": roofline.arithmetic_intensity_flop_per_byte,
+            "ridge": roofline.ridge_point_flop_per_byte, "sol": sol.bound,
+        }))
+    return tuple(notes)
+
+
+def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, Any] | None = None) -> KernelDiagnosis:
+    """Diagnose one kernel launch against one GPU spec.
+
+    Args:
+        kernel: the measured launch (SI units).
+        gpu: the ceilings to use (catalogue entry, spec file, or measured ceilings); None when unknown: the
+            roofline is then not drawn and says why.
+        criteria: rule thresholds (:func:`kernelscope.knowledge.criteria.criteria`); None = the defaults.
+
+    Returns:
+        A :class:`KernelDiagnosis`; anything the profile did not measure is None with a stated reason.
+    """
+    crit = criteria if criteria is not None else default_criteria()
+    if kernel.duration_s is not None and not kernel.duration_s > 0:
+        # a reader should never hand this on; if one does, it is not a measurement
+        kernel = replace(kernel, duration_s=None, problems=kernel.problems + (f"duration {kernel.duration_s} s is not a measurement",))
+    main, by_pipe, notes = kernel_points(kernel, gpu, crit["tensor_pipe_active_pct"])
+    sol = classify_sol(kernel.sol_compute_pct, kernel.sol_memory_pct, kernel.launch.waves_per_sm, crit)
+    stalls = None
+    if kernel.stall_values:
+        stalls = stall_breakdown(kernel.stall_values, kernel.stall_family, kernel.cycles_per_issued_instruction)
+    occ = occupancy_of(kernel)
+    waves = waves_per_sm(kernel, occ, kernel.device.sm_count or (gpu.sm_count if gpu is not None else None))
+    headline = sol.bound if sol.bound is not None else (main.bound if main is not None else None)
+    ctx = KernelContext(kernel, gpu, sol, occ, stalls, waves, headline, crit)
+    return KernelDiagnosis(
+        kernel=kernel,
+        gpu=gpu,
+        provenance=provenance(gpu, kernel) if gpu is not None else (Note("no_gpu"),),
+        roofline=main,
+        roofline_by_pipe=by_pipe,
+        notes=_unique((*notes, *consistency_notes(kernel, main, sol, crit["efficiency_warning"]))),
+        sol=sol,
+        occupancy=occ,
+        waves_per_sm=waves,
+        stalls=stalls,
+        findings=run_rules(KERNEL_RULES, ctx),
+    )
+
+
+def _unique(notes: Iterable[Note]) -> tuple[Note, ...]:
+    seen: dict[tuple, Note] = {}
+    for n in notes:
+        seen.setdefault((n.key, tuple(sorted(n.values.items()))), n)
+    return tuple(seen.values())
+
+
+@dataclass(frozen=True)
+class KernelGroup:
+    """Launches of one kernel name, for the "where does GPU time go" summary.
+
+    Attributes:
+        name: kernel name.
+        launches: number of launches.
+        total_duration_s: summed duration of launches with a measured duration.
+        share: total_duration_s / total of all groups (0..1), or None when no durations were measured.
+        unmeasured_launches: launches without a measured duration (not counted in the total).
+    """
+
+    name: str
+    launches: int
+    total_duration_s: float
+    share: float | None
+    unmeasured_launches: int
+
+
+def group_by_name(kernels: Iterable[KernelProfile]) -> tuple[KernelGroup, ...]:
+    """Group launches by kernel name, largest total duration first (ties keep report order). A profile that
+    stands for N launches (``launch_count``, summary rows) counts N times its average duration."""
+    order: dict[str, list[KernelProfile]] = {}
+    for k in kernels:
+        order.setdefault(k.name, []).append(k)
+    totals = {
+        name: math.fsum(k.duration_s * k.launch_count for k in ks if k.duration_s is not None)
+        for name, ks in order.items()
+    }
+    grand = math.fsum(totals.values())
+    groups = [
+        KernelGroup(
+            name=name,
+            launches=sum(k.launch_count for k in ks),
+            total_duration_s=totals[name],
+            share=(totals[name] / grand) if grand > 0 else None,
+            unmeasured_launches=sum(k.launch_count for k in ks if k.duration_s is None),
+        )
+        for name, ks in order.items()
+    ]
+    groups.sort(key=lambda g: -g.total_duration_s)
+    return tuple(groups)
+
+
+@dataclass(frozen=True)
+class ReportDiagnosis:
+    """Diagnosis of one input file.
+
+    Attributes:
+        report: what was read (every launch, report order).
+        groups: launches grouped by kernel name, largest total GPU time first (all launches of the file).
+        kernels: diagnoses of the selected launches (``--kernel`` / ``top``), in report order.
+    """
+
+    report: ProfileReport
+    groups: tuple[KernelGroup, ...]
+    kernels: tuple[KernelDiagnosis, ...]
+
+
+def diagnose_report(
+    report: ProfileReport,
+    gpu: GpuSpec | str | None = None,
+    kernel_regex: str | None = None,
+    top: int | None = None,
+    criteria: Mapping[str, Any] | None = None,
+) -> ReportDiagnosis:
+    """Diagnose every selected launch of a report.
+
+    Args:
+        report: a report from :func:`kernelscope.ingest.load`.
+        gpu: ceilings to use for every kernel (a spec, or a catalogue name); None looks each kernel's
+            device up in the catalogue.
+        kernel_regex: keep launches whose (demangled) name matches.
+        top: keep the N longest launches.
+        criteria: rule thresholds (:func:`kernelscope.knowledge.criteria.criteria`).
+
+    Raises:
+        UnknownGpuError: a device the catalogue lacks when ``gpu`` is None.
+        InputError: bad selection arguments. A kernel whose profile names no device (CSV exports, console
+            text) is diagnosed without roofline ceilings when ``gpu`` is None.
+    """
+    specs: dict[str, GpuSpec] = {}
+    if isinstance(gpu, str):
+        gpu = find_gpu(gpu)
+
+    def gpu_for(kernel: KernelProfile) -> GpuSpec | None:
+        if gpu is not None:
+            return gpu
+        name = kernel.device.display_name
+        if not name:
+            return None  # diagnosed without roofline ceilings; the diagnosis says to pass --gpu / --spec
+        if name not in specs:
+            try:
+                specs[name] = find_gpu(name)
+            except UnknownGpuError as exc:
+                raise UnknownGpuError(name, exc.closest, source=report.path) from None
+        return specs[name]
+
+    crit = criteria if criteria is not None else default_criteria()
+    chosen = select_kernels(report.kernels, kernel_regex, top)
+    return ReportDiagnosis(
+        report=report,
+        groups=group_by_name(report.kernels),
+        kernels=tuple(diagnose(k, gpu_for(k), crit) for k in chosen),
+    )

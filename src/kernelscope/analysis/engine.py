@@ -1,0 +1,164 @@
+"""The rule engine: small rules, one per concern, each returning findings with their evidence.
+
+In the style of Nsight Compute's rule files: a :class:`Rule` has a stable id, the rules it depends on
+(``parents``: they run first and their findings are visible to it), the metrics it reads (``inputs``, Nsight
+metric names: what a reader must collect for it, like Nsight's ``MetricRequest``) and an ``apply`` function.
+:func:`run_rules` runs a set of rules over one context (a kernel launch, a program timeline) and returns every
+:class:`Finding`. Kernel rules live in :mod:`.kernel_rules`, program-level checks in :mod:`.timeline`.
+
+A finding carries what a renderer needs and nothing it must recompute: an id, a severity, the worded message
+(a :class:`~kernelscope.notes.Note`, template + numbers, in any language), its evidence (values with the metric
+they come from), the advice it points to, the bottleneck class it supports (if any) and an estimated speedup.
+Advice is ordered by that estimate (:func:`by_gain`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Generic, Iterable, Mapping, Sequence, TypeVar
+
+from ..notes import Note
+
+C = TypeVar("C")
+
+#: Severities, most important first: a bottleneck class, an optimisation opportunity, a warning about the data
+#: or the measurement, plain information.
+SEVERITIES: tuple[str, ...] = ("bound", "optimization", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One measured value behind a finding.
+
+    Attributes:
+        metric: the Nsight metric name it was read from (``"dram__throughput.avg.pct_of_peak_sustained_elapsed"``),
+            or a kernelscope quantity (``"waves_per_sm"``, ``"stall_share.long_scoreboard"``) when derived.
+        value: the value, in ``unit``; None when not measured.
+        unit: ``"%"`` (0-100), ``"s"``, ``"B"``, ``"share"`` (0-1), ``"ratio"``, ``""`` (a count).
+    """
+
+    metric: str
+    value: float | None
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one rule concluded.
+
+    Attributes:
+        id: the rule's stable id (``"memory_throughput"``, ``"tail_effect"``, ``"sync_memcpy"``...).
+        severity: one of :data:`SEVERITIES`.
+        message: the finding worded by a template of ``labels.toml`` ``[note]`` with its numbers.
+        evidence: the measured values that triggered it, with their metric names.
+        bound: the bottleneck class this finding supports (``"memory-bound"`` ...), or None.
+        advice: the advice id it points to (``"class:memory-bound"``, ``"stall:long_scoreboard"``), or None.
+        estimated_speedup: how much faster the kernel (or program, for timeline checks) would be if the cause
+            were removed, as a factor >= 1; None when not estimated (``speedup_note`` says why).
+        speedup_note: how the estimate was made, or why there is none.
+        source: where the threshold or the model comes from.
+    """
+
+    id: str
+    severity: str
+    message: Note
+    evidence: tuple[Evidence, ...] = ()
+    bound: str | None = None
+    advice: str | None = None
+    estimated_speedup: float | None = None
+    speedup_note: str | None = None
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"severity must be one of {SEVERITIES}, got {self.severity!r}")
+        s = self.estimated_speedup
+        if s is not None and not (math.isfinite(s) and s >= 1.0):
+            raise ValueError(f"estimated_speedup must be a finite factor >= 1, got {s!r}")
+
+
+#: What a rule's apply function gets besides the context: the findings of the rules that ran before it, by id.
+Done = Mapping[str, tuple[Finding, ...]]
+
+
+@dataclass(frozen=True)
+class Rule(Generic[C]):
+    """One rule.
+
+    Attributes:
+        id: stable id; its findings carry it.
+        apply: ``(context, done) -> Finding | Iterable[Finding] | None``; ``done`` maps the id of every rule that
+            already ran (its parents among them) to its findings.
+        parents: ids of rules that must run first.
+        inputs: the Nsight metric names the rule reads (documentation and the readers' request list).
+        doc: one line on what it checks.
+    """
+
+    id: str
+    apply: Callable[[C, Done], "Finding | Iterable[Finding] | None"]
+    parents: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ()
+    doc: str = ""
+
+
+def order(rules: Sequence[Rule[C]]) -> tuple[Rule[C], ...]:
+    """The rules with every parent before its children, otherwise in the given order.
+
+    Raises:
+        ValueError: a duplicate id, a parent that is not among the rules, or a dependency cycle.
+    """
+    by_id: dict[str, Rule[C]] = {}
+    for rule in rules:
+        if rule.id in by_id:
+            raise ValueError(f"duplicate rule id {rule.id!r}")
+        by_id[rule.id] = rule
+    out: list[Rule[C]] = []
+    state: dict[str, int] = {}  # 1 = visiting, 2 = placed
+
+    def place(rule: Rule[C], path: tuple[str, ...]) -> None:
+        if state.get(rule.id) == 2:
+            return
+        if state.get(rule.id) == 1:
+            raise ValueError(f"rule dependency cycle: {' -> '.join(path + (rule.id,))}")
+        state[rule.id] = 1
+        for parent in rule.parents:
+            if parent not in by_id:
+                raise ValueError(f"rule {rule.id!r} depends on unknown rule {parent!r}")
+            place(by_id[parent], path + (rule.id,))
+        state[rule.id] = 2
+        out.append(rule)
+
+    for rule in rules:
+        place(rule, ())
+    return tuple(out)
+
+
+def run_rules(rules: Sequence[Rule[C]], context: C) -> tuple[Finding, ...]:
+    """Run ``rules`` over one ``context`` (parents first) and return every finding, in rule order.
+
+    Raises:
+        ValueError: see :func:`order`; a rule returning something that is not a Finding.
+    """
+    done: dict[str, tuple[Finding, ...]] = {}
+    out: list[Finding] = []
+    for rule in order(rules):
+        result = rule.apply(context, done)
+        found = () if result is None else (result,) if isinstance(result, Finding) else tuple(result)
+        for f in found:
+            if not isinstance(f, Finding):
+                raise ValueError(f"rule {rule.id!r} returned {type(f).__name__}, expected Finding")
+        done[rule.id] = found
+        out.extend(found)
+    return tuple(out)
+
+
+def by_gain(findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """Findings ordered by estimated speedup, largest first; those without an estimate keep their order after
+    the estimated ones (a stable sort)."""
+    return tuple(sorted(findings, key=lambda f: -(f.estimated_speedup or 0.0)))
+
+
+def requested_metrics(rules: Iterable[Rule]) -> tuple[str, ...]:
+    """Every metric name the rules declare as inputs, each once, in first-seen order."""
+    return tuple(dict.fromkeys(name for rule in rules for name in rule.inputs))

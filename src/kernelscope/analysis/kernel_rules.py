@@ -1,0 +1,361 @@
+"""Kernel rules: one small rule per concern, each with the metrics it reads, one criterion of ``verdicts.toml``
+(with its source, overridable with ``--criteria FILE``) and the :class:`~.engine.Finding` it returns.
+
+The Speed-of-Light rule is the parent: it states Nsight Compute's own SOLBottleneck class for the launch; the
+bottleneck-class rules (several may hold at once, "memory-bound + latency-bound"), the occupancy notes and the
+stall-reason advice follow. A rule whose inputs were not measured does not fire and says nothing: it never
+guesses. :data:`KERNEL_RULES` is the set :func:`kernelscope.analysis.diagnosis.diagnose` runs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from ..knowledge.criteria import criteria as default_criteria
+from ..knowledge.criteria import source
+from ..knowledge.stalls import describe, reasons
+from ..knowledge.text import has_class_variant
+from ..model import GpuSpec, KernelProfile
+from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
+from .engine import Done, Evidence, Finding, Rule
+from .occupancy import Occupancy
+from .stalls import StallBreakdown
+
+#: Order in which classes are listed when several hold.
+CLASS_ORDER = (LAUNCH_BOUND, MEMORY_BOUND, COMPUTE_BOUND, LATENCY_BOUND, OCCUPANCY_BOUND)
+#: Stall reasons that mean the warps are busy issuing or waiting on a saturated pipe (lesson 2).
+BUSY_REASONS = ("math_pipe_throttle", "not_selected")
+
+SOL_COMPUTE = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+SOL_MEMORY = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+WAVES = "launch__waves_per_multiprocessor"
+DURATION = "gpu__time_duration.sum"
+ACHIEVED = "sm__warps_active.avg.pct_of_peak_sustained_active"
+THEORETICAL = "sm__maximum_warps_per_active_cycle_pct"
+STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+
+
+@dataclass(frozen=True)
+class SolVerdict:
+    """Speed-of-Light bottleneck class of one kernel.
+
+    Attributes:
+        bound: ``"compute-bound"``, ``"memory-bound"``, ``"latency-bound"``, ``"balanced"`` or
+            ``"launch-bound"``; None when the SOL section was not measured.
+        compute_pct: SM throughput, % of peak, or None.
+        memory_pct: memory throughput, % of peak, or None.
+        waves_per_sm: ``launch__waves_per_multiprocessor``, or None.
+        evidence: the measured values and thresholds that decided the class.
+    """
+
+    bound: str | None
+    compute_pct: float | None
+    memory_pct: float | None
+    waves_per_sm: float | None
+    evidence: tuple[Note, ...]
+
+
+def grid_is_small(waves_per_sm: float | None, crit: Mapping[str, float]) -> bool:
+    """Fewer than ``small_grid_waves`` full waves of blocks across the SMs (Nsight's "Small Grid")."""
+    return waves_per_sm is not None and waves_per_sm < crit["small_grid_waves"]
+
+
+def classify_sol(compute_pct: float | None, memory_pct: float | None, waves_per_sm: float | None,
+                 crit: Mapping[str, float] | None = None) -> SolVerdict:
+    """Speed-of-Light class from SM and memory throughput (% of peak) and waves per SM.
+
+    Rules, in the order Nsight Compute's SOLBottleneck rule applies them in the corpus reports (thresholds from
+    ``verdicts.toml`` ``[criteria]``): compute above ``compute_high_pct`` or memory above ``memory_high_pct`` ->
+    the higher one's class (ties go to compute); a small grid (:func:`grid_is_small`) -> launch-bound; both below
+    ``latency_sol_pct`` -> latency-bound; otherwise the higher one's class, or balanced when they are within
+    ``balanced_margin_pct`` points.
+    """
+    t = crit if crit is not None else default_criteria()
+    c, m = compute_pct, memory_pct
+
+    def verdict(bound: str | None, key: str, **values: Any) -> SolVerdict:
+        return SolVerdict(bound, c, m, waves_per_sm, (Note(key, {"c": c, "m": m, **values}),))
+
+    measured = c is not None and m is not None
+    higher = COMPUTE_BOUND if measured and c >= m else MEMORY_BOUND
+    if measured and (c > t["compute_high_pct"] or m > t["memory_high_pct"]):
+        limit = t["compute_high_pct"] if higher == COMPUTE_BOUND else t["memory_high_pct"]
+        return verdict(higher, "sol_high", top=max(c, m), limit=limit)
+    if grid_is_small(waves_per_sm, t):
+        return verdict(LAUNCH_BOUND, "small_grid", waves=waves_per_sm, limit=t["small_grid_waves"])
+    if not measured:
+        return verdict(None, "sol_not_measured")
+    if max(c, m) < t["latency_sol_pct"]:
+        return verdict(LATENCY_BOUND, "sol_latency", limit=t["latency_sol_pct"])
+    if abs(c - m) < t["balanced_margin_pct"]:
+        return verdict(BALANCED, "sol_balanced", margin=t["balanced_margin_pct"])
+    return verdict(higher, "sol_mid", low=t["latency_sol_pct"], high=t["memory_high_pct"])
+
+
+@dataclass(frozen=True)
+class KernelContext:
+    """What the kernel rules may look at for one launch.
+
+    Attributes:
+        kernel: the measured launch.
+        gpu: the ceilings in use, or None.
+        sol: its Speed-of-Light class (:func:`classify_sol`).
+        occupancy: theoretical occupancy from the launch configuration, or None when not computable.
+        stalls: the stall breakdown, or None.
+        waves_per_sm: full waves of blocks across all SMs (measured, or blocks / (blocks per SM x SMs)), or None.
+        headline: the class to advise when no class rule fires (the SOL class, else the roofline's), or None.
+        criteria: thresholds (``verdicts.toml`` ``[criteria]`` with user overrides).
+    """
+
+    kernel: KernelProfile
+    gpu: GpuSpec | None
+    sol: SolVerdict
+    occupancy: Occupancy | None
+    stalls: StallBreakdown | None
+    waves_per_sm: float | None
+    headline: str | None
+    criteria: Mapping[str, float]
+
+    @property
+    def theoretical_pct(self) -> float | None:
+        """Theoretical occupancy %: the profiler's when measured, else ours, else None."""
+        if self.kernel.theoretical_occupancy_pct is not None:
+            return self.kernel.theoretical_occupancy_pct
+        return self.occupancy.occupancy_pct if self.occupancy is not None else None
+
+    def stall_share(self, *reason_ids: str) -> float | None:
+        """Summed share of stall cycles (selected excluded) of ``reason_ids``, or None without stall data."""
+        if self.stalls is None or not self.stalls.shares:
+            return None
+        return sum(s.share_of_stalls for s in self.stalls.shares if s.reason in reason_ids)
+
+    def class_advice(self, bound: str) -> str:
+        """The advice id of a class; the ``no_tensor`` variant on a GPU without tensor cores."""
+        no_tensor = self.gpu is not None and not any("_tensor" in p for p in self.gpu.peak_flops_per_s)
+        return f"class:{bound}:no_tensor" if no_tensor and has_class_variant(bound, "no_tensor") else f"class:{bound}"
+
+    def bound(self, rule_id: str, bound: str, note: Note, *evidence: Evidence, key: str) -> Finding:
+        """A bottleneck-class finding of ``rule_id`` citing criterion ``key``."""
+        return Finding(rule_id, "bound", note, evidence, bound=bound, advice=self.class_advice(bound), source=source(key))
+
+
+# --------------------------------------------------------------------------------------------- Speed-of-Light
+
+
+def speed_of_light(ctx: KernelContext, done: Done) -> Finding:
+    """The Speed-of-Light class, as Nsight Compute's SOLBottleneck rule decides it (:func:`classify_sol`)."""
+    s = ctx.sol
+    return Finding("speed_of_light", "info", s.evidence[0],
+                   (Evidence(SOL_COMPUTE, s.compute_pct, "%"), Evidence(SOL_MEMORY, s.memory_pct, "%"),
+                    Evidence(WAVES, s.waves_per_sm)),
+                   bound=s.bound, source=source("compute_high_pct"))
+
+
+# ---------------------------------------------------------------------------------------- bottleneck classes
+
+
+def small_grid(ctx: KernelContext, done: Done) -> Finding | None:
+    """launch-bound: fewer than ``small_grid_waves`` full waves (Nsight's "Small Grid")."""
+    w = ctx.waves_per_sm
+    if not grid_is_small(w, ctx.criteria):
+        return None
+    limit = ctx.criteria["small_grid_waves"]
+    return ctx.bound("small_grid", LAUNCH_BOUND, Note("small_grid", {"waves": w, "limit": limit}),
+                     Evidence(WAVES, w), key="small_grid_waves")
+
+
+def short_kernel(ctx: KernelContext, done: Done) -> Finding | None:
+    """launch-bound: shorter than ``short_kernel_s``, i.e. comparable to the launch overhead itself."""
+    d, limit = ctx.kernel.duration_s, ctx.criteria["short_kernel_s"]
+    if d is None or d >= limit:
+        return None
+    return ctx.bound("short_kernel", LAUNCH_BOUND, Note("short_kernel", {"us": d * 1e6, "limit_us": limit * 1e6}),
+                     Evidence(DURATION, d, "s"), key="short_kernel_s")
+
+
+def memory_throughput(ctx: KernelContext, done: Done) -> Finding | None:
+    """memory-bound: memory throughput above ``memory_high_pct`` of peak. Without the memory SOL value, DRAM
+    throughput stands in for it (memory SOL is the maximum over the memory units, DRAM among them)."""
+    m, limit = ctx.sol.memory_pct, ctx.criteria["memory_high_pct"]
+    if m is not None and m > limit:
+        return ctx.bound("memory_throughput", MEMORY_BOUND, Note("rule_memory", {"m": m, "c": ctx.sol.compute_pct, "limit": limit}),
+                         Evidence(SOL_MEMORY, m, "%"), Evidence(SOL_COMPUTE, ctx.sol.compute_pct, "%"), key="memory_high_pct")
+    dram = ctx.kernel.dram_throughput_pct
+    if m is None and dram is not None and dram > limit:
+        return ctx.bound("memory_throughput", MEMORY_BOUND, Note("rule_memory_dram", {"dram": dram, "limit": limit}),
+                         Evidence(DRAM_PCT, dram, "%"), key="memory_high_pct")
+    return None
+
+
+def compute_throughput(ctx: KernelContext, done: Done) -> Finding | None:
+    """compute-bound: SM throughput above ``compute_high_pct`` of peak."""
+    c, limit = ctx.sol.compute_pct, ctx.criteria["compute_high_pct"]
+    if c is None or c <= limit:
+        return None
+    return ctx.bound("compute_throughput", COMPUTE_BOUND, Note("rule_compute", {"c": c, "m": ctx.sol.memory_pct, "limit": limit}),
+                     Evidence(SOL_COMPUTE, c, "%"), Evidence(SOL_MEMORY, ctx.sol.memory_pct, "%"), key="compute_high_pct")
+
+
+def latency_from_throughput(ctx: KernelContext, done: Done) -> Finding | None:
+    """latency-bound: compute and memory both below ``latency_sol_pct`` with at least one full wave."""
+    c, m, limit = ctx.sol.compute_pct, ctx.sol.memory_pct, ctx.criteria["latency_sol_pct"]
+    if c is None or m is None or max(c, m) >= limit:
+        return None
+    if grid_is_small(ctx.waves_per_sm, ctx.criteria):
+        return None  # a grid that does not fill the GPU explains the low throughput better
+    return ctx.bound("latency_from_throughput", LATENCY_BOUND, Note("sol_latency", {"c": c, "m": m, "limit": limit}),
+                     Evidence(SOL_COMPUTE, c, "%"), Evidence(SOL_MEMORY, m, "%"), key="latency_sol_pct")
+
+
+def latency_from_long_scoreboard(ctx: KernelContext, done: Done) -> Finding | None:
+    """latency-bound: Long Scoreboard above ``long_scoreboard_share`` of stalls while achieved occupancy is
+    below ``occupancy_gap_ratio`` of theoretical (without a theoretical value: of the SM maximum, 100%)."""
+    share = ctx.stall_share("long_scoreboard")
+    achieved = ctx.kernel.achieved_occupancy_pct
+    if share is None or achieved is None or share <= ctx.criteria["long_scoreboard_share"]:
+        return None
+    theoretical = ctx.theoretical_pct
+    ratio = ctx.criteria["occupancy_gap_ratio"]
+    reference = 100.0 if theoretical is None else theoretical
+    if achieved >= ratio * reference:
+        return None
+    key = "rule_latency_ls" if theoretical is not None else "rule_latency_ls_no_theoretical"
+    note = Note(key, {"share": share, "achieved": achieved, "theoretical": theoretical, "ratio": ratio})
+    return ctx.bound("latency_from_long_scoreboard", LATENCY_BOUND, note,
+                     Evidence("stall_share.long_scoreboard", share, "share"), Evidence(ACHIEVED, achieved, "%"),
+                     Evidence(THEORETICAL, theoretical, "%"), key="long_scoreboard_share")
+
+
+def occupancy_limited(ctx: KernelContext, done: Done) -> Finding | None:
+    """occupancy-bound: registers or shared memory limit the resident blocks (the lesson's limiter), the
+    warps are not busy (see :func:`occupancy_busy`), and either
+    (a) achieved occupancy is below ``occupancy_gap_ratio`` of theoretical with at least one full wave (a
+        smaller grid explains the gap by itself), or
+    (b) theoretical occupancy is below ``occupancy_low_pct`` and the kernel shows latency: compute and memory
+        both below ``latency_sol_pct``, or Long Scoreboard above ``long_scoreboard_share`` of stalls.
+    Low occupancy alone is not a bottleneck (lesson 2: tuned GEMMs run at 30-50%)."""
+    occ = ctx.occupancy
+    if occ is None:
+        return None
+    limiters = [name for name in occ.limiters if name in ("registers", "shared_mem")]
+    if not limiters or done.get("occupancy_busy"):
+        return None
+    cr = ctx.criteria
+    theoretical = occ.occupancy_pct
+    achieved = ctx.kernel.achieved_occupancy_pct
+    full_waves = not grid_is_small(ctx.waves_per_sm, cr)
+    gap = full_waves and achieved is not None and achieved < cr["occupancy_gap_ratio"] * theoretical
+    c, m = ctx.sol.compute_pct, ctx.sol.memory_pct
+    ls = ctx.stall_share("long_scoreboard")
+    latency = (c is not None and m is not None and max(c, m) < cr["latency_sol_pct"]) or (
+        ls is not None and ls > cr["long_scoreboard_share"]
+    )
+    low = theoretical < cr["occupancy_low_pct"] and latency
+    if not (low or gap):
+        return None
+    note = Note("rule_occupancy", {
+        "limiter": limiters[0], "theoretical": theoretical, "achieved": achieved,
+        "warps": occ.active_warps_per_sm, "max_warps": occ.max_warps_per_sm,
+    })
+    return ctx.bound("occupancy_limited", OCCUPANCY_BOUND, note, Evidence("occupancy.theoretical_pct", theoretical, "%"),
+                     Evidence(ACHIEVED, achieved, "%"), key="occupancy_low_pct" if low else "occupancy_gap_ratio")
+
+
+def headline_advice(ctx: KernelContext, done: Done) -> Finding | None:
+    """When no class rule fired: the advice of the headline class (the Speed-of-Light class, else the roofline's)."""
+    if any(f.bound for rule_id in _CLASS_RULES for f in done.get(rule_id, ())) or ctx.headline is None:
+        return None
+    return Finding("headline_advice", "info", Note("headline_advice", {"bound": ctx.headline}),
+                   bound=None, advice=ctx.class_advice(ctx.headline), source=source("latency_sol_pct"))
+
+
+# ----------------------------------------------------------------------------------------- occupancy notes
+
+
+def occupancy_busy(ctx: KernelContext, done: Done) -> Finding | None:
+    """The occupancy trade-off: when Math Pipe Throttle + Not Selected reach ``busy_share`` of the stall
+    cycles the warps already keep the schedulers busy, and more occupancy would not help."""
+    share = ctx.stall_share(*BUSY_REASONS)
+    if share is None or share < ctx.criteria["busy_share"]:
+        return None
+    return Finding("occupancy_busy", "info", Note("occupancy_busy", {"share": share, "achieved": ctx.kernel.achieved_occupancy_pct}),
+                   (Evidence("stall_share.math_pipe_throttle+not_selected", share, "share"),), source=source("busy_share"))
+
+
+def tail_effect(ctx: KernelContext, done: Done) -> Finding | None:
+    """A partial last wave that leaves more than ``tail_idle_share`` of the SM time idle:
+    (ceil(waves) - waves) / ceil(waves)."""
+    w = ctx.waves_per_sm
+    if w is None or grid_is_small(w, ctx.criteria):
+        return None
+    waves = math.ceil(w)
+    idle = (waves - w) / waves  # share of SM time left idle by the partial last wave
+    if idle <= ctx.criteria["tail_idle_share"]:
+        return None
+    return Finding("tail_effect", "info", Note("tail_effect", {"waves": w, "last_pct": (w - int(w)) * 100, "idle": idle}),
+                   (Evidence(WAVES, w),), source=source("tail_idle_share"))
+
+
+def occupancy_gap(ctx: KernelContext, done: Done) -> Finding | None:
+    """Achieved occupancy below ``occupancy_gap_ratio`` of theoretical (a partial wave, uneven blocks, a short kernel)."""
+    achieved, theoretical = ctx.kernel.achieved_occupancy_pct, ctx.theoretical_pct
+    if achieved is None or not theoretical or achieved >= ctx.criteria["occupancy_gap_ratio"] * theoretical:
+        return None
+    return Finding("occupancy_gap", "info", Note("occupancy_gap", {"achieved": achieved, "theoretical": theoretical}),
+                   (Evidence(ACHIEVED, achieved, "%"), Evidence(THEORETICAL, theoretical, "%")),
+                   source=source("occupancy_gap_ratio"))
+
+
+# ------------------------------------------------------------------------------------------- stall reasons
+
+
+def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:
+    """The top unhealthy stall reasons (at most ``advice_max_reasons``, each at least ``advice_min_share`` of the
+    stall cycles), each with the advice for its reason."""
+    if ctx.stalls is None:
+        return
+    picked = [
+        s for s in ctx.stalls.shares
+        if s.reason in reasons() and not describe(s.reason).healthy and s.share_of_stalls >= ctx.criteria["advice_min_share"]
+    ]
+    for s in picked[: int(ctx.criteria["advice_max_reasons"])]:
+        yield Finding("stall_reasons", "optimization", Note("stall_share", {"reason": s.reason, "share": s.share_of_stalls}),
+                      (Evidence(STALL_METRIC.format(s.reason), s.value, ctx.stalls.family or ""),),
+                      advice=f"stall:{s.reason}", source=source("advice_min_share"))
+
+
+_CLASS_RULES = ("small_grid", "short_kernel", "memory_throughput", "compute_throughput", "latency_from_throughput",
+                "latency_from_long_scoreboard", "occupancy_limited")
+
+#: Every kernel rule, in the order their findings are listed.
+KERNEL_RULES: tuple[Rule[KernelContext], ...] = (
+    Rule("speed_of_light", speed_of_light, inputs=(SOL_COMPUTE, SOL_MEMORY, WAVES)),
+    Rule("small_grid", small_grid, parents=("speed_of_light",), inputs=(WAVES,)),
+    Rule("short_kernel", short_kernel, parents=("speed_of_light",), inputs=(DURATION,)),
+    Rule("memory_throughput", memory_throughput, parents=("speed_of_light",), inputs=(SOL_MEMORY, DRAM_PCT)),
+    Rule("compute_throughput", compute_throughput, parents=("speed_of_light",), inputs=(SOL_COMPUTE,)),
+    Rule("latency_from_throughput", latency_from_throughput, parents=("speed_of_light",), inputs=(SOL_COMPUTE, SOL_MEMORY)),
+    Rule("latency_from_long_scoreboard", latency_from_long_scoreboard, parents=("speed_of_light",),
+         inputs=(STALL_METRIC.format("long_scoreboard"), ACHIEVED, THEORETICAL)),
+    Rule("occupancy_busy", occupancy_busy, inputs=tuple(STALL_METRIC.format(r) for r in BUSY_REASONS)),
+    Rule("occupancy_limited", occupancy_limited, parents=("speed_of_light", "occupancy_busy"),
+         inputs=("launch__registers_per_thread", "launch__shared_mem_per_block_static", ACHIEVED)),
+    Rule("headline_advice", headline_advice, parents=_CLASS_RULES),
+    Rule("tail_effect", tail_effect, inputs=(WAVES,)),
+    Rule("occupancy_gap", occupancy_gap, inputs=(ACHIEVED, THEORETICAL)),
+    Rule("stall_reasons", stall_reasons, inputs=(STALL_METRIC.format("long_scoreboard"),)),
+)
+
+
+def waves_per_sm(kernel: KernelProfile, occupancy: Occupancy | None, sm_count: int | None) -> float | None:
+    """Full waves of the grid: Nsight's ``launch__waves_per_multiprocessor`` when measured, else
+    blocks / (active blocks per SM x SM count). None when neither is known."""
+    if kernel.launch.waves_per_sm is not None:
+        return kernel.launch.waves_per_sm
+    blocks = kernel.launch.blocks
+    if blocks is None or occupancy is None or not sm_count or occupancy.active_blocks_per_sm == 0:
+        return None
+    return blocks / (occupancy.active_blocks_per_sm * sm_count)

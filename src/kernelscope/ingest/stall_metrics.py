@@ -1,0 +1,71 @@
+"""Warp-stall metrics by Nsight Compute name -> one stall family of values per canonical reason.
+
+The readers resolve the metric names here, so the analysis gets ``KernelProfile.stall_values`` keyed by
+canonical reason (``data/stalls.toml``) and ``stall_family`` naming the unit. Families and their name
+patterns are data (``data/metrics.toml`` ``[[stall_family]]``).
+
+Units. Nsight Compute's Warp State Statistics give, per reason ``r``,
+``smsp__average_warps_issue_stalled_<r>_per_issue_active.ratio``: the average number of **cycles** a warp
+spends in state ``r`` per issued instruction (summed over every reason, ``selected`` included, they equal
+``smsp__average_warp_latency_per_inst_issued.ratio``). PC sampling gives sample counts. Neither is a
+percentage. Source: Nsight Compute Kernel Profiling Guide, "Warp State Statistics" and "Warp Stall Reasons".
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+from ..knowledge.metrics import stall_families
+from ..knowledge.stalls import lookup, norm
+
+
+def stall_metric(name: str) -> tuple[str, str, str | None] | None:
+    """Classify one Nsight metric name as a stall metric.
+
+    Returns:
+        ``(family, spelling, canonical id or None when the spelling is unknown)`` for a stall metric of a
+        family of ``data/metrics.toml``, e.g. ``("pc_sampling", "no_instructions", "no_instruction")``;
+        None for any other metric (including ``group:...`` entries).
+    """
+    for family in stall_families():
+        match = family.regex.match(name)
+        if match:
+            spelling = match.group(1)
+            return family.name, spelling, lookup().get(norm(spelling))
+    return None
+
+
+def stall_values_from_metrics(metrics: Mapping[str, float]) -> tuple[str | None, dict[str, float]]:
+    """Pick ONE stall metric family from a launch's metrics and return its values by reason.
+
+    Families, best first (``data/metrics.toml``): ``per_issue_active`` (cycles per issued instruction, sum
+    over reasons = CPI), ``pc_sampling`` (sample counts; the ``..._not_issued`` variants are never chosen),
+    ``warp_latency`` (warp cycles; last resort, absent from every corpus report). The first family with at
+    least one finite value wins; NaN (and infinite) values are ignored.
+
+    Args:
+        metrics: metric name -> value, in Nsight's units.
+
+    Returns:
+        ``(family, {canonical id: value})``, or ``(None, {})`` when no family has a value. A ``<r>`` that is
+        not in ``stalls.toml`` is kept under its own spelling (so sums still match CPI); if two spellings of
+        one reason appear in the same family, the first in sorted metric-name order is kept.
+    """
+    parsed = {}
+    for name in sorted(metrics):
+        if "stall" in name:
+            p = stall_metric(name)
+            if p is not None:
+                parsed[name] = p
+    for family in stall_families():
+        if not family.chosen:
+            continue
+        values: dict[str, float] = {}
+        for name, (fam, spelling, reason) in parsed.items():
+            value = float(metrics[name])
+            if fam == family.name and math.isfinite(value):
+                values.setdefault(reason or spelling, value)
+        if values:
+            return family.name, values
+    return None, {}

@@ -1,0 +1,69 @@
+"""The thresholds of the kernel rules and the bottleneck classes they decide (``verdicts.toml``).
+
+Each threshold is one ``[criteria.<key>]`` table with its value and its source (one table: the
+Speed-of-Light class and the bottleneck-class rules read the same numbers). :func:`criteria` returns the
+values with a user's overrides (``--criteria FILE``) applied.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from pydantic import Field, PositiveFloat
+
+from . import Model, load
+
+
+class Criterion(Model):
+    """One threshold: its value (units in its key: ``_pct`` 0-100, ``_s`` seconds, ``_share`` / ``_ratio``
+    0-1) and where it comes from."""
+
+    value: PositiveFloat
+    source: str = Field(min_length=1)
+
+
+class ClassText(Model):
+    """Title, meaning and advice of one bottleneck class; ``advice_no_tensor_*`` is the variant for a GPU
+    without tensor cores."""
+
+    title_en: str
+    title_zh: str
+    meaning_en: str
+    meaning_zh: str
+    advice_en: str
+    advice_zh: str
+    advice_no_tensor_en: str | None = None
+    advice_no_tensor_zh: str | None = None
+
+
+class Verdicts(Model):
+    """``verdicts.toml``: ``criteria`` (key -> threshold with source) and ``class`` (bound -> texts)."""
+
+    criteria: dict[str, Criterion]
+    classes: dict[str, ClassText] = Field(alias="class")
+
+
+def verdicts() -> Verdicts:
+    """The validated ``verdicts.toml``."""
+    return load("verdicts.toml", Verdicts)
+
+
+def criteria(overrides: Mapping[str, Any] | None = None) -> dict[str, float]:
+    """Every threshold of ``verdicts.toml`` by key, with ``overrides`` applied.
+
+    Raises:
+        KeyError: an override names no known criterion; ValueError: an override is not a positive number.
+    """
+    table = {key: c.value for key, c in verdicts().criteria.items()}
+    for key, value in (overrides or {}).items():
+        if key not in table:
+            raise KeyError(f"unknown criterion '{key}'; expected one of {', '.join(sorted(table))}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ValueError(f"criterion '{key}' must be a positive number, got {value!r}")
+        table[key] = float(value)
+    return table
+
+
+def source(key: str) -> str:
+    """The citation of one criterion. Raises KeyError for an unknown key."""
+    return verdicts().criteria[key].source

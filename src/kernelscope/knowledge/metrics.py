@@ -1,0 +1,101 @@
+"""Nsight Compute metric vocabulary the readers resolve (``data/metrics.toml``): FLOP weights of the SASS
+counters, tensor-core input types -> pipes, the stall metric families, and the metrics the ``.ncu-rep``
+reader requests. Facts and their sources are in the data file."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Literal
+
+from pydantic import Field
+
+from ..model import PIPES
+from . import Model, load
+
+Pipe = Literal[PIPES]  # type: ignore[valid-type]
+
+
+class _Flop(Model):
+    source: str
+    fp64: dict[str, float]
+    fp32: dict[str, float]
+    fp16: dict[str, float]
+
+
+class _TensorPipe(Model):
+    src: str
+    dst: str | None = None
+    pipe: Pipe
+
+
+class _Tensor(Model):
+    source: str
+    pipes: tuple[_TensorPipe, ...]
+    op_kinds: dict[str, Pipe]
+
+
+class StallFamily(Model):
+    """One stall metric family: its name, the pattern whose group 1 is the reason, and whether a launch's
+    stall values may come from it."""
+
+    name: str
+    pattern: str
+    chosen: bool
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled :attr:`pattern`."""
+        return _compiled(self.pattern)
+
+
+class Request(Model):
+    """What the ``.ncu-rep`` reader reads of each result: exact ``names`` and name ``prefixes``."""
+
+    names: tuple[str, ...] = Field(min_length=1)
+    prefixes: tuple[str, ...]
+
+
+class _MetricsFile(Model):
+    flop: _Flop
+    tensor: _Tensor
+    stall_family: tuple[StallFamily, ...]
+    request: Request
+
+
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _file() -> _MetricsFile:
+    return load("metrics.toml", _MetricsFile)
+
+
+@cache
+def flop_ops() -> dict[str, tuple[tuple[str, float], ...]]:
+    """Precision (``"fp64"``, ``"fp32"``, ``"fp16"``) -> ``((op, FLOP per thread instruction), ...)`` in
+    add, mul, fma order, for the counters ``sm__sass_thread_inst_executed_op_<op>_pred_on``."""
+    f = _file().flop
+    return {p: tuple(getattr(f, p).items()) for p in ("fp64", "fp32", "fp16")}
+
+
+@cache
+def tensor_pipes() -> dict[tuple[str, str | None], str]:
+    """``(input type, accumulator type or None)`` of ``sm__ops_path_tensor_src_<in>[_dst_<acc>]`` -> pipe."""
+    return {(t.src, t.dst): t.pipe for t in _file().tensor.pipes}
+
+
+def tensor_op_kinds() -> dict[str, str]:
+    """MMA instruction kind (``"hmma"``, ``"imma"``, ``"dmma"``) -> tensor pipe."""
+    return dict(_file().tensor.op_kinds)
+
+
+def stall_families() -> tuple[StallFamily, ...]:
+    """Stall metric families, best first."""
+    return _file().stall_family
+
+
+def request() -> Request:
+    """The metrics the ``.ncu-rep`` reader requests."""
+    return _file().request

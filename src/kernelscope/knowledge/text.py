@@ -1,0 +1,99 @@
+"""Words in the user's language: report labels, finding templates (``labels.toml``) and the bottleneck
+classes' titles, meanings and advice (``verdicts.toml`` ``[class.*]``), in English and Chinese."""
+
+from __future__ import annotations
+
+import string
+from typing import Any, Mapping
+
+from . import Model, check_lang, load
+from .criteria import verdicts
+
+
+class Text(Model):
+    """One text in both languages."""
+
+    en: str
+    zh: str
+
+    def get(self, lang: str) -> str:
+        """The text in ``lang`` ("en" / "zh"). Raises ValueError for another language."""
+        return self.zh if check_lang(lang) == "zh" else self.en
+
+
+class Labels(Model):
+    """``labels.toml``: report labels (``label``), occupancy limiter names (``limiter``), pipe names (``pipe``)
+    and finding templates (``note``: Python format strings filled by a :class:`kernelscope.notes.Note`)."""
+
+    label: dict[str, Text]
+    limiter: dict[str, Text]
+    pipe: dict[str, Text]
+    note: dict[str, Text]
+
+
+def labels() -> Labels:
+    """The validated ``labels.toml``."""
+    return load("labels.toml", Labels)
+
+
+def label(key: str, lang: str) -> str:
+    """A report label in the requested language, e.g. ``label("duration", "zh")``.
+
+    Raises:
+        KeyError: for an unknown label; ValueError: for an unsupported language.
+    """
+    return labels().label[key].get(lang)
+
+
+def limiter_name(key: str, lang: str) -> str:
+    """An occupancy limiter ("registers", "shared_mem", ...) in ``lang``; unknown keys are returned as given."""
+    entry = labels().limiter.get(key)
+    return key if entry is None else entry.get(lang)
+
+
+def pipe_name(key: str, lang: str) -> str:
+    """A compute pipe ("fp32", "fp16_tensor", ...) in ``lang``; unknown keys are returned as given."""
+    entry = labels().pipe.get(key)
+    return key if entry is None else entry.get(lang)
+
+
+def class_text(bound: str, field: str, lang: str, variant: str | None = None) -> str:
+    """Text of one bottleneck class: ``field`` is ``"title"``, ``"meaning"`` or ``"advice"``; ``variant``
+    (e.g. ``"no_tensor"``) picks ``<field>_<variant>_<lang>`` when the class has it.
+
+    Raises:
+        KeyError: for an unknown class; ValueError: for an unsupported language.
+    """
+    entry = verdicts().classes[bound]
+    lang = check_lang(lang)
+    if variant is not None:
+        text = getattr(entry, f"{field}_{variant}_{lang}", None)
+        if text is not None:
+            return text
+    return getattr(entry, f"{field}_{lang}")
+
+
+def has_class_variant(bound: str, variant: str) -> bool:
+    """Whether bottleneck class ``bound`` has advice text for ``variant`` (e.g. ``"no_tensor"``)."""
+    entry = verdicts().classes.get(bound)
+    return entry is not None and getattr(entry, f"advice_{variant}_en", None) is not None
+
+
+def note_text(key: str, values: Mapping[str, Any], lang: str) -> str:
+    """A finding worded in ``lang`` from the ``[note]`` templates of ``labels.toml``.
+
+    None values print as the language's "not measured". Raises KeyError for an unknown key.
+    """
+    template = labels().note[key].get(lang)
+    nm = label("not_measured", lang)
+    return _NotMeasuredFormatter(nm).format(template, **values).replace(f"{nm}%", nm)
+
+
+class _NotMeasuredFormatter(string.Formatter):
+    """str.format that prints None as "not measured" whatever the field's format spec."""
+
+    def __init__(self, not_measured: str) -> None:
+        self.not_measured = not_measured
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        return self.not_measured if value is None else super().format_field(value, format_spec)
