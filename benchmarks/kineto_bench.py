@@ -242,7 +242,7 @@ import json, re, sys, time
 t0 = time.perf_counter()
 import numpy as np
 from kernelscope.ingest import load_timeline
-from kernelscope.timeline import analyse_timeline, union_length_ns
+from kernelscope.analysis.timeline import analyse_timeline, union_length_ns
 from kernelscope.timeline_model import KERNEL
 tl = load_timeline(sys.argv[1])
 t_load = time.perf_counter()

@@ -69,14 +69,14 @@ def _rss_mib() -> float:
 def _idle(q) -> None:
     import numpy  # noqa: F401  (same imports as the measured children)
 
-    import kernelscope.timeline  # noqa: F401
+    import kernelscope.analysis.timeline  # noqa: F401
     q.put({"rss_mib": _rss_mib()})
 
 
 def _bare(path: str, q) -> None:
     import numpy  # noqa: F401
 
-    import kernelscope.timeline  # noqa: F401
+    import kernelscope.analysis.timeline  # noqa: F401
     t0 = time.perf_counter()
     con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
     cur = con.execute("SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL")
@@ -92,7 +92,7 @@ def _bare(path: str, q) -> None:
 
 def _kernelscope(path: str, q) -> None:
     from kernelscope.ingest.nsys_sqlite import read_nsys_sqlite
-    from kernelscope.timeline import analyse_timeline
+    from kernelscope.analysis.timeline import analyse_timeline
 
     t0 = time.perf_counter()
     tl = read_nsys_sqlite(path)

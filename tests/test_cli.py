@@ -238,3 +238,76 @@ def test_chinese_notes_and_evidence(capsys):
     assert "数据手册峰值" in out  # provenance in Chinese
     assert "超过峰值的 80%" in out  # SOL evidence in Chinese
     assert "Ceilings from" not in out and "of peak" not in out
+
+
+def test_gpus_in_chinese(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")  # wide enough for every column
+    code, en, _ = run(capsys, "gpus")
+    code_zh, zh, err = run(capsys, "gpus", "--lang", "zh")
+    assert code == code_zh == 0, err
+    assert "GPU 目录" in zh and "名称" in zh and "架构" in zh and "SM 数" in zh
+    assert "NVIDIA A100-SXM4-80GB" in zh and "Tesla T4" in zh and "catalogue" not in zh
+    t4 = [next(l for l in out.splitlines() if "Tesla T4" in l) for out in (en, zh)]
+    assert [c.strip() for c in t4[0].split("│")] == [c.strip() for c in t4[1].split("│")]
+
+
+#: Every command with the least arguments that parse.
+_MINIMAL_ARGS = {
+    "diagnose": ["r.toml"],
+    "compare": ["a.toml", "b.toml"],
+    "timeline": ["t.sqlite"],
+    "roofline": ["r.toml", "-o", "r.svg"],
+    "occupancy": ["--arch", "sm_90", "--regs", "32"],
+    "gpus": [],
+}
+
+
+def test_every_command_is_dispatched():
+    from kernelscope.cli import COMMANDS, _parser
+
+    assert {c.name for c in COMMANDS} == set(_MINIMAL_ARGS)
+    parser = _parser()
+    for command in COMMANDS:
+        args = parser.parse_args([command.name, *_MINIMAL_ARGS[command.name]])
+        assert args.command == command.name and args.func is command.run
+
+
+@pytest.mark.parametrize("command", [None, *_MINIMAL_ARGS])
+def test_every_help_exits_0(capsys, command):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"] if command else ["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: kernelscope {command or ''}".rstrip())
+    assert "%%" not in out  # argparse does not %-format descriptions
+    if command is not None:
+        assert "--lang {en,zh}" in out
+
+
+def test_shared_options_follow_each_command():
+    """The parent parser gives each command only the shared options it takes, with its own choices."""
+    from kernelscope.cli import _parser
+
+    sub = next(a for a in _parser()._actions if a.dest == "command").choices
+    options = {name: {o for a in p._actions for o in a.option_strings} for name, p in sub.items()}
+    assert {"--format", "--input-format", "-o", "--gpu", "--spec", "-q"} <= options["diagnose"]
+    assert {"--format", "--input-format", "-o", "--gpu", "--spec"} <= options["compare"] and "-q" not in options["compare"]
+    assert "--gpu" not in options["timeline"] and "--format" not in options["roofline"]
+    assert options["gpus"] == {"-h", "--help", "--lang"}
+    assert "html" in sub["diagnose"].parse_args(["r", "--format", "html"]).format
+    with pytest.raises(SystemExit):
+        sub["compare"].parse_args(["a", "b", "--format", "html"])
+
+
+def test_gpu_and_spec_are_exclusive(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exc:
+        main(["diagnose", str(EXAMPLE), "--gpu", "a100", "--spec", str(tmp_path / "s.toml")])
+    assert exc.value.code == 2
+    _one_line_error(capsys.readouterr().err, "--spec", "not allowed with argument --gpu")
+
+
+def test_roofline_needs_output(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["roofline", str(EXAMPLE)])
+    assert exc.value.code == 2
+    _one_line_error(capsys.readouterr().err, "-o/--output")

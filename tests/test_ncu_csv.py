@@ -21,13 +21,8 @@ from kernelscope.cli import main
 from kernelscope.errors import InputError
 from kernelscope.ingest import detect_format, load
 from kernelscope.ingest.ncu_csv import read_ncu_csv
-from kernelscope.ingest.ncu_details import (
-    MetricRow,
-    RuleRow,
-    function_name,
-    parse_number,
-    profile_from_details,
-)
+from kernelscope.ingest.ncu_details import MetricRow, RuleRow, profile_from_details
+from kernelscope.ingest.ncu_printed import function_name, parse_number
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -895,7 +890,7 @@ def test_shared_memory_in_kbyte_on_the_raw_page(tmp_path: Path) -> None:
     ("launch__shared_mem_per_block_static", "24", "KiB", None, None),  # binary: exact
 ])
 def test_exact_size_bytes(metric, text, unit, cc, expected) -> None:
-    from kernelscope.ingest.ncu_details import exact_size_bytes
+    from kernelscope.ingest.ncu_printed import exact_size_bytes
 
     assert exact_size_bytes(metric, text, unit, cc) == expected
 

@@ -71,7 +71,7 @@ def test_c12_union_not_sum(tmp_path):
     per_stream = {s.stream: s.busy_s for s in rep.streams}
     assert per_stream == pytest.approx({7: 1626.1 * MS, 20: 627.5 * MS, 9: 6.7 * MS})
     # no "long idle gap" (30.3 ms < 500 ms) and utilisation is not low
-    assert {f.rule for f in rep.findings} == set()
+    assert {f.id for f in rep.findings} == set()
     assert rep.devices_named == ((0, "NVIDIA H100 80GB HBM3"),)
 
 
@@ -106,7 +106,7 @@ def test_c14_copy_is_busy_time_not_idle(tmp_path):
     assert htod.direction == "HtoD" and htod.bytes == 5 * 2**30
     assert htod.throughput_bytes_per_s / 1e9 == pytest.approx(21.2, abs=0.05)
     assert htod.pageable_s == pytest.approx(253.7 * MS)
-    rules = {f.rule for f in rep.findings}
+    rules = {f.id for f in rep.findings}
     assert "pageable_memcpy" in rules  # appropriate
     assert "gpu_gaps" not in rules and "low_utilisation" not in rules  # not appropriate
     # the case's srcKind 1 / dstKind 3 only make sense in CUPTI's numbering for an HtoD copy
@@ -199,7 +199,7 @@ def test_tiny_kernels_from_sqlite(tmp_path):
     assert all(t.launch_cost_s == pytest.approx(4e-6) for t in rep.tiny_kernels)
     # each launch follows a ~6.4-7 us gap, capped at the 4 us launch cost -> 4 us saved per launch but the first
     assert sum(t.savings_s for t in rep.tiny_kernels) == pytest.approx(499 * 4e-6, rel=1e-9)
-    assert "tiny_kernels" in {f.rule for f in rep.findings}
+    assert "tiny_kernels" in {f.id for f in rep.findings}
 
 
 def test_sync_nvtx_memset_tables(tmp_path):
@@ -228,7 +228,7 @@ def test_sync_nvtx_memset_tables(tmp_path):
     assert [a.name for a in rep.annotations] == ["step"]  # the mark (no end) is not a range
     assert rep.memsets[0].bytes == 4096
     assert rep.devices[0].sync_s == pytest.approx(0.5e-3)
-    assert "sync_memset" in {f.rule for f in rep.findings}
+    assert "sync_memset" in {f.id for f in rep.findings}
 
 
 def test_not_an_nsys_database_and_not_a_database(tmp_path):
@@ -333,7 +333,7 @@ def test_corpus_hand_read_values():
     assert (k.name, k.count, k.total_s) == ("inc(int *, unsigned long)", 1, pytest.approx(883_936e-9))
     copies = {c.name: c.total_s for c in a.copies}
     assert copies == pytest.approx({"[CUDA memcpy DtoH]": 33_461_857e-9, "[CUDA memcpy HtoD]": 31_698_143e-9})
-    assert {f.rule for f in a.findings} >= {"sync_memcpy", "pageable_memcpy"}  # cudaMemcpy from malloc'd buffers
+    assert {f.id for f in a.findings} >= {"sync_memcpy", "pageable_memcpy"}  # cudaMemcpy from malloc'd buffers
     assert a.black_hole.category == "gpu_idle" and a.black_hole.host_api == "cudaMalloc"
     d = analyse_timeline(read_nsys_sqlite(need(CORPUS_NSYS / "cts_rtx3070_array_inc_d_uvm.sqlite")))
     assert d.kernels[0].count == 10_000 and d.kernels[0].total_s == pytest.approx(8.694795789)

@@ -8,7 +8,8 @@ import pytest
 from conftest import SHARED, need
 from kernelscope import load
 from kernelscope.errors import InputError
-from kernelscope.ingest.nvprof import metric_mappings, read_nvprof
+from kernelscope.ingest.nvprof import read_nvprof
+from kernelscope.ingest.nvprof_kernels import metric_mappings
 from kernelscope.knowledge.stalls import reasons
 
 CORPUS_CSV = SHARED / "corpus" / "ncu_csv"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import os
 import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -588,3 +589,47 @@ def test_cli_cu_demo(capsys):
     assert next(l for l in out.splitlines() if l.strip().startswith("register_spilling")).split()[5] == "SPILLS"
     code, out, _ = run(capsys, "occupancy", "--cu", str(DEMO_CU), "--arch", "sm_90", "--threads", "128")
     assert code == 0 and "(default" not in out
+
+
+_NUMBERS = r"\d+(?:\.\d+)?%?"
+
+
+def test_cli_chinese_labels_same_numbers(capsys):
+    """--lang zh words every table in Chinese; the numbers, in the same order, are those of the English output."""
+    args = ("occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "64", "--smem", "48KiB")
+    code, en, err = run(capsys, *args)
+    assert code == 0, err
+    code, zh, err = run(capsys, *args, "--lang", "zh")
+    assert code == 0, err
+    flat = " ".join(zh.split())
+    assert "活跃：每 SM 4 个 Block = 32 / 64 个 Warp，理论占用率 50.0%，受限于 寄存器 + 共享内存" in flat
+    for word in ("占用率", "寄存器", "共享内存", "每 SM 的 Block 数", "Warp", "假设调整", "下一步", "<- 当前"):
+        assert word in zh, word
+    for word in ("Active", "What if", "limited by", "registers", "warps", "Next step", "now"):
+        assert word not in zh, word
+    rows = {l.split("│")[1].strip(): l.split("│")[2].strip() for l in zh.splitlines() if l.count("│") == 4}
+    assert (rows["Warp 槽位"], rows["寄存器"], rows["共享内存"], rows["每 SM 的 Block 数"]) == ("8", "4", "4", "32")
+    assert re.findall(_NUMBERS, zh) == re.findall(_NUMBERS, en)
+    code, zh, _ = run(capsys, "occupancy", "--arch", "8.0", "--threads", "256", "--regs", "64", "--lang", "zh")
+    assert code == 0 and "下一步：每线程寄存器数 64 -> 48，可达 40 个 Warp（62.5%）" in " ".join(zh.split())
+
+
+def test_cli_chinese_errors_still_name_the_flag(capsys):
+    code, out, err = run(capsys, "occupancy", "--arch", "sm_90", "--regs", "32", "--lang", "zh")
+    assert code == 2 and out == "" and err.startswith("kernelscope: error: --threads")
+
+
+@needs_nvcc
+def test_cli_cu_demo_chinese(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")  # the Chinese table is a little wider than 80 columns
+    code, en, err = run(capsys, "occupancy", "--cu", str(DEMO_CU), "--arch", "sm_90")
+    assert code == 0, err
+    code, zh, err = run(capsys, "occupancy", "--cu", str(DEMO_CU), "--arch", "sm_90", "--lang", "zh")
+    assert code == 0, err
+    flat = " ".join(zh.split())
+    assert "各 Kernel 的理论占用率（ptxas 资源用量）" in flat and "（默认值，可用 --threads 设置）" in flat
+    assert "溢出：register_spilling 将寄存器溢出到本地内存" in flat and "SPILLS" not in zh
+    row = next(l for l in zh.splitlines() if l.strip().startswith("shared_40k"))
+    assert row.split()[-4:] == ["5", "40", "62.5%", "共享内存"]
+    assert next(l for l in zh.splitlines() if l.strip().startswith("register_spilling")).split()[5] == "溢出"
+    assert re.findall(_NUMBERS, zh) == re.findall(_NUMBERS, en)

@@ -40,7 +40,7 @@ def _point_ids(ids: set[str]) -> set[str]:
 
 def _plotted(res) -> set[str]:
     """Launches the report chart must show: a roofline point, on the chart's GPU."""
-    gpu = charts._pick_gpu(res.kernels)
+    gpu = charts.roofline._pick_gpu(res.kernels)
     out = set()
     for d in res.kernels:
         if charts.has_roofline_point(d) and (gpu is None or (d.gpu is not None and d.gpu.name == gpu.name)):

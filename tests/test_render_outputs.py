@@ -124,7 +124,7 @@ def test_html_in_chinese(example):
 
 
 def test_charts_fall_back_to_english_without_a_cjk_font(example, monkeypatch):
-    monkeypatch.setattr(charts, "cjk_font", lambda: None)
+    monkeypatch.setattr(charts.style, "cjk_font", lambda: None)  # where chart_lang and the rc settings look it up
     assert charts.chart_lang("zh") == "en"
     page = to_html([example], "zh")
     assert "未安装中文字体" in page  # the page says why its charts are in English

@@ -6,23 +6,30 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from conftest import SEEDS, need
 from kernelscope.cli import main
 from kernelscope.ingest import detect_timeline_format
 from kernelscope.render.timeline import render_timeline, to_json
+from kernelscope.analysis.engine import Finding
 from kernelscope.analysis.timeline import (
+    TIMELINE_RULES,
     amdahl,
     amdahl_speedup,
     analyse,
     analyse_summary,
     analyse_timeline,
+    time_and_count,
     union_length_ns,
     union_segments,
 )
+from kernelscope.knowledge import raw
+from kernelscope.knowledge.timeline_checks import TimelineChecks, timeline_checks
 from kernelscope.timeline_model import (
     COLUMN_DTYPES,
     COPY_HTOD,
@@ -32,6 +39,7 @@ from kernelscope.timeline_model import (
     MEMCPY,
     RUNTIME_API,
     InvalidRecord,
+    LaunchArgs,
     SummaryRow,
     Timeline,
     TimelineSummary,
@@ -193,17 +201,25 @@ def test_launch_overhead_gap_histogram_and_tiny_kernels():
     (tiny,) = rep.tiny_kernels
     assert tiny.name == "tiny" and tiny.launches == 40 and tiny.launch_cost_s == pytest.approx(4e-6)
     assert tiny.savings_s == pytest.approx(39 * 4e-6)  # each 8 us gap capped at the 4 us launch cost; first has none
-    assert "tiny_kernels" in {f.rule for f in rep.findings}
+    (f,) = [f for f in rep.findings if f.id == "tiny_kernels"]
+    assert isinstance(f, Finding) and f.severity == "optimization"
+    assert time_and_count(f) == (pytest.approx(39 * 4e-6), 40)
+    wall = rep.program_time_s
+    assert f.estimated_speedup == pytest.approx(wall / (wall - 39 * 4e-6))  # the idle time before launches gone
+    assert {e.metric for e in f.evidence} >= {"tiny_kernels.savings", "tiny_kernels.launches", "program_time"}
 
 
 def test_gpu_gap_and_low_utilisation_checks():
     rows = [(0, 100 * US, KERNEL, "k", 0, 7, 1), (700_000 * US, 700_100 * US, KERNEL, "k", 0, 7, 2)]
     rep = analyse_timeline(tl_from(rows, ["k"]))
-    rules = {f.rule: f for f in rep.findings}
-    assert rules["gpu_gaps"].count == 1 and rules["gpu_gaps"].time_s == pytest.approx(0.6999)
+    rules = {f.id: f for f in rep.findings}
+    assert time_and_count(rules["gpu_gaps"]) == (pytest.approx(0.6999), 1)
     assert "500 ms" in rules["gpu_gaps"].source
+    # one GPU: its gap is time with no GPU work, so the program would run wall / (wall - gap) times faster
+    assert rules["gpu_gaps"].estimated_speedup == pytest.approx(0.7001 / (0.7001 - 0.6999))
     low = rules["low_utilisation"]
-    assert low.note.values["low"] >= 28 and low.note.values["util"] < 1
+    assert low.message.values["low"] >= 28 and low.message.values["util"] < 1
+    assert time_and_count(low) == (pytest.approx(0.6999), low.message.values["low"])
 
 
 def test_sync_memcpy_rule_excludes_small_htod_and_names_api():
@@ -214,9 +230,12 @@ def test_sync_memcpy_rule_excludes_small_htod_and_names_api():
         (40, 50, RUNTIME_API, "cudaMemcpyAsync", -1, 1, 3), (42, 48, MEMCPY, "[CUDA memcpy HtoD]", 0, 7, 3, 1 << 20, COPY_HTOD, 1, -1),
     ]
     rep = analyse_timeline(tl_from(rows, names))
-    f = {x.rule: x for x in rep.findings}
-    assert f["sync_memcpy"].count == 1 and f["sync_memcpy"].note.values["apis"] == "cudaMemcpy"
-    assert f["pageable_memcpy"].count == 1 and f["pageable_memcpy"].note.values["n_async"] == 1
+    f = {x.id: x for x in rep.findings}
+    assert time_and_count(f["sync_memcpy"]) == (pytest.approx(6e-9), 1)
+    assert f["sync_memcpy"].message.values["apis"] == "cudaMemcpy"
+    assert time_and_count(f["pageable_memcpy"])[1] == 1 and f["pageable_memcpy"].message.values["n_async"] == 1
+    # making a copy asynchronous does not remove it: no estimate, and the reason
+    assert f["sync_memcpy"].estimated_speedup is None and "asynchronous" in f["sync_memcpy"].speedup_note
 
 
 def test_multi_rank_side_by_side_and_slowest():
@@ -231,7 +250,57 @@ def test_multi_rank_side_by_side_and_slowest():
     r1 = rep.ranks[1]
     assert r1.computation_s == pytest.approx(160e-6) and r1.communication_s == pytest.approx(40e-6)
     assert any(n.key == "tl_slowest_rank" for n in rep.notes)
+    # the black hole's share is of the same program time as the rankings' (the summed rank walls)
+    assert rep.black_hole.name == "gemm" and rep.black_hole.program_fraction == rep.kernels[0].program_fraction
     assert len(rep.devices) == 3 and all(d.utilisation_pct == pytest.approx(100.0) for d in rep.devices)
+
+
+def test_kernel_rankings_carry_the_most_common_launch_shape():
+    rows = [(i * 100, i * 100 + 50, KERNEL, "gemm" if i < 5 else "relu", 0, 7, i) for i in range(7)]
+    tl = tl_from(rows, ["gemm", "relu"])
+    n = len(tl)
+    grid = np.array([[64, 1, 1], [64, 1, 1], [128, 1, 1], [64, 1, 1], [-1, -1, -1], [-1, -1, -1], [-1, -1, -1]])
+    launch = LaunchArgs(grid_x=grid[:, 0], grid_y=grid[:, 1], grid_z=grid[:, 2], block_x=[256, 256, 256, 256, -1, -1, -1],
+                        block_y=[1] * 4 + [-1] * 3, block_z=[1] * 4 + [-1] * 3, registers_per_thread=[32, 32, 40, 32, -1, -1, -1],
+                        shared_mem_bytes=np.full(n, -1), dynamic_shared_mem_bytes=np.full(n, -1), warps_per_sm=np.full(n, np.nan))
+    rep = analyse_timeline(replace(tl, launch=launch))
+    by_name = {k.name: k for k in rep.kernels}
+    shape = by_name["gemm"].launch
+    assert (shape.grid, shape.block, shape.registers_per_thread) == ((64, 1, 1), (256, 1, 1), 32)
+    assert (shape.launches, shape.recorded, shape.shapes) == (3, 4, 2)  # 3 of the 4 recorded launches; 2 shapes seen
+    assert by_name["relu"].launch is None  # no launch args recorded for it
+    assert analyse_timeline(tl).kernels[0].launch is None  # a trace without launch args
+    k = to_json([rep])["reports"][0]["kernels"]
+    assert {x["name"]: x["launch"] for x in k}["gemm"] == {"grid": [64, 1, 1], "block": [256, 1, 1],
+                                                           "registers_per_thread": 32, "launches": 3, "recorded": 4, "shapes": 2}
+
+
+def test_json_never_writes_inf_and_text_says_infinity():
+    # one kernel is the whole program: removing it makes the program infinitely faster
+    rep = analyse_timeline(tl_from([(0, 100 * US, KERNEL, "k", 0, 7, 1)], ["k"]))
+    assert math.isinf(rep.kernels[0].amdahl.speedups[-1])
+    text = render_timeline([rep], "json", "en")
+    assert '"inf"' not in text and "Infinity" not in text and "NaN" not in text
+    a = json.loads(text)["reports"][0]["kernels"][0]["amdahl"]
+    assert a["speedups"][-1] is None and a["speedups_null_reason"] == "unbounded"
+    assert a["factors"][-1] is None and a["factors_null_reason"] == "gone"
+    for lang in ("en", "zh"):
+        table = render_timeline([rep], "table", lang)
+        assert "∞" in table and "inf" not in table
+
+
+def test_timeline_checks_are_validated_data():
+    checks = timeline_checks()
+    assert checks.gpu_gaps.min_gap_s == 0.5 and "500 ms" in checks.gpu_gaps.source
+    assert checks.amdahl.factors == (2.0, 10.0) and checks.ranks.communication.search("ncclKernel_AllReduce")
+    data = dict(raw("timeline_rules.toml"))
+    for broken in ({**data, "gpu_gap": {}}, {**data, "gpu_gaps": {"min_gap_s": 0.5}},
+                   {**data, "amdahl": {"factors": [0.5], "source": "x"}},
+                   {**data, "ranks": {"communication_regex": "(", "source": "x"}}):
+        with pytest.raises(ValidationError):
+            TimelineChecks.model_validate(broken)
+    assert [r.id for r in TIMELINE_RULES] == ["sync_memcpy", "pageable_memcpy", "sync_memset", "gpu_gaps",
+                                              "low_utilisation", "tiny_kernels"]
 
 
 # ------------------------------------------------------------------------------------------------ summaries
@@ -244,7 +313,9 @@ def test_summary_analysis_states_what_it_cannot_compute():
     assert rep.kernels[1].amdahl.saved_fraction[1] == pytest.approx(0.09)  # k2 = 10% of the GPU time
     assert {"idle", "utilisation", "overlap", "launch_overhead", "gaps"} <= set(rep.not_computable)
     assert rep.devices == () and rep.black_hole.name == "k1"
-    assert [f.rule for f in rep.findings] == ["sync_memcpy"]
+    assert [f.id for f in rep.findings] == ["sync_memcpy"]
+    assert rep.findings[0].message.key == "tl_sync_memcpy_summary"  # the same rule, from per-name totals
+    assert time_and_count(rep.findings[0]) == (pytest.approx(0.5), 3)
     assert analyse(s)[0].kernels == rep.kernels
 
 
@@ -267,8 +338,14 @@ def test_renderers(lang):
     assert doc["schema"] == "kernelscope.timeline/1"
     r = doc["reports"][0]
     assert r["devices"][0]["utilisation_pct"] <= 100 and "kernel_s" in r["devices"][0]
-    assert r["kernels"][0]["amdahl"]["factors"][-1] == "inf"
-    assert r["findings"][0]["note"]["text"]
+    assert r["kernels"][0]["amdahl"]["factors"][-1] is None
+    assert r["kernels"][0]["amdahl"]["factors_null_reason"] == "gone"
+    assert r["gap_edges_s"][-1] is None and r["gap_edges_s_null_reason"] == "open_ended"
+    fd = r["findings"][0]
+    assert fd["note"]["text"] and fd["rule"] == "pageable_memcpy" and fd["count"] == 1
+    assert fd["time_s"] == pytest.approx(30e-6) and fd["severity"] == "optimization"
+    assert fd["evidence"][0] == {"metric": "pageable_memcpy.copy_time", "value": pytest.approx(30e-6), "unit": "s"}
+    assert fd["estimated_speedup"] is None and fd["speedup_note"]
     with pytest.raises(ValueError):
         render_timeline([rep], "html", lang)
 

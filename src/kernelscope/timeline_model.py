@@ -2,7 +2,7 @@
 
 A :class:`Timeline` holds every interval of one run (kernels, copies, memsets, synchronisations, host-side
 CUDA API calls, annotations) as NumPy COLUMNS, one element per interval, never as lists of dicts: a trace
-with millions of kernels stays a handful of flat arrays that the analysis (``kernelscope.timeline``) works on
+with millions of kernels stays a handful of flat arrays that the analysis (``kernelscope.analysis.timeline``) works on
 vectorised.
 
 Units: timestamps and durations inside a Timeline are **integer nanoseconds** (``int64``), to keep them exact
@@ -68,11 +68,6 @@ COLUMN_FILL: Mapping[str, int] = MappingProxyType({
 })
 
 
-def kind_code(name: str) -> int:
-    """Code of an interval kind name (see :data:`KIND_NAMES`)."""
-    return KIND_NAMES.index(name)
-
-
 def copy_kind_code(name: str) -> int:
     """Code of a copy direction name (see :data:`COPY_KIND_NAMES`)."""
     return COPY_KIND_NAMES.index(name)
@@ -114,7 +109,8 @@ class InvalidRecord:
 @dataclass(frozen=True)
 class LaunchArgs:
     """Optional kernel launch configuration, as columns aligned with the Timeline rows (-1 = not recorded or not a
-    kernel row; ``warps_per_sm`` NaN = not recorded). Used for secondary checks (occupancy from trace args, C03).
+    kernel row; ``warps_per_sm`` NaN = not recorded). Used for secondary checks (occupancy from trace args, C03);
+    the timeline rankings give each kernel name its most common launch shape (grid, block, registers per thread).
 
     Attributes:
         grid_x, grid_y, grid_z, block_x, block_y, block_z: launch shape (int32).
@@ -260,12 +256,6 @@ class Timeline:
             if i == device_id:
                 return name or None
         return None
-
-    def mask(self, kind: int | Sequence[int]) -> np.ndarray:
-        """Boolean mask of the rows of one kind code (or any of several)."""
-        if isinstance(kind, int):
-            return self.kind == kind
-        return np.isin(self.kind, np.asarray(kind, dtype=np.uint8))
 
     def take(self, index: np.ndarray) -> "Timeline":
         """A Timeline of the rows at ``index`` (integer or boolean index array); other attributes are kept."""

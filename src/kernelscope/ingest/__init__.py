@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..model import ProfileReport
+from .files import check_file, read_head
 
 #: First bytes of every Nsight Compute report file.
 NCU_REP_MAGIC = b"NVR\x00"
@@ -43,17 +44,8 @@ def detect_format(path: str | os.PathLike) -> str:
         InputError: file missing, unreadable, empty, or of a format kernelscope does not recognise.
     """
     p = Path(path)
-    if not p.exists():
-        raise InputError(str(path), "file not found")
-    if p.is_dir():
-        raise InputError(str(path), "is a directory; expected a profiler report file")
-    try:
-        with p.open("rb") as fh:
-            head = fh.read(SNIFF_BYTES)
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read file ({exc.strerror})") from None
-    if not head:
-        raise InputError(str(path), "file is empty; expected an Nsight Compute report (.ncu-rep) or CSV export")
+    head = read_head(path, SNIFF_BYTES, "a profiler report (an Nsight Compute .ncu-rep or CSV export, ncu or nvprof "
+                                        "output, or a plain-numbers .toml/.json file)")
     if head[:4] == NCU_REP_MAGIC or p.suffix == ".ncu-rep":
         return "ncu-rep"
     if p.suffix.lower() in (".toml", ".json"):
@@ -200,20 +192,14 @@ def detect_timeline_format(path: str | os.PathLike) -> str:
         InputError: missing, unreadable or empty file, or not one of these formats.
     """
     p = Path(path)
-    if not p.exists():
-        raise InputError(str(path), "file not found")
     if p.is_dir():
         return "kineto"
+    expected = "an Nsight Systems export or a PyTorch profiler trace"
+    check_file(path, expected)
     name = p.name.lower()
     if name.endswith((".json", ".json.gz", ".tar.gz", ".tgz", ".tar")):
         return "kineto"
-    try:
-        with p.open("rb") as fh:
-            head = fh.read(SNIFF_BYTES)
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read file ({exc.strerror})") from None
-    if not head:
-        raise InputError(str(path), "file is empty; expected an Nsight Systems export or a PyTorch profiler trace")
+    head = read_head(path, SNIFF_BYTES, expected)
     if head.startswith(_SQLITE_MAGIC):
         return "nsys-sqlite"
     if head[:2] == b"\x1f\x8b" or head.lstrip()[:1] in (b"{", b"["):

@@ -47,19 +47,17 @@ from typing import Iterator, TextIO
 
 from ..errors import InputError
 from ..model import KernelProfile, ProfileReport
-
-from .ncu_details import (
+from .files import check_file, open_text, reading
+from .ncu_details import MetricRow, RuleRow, profile_from_details
+from .ncu_metrics import profile_from_metrics
+from .ncu_printed import (
     SHARED_MEM_PREFIX,
-    MetricRow,
-    RuleRow,
     add_launch_identity,
     function_name,
     is_string_value,
     parse_number,
-    profile_from_details,
     snap_shared_mem,
 )
-from .ncu_metrics import profile_from_metrics
 
 FORMAT = "ncu-csv"
 
@@ -94,32 +92,9 @@ def read_ncu_csv(path: str | os.PathLike) -> ProfileReport:
             units row; a ``--print-summary`` export that is not per kernel.
     """
     source = os.fspath(path)
-    if not os.path.exists(source):
-        raise InputError(source, "file not found")
-    if os.path.isdir(source):
-        raise InputError(source, "is a directory, not an Nsight Compute CSV export")
-    try:
-        with open_text(source) as fh:
-            return _read(source, fh)
-    except OSError as exc:
-        raise InputError(source, f"cannot read the file ({exc.strerror or exc})") from None
-    except UnicodeError as exc:
-        raise InputError(source, f"cannot decode the file as UTF-16 ({exc})") from None
-
-
-def text_encoding(head: bytes) -> str:
-    """The encoding to read a text file with, from its first bytes: ``"utf-16"`` for a UTF-16 byte-order mark
-    (FF FE / FE FF, what Windows PowerShell writes), else ``"utf-8-sig"`` (UTF-8, a BOM dropped)."""
-    return "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
-
-
-def open_text(source: str) -> TextIO:
-    """Open a profiler text file for reading by lines (:func:`text_encoding`; undecodable UTF-8 bytes replaced,
-    line ends kept as written)."""
-    with open(source, "rb") as fh:
-        head = fh.read(2)
-    encoding = text_encoding(head)
-    return open(source, encoding=encoding, errors="strict" if encoding == "utf-16" else "replace", newline="")
+    check_file(source, "an Nsight Compute CSV export")
+    with reading(source), open_text(source) as fh:
+        return _read(source, fh)
 
 
 #: An ncu message line: ``==PROF==``, ``==WARNING==``, ``==ERROR==``, ``==INFO==`` ... (never CSV, even with commas).

@@ -3,9 +3,11 @@ reader whose input carries Nsight Compute metric names: ``.ncu-rep`` (:mod:`.ncu
 (:mod:`.ncu_csv`) and the details page once its display names are mapped back to metric names
 (:mod:`.ncu_details`).
 
-Only extraction and unit conversion happen here. Units are checked against the tables below: a unit that
-is not in the table of the quantity it feeds raises :class:`~kernelscope.errors.InputError` naming the
-file, the kernel, the metric and the unit; a wrong scale is never applied silently.
+Only extraction and unit conversion happen here. Units are checked against Nsight Compute's unit tables
+(:mod:`.units`; Nsight Compute stores base units such as "ns", "byte", "hz", and the scaled spellings are
+accepted too): a unit that is not in the table of the quantity it feeds raises
+:class:`~kernelscope.errors.InputError` naming the file, the kernel, the metric and the unit; a wrong scale is
+never applied silently.
 """
 
 from __future__ import annotations
@@ -19,40 +21,8 @@ from ..knowledge.metrics import flop_ops, tensor_op_kinds, tensor_pipes
 from ..model import DeviceInfo, KernelProfile, LaunchConfig, RuleResult
 from .nsight_rules import sol_verdict
 from .stall_metrics import stall_values_from_metrics
+from .units import NCU_BYTES, NCU_COUNT, NCU_CYCLES, NCU_FREQ_HZ, NCU_PERCENT, NCU_PER_CYCLE, NCU_TIME_S
 
-# ---------------------------------------------------------------------------------------------------------
-# Units. Nsight Compute stores base units ("ns", "byte", "hz", ...); the scaled spellings are accepted too.
-# A unit missing from these tables raises InputError: a wrong scale is never applied silently.
-# Byte prefixes are decimal ("Kbyte" = 1000 bytes), as Nsight Compute prints them; "KiB" is binary.
-TIME_S: dict[str, float] = {
-    "ns": 1e-9, "nsecond": 1e-9, "nsec": 1e-9,
-    "us": 1e-6, "usecond": 1e-6, "usec": 1e-6,
-    "ms": 1e-3, "msecond": 1e-3, "msec": 1e-3,
-    "s": 1.0, "second": 1.0, "sec": 1.0,
-}
-BYTES: dict[str, float] = {
-    "byte": 1.0, "bytes": 1.0, "B": 1.0,
-    "Kbyte": 1e3, "KB": 1e3, "kbyte": 1e3, "kB": 1e3,
-    "Mbyte": 1e6, "MB": 1e6,
-    "Gbyte": 1e9, "GB": 1e9,
-    "Tbyte": 1e12, "TB": 1e12,
-    "KiB": 1024.0, "Kibyte": 1024.0,
-    "MiB": 1024.0**2, "Mibyte": 1024.0**2,
-    "GiB": 1024.0**3, "Gibyte": 1024.0**3,
-}
-# Frequencies, compared lower-case ("hz", "Hz", "MHz" ...), plus cycles per time unit.
-FREQ_HZ: dict[str, float] = {
-    "hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9,
-    "cycle/second": 1.0, "cycle/s": 1.0, "cycle/sec": 1.0, "1/s": 1.0,
-    "cycle/msecond": 1e3, "cycle/ms": 1e3,
-    "cycle/usecond": 1e6, "cycle/us": 1e6,
-    "cycle/nsecond": 1e9, "cycle/ns": 1e9,
-}
-PERCENT: dict[str, float] = {"%": 1.0, "": 1.0}
-CYCLES: dict[str, float] = {"cycle": 1.0, "cycles": 1.0, "": 1.0}
-COUNT: dict[str, float] = {"": 1.0, "inst": 1.0, "instruction": 1.0, "instructions": 1.0, "warp": 1.0, "block": 1.0,
-                           "thread": 1.0, "register/thread": 1.0, "SM": 1.0}
-PER_CYCLE: dict[str, float] = {"inst/cycle": 1.0, "instruction/cycle": 1.0, "/cycle": 1.0, "": 1.0}
 
 class MetricSet:
     """The finite numeric metrics of one launch (by Nsight name, with their unit strings), with
@@ -125,7 +95,7 @@ class MetricSet:
             return None
         unit = self.units[name].strip()
         base = unit.split("/", 1)[0] if unit else "byte"
-        factor = BYTES.get(base)
+        factor = NCU_BYTES.get(base)
         if factor is None:
             raise self._bad_unit(name, unit, "a byte unit such as byte, Kbyte, KiB")
         value = self.values[name] * factor
@@ -138,7 +108,7 @@ class MetricSet:
         unit = self.units[name].strip()
         if unit == "":
             return self.values[name] * 1e3
-        return self.scaled(name, FREQ_HZ, "a frequency unit such as hz, khz, cycle/second", lower=True)
+        return self.scaled(name, NCU_FREQ_HZ, "a frequency unit such as hz, khz, cycle/second", lower=True)
 
 
 def profile_from_metrics(
@@ -192,57 +162,22 @@ def profile_from_metrics(
             the file, where the metric was read when known, the kernel, the metric and the unit).
     """
     m = MetricSet(source, f"kernel {index} ({name})", metrics, units, locations)
-    strings = strings or {}
-
-    device = DeviceInfo(
-        display_name=strings.get("device__attribute_display_name") or None,
-        compute_capability=_pair(
-            m.count("device__attribute_compute_capability_major"),
-            m.count("device__attribute_compute_capability_minor"),
-        ),
-        sm_count=m.count("device__attribute_multiprocessor_count"),
-        max_sm_clock_hz=m.khz_attribute("device__attribute_max_gpu_frequency_khz"),
-        max_mem_clock_hz=m.khz_attribute("device__attribute_max_mem_frequency_khz"),
-        memory_bus_width_bits=m.count("device__attribute_global_memory_bus_width"),
-        l2_cache_bytes=m.size_bytes("device__attribute_l2_cache_size"),
-    )
-    launch = LaunchConfig(
-        grid=_triple(m, "launch__grid_dim_") or _flat(m, "launch__grid_size"),
-        block=_triple(m, "launch__block_dim_") or _flat(m, "launch__block_size"),
-        registers_per_thread=m.count("launch__registers_per_thread"),
-        shared_mem_static_bytes=m.size_bytes("launch__shared_mem_per_block_static"),
-        shared_mem_dynamic_bytes=m.size_bytes("launch__shared_mem_per_block_dynamic"),
-        shared_mem_config_bytes=m.size_bytes("launch__shared_mem_config_size"),
-        waves_per_sm=m.values.get("launch__waves_per_multiprocessor"),
-    )
-
-    time_units = "a time unit such as ns, us, ms, s"
-    duration_s = m.first(("gpu__time_duration.sum", "gpu__time_duration.avg"), TIME_S, time_units)
+    device, launch = _device(m, strings or {}), _launch(m)  # read first: of several bad units, theirs is named
     out_problems = list(problems)
-    if duration_s is not None and not duration_s > 0:
-        # 0 (a launch too short for the timer, or a placeholder) or negative: not a measurement
-        out_problems.append(duration_problem(duration_s, m.locations.get(
-            "gpu__time_duration.sum" if "gpu__time_duration.sum" in m.values else "gpu__time_duration.avg")))
-        duration_s = None
-    freq_units = "a frequency unit such as hz or cycle/nsecond"
+    duration_s = _duration(m, out_problems)
     sm_frequency_hz = m.first(
-        ("smsp__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.avg.per_second", "gpc__cycles_elapsed.avg.per_second"),
-        FREQ_HZ, freq_units, lower=True
+        ("smsp__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.avg.per_second",
+         "gpc__cycles_elapsed.avg.per_second"),
+        NCU_FREQ_HZ, "a frequency unit such as hz or cycle/nsecond", lower=True,
     )
-
-    def percent(*names: str) -> float | None:
-        return m.first(names, PERCENT, "%")
-
-    byte_units = "a byte unit such as byte, Kbyte, Mbyte"
-    flop_counts, partial = flop_counts_from(m, duration_s, partial_flops)
-    out_problems.extend(partial)
-    tensor_flops, tensor_problems = tensor_flop_counts(m)
-    for pipe, count in tensor_flops.items():
-        flop_counts.setdefault(pipe, count)
-    out_problems.extend(tensor_problems)
+    flop_counts = _flop_counts(m, duration_s, partial_flops, out_problems)
     stall_family, stall_values = stall_values_from_metrics(m.values)
     sol_class, sol_title = sol_verdict(rules)
 
+    def percent(*names: str) -> float | None:
+        return m.first(names, NCU_PERCENT, "%")
+
+    byte_units = "a byte unit such as byte, Kbyte, Mbyte"
     return KernelProfile(
         index=index,
         name=name,
@@ -258,9 +193,9 @@ def profile_from_metrics(
             "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
             "dram__throughput.avg.pct_of_peak_sustained_elapsed",
         ),
-        dram_bytes_read=m.first(("dram__bytes_read.sum", "dram__bytes_op_read.sum"), BYTES, byte_units),
-        dram_bytes_write=m.first(("dram__bytes_write.sum", "dram__bytes_op_write.sum"), BYTES, byte_units),
-        dram_bytes_total=m.scaled("dram__bytes.sum", BYTES, byte_units),
+        dram_bytes_read=m.first(("dram__bytes_read.sum", "dram__bytes_op_read.sum"), NCU_BYTES, byte_units),
+        dram_bytes_write=m.first(("dram__bytes_write.sum", "dram__bytes_op_write.sum"), NCU_BYTES, byte_units),
+        dram_bytes_total=m.scaled("dram__bytes.sum", NCU_BYTES, byte_units),
         flop_counts=flop_counts,
         tensor_pipe_active_pct=percent(
             "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
@@ -273,7 +208,8 @@ def profile_from_metrics(
         theoretical_occupancy_pct=percent("sm__maximum_warps_per_active_cycle_pct"),
         stall_values=stall_values,
         stall_family=stall_family,
-        cycles_per_issued_instruction=m.scaled("smsp__average_warp_latency_per_inst_issued.ratio", CYCLES, "cycle"),
+        cycles_per_issued_instruction=m.scaled("smsp__average_warp_latency_per_inst_issued.ratio", NCU_CYCLES,
+                                               "cycle"),
         rules=tuple(rules),
         nsight_sol_class=sol_class,
         nsight_sol_title=sol_title,
@@ -283,6 +219,59 @@ def profile_from_metrics(
         metric_units=m.units,
         problems=tuple(out_problems),
     )
+
+
+def _device(m: MetricSet, strings: Mapping[str, str]) -> DeviceInfo:
+    """The ``device__attribute_*`` metrics (the name from the string metric ``device__attribute_display_name``)."""
+    return DeviceInfo(
+        display_name=strings.get("device__attribute_display_name") or None,
+        compute_capability=_pair(
+            m.count("device__attribute_compute_capability_major"),
+            m.count("device__attribute_compute_capability_minor"),
+        ),
+        sm_count=m.count("device__attribute_multiprocessor_count"),
+        max_sm_clock_hz=m.khz_attribute("device__attribute_max_gpu_frequency_khz"),
+        max_mem_clock_hz=m.khz_attribute("device__attribute_max_mem_frequency_khz"),
+        memory_bus_width_bits=m.count("device__attribute_global_memory_bus_width"),
+        l2_cache_bytes=m.size_bytes("device__attribute_l2_cache_size"),
+    )
+
+
+def _launch(m: MetricSet) -> LaunchConfig:
+    """The ``launch__*`` metrics; a block / grid given only as a total becomes ``(n, 1, 1)``."""
+    return LaunchConfig(
+        grid=_triple(m, "launch__grid_dim_") or _flat(m, "launch__grid_size"),
+        block=_triple(m, "launch__block_dim_") or _flat(m, "launch__block_size"),
+        registers_per_thread=m.count("launch__registers_per_thread"),
+        shared_mem_static_bytes=m.size_bytes("launch__shared_mem_per_block_static"),
+        shared_mem_dynamic_bytes=m.size_bytes("launch__shared_mem_per_block_dynamic"),
+        shared_mem_config_bytes=m.size_bytes("launch__shared_mem_config_size"),
+        waves_per_sm=m.values.get("launch__waves_per_multiprocessor"),
+    )
+
+
+def _duration(m: MetricSet, problems: list[str]) -> float | None:
+    """``gpu__time_duration.sum`` (else ``.avg``) in seconds; None, with a problem, when it is 0 or below."""
+    time_units = "a time unit such as ns, us, ms, s"
+    duration_s = m.first(("gpu__time_duration.sum", "gpu__time_duration.avg"), NCU_TIME_S, time_units)
+    if duration_s is not None and not duration_s > 0:
+        # 0 (a launch too short for the timer, or a placeholder) or negative: not a measurement
+        problems.append(duration_problem(duration_s, m.locations.get(
+            "gpu__time_duration.sum" if "gpu__time_duration.sum" in m.values else "gpu__time_duration.avg")))
+        return None
+    return duration_s
+
+
+def _flop_counts(m: MetricSet, duration_s: float | None, partial: bool, problems: list[str]) -> dict[str, float]:
+    """FLOPs per pipe: the instruction counts (:func:`flop_counts_from`), then the tensor pipes' own counts
+    (:func:`tensor_flop_counts`) where those left a pipe out; their problems are added to ``problems``."""
+    flop_counts, partial_problems = flop_counts_from(m, duration_s, partial)
+    problems.extend(partial_problems)
+    tensor_flops, tensor_problems = tensor_flop_counts(m)
+    for pipe, count in tensor_flops.items():
+        flop_counts.setdefault(pipe, count)
+    problems.extend(tensor_problems)
+    return flop_counts
 
 
 # sm__ops_path_tensor_src_<type>[_dst_<acc>]... -> tensor pipe: data/metrics.toml [tensor].
@@ -320,7 +309,7 @@ def tensor_flop_counts(m: MetricSet) -> tuple[dict[str, float], list[str]]:
         mt = _TENSOR_COUNT.match(name)
         if mt is None or tensor_pipes().get((mt.group(1), mt.group(2))) is None:
             continue
-        value = m.scaled(name, COUNT, "a count (no unit)")
+        value = m.scaled(name, NCU_COUNT, "a count (no unit)")
         if value is not None and math.isfinite(value):
             found.setdefault((mt.group(1), mt.group(2)), {})[mt.group(3) or ""] = value
     counts: dict[str, float] = {}
@@ -344,7 +333,7 @@ def _tensor_pipe_ops(m: MetricSet) -> dict[str, float]:
         value = m.first(
             (f"sm__pipe_tensor_op_{kind}_cycles_active.avg.pct_of_peak_sustained_active",
              f"sm__inst_executed_pipe_tensor_op_{kind}.avg.pct_of_peak_sustained_active"),
-            PERCENT, "%",
+            NCU_PERCENT, "%",
         )
         if value is not None:
             out[pipe] = value
@@ -386,9 +375,9 @@ def flop_counts_from(m: MetricSet, duration_s: float | None, partial: bool = Fal
     """
     counts: dict[str, float] = {}
     problems: list[str] = []
-    cycles = m.scaled("smsp__cycles_elapsed.avg", CYCLES, "cycle")
+    cycles = m.scaled("smsp__cycles_elapsed.avg", NCU_CYCLES, "cycle")
     if cycles is None and duration_s is not None:
-        per_second = m.scaled("smsp__cycles_elapsed.avg.per_second", FREQ_HZ, "a frequency unit", lower=True)
+        per_second = m.scaled("smsp__cycles_elapsed.avg.per_second", NCU_FREQ_HZ, "a frequency unit", lower=True)
         if per_second is not None:
             cycles = per_second * duration_s
     uncounted_rates: list[str] = []
@@ -397,9 +386,9 @@ def flop_counts_from(m: MetricSet, duration_s: float | None, partial: bool = Fal
         missing: list[str] = []
         for op, weight in ops:
             stem = f"sass_thread_inst_executed_op_{op}_pred_on"
-            count = m.first((f"sm__{stem}.sum", f"smsp__{stem}.sum"), COUNT, "inst")
+            count = m.first((f"sm__{stem}.sum", f"smsp__{stem}.sum"), NCU_COUNT, "inst")
             if count is None:
-                rate = m.scaled(f"smsp__{stem}.sum.per_cycle_elapsed", PER_CYCLE, "inst/cycle")
+                rate = m.scaled(f"smsp__{stem}.sum.per_cycle_elapsed", NCU_PER_CYCLE, "inst/cycle")
                 if rate is not None and cycles is None:
                     uncounted_rates.append(op.upper())
                 count = None if rate is None or cycles is None else rate * cycles

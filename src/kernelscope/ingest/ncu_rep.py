@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
 from ..errors import InputError
+from ..knowledge.metrics import request
 from ..model import KernelProfile, ProfileReport, RuleResult
 
 from .ncu_metrics import profile_from_metrics
@@ -93,8 +94,9 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
         not split). ``stall_values`` /
         ``stall_family`` come from :func:`kernelscope.stalls.stall_values_from_metrics`.
 
-        ``metrics`` holds every finite numeric metric value (not the per-instance values) in Nsight's own
-        units (``metric_units``). NaN / infinite values are left out and counted in ``problems``; a field
+        ``metrics`` holds the finite numeric values of the metrics kernelscope requests (``data/metrics.toml``
+        ``[request]``: exact names and name prefixes; not the per-instance values) in Nsight's own units
+        (``metric_units``); the rest of the report's metrics are not read. NaN / infinite values are left out and counted in ``problems``; a field
         whose metric is NaN or absent (section not collected) is None, never 0. ``rules`` holds the stored
         rule results with Nsight's link markup (``@section:Id:text@``, ``@url:text:link@``) turned into
         plain text; results that carry no message at all are left out. Metrics that ``ncu_report`` cannot
@@ -150,7 +152,8 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
             source, f"not a readable Nsight Compute report ({found}ncu_report found no profiled results{said})"
         )
 
-    kernels = tuple(_read_result(source, index, action) for index, action in enumerate(actions))
+    req = _Request()
+    kernels = tuple(_read_result(source, index, action, req) for index, action in enumerate(actions))
     del context  # the actions are views into it: keep it alive until here
     return ProfileReport(path=source, format=FORMAT, kernels=kernels, tool_version=container.version)
 
@@ -346,25 +349,43 @@ def _load(ncu_report: Any, source: str) -> tuple[Any, list[Any], str]:
 # One result -> KernelProfile.
 
 
-class _Metrics:
-    """The metrics of one action as read through ``ncu_report`` (values, units, strings, and what could not be
-    read); their conversion into a KernelProfile is :func:`.ncu_metrics.profile_from_metrics`."""
+class _Request:
+    """The metrics read of each result (``data/metrics.toml`` ``[request]``), and the unit of every metric name
+    seen so far in this report: a metric's unit is fixed by its definition in the report, so it is read once per
+    report, not once per result (checked on every metric of the 22 corpus reports, Nsight Compute 2021.2 .. 2026.2:
+    no name has two units within one report)."""
 
-    def __init__(self, source: str, kernel_label: str, action: Any) -> None:
-        self.source = source
-        self.label = kernel_label
+    def __init__(self) -> None:
+        req = request()
+        self.names = frozenset(req.names)
+        self.prefixes = tuple(req.prefixes)
+        self.units: dict[str, str] = {}
+
+    def wanted(self, names: tuple[str, ...]) -> list[str]:
+        """The requested names among ``names``, in their order."""
+        return [n for n in names if n in self.names or n.startswith(self.prefixes)]
+
+
+class _Metrics:
+    """The requested metrics of one action as read through ``ncu_report`` (values, units, strings, and what could
+    not be read); their conversion into a KernelProfile is :func:`.ncu_metrics.profile_from_metrics`."""
+
+    def __init__(self, action: Any, req: _Request) -> None:
         self.values: dict[str, float] = {}
         self.units: dict[str, str] = {}
-        self.kinds: dict[str, str] = {}
         self.nonfinite: list[str] = []
         self.strings: dict[str, str] = {}
         self.unreadable: list[tuple[str, str]] = []  # (name made printable, why) of metrics that failed to read
         names = tuple(action.metric_names())
+        try:
+            "".join(names).encode("utf-8")  # one check for all names; per name only when one is corrupted
+        except UnicodeEncodeError:
+            bad = [n for n in names if not _is_utf8(n)]
+            self.unreadable += [(_printable(n), "UnicodeError: the metric name is not valid UTF-8") for n in bad]
+            names = tuple(n for n in names if _is_utf8(n))
         kinds: tuple[set[int], set[int], set[int]] | None = None
-        for name in names:
+        for name in req.wanted(names):
             try:
-                if not isinstance(name, str) or not _is_utf8(name):
-                    raise UnicodeError("the metric name is not valid UTF-8")
                 metric = action.metric_by_name(name)
                 if metric is None or not metric.has_value():
                     continue
@@ -377,23 +398,22 @@ class _Metrics:
                 kind = metric.kind()
                 if kind in integer_kinds:
                     value = float(metric.as_uint64())
-                    kind_name = "int"
                 elif kind in float_kinds:
                     value = float(metric.as_double())
-                    kind_name = "float"
                 else:
                     if kind in string_kinds:
                         text = metric.as_string()
                         if text is not None:
                             self.strings[name] = _printable(str(text))
                     continue
-                unit = _printable(metric.unit() or "") if math.isfinite(value) else ""
+                if not math.isfinite(value):
+                    self.nonfinite.append(name)
+                    continue
+                unit = req.units.get(name)
+                if unit is None:
+                    unit = req.units[name] = _printable(metric.unit() or "")
             except Exception as exc:  # noqa: BLE001 - a corrupted metric: skipped and reported, never fatal
                 self.unreadable.append((_printable(str(name)), f"{type(exc).__name__}: {_one_line(exc)}"))
-                continue
-            self.kinds[name] = kind_name
-            if not math.isfinite(value):
-                self.nonfinite.append(name)
                 continue
             self.values[name] = value
             self.units[name] = unit
@@ -427,10 +447,10 @@ def _kind_set(metric_cls: Any, *names: str) -> set[int]:
     return {getattr(metric_cls, n) for n in names if metric_cls is not None and hasattr(metric_cls, n)}
 
 
-def _read_result(source: str, index: int, action: Any) -> KernelProfile:
+def _read_result(source: str, index: int, action: Any, req: _Request | None = None) -> KernelProfile:
     """:func:`_kernel`, with any failure of ``ncu_report`` on a corrupted result turned into an InputError."""
     try:
-        return _kernel(source, index, action)
+        return _kernel(source, index, action, req or _Request())
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - native reader on a corrupted result: any failure, one clean error
@@ -441,11 +461,11 @@ def _read_result(source: str, index: int, action: Any) -> KernelProfile:
         ) from None
 
 
-def _kernel(source: str, index: int, action: Any) -> KernelProfile:
+def _kernel(source: str, index: int, action: Any, req: _Request | None = None) -> KernelProfile:
     name = _name(action, None) or f"kernel_{index}"
     demangled = _name(action, "NameBase_DEMANGLED") or name
     mangled = _name(action, "NameBase_MANGLED")
-    m = _Metrics(source, f"kernel {index} ({name})", action)
+    m = _Metrics(action, req or _Request())
 
     problems: list[str] = []
     if m.nonfinite:

@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..model import KernelProfile, ProfileReport, RuleResult
-from .ncu_csv import open_text
+from .columns import Columns
+from .files import check_file, open_text, reading
 from .ncu_details import MetricRow, profile_from_details
 from .nsight_rules import message_type
 
@@ -101,22 +102,14 @@ def read_ncu_text(path: str | os.PathLike) -> ProfileReport:
             gives the line number).
     """
     source = os.fspath(path)
-    if not os.path.exists(source):
-        raise InputError(source, "file not found")
-    if os.path.isdir(source):
-        raise InputError(source, "is a directory, not an Nsight Compute console output file")
+    check_file(source, "an Nsight Compute console output file")
     parser = _Parser(source)
     kernels: list[KernelProfile] = []
-    try:
-        with open_text(source) as fh:
-            for number, line in enumerate(fh, start=1):
-                done = parser.feed(number, line.rstrip("\r\n"))
-                if done is not None:
-                    kernels.append(_profile(source, len(kernels), done))
-    except OSError as exc:
-        raise InputError(source, f"cannot read the file ({exc.strerror or exc})") from None
-    except UnicodeError as exc:
-        raise InputError(source, f"cannot decode the file as UTF-16 ({exc})") from None
+    with reading(source), open_text(source) as fh:
+        for number, line in enumerate(fh, start=1):
+            done = parser.feed(number, line.rstrip("\r\n"))
+            if done is not None:
+                kernels.append(_profile(source, len(kernels), done))
     last = parser.finish(at_end=True)
     if last is not None:
         kernels.append(_profile(source, len(kernels), last))
@@ -159,7 +152,7 @@ class _Parser:
         self.source = source
         self.kernel: _Kernel | None = None
         self.section = ""
-        self.table: list[tuple[int, int]] | None = None  # column spans of the open table
+        self.table: Columns | None = None  # the columns of the open table
         self.table_layout: str | None = None  # "value" (3 columns), "summary" (min/max/avg) or "skip"
         self.table_rows = 0
         self.header_seen = False  # the table's "Metric Name / Metric Unit / ..." row was read
@@ -244,10 +237,10 @@ class _Parser:
         if _SEPARATOR.match(line):
             self.end_rule()
             self.in_nvtx = False
-            spans = [(m.start(), m.end()) for m in re.finditer(r"-+", line)]
-            if len(spans) >= 3:  # a metric table; 2-column separators sit between rule messages
-                self.table = spans
-                self.table_layout = "value" if len(spans) == 3 else None
+            columns = Columns.under_dashes(line)
+            if len(columns) >= 3:  # a metric table; 2-column separators sit between rule messages
+                self.table = columns
+                self.table_layout = "value" if len(columns) == 3 else None
                 self.table_rows = 0
                 self.header_seen = self.header_pending = False
             return None
@@ -280,8 +273,8 @@ class _Parser:
     # ------------------------------------------------------------------------------------------ tables
     def table_line(self, number: int, line: str, stripped: str) -> None:
         kernel = self.kernel
-        spans = self.table
-        assert kernel is not None and spans is not None
+        columns = self.table
+        assert kernel is not None and columns is not None
         if _SEPARATOR.match(line):
             if self.header_pending:  # the separator under the header row: the table goes on
                 self.header_pending = False
@@ -290,7 +283,7 @@ class _Parser:
             return
         if not stripped:
             return
-        cells = self.cells(number, line, spans)
+        cells = self.cells(number, line, columns)
         if self.table_rows == 0 and not self.header_seen and _is_header(cells):
             self.table_layout = _layout(cells)
             self.header_seen = self.header_pending = True
@@ -299,7 +292,7 @@ class _Parser:
         if self.table_layout not in ("value", "summary"):
             if self.table_rows == 1:
                 kernel.problems.append(
-                    f"line {number}: a {len(spans)}-column table of section '{self.section or '?'}' was not read "
+                    f"line {number}: a {len(columns)}-column table of section '{self.section or '?'}' was not read "
                     "(kernelscope reads name / unit / value tables and --print-summary min / max / average tables)"
                 )
             return
@@ -307,33 +300,29 @@ class _Parser:
         value = cells[4] if self.table_layout == "summary" else cells[2]
         kernel.rows.append(MetricRow(self.section, name, unit, value, number))
 
-    def cells(self, number: int, line: str, spans: list[tuple[int, int]]) -> list[str]:
-        """Split a row at the separator's column boundaries.
+    def cells(self, number: int, line: str, columns: Columns) -> list[str]:
+        """Split a row at the separator's column boundaries (:class:`.columns.Columns`).
 
         Labels are left-aligned, units and values right-aligned in their column; two columns are parted by
         the space between the separator's dash runs. A label longer than its column pushes the rest of the row
         to the right: the boundaries after the first column are then tried shifted by the overflow. A row
-        whose text still crosses a boundary cannot be split without guessing: InputError with its line.
+        whose text still crosses a boundary (or that stops before its last column) cannot be split without
+        guessing: InputError with its line.
         """
-        first = spans[0][0]
+        first = columns.marks[0][0]
         if line[:first].strip() or not line[first:].strip():
             raise self.error(
                 number,
                 f"expected a row of the table of section '{self.section or '?'}' (indented like its separator), "
                 f"got {line.strip()[:120]!r}",
             )
-        overflow = len(line.rstrip()) - spans[-1][1]
+        overflow = len(line.rstrip()) - columns.marks[-1][1]
         for shift in (0, overflow) if overflow > 0 else (0,):
-            bounds = [(spans[0][0], spans[0][1] + shift)] + [(a + shift, b + shift) for a, b in spans[1:]]
-            if all(a - 1 < len(line) and line[a - 1].isspace() for a, _ in bounds[1:]):
-                out = []
-                for i, (a, b) in enumerate(bounds):
-                    stop = len(line) if i == len(bounds) - 1 else b
-                    out.append(line[a:stop].strip())
-                return out
+            if len(line) > columns.boundaries[-1] + shift and columns.crossing(line, shift) is None:
+                return columns.cut(line, shift)
         raise self.error(
             number,
-            f"cannot split this row of section '{self.section or '?'}' into the table's {len(spans)} columns "
+            f"cannot split this row of section '{self.section or '?'}' into the table's {len(columns)} columns "
             f"(text crosses a column boundary): {line.strip()[:120]!r}",
         )
 

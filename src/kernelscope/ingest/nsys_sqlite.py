@@ -41,7 +41,6 @@ import os
 import re
 import sqlite3
 from itertools import chain
-from pathlib import Path
 
 import numpy as np
 
@@ -64,6 +63,7 @@ from ..timeline_model import (
     LaunchArgs,
     Timeline,
 )
+from .files import check_file
 
 FORMAT = "nsys-sqlite"
 
@@ -114,11 +114,7 @@ def read_nsys_sqlite(path: str | os.PathLike, launch_args: bool | None = None) -
     Raises:
         InputError: not an SQLite database, not an Nsight Systems export, or a capture with no GPU activity.
     """
-    p = Path(path)
-    if not p.exists():
-        raise InputError(str(path), "file not found")
-    if p.is_dir():
-        raise InputError(str(path), "is a directory; expected an Nsight Systems SQLite export")
+    p = check_file(path, "an Nsight Systems SQLite export")
     uri = p.resolve().as_uri() + "?mode=ro"
     try:
         con = sqlite3.connect(uri, uri=True)

@@ -35,10 +35,12 @@ import io
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..errors import InputError
 from ..timeline_model import SummaryRow, TimelineSummary
+from .columns import Columns, split_on_gaps
+from .files import check_file, unreadable
+from .units import NSYS_BYTES, NSYS_TIME_S
 
 FORMAT = "nsys-stats"
 
@@ -68,10 +70,6 @@ _EXECUTING = re.compile(r"Executing '([A-Za-z0-9_]+)' stats report")
 _PROCESSING = re.compile(r"^Processing \[.*?\] with \[.*?([A-Za-z0-9_]+)\.py\]")
 _STARS = re.compile(r"^\s*\*\* .*\(([A-Za-z0-9_]+)\):\s*$")
 _SKIPPED = re.compile(r"^SKIPPED: .* does not contain (.*?)\.?\s*$")
-
-_TIME_UNITS = {"ns": 1e-9, "nsec": 1e-9, "nanoseconds": 1e-9, "us": 1e-6, "µs": 1e-6, "usec": 1e-6, "ms": 1e-3,
-               "msec": 1e-3, "s": 1.0, "sec": 1.0}
-_SIZE_UNITS = {"B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024.0, "MiB": 1024.0**2, "GiB": 1024.0**3}
 
 _COLUMNS = {
     "time_pct": ("time(%)", "time (%)"),
@@ -133,11 +131,11 @@ def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary:
         InputError: unreadable file, no summary table, a capture with no CUDA data, an ambiguous or mixed number
             format (naming the line), or a malformed row.
     """
-    p = Path(path)
+    p = check_file(path, "`nsys stats` output")
     try:
         raw = p.read_bytes()
     except OSError as exc:
-        raise InputError(str(path), f"cannot read file ({exc.strerror})") from None
+        raise unreadable(str(path), exc) from None
     text = _decode(raw)
     lines = _lines(text)
     tables, skipped = _tables(lines, str(path))
@@ -220,10 +218,6 @@ def _lines(text: str) -> list[str]:
 def _is_dashes(line: str) -> bool:
     s = line.strip()
     return bool(s) and set(s) <= {"-", " "} and "--" in s
-
-
-def _dash_spans(line: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in re.finditer(r"-+", line)]
 
 
 def _canon(header: str) -> tuple[str | None, str | None]:
@@ -323,14 +317,16 @@ def _tables(lines: list[str], path: str) -> tuple[list[_Table], list[str]]:
                 continue
         # console: header + dashes
         if i + 1 < n and _is_dashes(lines[i + 1]) and s:
-            spans = _dash_spans(lines[i + 1])
-            header = _header_cells(line, spans)
+            # Header names are centred or right-aligned over their dashes: each runs from the end of the previous
+            # dash group to the end of its own. Rows are split on whitespace, the name (last) keeping its spaces.
+            columns = Columns.under_dashes(lines[i + 1])
+            header = columns.cut(line)
             if _header_ok(header) or what == "skip":
                 t = _Table(what, report, _title_unit(report), header)
-                t.name_width = spans[-1][1] - spans[-1][0]
+                t.name_width = columns.marks[-1][1] - columns.marks[-1][0]
                 j = i + 2
                 while j < n and lines[j].strip() and not _is_dashes(lines[j]):
-                    t.rows.append((j + 1, lines[j].split(None, len(header) - 1)))
+                    t.rows.append((j + 1, split_on_gaps(lines[j], len(header))))
                     j += 1
                 if _header_ok(header):
                     tables.append(_finish(t))
@@ -339,18 +335,6 @@ def _tables(lines: list[str], path: str) -> tuple[list[_Table], list[str]]:
                 continue
         i += 1
     return tables, skipped
-
-
-def _header_cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
-    """Header names cut at the column boundaries given by the dashes (names are centred or right-aligned over
-    their dashes, so each cell runs from the end of the previous dash group to the end of its own)."""
-    cells = []
-    prev_end = 0
-    for k, (a, b) in enumerate(spans):
-        end = b if k < len(spans) - 1 else len(line)
-        cells.append(line[prev_end:end].strip())
-        prev_end = b
-    return cells
 
 
 def _csv(line: str) -> list[str]:
@@ -460,10 +444,10 @@ def _scale(t: _Table, unit: str | None, path: str, lineno: int) -> float:
     """Factor to seconds (time tables) or bytes (size tables)."""
     u = unit or t.unit or ("MB" if t.what == "memsize" else "ns")
     if t.what == "memsize":
-        if u in _SIZE_UNITS:
-            return _SIZE_UNITS[u]
-    elif u in _TIME_UNITS:
-        return _TIME_UNITS[u]
+        if u in NSYS_BYTES:
+            return NSYS_BYTES[u]
+    elif u in NSYS_TIME_S:
+        return NSYS_TIME_S[u]
     raise InputError(path, f"line {lineno}: unknown unit '{u}' in the {t.report or t.what} table")
 
 

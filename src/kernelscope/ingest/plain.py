@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..errors import InputError
 from ..model import PIPES, DeviceInfo, KernelProfile, LaunchConfig, ProfileReport
 from ..knowledge.stalls import canonical_reason
+from .files import check_file, unreadable
 
 NonNeg = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Pct = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]
@@ -135,9 +136,12 @@ def read_plain(path: str | os.PathLike) -> ProfileReport:
         InputError: unreadable or unparseable file, or a field of the wrong type / range (names the field).
     """
     source = str(path)
+    check_file(path, "a plain-numbers .toml or .json file")
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise unreadable(source, exc) from None
+    except UnicodeDecodeError as exc:
         raise InputError(source, f"cannot read as UTF-8 text ({exc})") from None
     kind = "JSON" if Path(path).suffix.lower() == ".json" else "TOML"
     try:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from .files import check_file
 
 #: Seconds nvcc may take for one file before kernelscope gives up.
 NVCC_TIMEOUT_S = 300
@@ -160,9 +161,7 @@ def compile_resource_usage(
         InputError: the file is missing, nvcc is not installed (one line saying so), nvcc fails (its first
             error line) or ptxas reports no kernel.
     """
-    src = Path(cu_file)
-    if not src.is_file():
-        raise InputError(str(cu_file), "file not found" if not src.exists() else "not a file; expected a .cu source")
+    src = check_file(cu_file, "a CUDA source file (.cu)")
     exe = nvcc or shutil.which("nvcc")
     if exe is None:
         raise InputError("nvcc", "not found on PATH; install the CUDA toolkit (or add its bin/ to PATH) to use --cu")

@@ -1,20 +1,20 @@
-"""Rendering of a before/after :class:`kernelscope.compare.Comparison` as table, Markdown or JSON."""
+"""Rendering of a before/after :class:`kernelscope.analysis.compare.Comparison` as table, Markdown or JSON."""
 
 from __future__ import annotations
 
 import io
-import json
-from dataclasses import asdict
 
 from rich import box
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from ..version import __version__
 from ..analysis.compare import Comparison, KernelComparison, Side
+from ..version import __version__
 from .common import Fmt, safe
-from .json import _clean, _notes, null_reasons
+from .documents import encode
+from .documents.compare import CompareDoc, ComparedKernelDoc, PredictionDoc, SideDoc, StallShiftDoc
+from .json import finite, notes, null_reasons
 
 SCHEMA = "kernelscope.compare/1"
 
@@ -138,36 +138,37 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
 
 
 def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:
-    """JSON document (schema ``kernelscope.compare/1``, JSON Schema ``schemas/compare-1.schema.json``); durations in
-    s, bandwidth in bytes/s, shares 0..1; each compared kernel's ``not_measured`` gives the reason for each null."""
+    """JSON document (schema ``kernelscope.compare/1``, types :mod:`kernelscope.render.documents.compare`, JSON Schema
+    ``schemas/compare-1.schema.json``); durations in s, bandwidth in bytes/s, shares 0..1; each compared kernel's
+    ``not_measured`` gives the reason for each null."""
     f = Fmt(lang)
-    doc = {
-        "schema": SCHEMA,
-        "kernelscope_version": __version__,
-        "total_before_s": c.total_before_s,
-        "total_after_s": c.total_after_s,
-        "speedup": c.speedup,
-        "unmatched_before": list(c.unmatched_before),
-        "unmatched_after": list(c.unmatched_after),
-        "fail_if_slower_pct": threshold_pct,
-        "regressions": list(regressions),
-        "kernels": [
-            {
-                "before_name": p.before_name,
-                "after_name": p.after_name,
-                "matched_by": p.matched_by,
-                "speedup": p.speedup,
-                "beyond_noise": p.beyond_noise,
-                "program_speedup": p.program_speedup,
-                "before": asdict(p.before),
-                "after": asdict(p.after),
-                "stall_shift": [{"reason": r, "share_before": b, "share_after": a} for r, b, a in p.stall_shift],
-                "predictions": [asdict(x) for x in p.predictions],
-                "explanation": _notes(p.explanation, f),
-            }
-            for p in c.pairs
-        ],
-    }
-    for k in doc["kernels"]:
-        k["not_measured"] = null_reasons(k, f, _DERIVED_NULLS, ("/explanation", "/predictions"))
-    return json.dumps(_clean(doc), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    kernels = []
+    for p in c.pairs:
+        k = ComparedKernelDoc(
+            before_name=p.before_name, after_name=p.after_name, matched_by=p.matched_by,  # type: ignore[arg-type]
+            speedup=finite(p.speedup), beyond_noise=p.beyond_noise, program_speedup=finite(p.program_speedup),
+            before=_side(p.before), after=_side(p.after),
+            stall_shift=[StallShiftDoc(reason=r, share_before=b, share_after=a) for r, b, a in p.stall_shift],
+            predictions=[PredictionDoc(rule_id=x.rule_id, estimated_speedup_pct=x.estimated_speedup_pct,
+                                       measured_reduction_pct=finite(x.measured_reduction_pct)) for x in p.predictions],
+            explanation=notes(p.explanation, f), not_measured=[],
+        )
+        k.not_measured = null_reasons(k, f, _DERIVED_NULLS, ("/explanation", "/predictions", "/not_measured"))
+        kernels.append(k)
+    return encode(CompareDoc(
+        schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
+        total_before_s=c.total_before_s, total_after_s=c.total_after_s, speedup=finite(c.speedup),
+        unmatched_before=list(c.unmatched_before), unmatched_after=list(c.unmatched_after),
+        fail_if_slower_pct=threshold_pct, regressions=list(regressions), kernels=kernels,
+    ))
+
+
+def _side(s: Side) -> SideDoc:
+    return SideDoc(
+        duration_s=s.duration_s, spread_s=s.spread_s, launches=s.launches,
+        bandwidth_bytes_per_s=finite(s.bandwidth_bytes_per_s), bandwidth_pct_of_peak=finite(s.bandwidth_pct_of_peak),
+        achieved_flops_per_s=finite(s.achieved_flops_per_s), efficiency=finite(s.efficiency),
+        sol_compute_pct=s.sol_compute_pct, sol_memory_pct=s.sol_memory_pct, classes=list(s.classes),  # type: ignore[arg-type]
+        achieved_occupancy_pct=s.achieved_occupancy_pct, theoretical_occupancy_pct=s.theoretical_occupancy_pct,
+        stall_shares=dict(s.stall_shares),
+    )

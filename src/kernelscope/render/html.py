@@ -14,7 +14,10 @@ from typing import Callable, Sequence
 
 from ..version import __version__
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
-from . import charts
+from .charts import (
+    CLASS_COLOURS, chart_lang, count_charts, has_roofline_point, has_stalls, kernel_roofline_chart,
+    report_roofline_chart, report_stall_chart, stall_chart, svg_for_html, why_not_plotted,
+)
 from .common import Fmt, kernel_rows, safe, summary_rows
 
 Progress = Callable[[], None] | None
@@ -67,9 +70,9 @@ def _anchor(report_no: int, d: KernelDiagnosis) -> str:
 
 def _badges(d: KernelDiagnosis, f: Fmt) -> str:
     if not d.verdict:
-        return f'<span class="badge" style="background:{charts.CLASS_COLOURS[None]}">{_e(f.nm)}</span>'
+        return f'<span class="badge" style="background:{CLASS_COLOURS[None]}">{_e(f.nm)}</span>'
     return "".join(
-        f'<span class="badge" style="background:{charts.CLASS_COLOURS.get(c, charts.CLASS_COLOURS[None])}">{_e(f.bound(c))}</span>'
+        f'<span class="badge" style="background:{CLASS_COLOURS.get(c, CLASS_COLOURS[None])}">{_e(f.bound(c))}</span>'
         for c in d.verdict
     )
 
@@ -102,7 +105,7 @@ def _meters(d: KernelDiagnosis, f: Fmt) -> str:
 
 
 def _figure(svg: bytes, caption: str) -> str:
-    return f'<figure role="img" aria-label="{_e(caption)}">{charts.svg_for_html(svg)}</figure>'
+    return f'<figure role="img" aria-label="{_e(caption)}">{svg_for_html(svg)}</figure>'
 
 
 def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: float | None = None,
@@ -127,17 +130,17 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
     parts.append("</table>")
     if with_charts:
         figs = []
-        if charts.has_roofline_point(d):
-            figs.append(_figure(charts.kernel_roofline_chart(d, lang, "svg", total_s, inline=True), f.label("roofline")))
+        if has_roofline_point(d):
+            figs.append(_figure(kernel_roofline_chart(d, lang, "svg", total_s, inline=True), f.label("roofline")))
             if progress:
                 progress()
-        if charts.has_stalls(d):
-            figs.append(_figure(charts.stall_chart(d, lang, "svg", inline=True), f.label("stalls")))
+        if has_stalls(d):
+            figs.append(_figure(stall_chart(d, lang, "svg", inline=True), f.label("stalls")))
             if progress:
                 progress()
         parts.append(f"<h4>{_e(f.label('charts'))}</h4>")
-        if not charts.has_roofline_point(d):
-            why = charts.why_not_plotted(d, d.gpu, f) or f.nm
+        if not has_roofline_point(d):
+            why = why_not_plotted(d, d.gpu, f) or f.nm
             parts.append(f'<p class="muted">{_e(f.label("no_roofline_point", reason=why))}</p>')
         if figs:
             parts.append(f'<div class="charts">{"".join(figs)}</div>')
@@ -191,11 +194,11 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
     if with_charts:
         total_s = math.fsum(g.total_duration_s for g in res.groups) or None
         parts.append(f"<h4>{_e(f.label('charts'))}</h4><div class=\"wide\">")
-        parts.append(_figure(charts.report_roofline_chart(res, lang, "svg", inline=True), f.label("roofline")))
+        parts.append(_figure(report_roofline_chart(res, lang, "svg", inline=True), f.label("roofline")))
         if progress:
             progress()
-        if any(charts.has_stalls(d) for d in res.kernels):
-            parts.append(_figure(charts.report_stall_chart(res, lang, "svg", inline=True), f.label("stalls")))
+        if any(has_stalls(d) for d in res.kernels):
+            parts.append(_figure(report_stall_chart(res, lang, "svg", inline=True), f.label("stalls")))
         if progress:
             progress()
         parts.append("</div>")
@@ -212,7 +215,7 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
 
 
 def _font_note(lang: str, f: Fmt) -> str:
-    if charts.chart_lang(lang) != lang:
+    if chart_lang(lang) != lang:
         return f'<p class="note">{_e(f.label("chart_font_fallback"))}</p>'
     return ""
 
@@ -248,4 +251,4 @@ def kernel_fragment(d: KernelDiagnosis, lang: str = "en") -> str:
 
 def count_work(results: Sequence[ReportDiagnosis]) -> int:
     """Progress steps :func:`to_html` reports (one per chart drawn, two per report)."""
-    return charts.count_charts(results)
+    return count_charts(results)

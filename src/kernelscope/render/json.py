@@ -1,53 +1,111 @@
-"""JSON rendering: every diagnosed launch in report order, units in field names, None as null.
+"""JSON rendering of diagnoses: every diagnosed launch in report order, units in field names, None as null.
 
-Schema id ``kernelscope.diagnosis/1`` (JSON Schema: ``schemas/diagnosis-1.schema.json`` in the repository).
-Non-finite numbers (an infinite arithmetic intensity when a kernel moved no DRAM bytes) are written as the
-strings ``"inf"`` / ``"nan"`` so the output stays valid JSON. A value that was not measured is null, and the
-launch's ``not_measured`` list gives the reason for each null field (JSON Pointer, reason key and text); the
-roofline objects carry their own ``not_measured`` reasons.
+Schema id ``kernelscope.diagnosis/1``: the document types are :mod:`kernelscope.render.documents.diagnosis`, the
+JSON Schema ``schemas/diagnosis-1.schema.json`` is generated from them. A value that was not measured is null,
+and the launch's ``not_measured`` list gives the reason for each null field (JSON Pointer, reason key and text);
+the roofline objects carry their own ``not_measured`` reasons. A non-finite number (an arithmetic intensity with
+no DRAM traffic) is written as null with its reason, never as a string.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import asdict
-from typing import Any, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from ..version import __version__
+from msgspec import Struct
+
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
+from ..analysis.engine import Finding
 from ..analysis.roofline import RooflinePoint
 from ..knowledge.stalls import describe
+from ..model import DeviceInfo, LaunchConfig
+from ..notes import Note
+from ..version import __version__
 from .common import Fmt
+from .documents import encode
+from .documents.common import EvidenceDoc, FindingDoc, NoteDoc, NullReason
+from .documents.diagnosis import (
+    AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, InputDoc, KernelGroupDoc, LaunchConfigDoc,
+    LaunchDoc, NsightDoc, OccupancyDoc, RooflineDoc, RuleDoc, SolBottleneckDoc, SolDoc, StallReasonDoc, StallsDoc,
+)
 
 SCHEMA = "kernelscope.diagnosis/1"
 
-
-def _clean(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    return value
+_STALL_UNITS = {"per_issue_active": "cycles per issued instruction", "pc_sampling": "samples",
+                "given_percent": "percent of stall cycles"}
 
 
-def _notes(notes, f: Fmt) -> list[dict]:
-    """Notes as {"key", "text" (in the output language), "values"}; bare keys get empty values."""
+def finite(value: float | None) -> float | None:
+    """``value``, or None for a NaN or infinite float (JSON has no such numbers)."""
+    return value if value is None or math.isfinite(value) else None
+
+
+def notes(items: Iterable[Note | str], f: Fmt) -> list[NoteDoc]:
+    """Notes as documents ``{key, text (in the output language), values}``; bare keys get empty values."""
     out = []
-    for n in notes:
+    for n in items:
         key, values = (n, {}) if isinstance(n, str) else (n.key, dict(n.values))
-        out.append({"key": key, "text": f.note(n), "values": values})
+        values = {k: finite(v) if isinstance(v, float) else v for k, v in values.items()}
+        out.append(NoteDoc(key=key, text=f.note(n), values=values))
     return out
 
 
-def _roofline(r: RooflinePoint | None, f: Fmt) -> dict | None:
+def findings(items: Iterable[Finding], f: Fmt) -> list[FindingDoc]:
+    """Rule findings as documents."""
+    return [
+        FindingDoc(
+            id=x.id, severity=x.severity, message=notes((x.message,), f)[0],  # type: ignore[arg-type]
+            evidence=[EvidenceDoc(metric=e.metric, value=finite(e.value), unit=e.unit) for e in x.evidence],
+            bound=x.bound, advice=x.advice, estimated_speedup=x.estimated_speedup,  # type: ignore[arg-type]
+            speedup_note=x.speedup_note, source=x.source,
+        )
+        for x in items
+    ]
+
+
+def null_reasons(doc: Struct, f: Fmt, specific: Mapping[str, str] | None = None, skip: Iterable[str] = (),
+                 default: str = "not_in_profile") -> list[NullReason]:
+    """Every null field of ``doc`` as ``NullReason(field=JSON Pointer, key=reason key, text=reason)``; the
+    subtrees at the ``skip`` pointers are not walked (they explain their own nulls or quote data as is)."""
+    specific = specific or {}
+    skipped = frozenset(skip)
+    out: list[NullReason] = []
+
+    def walk(value: Any, pointer: str) -> None:
+        if pointer in skipped:
+            return
+        if value is None:
+            key = specific.get(pointer, default)
+            out.append(NullReason(field=pointer, key=key, text=f.note(key)))
+        elif isinstance(value, Struct):
+            for name in value.__struct_fields__:
+                walk(getattr(value, name), f"{pointer}/{name}")
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}")
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                walk(v, f"{pointer}/{i}")
+
+    walk(doc, "")
+    return out
+
+
+def _roofline(r: RooflinePoint | None, f: Fmt) -> RooflineDoc | None:
     if r is None:
         return None
-    d = asdict(r)
-    d["not_measured"] = _notes(r.not_measured, f)
-    return d
+    reasons = list(r.not_measured)
+    ai = r.arithmetic_intensity_flop_per_byte
+    if ai is not None and not math.isfinite(ai):
+        reasons.append("intensity_unbounded")
+    return RooflineDoc(
+        pipe=r.pipe, peak_flops_per_s=r.peak_flops_per_s, peak_bandwidth_bytes_per_s=r.peak_bandwidth_bytes_per_s,
+        ridge_point_flop_per_byte=r.ridge_point_flop_per_byte, flops=r.flops, dram_bytes=r.dram_bytes,
+        duration_s=r.duration_s, arithmetic_intensity_flop_per_byte=finite(ai),
+        attainable_flops_per_s=finite(r.attainable_flops_per_s), achieved_flops_per_s=finite(r.achieved_flops_per_s),
+        achieved_bytes_per_s=finite(r.achieved_bytes_per_s), efficiency=finite(r.efficiency), bound=r.bound,  # type: ignore[arg-type]
+        not_measured=notes(reasons, f),
+    )
 
 
 #: Null fields whose reason is more specific than "not recorded in the profile" (JSON Pointer -> note key).
@@ -62,156 +120,105 @@ _NULL_REASONS = {
     "/nsight_compute/sol_bottleneck/bound": "no_ncu_verdict",
     "/nsight_compute/sol_bottleneck/title": "no_ncu_verdict",
 }
-#: Subtrees not walked for nulls: roofline objects explain their own, note values and Nsight's rule records
-#: are quoted as they are.
+#: Subtrees not walked for nulls: roofline objects explain their own, findings, note values and Nsight's rule
+#: records are quoted as they are.
 _OWN_REASONS = ("/roofline", "/roofline_by_pipe", "/nsight_compute/rules", "/provenance", "/evidence", "/notes",
-                "/speed_of_light/evidence", "/occupancy/notes", "/gpu/provenance", "/advice")
+                "/speed_of_light/evidence", "/occupancy/notes", "/gpu/provenance", "/advice", "/findings", "/not_measured")
 
 
-def null_reasons(doc: dict, f: Fmt, specific: dict | None = None, skip: tuple[str, ...] = (),
-                 default: str = "not_in_profile") -> list[dict]:
-    """Every null field of ``doc`` as ``{"field": JSON Pointer, "key": reason key, "text": reason}``."""
-    specific = specific or {}
-    out: list[dict] = []
-
-    def walk(value, pointer: str) -> None:
-        if any(pointer == s or pointer.startswith(s + "/") for s in skip):
-            return
-        if value is None:
-            key = specific.get(pointer, default)
-            out.append({"field": pointer, "key": key, "text": f.note(key)})
-        elif isinstance(value, dict):
-            for k, v in value.items():
-                walk(v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}")
-        elif isinstance(value, list):
-            for i, v in enumerate(value):
-                walk(v, f"{pointer}/{i}")
-
-    walk(doc, "")
-    return out
-
-
-def _roofline_reason(d: KernelDiagnosis) -> str | object:
+def _roofline_reason(d: KernelDiagnosis) -> Note | str:
     if d.gpu is None:
         return "no_gpu"
     peak = [n for n in d.notes if n.key in ("no_peak", "no_peak_fallback")]
     return peak[0] if peak else "no_roofline"
 
 
-def launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
-    """One launch's diagnosis as a JSON-ready dict (with ``not_measured``: the reason for every null)."""
-    doc = _launch_json(d, f)
+def _device(dev: DeviceInfo) -> DeviceDoc:
+    return DeviceDoc(display_name=dev.display_name, compute_capability=dev.compute_capability, sm_count=dev.sm_count,
+                     max_sm_clock_hz=dev.max_sm_clock_hz, max_mem_clock_hz=dev.max_mem_clock_hz,
+                     memory_bus_width_bits=dev.memory_bus_width_bits, l2_cache_bytes=dev.l2_cache_bytes)
+
+
+def _launch_config(la: LaunchConfig) -> LaunchConfigDoc:
+    return LaunchConfigDoc(grid=la.grid, block=la.block, registers_per_thread=la.registers_per_thread,
+                           shared_mem_static_bytes=la.shared_mem_static_bytes,
+                           shared_mem_dynamic_bytes=la.shared_mem_dynamic_bytes,
+                           shared_mem_config_bytes=la.shared_mem_config_bytes, waves_per_sm=la.waves_per_sm)
+
+
+def _stalls(d: KernelDiagnosis, f: Fmt) -> StallsDoc | None:
+    s = d.stalls
+    if s is None:
+        return None
+    return StallsDoc(
+        family=s.family, unit=_STALL_UNITS.get(s.family or "", "cycles"), total=s.total,  # type: ignore[arg-type]
+        selected=s.selected_value, cycles_per_issued_instruction=d.kernel.cycles_per_issued_instruction,
+        cpi_consistency=finite(s.cpi_consistency),
+        reasons=[StallReasonDoc(reason=x.reason, display_name=f.stall_name(x.reason), value=x.value, share_of_all=x.share,
+                                share_of_stalls=x.share_of_stalls, healthy=describe(x.reason).healthy) for x in s.shares],
+    )
+
+
+def _occupancy(d: KernelDiagnosis, f: Fmt) -> OccupancyDoc:
+    o = d.occupancy
+    calc = None if o is None else CalculatedOccupancyDoc(
+        theoretical_pct=o.occupancy_pct, active_blocks_per_sm=o.active_blocks_per_sm,
+        active_warps_per_sm=o.active_warps_per_sm, max_warps_per_sm=o.max_warps_per_sm,
+        block_limits=dict(o.block_limits), limiters=list(o.limiters))
+    return OccupancyDoc(achieved_pct=d.kernel.achieved_occupancy_pct, theoretical_pct=d.kernel.theoretical_occupancy_pct,
+                        calculated=calc, waves_per_sm=d.waves_per_sm, notes=notes(d.occupancy_notes, f))
+
+
+def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
+    """One launch's diagnosis as a document, with ``not_measured``: the reason for every null."""
+    k = d.kernel
+    doc = LaunchDoc(
+        index=k.index, name=k.name, demangled_name=k.demangled_name, mangled_name=k.mangled_name,
+        launch_count=k.launch_count, device=_device(k.device), launch=_launch_config(k.launch),
+        duration_s=k.duration_s, sm_frequency_hz=k.sm_frequency_hz,
+        gpu=None if d.gpu is None else GpuDoc(name=d.gpu.name, origin=d.gpu.origin, measured=d.gpu.measured,
+                                              provenance=notes(d.provenance, f)),
+        provenance=notes(d.provenance, f), bound=d.bound, classes=list(d.verdict),  # type: ignore[arg-type]
+        evidence=notes(d.evidence, f),
+        speed_of_light=SolDoc(compute_pct=d.sol.compute_pct, memory_pct=d.sol.memory_pct, dram_pct=k.dram_throughput_pct,
+                              waves_per_sm=d.sol.waves_per_sm, bound=d.sol.bound, evidence=notes(d.sol.evidence, f)),  # type: ignore[arg-type]
+        roofline=_roofline(d.roofline, f), roofline_by_pipe=[x for r in d.roofline_by_pipe if (x := _roofline(r, f))],
+        notes=notes(d.notes, f), flop_counts=dict(k.flop_counts), dram_bytes_read=k.dram_bytes_read,
+        dram_bytes_write=k.dram_bytes_write, tensor_pipe_active_pct=k.tensor_pipe_active_pct,
+        tensor_ops_pct=dict(k.tensor_ops_pct), occupancy=_occupancy(d, f), stalls=_stalls(d, f),
+        findings=findings(d.findings, f), advice=[AdviceDoc(id=a, text=f.advice(a)) for a in d.advice],
+        nsight_compute=NsightDoc(
+            sol_bottleneck=SolBottleneckDoc(bound=d.ncu_bottleneck, title=d.ncu_bottleneck_title),  # type: ignore[arg-type]
+            rules=[RuleDoc(rule_id=r.rule_id, title=r.title, message_type=r.message_type, message=r.message,
+                           estimated_speedup_pct=r.estimated_speedup_pct, speedup_type=r.speedup_type) for r in k.rules]),
+        problems=list(k.problems), not_measured=[],
+    )
     reasons = null_reasons(doc, f, _NULL_REASONS, _OWN_REASONS)
-    if doc["roofline"] is None:
+    if doc.roofline is None:
         why = _roofline_reason(d)
-        key, text = (why, f.note(why)) if isinstance(why, str) else (why.key, f.note(why))
-        reasons.insert(0, {"field": "/roofline", "key": key, "text": text})
-    doc["not_measured"] = reasons
+        reasons.insert(0, NullReason(field="/roofline", key=why if isinstance(why, str) else why.key, text=f.note(why)))
+    doc.not_measured = reasons
     return doc
 
 
-def _launch_json(d: KernelDiagnosis, f: Fmt) -> dict:
-    k = d.kernel
-    stalls = None
-    if d.stalls is not None:
-        stalls = {
-            "family": d.stalls.family,
-            "unit": {"per_issue_active": "cycles per issued instruction", "pc_sampling": "samples",
-                     "given_percent": "percent of stall cycles"}.get(d.stalls.family, "cycles"),
-            "total": d.stalls.total,
-            "selected": d.stalls.selected_value,
-            "cycles_per_issued_instruction": k.cycles_per_issued_instruction,
-            "cpi_consistency": d.stalls.cpi_consistency,
-            "reasons": [
-                {
-                    "reason": s.reason,
-                    "display_name": f.stall_name(s.reason),
-                    "value": s.value,
-                    "share_of_all": s.share,
-                    "share_of_stalls": s.share_of_stalls,
-                    "healthy": describe(s.reason).healthy,
-                }
-                for s in d.stalls.shares
-            ],
-        }
-    return {
-        "index": k.index,
-        "name": k.name,
-        "demangled_name": k.demangled_name,
-        "mangled_name": k.mangled_name,
-        "launch_count": k.launch_count,
-        "device": asdict(k.device),
-        "launch": asdict(k.launch),
-        "duration_s": k.duration_s,
-        "sm_frequency_hz": k.sm_frequency_hz,
-        "gpu": None if d.gpu is None else {
-            "name": d.gpu.name, "origin": d.gpu.origin, "measured": d.gpu.measured, "provenance": _notes(d.provenance, f),
-        },
-        "provenance": _notes(d.provenance, f),
-        "bound": d.bound,
-        "classes": list(d.verdict),
-        "evidence": _notes(d.evidence, f),
-        "speed_of_light": {
-            "compute_pct": d.sol.compute_pct,
-            "memory_pct": d.sol.memory_pct,
-            "dram_pct": k.dram_throughput_pct,
-            "waves_per_sm": d.sol.waves_per_sm,
-            "bound": d.sol.bound,
-            "evidence": _notes(d.sol.evidence, f),
-        },
-        "roofline": _roofline(d.roofline, f),
-        "roofline_by_pipe": [_roofline(r, f) for r in d.roofline_by_pipe],
-        "notes": _notes(d.notes, f),
-        "flop_counts": dict(k.flop_counts),
-        "dram_bytes_read": k.dram_bytes_read,
-        "dram_bytes_write": k.dram_bytes_write,
-        "tensor_pipe_active_pct": k.tensor_pipe_active_pct,
-        "tensor_ops_pct": dict(k.tensor_ops_pct),
-        "occupancy": {
-            "achieved_pct": k.achieved_occupancy_pct,
-            "theoretical_pct": k.theoretical_occupancy_pct,
-            "calculated": None if d.occupancy is None else {
-                "theoretical_pct": d.occupancy.occupancy_pct,
-                "active_blocks_per_sm": d.occupancy.active_blocks_per_sm,
-                "active_warps_per_sm": d.occupancy.active_warps_per_sm,
-                "max_warps_per_sm": d.occupancy.max_warps_per_sm,
-                "block_limits": dict(d.occupancy.block_limits),
-                "limiters": list(d.occupancy.limiters),
-            },
-            "waves_per_sm": d.waves_per_sm,
-            "notes": _notes(d.occupancy_notes, f),
-        },
-        "stalls": stalls,
-        "advice": [{"id": a, "text": f.advice(a)} for a in d.advice],
-        "nsight_compute": {
-            "sol_bottleneck": {"bound": d.ncu_bottleneck, "title": d.ncu_bottleneck_title},
-            "rules": [asdict(r) for r in k.rules],
-        },
-        "problems": list(k.problems),
-    }
-
-
-def to_json_data(results: Sequence[ReportDiagnosis], lang: str) -> dict:
-    """The whole JSON document as a dict (see module docstring)."""
+def document(results: Sequence[ReportDiagnosis], lang: str) -> DiagnosisDoc:
+    """The whole ``kernelscope.diagnosis/1`` document (see the module docstring)."""
     f = Fmt(lang)
-    return _clean({
-        "schema": SCHEMA,
-        "kernelscope_version": __version__,
-        "lang": lang,
-        "inputs": [
-            {
-                "path": res.report.path,
-                "format": res.report.format,
-                "tool_version": res.report.tool_version,
-                "launch_count": len(res.report.kernels),
-                "summary": [asdict(g) for g in res.groups],
-                "launches": [launch_json(d, f) for d in res.kernels],
-            }
+    return DiagnosisDoc(
+        schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
+        inputs=[
+            InputDoc(
+                path=res.report.path, format=res.report.format, tool_version=res.report.tool_version,
+                launch_count=len(res.report.kernels),
+                summary=[KernelGroupDoc(name=g.name, launches=g.launches, total_duration_s=g.total_duration_s,
+                                        share=g.share, unmeasured_launches=g.unmeasured_launches) for g in res.groups],
+                launches=[launch_doc(d, f) for d in res.kernels],
+            )
             for res in results
         ],
-    })
+    )
 
 
 def to_json_text(results: Sequence[ReportDiagnosis], lang: str) -> str:
-    """:func:`to_json_data` serialised with 2-space indentation, non-ASCII kept (Chinese advice)."""
-    return json.dumps(to_json_data(results, lang), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The document as indented JSON text (Chinese advice kept as UTF-8)."""
+    return encode(document(results, lang))

@@ -1,6 +1,13 @@
-"""Rendering of ``kernelscope timeline`` results (:class:`~kernelscope.timeline.TimelineReport`): a rich table
-view, JSON (schema ``kernelscope.timeline/1``, units in the field names) and Markdown, in English or Chinese.
-No analysis here."""
+"""Rendering of ``kernelscope timeline`` results (:class:`~kernelscope.analysis.timeline.TimelineReport`): a rich
+table view, JSON (schema ``kernelscope.timeline/1``, units in the field names) and Markdown, in English or Chinese.
+No analysis here.
+
+JSON holds only numbers, strings, booleans and null: a value that is infinite (an Amdahl factor "gone", the
+speedup when an item is the whole program time, the open-ended last gap bin) or NaN is written as null, and the
+object holding it gets ``<field>_null_reason``: ``"gone"``, ``"unbounded"``, ``"open_ended"`` (what the field's
+dataclass declares in ``NON_FINITE``), else ``"infinite"`` / ``"not_a_number"``. The text views print ∞.
+A finding is ``{rule, note, time_s, count, source, severity, evidence, estimated_speedup, speedup_note}``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ import math
 from dataclasses import fields, is_dataclass
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
@@ -17,7 +25,8 @@ from rich.text import Text
 
 from ..version import __version__
 from ..notes import Note
-from ..analysis.timeline import ItemStat, TimelineReport
+from ..analysis.engine import Finding
+from ..analysis.timeline import ItemStat, TimelineReport, time_and_count
 from .common import Fmt, safe
 
 SCHEMA = "kernelscope.timeline/1"
@@ -60,6 +69,15 @@ def _x(value: float | None) -> str:
     return "∞" if math.isinf(value) else f"{value:.3g}x"
 
 
+def _times(value: float | None, lang: str) -> str | None:
+    """A program speedup in words: "1.11x" / "1.11 倍", "∞" when unbounded, None when not computed."""
+    if value is None:
+        return None
+    if math.isinf(value):
+        return "∞"
+    return f"{value:.3g} 倍" if lang == "zh" else f"{value:.3g}x"
+
+
 def _bytes(n: float | None) -> str:
     if n is None:
         return "-"
@@ -77,14 +95,14 @@ def _rank(f: Fmt, rank: int | None) -> str:
     return f.label("tl_rank_not_recorded") if rank is None else str(rank)
 
 
-def _black_hole_note(rep: TimelineReport) -> Note | None:
+def _black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     b = rep.black_hole
     if b is None:
         return None
     sp = b.amdahl.speedups if b.amdahl is not None else (None, None, None)
     values = {"name": b.name, "category": b.category, "time_s": b.time_s,
               "pct": (b.program_fraction * 100.0) if b.program_fraction is not None else None,
-              "s2": sp[0], "s10": sp[1], "sinf": sp[-1]}
+              "s2": sp[0], "s10": sp[1], "sinf": _times(sp[-1], lang)}
     if b.category == "gpu_idle":
         key = "tl_black_hole_idle_api" if b.host_api is not None else "tl_black_hole_idle"
         return Note(key, values | {"api": b.host_api, "api_s": b.host_api_s})
@@ -106,7 +124,7 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
         rows.append((f.label("tl_program_time"), f.time(rep.program_time_s)))
     if rep.host_api_s is not None:
         rows.append((f.label("tl_host_api"), f.time(rep.host_api_s)))
-    bh = _black_hole_note(rep)
+    bh = _black_hole_note(rep, f.lang)
     if bh is not None:
         rows.append((f.label("tl_black_hole"), f.note(bh)))
     if rep.launch is not None:
@@ -241,7 +259,7 @@ def _sections(rep: TimelineReport, f: Fmt, top: int) -> list[tuple[str, list[str
 def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
     rows = []
     for i, fd in enumerate(rep.findings):
-        rows.append((f.label("tl_findings") if i == 0 else "", f"[{fd.rule}] {f.note(fd.note)}"))
+        rows.append((f.label("tl_findings") if i == 0 else "", f"[{fd.id}] {f.note(fd.message)}"))
     notes = list(rep.notes)
     if notes:
         rows.append((f.label("notes"), f.notes(notes)))
@@ -315,19 +333,50 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10) -> 
 
 
 # ----------------------------------------------------------------------------------------------- JSON
+def _non_finite(value: Any) -> str | None:
+    """"not_a_number" / "infinite" when ``value`` (or an element of it) is NaN / infinite, else None."""
+    values = value if isinstance(value, (list, tuple)) else (value,)
+    floats = [float(v) for v in values if isinstance(v, (float, np.floating))]
+    if any(math.isnan(v) for v in floats):
+        return "not_a_number"
+    return "infinite" if any(math.isinf(v) for v in floats) else None
+
+
+def _object(value: Any, f: Fmt) -> dict:
+    """A dataclass as a dict of its fields; a non-finite field gets ``<field>_null_reason`` next to its null."""
+    declared = getattr(type(value), "NON_FINITE", {})
+    out = {}
+    for fl in fields(value):
+        v = getattr(value, fl.name)
+        out[fl.name] = _plain(v, f)
+        why = _non_finite(v)
+        if why is not None:
+            out[f"{fl.name}_null_reason"] = declared.get(fl.name, why) if why == "infinite" else why
+    return out
+
+
+def _finding(fd: Finding, f: Fmt) -> dict:
+    time_s, count = time_and_count(fd)
+    return {"rule": fd.id, "note": _plain(fd.message, f), "time_s": time_s, "count": count, "source": fd.source,
+            "severity": fd.severity, "evidence": _plain(fd.evidence, f),
+            "estimated_speedup": fd.estimated_speedup, "speedup_note": fd.speedup_note}
+
+
 def _plain(value: Any, f: Fmt) -> Any:
     if isinstance(value, Note):
         return {"key": value.key, "text": f.note(value), "values": _plain(dict(value.values), f)}
+    if isinstance(value, Finding):
+        return _finding(value, f)
     if is_dataclass(value) and not isinstance(value, type):
-        return {fl.name: _plain(getattr(value, fl.name), f) for fl in fields(value)}
+        return _object(value, f)
     if isinstance(value, Mapping):
         return {str(k): _plain(v, f) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v, f) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # NumPy scalars
         return _plain(value.item(), f)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # the reason is beside it (see _object)
     return value
 
 
@@ -339,11 +388,11 @@ def to_json(reports: Sequence[TimelineReport], lang: str = "en") -> dict:
     for rep in reports:
         d = _plain(rep, f)
         d["kernel_time_s"] = rep.kernel_time_s
-        bh = _black_hole_note(rep)
+        bh = _black_hole_note(rep, lang)
         d["black_hole_text"] = f.note(bh) if bh is not None else None
         out.append(d)
     return {"schema": SCHEMA, "kernelscope_version": __version__, "language": lang, "reports": out}
 
 
 def to_json_text(reports: Sequence[TimelineReport], lang: str = "en") -> str:
-    return json.dumps(to_json(reports, lang), ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(to_json(reports, lang), ensure_ascii=False, indent=2, allow_nan=False) + "\n"

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): the whole ``kernelscope diagnose --format json`` process over Nsight Compute reports,
+against a bare process that only loads the same reports with NVIDIA's ``ncu_report`` and reads the same metrics.
+
+Both are timed as whole processes (interpreter start, imports, reading, and for kernelscope the analysis and the
+JSON), alternately, ``--repeat`` times each; the medians and their ratio are printed. The bare reader reads what
+kernelscope's reader reads: for every result, the metric names of ``data/metrics.toml`` ``[request]`` (exact names
+and prefixes), each metric's kind and value, its unit once per report, the three name bases and the stored rule
+results.
+
+    python benchmarks/ingest_bench.py                      # ../shared/corpus/ncu/*.ncu-rep, 5 runs each
+    python benchmarks/ingest_bench.py --repeat 9 a.ncu-rep b.ncu-rep
+
+Target (issue "One-way architecture ..."): kernelscope at most 1.5x the bare read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus" / "ncu"
+
+BARE = r'''
+import json, sys
+import ncu_report
+req = json.loads(sys.argv[1])
+names, prefixes = frozenset(req["names"]), tuple(req["prefixes"])
+read = 0
+for path in sys.argv[2:]:
+    ctx = ncu_report.load_report(path)
+    units = {}
+    for r in range(ctx.num_ranges()):
+        rng = ctx.range_by_idx(r)
+        for j in range(rng.num_actions()):
+            a = rng.action_by_idx(j)
+            a.name(); a.name(a.NameBase_DEMANGLED); a.name(a.NameBase_MANGLED)
+            for n in a.metric_names():
+                if n in names or n.startswith(prefixes):
+                    m = a.metric_by_name(n)
+                    if m is None or not m.has_value():
+                        continue
+                    k = m.kind()
+                    m.as_string() if k == m.ValueKind_STRING else m.as_double()
+                    if n not in units:
+                        units[n] = m.unit()
+                    read += 1
+            a.rule_results_as_dicts()
+print(read)
+'''
+
+
+def run(cmd: list[str]) -> float:
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("reports", nargs="*", type=Path, help="Nsight Compute reports (default: the shared corpus)")
+    p.add_argument("--repeat", type=int, default=5, help="runs of each side (default 5; the medians are compared)")
+    args = p.parse_args()
+    reports = [str(r) for r in (args.reports or sorted(CORPUS.glob("*.ncu-rep")))]
+    if not reports:
+        print(f"no reports given and none in {CORPUS}", file=sys.stderr)
+        return 2
+    request = tomllib.loads((REPO / "src/kernelscope/data/metrics.toml").read_text(encoding="utf-8"))["request"]
+    exe = Path(sys.executable)
+    kernelscope = [str(exe.parent / "kernelscope")] if (exe.parent / "kernelscope").exists() else [str(exe), "-m", "kernelscope"]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "diagnosis.json")
+        ks_cmd = [*kernelscope, "diagnose", *reports, "--format", "json", "-o", out, "--quiet"]
+        bare_cmd = [str(exe), "-c", BARE, json.dumps(request), *reports]
+        run(ks_cmd), run(bare_cmd)  # warm the page cache and the interpreter's bytecode caches
+        ks, bare = [], []
+        for _ in range(args.repeat):
+            bare.append(run(bare_cmd))
+            ks.append(run(ks_cmd))
+        launches = sum(len(i["launches"]) for i in json.loads(Path(out).read_text(encoding="utf-8"))["inputs"])
+    b, k = statistics.median(bare), statistics.median(ks)
+    print(f"reports: {len(reports)} files, {launches} launches; {args.repeat} runs each, alternating")
+    print(f"bare ncu_report read     median {b:6.3f} s  (min {min(bare):.3f}, max {max(bare):.3f})")
+    print(f"kernelscope diagnose     median {k:6.3f} s  (min {min(ks):.3f}, max {max(ks):.3f})")
+    print(f"ratio kernelscope / bare {k / b:6.2f}x  (target <= 1.5x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,296 @@
+"""The expert checks of a program run, as rules of :mod:`kernelscope.analysis.engine` over a
+:class:`TimelineContext`, in the manner of the Nsight Systems expert system: synchronous copies, pageable copies,
+synchronous memsets, GPU gaps, low GPU utilisation, tiny kernels.
+
+One rule set serves both inputs: a Timeline (intervals: :class:`IntervalFacts`) and an ``nsys stats`` summary
+(per-name totals only: ``api_calls``). A rule whose inputs are absent returns nothing.
+
+Every finding's evidence lists first the time it concerns (unit ``"s"``), then how many intervals, launches or
+slices it counts (unit ``""``), then the rest (:func:`time_and_count` reads the first two back). Its
+``estimated_speedup`` is the program speedup if that time were gone, ``program time / (program time - time)``,
+where removing the cause removes the time (idle GPU time); otherwise None with ``speedup_note`` saying why.
+Thresholds: ``data/timeline_rules.toml`` (:mod:`kernelscope.knowledge.timeline_checks`), each with its source.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterator
+
+import numpy as np
+
+from ...knowledge.timeline_checks import TimelineChecks
+from ...notes import Note
+from ...timeline_model import COPY_DTOD, COPY_HTOD, Timeline
+from ..engine import Done, Evidence, Finding, Rule
+from .breakdown import Walls
+from .correlation import ApiJoin
+from .intervals import KindRows, Segments, busy_before
+from .report import NS, ItemStat, TimeSplit, TinyKernel
+
+_SYNC_COPY_API = re.compile(r"^(cuda|cu)Mem(cpy|set)", re.IGNORECASE)
+
+
+def is_sync_api(name: str) -> bool:
+    """A synchronous copy or memset call: ``cudaMemcpy*`` / ``cuMemset*`` ... without "Async" in its name."""
+    return bool(_SYNC_COPY_API.match(name)) and "async" not in name.lower()
+
+
+@dataclass(frozen=True)
+class IntervalFacts:
+    """What the interval checks read from a Timeline (absent for a summary)."""
+
+    tl: Timeline
+    rows: KindRows
+    join: ApiJoin
+    devices: tuple[TimeSplit, ...]
+    segments: Segments
+    walls: Walls
+
+    @cached_property
+    def copy_api(self) -> np.ndarray:
+        """The API row of each copy row (-1 when not joined)."""
+        return self.join.api_for(self.tl, self.rows.memcpy)
+
+    @cached_property
+    def sync_name(self) -> np.ndarray:
+        """Per name id: a synchronous copy / memset API name."""
+        return np.array([is_sync_api(nm) for nm in self.tl.names], dtype=bool)
+
+    def rank_wall_s(self, rank: int | None) -> float:
+        """The wall of one rank (None = not recorded)."""
+        return self.walls.by_rank[-1 if rank is None else rank] * NS
+
+    def alone_in_rank(self, d: TimeSplit) -> bool:
+        """``d`` is the only GPU of its rank (its idle time is then time with no GPU work at all)."""
+        return sum(1 for x in self.devices if x.rank == d.rank) == 1
+
+
+@dataclass(frozen=True)
+class TimelineContext:
+    """What the timeline checks look at.
+
+    Attributes:
+        checks: the thresholds (``timeline_rules.toml``).
+        program_s: the program time Amdahl fractions are of (summed rank walls; a summary: its GPU time), or None.
+        api_calls: host API calls per name, largest total first (both inputs).
+        tiny_kernels: the CUDA Graphs / fusion candidates found (intervals only).
+        intervals: the interval facts, None for a summary.
+    """
+
+    checks: TimelineChecks
+    program_s: float | None
+    api_calls: tuple[ItemStat, ...] = ()
+    tiny_kernels: tuple[TinyKernel, ...] = ()
+    intervals: IntervalFacts | None = None
+
+
+def time_and_count(f: Finding) -> tuple[float | None, int | None]:
+    """The time a timeline finding concerns (s) and how many intervals it counts, from its evidence."""
+    time_s = next((e.value for e in f.evidence if e.unit == "s"), None)
+    count = next((e.value for e in f.evidence if e.unit == ""), None)
+    return time_s, (int(count) if count is not None else None)
+
+
+_NO_ESTIMATE = "no estimate: {}"
+
+
+def _gain(saved_s: float, total_s: float | None, total_name: str,
+          why: str) -> tuple[float | None, str, tuple[Evidence, ...]]:
+    """``(estimated speedup, note, evidence of the total)`` for ``saved_s`` of ``total_s`` gone."""
+    if not total_s:
+        return None, "no estimate: no program time to compare with", ()
+    total = (Evidence(total_name, total_s, "s"),)
+    if saved_s <= 0:
+        return None, "no estimate: no time would be saved", total
+    if saved_s >= total_s:
+        return None, "no estimate: the time concerned is the whole program time", total
+    return total_s / (total_s - saved_s), f"{total_name} / ({total_name} - time), {why}", total
+
+
+def _finding(rule: str, source: str, note: Note, evidence: tuple[Evidence, ...], saved: float | None = None,
+             total_s: float | None = None, total_name: str = "program_time", why: str = "",
+             no_estimate: str = "") -> Finding:
+    """A timeline finding; with ``saved`` (s), estimated as ``total_s`` / (``total_s`` - ``saved``)."""
+    if saved is None:
+        return Finding(rule, "optimization", note, evidence, speedup_note=_NO_ESTIMATE.format(no_estimate),
+                       source=source)
+    speedup, how, more = _gain(saved, total_s, total_name, why)
+    return Finding(rule, "optimization", note, evidence + more, estimated_speedup=speedup, speedup_note=how,
+                   source=source)
+
+
+# --------------------------------------------------------------------------------------------- copies, memsets
+
+
+def _sync_calls(ctx: TimelineContext, rule: str, word: str, key: str, source: str) -> Finding | None:
+    """Summary input: synchronous ``word`` ("memcpy" / "memset") API calls by their per-name totals."""
+    calls = [a for a in ctx.api_calls if is_sync_api(a.name) and word in a.name.lower()]
+    if not calls:
+        return None
+    t = sum(a.total_s for a in calls)
+    n = sum(a.count for a in calls)
+    values = {"n": n, "time_s": t} | ({"apis": ", ".join(a.name for a in calls)} if word == "memcpy" else {})
+    evidence = (Evidence(f"{rule}.call_time", t, "s"), Evidence(f"{rule}.calls", n))
+    return _finding(rule, source, Note(key, values), evidence,
+                    no_estimate="asynchronous calls still do the work; they gain the host work that can overlap it, "
+                                "which a summary does not show")
+
+
+def sync_memcpy(ctx: TimelineContext, done: Done) -> Finding | None:
+    """Copies issued by a synchronous API block the host (Nsight's cuda_memcpy_sync): not device-to-device
+    copies, nor host-to-device copies of at most ``max_small_htod_bytes``. A summary has no copies, only the
+    synchronous copy calls' totals (small copies then not excluded)."""
+    cfg = ctx.checks.sync_memcpy
+    facts = ctx.intervals
+    if facts is None:
+        return _sync_calls(ctx, "sync_memcpy", "memcpy", "tl_sync_memcpy_summary", cfg.source)
+    tl, c_rows, c_api = facts.tl, facts.rows.memcpy, facts.copy_api
+    known = c_api >= 0
+    if not known.any():
+        return None
+    is_sync = known & facts.sync_name[tl.name_id[np.maximum(c_api, 0)]]
+    ck, nb = tl.copy_kind[c_rows], tl.bytes[c_rows]
+    small_htod = (ck == COPY_HTOD) & (nb >= 0) & (nb <= cfg.max_small_htod_bytes)
+    flagged = is_sync & ~small_htod & (ck != COPY_DTOD)
+    if not flagged.any():
+        return None
+    t = float(facts.rows.dur[c_rows[flagged]].sum()) * NS
+    n = int(flagged.sum())
+    apis = ", ".join(sorted({tl.names[i] for i in tl.name_id[c_api[flagged]].tolist()}))
+    return _finding("sync_memcpy", cfg.source, Note("tl_sync_memcpy", {"n": n, "time_s": t, "apis": apis}),
+                    (Evidence("sync_memcpy.copy_time", t, "s"), Evidence("sync_memcpy.copies", n)),
+                    no_estimate="asynchronous copies still take their time; they gain the host work that can "
+                                "overlap them, which the trace does not show")
+
+
+def pageable_memcpy(ctx: TimelineContext, done: Done) -> Finding | None:
+    """Copies from or to pageable host memory (Nsight's cuda_memcpy_async on pageable memory): staged through a
+    pinned buffer, and synchronous even when issued by an async call. Intervals only."""
+    facts, cfg = ctx.intervals, ctx.checks.pageable_memcpy
+    if facts is None or facts.rows.memcpy.size == 0:
+        return None
+    tl, c_rows = facts.tl, facts.rows.memcpy
+    pg = tl.pageable[c_rows] == 1
+    if not pg.any():
+        return None
+    t = float(facts.rows.dur[c_rows[pg]].sum()) * NS
+    if t < cfg.min_total_s:
+        return None
+    c_api = facts.copy_api
+    async_name = np.array(["async" in nm.lower() for nm in tl.names], dtype=bool)
+    n, n_async = int(pg.sum()), int((pg & (c_api >= 0) & async_name[tl.name_id[np.maximum(c_api, 0)]]).sum())
+    nb = tl.bytes[c_rows[pg]]
+    moved = int(nb[nb >= 0].sum())
+    return _finding("pageable_memcpy", cfg.source,
+                    Note("tl_pageable_memcpy", {"n": n, "time_s": t, "n_async": n_async, "gb": moved / 1e9}),
+                    (Evidence("pageable_memcpy.copy_time", t, "s"), Evidence("pageable_memcpy.copies", n),
+                     Evidence("pageable_memcpy.async_calls", n_async), Evidence("pageable_memcpy.bytes", moved, "B")),
+                    no_estimate="pinned copies run faster and can overlap other work, by amounts the trace does "
+                                "not give")
+
+
+def sync_memset(ctx: TimelineContext, done: Done) -> Finding | None:
+    """Memsets issued by a synchronous API (Nsight's cuda_memset_sync); a summary: the synchronous memset calls'
+    totals."""
+    cfg = ctx.checks.sync_memset
+    facts = ctx.intervals
+    if facts is None:
+        return _sync_calls(ctx, "sync_memset", "memset", "tl_sync_memset_summary", cfg.source)
+    tl, m_rows = facts.tl, facts.rows.memset
+    if m_rows.size == 0 or facts.rows.api.size == 0:
+        return None
+    m_api = facts.join.api_for(tl, m_rows)
+    flagged = (m_api >= 0) & facts.sync_name[tl.name_id[np.maximum(m_api, 0)]]
+    if not flagged.any():
+        return None
+    t = float(facts.rows.dur[m_rows[flagged]].sum()) * NS
+    n = int(flagged.sum())
+    return _finding("sync_memset", cfg.source, Note("tl_sync_memset", {"n": n, "time_s": t}),
+                    (Evidence("sync_memset.memset_time", t, "s"), Evidence("sync_memset.memsets", n)),
+                    no_estimate="asynchronous memsets still take their time; they gain the host work that can overlap "
+                                "them, which the trace does not show")
+
+
+# ------------------------------------------------------------------------------------------- idle GPU time
+
+_IDLE_WHY = "if the GPU were kept busy through that time, assuming it is on the critical path"
+_NOT_ALONE = "another GPU of the same rank may be busy during this idle time"
+
+
+def gpu_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
+    """Per device: idle stretches of at least ``min_gap_s`` between its first and last operation (Nsight's
+    gpu_gaps). Intervals only."""
+    facts, cfg = ctx.intervals, ctx.checks.gpu_gaps
+    if facts is None:
+        return
+    min_gap_ns = cfg.min_gap_s / NS
+    for d in facts.devices:
+        seg_s, seg_e = facts.segments[(d.rank if d.rank is not None else -1, d.device)]
+        gaps = seg_s[1:] - seg_e[:-1]
+        long = gaps >= min_gap_ns
+        if not long.any():
+            continue
+        t, n, largest = float(gaps[long].sum()) * NS, int(long.sum()), float(gaps.max()) * NS
+        note = Note("tl_gpu_gaps", {"n": n, "device": d.device, "time_s": t, "largest_s": largest,
+                                    "limit_s": cfg.min_gap_s, "rank": d.rank})
+        evidence = (Evidence("gpu_gaps.gap_time", t, "s"), Evidence("gpu_gaps.gaps", n),
+                    Evidence("gpu_gaps.largest_gap", largest, "s"))
+        alone = facts.alone_in_rank(d)
+        yield _finding("gpu_gaps", cfg.source, note, evidence, saved=t if alone else None,
+                       total_s=facts.rank_wall_s(d.rank), total_name="rank_wall", why=_IDLE_WHY, no_estimate=_NOT_ALONE)
+
+
+def low_utilisation(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
+    """Per device: busy below ``threshold_pct`` of its span, overall or in any of ``chunks`` equal slices
+    (Nsight's gpu_time_util). Intervals only."""
+    facts, cfg = ctx.intervals, ctx.checks.low_utilisation
+    if facts is None:
+        return
+    thr, chunks = cfg.threshold_pct, cfg.chunks
+    for d in facts.devices:
+        if d.span_s <= 0:
+            continue
+        seg_s, seg_e = facts.segments[(d.rank if d.rank is not None else -1, d.device)]
+        edges = np.linspace(d.start_ns, d.end_ns, chunks + 1).round().astype(np.int64)
+        chunk_busy = np.diff(busy_before(seg_s, seg_e, edges))
+        chunk_len = np.diff(edges)
+        util = np.where(chunk_len > 0, 100.0 * chunk_busy / np.maximum(chunk_len, 1), 100.0)
+        low = int((util < thr).sum())
+        if not (d.utilisation_pct < thr or low):
+            continue
+        note = Note("tl_low_utilisation", {"device": d.device, "rank": d.rank, "util": d.utilisation_pct,
+                                           "limit": thr, "low": low, "chunks": chunks})
+        evidence = (Evidence("device.idle_time", d.idle_s, "s"), Evidence("low_utilisation.low_slices", low),
+                    Evidence("device.utilisation", d.utilisation_pct, "%"))
+        alone = facts.alone_in_rank(d)
+        yield _finding("low_utilisation", cfg.source, note, evidence, saved=d.idle_s if alone else None,
+                       total_s=facts.rank_wall_s(d.rank), total_name="rank_wall", why=_IDLE_WHY, no_estimate=_NOT_ALONE)
+
+
+def tiny_kernels(ctx: TimelineContext, done: Done) -> Finding | None:
+    """Kernels about as long as their launch cost (see :func:`.correlation.tiny_kernels`): CUDA Graphs or fusion
+    would save the GPU idle time before their launches."""
+    tiny, cfg = ctx.tiny_kernels, ctx.checks.tiny_kernels
+    if not tiny:
+        return None
+    saved = sum(t.savings_s for t in tiny)
+    launches = sum(t.launches for t in tiny)
+    note = Note("tl_tiny_kernels", {"n": len(tiny), "launches": launches, "name": tiny[0].name, "savings_s": saved})
+    evidence = (Evidence("tiny_kernels.savings", saved, "s"), Evidence("tiny_kernels.launches", launches),
+                Evidence("tiny_kernels.names", len(tiny)))
+    return _finding("tiny_kernels", cfg.source, note, evidence, saved=saved, total_s=ctx.program_s,
+                    why="if that idle time were gone, assuming it is on the critical path")
+
+
+#: Every timeline check, in the order their findings are listed.
+TIMELINE_RULES: tuple[Rule[TimelineContext], ...] = (
+    Rule("sync_memcpy", sync_memcpy, doc="copies issued by synchronous calls block the host"),
+    Rule("pageable_memcpy", pageable_memcpy, doc="copies from or to pageable host memory"),
+    Rule("sync_memset", sync_memset, doc="memsets issued by synchronous calls"),
+    Rule("gpu_gaps", gpu_gaps, doc="long idle stretches of a GPU"),
+    Rule("low_utilisation", low_utilisation, doc="a GPU busy for less than the threshold of its span"),
+    Rule("tiny_kernels", tiny_kernels, doc="kernels about as long as their launch cost"),
+)

@@ -1,0 +1,63 @@
+"""What a command declares to the parser: its name and help texts, the shared options it takes (built once, into
+the parent parser of :func:`kernelscope.cli.main`), its own arguments and the function that runs it."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The shared options one command takes, each with that command's help text; None: it does not take it.
+
+    Attributes:
+        input_formats: choices of ``--input-format`` besides ``auto`` (its default).
+        input_format_help: help of ``--input-format``.
+        formats: choices of ``--format`` (default ``table``).
+        format_help: help of ``--format``.
+        lang_help: help of ``--lang`` (``en``, ``zh``; default ``en``).
+        quiet_help: help of ``-q/--quiet``.
+        gpu_help: help of ``--gpu NAME`` and of ``--spec FILE`` (mutually exclusive).
+        output_help: help of ``-o/--output FILE``.
+        output_required: whether ``-o`` must be given.
+    """
+
+    input_formats: tuple[str, ...] | None = None
+    input_format_help: str = "format of the REPORT files"
+    formats: tuple[str, ...] | None = None
+    format_help: str = "output format (default: table)"
+    lang_help: str | None = None
+    quiet_help: str | None = None
+    gpu_help: tuple[str, str] | None = None
+    output_help: str | None = None
+    output_required: bool = False
+
+
+#: ``-o`` help of the commands that write text to standard output by default.
+OUTPUT_HELP = "write to FILE (atomically) instead of standard output"
+#: ``--gpu`` / ``--spec`` help of the commands that diagnose one report.
+GPU_HELP = ("use this catalogue GPU's peaks instead of the report's device",
+            "TOML/JSON file with peak_flops_per_s and dram_bandwidth_bytes_per_s")
+
+
+@dataclass(frozen=True)
+class Command:
+    """One sub-command.
+
+    Attributes:
+        name: the sub-command, e.g. ``"diagnose"``.
+        help: one line in ``kernelscope --help``.
+        description: the paragraph of ``kernelscope NAME --help``, or None.
+        shared: the shared options it takes.
+        add_arguments: adds its own arguments to its parser.
+        run: runs it on the parsed arguments; returns the exit code.
+    """
+
+    name: str
+    help: str
+    description: str | None
+    shared: Shared
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]

@@ -1,0 +1,271 @@
+"""Opening the inputs of the Kineto reader: one trace file, a directory of per-rank traces, or a tar archive.
+
+* one trace: ``.json`` or ``.json.gz`` (gzip is recognised by its magic bytes, whatever the name);
+* a directory of per-rank traces (``*.json`` / ``*.json.gz`` below it, sorted by path; hidden paths skipped),
+  parsed in this process or by a pool of forked processes, one file each at a time;
+* a ``.tar`` / ``.tar.gz`` / ``.tgz`` of per-rank traces. Members are read straight from the archive as a stream
+  (nothing is extracted to disk), and the archive is refused (:class:`InputError`) when any member has an
+  absolute path or a ``..`` component, is a symbolic / hard link, a device or a FIFO, or when the member count or
+  the (declared or decompressed) sizes pass the reader's limits.
+
+Every decompressed byte is charged to a :class:`_Budget` (zip bombs, oversized inputs). Each stream is parsed by
+:func:`~kernelscope.ingest.kineto.columns._parse_trace`; the result is one :class:`_Parsed` per trace file.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import gc
+import gzip
+import io
+import multiprocessing
+import re
+import tarfile
+import zlib
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+from ...errors import InputError
+from .columns import _Parsed, _parse_trace
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+# ---------------------------------------------------------------------------------------------------- one file
+def _read_file(p: Path, src: str, budget: _Budget, max_bytes: int, max_member_bytes: int, max_members: int,
+               chunk_bytes: int) -> list[_Parsed]:
+    """A file: one trace (plain or gzip), or a tar archive of traces."""
+    try:
+        with p.open("rb") as fh:
+            head = fh.read(600)
+            fh.seek(0)
+            if not head:
+                raise InputError(src, "file is empty; expected a PyTorch profiler trace (.json / .json.gz)")
+            if _is_tar(fh, head, p.name):
+                return _read_tar(fh, src, budget, max_member_bytes, max_members, chunk_bytes)
+            stream = _decompressed(fh, head, src, budget, max_bytes)
+            return [_parse_trace(stream, src, p.name, chunk_bytes)]
+    except OSError as exc:
+        raise InputError(src, f"cannot read file ({exc.strerror or exc})") from None
+
+
+def _is_tar(fh: BinaryIO, head: bytes, name: str = "") -> bool:
+    """A tar archive, plain or gzip-compressed ("ustar" at offset 257 of the first block, or the name says so)."""
+    if name.lower().endswith((".tar", ".tar.gz", ".tgz")):
+        return True
+    if head[:2] == _GZIP_MAGIC:
+        try:
+            block = gzip.GzipFile(fileobj=fh, mode="rb").read(512)
+        except (OSError, EOFError, zlib.error):
+            block = b""
+        fh.seek(0)
+        return block[257:262] == b"ustar"
+    return head[257:262] == b"ustar"
+
+
+# ------------------------------------------------------------------------------------------------- size limits
+class _Budget:
+    """Counts decompressed bytes against a limit (zip bombs, oversized inputs)."""
+
+    def __init__(self, source: str, limit: int) -> None:
+        self.source = source
+        self.limit = limit
+        self.used = 0
+
+    def take(self, n: int, what: str) -> None:
+        self.used += n
+        if self.used > self.limit:
+            raise InputError(self.source, f"{what} holds more than {_size(self.limit)} of data once decompressed "
+                                          "(the reader's limit; refusing, as it may be a decompression bomb)")
+
+
+class _Counted(io.RawIOBase):
+    """A read-only stream that charges every byte it returns to a :class:`_Budget` (and a per-member limit)."""
+
+    def __init__(self, inner: BinaryIO, budget: _Budget, member_limit: int, what: str) -> None:
+        self.inner = inner
+        self.budget = budget
+        self.member_limit = member_limit
+        self.what = what
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.inner.read(n)
+        self.count += len(data)
+        if self.count > self.member_limit:
+            raise InputError(self.budget.source, f"{self.what} holds more than {_size(self.member_limit)} "
+                                                 "once decompressed (the reader's limit; refusing)")
+        self.budget.take(len(data), self.what)
+        return data
+
+
+def _decompressed(fh: BinaryIO, head: bytes, source: str, budget: _Budget, member_limit: int,
+                  what: str = "the trace") -> BinaryIO:
+    inner: BinaryIO = gzip.GzipFile(fileobj=fh, mode="rb") if head[:2] == _GZIP_MAGIC else fh
+    return _Counted(inner, budget, member_limit, what)  # type: ignore[return-value]
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:g} {unit}"
+    return f"{n} bytes"
+
+
+# --------------------------------------------------------------------------------------------------- directory
+def _trace_name(name: str) -> bool:
+    low = name.lower()
+    return low.endswith((".json", ".json.gz"))
+
+
+def _trace_files(p: Path, src: str, max_members: int) -> list[Path]:
+    """The trace files below directory ``p``, sorted by path (hidden files and directories skipped)."""
+    files = []
+    for f in sorted(p.rglob("*")):
+        rel = f.relative_to(p)
+        if any(part.startswith(".") for part in rel.parts) or not f.is_file() or not _trace_name(f.name):
+            continue
+        files.append(f)
+        if len(files) > max_members:
+            raise InputError(src, f"directory holds more than {max_members} trace files (the reader's limit)")
+    if not files:
+        raise InputError(src, "directory holds no PyTorch profiler traces (*.json / *.json.gz)")
+    return files
+
+
+def _read_directory(p: Path, files: list[Path], src: str, budget: _Budget, workers: int,
+                    chunk_bytes: int) -> list[_Parsed]:
+    """Parse the trace ``files`` of directory ``p``: in this process, or by ``workers`` forked processes."""
+    labels = [str(f.relative_to(p)) for f in files]
+    if workers > 1:
+        ctx = multiprocessing.get_context("fork")
+        with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            results = list(pool.map(_parse_file_job, [(str(f), src, lab, budget.limit, chunk_bytes)
+                                                      for f, lab in zip(files, labels)]))
+    else:
+        results = [_parse_file_job((str(f), src, lab, budget.limit, chunk_bytes), budget)
+                   for f, lab in zip(files, labels)]
+    out = []
+    for res in results:
+        if isinstance(res, tuple):  # an InputError raised in a worker: (source, problem)
+            raise InputError(*res)
+        budget.take(res.input_bytes, "the directory")
+        out.append(res)
+    return out
+
+
+def _parse_file_job(job: tuple[str, str, str, int, int], budget: _Budget | None = None):
+    """Parse one file of a directory (in a worker process or in this one). Returns the ``_Parsed`` or, for a
+    refusal, the InputError's ``(source, problem)`` (exceptions with extra constructor arguments do not pickle)."""
+    path, src, label, limit, chunk_bytes = job
+    own = budget if budget is not None else _Budget(src, limit)
+    before = own.used
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2)
+            fh.seek(0)
+            stream = _decompressed(fh, head, src, own, limit, what=label)
+            parsed = _parse_trace(stream, src, label, chunk_bytes, optional=True)
+    except OSError as exc:
+        return (src, f"{label}: cannot read file ({exc.strerror or exc})")
+    except InputError as exc:
+        return (exc.source, exc.problem)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    parsed.input_bytes = own.used - before if budget is None else 0
+    return parsed
+
+
+# ------------------------------------------------------------------------------------------------- tar archive
+def _unsafe_member(m: tarfile.TarInfo) -> str | None:
+    """Why an archive member is refused, or None when it is a plain file or directory inside the archive."""
+    name = m.name
+    if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
+        return "has an absolute path"
+    parts = PurePosixPath(name.replace("\\", "/")).parts
+    if ".." in parts:
+        return "has a '..' component (would escape the destination)"
+    if m.issym() or m.islnk():
+        return f"is a {'symbolic' if m.issym() else 'hard'} link (to '{m.linkname}')"
+    if m.ischr() or m.isblk():
+        return "is a device file"
+    if m.isfifo():
+        return "is a FIFO"
+    if not (m.isfile() or m.isdir()):
+        return "is not a regular file or directory"
+    return None
+
+
+def _read_tar(fh: BinaryIO, src: str, budget: _Budget, max_member_bytes: int, max_members: int,
+              chunk_bytes: int) -> list[_Parsed]:
+    out: list[_Parsed] = []
+    skipped: list[str] = []
+    declared = 0
+    count = 0
+    try:
+        with tarfile.open(fileobj=fh, mode="r|*") as tar:
+            for m in tar:
+                count += 1
+                if count > max_members:
+                    raise InputError(src, f"archive holds more than {max_members} entries (the reader's limit)")
+                why = _unsafe_member(m)
+                if why:
+                    raise InputError(src, f"unsafe archive: member '{m.name}' {why}; refusing the archive")
+                if m.isdir():
+                    continue
+                if m.size > max_member_bytes:
+                    raise InputError(src, f"archive member '{m.name}' is {_size(m.size)}, over the reader's "
+                                          f"{_size(max_member_bytes)} limit; refusing the archive")
+                declared += m.size
+                if declared > budget.limit:
+                    raise InputError(src, f"archive members hold more than {_size(budget.limit)} in all "
+                                          "(the reader's limit); refusing the archive")
+                if not _trace_name(m.name):
+                    skipped.append(m.name)
+                    continue
+                member = tar.extractfile(m)
+                if member is None:  # pragma: no cover - isfile() members always have one
+                    continue
+                head = member.read(2)
+                body = _Prefixed(head, member)
+                stream = _decompressed(body, head, src, budget, max_member_bytes, what=f"member '{m.name}'")
+                out.append(_parse_trace(stream, src, m.name, chunk_bytes, optional=True))
+    except (tarfile.TarError, EOFError, zlib.error) as exc:
+        raise InputError(src, f"corrupt or truncated archive ({exc})") from None
+    except gzip.BadGzipFile as exc:
+        raise InputError(src, f"corrupt gzip data in the archive ({exc})") from None
+    if not out:
+        raise InputError(src, "archive holds no PyTorch profiler traces (*.json / *.json.gz)"
+                              + (f"; it holds: {', '.join(skipped[:5])}" if skipped else ""))
+    if skipped:
+        out[0].problems.append(f"archive members that are not traces were ignored: {', '.join(skipped[:5])}"
+                               + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""))
+    return out
+
+
+class _Prefixed(io.RawIOBase):
+    """``head`` followed by the rest of ``inner`` (for streams that cannot seek back)."""
+
+    def __init__(self, head: bytes, inner: BinaryIO) -> None:
+        self.head = head
+        self.inner = inner
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            if n is None or n < 0:
+                data, self.head = self.head + self.inner.read(), b""
+                return data
+            data, self.head = self.head[:n], self.head[n:]
+            if len(data) < n:
+                data += self.inner.read(n - len(data))
+            return data
+        return self.inner.read(n)

@@ -1,0 +1,49 @@
+"""Charts with matplotlib (Agg, no display): the roofline of one kernel or of a whole report, and warp-stall
+breakdowns. Rendering only: every number drawn comes from the diagnosis (roofline points, the GPU spec's
+ceilings, stall shares); nothing is derived here beyond placing it on the page.
+
+Output is SVG (text drawn as paths, so a chart looks the same everywhere and needs no font; element ids are
+prefixed per chart so several charts can sit inline in one HTML page) or PNG. Chinese labels need a CJK font
+(Debian ``fonts-noto-cjk``); without one, charts fall back to English labels (:func:`chart_lang` says which).
+
+:mod:`.style` holds what every chart shares (fonts, colours, figure, label placement, output), :mod:`.roofline`
+and :mod:`.stalls` the two kinds of chart; this package names the public API and the report-level set.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from ...analysis.diagnosis import ReportDiagnosis
+from .roofline import has_roofline_point, kernel_roofline_chart, report_roofline_chart, why_not_plotted
+from .stalls import has_stalls, report_stall_chart, stall_chart
+from .style import CHART_FORMATS, CLASS_COLOURS, chart_format, chart_lang, cjk_font, svg_for_html
+
+__all__ = [
+    "CHART_FORMATS", "CLASS_COLOURS", "chart_format", "chart_lang", "charts_for", "cjk_font", "count_charts",
+    "has_roofline_point", "has_stalls", "kernel_roofline_chart", "report_roofline_chart", "report_stall_chart",
+    "stall_chart", "svg_for_html", "why_not_plotted",
+]
+
+
+def charts_for(result: ReportDiagnosis, lang: str, fmt: str = "svg",
+               progress: Callable[[], None] | None = None) -> dict[str, bytes]:
+    """The report-level charts by name (``"roofline"``, and ``"stalls"`` when any launch has stall metrics)."""
+    out = {"roofline": report_roofline_chart(result, lang, fmt)}
+    if progress:
+        progress()
+    if any(has_stalls(d) for d in result.kernels):
+        out["stalls"] = report_stall_chart(result, lang, fmt)
+    if progress:
+        progress()
+    return out
+
+
+def count_charts(results: Iterable[ReportDiagnosis], per_kernel: bool = True) -> int:
+    """How many charts :mod:`kernelscope.render.html` draws for ``results`` (for a progress bar)."""
+    n = 0
+    for res in results:
+        n += 2
+        if per_kernel:
+            n += sum(has_roofline_point(d) + has_stalls(d) for d in res.kernels)
+    return n

@@ -1,0 +1,299 @@
+"""What every chart shares: fonts (a CJK font for Chinese labels, or English labels without one), colours, the
+figure and its canvas, label placement and layout, and the SVG/PNG output.
+
+SVG text is drawn as paths (a chart looks the same everywhere and needs no font; element ids are prefixed per
+chart so several charts can sit inline in one HTML page); PNG is saved at a higher dpi.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+from xml.sax.saxutils import escape as _xml_escape
+
+# No display and no global state: pyplot is never imported and every figure gets its own Agg canvas
+# (FigureCanvasAgg), so the user's own matplotlib backend (a Jupyter notebook's, say) is left alone.
+from matplotlib import font_manager
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ...analysis.diagnosis import KernelDiagnosis
+from ..common import safe
+
+CHART_FORMATS: tuple[str, ...] = ("svg", "png")
+
+#: Colour of each bottleneck class (None: not classified).
+CLASS_COLOURS: dict[str | None, str] = {
+    "memory-bound": "#1f77b4",
+    "compute-bound": "#d62728",
+    "latency-bound": "#ff7f0e",
+    "occupancy-bound": "#9467bd",
+    "launch-bound": "#8c564b",
+    "balanced": "#2ca02c",
+    None: "#7f7f7f",
+}
+#: Unhealthy stall reasons in the report stall chart, in order of appearance.
+_STALL_PALETTE = ("#1f77b4", "#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#e377c2", "#bcbd22", "#2ca02c")
+_HEALTHY_FACE = "#d9d9d9"
+_HEALTHY_EDGE = "#7a7a7a"
+_HEALTHY_HATCHES = ("///", "\\\\\\", "xxx", "...")
+_STALL_COLOUR = "#4878a8"
+
+_DPI = 100  # layout dpi; PNGs are saved at _PNG_DPI, which scales everything alike
+_PNG_DPI = 150
+_LABEL_SIZE = 8.0
+_NAME_CHARS = 40
+
+#: CJK fonts tried for Chinese labels, best first, and font files tried when matplotlib's font cache predates them.
+_CJK_FAMILIES = (
+    "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK TC", "Source Han Sans SC", "Source Han Sans CN",
+    "WenQuanYi Zen Hei", "WenQuanYi Micro Hei", "Droid Sans Fallback", "Microsoft YaHei", "SimHei", "PingFang SC",
+    "Noto Serif CJK SC", "AR PL UMing CN",
+)
+_CJK_FILES = (
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+)
+
+
+# ------------------------------------------------------------------------------------------ fonts, language
+
+
+@functools.cache
+def cjk_font() -> str | None:
+    """The family name of an installed CJK font matplotlib can use, or None."""
+
+    def find() -> str | None:
+        for family in _CJK_FAMILIES:
+            try:
+                font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
+            except ValueError:
+                continue
+            return family
+        return None
+
+    found = find()
+    if found is None:  # fonts installed after matplotlib cached its font list
+        for path in _CJK_FILES:
+            if Path(path).is_file():
+                try:
+                    font_manager.fontManager.addfont(path)
+                except Exception:  # noqa: BLE001 - an unreadable font file only means no CJK labels
+                    continue
+        found = find()
+    return found
+
+
+def chart_lang(lang: str) -> str:
+    """The language charts are labelled in: ``lang``, or ``"en"`` for Chinese when no CJK font is installed."""
+    return "en" if lang == "zh" and cjk_font() is None else lang
+
+
+def _rc(lang: str, inline: bool = False) -> dict:
+    families = ["DejaVu Sans"]
+    if lang == "zh" and cjk_font() is not None:
+        families = ["DejaVu Sans", cjk_font()]  # per-glyph fallback: Latin from DejaVu, Chinese from the CJK font
+    return {
+        "font.family": families,
+        "axes.unicode_minus": False,
+        # standalone files draw text as paths (same look everywhere, no font needed); SVG inlined in HTML keeps
+        # <text> elements (a fraction of the size, searchable, drawn with the browser's fonts)
+        "svg.fonttype": "none" if inline else "path",
+        "svg.hashsalt": "kernelscope",
+        "path.simplify": True,
+    }
+
+
+# ------------------------------------------------------------------------------------------ text
+
+
+def _short(text: str, n: int = _NAME_CHARS) -> str:
+    text = safe(text)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _kernel_label(d: KernelDiagnosis) -> str:
+    return f"[{d.kernel.index}] {_short(d.kernel.name)}"
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Wrap by display width (a CJK character counts as two columns)."""
+    out: list[str] = []
+    for para in text.split("\n"):
+        line, cols = "", 0
+        for word in re.split(r"(\s+)", para):
+            w = sum(2 if ord(ch) > 0x2E80 else 1 for ch in word)
+            if cols + w > width and line.strip():
+                out.append(line.rstrip())
+                line, cols = "", 0
+                if word.isspace():
+                    continue
+            while w > width:  # a single long word (a C++ name): hard break
+                cut, c = 0, 0
+                while cut < len(word) and c + (2 if ord(word[cut]) > 0x2E80 else 1) <= width:
+                    c += 2 if ord(word[cut]) > 0x2E80 else 1
+                    cut += 1
+                out.append(word[:cut])
+                word = word[cut:]
+                w = sum(2 if ord(ch) > 0x2E80 else 1 for ch in word)
+            line += word
+            cols += w
+        if line.strip():
+            out.append(line.rstrip())
+    return out
+
+
+# ------------------------------------------------------------------------------------------ label placement
+
+
+@dataclass
+class _Box:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def overlaps(self, other: "_Box", pad: float = 1.5) -> bool:
+        return not (self.x1 + pad <= other.x0 or other.x1 + pad <= self.x0 or self.y1 + pad <= other.y0 or other.y1 + pad <= self.y0)
+
+    def inside(self, other: "_Box") -> bool:
+        return self.x0 >= other.x0 and self.x1 <= other.x1 and self.y0 >= other.y0 and self.y1 <= other.y1
+
+
+def _box(bb) -> _Box:
+    return _Box(bb.x0, bb.y0, bb.x1, bb.y1)
+
+
+class _Placer:
+    """Deterministic greedy label placement: each label takes the first candidate position (nearest first,
+    in a fixed order of directions) whose box stays inside the axes and overlaps no marker and no label placed
+    before it."""
+
+    _DIRECTIONS = (0, 45, -45, 90, -90, 135, -135, 180, 22, -22, 68, -68, 112, -112, 158, -158)
+
+    def __init__(self, ax, renderer) -> None:
+        self.ax = ax
+        self.renderer = renderer
+        self.area = _box(ax.get_window_extent(renderer))
+        self.taken: list[_Box] = []
+
+    def block(self, box: _Box) -> None:
+        self.taken.append(box)
+
+    def block_point(self, x: float, y: float, radius_px: float) -> None:
+        px, py = self.ax.transData.transform((x, y))
+        self.taken.append(_Box(px - radius_px, py - radius_px, px + radius_px, py + radius_px))
+
+    def fits(self, box: _Box) -> bool:
+        return box.inside(self.area) and not any(box.overlaps(t) for t in self.taken)
+
+    def place(self, text: str, x: float, y: float, radius_px: float, *, rings: Sequence[float] = (3, 14, 30, 50, 75),
+              directions: Sequence[int] | None = None, leader: bool = True, **style) -> bool:
+        """Annotate (x, y) with ``text`` near it; False (and nothing drawn) when no candidate fits."""
+        to_pt = 72.0 / self.ax.figure.dpi
+        arrow = {"arrowstyle": "-", "color": "0.45", "lw": 0.6, "shrinkA": 0, "shrinkB": radius_px * to_pt}
+        ann = self.ax.annotate(
+            text, (x, y), xytext=(0, 0), textcoords="offset points", fontsize=style.pop("fontsize", _LABEL_SIZE),
+            va="center", ha="center", zorder=7, annotation_clip=False, parse_math=False,
+            arrowprops=arrow if leader else None, **style,
+        )
+        bb = ann.get_window_extent(self.renderer)
+        w, h = bb.width, bb.height
+        px, py = self.ax.transData.transform((x, y))
+        for ring in rings:
+            for angle in directions or self._DIRECTIONS:
+                a = math.radians(angle)
+                # distance from the point to the label's centre so the box edge clears the marker by `ring`
+                cx = px + math.cos(a) * (radius_px + ring + w / 2)
+                cy = py + math.sin(a) * (radius_px + ring + h / 2)
+                box = _Box(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+                if self.fits(box):
+                    ann.xyann = ((cx - px) * to_pt, (cy - py) * to_pt)
+                    if ann.arrow_patch is not None:
+                        ann.arrow_patch.set_visible(ring > 20)
+                    self.taken.append(box)
+                    return True
+        ann.remove()
+        return False
+
+
+# ------------------------------------------------------------------------------------------ figure, layout
+
+
+def _new_figure(width: float, height: float) -> tuple[Figure, object]:
+    fig = Figure(figsize=(width, height), dpi=_DPI)
+    FigureCanvasAgg(fig)
+    return fig, fig.canvas.get_renderer()
+
+
+def _text_width_in(fig: Figure, renderer, texts: Iterable[str], size: float) -> float:
+    """Widest of ``texts`` at ``size`` points, in inches."""
+    widest = 0.0
+    for text in texts:
+        t = fig.text(0, 0, text, fontsize=size, parse_math=False)
+        widest = max(widest, t.get_window_extent(renderer).width)
+        t.remove()
+    return widest / fig.dpi
+
+
+def _place_axes(fig: Figure, width: float, height: float, left: float, right: float, top: float, bottom: float) -> None:
+    """Size the figure (inches) and put its single axes at the given margins (inches)."""
+    fig.set_size_inches(width, height)
+    fig.subplots_adjust(left=left / width, right=1 - right / width, top=1 - top / height, bottom=bottom / height)
+
+
+# ------------------------------------------------------------------------------------------ output
+
+
+def _finish(fig: Figure, fmt: str, points: dict[str, str] | None = None) -> bytes:
+    """Save ``fig`` as ``fmt`` bytes; SVG gets per-chart id prefixes and point tooltips (``points``: gid -> title)."""
+    if fmt not in CHART_FORMATS:
+        raise ValueError(f"chart format must be one of {', '.join(CHART_FORMATS)}, got {fmt!r}")
+    buf = io.BytesIO()
+    if fmt == "png":
+        fig.savefig(buf, format="png", dpi=_PNG_DPI, metadata={"Software": None}, facecolor="white")
+        return buf.getvalue()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, facecolor="white")
+    return _tidy_svg(buf.getvalue().decode("utf-8"), points or {}).encode("utf-8")
+
+
+def _tidy_svg(svg: str, titles: dict[str, str]) -> str:
+    """Drop the RDF metadata, prefix every id (and its references) with a hash of the chart, and add a
+    ``<title>`` (a tooltip in browsers) to each kernel point group."""
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
+    prefix = "ks" + hashlib.sha1(svg.encode("utf-8")).hexdigest()[:8] + "-"
+    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}{m.group(1)}"', svg)
+    svg = re.sub(r'(xlink:href|href)="#([^"]+)"', lambda m: f'{m.group(1)}="#{prefix}{m.group(2)}"', svg)
+    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})", svg)
+    for gid, title in titles.items():
+        svg = svg.replace(f'<g id="{prefix}{gid}">', f'<g id="{prefix}{gid}" class="ks-point"><title>{_xml_escape(title)}</title>', 1)
+    return svg
+
+
+def svg_for_html(svg: bytes) -> str:
+    """An SVG chart as markup to inline in HTML: without the XML declaration and DOCTYPE (which names a DTD URL)."""
+    text = svg.decode("utf-8")
+    text = re.sub(r"<\?xml[^>]*\?>\s*", "", text)
+    text = re.sub(r"<!DOCTYPE[^>]*>\s*", "", text)
+    return text.strip()
+
+
+def chart_format(path: str) -> str:
+    """``"svg"`` or ``"png"`` from an output file name.
+
+    Raises:
+        ValueError: another extension.
+    """
+    ext = Path(path).suffix.lower().lstrip(".")
+    if ext not in CHART_FORMATS:
+        raise ValueError(f"expected a .png or .svg file name, got {Path(path).name!r}")
+    return ext

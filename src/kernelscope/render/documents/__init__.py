@@ -1,0 +1,68 @@
+"""Typed JSON documents: one msgspec Struct tree per output (``kernelscope.diagnosis/1``, ``kernelscope.compare/1``,
+``kernelscope.timeline/1``), one encoder (:func:`encode`), and the JSON Schemas generated from the types
+(:func:`schema`, :func:`write_schemas`; the files in ``schemas/`` are checked against them by the tests).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .common import Doc
+
+_ENCODER = msgspec.json.Encoder()
+
+#: Schema file name -> (document type, schema id). Filled by :func:`_documents` (imported lazily: the timeline
+#: document lives with the timeline renderer's types).
+SCHEMA_BASE_URL = "https://kernelscope.invalid/schemas/"
+
+
+def encode(doc: Doc) -> str:
+    """The document as indented JSON text (UTF-8 kept, a final newline). Non-finite floats are written as null:
+    the builders give each such null its reason."""
+    return msgspec.json.format(_ENCODER.encode(doc), indent=2).decode("utf-8") + "\n"
+
+
+def _documents() -> dict[str, tuple[type, str]]:
+    from .compare import CompareDoc
+    from .diagnosis import DiagnosisDoc
+
+    return {
+        "diagnosis-1.schema.json": (DiagnosisDoc, "kernelscope diagnose --format json"),
+        "compare-1.schema.json": (CompareDoc, "kernelscope compare --format json"),
+    }
+
+
+def schema(filename: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one document, generated from its type.
+
+    Raises:
+        KeyError: an unknown schema file name.
+    """
+    doc_type, title = _documents()[filename]
+    generated = msgspec.json.schema(doc_type)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_BASE_URL + filename,
+        "title": title,
+        **generated,
+    }
+
+
+def schema_text(filename: str) -> str:
+    """:func:`schema` as the text checked in under ``schemas/``."""
+    return json.dumps(schema(filename), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_schemas(folder: str | Path) -> list[Path]:
+    """Write every generated schema into ``folder`` (``python -c "from kernelscope.render.documents import
+    write_schemas; write_schemas('schemas')"`` after changing a document type). Returns the files written."""
+    out = []
+    for filename in _documents():
+        path = Path(folder) / filename
+        path.write_text(schema_text(filename), encoding="utf-8")
+        out.append(path)
+    return out

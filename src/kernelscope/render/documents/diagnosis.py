@@ -1,0 +1,250 @@
+"""``kernelscope.diagnosis/1``: the JSON document of ``kernelscope diagnose --format json``."""
+
+from typing import Annotated, Literal
+
+from msgspec import Meta
+
+from .common import Class, Doc, EvidenceDoc, FindingDoc, Lang, NoteDoc, NullReason, Version
+
+__all__ = ["DiagnosisDoc", "EvidenceDoc", "FindingDoc", "InputDoc", "LaunchDoc", "NoteDoc", "NullReason", "RooflineDoc"]
+
+Pct = Annotated[float | None, Meta(description="percent of peak (0-100); null: not measured")]
+Triple = Annotated[tuple[int, int, int] | None, Meta(description="[x, y, z]; null: not recorded")]
+
+
+class RooflineDoc(Doc):
+    """where one kernel sits on the roofline of one pipe"""
+
+    pipe: Annotated[str, Meta(description="the ceiling used: a pipe/precision id (fp64, fp32, fp16, fp16_tensor, ...)")]
+    peak_flops_per_s: Annotated[float | None, Meta(description=(
+        "dense peak of that pipe, FLOP/s (OP/s for int8_tensor); null: no GPU ceilings known (the profile names no GPU)"))]
+    peak_bandwidth_bytes_per_s: Annotated[float | None, Meta(description="peak DRAM bandwidth, bytes/s; null: no GPU ceilings known")]
+    ridge_point_flop_per_byte: Annotated[float | None, Meta(description=(
+        "peak_flops_per_s / peak_bandwidth_bytes_per_s, FLOP/byte; null: no GPU ceilings known"))]
+    flops: Annotated[float | None, Meta(description=(
+        "floating-point operations executed, FLOP (count); null: not measured (tensor-core work is not counted by the "
+        "SASS FP counters)"))]
+    dram_bytes: Annotated[float | None, Meta(description="DRAM bytes read + written, bytes; null: not measured")]
+    duration_s: Annotated[float | None, Meta(description="kernel duration, seconds; null: not measured")]
+    arithmetic_intensity_flop_per_byte: Annotated[float | None, Meta(description=(
+        "flops / dram_bytes, FLOP/byte; null: not measured, or unbounded when no DRAM bytes moved (see not_measured)"))]
+    attainable_flops_per_s: Annotated[float | None, Meta(description=(
+        "min(peak, AI x bandwidth), FLOP/s; null: not measured or no GPU ceilings"))]
+    achieved_flops_per_s: Annotated[float | None, Meta(description="flops / duration_s, FLOP/s; null: not measured")]
+    achieved_bytes_per_s: Annotated[float | None, Meta(description=(
+        "effective DRAM bandwidth dram_bytes / duration_s, bytes/s; null: not measured"))]
+    efficiency: Annotated[float | None, Meta(description=(
+        "achieved / attainable, fraction 0-1 (above 1 only when a ceiling is wrong); null: not measured or no ceilings"))]
+    bound: Annotated[Literal["memory-bound", "compute-bound"] | None, Meta(description=(
+        "memory-bound if AI < ridge point else compute-bound; null when AI is not measured or there are no GPU ceilings"))]
+    not_measured: Annotated[list[NoteDoc], Meta(description=(
+        "why the null quantities above are null (keys flops_not_measured, dram_bytes_not_measured, duration_not_measured, "
+        "no_work, efficiency_undefined, intensity_unbounded)"))]
+
+
+class DeviceDoc(Doc):
+    """the device as the profile records it; null fields: not recorded"""
+
+    display_name: Annotated[str | None, Meta(description="device name the profile records (device__attribute_display_name)")]
+    compute_capability: Annotated[tuple[int, int] | None, Meta(description="[major, minor]")]
+    sm_count: Annotated[int | None, Meta(description="streaming multiprocessors (count)")]
+    max_sm_clock_hz: Annotated[float | None, Meta(description="maximum SM clock, Hz")]
+    max_mem_clock_hz: Annotated[float | None, Meta(description="maximum memory clock, Hz")]
+    memory_bus_width_bits: Annotated[int | None, Meta(description="memory bus width, bits")]
+    l2_cache_bytes: Annotated[int | None, Meta(description="L2 cache size, bytes")]
+
+
+class LaunchConfigDoc(Doc):
+    """launch configuration; null fields: not recorded"""
+
+    grid: Annotated[tuple[int, int, int] | None, Meta(description="grid dimensions [x, y, z] in blocks")]
+    block: Annotated[tuple[int, int, int] | None, Meta(description="block dimensions [x, y, z] in threads")]
+    registers_per_thread: Annotated[int | None, Meta(description="registers per thread (count)")]
+    shared_mem_static_bytes: Annotated[int | None, Meta(description="static shared memory per block, bytes")]
+    shared_mem_dynamic_bytes: Annotated[int | None, Meta(description="dynamic shared memory per block, bytes")]
+    shared_mem_config_bytes: Annotated[int | None, Meta(description="shared-memory size configured per SM (carveout), bytes")]
+    waves_per_sm: Annotated[float | None, Meta(description=(
+        "launch__waves_per_multiprocessor: full waves of blocks across the SMs (waves)"))]
+
+
+class GpuDoc(Doc):
+    """the GPU spec used for the ceilings"""
+
+    name: Annotated[str, Meta(description="GPU whose peaks were used as ceilings")]
+    origin: Annotated[str, Meta(description="catalogue, spec file <path>, or arguments")]
+    measured: Annotated[bool, Meta(description="true when the peaks were measured on the device rather than taken from a datasheet")]
+    provenance: list[NoteDoc]
+
+
+class SolDoc(Doc):
+    """Speed-of-Light throughputs and class"""
+
+    compute_pct: Annotated[float | None, Meta(description="SM throughput, percent of peak (0-100)")]
+    memory_pct: Annotated[float | None, Meta(description="memory throughput, percent of peak (0-100)")]
+    dram_pct: Annotated[float | None, Meta(description="DRAM throughput, percent of peak (0-100)")]
+    waves_per_sm: Annotated[float | None, Meta(description="full waves of blocks across the SMs (waves)")]
+    bound: Annotated[Class | None, Meta(description=(
+        "Speed-of-Light class as Nsight Compute's SOLBottleneck rule decides it; null: SOL not measured"))]
+    evidence: list[NoteDoc]
+
+
+class CalculatedOccupancyDoc(Doc):
+    """occupancy computed from the launch configuration"""
+
+    theoretical_pct: Annotated[float, Meta(description="theoretical occupancy from kernelscope's calculator, percent (0-100)")]
+    active_blocks_per_sm: Annotated[int, Meta(description="resident blocks per SM (count)")]
+    active_warps_per_sm: Annotated[int, Meta(description="resident warps per SM (count)")]
+    max_warps_per_sm: Annotated[int, Meta(description="warp slots per SM (count)")]
+    block_limits: Annotated[dict[str, int], Meta(description="resource -> blocks per SM that resource allows (count)")]
+    limiters: Annotated[list[str], Meta(description="resources whose limit equals the active blocks")]
+
+
+class OccupancyDoc(Doc):
+    """occupancy, achieved vs theoretical"""
+
+    achieved_pct: Annotated[float | None, Meta(description="achieved occupancy, percent of the SM's warp slots (0-100)")]
+    theoretical_pct: Annotated[float | None, Meta(description="theoretical occupancy as the profile reports it, percent (0-100)")]
+    calculated: Annotated[CalculatedOccupancyDoc | None, Meta(description=(
+        "occupancy computed from the launch configuration; null: not computable (reason in not_measured)"))]
+    waves_per_sm: Annotated[float | None, Meta(description="full waves of blocks across the SMs (waves)")]
+    notes: list[NoteDoc]
+
+
+class StallReasonDoc(Doc):
+    """one stall reason's part of the breakdown"""
+
+    reason: Annotated[str, Meta(description=(
+        "canonical stall reason id (kernelscope/data/stalls.toml), or the raw spelling of an unknown one"))]
+    display_name: Annotated[str, Meta(description="reason name in the document's language")]
+    value: Annotated[float, Meta(description="value in the stalls object's `unit`")]
+    share_of_all: Annotated[float, Meta(description="value / total, fraction 0-1 of all warp cycles")]
+    share_of_stalls: Annotated[float, Meta(description="value / (total - selected), fraction 0-1 of stall cycles")]
+    healthy: Annotated[bool, Meta(description=(
+        "true when a large value usually means useful work (Selected, Not Selected, Math Pipe Throttle)"))]
+
+
+class StallsDoc(Doc):
+    """warp-stall breakdown"""
+
+    family: Annotated[Literal["per_issue_active", "pc_sampling", "warp_latency", "given_percent"] | None,
+                      Meta(description="metric family the values come from")]
+    unit: Annotated[str, Meta(description=(
+        "unit of total, selected and each reason's value: cycles per issued instruction, samples, percent of stall "
+        "cycles, or cycles"))]
+    total: Annotated[float, Meta(description="sum of all values, selected included, in `unit`")]
+    selected: Annotated[float | None, Meta(description="the Selected (issuing) value, in `unit`")]
+    cycles_per_issued_instruction: Annotated[float | None, Meta(description="warp cycles per issued instruction (cycles)")]
+    cpi_consistency: Annotated[float | None, Meta(description="total / cycles_per_issued_instruction (ratio; 1.0 = consistent)")]
+    reasons: Annotated[list[StallReasonDoc], Meta(description="every reason except Selected, largest first")]
+
+
+class AdviceDoc(Doc):
+    """one piece of advice"""
+
+    id: Annotated[str, Meta(description="advice id: class:<bound>[:variant] or stall:<reason>")]
+    text: Annotated[str, Meta(description="the advice in the document's language")]
+
+
+class SolBottleneckDoc(Doc):
+    """Nsight Compute's own Speed-of-Light verdict"""
+
+    bound: Annotated[Class | None, Meta(description="the class Nsight Compute's own SOLBottleneck rule stored")]
+    title: Annotated[str | None, Meta(description="that rule result's title")]
+
+
+class RuleDoc(Doc):
+    """one stored rule result of Nsight Compute"""
+
+    rule_id: Annotated[str, Meta(description="Nsight Compute rule id")]
+    title: Annotated[str, Meta(description="rule title")]
+    message_type: Annotated[str, Meta(description="OPTIMIZATION, WARNING, INFO, ERROR or OK")]
+    message: Annotated[str, Meta(description="the rule's text")]
+    estimated_speedup_pct: Annotated[float | None, Meta(description=(
+        "Nsight's estimated speedup, percent (0-100); null: the rule gives none"))]
+    speedup_type: Annotated[str | None, Meta(description="local or global; null: not given")]
+
+
+class NsightDoc(Doc):
+    """what Nsight Compute itself concluded"""
+
+    sol_bottleneck: SolBottleneckDoc
+    rules: Annotated[list[RuleDoc], Meta(description="Nsight Compute's stored rule results, as recorded")]
+
+
+class LaunchDoc(Doc):
+    """one diagnosed kernel launch"""
+
+    index: Annotated[int, Meta(description="0-based position of the launch in its report")]
+    name: Annotated[str, Meta(description="kernel function name as the profiler shows it (user data: escape before display)")]
+    demangled_name: Annotated[str, Meta(description="full demangled signature, or the name when none is recorded")]
+    mangled_name: Annotated[str | None, Meta(description="mangled symbol; null: not recorded")]
+    launch_count: Annotated[int, Meta(description=(
+        "launches this entry stands for: 1 for a profiled launch, N for a summary row averaging N launches (its "
+        "values are per-launch averages)"))]
+    device: DeviceDoc
+    launch: LaunchConfigDoc
+    duration_s: Annotated[float | None, Meta(description="kernel duration, seconds (gpu__time_duration.sum); null: not measured")]
+    sm_frequency_hz: Annotated[float | None, Meta(description="measured SM clock during the launch, Hz")]
+    gpu: Annotated[GpuDoc | None, Meta(description="the GPU spec used for the ceilings; null: the profile names no GPU and none was given")]
+    provenance: Annotated[list[NoteDoc], Meta(description="where the ceilings come from, and the report's own device attributes")]
+    bound: Annotated[Class | None, Meta(description="headline bottleneck class; null: nothing measured to decide it")]
+    classes: Annotated[list[Class], Meta(description="every bottleneck class that holds, most important first")]
+    evidence: Annotated[list[NoteDoc], Meta(description="the measured values that triggered each class")]
+    speed_of_light: SolDoc
+    roofline: Annotated[RooflineDoc | None, Meta(description=(
+        "the roofline of the pipe the kernel uses most; null: no ceiling applies (reason in not_measured)"))]
+    roofline_by_pipe: Annotated[list[RooflineDoc], Meta(description="one point per pipe with FLOPs > 0")]
+    notes: Annotated[list[NoteDoc], Meta(description="how the pipe was chosen, why quantities are missing, consistency warnings")]
+    flop_counts: Annotated[dict[str, float], Meta(description=(
+        "FLOP (count) executed per pipe, from the SASS FP counters (FMA = 2 FLOP); only measured pipes"))]
+    dram_bytes_read: Annotated[float | None, Meta(description="bytes read from DRAM")]
+    dram_bytes_write: Annotated[float | None, Meta(description="bytes written to DRAM")]
+    tensor_pipe_active_pct: Annotated[float | None, Meta(description="tensor pipe utilisation, percent of peak (0-100)")]
+    tensor_ops_pct: Annotated[dict[str, float], Meta(description=(
+        "tensor-core work per input type, percent of that type's peak (0-100); empty when not collected"))]
+    occupancy: OccupancyDoc
+    stalls: Annotated[StallsDoc | None, Meta(description="warp-stall breakdown; null: no stall metrics (reason in not_measured)")]
+    findings: Annotated[list[FindingDoc], Meta(description=(
+        "every finding of kernelscope's kernel rules, in rule order (Speed-of-Light first), each with its evidence, "
+        "advice and estimated speedup"))]
+    advice: Annotated[list[AdviceDoc], Meta(description="what to do, most important (largest estimated gain) first")]
+    nsight_compute: Annotated[NsightDoc, Meta(description="what Nsight Compute itself concluded")]
+    problems: Annotated[list[str], Meta(description="data problems found while reading")]
+    not_measured: Annotated[list[NullReason], Meta(description=(
+        "the reason for every null field of this launch (roofline objects explain their own nulls)"))]
+
+
+class KernelGroupDoc(Doc):
+    """launches of one kernel name"""
+
+    name: Annotated[str, Meta(description="kernel name")]
+    launches: Annotated[int, Meta(description="launches of that name (count)")]
+    total_duration_s: Annotated[float, Meta(description="summed duration of its measured launches, seconds")]
+    share: Annotated[float | None, Meta(description=(
+        "total_duration_s / total of all kernels, fraction 0-1; null: no duration measured"))]
+    unmeasured_launches: Annotated[int, Meta(description="launches without a measured duration (not in the total)")]
+
+
+class InputDoc(Doc):
+    """one input file"""
+
+    path: Annotated[str, Meta(description="the input file as given (user data)")]
+    format: Annotated[str, Meta(description="input format id (ncu-rep, ncu-csv, ncu-text, nvprof, plain)")]
+    tool_version: Annotated[str | None, Meta(description="version of the profiler that wrote it; null: not recorded")]
+    launch_count: Annotated[int, Meta(description="launches (entries) in the file, selected or not")]
+    summary: Annotated[list[KernelGroupDoc], Meta(description=(
+        "where GPU time goes: launches grouped by kernel name, largest total first"))]
+    launches: Annotated[list[LaunchDoc], Meta(description="the diagnosed (selected) launches, report order")]
+
+
+class DiagnosisDoc(Doc):
+    """Output of `kernelscope diagnose --format json`. Units: every quantity is in SI base units named in the field
+    (``_s`` seconds, ``_hz`` hertz, ``_bytes`` bytes, ``_flops_per_s`` FLOP/s, ``_flop_per_byte`` FLOP/byte), ``_pct``
+    fields are percent 0-100, ``share``/``efficiency`` fields are fractions 0-1; other fields state their unit in their
+    description. A value that was not measured is null, never 0; each launch's `not_measured` list gives the reason
+    for every null field. A non-finite number is never written: it is null with its reason."""
+
+    schema: Annotated[Literal["kernelscope.diagnosis/1"], Meta(description="document schema id and version")]
+    kernelscope_version: Version
+    lang: Lang
+    inputs: Annotated[list[InputDoc], Meta(description="one entry per input file, in the order given")]

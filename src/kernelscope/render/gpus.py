@@ -1,0 +1,41 @@
+"""The table of ``kernelscope gpus``: the GPU catalogue (names usable with ``--gpu``) with its dense datasheet peaks,
+in English or Chinese."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich.table import Table
+from rich.text import Text
+
+from ..model import GpuSpec
+from .common import Fmt
+
+#: Columns: (a label key, or a literal header for the units columns; justification).
+_COLUMNS = (
+    ("gpus_name", "left"), ("gpus_arch", "left"), ("gpus_cc", "right"), ("gpus_sms", "right"),
+    ("DRAM GB/s", "right"), ("FP64 TF", "right"), ("FP32 TF", "right"), ("FP16 TC TF", "right"),
+    ("BF16 TC TF", "right"), ("FP8 TC TF", "right"),
+)
+#: Compute pipes of the TF columns, in column order.
+_PIPES = ("fp64", "fp32", "fp16_tensor", "bf16_tensor", "fp8_tensor")
+
+
+def _tflops(spec: GpuSpec, pipe: str) -> str:
+    v = spec.peak_flops_per_s.get(pipe)
+    return "-" if v is None else f"{v / 1e12:.4g}"
+
+
+def gpus_table(gpus: Iterable[GpuSpec], lang: str) -> Table:
+    """A rich table of catalogue GPUs: name, architecture, compute capability, SMs, DRAM bandwidth (GB/s) and the
+    dense peak TFLOP/s of FP64, FP32 and the FP16/BF16/FP8 tensor cores ("-" where the GPU has none)."""
+    f = Fmt(lang)
+    t = Table(title=f.label("gpus_title"))
+    for header, justify in _COLUMNS:
+        t.add_column(f.label(header) if header.startswith("gpus_") else header, justify=justify,
+                     no_wrap=header == "gpus_name")
+    for g in gpus:
+        cc = "-" if g.compute_capability is None else f"{g.compute_capability[0]}.{g.compute_capability[1]}"
+        t.add_row(Text(g.name), Text(g.architecture or "-"), cc, str(g.sm_count or "-"),
+                  f"{g.dram_bandwidth_bytes_per_s / 1e9:.4g}", *(_tflops(g, p) for p in _PIPES))
+    return t
