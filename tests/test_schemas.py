@@ -65,3 +65,24 @@ def test_unbounded_intensity_is_null_with_a_reason(tmp_path):
     assert "intensity_unbounded" in [n["key"] for n in doc["roofline"]["not_measured"]]
     assert doc["roofline"]["attainable_flops_per_s"] == pytest.approx(1e13)  # min(peak, inf x bandwidth)
     assert non_finite_strings(doc) == []
+
+
+@pytest.mark.parametrize("filename", sorted(_documents()))
+def test_documents_share_their_head_and_describe_every_field(filename):
+    """Every document starts with schema, kernelscope_version and lang (the same names in all of them), and every
+    field has a description (where units are stated), or is a described object type."""
+    s = json.loads(schema_text(filename))
+    definitions = s["$defs"]
+    top = definitions[s["$ref"].rsplit("/", 1)[-1]]
+    assert list(top["properties"])[:3] == ["schema", "kernelscope_version", "lang"]
+    assert {"schema", "kernelscope_version", "lang"} <= set(top["required"]) and "language" not in top["properties"]
+    assert top["properties"]["schema"]["enum"][0].endswith("/" + filename.split("-")[-1].split(".")[0])
+    undescribed = []
+    for name, definition in definitions.items():
+        assert definition.get("description"), name
+        for field, prop in definition.get("properties", {}).items():
+            items = prop.get("items")  # false for a tuple (prefixItems)
+            ref = prop.get("$ref") or (items.get("$ref") if isinstance(items, dict) else None)
+            if not prop.get("description") and not (ref and definitions[ref.rsplit("/", 1)[-1]].get("description")):
+                undescribed.append(f"{name}.{field}")
+    assert not undescribed

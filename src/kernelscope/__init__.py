@@ -10,44 +10,53 @@ Main entry points (see :mod:`kernelscope.api`):
     :func:`load_timeline`, :func:`timeline_file`: program timelines.
     :func:`diagnose_kernel_profile`, :class:`KernelReport`, :func:`roofline_position`: plain numbers (the
     specification's own API).
+
+The names are imported on first use (PEP 562), so ``kernelscope.cli`` starts without loading what a command does
+not need. Reaching any of them also gives the diagnosis types their Jupyter display (:mod:`kernelscope.notebook`).
 """
 
-from . import notebook
-from .analysis.diagnosis import KernelDiagnosis, ReportDiagnosis, diagnose, diagnose_report
-from .analysis.roofline import RooflinePoint, roofline_point
-from .api import diagnose_file, load, load_criteria, load_timeline, resolve_gpu, timeline_file
-from .errors import InputError, KernelscopeError, UnknownGpuError
-from .ingest.settings import read_spec as load_spec
-from .knowledge.gpus import find_gpu
-from .model import GpuSpec, KernelProfile, ProfileReport
-from .simple import KernelReport, diagnose_kernel_profile, roofline_position
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .version import __version__
 
-notebook.register()
+#: Public name -> module that defines it.
+_EXPORTS = {
+    "KernelDiagnosis": "analysis.diagnosis", "ReportDiagnosis": "analysis.diagnosis", "diagnose": "analysis.diagnosis",
+    "diagnose_report": "analysis.diagnosis", "RooflinePoint": "analysis.roofline", "roofline_point": "analysis.roofline",
+    "diagnose_file": "api", "load": "api", "load_criteria": "api", "load_timeline": "api", "resolve_gpu": "api",
+    "timeline_file": "api", "InputError": "errors", "KernelscopeError": "errors", "UnknownGpuError": "errors",
+    "load_spec": "ingest.settings", "find_gpu": "knowledge.gpus", "GpuSpec": "model", "KernelProfile": "model",
+    "ProfileReport": "model", "KernelReport": "simple", "diagnose_kernel_profile": "simple",
+    "roofline_position": "simple",
+}
+_RENAMED = {"load_spec": "read_spec"}
 
-__all__ = [
-    "GpuSpec",
-    "InputError",
-    "KernelDiagnosis",
-    "KernelProfile",
-    "KernelReport",
-    "KernelscopeError",
-    "ProfileReport",
-    "ReportDiagnosis",
-    "RooflinePoint",
-    "UnknownGpuError",
-    "__version__",
-    "diagnose",
-    "diagnose_file",
-    "diagnose_kernel_profile",
-    "diagnose_report",
-    "find_gpu",
-    "load",
-    "load_criteria",
-    "load_spec",
-    "load_timeline",
-    "resolve_gpu",
-    "roofline_point",
-    "roofline_position",
-    "timeline_file",
-]
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kernelscope' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), _RENAMED.get(name, name))
+    importlib.import_module(".notebook", __name__).register()
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names come from __getattr__
+    from .analysis.diagnosis import KernelDiagnosis, ReportDiagnosis, diagnose, diagnose_report
+    from .analysis.roofline import RooflinePoint, roofline_point
+    from .api import diagnose_file, load, load_criteria, load_timeline, resolve_gpu, timeline_file
+    from .errors import InputError, KernelscopeError, UnknownGpuError
+    from .ingest.settings import read_spec as load_spec
+    from .knowledge.gpus import find_gpu
+    from .model import GpuSpec, KernelProfile, ProfileReport
+    from .simple import KernelReport, diagnose_kernel_profile, roofline_position

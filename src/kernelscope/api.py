@@ -13,18 +13,20 @@ A notebook user can live here (every name is also exported by :mod:`kernelscope`
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .analysis.diagnosis import KernelDiagnosis, ReportDiagnosis, diagnose, diagnose_report
-from .analysis.timeline import TimelineReport, analyse
 from .errors import InputError
 from .ingest import load, load_timeline
 from .ingest.settings import read_criteria, read_spec
 from .knowledge.gpus import find_gpu
 from .model import GpuSpec
 
+if TYPE_CHECKING:
+    from .analysis.timeline import TimelineReport
+
 __all__ = [
-    "KernelDiagnosis", "ReportDiagnosis", "TimelineReport", "diagnose", "diagnose_file", "diagnose_report", "load",
+    "KernelDiagnosis", "ReportDiagnosis", "diagnose", "diagnose_file", "diagnose_report", "load",
     "load_criteria", "load_timeline", "resolve_gpu", "timeline_file",
 ]
 
@@ -68,7 +70,7 @@ def diagnose_file(
     return diagnose_report(load(path, input_format), gpu=gpu, kernel_regex=kernel_regex, top=top, criteria=criteria)
 
 
-def timeline_file(path: str | os.PathLike, input_format: str | None = None, top: int = 10) -> list[TimelineReport]:
+def timeline_file(path: str | os.PathLike, input_format: str | None = None, top: int = 10) -> list["TimelineReport"]:
     """Load one program trace (Nsight Systems SQLite export, ``nsys stats`` output, PyTorch profiler trace; format
     detected, see :func:`kernelscope.ingest.load_timeline`) and analyse it: one report per run (a stats file may
     hold several).
@@ -76,4 +78,6 @@ def timeline_file(path: str | os.PathLike, input_format: str | None = None, top:
     Raises:
         InputError: unreadable, unrecognised or unusable input.
     """
+    from .analysis.timeline import analyse  # NumPy only for timelines
+
     return analyse(load_timeline(path, input_format), top)

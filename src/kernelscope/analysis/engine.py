@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from typing import Callable, Generic, Iterable, Mapping, Sequence, TypeVar
 
 from ..notes import Note
@@ -102,8 +103,9 @@ class Rule(Generic[C]):
     doc: str = ""
 
 
-def order(rules: Sequence[Rule[C]]) -> tuple[Rule[C], ...]:
-    """The rules with every parent before its children, otherwise in the given order.
+@cache
+def order(rules: tuple[Rule[C], ...]) -> tuple[Rule[C], ...]:
+    """The rules with every parent before its children, otherwise in the given order (computed once per set).
 
     Raises:
         ValueError: a duplicate id, a parent that is not among the rules, or a dependency cycle.
@@ -142,7 +144,7 @@ def run_rules(rules: Sequence[Rule[C]], context: C) -> tuple[Finding, ...]:
     """
     done: dict[str, tuple[Finding, ...]] = {}
     out: list[Finding] = []
-    for rule in order(rules):
+    for rule in order(tuple(rules)):
         result = rule.apply(context, done)
         found = () if result is None else (result,) if isinstance(result, Finding) else tuple(result)
         for f in found:

@@ -40,7 +40,7 @@ Percentages are 0-100; sizes are bytes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 

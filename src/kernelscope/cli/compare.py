@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from ..analysis.compare import compare
-from ..analysis.diagnosis import KernelDiagnosis
 from ..analysis.selection import kernel_names, select
 from ..api import diagnose_report, load, resolve_gpu
 from ..errors import InputError
 from ..ingest import FORMATS as INPUT_FORMATS
-from ..model import GpuSpec
 from ..render import FORMATS
-from ..render import compare as rc
 from .options import OUTPUT_HELP, Command, Shared
 from .output import write_atomic
+
+if TYPE_CHECKING:
+    from ..analysis.diagnosis import KernelDiagnosis
+    from ..model import GpuSpec
 
 
 def _add_arguments(c: argparse.ArgumentParser) -> None:
@@ -76,6 +76,9 @@ def _sides(args: argparse.Namespace, gpu: GpuSpec | None,
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from ..analysis.compare import compare  # heavy modules load only for the command that runs
+    from ..render import compare as rc
+
     gpu = resolve_gpu(args.gpu, args.spec)
     threshold = _percent(args.fail_if_slower, "--fail-if-slower") if args.fail_if_slower is not None else None
     pairs = _pairs(args)

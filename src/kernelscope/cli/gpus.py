@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 
 from ..knowledge.gpus import catalogue
-from ..render.gpus import gpus_table
 from .options import Command, Shared
 from .output import show
 
 
 def _gpus(args: argparse.Namespace) -> int:
+    from ..render.gpus import gpus_table  # rich only for the command that prints it
+
     show([gpus_table(catalogue(), args.lang)])
     return 0
 

@@ -5,15 +5,18 @@ and hands the results to :mod:`kernelscope.render.occupancy`."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from ..analysis.occupancy import (
     WHAT_IF, arch_limits, next_step, occupancy, parse_compute_capability, parse_size, what_if,
 )
 from ..errors import InputError
-from ..ingest.ptxas import PtxasKernel, compile_resource_usage
-from ..render.occupancy import KernelOccupancy, Launch, SourceFile, launch_renderables, source_renderables
 from .options import Command, Shared
 from .output import show
+
+if TYPE_CHECKING:
+    from ..ingest.ptxas import PtxasKernel
+    from ..render.occupancy import KernelOccupancy, Launch, SourceFile
 
 #: Threads per block used with --cu when --threads is not given.
 OCCUPANCY_DEFAULT_THREADS = 256
@@ -40,6 +43,8 @@ def _add_occupancy_parser(o: argparse.ArgumentParser) -> None:
 
 
 def _occupancy(args: argparse.Namespace) -> int:
+    from ..render.occupancy import launch_renderables, source_renderables  # rich only for this command
+
     try:
         cc, dyn, config = _settings(args)
         if args.cu is None:
@@ -69,6 +74,8 @@ def _settings(args: argparse.Namespace) -> tuple[tuple[int, int], int, int | Non
 def _launch(args: argparse.Namespace, cc: tuple[int, int], dyn: int, config: int | None) -> Launch:
     """One launch configuration (--threads, --regs, --smem + --dyn-smem, --barriers), with its next steps and
     what-if tables."""
+    from ..render.occupancy import Launch
+
     if args.threads is None:
         raise InputError("--threads", "missing; give the threads per block (e.g. --threads 256)")
     smem = (0 if args.smem is None else parse_size(args.smem, "--smem")) + dyn
@@ -79,6 +86,9 @@ def _launch(args: argparse.Namespace, cc: tuple[int, int], dyn: int, config: int
 
 def _source(args: argparse.Namespace, cc: tuple[int, int], dyn: int, config: int | None) -> SourceFile:
     """Every kernel of the --cu file, compiled with nvcc for --arch, at --threads per block."""
+    from ..ingest.ptxas import compile_resource_usage
+    from ..render.occupancy import SourceFile
+
     if args.smem is not None:
         raise InputError("--smem", "not used with --cu (ptxas gives the static shared memory); use --dyn-smem")
     threads = OCCUPANCY_DEFAULT_THREADS if args.threads is None else args.threads
@@ -96,6 +106,8 @@ def _source(args: argparse.Namespace, cc: tuple[int, int], dyn: int, config: int
 def _kernel(k: PtxasKernel, cc: tuple[int, int], threads: int, dyn: int, config: int | None,
             barriers: int | None) -> KernelOccupancy:
     """One kernel's occupancy with its ptxas resources (--barriers overrides ptxas' barrier count)."""
+    from ..render.occupancy import KernelOccupancy
+
     try:
         o = occupancy(cc, threads, k.registers_per_thread, k.shared_mem_static_bytes + dyn, config,
                       barriers_per_block=barriers if barriers is not None else (k.barriers or 0))

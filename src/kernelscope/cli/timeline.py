@@ -9,7 +9,7 @@ import sys
 from ..api import timeline_file
 from ..errors import InputError
 from ..ingest import TIMELINE_FORMATS
-from ..render.timeline import FORMATS as TIMELINE_OUTPUTS
+from ..render import FORMATS as TIMELINE_OUTPUTS
 from .options import OUTPUT_HELP, Command, Shared
 from .output import write_atomic
 

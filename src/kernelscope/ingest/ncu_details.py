@@ -26,8 +26,6 @@ import re
 from functools import cache
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence, Union
 
-from pydantic import field_validator
-
 from ..errors import InputError
 from ..knowledge import Model, load
 from ..model import KernelProfile, RuleResult
@@ -99,7 +97,7 @@ def _key(text: str) -> str:
     return " ".join(str(text).split()).lower()
 
 
-class _Entry(Model):
+class _Entry(Model, kw_only=True):
     """One ``[[metric]]`` row kind of ``data/ncu_details.toml`` (keys documented there)."""
 
     section: str
@@ -108,15 +106,12 @@ class _Entry(Model):
     kind: str
     scale: float = 1.0
 
-    @field_validator("kind")
-    @classmethod
-    def _known_kind(cls, kind: str) -> str:
-        if kind not in NCU_KINDS:
-            raise ValueError(f"unknown quantity kind {kind!r}; expected one of {', '.join(NCU_KINDS)}")
-        return kind
+    def __post_init__(self) -> None:
+        if self.kind not in NCU_KINDS:
+            raise ValueError(f"field 'kind': unknown quantity kind {self.kind!r}; expected one of {', '.join(NCU_KINDS)}")
 
 
-class _DetailsFile(Model):
+class _DetailsFile(Model, kw_only=True):
     sections: dict[str, tuple[str, ...]]
     metric: tuple[_Entry, ...]
 

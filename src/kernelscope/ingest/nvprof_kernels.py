@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
 
-from pydantic import field_validator
 
 from ..errors import InputError
 from ..knowledge import Model, load
@@ -43,7 +42,7 @@ _KINDS = ("fraction", "percent", "bytes", "throughput", "count", "ratio")
 _FIELDS = ("achieved_occupancy_pct", "dram_bytes_read", "dram_bytes_write")
 
 
-class _Mapping(Model):
+class _Mapping(Model, kw_only=True):
     """One ``[metric.<nvprof name>]`` table of ``data/nvprof_metrics.toml`` (keys documented there)."""
 
     ncu: str | None = None
@@ -55,15 +54,12 @@ class _Mapping(Model):
     flop: Literal[PIPES] | None = None  # type: ignore[valid-type]
     stall: str | None = None
 
-    @field_validator("stall")
-    @classmethod
-    def _known_reason(cls, value: str | None) -> str | None:
-        if value is not None and value not in reasons():
-            raise ValueError(f"unknown stall reason {value!r}")
-        return value
+    def __post_init__(self) -> None:
+        if self.stall is not None and self.stall not in reasons():
+            raise ValueError(f"field 'stall': unknown stall reason {self.stall!r}")
 
 
-class _NvprofMetrics(Model):
+class _NvprofMetrics(Model, kw_only=True):
     metric: dict[str, _Mapping]
 
 

@@ -14,12 +14,14 @@ percentage. Source: Nsight Compute Kernel Profiling Guide, "Warp State Statistic
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Mapping
 
 from ..knowledge.metrics import stall_families
 from ..knowledge.stalls import lookup, norm
 
 
+@lru_cache(maxsize=4096)
 def stall_metric(name: str) -> tuple[str, str, str | None] | None:
     """Classify one Nsight metric name as a stall metric.
 

@@ -1,5 +1,5 @@
-"""Knowledge kept as data: the packaged TOML files under ``kernelscope/data``, each validated once by a
-pydantic model and cached.
+"""Knowledge kept as data: the packaged TOML files under ``kernelscope/data``, each validated once against a
+typed model (a msgspec Struct with its constraints) and cached.
 
 One loader, :func:`load` ``(filename, Model)``; the modules of this package hold the models and the lookups
 built on them:
@@ -16,29 +16,61 @@ built on them:
 
 A data file that does not match its model is a packaging bug: :func:`load` raises
 :class:`kernelscope.errors.InputError` naming the file and the field.
+
+Why msgspec and not pydantic: the data is validated on every start of every command, and importing pydantic alone
+takes about 80 ms here (15 % of reading the whole 22-report corpus with ``ncu_report``); msgspec, already the
+project's JSON layer, imports in a few ms and validates the same constraints. (A user's plain-numbers input file,
+read only when given, is validated with pydantic: :mod:`kernelscope.ingest.plain`.)
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from functools import cache
 from importlib import resources
-from typing import Any, Mapping, TypeVar
+from typing import Annotated, Any, Mapping, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+import msgspec
+from msgspec import Meta
 
 from ..errors import InputError
 
 LANGUAGES: tuple[str, ...] = ("en", "zh")
 
-M = TypeVar("M", bound=BaseModel)
+#: Constrained field types of the models.
+Positive = Annotated[float, Meta(gt=0)]
+NonNegative = Annotated[float, Meta(ge=0)]
+PositiveInt = Annotated[int, Meta(gt=0)]
+NonNegativeInt = Annotated[int, Meta(ge=0)]
+NonEmpty = Annotated[str, Meta(min_length=1)]
 
 
-class Model(BaseModel):
-    """Base of every knowledge model: immutable, and unknown fields are an error (a typo in a data file
-    must not pass silently)."""
+class Model(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of every knowledge model: immutable, keyword-built (each subclass says ``kw_only=True``: msgspec applies it
+    per class), and unknown fields are an error (a typo in a data
+    file must not pass silently). Cross-field checks live in ``__post_init__`` and raise ValueError naming the
+    field: ``"field 'x.y': ..."``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+
+M = TypeVar("M", bound=Model)
+
+_AT = re.compile(r" - at `(?:key` in `)?\$(?P<path>[^`]*)`$")
+
+
+def problem(exc: msgspec.ValidationError) -> str:
+    """A msgspec validation error as ``"field 'a.b.0': <what was expected>"`` (the field path in dotted form);
+    a message that already names its field (a model's own check) is returned as it is."""
+    text = str(exc)
+    if text.startswith("field '"):
+        return text
+    m = _AT.search(text)
+    if m is None:
+        unknown = re.match(r"Object contains unknown field `([^`]*)`", text)
+        return f"field '{unknown.group(1)}': unknown field" if unknown else text
+    path = re.sub(r"\[(\d+)\]", r".\1", m.group("path")).replace("[...]", "").lstrip(".")
+    what = text[: m.start()]
+    return f"field '{path}': {what}" if path else what
 
 
 @cache
@@ -57,11 +89,11 @@ def raw(filename: str) -> Mapping[str, Any]:
 
 
 def load(filename: str, model: type[M]) -> M:
-    """One packaged data file validated by ``model`` (a pydantic model), loaded and validated once.
+    """One packaged data file validated by ``model``, loaded and validated once.
 
     Args:
         filename: a file of ``kernelscope/data``, e.g. ``"stalls.toml"``.
-        model: the pydantic model of the whole file.
+        model: the :class:`Model` of the whole file.
 
     Raises:
         InputError: the file is missing, not TOML, or does not match ``model`` (names the field).
@@ -71,12 +103,19 @@ def load(filename: str, model: type[M]) -> M:
 
 @cache
 def _load(filename: str, model: type[M]) -> M:
+    return validate(raw(filename), model, f"kernelscope/data/{filename}")
+
+
+def validate(data: Any, model: type[M], where: str) -> M:
+    """``data`` (parsed TOML/JSON) checked against ``model``.
+
+    Raises:
+        InputError: one line starting with ``where`` that names the field and what was expected.
+    """
     try:
-        return model.model_validate(raw(filename))
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"])
-        raise InputError(f"kernelscope/data/{filename}", f"field '{field}': {err['msg']}") from None
+        return msgspec.convert(data, model)
+    except msgspec.ValidationError as exc:
+        raise InputError(where, problem(exc)) from None
 
 
 def check_lang(lang: str) -> str:

@@ -9,20 +9,20 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from pydantic import Field, PositiveFloat
+import msgspec
 
-from . import Model, load
+from . import Model, Positive, NonEmpty, load
 
 
-class Criterion(Model):
+class Criterion(Model, kw_only=True):
     """One threshold: its value (units in its key: ``_pct`` 0-100, ``_s`` seconds, ``_share`` / ``_ratio``
     0-1) and where it comes from."""
 
-    value: PositiveFloat
-    source: str = Field(min_length=1)
+    value: Positive
+    source: NonEmpty
 
 
-class ClassText(Model):
+class ClassText(Model, kw_only=True):
     """Title, meaning and advice of one bottleneck class; ``advice_no_tensor_*`` is the variant for a GPU
     without tensor cores."""
 
@@ -36,11 +36,11 @@ class ClassText(Model):
     advice_no_tensor_zh: str | None = None
 
 
-class Verdicts(Model):
+class Verdicts(Model, kw_only=True):
     """``verdicts.toml``: ``criteria`` (key -> threshold with source) and ``class`` (bound -> texts)."""
 
     criteria: dict[str, Criterion]
-    classes: dict[str, ClassText] = Field(alias="class")
+    classes: dict[str, ClassText] = msgspec.field(name="class")
 
 
 def verdicts() -> Verdicts:

@@ -1,7 +1,7 @@
 """GPU peak capabilities (roofline ceilings): the packaged catalogue (``data/gpus.toml``) and its lookups.
 
 The catalogue holds datasheet/whitepaper numbers in human units (GB/s, TFLOPS, MHz, MiB), each with its
-citation; :class:`GpuEntry` validates one entry (pydantic) and :meth:`GpuEntry.to_spec` turns it into a
+citation; :class:`GpuEntry` validates one entry and :meth:`GpuEntry.to_spec` turns it into a
 :class:`~kernelscope.model.GpuSpec` in SI units (bytes/s, FLOP/s, Hz, bytes). A user's spec file
 (``--spec``) has the same fields (SI spellings accepted too) and is read by :mod:`kernelscope.ingest.spec`
 through the same model. Every tensor peak is the DENSE figure; see the header of ``gpus.toml``.
@@ -12,22 +12,19 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from typing import Annotated, Any, Literal, Mapping
+import math
+from typing import Any, Mapping
 
-from pydantic import Field, StrictBool, ValidationError, field_validator, model_validator
+import msgspec
 
 from ..errors import InputError, UnknownGpuError
 from ..model import PIPES, GpuSpec
-from . import Model, raw
+from . import Model, Positive, PositiveInt, NonEmpty, problem, raw
 
 _CATALOGUE_FILE = "gpus.toml"
 _CATALOGUE_WHERE = "kernelscope/data/gpus.toml"
 _DROP_WORDS = {"nvidia", "geforce", "tesla", "gpu"}
 
-Pipe = Literal[PIPES]  # type: ignore[valid-type]
-#: A positive finite number (an int is accepted; a string or a bool is not).
-Positive = Annotated[float, Field(gt=0, allow_inf_nan=False, strict=True)]
-PositiveCount = Annotated[int, Field(gt=0, strict=True)]
 
 # Fields that have a human and an SI spelling: file key -> (GpuSpec field, factor to SI).
 _UNITS: dict[str, tuple[str, float]] = {
@@ -44,67 +41,62 @@ _UNITS: dict[str, tuple[str, float]] = {
 }
 
 
-class GpuEntry(Model):
+class GpuEntry(Model, kw_only=True):
     """One GPU: a ``[[gpu]]`` entry of the catalogue, or a user's spec file.
 
     Bandwidth and peaks are required, in exactly one spelling each (``dram_bandwidth_gb_s`` or
     ``dram_bandwidth_bytes_per_s``; ``peak_tflops`` or ``peak_flops_per_s``, a table pipe -> peak with pipes
-    of :data:`kernelscope.model.PIPES`); ``source`` cites every number, ``sources`` overrides it per field
+    of :data:`kernelscope.model.PIPES`); every number is positive and finite; ``compute_capability`` is
+    ``"major.minor"`` or ``[major, minor]``; ``source`` cites every number, ``sources`` overrides it per field
     (``peak_tflops`` as a table per pipe).
     """
 
-    name: str | None = Field(default=None, min_length=1)
+    name: NonEmpty | None = None
     aliases: tuple[str, ...] = ()
-    architecture: str | None = Field(default=None, min_length=1)
-    compute_capability: tuple[int, int] | None = None
-    sm_count: PositiveCount | None = None
+    architecture: NonEmpty | None = None
+    compute_capability: str | tuple[int, int] | None = None
+    sm_count: PositiveInt | None = None
     boost_clock_mhz: Positive | None = None
     boost_clock_hz: Positive | None = None
     l2_cache_mib: Positive | None = None
-    l2_cache_bytes: PositiveCount | None = None
+    l2_cache_bytes: PositiveInt | None = None
     dram_bandwidth_gb_s: Positive | None = None
     dram_bandwidth_bytes_per_s: Positive | None = None
-    peak_tflops: dict[Pipe, Positive] | None = None
-    peak_flops_per_s: dict[Pipe, Positive] | None = None
-    measured: StrictBool = False
-    source: str | None = Field(default=None, min_length=1)
+    peak_tflops: dict[str, float] | None = None
+    peak_flops_per_s: dict[str, float] | None = None
+    measured: bool = False
+    source: NonEmpty | None = None
     sources: dict[str, str | dict[str, str]] = {}
 
-    @field_validator("compute_capability", mode="before")
-    @classmethod
-    def _cc(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            m = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", value)
-            if m is None:
-                raise ValueError(f'expected "major.minor" like "8.0", got {value!r}')
-            return int(m.group(1)), int(m.group(2))
-        return value
-
-    @field_validator("aliases")
-    @classmethod
-    def _aliases(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if not all(a.strip() for a in value):
-            raise ValueError("expected a list of names")
-        return tuple(a.strip() for a in value)
-
-    @model_validator(mode="after")
-    def _spellings(self) -> "GpuEntry":
+    def __post_init__(self) -> None:
+        _check_cc(self.compute_capability)
+        if not all(a.strip() for a in self.aliases):
+            raise ValueError("field 'aliases': expected a list of names")
+        for key in _UNITS:
+            value = getattr(self, key)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"field '{key}': expected a positive finite number, got {value!r}")
         for human, si in (("dram_bandwidth_gb_s", "dram_bandwidth_bytes_per_s"), ("peak_tflops", "peak_flops_per_s"),
                           ("boost_clock_mhz", "boost_clock_hz"), ("l2_cache_mib", "l2_cache_bytes")):
             if getattr(self, human) is not None and getattr(self, si) is not None:
-                raise _FieldError(human, f"give only one of {human}, {si}")
+                raise ValueError(f"field '{human}': give only one of {human}, {si}")
         if self.dram_bandwidth_gb_s is None and self.dram_bandwidth_bytes_per_s is None:
-            raise _FieldError("dram_bandwidth_bytes_per_s", "missing; expected a positive number (or 'dram_bandwidth_gb_s')")
-        pipes = self.peak_tflops or self.peak_flops_per_s
+            raise ValueError("field 'dram_bandwidth_bytes_per_s': missing; expected a positive number (or 'dram_bandwidth_gb_s')")
+        key = "peak_tflops" if self.peak_tflops is not None else "peak_flops_per_s"
+        pipes = getattr(self, key) or {}
         if not pipes:
-            raise _FieldError("peak_flops_per_s", "expected a table of pipe -> peak with at least one of: " + ", ".join(PIPES))
-        for key, value in self.sources.items():
-            if key in ("peak_tflops", "peak_flops_per_s"):
+            raise ValueError(f"field '{key}': expected a table of pipe -> peak with at least one of: {', '.join(PIPES)}")
+        for pipe, peak in pipes.items():
+            if pipe not in PIPES:
+                raise ValueError(f"field '{key}.{pipe}': unknown pipe; expected one of: {', '.join(PIPES)}")
+            if not (math.isfinite(peak) and peak > 0):
+                raise ValueError(f"field '{key}.{pipe}': expected a positive finite number, got {peak!r}")
+        for name, value in self.sources.items():
+            if name in ("peak_tflops", "peak_flops_per_s"):
                 if not isinstance(value, dict) or any(p not in pipes for p in value):
-                    raise _FieldError(f"sources.{key}", "expected a table of pipe -> citation for the pipes given")
-            elif key not in _UNITS or getattr(self, key, None) is None:
-                raise _FieldError(f"sources.{key}", "not a numeric field of this entry")
-        return self
+                    raise ValueError(f"field 'sources.{name}': expected a table of pipe -> citation for the pipes given")
+            elif name not in _UNITS or getattr(self, name, None) is None:
+                raise ValueError(f"field 'sources.{name}': not a numeric field of this entry")
 
     def to_spec(self, *, origin: str, default_name: str | None = None, default_source: str | None = None,
                 where: str = "") -> GpuSpec:
@@ -132,7 +124,7 @@ class GpuEntry(Model):
                 sources.update({f"peak_flops_per_s.{p}": own.get(p, cite) for p in value})  # type: ignore[union-attr]
                 continue
             if field == "compute_capability":
-                values[field] = value
+                values[field] = _check_cc(value)
             else:
                 si = value * factor
                 values[field] = int(round(si)) if field in ("sm_count", "l2_cache_bytes") else float(si)
@@ -141,12 +133,16 @@ class GpuEntry(Model):
                        origin=origin, measured=self.measured, **values)
 
 
-class _FieldError(ValueError):
-    """A cross-field problem of a GpuEntry, naming the field it concerns."""
-
-    def __init__(self, field: str, problem: str) -> None:
-        super().__init__(problem)
-        self.field = field
+def _check_cc(value: str | tuple[int, int] | None) -> tuple[int, int] | None:
+    """``"8.0"`` or ``(8, 0)`` -> ``(8, 0)``; ValueError naming the field otherwise."""
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", value)
+        if m is None:
+            raise ValueError(f'field \'compute_capability\': expected "major.minor" like "8.0", got {value!r}')
+        return int(m.group(1)), int(m.group(2))
+    if value is not None and any(v < 0 for v in value):
+        raise ValueError(f"field 'compute_capability': expected [major, minor], got {list(value)}")
+    return value
 
 
 def entry_from(data: Any, where: str) -> GpuEntry:
@@ -158,25 +154,12 @@ def entry_from(data: Any, where: str) -> GpuEntry:
     if not isinstance(data, Mapping):
         raise InputError(where, f"expected a table of fields, got {type(data).__name__}")
     try:
-        return GpuEntry.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(where, _problem(exc)) from None
-
-
-def _problem(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    cause = err.get("ctx", {}).get("error")
-    if isinstance(cause, _FieldError):
-        return f"field '{cause.field}': {cause}"
-    loc = [str(p) for p in err["loc"] if p != "[key]"]
-    field = ".".join(loc)
-    if err["type"] == "extra_forbidden":
-        known = ", ".join(sorted(GpuEntry.model_fields))
-        return f"field '{field}': unknown; expected some of: {known}"
-    if err["type"] == "literal_error" and len(loc) == 2:
-        return f"field '{field}': unknown pipe; expected one of: {', '.join(PIPES)}"
-    msg = err["msg"].removeprefix("Value error, ")
-    return f"field '{field}': {msg}, got {err.get('input')!r}" if err["type"] != "missing" else f"field '{field}': missing"
+        return msgspec.convert(data, GpuEntry)
+    except msgspec.ValidationError as exc:
+        text = problem(exc)
+        if text.startswith("field '") and text.endswith("unknown field"):
+            text += f"; expected some of: {', '.join(sorted(GpuEntry.__struct_fields__))}"
+        raise InputError(where, text) from None
 
 
 # ------------------------------------------------------------------------------------------------ catalogue

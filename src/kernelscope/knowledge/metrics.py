@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from msgspec import Meta
 
 from ..model import PIPES
 from . import Model, load
@@ -16,26 +16,26 @@ from . import Model, load
 Pipe = Literal[PIPES]  # type: ignore[valid-type]
 
 
-class _Flop(Model):
+class _Flop(Model, kw_only=True):
     source: str
     fp64: dict[str, float]
     fp32: dict[str, float]
     fp16: dict[str, float]
 
 
-class _TensorPipe(Model):
+class _TensorPipe(Model, kw_only=True):
     src: str
     dst: str | None = None
     pipe: Pipe
 
 
-class _Tensor(Model):
+class _Tensor(Model, kw_only=True):
     source: str
     pipes: tuple[_TensorPipe, ...]
     op_kinds: dict[str, Pipe]
 
 
-class StallFamily(Model):
+class StallFamily(Model, kw_only=True):
     """One stall metric family: its name, the pattern whose group 1 is the reason, and whether a launch's
     stall values may come from it."""
 
@@ -49,14 +49,14 @@ class StallFamily(Model):
         return _compiled(self.pattern)
 
 
-class Request(Model):
+class Request(Model, kw_only=True):
     """What the ``.ncu-rep`` reader reads of each result: exact ``names`` and name ``prefixes``."""
 
-    names: tuple[str, ...] = Field(min_length=1)
+    names: Annotated[tuple[str, ...], Meta(min_length=1)]
     prefixes: tuple[str, ...]
 
 
-class _MetricsFile(Model):
+class _MetricsFile(Model, kw_only=True):
     flop: _Flop
     tensor: _Tensor
     stall_family: tuple[StallFamily, ...]

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from functools import cache
 from types import MappingProxyType
-from typing import Any, Literal, Mapping
+from typing import Annotated, Any, Literal, Mapping
 
-from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
+import msgspec
+from msgspec import Meta
 
 from ..errors import InputError
-from . import Model, load
+from . import Model, NonNegativeInt, PositiveInt, load, problem
 
 _KIB = 1024
 
@@ -27,7 +28,7 @@ _NUMERIC = (
 )
 
 
-class ArchLimits(Model):
+class ArchLimits(Model, kw_only=True):
     """The per-SM resources of one compute capability (``data/occupancy.toml``).
 
     Attributes:
@@ -72,24 +73,21 @@ class ArchLimits(Model):
     shared_mem_per_block_optin_bytes: PositiveInt
     shared_mem_allocation_unit_bytes: PositiveInt
     shared_mem_reserved_per_block_bytes: NonNegativeInt
-    shared_mem_carveouts_bytes: tuple[int, ...] = Field(min_length=1)
+    shared_mem_carveouts_bytes: Annotated[tuple[int, ...], Meta(min_length=1)]
     max_barriers_per_block: PositiveInt
     block_barriers_per_sm: PositiveInt | None = None
     register_limit_also_checks: tuple[int, int] | None = None
-    sources: Mapping[str, str] = MappingProxyType({})
+    sources: dict[str, str] = {}
     unverified: tuple[str, ...] = ()
 
-    @model_validator(mode="after")
-    def _largest_carveout(self) -> "ArchLimits":
+    def __post_init__(self) -> None:
         if self.shared_mem_carveouts_bytes[-1] != self.shared_mem_per_sm_bytes:
             raise ValueError("largest carveout != shared_mem_per_sm_bytes")
-        return self
 
 
-class _Entry(Model):
-    """One ``[cc."M.m"]`` table merged over ``[common]`` (file spellings: carveouts in KiB, CCs as "M.m")."""
-
-    model_config = Model.model_config | {"extra": "allow"}
+class _Entry(Model, kw_only=True, forbid_unknown_fields=False):
+    """One ``[cc."M.m"]`` table merged over ``[common]`` (file spellings: carveouts in KiB, CCs as "M.m"); the
+    numbers themselves are checked by :class:`ArchLimits`."""
 
     register_allocation_granularity: Literal["warp"]
     shared_mem_carveouts_kib: tuple[int, ...]
@@ -98,7 +96,7 @@ class _Entry(Model):
     unverified: tuple[str, ...] = ()
 
 
-class _OccupancyFile(Model):
+class _OccupancyFile(Model, kw_only=True):
     source: dict[str, str]
     common: dict[str, Any]
     cc: dict[str, dict[str, Any]]
@@ -121,11 +119,14 @@ def _catalogue() -> Mapping[tuple[int, int], ArchLimits]:
     for key, table in data.cc.items():
         where = f'cc."{key}"'
         merged = {**data.common, **table, "sources": {**common_sources, **table.get("sources", {})}}
-        entry = _Entry.model_validate(merged)
+        try:
+            entry = msgspec.convert(merged, _Entry)
+        except msgspec.ValidationError as exc:
+            raise InputError("kernelscope/data/occupancy.toml", f"{where}: {problem(exc)}") from None
         unsourced = [f for f in _NUMERIC if f not in entry.sources or entry.sources[f] not in data.source]
         if unsourced:
             raise InputError("kernelscope/data/occupancy.toml", f"{where}: fields without a known source: {unsourced}")
-        fields = {k: v for k, v in merged.items() if k in ArchLimits.model_fields}
+        fields = {k: v for k, v in merged.items() if k in ArchLimits.__struct_fields__}
         fields.update(
             compute_capability=_cc(key),
             shared_mem_carveouts_bytes=tuple(sorted(k * _KIB for k in entry.shared_mem_carveouts_kib)),
@@ -133,9 +134,9 @@ def _catalogue() -> Mapping[tuple[int, int], ArchLimits]:
             sources={f: data.source[s] for f, s in entry.sources.items() if s in data.source},
         )
         try:
-            out[_cc(key)] = ArchLimits.model_validate(fields)
-        except ValueError as exc:
-            raise InputError("kernelscope/data/occupancy.toml", f"{where}: {' '.join(str(exc).split())}") from None
+            out[_cc(key)] = msgspec.convert(fields, ArchLimits)
+        except msgspec.ValidationError as exc:
+            raise InputError("kernelscope/data/occupancy.toml", f"{where}: {problem(exc)}") from None
     return MappingProxyType(dict(sorted(out.items())))
 
 

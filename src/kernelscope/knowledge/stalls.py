@@ -10,23 +10,24 @@ from __future__ import annotations
 import re
 from functools import cache
 from types import MappingProxyType
-from typing import Literal, Mapping
+from typing import Annotated, Literal, Mapping
 
-from pydantic import Field, model_validator
+import msgspec
+from msgspec import Meta
 
 from ..errors import InputError
-from . import Model, check_lang, load
+from . import Model, NonEmpty, check_lang, load
 
 #: Reason id of the "issuing, not stalling" state, shown apart from the stalls.
 SELECTED = "selected"
 
 
-class _Source(Model):
-    document: str = Field(min_length=1)
-    url: str = Field(pattern=r"^https://")
+class _Source(Model, kw_only=True):
+    document: NonEmpty
+    url: Annotated[str, Meta(pattern=r"^https://")]
 
 
-class StallReason(Model):
+class StallReason(Model, kw_only=True):
     """One canonical warp-stall reason (a ``[[reason]]`` of ``data/stalls.toml``).
 
     Attributes:
@@ -38,10 +39,10 @@ class StallReason(Model):
             ``math_pipe_throttle``); ``healthy_why_en/zh`` say why.
         hardware_en / hardware_zh: what happens in the hardware.
         advice_en / advice_zh: what to change in the kernel.
-        source_document / source_url: where the meaning comes from.
+        source: where the meaning comes from (``source_document`` / ``source_url``).
     """
 
-    id: str = Field(pattern=r"^[a-z0-9_]+$")
+    id: Annotated[str, Meta(pattern=r"^[a-z0-9_]+$")]
     display_name: str
     display_name_zh: str
     aliases: tuple[str, ...] = ()
@@ -51,19 +52,19 @@ class StallReason(Model):
     hardware_zh: str
     advice_en: str
     advice_zh: str
-    source_document: str
-    source_url: str
+    source: _Source
     healthy_why_en: str = ""
     healthy_why_zh: str = ""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _flatten_source(cls, data: object) -> object:
-        if isinstance(data, dict) and "source" in data:
-            data = dict(data)
-            source = _Source.model_validate(data.pop("source"))
-            data["source_document"], data["source_url"] = source.document, source.url
-        return data
+    @property
+    def source_document(self) -> str:
+        """The document the meaning comes from."""
+        return self.source.document
+
+    @property
+    def source_url(self) -> str:
+        """Its address."""
+        return self.source.url
 
     def text(self, field: str, lang: str) -> str:
         """``field`` (``"display_name"``, ``"hardware"``, ``"advice"``, ``"healthy_why"``) in ``"en"``/``"zh"``.
@@ -78,7 +79,7 @@ class StallReason(Model):
         return getattr(self, f"{field}_{check_lang(lang)}")
 
 
-class _StallsFile(Model):
+class _StallsFile(Model, kw_only=True):
     reason: tuple[StallReason, ...]
 
 
@@ -117,6 +118,16 @@ def lookup() -> Mapping[str, str]:
     return MappingProxyType(table)
 
 
+_PLACEHOLDER = StallReason(
+    id="unknown", display_name="unknown", display_name_zh="unknown", category="other", healthy=False,
+    hardware_en="", hardware_zh="",
+    advice_en="See the Warp Stall Reasons table of the Nsight Compute Kernel Profiling Guide for this reason.",
+    advice_zh="请查阅 Nsight Compute Kernel Profiling Guide 中的 Warp Stall Reasons 表了解该原因。",
+    source=_Source(document="NVIDIA Nsight Compute Kernel Profiling Guide, Warp Stall Reasons",
+                   url="https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html"),
+)
+
+
 def describe(reason_id: str) -> StallReason:
     """The :class:`StallReason` for a breakdown key: ``reasons()[reason_id]``, or for a spelling that
     ``stalls.toml`` does not know (kept by the readers) a placeholder named after it, category ``"other"``,
@@ -124,15 +135,11 @@ def describe(reason_id: str) -> StallReason:
     known = reasons().get(reason_id)
     if known is not None:
         return known
-    return StallReason(
-        id="unknown", display_name=reason_id, display_name_zh=reason_id, category="other", healthy=False,
+    return msgspec.structs.replace(
+        _PLACEHOLDER, id=reason_id, display_name=reason_id, display_name_zh=reason_id,
         hardware_en=f"Stall reason '{reason_id}' is not in kernelscope's taxonomy (a newer Nsight Compute?).",
         hardware_zh=f"停顿原因“{reason_id}”不在 kernelscope 的分类表中（可能来自更新版本的 Nsight Compute）。",
-        advice_en="See the Warp Stall Reasons table of the Nsight Compute Kernel Profiling Guide for this reason.",
-        advice_zh="请查阅 Nsight Compute Kernel Profiling Guide 中的 Warp Stall Reasons 表了解该原因。",
-        source_document="NVIDIA Nsight Compute Kernel Profiling Guide, Warp Stall Reasons",
-        source_url="https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html",
-    ).model_copy(update={"id": reason_id})
+    )
 
 
 def canonical_reason(name: str) -> str:

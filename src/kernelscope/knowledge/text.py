@@ -10,7 +10,7 @@ from . import Model, check_lang, load
 from .criteria import verdicts
 
 
-class Text(Model):
+class Text(Model, kw_only=True):
     """One text in both languages."""
 
     en: str
@@ -21,7 +21,7 @@ class Text(Model):
         return self.zh if check_lang(lang) == "zh" else self.en
 
 
-class Labels(Model):
+class Labels(Model, kw_only=True):
     """``labels.toml``: report labels (``label``), occupancy limiter names (``limiter``), pipe names (``pipe``)
     and finding templates (``note``: Python format strings filled by a :class:`kernelscope.notes.Note`)."""
 
@@ -85,6 +85,8 @@ def note_text(key: str, values: Mapping[str, Any], lang: str) -> str:
     None values print as the language's "not measured". Raises KeyError for an unknown key.
     """
     template = labels().note[key].get(lang)
+    if all(v is not None for v in values.values()):
+        return template.format(**values)
     nm = label("not_measured", lang)
     return _NotMeasuredFormatter(nm).format(template, **values).replace(f"{nm}%", nm)
 

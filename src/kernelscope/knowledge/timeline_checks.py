@@ -8,83 +8,79 @@ from __future__ import annotations
 
 import re
 
-from pydantic import Field, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, field_validator
+from typing import Annotated
 
-from . import Model, load
+from msgspec import Meta
+
+from . import Model, NonNegative, NonNegativeInt, Positive, PositiveInt, NonEmpty, load
 
 
-class Sourced(Model):
+class Sourced(Model, kw_only=True):
     """A table of thresholds with the place they come from."""
 
-    source: str = Field(min_length=1)
+    source: NonEmpty
 
 
-class SyncMemcpy(Sourced):
+class SyncMemcpy(Sourced, kw_only=True):
     """Copies issued by a synchronous API; host-to-device copies of at most ``max_small_htod_bytes`` are not
     flagged (the driver returns before they finish), nor device-to-device copies."""
 
     max_small_htod_bytes: NonNegativeInt
 
 
-class PageableMemcpy(Sourced):
+class PageableMemcpy(Sourced, kw_only=True):
     """Copies from or to pageable host memory, flagged when they take at least ``min_total_s`` in all."""
 
-    min_total_s: NonNegativeFloat
+    min_total_s: NonNegative
 
 
-class SyncMemset(Sourced):
+class SyncMemset(Sourced, kw_only=True):
     """Memsets issued by a synchronous API (no threshold)."""
 
 
-class GpuGaps(Sourced):
+class GpuGaps(Sourced, kw_only=True):
     """A GPU idle for at least ``min_gap_s`` between its first and last operation."""
 
-    min_gap_s: PositiveFloat
+    min_gap_s: Positive
 
 
-class LowUtilisation(Sourced):
+class LowUtilisation(Sourced, kw_only=True):
     """Busy time below ``threshold_pct`` of the span, overall or in one of ``chunks`` equal slices."""
 
-    threshold_pct: float = Field(gt=0, le=100)
+    threshold_pct: Annotated[float, Meta(gt=0, le=100)]
     chunks: PositiveInt
 
 
-class TinyKernels(Sourced):
+class TinyKernels(Sourced, kw_only=True):
     """Kernels about as long as their launch cost: median at most the launch cost (capped at
     ``launch_cost_cap_s``), or at most ``max_duration_s`` without recorded launch calls, launched at least
     ``min_launches`` times."""
 
-    max_duration_s: PositiveFloat
+    max_duration_s: Positive
     min_launches: PositiveInt
-    launch_cost_cap_s: PositiveFloat
+    launch_cost_cap_s: Positive
 
 
-class AmdahlFactors(Sourced):
+class AmdahlFactors(Sourced, kw_only=True):
     """Speed-up factors of the Amdahl projections, besides "gone" (infinitely faster)."""
 
-    factors: tuple[float, ...] = Field(min_length=1)
+    factors: Annotated[tuple[float, ...], Meta(min_length=1)]
 
-    @field_validator("factors")
-    @classmethod
-    def _above_one(cls, value: tuple[float, ...]) -> tuple[float, ...]:
-        if any(not f > 1.0 or f == float("inf") for f in value):
-            raise ValueError("every factor must be a finite number above 1")
-        return value
+    def __post_init__(self) -> None:
+        if any(not 1.0 < f < float("inf") for f in self.factors):
+            raise ValueError("field 'amdahl.factors': every factor must be a finite number above 1")
 
 
-class Ranks(Sourced):
+class Ranks(Sourced, kw_only=True):
     """Kernel names matching ``communication_regex`` (case-insensitive) are communication, not computation."""
 
-    communication_regex: str = Field(min_length=1)
+    communication_regex: NonEmpty
 
-    @field_validator("communication_regex")
-    @classmethod
-    def _compiles(cls, value: str) -> str:
+    def __post_init__(self) -> None:
         try:
-            re.compile(value)
+            re.compile(self.communication_regex)
         except re.error as exc:
-            raise ValueError(f"not a regular expression: {exc}") from None
-        return value
+            raise ValueError(f"field 'ranks.communication_regex': not a regular expression: {exc}") from None
 
     @property
     def communication(self) -> re.Pattern[str]:
@@ -92,7 +88,7 @@ class Ranks(Sourced):
         return re.compile(self.communication_regex, re.IGNORECASE)
 
 
-class TimelineChecks(Model):
+class TimelineChecks(Model, kw_only=True):
     """``timeline_rules.toml``: one table per check, plus the Amdahl factors and the rank comparison."""
 
     sync_memcpy: SyncMemcpy

@@ -4,7 +4,6 @@ label/value rows that the table and Markdown renderers lay out. No analysis here
 from __future__ import annotations
 
 import math
-from typing import Sequence
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..knowledge import check_lang
@@ -13,16 +12,17 @@ from ..knowledge.text import class_text, label, limiter_name, note_text, pipe_na
 from ..notes import Note
 
 
-def _si(value: float, unit: str, digits: int = 3) -> str:
-    if value == 0:
-        return f"0 {unit}"
+_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def si(value: float, unit: str = "", digits: int | None = 3, sep: str = " ") -> str:
+    """``value`` with a decimal SI prefix: ``si(3.22e12, "FLOP/s") == "3.22 TFLOP/s"``; ``digits`` significant
+    digits (None: as short as exact, for axis ticks), ``sep`` between the number and the prefixed unit."""
     if math.isinf(value):
-        return f"∞ {unit}"
-    prefixes = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
-    for scale, prefix in prefixes:
-        if abs(value) >= scale:
-            return f"{value / scale:.{digits}g} {prefix}{unit}"
-    return f"{value:.{digits}g} {unit}"
+        return f"∞{sep}{unit}".rstrip()
+    spec = "g" if digits is None else f".{digits}g"
+    scale, prefix = next(((s, p) for s, p in _PREFIXES if abs(value) >= s), (1.0, ""))
+    return f"{value / scale:{spec}}{sep}{prefix}{unit}".rstrip()
 
 
 _CONTROL = dict.fromkeys(range(32), "?") | {127: "?"}
@@ -59,7 +59,7 @@ class Fmt:
         return self.nm if fraction is None else f"{fraction * 100:.1f}%"
 
     def flops(self, value: float | None) -> str:
-        return self.nm if value is None else _si(value, "FLOP/s")
+        return self.nm if value is None else si(value, "FLOP/s")
 
     def intensity(self, value: float | None) -> str:
         if value is None:
@@ -162,7 +162,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
                 f.label("achieved"),
                 f"{f.flops(r.achieved_flops_per_s)} / {f.label('attainable')} {f.flops(r.attainable_flops_per_s)}, "
                 f"{f.label('efficiency')} {f.share(r.efficiency)}"
-                + ("" if r.achieved_bytes_per_s is None else f"; DRAM {_si(r.achieved_bytes_per_s, 'B/s')}"),
+                + ("" if r.achieved_bytes_per_s is None else f"; DRAM {si(r.achieved_bytes_per_s, 'B/s')}"),
             ))
     occ = d.occupancy
     if occ is not None:

@@ -10,7 +10,8 @@ no DRAM traffic) is written as null with its reason, never as a string.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping, Sequence
+from functools import cache
+from typing import Annotated, Any, Iterable, Literal, Mapping, Sequence, get_args, get_origin, get_type_hints
 
 from msgspec import Struct
 
@@ -78,17 +79,31 @@ def null_reasons(doc: Struct, f: Fmt, specific: Mapping[str, str] | None = None,
             key = specific.get(pointer, default)
             out.append(NullReason(field=pointer, key=key, text=f.note(key)))
         elif isinstance(value, Struct):
-            for name in value.__struct_fields__:
+            for name in _nested_fields(type(value)):
                 walk(getattr(value, name), f"{pointer}/{name}")
         elif isinstance(value, dict):
             for k, v in value.items():
                 walk(v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}")
         elif isinstance(value, (list, tuple)):
             for i, v in enumerate(value):
-                walk(v, f"{pointer}/{i}")
+                if v is None or isinstance(v, (Struct, dict, list, tuple)):
+                    walk(v, f"{pointer}/{i}")
 
     walk(doc, "")
     return out
+
+
+@cache
+def _nested_fields(doc_type: type[Struct]) -> tuple[str, ...]:
+    """The fields of a document type that can hold a null or a nested value (plain scalars cannot)."""
+    hints = get_type_hints(doc_type)
+    return tuple(name for name in doc_type.__struct_fields__ if not _plain_scalar(hints[name]))
+
+
+def _plain_scalar(hint: Any) -> bool:
+    while get_origin(hint) is Annotated:
+        hint = get_args(hint)[0]
+    return hint in (int, float, str, bool) or get_origin(hint) is Literal
 
 
 def _roofline(r: RooflinePoint | None, f: Fmt) -> RooflineDoc | None:

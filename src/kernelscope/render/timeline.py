@@ -1,22 +1,25 @@
 """Rendering of ``kernelscope timeline`` results (:class:`~kernelscope.analysis.timeline.TimelineReport`): a rich
-table view, JSON (schema ``kernelscope.timeline/1``, units in the field names) and Markdown, in English or Chinese.
-No analysis here.
+table view, JSON and Markdown, in English or Chinese. No analysis here.
 
-JSON holds only numbers, strings, booleans and null: a value that is infinite (an Amdahl factor "gone", the
-speedup when an item is the whole program time, the open-ended last gap bin) or NaN is written as null, and the
-object holding it gets ``<field>_null_reason``: ``"gone"``, ``"unbounded"``, ``"open_ended"`` (what the field's
-dataclass declares in ``NON_FINITE``), else ``"infinite"`` / ``"not_a_number"``. The text views print ∞.
-A finding is ``{rule, note, time_s, count, source, severity, evidence, estimated_speedup, speedup_note}``.
+JSON is the typed document ``kernelscope.timeline/1`` (:mod:`kernelscope.render.documents.timeline`, JSON Schema
+``schemas/timeline-1.schema.json``), encoded by :func:`kernelscope.render.documents.encode`; units are in the
+field names. It holds only numbers, strings, booleans and null: a value that is infinite (an Amdahl factor "gone",
+the speedup when an item is the whole program time, the open-ended last gap bin) or NaN is written as null, and
+the object holding it gets ``<field>_null_reason``: ``"gone"``, ``"unbounded"``, ``"open_ended"`` (what the
+field's dataclass declares in ``NON_FINITE``) or ``"not_a_number"``. The text views print ∞. A finding is the
+common finding document (``id``, ``severity``, ``message``, ``evidence``, ``bound``, ``advice``,
+``estimated_speedup``, ``speedup_note``, ``source``) plus ``time_s`` and ``count``, and ``rule`` / ``note`` (the
+same as ``id`` / ``message``) for readers of earlier timeline documents.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import math
-from dataclasses import fields, is_dataclass
-from typing import Any, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Sequence, TypeVar
 
+import msgspec
 import numpy as np
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -26,8 +29,17 @@ from rich.text import Text
 from ..version import __version__
 from ..notes import Note
 from ..analysis.engine import Finding
-from ..analysis.timeline import ItemStat, TimelineReport, time_and_count
+from ..analysis.timeline import Amdahl, ItemStat, TimelineReport, TimeSplit, time_and_count
 from .common import Fmt, safe
+from .documents import encode
+from .documents.common import Doc
+from .documents.timeline import (
+    AmdahlDoc, BlackHoleDoc, CopyDirectionDoc, GapHistogramDoc, InvalidRecordDoc, ItemStatDoc, LaunchOverheadDoc,
+    LaunchShapeDoc, RankRowDoc, TimeSplitDoc, TimelineDoc, TimelineFindingDoc, TimelineReportDoc, TinyKernelDoc,
+)
+from .json import findings, finite, notes
+
+D = TypeVar("D", bound=Doc)
 
 SCHEMA = "kernelscope.timeline/1"
 FORMATS: tuple[str, ...] = ("table", "json", "markdown")
@@ -260,9 +272,8 @@ def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
     rows = []
     for i, fd in enumerate(rep.findings):
         rows.append((f.label("tl_findings") if i == 0 else "", f"[{fd.id}] {f.note(fd.message)}"))
-    notes = list(rep.notes)
-    if notes:
-        rows.append((f.label("notes"), f.notes(notes)))
+    if rep.notes:
+        rows.append((f.label("notes"), f.notes(list(rep.notes))))
     if rep.not_computable:
         rows.append((f.label("tl_not_computable"), ", ".join(f.label(f"tl_nc_{k}") for k in rep.not_computable)))
     if rep.invalid:
@@ -333,66 +344,107 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10) -> 
 
 
 # ----------------------------------------------------------------------------------------------- JSON
-def _non_finite(value: Any) -> str | None:
-    """"not_a_number" / "infinite" when ``value`` (or an element of it) is NaN / infinite, else None."""
+def _plain(value: Any) -> Any:
+    """A number, string or tuple of them as plain JSON-ready Python: NumPy scalars converted, non-finite floats
+    None (their reason is beside them, see :func:`_copy`), tuples as lists."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    return finite(value) if isinstance(value, float) else value
+
+
+def _non_finite(value: Any, declared: str) -> str | msgspec.UnsetType:
+    """``declared`` (what an infinite value of the field means) / "not_a_number" when ``value`` (or an element of
+    it) is infinite / NaN, else UNSET (the reason field is left out)."""
     values = value if isinstance(value, (list, tuple)) else (value,)
     floats = [float(v) for v in values if isinstance(v, (float, np.floating))]
     if any(math.isnan(v) for v in floats):
         return "not_a_number"
-    return "infinite" if any(math.isinf(v) for v in floats) else None
+    return declared if any(math.isinf(v) for v in floats) else msgspec.UNSET
 
 
-def _object(value: Any, f: Fmt) -> dict:
-    """A dataclass as a dict of its fields; a non-finite field gets ``<field>_null_reason`` next to its null."""
-    declared = getattr(type(value), "NON_FINITE", {})
-    out = {}
-    for fl in fields(value):
-        v = getattr(value, fl.name)
-        out[fl.name] = _plain(v, f)
-        why = _non_finite(v)
-        if why is not None:
-            out[f"{fl.name}_null_reason"] = declared.get(fl.name, why) if why == "infinite" else why
+def _copy(doc_type: type[D], obj: Any, **given: Any) -> D:
+    """``doc_type`` from the same-named fields of the dataclass ``obj`` (numbers made plain, see :func:`_plain`);
+    ``<field>_null_reason`` from ``<field>`` and the ``NON_FINITE`` reasons ``obj`` declares; ``given`` fields as
+    they are (nested documents, fields ``obj`` does not have)."""
+    declared = getattr(type(obj), "NON_FINITE", {})
+    kw = {}
+    for name in doc_type.__struct_fields__:
+        if name in given:
+            kw[name] = given[name]
+        elif name.endswith("_null_reason"):
+            field = name.removesuffix("_null_reason")
+            kw[name] = _non_finite(getattr(obj, field), declared.get(field, "infinite"))
+        else:
+            kw[name] = _plain(getattr(obj, name))
+    return doc_type(**kw)
+
+
+def _note(n: Note) -> Note:
+    return Note(n.key, {k: _plain(v) for k, v in n.values.items()})
+
+
+def _findings(items: Sequence[Finding], f: Fmt) -> list[TimelineFindingDoc]:
+    """The common finding documents with the time and count each concerns, and the keys ``rule`` / ``note`` of
+    earlier timeline documents (the same as ``id`` / ``message``)."""
+    out = []
+    for fd in items:
+        plain = replace(fd, message=_note(fd.message), estimated_speedup=_plain(fd.estimated_speedup),
+                        evidence=tuple(replace(e, value=_plain(e.value)) for e in fd.evidence))
+        doc = findings((plain,), f)[0]
+        time_s, count = time_and_count(plain)
+        out.append(TimelineFindingDoc(**msgspec.structs.asdict(doc), rule=doc.id, note=doc.message,
+                                      time_s=time_s, count=count))
     return out
 
 
-def _finding(fd: Finding, f: Fmt) -> dict:
-    time_s, count = time_and_count(fd)
-    return {"rule": fd.id, "note": _plain(fd.message, f), "time_s": time_s, "count": count, "source": fd.source,
-            "severity": fd.severity, "evidence": _plain(fd.evidence, f),
-            "estimated_speedup": fd.estimated_speedup, "speedup_note": fd.speedup_note}
+def _amdahl(a: Amdahl | None) -> AmdahlDoc | None:
+    return None if a is None else _copy(AmdahlDoc, a)
 
 
-def _plain(value: Any, f: Fmt) -> Any:
-    if isinstance(value, Note):
-        return {"key": value.key, "text": f.note(value), "values": _plain(dict(value.values), f)}
-    if isinstance(value, Finding):
-        return _finding(value, f)
-    if is_dataclass(value) and not isinstance(value, type):
-        return _object(value, f)
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v, f) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v, f) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # NumPy scalars
-        return _plain(value.item(), f)
-    if isinstance(value, float) and not math.isfinite(value):
-        return None  # the reason is beside it (see _object)
-    return value
+def _item(it: ItemStat) -> ItemStatDoc:
+    return _copy(ItemStatDoc, it, amdahl=_amdahl(it.amdahl),
+                 launch=None if it.launch is None else _copy(LaunchShapeDoc, it.launch))
+
+
+def _split(d: TimeSplit) -> TimeSplitDoc:
+    return _copy(TimeSplitDoc, d, copies=[_copy(CopyDirectionDoc, c) for c in d.copies],
+                 gaps=None if d.gaps is None else _copy(GapHistogramDoc, d.gaps))
+
+
+def report_doc(rep: TimelineReport, f: Fmt) -> TimelineReportDoc:
+    """One report as a document."""
+    bh = _black_hole_note(rep, f.lang)
+    b = rep.black_hole
+    return _copy(
+        TimelineReportDoc, rep,
+        devices=[_split(d) for d in rep.devices], streams=[_split(d) for d in rep.streams],
+        kernels=[_item(i) for i in rep.kernels], copies=[_item(i) for i in rep.copies],
+        memsets=[_item(i) for i in rep.memsets], api_calls=[_item(i) for i in rep.api_calls],
+        syncs=[_item(i) for i in rep.syncs], annotations=[_item(i) for i in rep.annotations],
+        launch=None if rep.launch is None else _copy(LaunchOverheadDoc, rep.launch),
+        tiny_kernels=[_copy(TinyKernelDoc, t) for t in rep.tiny_kernels],
+        black_hole=None if b is None else _copy(BlackHoleDoc, b, amdahl=_amdahl(b.amdahl)),
+        ranks=[_copy(RankRowDoc, r) for r in rep.ranks], findings=_findings(rep.findings, f),
+        notes=notes([_note(n) for n in rep.notes], f), invalid=[_copy(InvalidRecordDoc, r) for r in rep.invalid],
+        kernel_time_s=_plain(rep.kernel_time_s), black_hole_text=f.note(bh) if bh is not None else None,
+    )
+
+
+def timeline_doc(reports: Sequence[TimelineReport], lang: str = "en") -> TimelineDoc:
+    """The ``kernelscope.timeline/1`` document of ``reports``."""
+    f = _F(lang)
+    return TimelineDoc(schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
+                       reports=[report_doc(rep, f) for rep in reports])
 
 
 def to_json(reports: Sequence[TimelineReport], lang: str = "en") -> dict:
-    """JSON-ready dict: every field of every report; times in seconds (``*_s``), percentages ``*_pct``,
-    fractions ``*_fraction``, timestamps ``*_ns``, sizes in bytes; notes as {key, text, values}."""
-    f = _F(lang)
-    out = []
-    for rep in reports:
-        d = _plain(rep, f)
-        d["kernel_time_s"] = rep.kernel_time_s
-        bh = _black_hole_note(rep, lang)
-        d["black_hole_text"] = f.note(bh) if bh is not None else None
-        out.append(d)
-    return {"schema": SCHEMA, "kernelscope_version": __version__, "language": lang, "reports": out}
+    """The document as plain JSON-ready Python (dicts, lists, numbers, strings, None): every field of every report;
+    times in seconds (``*_s``), percentages ``*_pct``, fractions 0-1, timestamps ``*_ns``, sizes in bytes."""
+    return msgspec.to_builtins(timeline_doc(reports, lang))
 
 
 def to_json_text(reports: Sequence[TimelineReport], lang: str = "en") -> str:
-    return json.dumps(to_json(reports, lang), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    """The document as JSON text (schema ``schemas/timeline-1.schema.json``)."""
+    return encode(timeline_doc(reports, lang))

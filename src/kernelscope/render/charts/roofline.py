@@ -20,7 +20,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from ...analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ...analysis.roofline import ridge_point
 from ...model import GpuSpec
-from ..common import Fmt, safe
+from ..common import Fmt, safe, si
 from .style import (
     CLASS_COLOURS, _DPI, _Box, _Placer, _box, _finish, _kernel_label, _new_figure, _place_axes, _rc, _short,
     _wrap, chart_lang,
@@ -29,13 +29,6 @@ from .style import (
 
 # ------------------------------------------------------------------------------------------ numbers, ticks
 
-
-
-def _si(value: float, unit: str = "") -> str:
-    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if value >= scale:
-            return f"{value / scale:.3g} {prefix}{unit}"
-    return f"{value:.3g} {unit}".rstrip()
 
 
 def _ops_unit(pipe: str) -> str:
@@ -47,10 +40,7 @@ def _decade_ticks(lo: float, hi: float) -> list[float]:
 
 
 def _tick_si(value: float, _pos: object = None) -> str:
-    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if value >= scale:
-            return f"{value / scale:g}{prefix}"
-    return f"{value:g}"
+    return si(value, digits=None, sep="")
 
 
 def _tick_plain(value: float, _pos: object = None) -> str:
@@ -111,7 +101,7 @@ def why_not_plotted(d: KernelDiagnosis, gpu: GpuSpec | None, f: Fmt) -> str | No
 def _point_title(d: KernelDiagnosis, ai: float, perf: float, pipe: str, share: float | None, f: Fmt) -> str:
     r = d.roofline
     lines = [f"[{d.kernel.index}] {safe(d.kernel.name)}"]
-    line = f"{f.intensity(ai)}, {_si(perf, _ops_unit(pipe))} ({f.pipe(pipe)})"
+    line = f"{f.intensity(ai)}, {si(perf, _ops_unit(pipe))} ({f.pipe(pipe)})"
     if r is not None and r.pipe == pipe and r.efficiency is not None:
         line += f", {f.share(r.efficiency)} {f.label('of_attainable')}"
     lines.append(line)
@@ -168,7 +158,7 @@ def _ceilings(gpu: GpuSpec, f: Fmt) -> list[tuple[float, list[str], str]]:
         else:
             name = " / ".join(names)
         unit = "OP/s" if all(p.startswith("int") for p in pipes) else "FLOP/s"
-        out.append((peak, pipes, f"{name}: {_si(peak, unit)}"))
+        out.append((peak, pipes, f"{name}: {si(peak, unit)}"))
     return out
 
 
@@ -325,7 +315,7 @@ def _label_roof(ax, placer: _Placer, renderer, roof: _Roof, used_pipes: set[str]
     for (peak, pipes, label), ridge in zip(roof.ceilings, roof.ridges):
         used = bool(used_pipes & set(pipes))
         _place_ceiling_label(ax, placer, renderer, label, ridge, peak, xhi, bold=used)
-    _place_slope_label(ax, placer, renderer, f.label("chart_dram", bw=_si(roof.bw, "B/s")), xlo, max(roof.ridges), roof.bw)
+    _place_slope_label(ax, placer, renderer, f.label("chart_dram", bw=si(roof.bw, "B/s")), xlo, max(roof.ridges), roof.bw)
 
 
 def _label_points(ax, placer: _Placer, points: list[_Point], radius: dict[str, float], f: Fmt) -> None:

@@ -22,6 +22,7 @@ from xml.sax.saxutils import escape as _xml_escape
 from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from rich.cells import cell_len
 
 from ...analysis.diagnosis import KernelDiagnosis
 from ..common import safe
@@ -126,12 +127,12 @@ def _kernel_label(d: KernelDiagnosis) -> str:
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    """Wrap by display width (a CJK character counts as two columns)."""
+    """Wrap by display width (terminal cells: a CJK character counts as two; ``rich.cells.cell_len``)."""
     out: list[str] = []
     for para in text.split("\n"):
         line, cols = "", 0
         for word in re.split(r"(\s+)", para):
-            w = sum(2 if ord(ch) > 0x2E80 else 1 for ch in word)
+            w = cell_len(word)
             if cols + w > width and line.strip():
                 out.append(line.rstrip())
                 line, cols = "", 0
@@ -139,12 +140,12 @@ def _wrap(text: str, width: int) -> list[str]:
                     continue
             while w > width:  # a single long word (a C++ name): hard break
                 cut, c = 0, 0
-                while cut < len(word) and c + (2 if ord(word[cut]) > 0x2E80 else 1) <= width:
-                    c += 2 if ord(word[cut]) > 0x2E80 else 1
+                while cut < len(word) and c + cell_len(word[cut]) <= width:
+                    c += cell_len(word[cut])
                     cut += 1
                 out.append(word[:cut])
                 word = word[cut:]
-                w = sum(2 if ord(ch) > 0x2E80 else 1 for ch in word)
+                w = cell_len(word)
             line += word
             cols += w
         if line.strip():

@@ -29,10 +29,12 @@ def encode(doc: Doc) -> str:
 def _documents() -> dict[str, tuple[type, str]]:
     from .compare import CompareDoc
     from .diagnosis import DiagnosisDoc
+    from .timeline import TimelineDoc
 
     return {
         "diagnosis-1.schema.json": (DiagnosisDoc, "kernelscope diagnose --format json"),
         "compare-1.schema.json": (CompareDoc, "kernelscope compare --format json"),
+        "timeline-1.schema.json": (TimelineDoc, "kernelscope timeline --format json"),
     }
 
 

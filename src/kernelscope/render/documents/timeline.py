@@ -1,0 +1,266 @@
+"""``kernelscope.timeline/1``: the JSON document of ``kernelscope timeline --format json``.
+
+One report per program run (a file of ``nsys stats`` output may hold several captures). Times are in seconds
+(``_s``), file-clock timestamps in nanoseconds (``_ns``), sizes in bytes, ``_pct`` fields percent 0-100,
+``*fraction`` fields fractions 0-1. A value that is infinite (an Amdahl factor "gone", the speedup when an item is
+the whole program time, the open-ended last gap bin) or NaN is written as null, and the object holding it gets
+``<field>_null_reason`` (present only then).
+"""
+
+from typing import Annotated, Literal
+
+from msgspec import UNSET, Meta, UnsetType
+
+from .common import Doc, EvidenceDoc, FindingDoc, Lang, NoteDoc, Version
+
+__all__ = [
+    "AmdahlDoc", "BlackHoleDoc", "CopyDirectionDoc", "EvidenceDoc", "GapHistogramDoc", "InvalidRecordDoc", "ItemStatDoc",
+    "LaunchOverheadDoc", "LaunchShapeDoc", "RankRowDoc", "TimeSplitDoc", "TimelineDoc", "TimelineFindingDoc",
+    "TimelineReportDoc", "TinyKernelDoc",
+]
+
+_ONLY = "; present only when one is null"
+GoneReason = Annotated[Literal["gone", "not_a_number"] | UnsetType, Meta(
+    description='why a factor is null: "gone" (infinite factor: the item removed) or "not_a_number"' + _ONLY)]
+UnboundedReason = Annotated[Literal["unbounded", "not_a_number"] | UnsetType, Meta(
+    description='why a speedup is null: "unbounded" (infinite) or "not_a_number"' + _ONLY)]
+OpenEndedReason = Annotated[Literal["open_ended", "not_a_number"] | UnsetType, Meta(
+    description='why an edge is null: "open_ended" (infinite last edge: the last bin is open-ended) or "not_a_number"' + _ONLY)]
+
+
+
+class AmdahlDoc(Doc, kw_only=True):
+    """Amdahl projection for one item taking `fraction` of the program time, assuming it is on the critical path"""
+
+    fraction: Annotated[float, Meta(description="the item's total time / the program time, fraction 0-1")]
+    factors: Annotated[list[float | None], Meta(description=(
+        "how many times faster the item is assumed to become (ratio); the last one is null: the item gone "
+        "(factors_null_reason \"gone\")"))]
+    factors_null_reason: GoneReason = UNSET
+    speedups: Annotated[list[float | None], Meta(description=(
+        "program speedup for each factor (ratio, >= 1); null when unbounded (the item is the whole program time "
+        "and goes)"))]
+    speedups_null_reason: UnboundedReason = UNSET
+    saved_fraction: Annotated[list[float], Meta(description=(
+        "share of the program time saved for each factor = fraction * (1 - 1/factor), fraction 0-1"))]
+
+
+class LaunchShapeDoc(Doc):
+    """the most common launch configuration of one kernel name (from the trace's launch arguments)"""
+
+    grid: Annotated[tuple[int, int, int], Meta(description="grid dimensions [x, y, z] in blocks")]
+    block: Annotated[tuple[int, int, int], Meta(description="block dimensions [x, y, z] in threads")]
+    registers_per_thread: Annotated[int | None, Meta(description="registers per thread (count); null: not recorded")]
+    launches: Annotated[int, Meta(description="launches with this configuration (count)")]
+    recorded: Annotated[int, Meta(description="launches of the name with a recorded configuration (count)")]
+    shapes: Annotated[int, Meta(description="distinct configurations the name was launched with (count)")]
+
+
+class ItemStatDoc(Doc):
+    """one named item (kernel, copy kind, API call, annotation range) summed over its occurrences"""
+
+    kind: Annotated[str, Meta(description='interval kind: "kernel", "memcpy", "memset", "runtime_api", "sync", "annotation"')]
+    name: Annotated[str, Meta(description="its name (user data); a name cut by nsys stats keeps its ellipsis")]
+    count: Annotated[int, Meta(description="launches / calls / ranges (count)")]
+    total_s: Annotated[float, Meta(description="summed duration, seconds")]
+    mean_s: Annotated[float | None, Meta(description="mean duration, seconds; null: not recorded")]
+    min_s: Annotated[float | None, Meta(description="shortest duration, seconds; null: not recorded")]
+    max_s: Annotated[float | None, Meta(description="longest duration, seconds; null: not recorded")]
+    median_s: Annotated[float | None, Meta(description=(
+        "median duration, seconds; null: not computed (only the top items of each ranking get one) or not recorded"))]
+    share_pct: Annotated[float | None, Meta(description=(
+        "share of its category's total time, percent 0-100 (kernels: of the summed kernel time, as nsys' Time (%))"))]
+    program_fraction: Annotated[float | None, Meta(description=(
+        "total_s / program time, fraction 0-1 (the Amdahl fraction); null: no program time"))]
+    amdahl: Annotated[AmdahlDoc | None, Meta(description="Amdahl projection for program_fraction; null: no program time")]
+    bytes: Annotated[int | None, Meta(description="bytes moved (copies, memsets); null: not recorded or not a copy")]
+    throughput_bytes_per_s: Annotated[float | None, Meta(description="bytes / total_s, bytes/s (copies, memsets); null otherwise")]
+    truncated: Annotated[bool, Meta(description="the profiler cut the name")]
+    launch: Annotated[LaunchShapeDoc | None, Meta(description=(
+        "kernels: the most common launch configuration; null: the trace records no launch arguments for it"))]
+
+
+class CopyDirectionDoc(Doc):
+    """copies of one direction on one device or stream (plain sums: copies on several streams may overlap)"""
+
+    direction: Annotated[str, Meta(description='copy direction: "HtoD", "DtoH", "DtoD", "HtoH", "PtoP" or "unknown"')]
+    count: Annotated[int, Meta(description="copies (count)")]
+    total_s: Annotated[float, Meta(description="summed copy time, seconds")]
+    bytes: Annotated[int | None, Meta(description="bytes copied; null: not recorded for every copy")]
+    throughput_bytes_per_s: Annotated[float | None, Meta(description="bytes / total_s, bytes/s; null: bytes not recorded")]
+    pageable_s: Annotated[float, Meta(description="time of copies involving pageable host memory, seconds")]
+    pinned_s: Annotated[float, Meta(description="time of copies with pinned or device memory only, seconds")]
+    unknown_memory_s: Annotated[float, Meta(description="time of copies whose host memory kind is not recorded, seconds")]
+
+
+class GapHistogramDoc(Doc, kw_only=True):
+    """gaps between consecutive kernels on one device (a gap = next start - latest end so far)"""
+
+    edges_s: Annotated[list[float | None], Meta(description=(
+        "bin edges, seconds; the last one is null: the last bin is open-ended (edges_s_null_reason \"open_ended\")"))]
+    edges_s_null_reason: OpenEndedReason = UNSET
+    counts: Annotated[list[int], Meta(description="gaps in [edges_s[i], edges_s[i+1]) (count per bin)")]
+    totals_s: Annotated[list[float], Meta(description="summed length of the gaps of each bin, seconds")]
+    overlapping: Annotated[int, Meta(description="kernels that started before the previous ones ended (count)")]
+
+
+class TimeSplitDoc(Doc):
+    """wall time of one device (`stream` null) or one stream split into kernel / copy / memset / idle time"""
+
+    rank: Annotated[int | None, Meta(description="distributed rank; null: not recorded (single process)")]
+    device: Annotated[int, Meta(description="CUDA device id")]
+    stream: Annotated[int | None, Meta(description="stream id; null: the whole device")]
+    device_name: Annotated[str | None, Meta(description="GPU name from the file; null: not recorded")]
+    start_ns: Annotated[int, Meta(description="start of the span (first GPU operation), file clock, nanoseconds")]
+    end_ns: Annotated[int, Meta(description="end of the span (end of the last GPU operation), file clock, nanoseconds")]
+    span_s: Annotated[float, Meta(description="end_ns - start_ns, seconds")]
+    busy_s: Annotated[float, Meta(description="union of kernel, memcpy and memset intervals, seconds")]
+    kernel_s: Annotated[float, Meta(description="time at least one kernel ran (union of kernels), seconds")]
+    memcpy_s: Annotated[float, Meta(description="time copies ran while no kernel did, seconds")]
+    memset_s: Annotated[float, Meta(description="time memsets ran while no kernel or copy did, seconds")]
+    idle_s: Annotated[float, Meta(description="span_s - busy_s, seconds (kernel_s + memcpy_s + memset_s + idle_s = span_s)")]
+    utilisation_pct: Annotated[float, Meta(description="busy_s / span_s, percent 0-100 (never above 100)")]
+    sum_over_streams_s: Annotated[float, Meta(description=(
+        "plain sum of all busy intervals, seconds (counts overlapping streams twice: not wall time)"))]
+    overlap_s: Annotated[float, Meta(description="sum_over_streams_s - busy_s: time counted more than once by that sum, seconds")]
+    kernel_sum_s: Annotated[float, Meta(description="plain sum of kernel durations, seconds")]
+    memcpy_sum_s: Annotated[float, Meta(description="plain sum of copy durations, seconds")]
+    memset_sum_s: Annotated[float, Meta(description="plain sum of memset durations, seconds")]
+    copy_compute_overlap_s: Annotated[float, Meta(description="copy time hidden under kernels, seconds")]
+    copies: Annotated[list[CopyDirectionDoc], Meta(description="copies per direction")]
+    sync_s: Annotated[float, Meta(description=(
+        "host time in synchronisation calls of this device (union), seconds; overlaps the split"))]
+    kernel_count: Annotated[int, Meta(description="kernel intervals (count)")]
+    memcpy_count: Annotated[int, Meta(description="copy intervals (count)")]
+    memset_count: Annotated[int, Meta(description="memset intervals (count)")]
+    gaps: Annotated[GapHistogramDoc | None, Meta(description="kernel-to-kernel gap histogram; null for a stream")]
+    largest_gap_s: Annotated[float, Meta(description="longest idle gap between busy intervals, seconds (0: none)")]
+    largest_gap_start_ns: Annotated[int | None, Meta(description="start of that gap, file clock, nanoseconds; null: no gap")]
+
+
+class LaunchOverheadDoc(Doc):
+    """API call -> kernel start latency, joined on correlation id (within a rank)"""
+
+    matched: Annotated[int, Meta(description="kernels whose launch call was found (count)")]
+    unmatched: Annotated[int, Meta(description="kernels without a launch call found (count)")]
+    latency_mean_s: Annotated[float | None, Meta(description="mean of kernel start - API call start, seconds")]
+    latency_median_s: Annotated[float | None, Meta(description="median of kernel start - API call start, seconds")]
+    latency_p95_s: Annotated[float | None, Meta(description="95th percentile of kernel start - API call start, seconds")]
+    latency_max_s: Annotated[float | None, Meta(description="largest kernel start - API call start, seconds")]
+    api_median_s: Annotated[float | None, Meta(description="median host duration of the launch calls, seconds")]
+
+
+class TinyKernelDoc(Doc):
+    """a kernel name whose launches are about as long as their launch cost: a CUDA Graphs / fusion candidate"""
+
+    name: Annotated[str, Meta(description="kernel name (user data)")]
+    launches: Annotated[int, Meta(description="launches (count)")]
+    median_s: Annotated[float, Meta(description="median duration, seconds")]
+    total_s: Annotated[float, Meta(description="summed duration, seconds")]
+    launch_cost_s: Annotated[float | None, Meta(description=(
+        "median host time of its launch call, seconds; null: launch calls not recorded"))]
+    savings_s: Annotated[float, Meta(description=(
+        "GPU idle time just before its launches, each capped at the launch cost, seconds (what Graphs or fusion "
+        "could save)"))]
+
+
+class BlackHoleDoc(Doc):
+    """the single largest place the time goes"""
+
+    category: Annotated[Literal["kernel", "memcpy", "memset", "gpu_idle"], Meta(description=(
+        "what it is: the top kernel, copy or memset, or GPU idle time (no GPU work at all)"))]
+    name: Annotated[str, Meta(description='item name (user data), "GPU idle" for gpu_idle')]
+    time_s: Annotated[float, Meta(description="its time, seconds")]
+    program_fraction: Annotated[float | None, Meta(description="time_s / program time, fraction 0-1; null: no program time")]
+    amdahl: Annotated[AmdahlDoc | None, Meta(description="Amdahl projection for program_fraction; null: no program time")]
+    host_api: Annotated[str | None, Meta(description=(
+        "gpu_idle: the CUDA API call covering most of the idle time on the host; null: none recorded or not gpu_idle"))]
+    host_api_s: Annotated[float | None, Meta(description="host time of host_api during the idle time, seconds")]
+
+
+class RankRowDoc(Doc):
+    """one rank side by side with the others (sums over its devices)"""
+
+    rank: Annotated[int | None, Meta(description="distributed rank; null: not recorded")]
+    wall_s: Annotated[float, Meta(description="wall time of the rank, seconds")]
+    busy_s: Annotated[float, Meta(description="busy time summed over its devices, seconds")]
+    kernel_s: Annotated[float, Meta(description="kernel time (split) summed over its devices, seconds")]
+    memcpy_s: Annotated[float, Meta(description="copy time (split) summed over its devices, seconds")]
+    memset_s: Annotated[float, Meta(description="memset time (split) summed over its devices, seconds")]
+    idle_s: Annotated[float, Meta(description="idle time summed over its devices, seconds")]
+    utilisation_pct: Annotated[float | None, Meta(description="busy / span, percent 0-100; null: no span")]
+    communication_s: Annotated[float, Meta(description="time of communication kernels (NCCL ...), seconds")]
+    computation_s: Annotated[float, Meta(description="time of the other kernels, seconds")]
+
+
+class InvalidRecordDoc(Doc):
+    """records found but not usable (counted and named, never used in the breakdown)"""
+
+    kind: Annotated[str, Meta(description='interval kind name, e.g. "kernel"')]
+    name: Annotated[str, Meta(description="the records' name (user data)")]
+    reason: Annotated[str, Meta(description="why they are unusable")]
+    count: Annotated[int, Meta(description="how many records (count)")]
+    correlation_ids: Annotated[list[int], Meta(description="their correlation ids, where recorded (a few dozen at most)")]
+
+
+class TimelineFindingDoc(FindingDoc, kw_only=True):
+    """what one expert check concluded: the common finding plus the time and count it concerns (and the keys of
+    earlier timeline documents)"""
+
+    rule: Annotated[str, Meta(description="the check's id: the same as `id` (kept for readers of earlier timeline documents)")]
+    note: Annotated[NoteDoc, Meta(description="the finding worded: the same as `message` (kept for earlier readers)")]
+    time_s: Annotated[float | None, Meta(description="the time the finding concerns (its first evidence in seconds), seconds")]
+    count: Annotated[int | None, Meta(description="how many intervals it counts (its first evidence counted); null: none")]
+
+
+class TimelineReportDoc(Doc, kw_only=True):
+    """everything `kernelscope timeline` says about one program run"""
+
+    path: Annotated[str, Meta(description="the input file as given (user data)")]
+    format: Annotated[str, Meta(description="input format id (nsys-sqlite, nsys-stats, kineto)")]
+    source: Annotated[Literal["intervals", "summary"], Meta(description=(
+        "intervals: a timeline of events; summary: nsys stats per-name summaries (no split, no idle time)"))]
+    wall_s: Annotated[float | None, Meta(description="program wall time, seconds; null for a summary")]
+    program_time_s: Annotated[float | None, Meta(description=(
+        "the time Amdahl fractions are of, seconds: the wall time, or for a summary the summed GPU kernel + copy + "
+        "memset time (stated in notes)"))]
+    devices: Annotated[list[TimeSplitDoc], Meta(description="per device split (empty for a summary)")]
+    streams: Annotated[list[TimeSplitDoc], Meta(description="per stream split (empty for a summary)")]
+    host_api_s: Annotated[float | None, Meta(description="union of host-side CUDA API time, seconds; null: not recorded")]
+    kernels: Annotated[list[ItemStatDoc], Meta(description="kernels by name, largest total time first")]
+    copies: Annotated[list[ItemStatDoc], Meta(description="copies by kind, largest total time first")]
+    memsets: Annotated[list[ItemStatDoc], Meta(description="memsets, largest total time first")]
+    api_calls: Annotated[list[ItemStatDoc], Meta(description="CUDA API calls by name, largest total time first")]
+    syncs: Annotated[list[ItemStatDoc], Meta(description="synchronisation calls by name, largest total time first")]
+    annotations: Annotated[list[ItemStatDoc], Meta(description="annotation ranges (NVTX, user annotations), largest first")]
+    launch: Annotated[LaunchOverheadDoc | None, Meta(description="launch overhead; null: not computable")]
+    tiny_kernels: Annotated[list[TinyKernelDoc], Meta(description="CUDA Graphs / fusion candidates")]
+    black_hole: Annotated[BlackHoleDoc | None, Meta(description="the largest single item; null: nothing recorded")]
+    ranks: Annotated[list[RankRowDoc], Meta(description="per-rank rows (more than one only for multi-rank traces)")]
+    slowest_rank: Annotated[int | None, Meta(description="the straggler rank; null: one rank or not recorded")]
+    findings: Annotated[list[TimelineFindingDoc], Meta(description="the expert checks that fired, in rule order")]
+    not_computable: Annotated[list[str], Meta(description=(
+        "quantities the input cannot give (ids: gpu_split, idle, utilisation, overlap, per_stream, launch_overhead, "
+        "gaps, union, host_api)"))]
+    notes: Annotated[list[NoteDoc], Meta(description="other statements")]
+    invalid: Annotated[list[InvalidRecordDoc], Meta(description="records found but not usable")]
+    problems: Annotated[list[str], Meta(description="data problems found while reading")]
+    tool_version: Annotated[str | None, Meta(description="version of the profiler that wrote the input; null: not recorded")]
+    title: Annotated[str | None, Meta(description='extra label (e.g. "run 2 of 6"); null: none')]
+    devices_named: Annotated[list[tuple[int, str]], Meta(description="[device id, GPU name] of the GPUs recorded")]
+    gap_edges_s: Annotated[list[float | None], Meta(description=(
+        "bin edges of the gap histograms, seconds; the last one is null: open-ended (gap_edges_s_null_reason)"))]
+    gap_edges_s_null_reason: OpenEndedReason = UNSET
+    kernel_time_s: Annotated[float, Meta(description="summed kernel time (all kernels, plain sum), seconds")]
+    black_hole_text: Annotated[str | None, Meta(description="the black hole worded in the document's language; null: none")]
+
+
+class TimelineDoc(Doc):
+    """Output of `kernelscope timeline --format json`: one report per program run. Times in seconds (`_s`),
+    file-clock timestamps in nanoseconds (`_ns`), sizes in bytes, `_pct` fields percent 0-100, `*fraction` fields
+    fractions 0-1. An infinite or NaN value is null and the object holding it has `<field>_null_reason`."""
+
+    schema: Annotated[Literal["kernelscope.timeline/1"], Meta(description="document schema id and version")]
+    kernelscope_version: Version
+    lang: Lang
+    reports: Annotated[list[TimelineReportDoc], Meta(description="one report per program run, in input order")]
