@@ -259,6 +259,7 @@ _MINIMAL_ARGS = {
     "roofline": ["r.toml", "-o", "r.svg"],
     "occupancy": ["--arch", "sm_90", "--regs", "32"],
     "gpus": [],
+    "banks": ["--dtype", "float", "--tile", "32x32", "--access", "column"],
 }
 
 

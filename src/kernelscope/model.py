@@ -183,6 +183,9 @@ class KernelProfile:
         flop_counts: FLOPs executed per pipe key of :data:`PIPES` (only the ones measured): fp64/fp32/fp16 from
             the SASS counters ``sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum`` with FMA = 2
             FLOP; tensor pipes from ``sm__ops_path_tensor_src_<type>[_dst_<acc>].sum`` (dense only) where recorded.
+        compute_breakdown_pct: the sub-metrics of Speed-of-Light compute throughput, % of peak, by Nsight name (the
+            busiest names the unit that limits the SM; ``data/units.toml`` says which unit each measures).
+        memory_breakdown_pct: the same for memory throughput (L1, L2, DRAM, interconnect units).
         tensor_pipe_active_pct: tensor pipe utilisation, % of peak (``sm__pipe_tensor_cycles_active...``), or None.
         tensor_ops_pct: tensor-core work per input type, % of that type's peak, keyed by tensor pipe of
             :data:`PIPES` (``sm__ops_path_tensor_src_<type>[_dst_<acc>][_sparsity_on|off].sum.pct_of_peak_sustained_elapsed``,
@@ -231,6 +234,8 @@ class KernelProfile:
     dram_bytes_total: float | None = None
     flop_counts: Mapping[str, float] = field(default_factory=dict)
     tensor_pipe_active_pct: float | None = None
+    compute_breakdown_pct: Mapping[str, float] = field(default_factory=dict)
+    memory_breakdown_pct: Mapping[str, float] = field(default_factory=dict)
     tensor_ops_pct: Mapping[str, float] = field(default_factory=dict)
     tensor_pipe_op_active_pct: Mapping[str, float] = field(default_factory=dict)
     achieved_occupancy_pct: float | None = None
@@ -249,7 +254,8 @@ class KernelProfile:
 
     def __post_init__(self) -> None:
         for name in (
-            "flop_counts", "tensor_ops_pct", "tensor_pipe_op_active_pct", "stall_values", "metrics", "metric_units"
+            "flop_counts", "tensor_ops_pct", "tensor_pipe_op_active_pct", "stall_values", "metrics", "metric_units",
+            "compute_breakdown_pct", "memory_breakdown_pct",
         ):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 

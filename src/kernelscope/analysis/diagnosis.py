@@ -19,7 +19,9 @@ from ..knowledge.gpus import find_gpu
 from ..model import GpuSpec, KernelProfile, ProfileReport
 from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
 from .engine import Finding, by_gain, run_rules
+from .causes import CAUSE_RULES, program_gain
 from .kernel_rules import CLASS_ORDER, KERNEL_RULES, KernelContext, SolVerdict, classify_sol, waves_per_sm
+from .limiters import Limiters, MemoryLevel, limiters, memory_levels
 from .occupancy import Occupancy, occupancy_of
 from .roofline import RooflinePoint, kernel_points
 from .selection import select_kernels
@@ -31,6 +33,8 @@ __all__ = [
     "diagnose_report", "group_by_name",
 ]
 
+#: Every rule a launch's diagnosis runs: the bottleneck classes, then the root causes.
+RULES = KERNEL_RULES + CAUSE_RULES
 #: Findings shown as occupancy notes, in this order.
 OCCUPANCY_NOTES = ("occupancy_busy", "tail_effect", "occupancy_gap")
 
@@ -52,8 +56,12 @@ class KernelDiagnosis:
         occupancy: theoretical occupancy from the launch configuration (our calculator), or None.
         waves_per_sm: full waves of blocks across the SMs, or None.
         stalls: warp-stall breakdown, or None when no stall metrics were collected.
-        findings: every finding of the kernel rules (:data:`kernelscope.analysis.kernel_rules.KERNEL_RULES`),
-            in rule order.
+        findings: every finding of the kernel rules (:data:`RULES`: bottleneck classes, then root causes), in
+            rule order.
+        limiters: the busiest hardware units of each side (compute pipes, memory units).
+        levels: the memory hierarchy as measured (L1, shared, L2, DRAM: throughput, bytes, hit rate, intensity).
+        time_share: this launch's share of its report's GPU time (0-1), or None when unknown (a launch diagnosed
+            alone, or durations not measured).
     """
 
     kernel: KernelProfile
@@ -67,6 +75,9 @@ class KernelDiagnosis:
     waves_per_sm: float | None
     stalls: StallBreakdown | None
     findings: tuple[Finding, ...]
+    limiters: Limiters = Limiters((), ())
+    levels: tuple[MemoryLevel, ...] = ()
+    time_share: float | None = None
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -86,10 +97,27 @@ class KernelDiagnosis:
         return tuple(f.message for i in OCCUPANCY_NOTES for f in self.findings if f.id == i)
 
     @property
+    def advice_findings(self) -> tuple[Finding, ...]:
+        """The findings whose advice to give, most important first: the specific ones (``finding:<id>``: a root
+        cause with its one action) by estimated gain, then rule order; the generic class and stall-reason paragraphs
+        (``class:<bound>``, ``stall:<reason>``) only when no specific finding applies. One finding per advice id."""
+        ranked = [f for f in by_gain(self.findings) if f.advice]
+        specific = [f for f in ranked if f.advice.startswith("finding:")]  # type: ignore[union-attr]
+        chosen: dict[str, Finding] = {}
+        for f in specific or ranked:
+            chosen.setdefault(f.advice, f)  # type: ignore[arg-type]
+        return tuple(chosen.values())
+
+    @property
     def advice(self) -> tuple[str, ...]:
-        """Advice ids, most important first (by estimated gain, then rule order): ``"class:<bound>"``
-        (``"class:<bound>:no_tensor"`` for a GPU without tensor cores) and ``"stall:<reason>"``."""
-        return tuple(dict.fromkeys(f.advice for f in by_gain(self.findings) if f.advice))
+        """Advice ids, most important first (see :attr:`advice_findings`): ``"finding:<id>"``, or as a fallback
+        ``"class:<bound>"`` (``"class:<bound>:no_tensor"`` for a GPU without tensor cores) and ``"stall:<reason>"``."""
+        return tuple(f.advice for f in self.advice_findings)  # type: ignore[misc]
+
+    def program_gain(self, finding: Finding) -> float | None:
+        """The share of the report's GPU time saved if ``finding``'s cause were removed (Amdahl): time_share x
+        (1 - 1 / estimated speedup); None when either is unknown."""
+        return program_gain(self.time_share, finding.estimated_speedup)
 
     @property
     def ncu_bottleneck(self) -> str | None:
@@ -175,15 +203,18 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
     if kernel.duration_s is not None and not kernel.duration_s > 0:
         # a reader should never hand this on; if one does, it is not a measurement
         kernel = replace(kernel, duration_s=None, problems=kernel.problems + (f"duration {kernel.duration_s} s is not a measurement",))
-    main, by_pipe, notes = kernel_points(kernel, gpu, crit["tensor_pipe_active_pct"])
+    main, by_pipe, notes = kernel_points(kernel, gpu, crit["tensor_pipe_active_pct"], crit)
+    sm_count = kernel.device.sm_count or (gpu.sm_count if gpu is not None else None)
+    limits = limiters(kernel)
     sol = classify_sol(kernel.sol_compute_pct, kernel.sol_memory_pct, kernel.launch.waves_per_sm, crit)
     stalls = None
     if kernel.stall_values:
         stalls = stall_breakdown(kernel.stall_values, kernel.stall_family, kernel.cycles_per_issued_instruction)
     occ = occupancy_of(kernel)
-    waves = waves_per_sm(kernel, occ, kernel.device.sm_count or (gpu.sm_count if gpu is not None else None))
+    waves = waves_per_sm(kernel, occ, sm_count)
     headline = sol.bound if sol.bound is not None else (main.bound if main is not None else None)
-    ctx = KernelContext(kernel, gpu, sol, occ, stalls, waves, headline, crit)
+    levels = memory_levels(kernel, main.flops if main is not None else None)
+    ctx = KernelContext(kernel, gpu, sol, occ, stalls, waves, headline, crit, limits, levels, main)
     return KernelDiagnosis(
         kernel=kernel,
         gpu=gpu,
@@ -195,7 +226,9 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
         occupancy=occ,
         waves_per_sm=waves,
         stalls=stalls,
-        findings=run_rules(KERNEL_RULES, ctx),
+        findings=run_rules(RULES, ctx),
+        limiters=limits,
+        levels=levels,
     )
 
 
@@ -214,7 +247,8 @@ class KernelGroup:
         name: kernel name.
         launches: number of launches.
         total_duration_s: summed duration of launches with a measured duration.
-        share: total_duration_s / total of all groups (0..1), or None when no durations were measured.
+        share: total_duration_s / total of all groups (0..1), or None when no launch of the group (or of the
+            report) has a measured duration: a launch whose duration is NaN is "not measured", not 0 %.
         unmeasured_launches: launches without a measured duration (not counted in the total).
     """
 
@@ -241,7 +275,7 @@ def group_by_name(kernels: Iterable[KernelProfile]) -> tuple[KernelGroup, ...]:
             name=name,
             launches=sum(k.launch_count for k in ks),
             total_duration_s=totals[name],
-            share=(totals[name] / grand) if grand > 0 else None,
+            share=(totals[name] / grand) if grand > 0 and any(k.duration_s is not None for k in ks) else None,
             unmeasured_launches=sum(k.launch_count for k in ks if k.duration_s is None),
         )
         for name, ks in order.items()
@@ -306,8 +340,13 @@ def diagnose_report(
 
     crit = criteria if criteria is not None else default_criteria()
     chosen = select_kernels(report.kernels, kernel_regex, top)
+    total = math.fsum(k.duration_s * k.launch_count for k in report.kernels if k.duration_s is not None)
+
+    def share(k: KernelProfile) -> float | None:
+        return k.duration_s * k.launch_count / total if k.duration_s is not None and total > 0 else None
+
     return ReportDiagnosis(
         report=report,
         groups=group_by_name(report.kernels),
-        kernels=tuple(diagnose(k, gpu_for(k), crit) for k in chosen),
+        kernels=tuple(replace(diagnose(k, gpu_for(k), crit), time_share=share(k)) for k in chosen),
     )

@@ -10,17 +10,18 @@ guesses. :data:`KERNEL_RULES` is the set :func:`kernelscope.analysis.diagnosis.d
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
 
 from ..knowledge.criteria import criteria as default_criteria
 from ..knowledge.criteria import source
-from ..knowledge.stalls import describe, reasons
 from ..knowledge.text import has_class_variant
 from ..model import GpuSpec, KernelProfile
 from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
 from .engine import Done, Evidence, Finding, Rule
-from .occupancy import Occupancy
+from .limiters import Limiters, MemoryLevel, limiting_level
+from .occupancy import Occupancy, next_step
+from .roofline import RooflinePoint
 from .stalls import StallBreakdown
 
 #: Order in which classes are listed when several hold.
@@ -31,6 +32,8 @@ BUSY_REASONS = ("math_pipe_throttle", "not_selected")
 SOL_COMPUTE = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 SOL_MEMORY = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
 DRAM_PCT = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+#: evidence name of the DRAM % derived from bytes and duration (:func:`.roofline.derived_dram_throughput_pct`)
+DRAM_PCT_DERIVED = "dram__bytes.sum / gpu__time_duration.sum / dram_bandwidth (derived)"
 WAVES = "launch__waves_per_multiprocessor"
 DURATION = "gpu__time_duration.sum"
 ACHIEVED = "sm__warps_active.avg.pct_of_peak_sustained_active"
@@ -58,18 +61,25 @@ class SolVerdict:
     evidence: tuple[Note, ...]
 
 
-def grid_is_small(waves_per_sm: float | None, crit: Mapping[str, float]) -> bool:
-    """Fewer than ``small_grid_waves`` full waves of blocks across the SMs (Nsight's "Small Grid")."""
+def grid_is_small(waves_per_sm: float | None, crit: Mapping[str, float], blocks: int | None = None,
+                  sm_count: int | None = None) -> bool:
+    """A grid too small to fill the GPU: fewer blocks than SMs (some SMs idle for the whole kernel) when both are
+    known; otherwise fewer than ``small_grid_waves`` full waves (Nsight's "Small Grid"). A partial last wave with a
+    block on every SM is a tail effect, not a small grid."""
+    if blocks is not None and sm_count:
+        return blocks < sm_count
     return waves_per_sm is not None and waves_per_sm < crit["small_grid_waves"]
 
 
 def classify_sol(compute_pct: float | None, memory_pct: float | None, waves_per_sm: float | None,
                  crit: Mapping[str, float] | None = None) -> SolVerdict:
-    """Speed-of-Light class from SM and memory throughput (% of peak) and waves per SM.
+    """Speed-of-Light class from SM and memory throughput (% of peak) and waves per SM, exactly as Nsight Compute's
+    own SOLBottleneck rule decides it (kernelscope's bottleneck classes, :data:`KERNEL_RULES`, refine it: a small
+    grid there means fewer blocks than SMs, and two throughputs of one unit are not "balanced").
 
     Rules, in the order Nsight Compute's SOLBottleneck rule applies them in the corpus reports (thresholds from
     ``verdicts.toml`` ``[criteria]``): compute above ``compute_high_pct`` or memory above ``memory_high_pct`` ->
-    the higher one's class (ties go to compute); a small grid (:func:`grid_is_small`) -> launch-bound; both below
+    the higher one's class (ties go to compute); fewer than ``small_grid_waves`` waves -> launch-bound; both below
     ``latency_sol_pct`` -> latency-bound; otherwise the higher one's class, or balanced when they are within
     ``balanced_margin_pct`` points.
     """
@@ -108,6 +118,9 @@ class KernelContext:
         waves_per_sm: full waves of blocks across all SMs (measured, or blocks / (blocks per SM x SMs)), or None.
         headline: the class to advise when no class rule fires (the SOL class, else the roofline's), or None.
         criteria: thresholds (``verdicts.toml`` ``[criteria]`` with user overrides).
+        limiters: the busiest units of each side (:mod:`.limiters`).
+        levels: the memory levels the profile measured.
+        roofline: the roofline point of the pipe the kernel uses most, or None.
     """
 
     kernel: KernelProfile
@@ -118,6 +131,19 @@ class KernelContext:
     waves_per_sm: float | None
     headline: str | None
     criteria: Mapping[str, float]
+    limiters: Limiters = Limiters((), ())
+    levels: tuple[MemoryLevel, ...] = ()
+    roofline: RooflinePoint | None = None
+
+    @property
+    def limiting_level(self) -> MemoryLevel | None:
+        """The memory level closest to its peak, or None."""
+        return limiting_level(self.levels)
+
+    @property
+    def sm_count(self) -> int | None:
+        """SMs of the device: the report's, else the spec's."""
+        return self.kernel.device.sm_count or (self.gpu.sm_count if self.gpu is not None else None)
 
     @property
     def theoretical_pct(self) -> float | None:
@@ -125,6 +151,15 @@ class KernelContext:
         if self.kernel.theoretical_occupancy_pct is not None:
             return self.kernel.theoretical_occupancy_pct
         return self.occupancy.occupancy_pct if self.occupancy is not None else None
+
+    @property
+    def dram(self) -> Evidence | None:
+        """DRAM throughput, % of peak, as evidence: ``gpu__dram_throughput`` when measured, else derived from DRAM
+        bytes / duration / the spec's bandwidth (the roofline point's ``derived_dram_throughput_pct``), else None."""
+        if self.kernel.dram_throughput_pct is not None:
+            return Evidence(DRAM_PCT, self.kernel.dram_throughput_pct, "%")
+        derived = self.roofline.derived_dram_throughput_pct if self.roofline is not None else None
+        return Evidence(DRAM_PCT_DERIVED, derived, "%") if derived is not None else None
 
     def stall_share(self, *reason_ids: str) -> float | None:
         """Summed share of stall cycles (selected excluded) of ``reason_ids``, or None without stall data."""
@@ -158,13 +193,31 @@ def speed_of_light(ctx: KernelContext, done: Done) -> Finding:
 
 
 def small_grid(ctx: KernelContext, done: Done) -> Finding | None:
-    """launch-bound: fewer than ``small_grid_waves`` full waves (Nsight's "Small Grid")."""
-    w = ctx.waves_per_sm
-    if not grid_is_small(w, ctx.criteria):
+    """Fewer blocks than SMs (or, without the block and SM counts, fewer than ``small_grid_waves`` waves):
+    launch-bound when neither compute nor memory reaches ``latency_sol_pct``; with a unit that busy the throughput
+    verdict stands and the idle SMs are an optimization. Estimate (upper bound): SMs / blocks, the work spread over
+    every SM."""
+    blocks, sms = ctx.kernel.launch.blocks, ctx.sm_count
+    if not grid_is_small(ctx.waves_per_sm, ctx.criteria, blocks, sms):
         return None
-    limit = ctx.criteria["small_grid_waves"]
-    return ctx.bound("small_grid", LAUNCH_BOUND, Note("small_grid", {"waves": w, "limit": limit}),
-                     Evidence(WAVES, w), key="small_grid_waves")
+    if blocks is None or not sms:
+        limit = ctx.criteria["small_grid_waves"]
+        return ctx.bound("small_grid", LAUNCH_BOUND, Note("small_grid", {"waves": ctx.waves_per_sm, "limit": limit}),
+                         Evidence(WAVES, ctx.waves_per_sm), key="small_grid_waves")
+    note = Note("f_small_grid", {"blocks": blocks, "sms": sms, "idle_sms": sms - blocks})
+    evidence = (Evidence("launch__grid_size", blocks, "block"), Evidence("device__attribute_multiprocessor_count", sms, "SM"))
+    busy = max((v for v in (ctx.sol.compute_pct, ctx.sol.memory_pct) if v is not None), default=None)
+    severity, bound = ("optimization", None) if busy is not None and busy >= ctx.criteria["latency_sol_pct"] \
+        else ("bound", LAUNCH_BOUND)
+    speedup = sms / max(blocks, 1)
+    d, floor = ctx.kernel.duration_s, ctx.criteria["short_kernel_s"]
+    if d is not None:
+        speedup = max(1.0, min(speedup, d / floor))  # no kernel gets shorter than about its launch overhead
+    return Finding("small_grid", severity, note, evidence, bound=bound, advice="finding:small_grid",
+                   estimated_speedup=speedup,
+                   speedup_note="upper bound: SMs / blocks, if the work could be spread over every SM, and at most "
+                                "duration / short_kernel_s (a kernel cannot get shorter than its launch overhead)",
+                   source=source("small_grid_waves"))
 
 
 def short_kernel(ctx: KernelContext, done: Done) -> Finding | None:
@@ -180,13 +233,23 @@ def memory_throughput(ctx: KernelContext, done: Done) -> Finding | None:
     """memory-bound: memory throughput above ``memory_high_pct`` of peak. Without the memory SOL value, DRAM
     throughput stands in for it (memory SOL is the maximum over the memory units, DRAM among them)."""
     m, limit = ctx.sol.memory_pct, ctx.criteria["memory_high_pct"]
+    top = ctx.limiters.top_memory
+    c = ctx.sol.compute_pct
+    if ctx.limiters.same_unit() and c is not None and m is not None and c >= m:
+        return None  # both throughputs are the same unit (the LSU pipe): one class, named by compute_throughput
+    if m is not None and m > limit and top is not None:
+        note = Note("rule_memory_unit", {"m": m, "c": ctx.sol.compute_pct, "limit": limit, "unit": top.unit or top.metric,
+                                         "unit_pct": top.pct})
+        return ctx.bound("memory_throughput", MEMORY_BOUND, note, Evidence(SOL_MEMORY, m, "%"),
+                         Evidence(top.metric, top.pct, "%"), Evidence(SOL_COMPUTE, ctx.sol.compute_pct, "%"),
+                         key="memory_high_pct")
     if m is not None and m > limit:
         return ctx.bound("memory_throughput", MEMORY_BOUND, Note("rule_memory", {"m": m, "c": ctx.sol.compute_pct, "limit": limit}),
                          Evidence(SOL_MEMORY, m, "%"), Evidence(SOL_COMPUTE, ctx.sol.compute_pct, "%"), key="memory_high_pct")
-    dram = ctx.kernel.dram_throughput_pct
-    if m is None and dram is not None and dram > limit:
-        return ctx.bound("memory_throughput", MEMORY_BOUND, Note("rule_memory_dram", {"dram": dram, "limit": limit}),
-                         Evidence(DRAM_PCT, dram, "%"), key="memory_high_pct")
+    dram = ctx.dram
+    if m is None and dram is not None and dram.value > limit:
+        return ctx.bound("memory_throughput", MEMORY_BOUND, Note("rule_memory_dram", {"dram": dram.value, "limit": limit}),
+                         dram, key="memory_high_pct")
     return None
 
 
@@ -195,8 +258,16 @@ def compute_throughput(ctx: KernelContext, done: Done) -> Finding | None:
     c, limit = ctx.sol.compute_pct, ctx.criteria["compute_high_pct"]
     if c is None or c <= limit:
         return None
-    return ctx.bound("compute_throughput", COMPUTE_BOUND, Note("rule_compute", {"c": c, "m": ctx.sol.memory_pct, "limit": limit}),
-                     Evidence(SOL_COMPUTE, c, "%"), Evidence(SOL_MEMORY, ctx.sol.memory_pct, "%"), key="compute_high_pct")
+    top = ctx.limiters.top_compute
+    if top is None:
+        return ctx.bound("compute_throughput", COMPUTE_BOUND,
+                         Note("rule_compute", {"c": c, "m": ctx.sol.memory_pct, "limit": limit}),
+                         Evidence(SOL_COMPUTE, c, "%"), Evidence(SOL_MEMORY, ctx.sol.memory_pct, "%"), key="compute_high_pct")
+    note = Note("rule_compute_unit", {"c": c, "m": ctx.sol.memory_pct, "limit": limit, "unit": top.unit or top.metric,
+                                      "unit_pct": top.pct, "unit_kind": top.kind})
+    return ctx.bound("compute_throughput", COMPUTE_BOUND, note, Evidence(SOL_COMPUTE, c, "%"),
+                     Evidence(top.metric, top.pct, "%"), Evidence(SOL_MEMORY, ctx.sol.memory_pct, "%"),
+                     key="compute_high_pct")
 
 
 def latency_from_throughput(ctx: KernelContext, done: Done) -> Finding | None:
@@ -204,10 +275,35 @@ def latency_from_throughput(ctx: KernelContext, done: Done) -> Finding | None:
     c, m, limit = ctx.sol.compute_pct, ctx.sol.memory_pct, ctx.criteria["latency_sol_pct"]
     if c is None or m is None or max(c, m) >= limit:
         return None
-    if grid_is_small(ctx.waves_per_sm, ctx.criteria):
+    if grid_is_small(ctx.waves_per_sm, ctx.criteria, ctx.kernel.launch.blocks, ctx.sm_count):
         return None  # a grid that does not fill the GPU explains the low throughput better
     return ctx.bound("latency_from_throughput", LATENCY_BOUND, Note("sol_latency", {"c": c, "m": m, "limit": limit}),
                      Evidence(SOL_COMPUTE, c, "%"), Evidence(SOL_MEMORY, m, "%"), key="latency_sol_pct")
+
+
+def latency_from_grid(ctx: KernelContext, done: Done) -> Finding | None:
+    """latency-bound: the grid itself gives each SM fewer than ``grid_warps_share`` of its warp slots (blocks x warps
+    per block / SMs: a persistent or tiny grid), while the busiest measured unit stays below ``latency_sol_pct``.
+    Without the Speed-of-Light section the compute figure is the busiest pipe of the breakdown."""
+    blocks, sms, threads = ctx.kernel.launch.blocks, ctx.sm_count, ctx.kernel.launch.threads_per_block
+    occ = ctx.occupancy
+    if not blocks or not sms or not threads or occ is None or blocks < sms:
+        return None
+    grid_warps = blocks * math.ceil(threads / 32) / sms
+    if grid_warps >= ctx.criteria["grid_warps_share"] * occ.max_warps_per_sm:
+        return None
+    c = ctx.sol.compute_pct if ctx.sol.compute_pct is not None else (
+        ctx.limiters.top_compute.pct if ctx.limiters.top_compute else None)
+    m = ctx.sol.memory_pct if ctx.sol.memory_pct is not None else (
+        ctx.limiters.top_memory.pct if ctx.limiters.top_memory else (ctx.dram.value if ctx.dram else None))
+    limit = ctx.criteria["latency_sol_pct"]
+    if c is None or c >= limit or (m is not None and m >= limit):
+        return None
+    note = Note("rule_latency_grid", {"warps": grid_warps, "max_warps": occ.max_warps_per_sm, "c": c, "m": m,
+                                      "limit": limit, "blocks": blocks, "sms": sms})
+    return ctx.bound("latency_from_grid", LATENCY_BOUND, note, Evidence("grid_warps_per_sm", grid_warps, "warp"),
+                     Evidence(SOL_COMPUTE if ctx.sol.compute_pct is not None else "compute_breakdown.max", c, "%"),
+                     key="grid_warps_share")
 
 
 def latency_from_long_scoreboard(ctx: KernelContext, done: Done) -> Finding | None:
@@ -246,8 +342,9 @@ def occupancy_limited(ctx: KernelContext, done: Done) -> Finding | None:
     cr = ctx.criteria
     theoretical = occ.occupancy_pct
     achieved = ctx.kernel.achieved_occupancy_pct
-    full_waves = not grid_is_small(ctx.waves_per_sm, cr)
-    gap = full_waves and achieved is not None and achieved < cr["occupancy_gap_ratio"] * theoretical
+    if ctx.waves_per_sm is not None and ctx.waves_per_sm < cr["small_grid_waves"]:
+        return None  # fewer blocks than the SMs can hold: the grid, not registers or shared memory, caps occupancy
+    gap = achieved is not None and achieved < cr["occupancy_gap_ratio"] * theoretical
     c, m = ctx.sol.compute_pct, ctx.sol.memory_pct
     ls = ctx.stall_share("long_scoreboard")
     latency = (c is not None and m is not None and max(c, m) < cr["latency_sol_pct"]) or (
@@ -256,17 +353,47 @@ def occupancy_limited(ctx: KernelContext, done: Done) -> Finding | None:
     low = theoretical < cr["occupancy_low_pct"] and latency
     if not (low or gap):
         return None
+    steps = [st for st in next_step(occ) if st.parameter in ("registers_per_thread", "shared_mem_per_block_bytes")]
     note = Note("rule_occupancy", {
         "limiter": limiters[0], "theoretical": theoretical, "achieved": achieved,
         "warps": occ.active_warps_per_sm, "max_warps": occ.max_warps_per_sm,
+        "step_parameter": steps[0].parameter if steps else None, "step_current": steps[0].current if steps else None,
+        "step_proposed": steps[0].proposed if steps else None,
+        "step_warps": steps[0].result.active_warps_per_sm if steps else None,
     })
-    return ctx.bound("occupancy_limited", OCCUPANCY_BOUND, note, Evidence("occupancy.theoretical_pct", theoretical, "%"),
-                     Evidence(ACHIEVED, achieved, "%"), key="occupancy_low_pct" if low else "occupancy_gap_ratio")
+    busiest = max((v for v in (c, m) if v is not None), default=None)
+    speedup = None
+    if steps and occ.active_warps_per_sm:
+        speedup = steps[0].result.active_warps_per_sm / occ.active_warps_per_sm
+        if busiest:
+            speedup = min(speedup, 100.0 / busiest)
+    found = ctx.bound("occupancy_limited", OCCUPANCY_BOUND, note, Evidence("occupancy.theoretical_pct", theoretical, "%"),
+                      Evidence(ACHIEVED, achieved, "%"), key="occupancy_low_pct" if low else "occupancy_gap_ratio")
+    return replace(found, advice="finding:occupancy_limited", estimated_speedup=max(1.0, speedup) if speedup else None,
+                   speedup_note=("upper bound: min(warps at the next occupancy step / warps now, 100 / busiest unit %)"
+                                 if speedup else "not estimated: no single change of registers or shared memory "
+                                 "raises the warps per SM"))
+
+
+def one_unit_not_balanced(ctx: KernelContext, done: Done) -> Finding | None:
+    """compute-bound (on that unit): Nsight calls the kernel "balanced" (compute and memory within
+    ``balanced_margin_pct`` points), but both figures are the same unit, the LSU pipe issuing the L1 requests:
+    one unit is busy, not two."""
+    if ctx.sol.bound != BALANCED or not ctx.limiters.same_unit() or any(
+            f.bound for rule_id in _CLASS_RULES for f in done.get(rule_id, ())):
+        return None
+    top = ctx.limiters.top_compute
+    note = Note("rule_one_unit", {"c": ctx.sol.compute_pct, "m": ctx.sol.memory_pct, "unit": top.unit,  # type: ignore[union-attr]
+                                  "unit_pct": top.pct})  # type: ignore[union-attr]
+    return ctx.bound("one_unit_not_balanced", COMPUTE_BOUND, note, Evidence(SOL_COMPUTE, ctx.sol.compute_pct, "%"),
+                     Evidence(SOL_MEMORY, ctx.sol.memory_pct, "%"), Evidence(top.metric, top.pct, "%"),  # type: ignore[union-attr]
+                     key="balanced_margin_pct")
 
 
 def headline_advice(ctx: KernelContext, done: Done) -> Finding | None:
     """When no class rule fired: the advice of the headline class (the Speed-of-Light class, else the roofline's)."""
-    if any(f.bound for rule_id in _CLASS_RULES for f in done.get(rule_id, ())) or ctx.headline is None:
+    if any(f.bound for rule_id in (*_CLASS_RULES, "one_unit_not_balanced") for f in done.get(rule_id, ())) \
+            or ctx.headline is None:
         return None
     return Finding("headline_advice", "info", Note("headline_advice", {"bound": ctx.headline}),
                    bound=None, advice=ctx.class_advice(ctx.headline), source=source("latency_sol_pct"))
@@ -286,17 +413,19 @@ def occupancy_busy(ctx: KernelContext, done: Done) -> Finding | None:
 
 
 def tail_effect(ctx: KernelContext, done: Done) -> Finding | None:
-    """A partial last wave that leaves more than ``tail_idle_share`` of the SM time idle:
-    (ceil(waves) - waves) / ceil(waves)."""
+    """A partial last wave after at least one full one that leaves more than ``tail_idle_share`` of the SM time
+    idle: (ceil(waves) - waves) / ceil(waves). Estimate (upper bound): 1 / (1 - idle share)."""
     w = ctx.waves_per_sm
-    if w is None or grid_is_small(w, ctx.criteria):
-        return None
+    if w is None or w < 1.0:
+        return None  # one partial wave: every SM runs the whole kernel; a low block count per SM is occupancy
     waves = math.ceil(w)
     idle = (waves - w) / waves  # share of SM time left idle by the partial last wave
     if idle <= ctx.criteria["tail_idle_share"]:
         return None
-    return Finding("tail_effect", "info", Note("tail_effect", {"waves": w, "last_pct": (w - int(w)) * 100, "idle": idle}),
-                   (Evidence(WAVES, w),), source=source("tail_idle_share"))
+    return Finding("tail_effect", "optimization", Note("tail_effect", {"waves": w, "last_pct": (w - int(w)) * 100,
+                                                                     "idle": idle}),
+                   (Evidence(WAVES, w),), advice="finding:tail_effect", estimated_speedup=1.0 / (1.0 - idle),
+                   speedup_note="upper bound: 1 / (1 - idle share of the last wave)", source=source("tail_idle_share"))
 
 
 def occupancy_gap(ctx: KernelContext, done: Done) -> Finding | None:
@@ -312,22 +441,8 @@ def occupancy_gap(ctx: KernelContext, done: Done) -> Finding | None:
 # ------------------------------------------------------------------------------------------- stall reasons
 
 
-def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:
-    """The top unhealthy stall reasons (at most ``advice_max_reasons``, each at least ``advice_min_share`` of the
-    stall cycles), each with the advice for its reason."""
-    if ctx.stalls is None:
-        return
-    picked = [
-        s for s in ctx.stalls.shares
-        if s.reason in reasons() and not describe(s.reason).healthy and s.share_of_stalls >= ctx.criteria["advice_min_share"]
-    ]
-    for s in picked[: int(ctx.criteria["advice_max_reasons"])]:
-        yield Finding("stall_reasons", "optimization", Note("stall_share", {"reason": s.reason, "share": s.share_of_stalls}),
-                      (Evidence(STALL_METRIC.format(s.reason), s.value, ctx.stalls.family or ""),),
-                      advice=f"stall:{s.reason}", source=source("advice_min_share"))
-
-
 _CLASS_RULES = ("small_grid", "short_kernel", "memory_throughput", "compute_throughput", "latency_from_throughput",
+                "latency_from_grid",
                 "latency_from_long_scoreboard", "occupancy_limited")
 
 #: Every kernel rule, in the order their findings are listed.
@@ -338,15 +453,16 @@ KERNEL_RULES: tuple[Rule[KernelContext], ...] = (
     Rule("memory_throughput", memory_throughput, parents=("speed_of_light",), inputs=(SOL_MEMORY, DRAM_PCT)),
     Rule("compute_throughput", compute_throughput, parents=("speed_of_light",), inputs=(SOL_COMPUTE,)),
     Rule("latency_from_throughput", latency_from_throughput, parents=("speed_of_light",), inputs=(SOL_COMPUTE, SOL_MEMORY)),
+    Rule("latency_from_grid", latency_from_grid, parents=("speed_of_light",), inputs=("launch__grid_size",)),
     Rule("latency_from_long_scoreboard", latency_from_long_scoreboard, parents=("speed_of_light",),
          inputs=(STALL_METRIC.format("long_scoreboard"), ACHIEVED, THEORETICAL)),
     Rule("occupancy_busy", occupancy_busy, inputs=tuple(STALL_METRIC.format(r) for r in BUSY_REASONS)),
     Rule("occupancy_limited", occupancy_limited, parents=("speed_of_light", "occupancy_busy"),
          inputs=("launch__registers_per_thread", "launch__shared_mem_per_block_static", ACHIEVED)),
-    Rule("headline_advice", headline_advice, parents=_CLASS_RULES),
+    Rule("one_unit_not_balanced", one_unit_not_balanced, parents=_CLASS_RULES),
+    Rule("headline_advice", headline_advice, parents=(*_CLASS_RULES, "one_unit_not_balanced")),
     Rule("tail_effect", tail_effect, inputs=(WAVES,)),
     Rule("occupancy_gap", occupancy_gap, inputs=(ACHIEVED, THEORETICAL)),
-    Rule("stall_reasons", stall_reasons, inputs=(STALL_METRIC.format("long_scoreboard"),)),
 )
 
 

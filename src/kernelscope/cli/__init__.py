@@ -1,5 +1,5 @@
 """Command line: ``kernelscope diagnose REPORT [REPORT...]``, ``kernelscope roofline``, ``kernelscope gpus``,
-``kernelscope occupancy``, ``kernelscope compare``, ``kernelscope timeline``.
+``kernelscope occupancy``, ``kernelscope banks``, ``kernelscope compare``, ``kernelscope timeline``.
 
 One module per command (its arguments and the function that runs it); the shared options (``--input-format``,
 ``--format``, ``--lang``, ``-q``, ``--gpu``/``--spec``, ``-o``) are built once, as the parent parser of each
@@ -19,6 +19,7 @@ from typing import Sequence
 from ..errors import KernelscopeError
 from ..knowledge import LANGUAGES
 from ..version import __version__
+from .banks import COMMAND as BANKS
 from .compare import COMMAND as COMPARE
 from .diagnose import COMMAND as DIAGNOSE
 from .gpus import COMMAND as GPUS
@@ -31,7 +32,7 @@ from .timeline import COMMAND as TIMELINE
 __all__ = ["COMMANDS", "main", "write_atomic", "write_atomic_files"]
 
 #: Every command, in the order ``kernelscope --help`` lists them.
-COMMANDS: tuple[Command, ...] = (DIAGNOSE, GPUS, OCCUPANCY, TIMELINE, ROOFLINE, COMPARE)
+COMMANDS: tuple[Command, ...] = (DIAGNOSE, GPUS, OCCUPANCY, BANKS, TIMELINE, ROOFLINE, COMPARE)
 
 
 class _Parser(argparse.ArgumentParser):

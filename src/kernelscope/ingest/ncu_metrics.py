@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 
 from ..errors import InputError
 from ..knowledge.metrics import flop_ops, tensor_op_kinds, tensor_pipes
+from ..knowledge.units import BREAKDOWNS, by_metric
 from ..model import DeviceInfo, KernelProfile, LaunchConfig, RuleResult
 from .nsight_rules import sol_verdict
 from .stall_metrics import stall_values_from_metrics
@@ -173,6 +174,7 @@ def profile_from_metrics(
     flop_counts = _flop_counts(m, duration_s, partial_flops, out_problems)
     stall_family, stall_values = stall_values_from_metrics(m.values)
     sol_class, sol_title = sol_verdict(rules)
+    compute_breakdown, memory_breakdown = (_breakdown(m, strings or {}, side) for side in ("compute", "memory"))
 
     def percent(*names: str) -> float | None:
         return m.first(names, NCU_PERCENT, "%")
@@ -202,6 +204,8 @@ def profile_from_metrics(
             "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
             "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
         ),
+        compute_breakdown_pct=compute_breakdown,
+        memory_breakdown_pct=memory_breakdown,
         tensor_ops_pct=_tensor_ops(m.values),
         tensor_pipe_op_active_pct=_tensor_pipe_ops(m),
         achieved_occupancy_pct=percent("sm__warps_active.avg.pct_of_peak_sustained_active"),
@@ -219,6 +223,22 @@ def profile_from_metrics(
         metric_units=m.units,
         problems=tuple(out_problems),
     )
+
+
+def _breakdown(m: MetricSet, strings: Mapping[str, str], side: str) -> dict[str, float]:
+    """The sub-metrics of one Speed-of-Light throughput (% of peak) by name: those the report's breakdown string
+    lists (``breakdown:sm__throughput...``), else the ones of ``data/units.toml`` for that side the input holds."""
+    listed = strings.get(BREAKDOWNS[side])
+    if listed:
+        names = [n.strip() for n in listed.split(",") if n.strip()]
+    else:
+        names = [n for n, u in by_metric().items() if u.side == side]
+    out = {}
+    for name in names:
+        value = m.scaled(name, NCU_PERCENT, "%")
+        if value is not None:
+            out[name] = value
+    return out
 
 
 def _device(m: MetricSet, strings: Mapping[str, str]) -> DeviceInfo:

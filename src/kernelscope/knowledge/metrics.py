@@ -12,6 +12,7 @@ from msgspec import Meta
 
 from ..model import PIPES
 from . import Model, load
+from .units import BREAKDOWNS, by_metric
 
 Pipe = Literal[PIPES]  # type: ignore[valid-type]
 
@@ -96,6 +97,10 @@ def stall_families() -> tuple[StallFamily, ...]:
     return _file().stall_family
 
 
+@cache
 def request() -> Request:
-    """The metrics the ``.ncu-rep`` reader requests."""
-    return _file().request
+    """The metrics the ``.ncu-rep`` reader requests: ``[request]`` of ``data/metrics.toml``, plus the Speed-of-Light
+    breakdowns and every sub-metric of ``data/units.toml``."""
+    req = _file().request
+    names = tuple(dict.fromkeys((*req.names, *BREAKDOWNS.values(), *by_metric())))
+    return Request(names=names, prefixes=req.prefixes)

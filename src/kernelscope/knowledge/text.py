@@ -26,6 +26,7 @@ class Labels(Model, kw_only=True):
     and finding templates (``note``: Python format strings filled by a :class:`kernelscope.notes.Note`)."""
 
     label: dict[str, Text]
+    op: dict[str, Text] = {}
     limiter: dict[str, Text]
     pipe: dict[str, Text]
     note: dict[str, Text]
@@ -84,7 +85,11 @@ def note_text(key: str, values: Mapping[str, Any], lang: str) -> str:
 
     None values print as the language's "not measured". Raises KeyError for an unknown key.
     """
-    template = labels().note[key].get(lang)
+    return fill(labels().note[key].get(lang), values, lang)
+
+
+def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
+    """``template.format(**values)``, with None printed as the language's "not measured" whatever the format spec."""
     if all(v is not None for v in values.values()):
         return template.format(**values)
     nm = label("not_measured", lang)

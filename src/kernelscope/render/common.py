@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import math
 
+from typing import Any, Mapping
+
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
+from ..analysis.engine import Finding
 from ..knowledge import check_lang
 from ..knowledge.stalls import describe
-from ..knowledge.text import class_text, label, limiter_name, note_text, pipe_name
+from ..knowledge.findings import findings
+from ..knowledge.text import class_text, fill, label, labels, limiter_name, note_text, pipe_name
+from ..knowledge.units import unit
 from ..notes import Note
 
 
@@ -76,25 +81,35 @@ class Fmt:
         """A finding (a :class:`Note`, or a bare note key such as a roofline ``not_measured`` entry)."""
         if isinstance(note, str):
             return note_text(note, {}, self.lang)
-        values = dict(note.values)
+        return safe(note_text(note.key, self.words(note.key, note.values), self.lang))
+
+    def words(self, key: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """A note's values with ids worded in this language (classes, pipes, units, limiters, stall reasons,
+        load/store) and ``*_s`` durations formatted."""
+        values = dict(values)
         for k in ("roofline", "sol", "bound"):
             if k in values:
                 values[k] = self.bound(values[k])
-        for k in ("pipe", "used"):
+        for k in ("pipe", "used", "tensor_pipe"):
             if k in values:
                 values[k] = self.pipe(values[k])
+        if isinstance(values.get("unit"), str):
+            values["unit"] = self.unit(values["unit"])
+        if "op" in values:
+            entry = labels().op.get(values["op"])
+            values["op"] = values["op"] if entry is None else entry.get(self.lang)
         if "limiter" in values:
             values["limiter"] = self.limiter(values["limiter"])
         if "reason" in values:
             values["reason"] = self.stall_name(values["reason"])
-        if note.key == "cmp_class":
+        if key == "cmp_class":
             for k in ("before", "after"):
                 if values[k] is not None:
                     values[k] = " + ".join(self.bound(c) for c in values[k].split(" + "))
         for k, v in list(values.items()):
             if k.endswith("_s") and isinstance(v, (int, float)):
                 values[k] = self.time(v)
-        return safe(note_text(note.key, values, self.lang))
+        return values
 
     def notes(self, notes) -> str:
         return "; ".join(self.note(n) for n in notes)
@@ -106,8 +121,33 @@ class Fmt:
         r = describe(reason)
         return safe(r.display_name_zh if self.lang == "zh" else r.display_name)
 
-    def advice(self, advice_id: str) -> str:
+    def occupancy_step(self, values: Mapping[str, Any]) -> str:
+        """The next occupancy step of an ``occupancy_limited`` finding ("registers/thread 128 -> 96 gives 20
+        warps"), or, when no single change helps, the language's "cap registers / shared memory" sentence."""
+        if values.get("step_parameter") is None:
+            return self.label("occ_next_step_none")
+        param = {"registers_per_thread": "occ_regs_per_thread", "shared_mem_per_block_bytes": "occ_smem_per_block"}
+        current, proposed = values["step_current"], values["step_proposed"]
+        if values["step_parameter"] == "shared_mem_per_block_bytes":
+            current, proposed = f"{current} B", f"{proposed} B"
+        return self.label("occ_step_short", param=self.label(param[values["step_parameter"]]), current=current,
+                          proposed=proposed, warps=values["step_warps"])
+
+    def unit(self, unit_id: str) -> str:
+        """A hardware unit of ``data/units.toml`` by id, in this language (a raw metric name stays as it is)."""
+        try:
+            return unit(unit_id).name(self.lang)
+        except KeyError:
+            return unit_id
+
+    def advice(self, advice_id: str, finding: Finding | None = None) -> str:
+        """The advice text of an advice id; ``finding:<id>`` advice is worded with ``finding``'s numbers."""
         kind, _, rest = advice_id.partition(":")
+        if kind == "finding":
+            values = self.words(finding.message.key, finding.message.values) if finding is not None else {}
+            if rest == "occupancy_limited":
+                values["step"] = self.occupancy_step(values)
+            return safe(fill(findings()[rest].action(self.lang), values, self.lang))
         if kind == "class":
             bound, _, variant = rest.partition(":")
             return class_text(bound, "advice", self.lang, variant or None)
@@ -158,9 +198,10 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
             line += f" -> {f.bound(r.bound)}"
         rows.append((f.label("arithmetic_intensity"), line))
         if r.achieved_flops_per_s is not None or r.attainable_flops_per_s is not None:
+            est = f" ({f.note('estimated_from_pipe')})" if r.flops_estimated else ""
             rows.append((
                 f.label("achieved"),
-                f"{f.flops(r.achieved_flops_per_s)} / {f.label('attainable')} {f.flops(r.attainable_flops_per_s)}, "
+                f"{f.flops(r.achieved_flops_per_s)}{est} / {f.label('attainable')} {f.flops(r.attainable_flops_per_s)}, "
                 f"{f.label('efficiency')} {f.share(r.efficiency)}"
                 + ("" if r.achieved_bytes_per_s is None else f"; DRAM {si(r.achieved_bytes_per_s, 'B/s')}"),
             ))
@@ -189,11 +230,12 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
     notes = list(d.notes)
     explained = any("tensor" in n.key or n.key == "no_fp_counters" for n in notes)
     if r is not None:
-        notes += [m for m in r.not_measured if not (explained and m == "flops_not_measured")]
+        notes += [m for m in r.not_measured if not (explained and m == "flops_not_measured")
+                  and not (m == "efficiency_undefined" and "roofline_not_applicable" in r.not_measured)]
     if notes:
         rows.append((f.label("notes"), f.notes(notes)))
     if k.problems:
         rows.append((f.label("problems"), safe("; ".join(k.problems))))
-    for i, a in enumerate(d.advice if advice else (), 1):
-        rows.append((f.label("advice") if i == 1 else "", f"{i}. {f.advice(a)}"))
+    for i, a in enumerate(d.advice_findings if advice else (), 1):
+        rows.append((f.label("advice") if i == 1 else "", f"{i}. {f.advice(a.advice, a)}"))
     return rows

@@ -146,7 +146,7 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
             parts.append(f'<div class="charts">{"".join(figs)}</div>')
     if d.advice:
         parts.append(f"<h4>{_e(f.label('advice'))}</h4><ol>")
-        parts += [f"<li>{_e(f.advice(a))}</li>" for a in d.advice]
+        parts += [f"<li>{_e(f.advice(a.advice, a))}</li>" for a in d.advice_findings]
         parts.append("</ol>")
     parts.append("</section>")
     return "".join(parts)

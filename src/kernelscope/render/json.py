@@ -119,7 +119,9 @@ def _roofline(r: RooflinePoint | None, f: Fmt) -> RooflineDoc | None:
         duration_s=r.duration_s, arithmetic_intensity_flop_per_byte=finite(ai),
         attainable_flops_per_s=finite(r.attainable_flops_per_s), achieved_flops_per_s=finite(r.achieved_flops_per_s),
         achieved_bytes_per_s=finite(r.achieved_bytes_per_s), efficiency=finite(r.efficiency), bound=r.bound,  # type: ignore[arg-type]
-        not_measured=notes(reasons, f),
+        not_measured=notes(reasons, f), datasheet_peak_flops_per_s=r.datasheet_peak_flops_per_s,
+        clock_scale=r.clock_scale, flops_estimated=r.flops_estimated,
+        derived_dram_throughput_pct=finite(r.derived_dram_throughput_pct),
     )
 
 
@@ -201,7 +203,7 @@ def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
         notes=notes(d.notes, f), flop_counts=dict(k.flop_counts), dram_bytes_read=k.dram_bytes_read,
         dram_bytes_write=k.dram_bytes_write, tensor_pipe_active_pct=k.tensor_pipe_active_pct,
         tensor_ops_pct=dict(k.tensor_ops_pct), occupancy=_occupancy(d, f), stalls=_stalls(d, f),
-        findings=findings(d.findings, f), advice=[AdviceDoc(id=a, text=f.advice(a)) for a in d.advice],
+        findings=findings(d.findings, f), advice=[AdviceDoc(id=a.advice, text=f.advice(a.advice, a)) for a in d.advice_findings],  # type: ignore[arg-type]
         nsight_compute=NsightDoc(
             sol_bottleneck=SolBottleneckDoc(bound=d.ncu_bottleneck, title=d.ncu_bottleneck_title),  # type: ignore[arg-type]
             rules=[RuleDoc(rule_id=r.rule_id, title=r.title, message_type=r.message_type, message=r.message,

@@ -1,5 +1,6 @@
 """Typed JSON documents: one msgspec Struct tree per output (``kernelscope.diagnosis/1``, ``kernelscope.compare/1``,
-``kernelscope.timeline/1``), one encoder (:func:`encode`), and the JSON Schemas generated from the types
+``kernelscope.timeline/1``,
+``kernelscope.banks/1``), one encoder (:func:`encode`), and the JSON Schemas generated from the types
 (:func:`schema`, :func:`write_schemas`; the files in ``schemas/`` are checked against them by the tests).
 """
 
@@ -27,6 +28,7 @@ def encode(doc: Doc) -> str:
 
 
 def _documents() -> dict[str, tuple[type, str]]:
+    from .banks import BanksDoc
     from .compare import CompareDoc
     from .diagnosis import DiagnosisDoc
     from .timeline import TimelineDoc
@@ -35,6 +37,7 @@ def _documents() -> dict[str, tuple[type, str]]:
         "diagnosis-1.schema.json": (DiagnosisDoc, "kernelscope diagnose --format json"),
         "compare-1.schema.json": (CompareDoc, "kernelscope compare --format json"),
         "timeline-1.schema.json": (TimelineDoc, "kernelscope timeline --format json"),
+        "banks-1.schema.json": (BanksDoc, "kernelscope banks --format json"),
     }
 
 

@@ -22,8 +22,9 @@ class RooflineDoc(Doc):
     ridge_point_flop_per_byte: Annotated[float | None, Meta(description=(
         "peak_flops_per_s / peak_bandwidth_bytes_per_s, FLOP/byte; null: no GPU ceilings known"))]
     flops: Annotated[float | None, Meta(description=(
-        "floating-point operations executed, FLOP (count); null: not measured (tensor-core work is not counted by the "
-        "SASS FP counters)"))]
+        "floating-point operations executed, FLOP (count), or estimated from the tensor pipe's utilisation when "
+        "flops_estimated is true; null: not measured (tensor-core work is not counted by the SASS FP counters) and "
+        "not estimable"))]
     dram_bytes: Annotated[float | None, Meta(description="DRAM bytes read + written, bytes; null: not measured")]
     duration_s: Annotated[float | None, Meta(description="kernel duration, seconds; null: not measured")]
     arithmetic_intensity_flop_per_byte: Annotated[float | None, Meta(description=(
@@ -39,7 +40,18 @@ class RooflineDoc(Doc):
         "memory-bound if AI < ridge point else compute-bound; null when AI is not measured or there are no GPU ceilings"))]
     not_measured: Annotated[list[NoteDoc], Meta(description=(
         "why the null quantities above are null (keys flops_not_measured, dram_bytes_not_measured, duration_not_measured, "
-        "no_work, efficiency_undefined, intensity_unbounded)"))]
+        "no_work, roofline_not_applicable, efficiency_undefined, intensity_unbounded)"))]
+    datasheet_peak_flops_per_s: Annotated[float | None, Meta(description=(
+        "the spec's dense peak of the pipe before clock scaling, FLOP/s; peak_flops_per_s = this x clock_scale; "
+        "null: no GPU ceilings known"))]
+    clock_scale: Annotated[float | None, Meta(description=(
+        "profiled SM clock / the spec's boost clock, the factor applied to the FLOP/s peak (ratio); null: not "
+        "applied (a clock unknown, or measured ceilings)"))]
+    flops_estimated: Annotated[bool, Meta(description=(
+        "true when flops is an estimate from the tensor pipe's utilisation (tensor-core work the profile does not count)"))]
+    derived_dram_throughput_pct: Annotated[float | None, Meta(description=(
+        "DRAM throughput derived as dram_bytes / duration_s / peak bandwidth, percent 0-100; null: the profile "
+        "measured it (speed_of_light.dram_pct) or bytes, duration or ceilings are missing"))]
 
 
 class DeviceDoc(Doc):

@@ -1,0 +1,46 @@
+"""What each root-cause finding means and the one action that fixes it (``data/findings.toml``): titles and action
+templates in en / zh, the model of its estimated speedup, and the Nsight Compute rules that report the same cause."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from . import Model, NonEmpty, check_lang, load
+
+
+class FindingText(Model, kw_only=True):
+    """One ``[finding.<id>]`` table."""
+
+    title_en: NonEmpty
+    title_zh: NonEmpty
+    action_en: NonEmpty
+    action_zh: NonEmpty
+    model: NonEmpty
+    nsight_rules: tuple[str, ...] = ()
+
+    def title(self, lang: str) -> str:
+        """The finding's title in ``lang`` (a template: it may hold fields of the finding's values)."""
+        return self.title_zh if check_lang(lang) == "zh" else self.title_en
+
+    def action(self, lang: str) -> str:
+        """The action template in ``lang``."""
+        return self.action_zh if check_lang(lang) == "zh" else self.action_en
+
+
+class _FindingsFile(Model, kw_only=True):
+    finding: dict[str, FindingText]
+
+
+def findings() -> dict[str, FindingText]:
+    """Every finding's texts by id."""
+    return load("findings.toml", _FindingsFile).finding
+
+
+@cache
+def by_nsight_rule() -> dict[str, tuple[str, ...]]:
+    """Nsight Compute rule id -> the kernelscope findings that report the same cause."""
+    out: dict[str, list[str]] = {}
+    for finding_id, text in findings().items():
+        for rule in text.nsight_rules:
+            out.setdefault(rule, []).append(finding_id)
+    return {k: tuple(v) for k, v in out.items()}
