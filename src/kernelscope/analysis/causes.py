@@ -47,6 +47,9 @@ SHARED_OPS = {
 M_LDSM = "smsp__inst_executed_op_ldsm.sum"
 LOCAL_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum")
 GLOBAL_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
+#: FP32 add / multiply / fused multiply-add thread instructions (the roofline section's per-cycle rates).
+FP32_OPS = tuple(f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed" for op in ("fadd", "fmul", "ffma"))
+M_FMA_PIPE = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"
 IMBALANCE = ("sm__cycles_active.avg", "sm__cycles_active.max", "sm__cycles_active.sum", "sm__cycles_elapsed.sum")
 
 
@@ -90,12 +93,14 @@ def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
     e = (sectors - ideal) / sectors
     if e < ctx.criteria["uncoalesced_excess_share"]:
         return None
-    u = _pct(m.get(M_L2_PCT, ctx.sol.memory_pct))
-    s, note = estimate(e, u, "L2 throughput")
+    # the excess sectors pass through L1/TEX and L2: the busier of the two bounds what removing them saves
+    l1, l2 = m.get(M_L1_PCT), m.get(M_L2_PCT)
+    busier = max((v for v in (l1, l2) if v is not None), default=ctx.sol.memory_pct)
+    s, note = estimate(e, _pct(busier), "the busier of L1/TEX and L2 throughput")
     return cause(ctx, "uncoalesced_global", {"excess_pct": 100 * e, "excess": sectors - ideal, "sectors": sectors,
                                              "ideal": ideal},
                  (Evidence(M_SECTORS, sectors, "sector"), Evidence(M_SECTORS_IDEAL, ideal, "sector"),
-                  Evidence(M_L2_PCT, m.get(M_L2_PCT), "%")), s, note, "uncoalesced_excess_share")
+                  Evidence(M_L1_PCT, l1, "%"), Evidence(M_L2_PCT, l2, "%")), s, note, "uncoalesced_excess_share")
 
 
 def uncoalesced_shared(ctx: KernelContext, done: Done) -> Finding | None:
@@ -268,6 +273,25 @@ def fp64_on_consumer_gpu(ctx: KernelContext, done: Done) -> Finding | None:
                  s, note, "fp64_slow_ratio")
 
 
+def unfused_fp32(ctx: KernelContext, done: Done) -> Finding | None:
+    """Separate FP32 multiplies and adds that could be one fused multiply-add: at most min(FADD, FMUL) pairs fuse,
+    each saving one instruction. Reported when those pairs are ``fusable_share`` of the FP32 instructions or more.
+    Estimate r = pairs / (FADD + FMUL + FFMA) x FMA pipe utilisation (Nsight Compute's FPInstructions rule counts
+    every non-fused instruction as fusable; an add without a multiply to pair with cannot fuse)."""
+    m = ctx.kernel.metrics
+    fadd, fmul, ffma = (m.get(n) for n in FP32_OPS)
+    if fadd is None or fmul is None or ffma is None or not fadd + fmul + ffma:
+        return None
+    e = min(fadd, fmul) / (fadd + fmul + ffma)
+    if e < ctx.criteria["fusable_share"]:
+        return None
+    s, note = estimate(e, _pct(ctx.kernel.compute_breakdown_pct.get(M_FMA_PIPE)), "FMA pipe utilisation")
+    return cause(ctx, "unfused_fp32", {"fusable_pct": 100 * e},
+                 (*(Evidence(n, v, "inst/cycle") for n, v in zip(FP32_OPS, (fadd, fmul, ffma))),
+                  Evidence(M_FMA_PIPE, ctx.kernel.compute_breakdown_pct.get(M_FMA_PIPE), "%")),
+                 s, note, "fusable_share")
+
+
 def workload_imbalance(ctx: KernelContext, done: Done) -> Finding | None:
     """The busiest SM active much longer than the average one (Nsight Compute's WorkloadImbalance model:
     r = (1 - avg / max) x active / elapsed cycles, reported from ``imbalance_min_share``)."""
@@ -339,7 +363,7 @@ def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:
 
 #: The root-cause rules, run after the class rules (:data:`kernelscope.analysis.kernel_rules.KERNEL_RULES`).
 CAUSE_RULES: tuple[Rule[KernelContext], ...] = (
-    Rule("uncoalesced_global", uncoalesced_global, inputs=(M_SECTORS, M_SECTORS_IDEAL, M_L2_PCT)),
+    Rule("uncoalesced_global", uncoalesced_global, inputs=(M_SECTORS, M_SECTORS_IDEAL, M_L1_PCT, M_L2_PCT)),
     Rule("uncoalesced_shared", uncoalesced_shared, inputs=(M_SHARED_WAVEFRONTS, M_SHARED_IDEAL, M_L1_PCT)),
     Rule("shared_bank_conflicts", shared_bank_conflicts, inputs=(*(n for t in SHARED_OPS.values() for n in t), M_LDSM)),
     Rule("register_spills", register_spills, inputs=LOCAL_SECTORS + GLOBAL_SECTORS),
@@ -351,6 +375,7 @@ CAUSE_RULES: tuple[Rule[KernelContext], ...] = (
     Rule("busiest_pipe", busiest_pipe, inputs=(M_ISSUE,)),
     Rule("tensor_cores_unused", tensor_cores_unused, inputs=("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",)),
     Rule("fp64_on_consumer_gpu", fp64_on_consumer_gpu, inputs=("sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",)),
+    Rule("unfused_fp32", unfused_fp32, inputs=(*FP32_OPS, M_FMA_PIPE)),
     Rule("workload_imbalance", workload_imbalance, inputs=IMBALANCE),
     Rule("stall_causes", stall_causes, inputs=(M_ISSUE,)),
     Rule("stall_reasons", stall_reasons, parents=("stall_causes",)),

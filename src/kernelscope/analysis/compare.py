@@ -19,6 +19,7 @@ from typing import Iterable, Sequence
 from ..errors import InputError
 from ..notes import Note
 from .diagnosis import KernelDiagnosis
+from .engine import by_gain
 from .selection import kernel_names, select
 
 
@@ -128,6 +129,10 @@ class KernelComparison:
         stall_shift: (reason, share before, share after) for the reasons that moved most, largest move first.
         predictions: the BEFORE profile's own estimates next to the measured result.
         explanation: what moved, as notes.
+        predicted: kernelscope's own prediction from the BEFORE side's findings (its representative launch):
+            ``(finding id, estimated speedup factor >= 1)`` for every finding that carries an estimate, largest
+            first (see :func:`predicted_speedups`); empty when no finding has one. Compare ``predicted[0][1]`` with
+            ``speedup`` to see how the model did.
     """
 
     before_name: str
@@ -141,6 +146,12 @@ class KernelComparison:
     stall_shift: tuple[tuple[str, float, float], ...]
     predictions: tuple[Prediction, ...]
     explanation: tuple[Note, ...]
+    predicted: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def predicted_top(self) -> tuple[str, float] | None:
+        """The BEFORE side's largest estimate, ``(finding id, speedup factor)``, or None when no finding has one."""
+        return self.predicted[0] if self.predicted else None
 
     def slower_by(self) -> float | None:
         """Fractional slowdown (after / before - 1; negative = faster), or None."""
@@ -180,6 +191,17 @@ class Comparison:
         if self.speedup is not None and 1.0 / self.speedup - 1.0 > threshold:
             out.append("total")
         return tuple(out)
+
+
+def predicted_speedups(diagnosis: KernelDiagnosis) -> tuple[tuple[str, float], ...]:
+    """What one diagnosed launch's findings predict: ``(finding id, estimated speedup)`` for each finding with an
+    estimate (a factor >= 1: kernel time before / after removing that cause), largest first (:func:`.engine.by_gain`;
+    ties keep rule order). A finding id that occurs twice keeps its largest estimate. Empty when no finding has one."""
+    out: dict[str, float] = {}
+    for f in by_gain(diagnosis.findings):
+        if f.estimated_speedup is not None:
+            out.setdefault(f.id, f.estimated_speedup)
+    return tuple(out.items())
 
 
 def launch_sets(diagnoses: Iterable[KernelDiagnosis]) -> list[LaunchSet]:
@@ -275,6 +297,7 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
         stall_shift=shift,
         predictions=tuple(sorted(predictions, key=lambda p: -p.estimated_speedup_pct)),
         explanation=_explain(b, a, speedup, shift),
+        predicted=predicted_speedups(before.representative),
     )
 
 

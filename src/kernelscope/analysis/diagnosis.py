@@ -21,7 +21,8 @@ from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY
 from .engine import Finding, by_gain, run_rules
 from .causes import CAUSE_RULES, program_gain
 from .kernel_rules import CLASS_ORDER, KERNEL_RULES, KernelContext, SolVerdict, classify_sol, waves_per_sm
-from .limiters import Limiters, MemoryLevel, limiters, memory_levels
+from .limiters import Limiters, MemoryLevel, limiters, limiting_level, memory_levels
+from .nsight import NsightMatch, match_nsight
 from .occupancy import Occupancy, occupancy_of
 from .roofline import RooflinePoint, kernel_points
 from .selection import select_kernels
@@ -118,6 +119,17 @@ class KernelDiagnosis:
         """The share of the report's GPU time saved if ``finding``'s cause were removed (Amdahl): time_share x
         (1 - 1 / estimated speedup); None when either is unknown."""
         return program_gain(self.time_share, finding.estimated_speedup)
+
+    @property
+    def limiting_level(self) -> MemoryLevel | None:
+        """The memory level closest to its peak (highest throughput %), or None when none was measured."""
+        return limiting_level(self.levels)
+
+    @property
+    def nsight_matches(self) -> tuple[NsightMatch, ...]:
+        """Nsight Compute's stored rule findings beside kernelscope's (:func:`.nsight.match_nsight`): agreements,
+        causes only one of them saw; empty when the report stores no rule results."""
+        return match_nsight(self.kernel.rules, self.findings)
 
     @property
     def ncu_bottleneck(self) -> str | None:

@@ -168,7 +168,11 @@ class KernelContext:
         return sum(s.share_of_stalls for s in self.stalls.shares if s.reason in reason_ids)
 
     def class_advice(self, bound: str) -> str:
-        """The advice id of a class; the ``no_tensor`` variant on a GPU without tensor cores."""
+        """The advice id of a class: the ``occupied`` variant when achieved occupancy is at least ``occupied_pct``
+        (no "more warps" advice then), the ``no_tensor`` variant on a GPU without tensor cores, else the plain one."""
+        achieved = self.kernel.achieved_occupancy_pct
+        if achieved is not None and achieved >= self.criteria["occupied_pct"] and has_class_variant(bound, "occupied"):
+            return f"class:{bound}:occupied"
         no_tensor = self.gpu is not None and not any("_tensor" in p for p in self.gpu.peak_flops_per_s)
         return f"class:{bound}:no_tensor" if no_tensor and has_class_variant(bound, "no_tensor") else f"class:{bound}"
 

@@ -8,14 +8,29 @@ instructions), and the same LSU pipe on both sides is ONE unit, not a balanced k
 
 The memory hierarchy by level (L1/TEX, shared memory, L2, DRAM): each level's throughput (% of its peak), the
 bytes it moved, its hit rate, and the arithmetic intensity against it (the hierarchical roofline: FLOP per byte
-at each level; Nsight Compute Kernel Profiling Guide, "Roofline Charts", hierarchical roofline). Bytes come from
-sector counts (32 B per sector: Nsight Compute Kernel Profiling Guide, "Memory Workload Analysis", sectors).
+at each level; Nsight Compute Kernel Profiling Guide, "Roofline Charts", hierarchical roofline), with the level's
+peak bandwidth as the report itself measures it, so that each level has a ceiling (:data:`TRAFFIC`). A level's
+bytes and its peak always come from ONE counter (a point and its ceiling measure the same traffic):
+
+    bytes             counter x bytes per count                                    [B]
+    peak bandwidth    counter.peak_sustained x bytes per count x the unit's clock  [B/s]
+                      (or, without those, bytes / duration / (counter.pct_of_peak_sustained_elapsed / 100))
+    bandwidth %       bytes / duration / peak bandwidth x 100   (how close the level's point is to its ceiling)
+
+The counters are those of Nsight Compute's own hierarchical roofline sections where a report holds them
+(``SpeedOfLight_Hierarchical{Single,Double,Half,Tensor}RooflineChart.section``: L1 = LSU writeback cycles x 128 B
+with ``l1tex__cycles_elapsed.avg.per_second``; DRAM = ``dram__bytes.sum.peak_sustained`` x
+``dram__cycles_elapsed.avg.per_second``), and the L2 tag-stage sectors x 32 B (``lts__t_bytes``, the L2 level of
+the NERSC hierarchical roofline: Yang, Kurth & Williams, "Hierarchical Roofline analysis for GPUs", CCPE 2020).
+Sectors are 32 B (Nsight Compute Kernel Profiling Guide, "Memory Workload Analysis").
 
 Pure functions over :class:`~kernelscope.model.KernelProfile`; metrics are read by exact name (:data:`INPUTS`).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -33,8 +48,59 @@ LEVEL_METRICS = {
     "l2": {"pct": "lts__throughput.avg.pct_of_peak_sustained_elapsed", "hit": "lts__t_sector_hit_rate.pct",
            "sectors": "lts__t_sectors.sum"},
 }
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """One Nsight Compute counter of a level's traffic, with what turns it into bytes and a peak bandwidth.
+
+    Attributes:
+        counter: the count, e.g. ``"l1tex__lsu_writeback_active_mem_lg.sum"`` (cycles), ``"lts__t_sectors.sum"``.
+        bytes_per_count: bytes per unit of the count (128 per L1 writeback cycle, 32 per sector, 1 per byte).
+        clock: the unit's clock (``<unit>__cycles_elapsed.avg.per_second``, Hz) that turns the per-cycle peak
+            ``<counter>.peak_sustained`` into bytes per second.
+        same_pct: other metrics equal to the counter's % of peak, tried after its own (L2: the average over the
+            L2 slices, ``lts__t_sectors.avg.pct_of_peak_sustained_elapsed``: every slice has the same peak, so the
+            average's % is the sum's %; equal to it in every corpus report that holds both).
+    """
+
+    counter: str
+    bytes_per_count: float
+    clock: str
+    same_pct: tuple[str, ...] = ()
+
+    @property
+    def peak(self) -> str:
+        """The counter's sustained peak per cycle of its unit (``<counter>.peak_sustained``)."""
+        return self.counter + ".peak_sustained"
+
+    @property
+    def pcts(self) -> tuple[str, ...]:
+        """The counter as % of that peak over the elapsed cycles (``<counter>.pct_of_peak_sustained_elapsed``),
+        then ``same_pct``."""
+        return (self.counter + ".pct_of_peak_sustained_elapsed", *self.same_pct)
+
+
+#: The traffic counter of each level, best first; the first one the report counts gives the level's bytes and peak.
+#: L1: the LSU writeback data path, 128 B per active cycle, local/global (+ distributed shared, ``_mem_lgds``, in
+#: Nsight Compute 2024+): the L1 level of Nsight Compute's hierarchical roofline (``derived__l1tex__lsu_writeback_
+#: bytes_mem_lg.sum.peak_sustained = l1tex__lsu_writeback_active_mem_lg.sum.peak_sustained * 128``); it counts the
+#: data returned to the SM (loads, atomics), not stores. L2: tag-stage sectors (every L2 access) x 32 B. DRAM:
+#: ``dram__bytes`` (read + write), the DRAM level of Nsight Compute's roofline sections.
+TRAFFIC: dict[str, tuple[Traffic, ...]] = {
+    "l1": (Traffic("l1tex__lsu_writeback_active_mem_lgds.sum", 128.0, "l1tex__cycles_elapsed.avg.per_second"),
+           Traffic("l1tex__lsu_writeback_active_mem_lg.sum", 128.0, "l1tex__cycles_elapsed.avg.per_second")),
+    "l2": (Traffic("lts__t_sectors.sum", float(SECTOR_BYTES), "lts__cycles_elapsed.avg.per_second",
+                   ("lts__t_sectors.avg.pct_of_peak_sustained_elapsed",)),),
+    "dram": (Traffic("dram__bytes.sum", 1.0, "dram__cycles_elapsed.avg.per_second"),),
+}
+#: What the L1 bytes are when the report has no writeback counter (no peak is measured for these sectors).
+L1_SECTORS_NAME = "l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_*.sum"
 #: Every metric name this module reads from ``KernelProfile.metrics``.
-INPUTS: tuple[str, ...] = (*L1_SECTORS, *(m for level in LEVEL_METRICS.values() for m in level.values()))
+INPUTS: tuple[str, ...] = (
+    *L1_SECTORS, *(m for level in LEVEL_METRICS.values() for m in level.values()),
+    *(n for ts in TRAFFIC.values() for t in ts for n in (t.counter, t.peak, *t.pcts, t.clock)),
+)
 
 
 @dataclass(frozen=True)
@@ -60,14 +126,22 @@ class UnitLoad:
 
 @dataclass(frozen=True)
 class MemoryLevel:
-    """One level of the memory hierarchy for one launch. None = not measured.
+    """One level of the memory hierarchy for one launch. None = not measured (the report lacks the metrics).
 
     Attributes:
         level: ``"l1"``, ``"shared"``, ``"l2"`` or ``"dram"``.
-        throughput_pct: the level's throughput, % of its peak (0-100).
-        bytes: bytes moved at that level (sectors x 32 B; DRAM: read + write bytes).
+        throughput_pct: the level's throughput, % of its peak (0-100), Nsight Compute's Speed-of-Light value.
+        bytes: bytes moved at that level, from the counter ``bytes_metric`` (:data:`TRAFFIC`): L1 = LSU writeback
+            cycles x 128 B (else global + local sectors x 32 B), L2 = L2 sectors x 32 B, DRAM = read + write bytes.
         hit_rate_pct: cache hit rate (L1, L2), % (0-100).
         arithmetic_intensity_flop_per_byte: the launch's FLOPs / ``bytes`` (hierarchical roofline).
+        peak_bytes_per_s: the level's peak bandwidth for that same counter, bytes/s, from the report's own
+            metrics (``peak_from`` says how); None when the report does not measure it (never a datasheet guess).
+        bandwidth_pct: bytes / duration / ``peak_bytes_per_s`` x 100 (0-100): how close the level's point on the
+            hierarchical roofline is to its bandwidth ceiling; None without bytes, duration or peak.
+        bytes_metric: the Nsight Compute counter ``bytes`` (and the peak) stand for, or None without bytes.
+        peak_from: ``"peak_sustained"`` (counter.peak_sustained x bytes per count x the unit's clock) or
+            ``"pct_of_peak"`` (bytes / duration / counter.pct_of_peak_sustained_elapsed); None without a peak.
     """
 
     level: str
@@ -75,6 +149,10 @@ class MemoryLevel:
     bytes: float | None
     hit_rate_pct: float | None
     arithmetic_intensity_flop_per_byte: float | None
+    peak_bytes_per_s: float | None = None
+    bandwidth_pct: float | None = None
+    bytes_metric: str | None = None
+    peak_from: str | None = None
 
 
 def unit_loads(breakdown: Mapping[str, float], side: str) -> tuple[UnitLoad, ...]:
@@ -120,25 +198,118 @@ def limiters(kernel: KernelProfile) -> Limiters:
 
 def memory_levels(kernel: KernelProfile, flops: float | None) -> tuple[MemoryLevel, ...]:
     """L1, shared, L2 and DRAM, each with what the profile measured of it; ``flops`` (FLOP, or None) gives the
-    arithmetic intensity per level. Levels with nothing measured are left out."""
+    arithmetic intensity per level. Levels with nothing measured are left out.
+
+    Bytes and peak bandwidth per level come from one counter of :data:`TRAFFIC` (the first the report counts);
+    L1 without a writeback counter falls back to the global + local sectors x 32 B, which have no measured peak.
+    A level shown for its throughput % alone still gets the peak its counter's ``.peak_sustained`` x clock gives
+    (DRAM without byte counts); the %-of-peak route needs the bytes. All values in SI units (bytes, bytes/s); pure.
+    """
     m = kernel.metrics
     l1_sectors = [m[n] for n in L1_SECTORS if n in m]
-    l2_sectors = m.get(LEVEL_METRICS["l2"]["sectors"])
+    l1 = _traffic(kernel, TRAFFIC["l1"])
+    if l1 is None and l1_sectors:
+        l1 = (SECTOR_BYTES * sum(l1_sectors), L1_SECTORS_NAME, None)
+    l2 = _traffic(kernel, TRAFFIC["l2"])
+    dram_t = TRAFFIC["dram"][0]
+    dram = (kernel.dram_bytes, None if kernel.dram_bytes is None else _dram_name(kernel), dram_t)
     raw = (
-        ("l1", m.get(LEVEL_METRICS["l1"]["pct"]), SECTOR_BYTES * sum(l1_sectors) if l1_sectors else None,
-         m.get(LEVEL_METRICS["l1"]["hit"])),
+        ("l1", m.get(LEVEL_METRICS["l1"]["pct"]), l1, m.get(LEVEL_METRICS["l1"]["hit"])),
         ("shared", m.get(LEVEL_METRICS["shared"]["pct"]), None, None),
-        ("l2", m.get(LEVEL_METRICS["l2"]["pct"]), None if l2_sectors is None else SECTOR_BYTES * l2_sectors,
-         m.get(LEVEL_METRICS["l2"]["hit"])),
-        ("dram", kernel.dram_throughput_pct, kernel.dram_bytes, None),
+        ("l2", m.get(LEVEL_METRICS["l2"]["pct"]), l2, m.get(LEVEL_METRICS["l2"]["hit"])),
+        ("dram", kernel.dram_throughput_pct, dram, None),
     )
     out = []
-    for level, pct, nbytes, hit in raw:
+    for level, pct, traffic, hit in raw:
+        nbytes, name, source = traffic if traffic is not None else (None, None, None)
         if pct is None and nbytes is None:
             continue
         ai = flops / nbytes if flops is not None and nbytes else None
-        out.append(MemoryLevel(level, pct, nbytes, hit, ai))
+        peak = _peak(kernel, source, nbytes) if source is not None else None
+        d = kernel.duration_s
+        share = nbytes / d / peak[0] * 100.0 if peak is not None and nbytes is not None and d and d > 0 else None
+        out.append(MemoryLevel(level, pct, nbytes, hit, ai, None if peak is None else peak[0], share, name,
+                               None if peak is None else peak[1]))
     return tuple(out)
+
+
+def nearest_ceiling(levels: tuple[MemoryLevel, ...]) -> MemoryLevel | None:
+    """The level whose point on the hierarchical roofline is closest to its bandwidth ceiling (highest
+    ``bandwidth_pct``): the memory level that limits the launch there; None when no level has a measured peak.
+
+    A level's point is (FLOP / bytes, FLOP / duration) and its ceiling at that intensity is FLOP / bytes x peak, so
+    the point's height over its ceiling is bytes / duration / peak: ``bandwidth_pct`` / 100, whatever the FLOPs.
+    """
+    measured = [lv for lv in levels if lv.bandwidth_pct is not None]
+    return max(measured, key=lambda lv: lv.bandwidth_pct) if measured else None  # type: ignore[arg-type,return-value]
+
+
+# ----------------------------------------------------------------------------------------- units of the counters
+
+_PREFIX = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+#: Clock units, lower-case, to Hz (Nsight Compute stores "hz"; ``ncu --csv`` prints "Ghz", "cycle/nsecond" ...).
+_HZ = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9, "cycle/second": 1.0, "cycle/msecond": 1e3,
+       "cycle/usecond": 1e6, "cycle/nsecond": 1e9}
+_COUNT_UNIT = re.compile(r"([KkMGT]?)(byte|sector|cycle)s?")
+
+
+def _count_factor(unit: str, per_cycle: bool) -> float | None:
+    """The factor of a count unit ("cycle", "sector", "Kbyte", none; with ``per_cycle`` also "byte/cycle") to
+    plain counts (decimal prefixes, as Nsight Compute prints them), or None for a unit it does not know."""
+    u = unit.strip()
+    if per_cycle and u.endswith("/cycle"):
+        u = u[: -len("/cycle")]
+    if u == "":
+        return 1.0
+    match = _COUNT_UNIT.fullmatch(u)
+    return _PREFIX[match.group(1)] if match else None
+
+
+def _value(kernel: KernelProfile, name: str, kind: str) -> float | None:
+    """A metric as a plain count (``kind`` "count"), count per cycle ("per_cycle"), Hz ("hz") or % ("pct"); None
+    when absent, not finite or in a unit not known for that kind (a wrong scale is never applied)."""
+    v = kernel.metrics.get(name)
+    if v is None or not math.isfinite(v):
+        return None
+    unit = kernel.metric_units.get(name, "").strip()
+    if kind == "hz":
+        factor = _HZ.get(unit.lower())
+    elif kind == "pct":
+        factor = 1.0 if unit in ("%", "") else None
+    else:
+        factor = _count_factor(unit, kind == "per_cycle")
+    return None if factor is None else v * factor
+
+
+def _traffic(kernel: KernelProfile, sources: tuple[Traffic, ...]) -> tuple[float, str, Traffic] | None:
+    """(bytes, counter name, the counter) of the first of ``sources`` the report counts, or None."""
+    for t in sources:
+        count = _value(kernel, t.counter, "count")
+        if count is not None and count >= 0:
+            return count * t.bytes_per_count, t.counter, t
+    return None
+
+
+def _peak(kernel: KernelProfile, t: Traffic, nbytes: float | None) -> tuple[float, str] | None:
+    """The peak bandwidth (bytes/s) of counter ``t`` and how it was found: its ``.peak_sustained`` per cycle x
+    bytes per count x the unit's clock (Nsight Compute's roofline ceilings), else ``nbytes`` / duration / (its
+    ``.pct_of_peak_sustained_elapsed`` / 100) (the same peak: the % is the count over peak x elapsed cycles;
+    needs the bytes)."""
+    per_cycle, clock = _value(kernel, t.peak, "per_cycle"), _value(kernel, t.clock, "hz")
+    if per_cycle is not None and clock is not None and per_cycle > 0 and clock > 0:
+        return per_cycle * t.bytes_per_count * clock, "peak_sustained"
+    d = kernel.duration_s
+    pct = next((v for n in t.pcts if (v := _value(kernel, n, "pct")) is not None), None)
+    if pct is not None and pct > 0 and nbytes is not None and nbytes > 0 and d is not None and d > 0:
+        return nbytes / d / (pct / 100.0), "pct_of_peak"
+    return None
+
+
+def _dram_name(kernel: KernelProfile) -> str:
+    """The counter(s) ``KernelProfile.dram_bytes`` stands for."""
+    if kernel.dram_bytes_read is not None and kernel.dram_bytes_write is not None:
+        return "dram__bytes_read.sum + dram__bytes_write.sum"
+    return "dram__bytes.sum"
 
 
 def limiting_level(levels: tuple[MemoryLevel, ...]) -> MemoryLevel | None:

@@ -24,7 +24,8 @@ class Criterion(Model, kw_only=True):
 
 class ClassText(Model, kw_only=True):
     """Title, meaning and advice of one bottleneck class; ``advice_no_tensor_*`` is the variant for a GPU
-    without tensor cores."""
+    without tensor cores, ``advice_occupied_*`` the variant for a kernel whose warp slots are already full (more
+    warps per SM cannot be the advice)."""
 
     title_en: str
     title_zh: str
@@ -34,6 +35,8 @@ class ClassText(Model, kw_only=True):
     advice_zh: str
     advice_no_tensor_en: str | None = None
     advice_no_tensor_zh: str | None = None
+    advice_occupied_en: str | None = None
+    advice_occupied_zh: str | None = None
 
 
 class Verdicts(Model, kw_only=True):

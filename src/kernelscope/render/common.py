@@ -9,6 +9,7 @@ from typing import Any, Mapping
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.engine import Finding
+from ..analysis.nsight import AGREE, KERNELSCOPE_ONLY, NO_COUNTERPART, NSIGHT_ONLY
 from ..knowledge import check_lang
 from ..knowledge.stalls import describe
 from ..knowledge.findings import findings
@@ -140,13 +141,40 @@ class Fmt:
         except KeyError:
             return unit_id
 
+    def finding_values(self, finding: Finding) -> dict[str, Any]:
+        """A finding's message values worded in this language (see :meth:`words`), with the occupancy step."""
+        values = self.words(finding.message.key, finding.message.values)
+        if finding.id == "occupancy_limited":
+            values["step"] = self.occupancy_step(values)
+        return values
+
+    def finding_title(self, finding_id: str, finding: Finding | None = None) -> str:
+        """The title of a root-cause finding (``data/findings.toml``) filled with ``finding``'s values; a finding
+        without an entry there (a class rule) is named by its id."""
+        text = findings().get(finding_id)
+        if text is None:
+            return finding_id
+        values = self.finding_values(finding) if finding is not None else {}
+        try:
+            return safe(fill(text.title(self.lang), values, self.lang))
+        except (KeyError, IndexError):  # a title template whose values this caller does not have
+            return finding_id
+
+    def gain(self, finding: Finding, program_share: float | None) -> str:
+        """"est. 1.80x this kernel, 12.3% of GPU time saved" (``program_share``: the Amdahl program gain 0-1, or
+        None when unknown), or "not estimated"."""
+        if finding.estimated_speedup is None:
+            return self.label("not_estimated")
+        out = self.label("est_kernel", x=finding.estimated_speedup)
+        if program_share is not None:
+            out += ", " + self.label("est_program", p=self.share(program_share))
+        return out
+
     def advice(self, advice_id: str, finding: Finding | None = None) -> str:
         """The advice text of an advice id; ``finding:<id>`` advice is worded with ``finding``'s numbers."""
         kind, _, rest = advice_id.partition(":")
         if kind == "finding":
-            values = self.words(finding.message.key, finding.message.values) if finding is not None else {}
-            if rest == "occupancy_limited":
-                values["step"] = self.occupancy_step(values)
+            values = self.finding_values(finding) if finding is not None else {}
             return safe(fill(findings()[rest].action(self.lang), values, self.lang))
         if kind == "class":
             bound, _, variant = rest.partition(":")
@@ -161,6 +189,74 @@ def summary_rows(result: ReportDiagnosis, f: Fmt) -> list[tuple[str, str, str, s
         (safe(g.name), str(g.launches), f.time(g.total_duration_s if g.launches > g.unmeasured_launches else None), f.share(g.share))
         for g in result.groups
     ]
+
+
+def unit_line(d: KernelDiagnosis, f: Fmt, top: int = 3) -> str | None:
+    """"compute: LSU pipe 84.0%, FMA pipe 22.0%; memory: L1/TEX cache 85.1%, ..." (the ``top`` busiest units of
+    each side), or None when the profile has no Speed-of-Light breakdown."""
+    parts = []
+    for side, loads in (("compute", d.limiters.compute), ("memory", d.limiters.memory)):
+        if loads:
+            units = ", ".join(f"{f.unit(u.unit) if u.unit else safe(u.metric)} {f.pct(u.pct)}" for u in loads[:top])
+            parts.append(f"{f.label('side_' + side)}: {units}")
+    return "; ".join(parts) or None
+
+
+def level_line(d: KernelDiagnosis, f: Fmt) -> str | None:
+    """Each measured memory level with its % of peak, bytes, hit rate and arithmetic intensity, then the level
+    closest to its peak; None when no level was measured."""
+    items = []
+    for lv in d.levels:
+        extra = [si(lv.bytes, "B")] if lv.bytes is not None else []
+        if lv.hit_rate_pct is not None:
+            extra.append(f.label("level_hit", v=f.pct(lv.hit_rate_pct)))
+        if lv.arithmetic_intensity_flop_per_byte is not None:
+            extra.append(f.intensity(lv.arithmetic_intensity_flop_per_byte))
+        items.append(f"{level_name(lv.level, f)} {f.pct(lv.throughput_pct)}" + (f" ({', '.join(extra)})" if extra else ""))
+    if not items:
+        return None
+    lim = d.limiting_level
+    return "; ".join(items) + ("" if lim is None else f". {f.label('level_limiting', name=level_name(lim.level, f))}")
+
+
+def level_name(level: str, f: Fmt) -> str:
+    """A memory level's name in ``f``'s language (``l1``, ``l2``, ``dram`` are units of ``data/units.toml``)."""
+    return f.label("level_shared") if level == "shared" else f.unit(level)
+
+
+def nsight_line(d: KernelDiagnosis, f: Fmt) -> str | None:
+    """Nsight Compute's stored findings beside ours, grouped: both found, only Nsight, no kernelscope rule, only
+    kernelscope; None when the report stores no rule results that fired."""
+    groups: dict[str, list[str]] = {AGREE: [], NSIGHT_ONLY: [], NO_COUNTERPART: [], KERNELSCOPE_ONLY: []}
+    by_id = {x.id: x for x in d.findings}
+
+    def ours(ids: tuple[str, ...]) -> str:
+        return ", ".join(f.finding_title(i, by_id.get(i)) for i in ids)
+
+    for m in d.nsight_matches:
+        est = "" if m.nsight_speedup_pct is None else f" ({f.label('nsight_est', p=m.nsight_speedup_pct)})"
+        if m.status == AGREE:
+            groups[AGREE].append(f"{m.rule_id}{est} = {ours(m.findings)}")
+        elif m.status == KERNELSCOPE_ONLY:
+            groups[KERNELSCOPE_ONLY].append(f"{ours(m.findings)} ({m.rule_id})")
+        else:
+            groups[m.status].append(f"{m.rule_id}{est}")
+    keys = {AGREE: "nsight_agree", NSIGHT_ONLY: "nsight_only", NO_COUNTERPART: "nsight_no_counterpart",
+            KERNELSCOPE_ONLY: "kernelscope_only"}
+    parts = [f.label(keys[status], items=", ".join(items)) for status, items in groups.items() if items]
+    return "; ".join(parts) or None
+
+
+def advice_lines(d: KernelDiagnosis, f: Fmt) -> list[str]:
+    """The advice, most important first: a root cause as "title (est. gain): action", a fallback paragraph as
+    its text."""
+    out = []
+    for a in d.advice_findings:
+        text = f.advice(a.advice, a)  # type: ignore[arg-type]
+        if a.advice.startswith("finding:"):  # type: ignore[union-attr]
+            text = f"{f.finding_title(a.id, a)} [{f.gain(a, d.program_gain(a))}]: {text}"
+        out.append(text)
+    return out
 
 
 def kernel_title(d: KernelDiagnosis) -> str:
@@ -191,6 +287,11 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
         rows.append((f.label("bound"), bound))
     if d.ncu_bottleneck is not None:
         rows.append((f.label("nsight_says"), f"{safe(d.ncu_bottleneck_title or '')} ({f.bound(d.ncu_bottleneck)})"))
+    units, levels = unit_line(d, f), level_line(d, f)
+    if units is not None:
+        rows.append((f.label("busiest_units"), units))
+    if levels is not None:
+        rows.append((f.label("memory_levels"), levels))
     r = d.roofline
     if r is not None:
         line = f"{f.intensity(r.arithmetic_intensity_flop_per_byte)}; {f.label('ridge_point')} {f.intensity(r.ridge_point_flop_per_byte)}, {f.pipe(r.pipe)}"
@@ -236,6 +337,9 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
         rows.append((f.label("notes"), f.notes(notes)))
     if k.problems:
         rows.append((f.label("problems"), safe("; ".join(k.problems))))
-    for i, a in enumerate(d.advice_findings if advice else (), 1):
-        rows.append((f.label("advice") if i == 1 else "", f"{i}. {f.advice(a.advice, a)}"))
+    nsight = nsight_line(d, f)
+    if nsight is not None:
+        rows.append((f.label("nsight_findings"), nsight))
+    for i, text in enumerate(advice_lines(d, f) if advice else (), 1):
+        rows.append((f.label("advice") if i == 1 else "", f"{i}. {text}"))
     return rows

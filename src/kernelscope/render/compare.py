@@ -13,7 +13,7 @@ from ..analysis.compare import Comparison, KernelComparison, Side
 from ..version import __version__
 from .common import Fmt, safe
 from .documents import encode
-from .documents.compare import CompareDoc, ComparedKernelDoc, PredictionDoc, SideDoc, StallShiftDoc
+from .documents.compare import CompareDoc, ComparedKernelDoc, FindingEstimateDoc, PredictionDoc, SideDoc, StallShiftDoc
 from .json import finite, notes, null_reasons
 
 SCHEMA = "kernelscope.compare/1"
@@ -88,8 +88,15 @@ def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
     ]
 
 
+def _estimates(p: KernelComparison, f: Fmt) -> str:
+    """kernelscope's estimates from the BEFORE findings (largest first) next to the measured speedup."""
+    items = ", ".join(f"{safe(i)} {x:.2f}x" for i, x in p.predicted) or f.label("estimated_none")
+    return f.label("estimated_items", items=items, got="-" if p.speedup is None else f"{p.speedup:.2f}x")
+
+
 def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> list:
-    """rich renderables of a comparison."""
+    """rich renderables of a comparison: one :class:`rich.console.Group`, so that ``Console.print(*to_table(...))``
+    puts each line on its own line (``print`` of several renderables joins them with spaces)."""
     f = Fmt(lang)
     out: list = [Text(line, style="bold") for line in _summary(c, f)]
     for p in c.pairs:
@@ -101,11 +108,12 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
             t.add_row(*(Text(x) for x in row))
         out.append(t)
         out.append(Text(f"{f.label('what_moved')}: {f.notes(p.explanation)}"))
+        out.append(Text(f"{f.label('estimated_by_findings')}: {_estimates(p, f)}"))
         for line in _predictions(p, f):
             out.append(Text(f"{f.label('predicted')}: {line}"))
     if threshold_pct is not None:
         out.append(Text(f"{f.label('regressions', pct=threshold_pct)}: {safe(', '.join(regressions)) or '-'}", style="bold"))
-    return out
+    return [Group(*out)]
 
 
 def to_text(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None, width: int = 120) -> str:
@@ -130,6 +138,7 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         lines += [f"### `{cell(_title(p))}`", "", _verdict(p, f), "", f"| | {f.label('before')} | {f.label('after')} |", "|---|---|---|"]
         lines += [f"| {cell(a)} | {cell(b)} | {cell(x)} |" for a, b, x in _pair_rows(p, f)]
         lines += ["", f"{f.label('what_moved')}: {cell(f.notes(p.explanation))}"]
+        lines += ["", f"{f.label('estimated_by_findings')}: {cell(_estimates(p, f))}"]
         lines += [f"\n{f.label('predicted')}: {cell(x)}" for x in _predictions(p, f)]
         lines.append("")
     if threshold_pct is not None:
@@ -151,6 +160,7 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
             stall_shift=[StallShiftDoc(reason=r, share_before=b, share_after=a) for r, b, a in p.stall_shift],
             predictions=[PredictionDoc(rule_id=x.rule_id, estimated_speedup_pct=x.estimated_speedup_pct,
                                        measured_reduction_pct=finite(x.measured_reduction_pct)) for x in p.predictions],
+            predicted=[FindingEstimateDoc(finding_id=i, estimated_speedup=x) for i, x in p.predicted],
             explanation=notes(p.explanation, f), not_measured=[],
         )
         k.not_measured = null_reasons(k, f, _DERIVED_NULLS, ("/explanation", "/predictions", "/not_measured"))

@@ -18,7 +18,7 @@ from .charts import (
     CLASS_COLOURS, chart_lang, count_charts, has_roofline_point, has_stalls, kernel_roofline_chart,
     report_roofline_chart, report_stall_chart, stall_chart, svg_for_html, why_not_plotted,
 )
-from .common import Fmt, kernel_rows, safe, summary_rows
+from .common import Fmt, advice_lines, kernel_rows, safe, summary_rows
 
 Progress = Callable[[], None] | None
 
@@ -146,7 +146,7 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
             parts.append(f'<div class="charts">{"".join(figs)}</div>')
     if d.advice:
         parts.append(f"<h4>{_e(f.label('advice'))}</h4><ol>")
-        parts += [f"<li>{_e(f.advice(a.advice, a))}</li>" for a in d.advice_findings]
+        parts += [f"<li>{_e(text)}</li>" for text in advice_lines(d, f)]
         parts.append("</ol>")
     parts.append("</section>")
     return "".join(parts)

@@ -27,7 +27,8 @@ from .documents import encode
 from .documents.common import EvidenceDoc, FindingDoc, NoteDoc, NullReason
 from .documents.diagnosis import (
     AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, InputDoc, KernelGroupDoc, LaunchConfigDoc,
-    LaunchDoc, NsightDoc, OccupancyDoc, RooflineDoc, RuleDoc, SolBottleneckDoc, SolDoc, StallReasonDoc, StallsDoc,
+    LaunchDoc, MemoryLevelDoc, NsightDoc, NsightMatchDoc, OccupancyDoc, RooflineDoc, RuleDoc, SolBottleneckDoc, SolDoc,
+    StallReasonDoc, StallsDoc, UnitLoadDoc,
 )
 
 SCHEMA = "kernelscope.diagnosis/1"
@@ -51,14 +52,16 @@ def notes(items: Iterable[Note | str], f: Fmt) -> list[NoteDoc]:
     return out
 
 
-def findings(items: Iterable[Finding], f: Fmt) -> list[FindingDoc]:
-    """Rule findings as documents."""
+def findings(items: Iterable[Finding], f: Fmt, d: KernelDiagnosis | None = None) -> list[FindingDoc]:
+    """Rule findings as documents; with the launch's diagnosis ``d``, root causes get their title and program gain."""
     return [
         FindingDoc(
             id=x.id, severity=x.severity, message=notes((x.message,), f)[0],  # type: ignore[arg-type]
             evidence=[EvidenceDoc(metric=e.metric, value=finite(e.value), unit=e.unit) for e in x.evidence],
             bound=x.bound, advice=x.advice, estimated_speedup=x.estimated_speedup,  # type: ignore[arg-type]
             speedup_note=x.speedup_note, source=x.source,
+            title=f.finding_title(x.id, x) if d is not None and (x.advice or "").startswith("finding:") else None,
+            program_time_saved_share=None if d is None else finite(d.program_gain(x)),
         )
         for x in items
     ]
@@ -138,8 +141,9 @@ _NULL_REASONS = {
     "/nsight_compute/sol_bottleneck/title": "no_ncu_verdict",
 }
 #: Subtrees not walked for nulls: roofline objects explain their own, findings, note values and Nsight's rule
-#: records are quoted as they are.
+#: records are quoted as they are; memory levels and the Nsight comparison describe their nulls in the schema.
 _OWN_REASONS = ("/roofline", "/roofline_by_pipe", "/nsight_compute/rules", "/provenance", "/evidence", "/notes",
+                "/memory_levels", "/nsight_comparison", "/busiest_units",
                 "/speed_of_light/evidence", "/occupancy/notes", "/gpu/provenance", "/advice", "/findings", "/not_measured")
 
 
@@ -203,7 +207,20 @@ def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
         notes=notes(d.notes, f), flop_counts=dict(k.flop_counts), dram_bytes_read=k.dram_bytes_read,
         dram_bytes_write=k.dram_bytes_write, tensor_pipe_active_pct=k.tensor_pipe_active_pct,
         tensor_ops_pct=dict(k.tensor_ops_pct), occupancy=_occupancy(d, f), stalls=_stalls(d, f),
-        findings=findings(d.findings, f), advice=[AdviceDoc(id=a.advice, text=f.advice(a.advice, a)) for a in d.advice_findings],  # type: ignore[arg-type]
+        busiest_units=[UnitLoadDoc(unit=u.unit, name=f.unit(u.unit) if u.unit else u.metric, side=u.side,  # type: ignore[arg-type]
+                                   kind=u.kind, metric=u.metric, pct=u.pct)
+                       for u in (*d.limiters.compute, *d.limiters.memory)],
+        memory_levels=[MemoryLevelDoc(level=lv.level, throughput_pct=lv.throughput_pct, bytes=lv.bytes,  # type: ignore[arg-type]
+                                      hit_rate_pct=lv.hit_rate_pct,
+                                      arithmetic_intensity_flop_per_byte=finite(lv.arithmetic_intensity_flop_per_byte),
+                                      bytes_metric=lv.bytes_metric, peak_bytes_per_s=finite(lv.peak_bytes_per_s),
+                                      bandwidth_pct=finite(lv.bandwidth_pct))
+                       for lv in d.levels],
+        limiting_level=None if d.limiting_level is None else d.limiting_level.level,  # type: ignore[arg-type]
+        nsight_comparison=[NsightMatchDoc(rule_id=m.rule_id, status=m.status, nsight_speedup_pct=m.nsight_speedup_pct,
+                                          speedup_type=m.speedup_type, findings=list(m.findings))
+                           for m in d.nsight_matches],
+        findings=findings(d.findings, f, d), advice=[AdviceDoc(id=a.advice, text=f.advice(a.advice, a)) for a in d.advice_findings],  # type: ignore[arg-type]
         nsight_compute=NsightDoc(
             sol_bottleneck=SolBottleneckDoc(bound=d.ncu_bottleneck, title=d.ncu_bottleneck_title),  # type: ignore[arg-type]
             rules=[RuleDoc(rule_id=r.rule_id, title=r.title, message_type=r.message_type, message=r.message,

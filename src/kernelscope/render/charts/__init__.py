@@ -6,8 +6,10 @@ Output is SVG (text drawn as paths, so a chart looks the same everywhere and nee
 prefixed per chart so several charts can sit inline in one HTML page) or PNG. Chinese labels need a CJK font
 (Debian ``fonts-noto-cjk``); without one, charts fall back to English labels (:func:`chart_lang` says which).
 
-:mod:`.style` holds what every chart shares (fonts, colours, figure, label placement, output), :mod:`.roofline`
-and :mod:`.stalls` the two kinds of chart; this package names the public API and the report-level set.
+:mod:`.style` holds what every chart shares (fonts, colours, figure, label placement, output), :mod:`.roofline`,
+:mod:`.hierarchy` (the hierarchical roofline of one launch: a ceiling and a point per memory level) and
+:mod:`.stalls` the kinds of chart; this package names the public API and the report-level set (``charts_for``:
+the report's roofline and stall charts; the hierarchical roofline is per launch and not among them).
 """
 
 from __future__ import annotations
@@ -15,14 +17,16 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from ...analysis.diagnosis import ReportDiagnosis
+from .hierarchy import has_hierarchy, hierarchy_chart, hierarchy_reason, why_no_hierarchy
 from .roofline import has_roofline_point, kernel_roofline_chart, report_roofline_chart, why_not_plotted
 from .stalls import has_stalls, report_stall_chart, stall_chart
 from .style import CHART_FORMATS, CLASS_COLOURS, chart_format, chart_lang, cjk_font, svg_for_html
 
 __all__ = [
     "CHART_FORMATS", "CLASS_COLOURS", "chart_format", "chart_lang", "charts_for", "cjk_font", "count_charts",
-    "has_roofline_point", "has_stalls", "kernel_roofline_chart", "report_roofline_chart", "report_stall_chart",
-    "stall_chart", "svg_for_html", "why_not_plotted",
+    "has_hierarchy", "has_roofline_point", "has_stalls", "hierarchy_chart", "hierarchy_reason",
+    "kernel_roofline_chart", "report_roofline_chart", "report_stall_chart", "stall_chart", "svg_for_html",
+    "why_no_hierarchy", "why_not_plotted",
 ]
 
 

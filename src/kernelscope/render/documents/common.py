@@ -69,3 +69,9 @@ class FindingDoc(Doc):
         "null: not estimated (speedup_note says why)"))]
     speedup_note: Annotated[str | None, Meta(description="how the estimate was made, or why there is none")]
     source: Annotated[str, Meta(description="where the rule's threshold or model comes from")]
+    title: Annotated[str | None, Meta(description=(
+        "the root cause's title in the document's language (kernelscope/data/findings.toml); null: a class or data "
+        "rule without one"))] = None
+    program_time_saved_share: Annotated[float | None, Meta(description=(
+        "share of the report's GPU time saved if the cause were removed (Amdahl: the launch's share of GPU time x "
+        "(1 - 1/estimated_speedup)), fraction 0-1; null: no estimate, or the launch's share of time unknown"))] = None

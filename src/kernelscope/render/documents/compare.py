@@ -6,7 +6,7 @@ from msgspec import Meta
 
 from .common import Class, Doc, Lang, NoteDoc, NullReason, Version
 
-__all__ = ["CompareDoc", "ComparedKernelDoc", "SideDoc"]
+__all__ = ["CompareDoc", "ComparedKernelDoc", "FindingEstimateDoc", "SideDoc"]
 
 
 class SideDoc(Doc):
@@ -44,6 +44,14 @@ class PredictionDoc(Doc):
     measured_reduction_pct: Annotated[float | None, Meta(description="the measured reduction of the kernel's time, percent")]
 
 
+class FindingEstimateDoc(Doc):
+    """kernelscope's estimate for one finding of the BEFORE kernel"""
+
+    finding_id: Annotated[str, Meta(description="the finding's id (a table [finding.<id>] of kernelscope/data/findings.toml, or a bottleneck-class rule)")]
+    estimated_speedup: Annotated[float, Meta(ge=1.0, description=(
+        "the kernel's estimated speedup if that cause were removed: time before / time after (ratio >= 1)"))]
+
+
 class ComparedKernelDoc(Doc):
     """one kernel before and after"""
 
@@ -58,6 +66,9 @@ class ComparedKernelDoc(Doc):
     after: SideDoc
     stall_shift: Annotated[list[StallShiftDoc], Meta(description="the reasons that moved most, largest move first")]
     predictions: Annotated[list[PredictionDoc], Meta(description="the BEFORE profile's own estimates next to what was measured")]
+    predicted: Annotated[list[FindingEstimateDoc], Meta(description=(
+        "kernelscope's own prediction from the BEFORE kernel's findings (its median launch): every finding with an "
+        "estimated speedup, largest first; compare the first with speedup"))]
     explanation: Annotated[list[NoteDoc], Meta(description="what moved")]
     not_measured: Annotated[list[NullReason], Meta(description="the reason for every null field of this kernel")]
 

@@ -6,7 +6,8 @@ from msgspec import Meta
 
 from .common import Class, Doc, EvidenceDoc, FindingDoc, Lang, NoteDoc, NullReason, Version
 
-__all__ = ["DiagnosisDoc", "EvidenceDoc", "FindingDoc", "InputDoc", "LaunchDoc", "NoteDoc", "NullReason", "RooflineDoc"]
+__all__ = ["DiagnosisDoc", "EvidenceDoc", "FindingDoc", "InputDoc", "LaunchDoc", "MemoryLevelDoc", "NoteDoc",
+           "NsightMatchDoc", "NullReason", "RooflineDoc", "UnitLoadDoc"]
 
 Pct = Annotated[float | None, Meta(description="percent of peak (0-100); null: not measured")]
 Triple = Annotated[tuple[int, int, int] | None, Meta(description="[x, y, z]; null: not recorded")]
@@ -183,6 +184,49 @@ class NsightDoc(Doc):
     rules: Annotated[list[RuleDoc], Meta(description="Nsight Compute's stored rule results, as recorded")]
 
 
+class UnitLoadDoc(Doc):
+    """how busy one hardware unit was (a Speed-of-Light breakdown sub-metric)"""
+
+    unit: Annotated[str | None, Meta(description=(
+        "unit id (kernelscope/data/units.toml: lsu, fma, alu, l1, l2, dram, ...); null: a sub-metric the file does not know"))]
+    name: Annotated[str, Meta(description="the unit's name in the document's language, or the metric name")]
+    side: Annotated[Literal["compute", "memory"], Meta(description="which Speed-of-Light throughput it is part of")]
+    kind: Annotated[str | None, Meta(description=(
+        "what a limit there means: math, memory_instructions, issue, control, l1, l2, dram, interconnect; null: unknown"))]
+    metric: Annotated[str, Meta(description="the busiest Nsight sub-metric of that unit")]
+    pct: Annotated[float, Meta(description="its value, percent of peak (0-100)")]
+
+
+class MemoryLevelDoc(Doc):
+    """one level of the memory hierarchy (hierarchical roofline)"""
+
+    level: Annotated[Literal["l1", "shared", "l2", "dram"], Meta(description="memory level")]
+    throughput_pct: Annotated[float | None, Meta(description="the level's throughput, percent of its peak (0-100)")]
+    bytes: Annotated[float | None, Meta(description="bytes moved at that level (sectors x 32 B; DRAM: read + write)")]
+    hit_rate_pct: Annotated[float | None, Meta(description="cache hit rate, percent (0-100); null for shared and DRAM")]
+    arithmetic_intensity_flop_per_byte: Annotated[float | None, Meta(description=(
+        "the launch's FLOPs / bytes at this level, FLOP/byte (hierarchical roofline)"))]
+    bytes_metric: Annotated[str | None, Meta(description="the Nsight counter `bytes` (and the peak) come from")]
+    peak_bytes_per_s: Annotated[float | None, Meta(description=(
+        "the level's peak bandwidth as the report measures it, bytes/s; null: the report does not measure it"))]
+    bandwidth_pct: Annotated[float | None, Meta(description=(
+        "bytes / duration as percent (0-100) of peak_bytes_per_s: how close the level's roofline point is to its ceiling"))]
+
+
+class NsightMatchDoc(Doc):
+    """one of Nsight Compute's stored rule findings set against kernelscope's"""
+
+    rule_id: Annotated[str, Meta(description="Nsight Compute rule id")]
+    status: Annotated[Literal["agree", "nsight_only", "no_counterpart", "kernelscope_only"], Meta(description=(
+        "agree: both name the cause; nsight_only: Nsight's rule fired, kernelscope's findings for that cause did not; "
+        "no_counterpart: kernelscope has no rule for it; kernelscope_only: a kernelscope finding fired, the Nsight "
+        "rule for the same cause ran and did not"))]
+    nsight_speedup_pct: Annotated[float | None, Meta(description=(
+        "Nsight's estimated speedup, percent (0-100) of runtime saved, as stored; null: none given or not fired"))]
+    speedup_type: Annotated[str | None, Meta(description="local or global, as stored; null: not given")]
+    findings: Annotated[list[str], Meta(description="kernelscope finding ids of the same cause that fired")]
+
+
 class LaunchDoc(Doc):
     """one diagnosed kernel launch"""
 
@@ -216,11 +260,21 @@ class LaunchDoc(Doc):
         "tensor-core work per input type, percent of that type's peak (0-100); empty when not collected"))]
     occupancy: OccupancyDoc
     stalls: Annotated[StallsDoc | None, Meta(description="warp-stall breakdown; null: no stall metrics (reason in not_measured)")]
+    busiest_units: Annotated[list[UnitLoadDoc], Meta(description=(
+        "the units of the Speed-of-Light breakdowns, compute side then memory side, each busiest first; empty when "
+        "the breakdown was not collected"))]
+    memory_levels: Annotated[list[MemoryLevelDoc], Meta(description=(
+        "L1, shared, L2, DRAM as measured (levels with nothing measured left out)"))]
+    limiting_level: Annotated[Literal["l1", "shared", "l2", "dram"] | None, Meta(description=(
+        "the memory level closest to its peak; null: no level's throughput measured"))]
     findings: Annotated[list[FindingDoc], Meta(description=(
         "every finding of kernelscope's kernel rules, in rule order (Speed-of-Light first), each with its evidence, "
         "advice and estimated speedup"))]
     advice: Annotated[list[AdviceDoc], Meta(description="what to do, most important (largest estimated gain) first")]
     nsight_compute: Annotated[NsightDoc, Meta(description="what Nsight Compute itself concluded")]
+    nsight_comparison: Annotated[list[NsightMatchDoc], Meta(description=(
+        "Nsight Compute's fired rules (SOLBottleneck apart) beside kernelscope's findings, then kernelscope findings "
+        "whose Nsight rule ran without firing; empty when the report stores no rule results"))]
     problems: Annotated[list[str], Meta(description="data problems found while reading")]
     not_measured: Annotated[list[NullReason], Meta(description=(
         "the reason for every null field of this launch (roofline objects explain their own nulls)"))]
