@@ -28,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -81,7 +80,12 @@ def main() -> int:
     package = subprocess.run([str(Path(sys.executable)), "-c", "import kernelscope, os; print(os.path.dirname(kernelscope.__file__))"],
                              check=True, capture_output=True, text=True).stdout.strip()
     subprocess.run([str(Path(sys.executable)), "-m", "compileall", "-q", package], check=True)
-    request = tomllib.loads((REPO / "src/kernelscope/data/metrics.toml").read_text(encoding="utf-8"))["request"]
+    # the metrics kernelscope's reader requests: data/metrics.toml [request] plus the Speed-of-Light breakdowns and
+    # the units' sub-metrics (data/units.toml), so that both sides read the same metrics
+    request = json.loads(subprocess.run(
+        [str(Path(sys.executable)), "-c", "import json; from kernelscope.knowledge.metrics import request; "
+         "r = request(); print(json.dumps({'names': list(r.names), 'prefixes': list(r.prefixes)}))"],
+        check=True, capture_output=True, text=True).stdout)
     exe = Path(sys.executable)
     kernelscope = [str(exe.parent / "kernelscope")] if (exe.parent / "kernelscope").exists() else [str(exe), "-m", "kernelscope"]
     with tempfile.TemporaryDirectory() as tmp:

@@ -7,8 +7,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..analysis.banks import ACCESSES, bank_conflicts, parse_access, parse_dtype, parse_tile
-from ..analysis.occupancy import parse_compute_capability
 from ..errors import InputError
 from .options import OUTPUT_HELP, Command, Shared
 from .output import write_atomic
@@ -20,7 +18,7 @@ _FLAGS = {"dtype": "--dtype", "access": "--access", "tile": "--tile", "compute_c
 def _add_banks_parser(b: argparse.ArgumentParser) -> None:
     b.add_argument("--dtype", required=True, metavar="TYPE", help="element type: float, half or double")
     b.add_argument("--tile", required=True, metavar="ROWSxCOLS", help="the array T tile[ROWS][COLS], e.g. 32x32")
-    b.add_argument("--access", required=True, metavar="|".join(ACCESSES),
+    b.add_argument("--access", required=True, metavar="row|column",
                    help="column: thread t reads tile[t][c] (down a column, as a transpose does); "
                    "row: thread t reads tile[r][t]")
     b.add_argument("--arch", metavar="ARCH", help="GPU architecture (sm_90, 8.6, ...); every supported one has 32 "
@@ -28,7 +26,10 @@ def _add_banks_parser(b: argparse.ArgumentParser) -> None:
 
 
 def _banks(args: argparse.Namespace) -> int:
-    from ..render.banks import render_banks, renderables  # rich only for this command
+    # the analysis and rich only for this command (every other command starts without them)
+    from ..analysis.banks import bank_conflicts, parse_access, parse_dtype, parse_tile
+    from ..analysis.occupancy import parse_compute_capability
+    from ..render.banks import render_banks, renderables
 
     try:
         dtype = parse_dtype(args.dtype, "--dtype")

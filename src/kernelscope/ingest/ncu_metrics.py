@@ -297,6 +297,7 @@ def _flop_counts(m: MetricSet, duration_s: float | None, partial: bool, problems
 # sm__ops_path_tensor_src_<type>[_dst_<acc>]... -> tensor pipe: data/metrics.toml [tensor].
 # The % of peak: "<name>.sum.pct_of_peak_sustained_elapsed" (the roofline sections' form), else the
 # ".avg.pct_of_peak_sustained_active" / ".sum.pct_of_peak_sustained_active" forms a --metrics list may ask for.
+_TENSOR_PREFIX = "sm__ops_path_tensor_src_"
 _TENSOR_OPS = re.compile(
     r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_o(?:n|ff))?"
     r"\.(?:sum|avg)\.pct_of_peak_sustained_(elapsed|active)$"
@@ -308,6 +309,8 @@ def _tensor_ops(metrics: Mapping[str, float]) -> dict[str, float]:
     ``...pct_of_peak_sustained_elapsed`` forms, else (for a pipe without one) the ``..._active`` forms."""
     by_kind: dict[str, dict[str, float]] = {"elapsed": {}, "active": {}}
     for name, value in metrics.items():
+        if not name.startswith(_TENSOR_PREFIX):
+            continue
         mt = _TENSOR_OPS.match(name)
         pipe = mt and tensor_pipes().get((mt.group(1), mt.group(2)))
         if pipe and math.isfinite(value):
@@ -326,6 +329,8 @@ def tensor_flop_counts(m: MetricSet) -> tuple[dict[str, float], list[str]]:
     """FLOPs per tensor pipe (keys of model.PIPES) from ``sm__ops_path_tensor_src_*.sum`` counts, and problems."""
     found: dict[tuple[str, str | None], dict[str, float]] = {}
     for name in m.values:
+        if not name.startswith(_TENSOR_PREFIX):
+            continue
         mt = _TENSOR_COUNT.match(name)
         if mt is None or tensor_pipes().get((mt.group(1), mt.group(2))) is None:
             continue

@@ -25,10 +25,12 @@ read only when given, is validated with pydantic: :mod:`kernelscope.ingest.plain
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import tomllib
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Annotated, Any, Mapping, TypeVar
 
 import msgspec
@@ -73,19 +75,55 @@ def problem(exc: msgspec.ValidationError) -> str:
     return f"field '{path}': {what}" if path else what
 
 
+#: The packaged data files (installed as plain files beside the code; importlib.resources would add ~10 ms to every
+#: start for zip-safety kernelscope does not need: ncu_report itself is a native extension).
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def cache_dir() -> Path:
+    """Where parsed data files are cached between runs: ``$KERNELSCOPE_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/kernelscope``, else ``~/.cache/kernelscope``."""
+    if os.environ.get("KERNELSCOPE_CACHE_DIR"):
+        return Path(os.environ["KERNELSCOPE_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kernelscope"
+
+
 @cache
 def raw(filename: str) -> Mapping[str, Any]:
-    """The parsed TOML of one packaged data file (``"verdicts.toml"``), read once.
+    """The parsed TOML of one packaged data file (``"verdicts.toml"``), read once per process.
+
+    Parsing TOML in Python costs about 25 ms per start for the files a diagnosis needs; the parsed tables are kept
+    in :func:`cache_dir` as MessagePack, keyed by a hash of the file's bytes (an edited or upgraded file is parsed
+    again). The cache is an optimisation only: an unreadable or unwritable cache is ignored.
 
     Raises:
         InputError: the file is missing from the installed package or is not valid TOML.
     """
     where = f"kernelscope/data/{filename}"
     try:
-        text = resources.files("kernelscope").joinpath("data", filename).read_text(encoding="utf-8")
-        return tomllib.loads(text)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        data = (DATA / filename).read_bytes()
+    except OSError as exc:
         raise InputError(where, f"cannot read packaged data ({' '.join(str(exc).split())})") from None
+    cached = cache_dir() / f"{filename}.{hashlib.blake2b(data, digest_size=12).hexdigest()}.msgpack"
+    try:
+        return msgspec.msgpack.decode(cached.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        pass
+    try:
+        parsed = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(where, f"cannot read packaged data ({' '.join(str(exc).split())})") from None
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(msgspec.msgpack.encode(parsed))
+        os.replace(tmp, cached)
+        for old in cached.parent.glob(f"{filename}.*.msgpack"):  # earlier versions of the file
+            if old != cached:
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return parsed
 
 
 def load(filename: str, model: type[M]) -> M:
