@@ -6,7 +6,8 @@ Both are timed as whole processes (interpreter start, imports, reading, and for 
 JSON), alternately, ``--repeat`` times each; the medians and their ratio are printed. The bare reader reads what
 kernelscope's reader reads: for every result, the metric names of ``data/metrics.toml`` ``[request]`` (exact names
 and prefixes), each metric's kind and value, its unit once per report, the three name bases and the stored rule
-results.
+results; and for the launches whose findings kernelscope locates in the code, the same per-instruction metrics
+(every instance's value and PC) and the source file and line of the top 3 PCs of each.
 
     python benchmarks/ingest_bench.py                      # ../shared/corpus/ncu/*.ncu-rep, 5 runs each
     python benchmarks/ingest_bench.py --repeat 9 a.ncu-rep b.ncu-rep
@@ -38,14 +39,25 @@ import json, sys
 import ncu_report
 req = json.loads(sys.argv[1])
 names, prefixes = frozenset(req["names"]), tuple(req["prefixes"])
+located = json.loads(sys.argv[2])
 read = 0
-for path in sys.argv[2:]:
+for path in sys.argv[3:]:
     ctx = ncu_report.load_report(path)
     units = {}
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
         for j in range(rng.num_actions()):
             a = rng.action_by_idx(j)
+            pcs = set()
+            for n in located.get(f"{path}|{r}|{j}", ()):
+                m = a.metric_by_name(n)
+                cid = m.correlation_ids()
+                values = {cid.as_uint64(i): m.as_double(i) for i in range(m.num_instances())}
+                pcs.update(sorted(values, key=values.get, reverse=True)[:3])
+            for pc in pcs:
+                info = a.source_info(pc)
+                if info is not None:
+                    info.file_name(), info.line()
             a.name(); a.name(a.NameBase_DEMANGLED); a.name(a.NameBase_MANGLED)
             for n in a.metric_names():
                 if n in names or n.startswith(prefixes):
@@ -59,6 +71,21 @@ for path in sys.argv[2:]:
                     read += 1
             a.rule_results_as_dicts()
 print(read)
+'''
+
+
+LOCATED = r'''
+import json, sys
+from kernelscope.api import diagnose_report, load
+from kernelscope.analysis.locations import needed_metrics
+out = {}
+for path in sys.argv[1:]:
+    for d in diagnose_report(load(path)).kernels:
+        if d.kernel.origin is not None:
+            wanted = needed_metrics(d.findings, d.kernel.instruction_metrics)
+            if wanted:
+                out[f"{path}|{d.kernel.origin[0]}|{d.kernel.origin[1]}"] = list(wanted)
+print(json.dumps(out))
 '''
 
 
@@ -86,12 +113,15 @@ def main() -> int:
         [str(Path(sys.executable)), "-c", "import json; from kernelscope.knowledge.metrics import request; "
          "r = request(); print(json.dumps({'names': list(r.names), 'prefixes': list(r.prefixes)}))"],
         check=True, capture_output=True, text=True).stdout)
+    # the per-instruction metrics kernelscope reads to locate each launch's findings (what diagnose_file reads)
+    located = json.loads(subprocess.run([str(Path(sys.executable)), "-c", LOCATED, *reports],
+                                        check=True, capture_output=True, text=True).stdout)
     exe = Path(sys.executable)
     kernelscope = [str(exe.parent / "kernelscope")] if (exe.parent / "kernelscope").exists() else [str(exe), "-m", "kernelscope"]
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "diagnosis.json")
         ks_cmd = [*kernelscope, "diagnose", *reports, "--format", "json", "-o", out, "--quiet"]
-        bare_cmd = [str(exe), "-c", BARE, json.dumps(request), *reports]
+        bare_cmd = [str(exe), "-c", BARE, json.dumps(request), json.dumps(located), *reports]
         run(ks_cmd), run(bare_cmd)  # warm the page cache and the interpreter's bytecode caches
         ks, bare = [], []
         for _ in range(args.repeat):

@@ -260,6 +260,7 @@ _MINIMAL_ARGS = {
     "occupancy": ["--arch", "sm_90", "--regs", "32"],
     "gpus": [],
     "banks": ["--dtype", "float", "--tile", "32x32", "--access", "column"],
+    "source": ["r.ncu-rep"],
 }
 
 

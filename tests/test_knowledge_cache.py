@@ -37,7 +37,7 @@ def test_a_damaged_cache_is_parsed_again(fresh):
 
 
 def test_an_older_version_of_a_file_is_removed(fresh):
-    stale = fresh / "stalls.toml.000000000000000000000000.msgpack"
+    stale = fresh / "stalls.toml.0-00000000.msgpack"
     stale.write_bytes(b"\x80")  # an empty table: what an outdated file might hold
     tables = knowledge.raw("stalls.toml")
     assert tables and not stale.exists()

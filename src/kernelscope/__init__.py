@@ -27,7 +27,7 @@ _EXPORTS = {
     "KernelDiagnosis": "analysis.diagnosis", "ReportDiagnosis": "analysis.diagnosis", "diagnose": "analysis.diagnosis",
     "diagnose_report": "analysis.diagnosis", "RooflinePoint": "analysis.roofline", "roofline_point": "analysis.roofline",
     "diagnose_file": "api", "load": "api", "load_criteria": "api", "load_timeline": "api", "resolve_gpu": "api",
-    "timeline_file": "api", "InputError": "errors", "KernelscopeError": "errors", "UnknownGpuError": "errors",
+    "timeline_file": "api", "locate_findings": "api", "source_file": "api", "source_for": "api", "InputError": "errors", "KernelscopeError": "errors", "UnknownGpuError": "errors",
     "load_spec": "ingest.settings", "find_gpu": "knowledge.gpus", "GpuSpec": "model", "KernelProfile": "model",
     "ProfileReport": "model", "KernelReport": "simple", "diagnose_kernel_profile": "simple",
     "roofline_position": "simple",
@@ -54,7 +54,10 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names come from __getattr__
     from .analysis.diagnosis import KernelDiagnosis, ReportDiagnosis, diagnose, diagnose_report
     from .analysis.roofline import RooflinePoint, roofline_point
-    from .api import diagnose_file, load, load_criteria, load_timeline, resolve_gpu, timeline_file
+    from .api import (
+        diagnose_file, load, load_criteria, load_timeline, locate_findings, resolve_gpu, source_file, source_for,
+        timeline_file,
+    )
     from .errors import InputError, KernelscopeError, UnknownGpuError
     from .ingest.settings import read_spec as load_spec
     from .knowledge.gpus import find_gpu

@@ -7,13 +7,17 @@ A notebook user can live here (every name is also exported by :mod:`kernelscope`
   Speed-of-Light, stalls, occupancy, findings and advice);
 * :func:`load_timeline` / :func:`timeline_file` -> a :class:`~kernelscope.timeline_model.Timeline` (NumPy columns,
   integer ns) / its analysed :class:`~kernelscope.analysis.timeline.TimelineReport` (where the program's time goes);
-* :func:`resolve_gpu` -- the ceilings for ``--gpu NAME`` / ``--spec FILE``; :func:`load_criteria` -- ``--criteria``.
+* :func:`resolve_gpu` -- the ceilings for ``--gpu NAME`` / ``--spec FILE``; :func:`load_criteria` -- ``--criteria``;
+* :func:`source_file` -> :class:`~kernelscope.analysis.source.SourceReport` (where in the code: the hottest
+  instructions and source lines of a launch, from a ``.ncu-rep`` report's per-instruction data, each naming the
+  diagnosis findings located there); :func:`source_for` -- the same for the launches of a diagnosis.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .analysis.diagnosis import KernelDiagnosis, ReportDiagnosis, diagnose, diagnose_report
 from .errors import InputError
@@ -23,11 +27,14 @@ from .knowledge.gpus import find_gpu
 from .model import GpuSpec
 
 if TYPE_CHECKING:
+    from .analysis.source import SourceReport
     from .analysis.timeline import TimelineReport
+    from .model import KernelProfile, ProfileReport
 
 __all__ = [
     "KernelDiagnosis", "ReportDiagnosis", "diagnose", "diagnose_file", "diagnose_report", "load",
-    "load_criteria", "load_timeline", "resolve_gpu", "timeline_file",
+    "load_criteria", "load_timeline", "locate_findings", "resolve_gpu", "source_file", "source_for",
+    "timeline_file",
 ]
 
 
@@ -61,13 +68,42 @@ def diagnose_file(
     criteria: Mapping[str, Any] | None = None,
     input_format: str | None = None,
 ) -> ReportDiagnosis:
-    """Read a profiler file and diagnose it: ``diagnose_report(load(path), ...)``.
+    """Read a profiler file and diagnose it: ``diagnose_report(load(path), ...)``, with each finding pointed at its
+    top instructions where the report holds per-instruction data (:func:`locate_findings`).
 
     Raises:
         InputError, UnknownGpuError: see :func:`kernelscope.ingest.load` and
             :func:`kernelscope.analysis.diagnosis.diagnose_report`.
     """
-    return diagnose_report(load(path, input_format), gpu=gpu, kernel_regex=kernel_regex, top=top, criteria=criteria)
+    rd = diagnose_report(load(path, input_format), gpu=gpu, kernel_regex=kernel_regex, top=top, criteria=criteria)
+    return locate_findings(rd)
+
+
+def locate_findings(rd: ReportDiagnosis, top: int = 3) -> ReportDiagnosis:
+    """``rd`` with each launch's findings located (``KernelDiagnosis.locations``: finding id -> its ``top``
+    instructions by the finding's per-instruction metric, ``data/findings.toml`` ``locate``). Only the metrics the
+    findings need are read, the source lines of the chosen instructions only, and no SASS text (``kernelscope
+    source`` shows that). Launches without per-instruction
+    data, and other formats than ``.ncu-rep``, are returned as they are.
+
+    Raises:
+        InputError: the report cannot be read again (moved or damaged since it was loaded).
+    """
+    from .analysis.locations import locate_findings as locate, needed_metrics, with_lines
+
+    wanted = {d.kernel.index: needed_metrics(d.findings, d.kernel.instruction_metrics)
+              for d in rd.kernels if d.kernel.origin is not None}
+    todo = [d for d in rd.kernels if wanted.get(d.kernel.index)]
+    if not todo:
+        return rd
+    from .ingest.ncu_source import read_instruction_values, read_source_lines
+
+    launches = [d.kernel for d in todo]
+    values = read_instruction_values(rd.report.path, launches, [wanted[k.index] for k in launches])
+    picked = [locate(d.findings, v, top) for d, v in zip(todo, values)]
+    lines = read_source_lines(rd.report.path, launches, [{x.pc for xs in p.values() for x in xs} for p in picked])
+    located = {d.kernel.index: with_lines(p, ln) for d, p, ln in zip(todo, picked, lines)}
+    return replace(rd, kernels=tuple(replace(d, locations=located.get(d.kernel.index, {})) for d in rd.kernels))
 
 
 def timeline_file(path: str | os.PathLike, input_format: str | None = None, top: int = 10) -> list["TimelineReport"]:
@@ -81,3 +117,117 @@ def timeline_file(path: str | os.PathLike, input_format: str | None = None, top:
     from .analysis.timeline import analyse  # NumPy only for timelines
 
     return analyse(load_timeline(path, input_format), top)
+
+
+def source_file(
+    path: str | os.PathLike,
+    kernel_regex: str | None = None,
+    launch: int | None = None,
+    top: int = 10,
+    sass: str = "top",
+) -> "SourceReport":
+    """Where in the code: the ``top`` hottest instructions and source lines of launches of an Nsight Compute report
+    (``.ncu-rep``), from its per-instruction data (Source Counters, instruction sampling).
+
+    Args:
+        path: the report.
+        kernel_regex: every launch whose name or demangled name matches (``re.search``) and that holds
+            per-instruction data; None: see ``launch``.
+        launch: only the launch with this index (0-based, report order); with ``kernel_regex`` it must match too.
+            Neither given: the longest launch that holds per-instruction data.
+        top: how many instructions and lines per launch.
+        sass: which instructions to disassemble (:func:`kernelscope.ingest.ncu_source.read_instructions`):
+            ``"top"`` the hottest ``top`` (about 0.4 ms each), ``"all"`` every one (the HTML SASS view).
+
+    Returns:
+        A :class:`~kernelscope.analysis.source.SourceReport`: the report and one
+        :class:`~kernelscope.analysis.source.LaunchSource` per selected launch, in report order. Each launch is
+        also diagnosed (:func:`diagnose_report`, each launch's own GPU from the catalogue) and its findings located
+        in its per-instruction data (``LaunchSource.located``); every hot line and instruction names the findings
+        located there (``findings``, most important first).
+
+    Raises:
+        InputError: not a ``.ncu-rep`` report, unreadable, no such launch, no match, or no selected launch holds
+            per-instruction data (the message names the options that collect it), ``top`` < 1.
+    """
+    _check_top(top)
+    report = load(path, None)
+    chosen = _source_launches(report, kernel_regex, launch)
+    wanted = {k.index for k in chosen}
+    diagnosed = [d for d in diagnose_report(report).kernels if d.kernel.index in wanted]
+    return _source_report(report, diagnosed, top, sass)
+
+
+def source_for(rd: ReportDiagnosis, top: int = 10, sass: str | Iterable[int] = "top") -> "SourceReport":
+    """Where in the code, for the launches of a diagnosis (``diagnose --format html/markdown``): for every diagnosed
+    launch of a ``.ncu-rep`` report that holds per-instruction data, its ``top`` hottest instructions and source
+    lines with the findings of its diagnosis located in them (as :func:`source_file`). The report is read once for
+    all of them; ``sass``: which instructions to disassemble (see
+    :func:`kernelscope.ingest.ncu_source.read_instructions`): ``"top"`` each launch's ``top`` hottest (the first
+    disassembly of a launch costs about 0.1 s), ``()`` none (a view without SASS text, e.g. the Markdown lines).
+
+    Returns:
+        A :class:`~kernelscope.analysis.source.SourceReport` of ``rd.report`` with one
+        :class:`~kernelscope.analysis.source.LaunchSource` per such launch, in report order; no launch for another
+        format or when no diagnosed launch holds per-instruction data (then nothing is read).
+
+    Raises:
+        InputError: ``top`` < 1, or the report cannot be read again (moved or damaged since it was loaded).
+    """
+    _check_top(top)
+    with_data = [d for d in rd.kernels if d.kernel.instruction_metrics and d.kernel.origin is not None]
+    if rd.report.format != "ncu-rep":
+        with_data = []
+    return _source_report(rd.report, with_data, top, sass)
+
+
+def _check_top(top: int) -> None:
+    """Raises InputError unless ``top`` (instructions and lines per launch) is at least 1."""
+    if top < 1:
+        raise InputError("top (--top)", f"expected a positive number of instructions and lines, got {top}")
+
+
+def _source_report(report: "ProfileReport", diagnosed: list[KernelDiagnosis], top: int,
+                   sass: str | Iterable[int]) -> "SourceReport":
+    """One read of ``report``'s per-instruction data for the launches of ``diagnosed`` (none: no read), each
+    analysed (:func:`kernelscope.analysis.source.analyse`) with its diagnosis's findings located in it."""
+    from .analysis.locations import locate_in_table
+    from .analysis.source import SourceReport, analyse
+
+    if not diagnosed:
+        return SourceReport(report=report, launches=())
+    from .ingest.ncu_source import read_instructions
+
+    tables = read_instructions(report.path, [d.kernel for d in diagnosed], sass=sass, top=top)
+    return SourceReport(report=report, launches=tuple(
+        analyse(d.kernel, t, top, located=locate_in_table(d.findings, t)) for d, t in zip(diagnosed, tables)))
+
+
+def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: int | None) -> list["KernelProfile"]:
+    """The launches :func:`source_file` reads (see there); raises InputError when there are none to read."""
+    from .analysis.selection import select_kernels
+    from .ingest.ncu_source import HOW_TO_COLLECT, no_instruction_data
+
+    path = report.path
+    if report.format != "ncu-rep":
+        raise InputError(path, f"per-instruction data comes from Nsight Compute reports (.ncu-rep) only, not from "
+                         f"{report.format} input: {HOW_TO_COLLECT}")
+    kernels = select_kernels(report.kernels, kernel_regex) if kernel_regex is not None else report.kernels
+    if kernel_regex is not None and not kernels:
+        raise InputError(path, f"no kernel matches --kernel {kernel_regex!r}")
+    if launch is not None:
+        one = [k for k in kernels if k.index == launch]
+        if not one:
+            shown = ", ".join(str(k.index) for k in kernels[:12]) + (", ..." if len(kernels) > 12 else "")
+            raise InputError("launch (--launch)", f"no launch {launch} among the selected launches ({shown})")
+        if not one[0].instruction_metrics:
+            raise InputError(path, no_instruction_data(one[0]))
+        return one
+    with_data = [k for k in kernels if k.instruction_metrics and k.origin is not None]
+    if not with_data:
+        which = "no launch matching --kernel" if kernel_regex is not None else "no launch"
+        raise InputError(path, f"{which} holds per-instruction data (Source Counters, instruction sampling): "
+                         f"{HOW_TO_COLLECT}")
+    if kernel_regex is not None:
+        return with_data
+    return [max(with_data, key=lambda k: (k.duration_s if k.duration_s is not None else -1.0, -k.index))]

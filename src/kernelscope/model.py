@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from .errors import InputError
+
+if TYPE_CHECKING:  # NumPy is imported only where per-instruction data is read (it costs ~70 ms to import)
+    import numpy as np
 
 #: Compute pipes / precisions a GPU spec can give a dense peak for. Keys of ``GpuSpec.peak_flops_per_s``
 #: and of ``KernelProfile.flop_counts``. "int8_tensor" is in integer OP/s.
@@ -212,6 +215,11 @@ class KernelProfile:
             ``.ncu-rep`` the metrics kernelscope requests (``data/metrics.toml`` ``[request]``), for text
             exports every metric the file holds.
         metric_units: Nsight unit string per metric name.
+        origin: (range index, action index) of the launch in its ``.ncu-rep`` file, so that its per-instruction data
+            can be read later (:func:`kernelscope.ingest.ncu_source.read_instructions`); None for other formats.
+        instruction_metrics: the per-instruction (Source Counters / instruction sampling) metrics the report holds
+            for this launch, by Nsight name (e.g. ``inst_executed``, ``smsp__pcsamp_sample_count``); empty when it
+            holds none (they are read only on request: tens of ms per launch).
         problems: data problems found while reading (e.g. "all metric values are NaN").
         launch_count: how many launches this profile stands for: 1 for one profiled launch; N for a summary
             row averaging N launches (nvprof's Calls / Invocations, ``ncu --print-summary`` Invocations), whose
@@ -251,6 +259,8 @@ class KernelProfile:
     metric_units: Mapping[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
     launch_count: int = 1
+    origin: tuple[int, int] | None = None
+    instruction_metrics: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in (
@@ -282,3 +292,73 @@ class ProfileReport:
     format: str
     kernels: tuple[KernelProfile, ...]
     tool_version: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceMarker:
+    """A mark Nsight Compute's own rule put on one instruction (``IAction.source_markers``).
+
+    Attributes:
+        rule_id: the rule that placed it (``"UncoalescedGlobalAccess"``, ``"CPIStall"``).
+        pc: the instruction's address.
+        message: the rule's text for that instruction.
+        message_type: ``"OPTIMIZATION"``, ``"WARNING"``, ``"INFO"`` or ``"ERROR"``.
+    """
+
+    rule_id: str
+    pc: int
+    message: str
+    message_type: str
+
+
+@dataclass(frozen=True)
+class InstructionValues:
+    """Chosen per-instruction metrics of one launch, as read (plain Python, no NumPy: what locating a finding needs,
+    read in the diagnosis path where NumPy's import would cost more than the data).
+
+    Attributes:
+        function_pc: the function's first PC (``launch__function_pcs``), or None.
+        values: Nsight metric name -> {PC: value}; PCs the metric has no value at are absent.
+    """
+
+    function_pc: int | None
+    values: Mapping[str, Mapping[int, float]]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", _frozen({k: _frozen(v) for k, v in self.values.items()}))
+
+
+@dataclass(frozen=True)
+class InstructionTable:
+    """Per-instruction metrics of one launch (Nsight Compute's Source Counters and instruction sampling), as
+    columns of equal length: one row per SASS instruction that a per-instruction metric covers, in PC order.
+
+    Attributes:
+        function_pc: the function's first PC (``launch__function_pcs``), or None; a row's offset is pc - function_pc.
+        pc: instruction addresses, ``uint64`` array (n,).
+        columns: Nsight metric name -> ``float64`` array (n,), NaN where the metric has no value at that PC (e.g.
+            ``inst_executed``, ``smsp__pcsamp_sample_count``, ``smsp__pcsamp_warps_issue_stalled_long_scoreboard``,
+            ``derived__memory_l2_theoretical_sectors_global_excessive``); a metric not read or not in the report is
+            absent.
+        file: per row, the source file the instruction was compiled from (``-lineinfo``), or None.
+        line: per row, its 1-based source line, ``int64`` array (n,), 0 where unknown.
+        sass: PC -> SASS text, for the PCs it was read for (``ncu_report`` disassembles per call, ~0.4 ms a PC).
+        sources: file -> its text, when the report embeds the source (``--import-source yes``).
+        markers: the source markers of Nsight's own rules.
+    """
+
+    function_pc: int | None
+    pc: "np.ndarray"
+    columns: Mapping[str, "np.ndarray"]
+    file: tuple[str | None, ...]
+    line: "np.ndarray"
+    sass: Mapping[int, str] = field(default_factory=dict)
+    sources: Mapping[str, str] = field(default_factory=dict)
+    markers: tuple[SourceMarker, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("columns", "sass", "sources"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+        n = len(self.pc)
+        if len(self.file) != n or len(self.line) != n or any(len(c) != n for c in self.columns.values()):
+            raise ValueError("InstructionTable columns must have one value per PC")

@@ -10,7 +10,7 @@ them in the user's language (templates in ``data/labels.toml``, table ``[note]``
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 from ..errors import UnknownGpuError
@@ -63,6 +63,8 @@ class KernelDiagnosis:
         levels: the memory hierarchy as measured (L1, shared, L2, DRAM: throughput, bytes, hit rate, intensity).
         time_share: this launch's share of its report's GPU time (0-1), or None when unknown (a launch diagnosed
             alone, or durations not measured).
+        locations: finding id -> its top instructions (:class:`kernelscope.analysis.source.Location`), set by
+            :func:`kernelscope.api.diagnose_file` when the report holds per-instruction data; empty otherwise.
     """
 
     kernel: KernelProfile
@@ -79,6 +81,7 @@ class KernelDiagnosis:
     limiters: Limiters = Limiters((), ())
     levels: tuple[MemoryLevel, ...] = ()
     time_share: float | None = None
+    locations: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
 
     @property
     def classes(self) -> tuple[str, ...]:

@@ -1,5 +1,6 @@
 """Command line: ``kernelscope diagnose REPORT [REPORT...]``, ``kernelscope roofline``, ``kernelscope gpus``,
-``kernelscope occupancy``, ``kernelscope banks``, ``kernelscope compare``, ``kernelscope timeline``.
+``kernelscope occupancy``, ``kernelscope banks``, ``kernelscope compare``, ``kernelscope timeline``,
+``kernelscope source``.
 
 One module per command (its arguments and the function that runs it); the shared options (``--input-format``,
 ``--format``, ``--lang``, ``-q``, ``--gpu``/``--spec``, ``-o``) are built once, as the parent parser of each
@@ -27,12 +28,13 @@ from .occupancy import COMMAND as OCCUPANCY
 from .options import Command, Shared
 from .output import write_atomic, write_atomic_files
 from .roofline import COMMAND as ROOFLINE
+from .source import COMMAND as SOURCE
 from .timeline import COMMAND as TIMELINE
 
 __all__ = ["COMMANDS", "main", "write_atomic", "write_atomic_files"]
 
 #: Every command, in the order ``kernelscope --help`` lists them.
-COMMANDS: tuple[Command, ...] = (DIAGNOSE, GPUS, OCCUPANCY, BANKS, TIMELINE, ROOFLINE, COMPARE)
+COMMANDS: tuple[Command, ...] = (DIAGNOSE, SOURCE, GPUS, OCCUPANCY, BANKS, TIMELINE, ROOFLINE, COMPARE)
 
 
 class _Parser(argparse.ArgumentParser):

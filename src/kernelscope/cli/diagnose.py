@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..api import diagnose_report, load, load_criteria, resolve_gpu
+from ..api import diagnose_file, load_criteria, resolve_gpu, source_for
 from ..ingest import FORMATS as INPUT_FORMATS
 from ..render import DIAGNOSE_FORMATS, render
 from .options import GPU_HELP, OUTPUT_HELP, Command, Shared
 from .output import write_atomic_files
+
+#: Hottest instructions and source lines per launch in the where-in-the-code part of the HTML / Markdown output.
+SOURCE_TOP = 10
 
 
 def _add_arguments(d: argparse.ArgumentParser) -> None:
@@ -30,19 +33,24 @@ def _diagnose(args: argparse.Namespace) -> int:
         step = steps.stage("reading", len(args.reports))
         results = []
         for path in args.reports:
-            results.append(diagnose_report(load(path, args.input_format), gpu=gpu, kernel_regex=args.kernel,
-                                           top=args.top, criteria=criteria))
+            results.append(diagnose_file(path, gpu=gpu, kernel_regex=args.kernel, top=args.top, criteria=criteria,
+                                         input_format=args.input_format))
             step()
         files: dict[str, str | bytes] = {}
+        if args.format in ("html", "markdown"):  # where in the code, for the launches with per-instruction data
+            sass = "top" if args.format == "html" else ()  # the Markdown shows lines only: no disassembly
+            sources = [source_for(res, SOURCE_TOP, sass) for res in results]
         if args.format == "html":
             from ..render.html import count_work, to_html
 
-            text = to_html(results, args.lang, steps.stage("charts", count_work(results)))
-        elif args.format == "markdown" and args.output:
+            text = to_html(results, args.lang, steps.stage("charts", count_work(results)), sources)
+        elif args.format == "markdown":
             from ..render.markdown import chart_files, to_markdown
 
-            links, files = chart_files(results, args.lang, args.output, steps.stage("charts", 2 * len(results)))
-            text = to_markdown(results, args.lang, links)
+            links = None
+            if args.output:
+                links, files = chart_files(results, args.lang, args.output, steps.stage("charts", 2 * len(results)))
+            text = to_markdown(results, args.lang, links, sources)
         else:
             text = None
     if args.output:

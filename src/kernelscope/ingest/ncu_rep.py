@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Mapping
 
 from ..errors import InputError
-from ..knowledge.metrics import request
+from ..knowledge.metrics import instructions, request
 from ..model import KernelProfile, ProfileReport, RuleResult
 
 from .files import check_file
@@ -132,6 +132,7 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
             f"{container.complete_results} complete result(s) precede the cut)",
         )
     context, actions, native_said = _load(ncu_report, source)
+    origins = _origins(context)
     if not actions:
         if container.foreign:
             raise InputError(source, f"not a readable Nsight Compute report ({container.foreign})")
@@ -148,9 +149,36 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
         )
 
     req = _Request()
-    kernels = tuple(_read_result(source, index, action, req) for index, action in enumerate(actions))
-    del context  # the actions are views into it: keep it alive until here
+    kernels = tuple(_read_result(source, index, action, req, origins[index] if index < len(origins) else None)
+                    for index, action in enumerate(actions))
+    if len(origins) == len(actions):
+        _RECENT[:] = [(_identity(source), context, dict(zip(origins, actions)))]
     return ProfileReport(path=source, format=FORMAT, kernels=kernels, tool_version=container.version)
+
+
+#: The report read last: (file identity, its ncu_report context, origin -> parsed action). Kept so that the
+#: per-instruction data of its launches (``kernelscope.ingest.ncu_source``) is read without parsing the file and
+#: its results again (~2 ms per result); one report at a time.
+_RECENT: list[tuple[tuple, Any, dict[tuple[int, int], Any]]] = []
+
+
+def _identity(source: str) -> tuple:
+    """What identifies a file's content cheaply: its resolved path, size and modification time."""
+    st = os.stat(source)
+    return (os.path.realpath(source), st.st_size, st.st_mtime_ns)
+
+
+def recent_actions(source: str) -> tuple[Any, dict[tuple[int, int], Any]] | None:
+    """``(context, origin -> action)`` of the report last read by :func:`read_ncu_rep` when ``source`` is that
+    same file, unchanged; else None."""
+    if not _RECENT:
+        return None
+    try:
+        identity = _identity(source)
+    except OSError:
+        return None
+    key, context, actions = _RECENT[0]
+    return (context, actions) if key == identity else None
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -206,6 +234,14 @@ def _load(ncu_report: Any, source: str) -> tuple[Any, list[Any], str]:
     return context, actions, native[:200]
 
 
+def _origins(context: Any) -> list[tuple[int, int]]:
+    """``(range index, action index)`` of every action, in the order :func:`_load` lists them."""
+    try:
+        return [(r, j) for r in range(context.num_ranges()) for j in range(context.range_by_idx(r).num_actions())]
+    except Exception:  # noqa: BLE001 - _load walked the same ranges; without origins nothing is read per instruction
+        return []
+
+
 # ---------------------------------------------------------------------------------------------------------
 # One result -> KernelProfile.
 
@@ -222,6 +258,15 @@ class _Request:
         self.prefixes = tuple(req.prefixes)
         self.units: dict[str, str] = {}
         self._wanted: dict[tuple[str, ...], list[str]] = {}  # results of one report mostly share their metric list
+        self._per_instruction: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def per_instruction(self, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The per-instruction metrics among ``names`` (``data/metrics.toml`` ``[instructions]``), in their order;
+        empty without an anchor (``inst_executed``, ``smsp__pcsamp_sample_count``). Names only: no value is read."""
+        found = self._per_instruction.get(names)
+        if found is None:
+            found = self._per_instruction[names] = instructions().held(names)
+        return found
 
     def wanted(self, names: tuple[str, ...]) -> list[str]:
         """The requested names among ``names``, in their order."""
@@ -242,12 +287,14 @@ class _Metrics:
         self.strings: dict[str, str] = {}
         self.unreadable: list[tuple[str, str]] = []  # (name made printable, why) of metrics that failed to read
         names = tuple(action.metric_names())
+        self.names = names  # every metric the result holds (the per-instruction ones are listed from these)
         try:
             "".join(names).encode("utf-8")  # one check for all names; per name only when one is corrupted
         except UnicodeEncodeError:
             bad = [n for n in names if not _is_utf8(n)]
             self.unreadable += [(_printable(n), "UnicodeError: the metric name is not valid UTF-8") for n in bad]
             names = tuple(n for n in names if _is_utf8(n))
+            self.names = names
         kinds: tuple[set[int], set[int], set[int]] | None = None
         for name in req.wanted(names):
             try:
@@ -312,10 +359,11 @@ def _kind_set(metric_cls: Any, *names: str) -> set[int]:
     return {getattr(metric_cls, n) for n in names if metric_cls is not None and hasattr(metric_cls, n)}
 
 
-def _read_result(source: str, index: int, action: Any, req: _Request | None = None) -> KernelProfile:
+def _read_result(source: str, index: int, action: Any, req: _Request | None = None,
+                 origin: tuple[int, int] | None = None) -> KernelProfile:
     """:func:`_kernel`, with any failure of ``ncu_report`` on a corrupted result turned into an InputError."""
     try:
-        return _kernel(source, index, action, req or _Request())
+        return _kernel(source, index, action, req or _Request(), origin)
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - native reader on a corrupted result: any failure, one clean error
@@ -326,11 +374,13 @@ def _read_result(source: str, index: int, action: Any, req: _Request | None = No
         ) from None
 
 
-def _kernel(source: str, index: int, action: Any, req: _Request | None = None) -> KernelProfile:
+def _kernel(source: str, index: int, action: Any, req: _Request | None = None,
+            origin: tuple[int, int] | None = None) -> KernelProfile:
     name = _name(action, None) or f"kernel_{index}"
     demangled = _name(action, "NameBase_DEMANGLED") or name
     mangled = _name(action, "NameBase_MANGLED")
-    m = _Metrics(action, req or _Request())
+    req = req or _Request()
+    m = _Metrics(action, req)
 
     problems: list[str] = []
     if m.nonfinite:
@@ -356,9 +406,14 @@ def _kernel(source: str, index: int, action: Any, req: _Request | None = None) -
         problems.append(f"{bad_rules} stored rule result(s) could not be read (corrupted data)")
 
     # Metric name -> KernelProfile fields (units, FLOPs, tensor pipes, stalls): shared with the CSV readers.
-    return profile_from_metrics(
+    profile = profile_from_metrics(
         index, name, demangled, mangled, m.values, m.units, rules, source, problems, strings=m.strings
     )
+    # where the launch is in the file, and which per-instruction metrics it holds (names only: read on request). Set
+    # on the profile just built, before anyone sees it: dataclasses.replace would copy its eight mappings again.
+    object.__setattr__(profile, "origin", origin)
+    object.__setattr__(profile, "instruction_metrics", req.per_instruction(m.names))
+    return profile
 
 
 def _name(action: Any, base: str | None) -> str | None:

@@ -25,10 +25,9 @@ read only when given, is validated with pydantic: :mod:`kernelscope.ingest.plain
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import tomllib
+import zlib
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Mapping, TypeVar
@@ -93,7 +92,7 @@ def raw(filename: str) -> Mapping[str, Any]:
     """The parsed TOML of one packaged data file (``"verdicts.toml"``), read once per process.
 
     Parsing TOML in Python costs about 25 ms per start for the files a diagnosis needs; the parsed tables are kept
-    in :func:`cache_dir` as MessagePack, keyed by a hash of the file's bytes (an edited or upgraded file is parsed
+    in :func:`cache_dir` as MessagePack, keyed by the file's size and CRC-32 (an edited or upgraded file is parsed
     again). The cache is an optimisation only: an unreadable or unwritable cache is ignored.
 
     Raises:
@@ -104,11 +103,13 @@ def raw(filename: str) -> Mapping[str, Any]:
         data = (DATA / filename).read_bytes()
     except OSError as exc:
         raise InputError(where, f"cannot read packaged data ({' '.join(str(exc).split())})") from None
-    cached = cache_dir() / f"{filename}.{hashlib.blake2b(data, digest_size=12).hexdigest()}.msgpack"
+    cached = cache_dir() / f"{filename}.{len(data)}-{zlib.crc32(data):08x}.msgpack"
     try:
         return msgspec.msgpack.decode(cached.read_bytes())
     except (OSError, msgspec.DecodeError):
         pass
+    import tomllib  # only when the cache misses (its import and parse cost ~30 ms)
+
     try:
         parsed = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

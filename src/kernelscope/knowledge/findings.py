@@ -9,7 +9,8 @@ from . import Model, NonEmpty, check_lang, load
 
 
 class FindingText(Model, kw_only=True):
-    """One ``[finding.<id>]`` table."""
+    """One ``[finding.<id>]`` table: title / action templates (en, zh), the estimate model, the Nsight rules that
+    report the same cause, and the per-instruction metrics that locate it (first one present wins)."""
 
     title_en: NonEmpty
     title_zh: NonEmpty
@@ -17,6 +18,7 @@ class FindingText(Model, kw_only=True):
     action_zh: NonEmpty
     model: NonEmpty
     nsight_rules: tuple[str, ...] = ()
+    locate: tuple[str, ...] = ()
 
     def title(self, lang: str) -> str:
         """The finding's title in ``lang`` (a template: it may hold fields of the finding's values)."""

@@ -1,12 +1,13 @@
 """Nsight Compute metric vocabulary the readers resolve (``data/metrics.toml``): FLOP weights of the SASS
-counters, tensor-core input types -> pipes, the stall metric families, and the metrics the ``.ncu-rep``
-reader requests. Facts and their sources are in the data file."""
+counters, tensor-core input types -> pipes, the stall metric families, the metrics the ``.ncu-rep``
+reader requests, and the per-instruction metrics (Source Counters, warp sampling). Facts and their sources are in
+the data file."""
 
 from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Annotated, Literal
+from typing import Annotated, Iterable, Literal
 
 from msgspec import Meta
 
@@ -57,11 +58,40 @@ class Request(Model, kw_only=True):
     prefixes: tuple[str, ...]
 
 
+class Instructions(Model, kw_only=True):
+    """The per-instruction metrics (Source Counters, warp sampling): exact ``names`` and name ``prefixes``, less the
+    names ending in one of ``exclude_suffixes``; a launch holds them only with one of the ``anchors`` among its
+    metrics; ``source`` says where the vocabulary comes from."""
+
+    source: str
+    names: Annotated[tuple[str, ...], Meta(min_length=1)]
+    prefixes: tuple[str, ...]
+    exclude_suffixes: tuple[str, ...] = ()
+    anchors: Annotated[tuple[str, ...], Meta(min_length=1)]
+
+    def covers(self, name: str) -> bool:
+        """Whether the metric ``name`` is a per-instruction metric of this vocabulary."""
+        if name in self.names:
+            return True
+        return name.startswith(self.prefixes) and not name.endswith(self.exclude_suffixes)
+
+    def held(self, names: Iterable[str]) -> tuple[str, ...]:
+        """The per-instruction metrics among a launch's metric ``names``, in their order; empty when no anchor is
+        among them (names only: nothing is read)."""
+        names = tuple(names)
+        if not any(a in names for a in self.anchors):
+            return ()
+        exact = frozenset(self.names)
+        return tuple(n for n in names if n in exact
+                     or (n.startswith(self.prefixes) and not n.endswith(self.exclude_suffixes)))
+
+
 class _MetricsFile(Model, kw_only=True):
     flop: _Flop
     tensor: _Tensor
     stall_family: tuple[StallFamily, ...]
     request: Request
+    instructions: Instructions
 
 
 @cache
@@ -104,3 +134,9 @@ def request() -> Request:
     req = _file().request
     names = tuple(dict.fromkeys((*req.names, *BREAKDOWNS.values(), *by_metric())))
     return Request(names=names, prefixes=req.prefixes)
+
+
+@cache
+def instructions() -> Instructions:
+    """The per-instruction metric vocabulary: ``[instructions]`` of ``data/metrics.toml``."""
+    return _file().instructions

@@ -247,14 +247,36 @@ def nsight_line(d: KernelDiagnosis, f: Fmt) -> str | None:
     return "; ".join(parts) or None
 
 
+def place(loc: Any, f: Fmt) -> str:
+    """One location of a finding: ``file.cu:14`` (file name only) when the report has line information, else the
+    instruction's offset in its function (``PC +0x1a0``), else its address."""
+    if loc.file and loc.line:
+        return safe(f"{loc.file.replace(chr(92), '/').rsplit('/', 1)[-1]}:{loc.line}")
+    if loc.offset is not None:
+        return f.label("located_pc", offset=loc.offset)
+    return f"PC {loc.pc:#x}"
+
+
+def places(d: KernelDiagnosis, finding_id: str, f: Fmt) -> str | None:
+    """"where: readWriteOffset.cu:14 (87.2%), ..." for a located finding (share of its per-instruction metric), or
+    None when it has no locations."""
+    locs = d.locations.get(finding_id)
+    if not locs:
+        return None
+    return f.label("located_at", places=", ".join(f"{place(x, f)} ({f.share(x.share)})" for x in locs))
+
+
 def advice_lines(d: KernelDiagnosis, f: Fmt) -> list[str]:
-    """The advice, most important first: a root cause as "title (est. gain): action", a fallback paragraph as
-    its text."""
+    """The advice, most important first: a root cause as "title [est. gain]: action. where: file:line (share)",
+    a fallback paragraph as its text."""
     out = []
     for a in d.advice_findings:
         text = f.advice(a.advice, a)  # type: ignore[arg-type]
         if a.advice.startswith("finding:"):  # type: ignore[union-attr]
             text = f"{f.finding_title(a.id, a)} [{f.gain(a, d.program_gain(a))}]: {text}"
+            where = places(d, a.id, f)
+            if where is not None:
+                text += f" {where}"
         out.append(text)
     return out
 

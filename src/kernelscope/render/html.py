@@ -3,6 +3,11 @@ network; a Content-Security-Policy forbids any fetch), and the fragments Jupyter
 
 Every string that comes from the input (kernel names, paths, rule titles) is HTML-escaped. Labels and advice
 come from the same knowledge files as the other renderers, in English or Chinese.
+
+Given where in the code each launch spends its time (:func:`kernelscope.api.source_for`: the launches of a
+``.ncu-rep`` report that hold per-instruction data), a launch card also shows its hottest source lines, the source
+view and a SASS view coloured by warp samples, with the findings of the diagnosis marked at their lines
+(:func:`kernelscope.render.source_html.diagnosis_views`).
 """
 
 from __future__ import annotations
@@ -10,15 +15,17 @@ from __future__ import annotations
 import html
 import math
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ..version import __version__
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
+from ..analysis.source import LaunchSource, SourceReport
 from .charts import (
     CLASS_COLOURS, chart_lang, count_charts, has_roofline_point, has_stalls, kernel_roofline_chart,
     report_roofline_chart, report_stall_chart, stall_chart, svg_for_html, why_not_plotted,
 )
 from .common import Fmt, advice_lines, kernel_rows, safe, summary_rows
+from .source_html import VIEW_CSS, diagnosis_views
 
 Progress = Callable[[], None] | None
 
@@ -56,7 +63,7 @@ CSS = """
 .ks li{margin:2px 0}
 .ks a{color:#0969da;text-decoration:none}
 .ks footer{margin-top:30px;color:#57606a;font-size:12.5px;border-top:1px solid #d0d7de;padding-top:8px}
-"""
+""" + VIEW_CSS
 
 
 def _e(text: object) -> str:
@@ -109,8 +116,10 @@ def _figure(svg: bytes, caption: str) -> str:
 
 
 def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: float | None = None,
-                with_charts: bool = True, progress: Progress = None) -> str:
-    """One launch as an HTML card: verdict, evidence, measurements (occupancy included), charts, advice."""
+                with_charts: bool = True, progress: Progress = None, source: LaunchSource | None = None) -> str:
+    """One launch as an HTML card: verdict, evidence, measurements (occupancy included), charts, advice, and with
+    ``source`` (the launch's per-instruction data analysed) where in the code: its hottest lines, the source and
+    SASS views, the findings marked at their lines."""
     f = Fmt(lang)
     k = d.kernel
     parts = [f'<section class="card" id="{_anchor(report_no, d)}">']
@@ -148,6 +157,8 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
         parts.append(f"<h4>{_e(f.label('advice'))}</h4><ol>")
         parts += [f"<li>{_e(text)}</li>" for text in advice_lines(d, f)]
         parts.append("</ol>")
+    if source is not None:
+        parts.append(diagnosis_views(source, f))
     parts.append("</section>")
     return "".join(parts)
 
@@ -161,8 +172,9 @@ def _gpus(res: ReportDiagnosis, f: Fmt) -> str:
 
 
 def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_charts: bool = True,
-                   progress: Progress = None) -> str:
-    """One input file: provenance, where the time goes, the report's charts, then a card per launch."""
+                   progress: Progress = None, source: SourceReport | None = None) -> str:
+    """One input file: provenance, where the time goes, the report's charts, then a card per launch (with where in
+    the code for each launch ``source`` holds)."""
     f = Fmt(lang)
     rep = res.report
     parts = [f'<section class="report" id="r{report_no}">', f"<h2>{_e(Path(rep.path).name)}</h2>"]
@@ -208,8 +220,9 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
     parts.append(f"<h2>{_e(f.label('kernel_cards'))}</h2>")
     if not res.kernels:
         parts.append(f'<p class="muted">{_e(f.label("no_launches"))}</p>')
+    by_index: Mapping[int, LaunchSource] = {ls.kernel.index: ls for ls in source.launches} if source else {}
     for d in res.kernels:
-        parts.append(kernel_card(d, lang, report_no, total_s, with_charts, progress))
+        parts.append(kernel_card(d, lang, report_no, total_s, with_charts, progress, by_index.get(d.kernel.index)))
     parts.append("</section>")
     return "".join(parts)
 
@@ -220,12 +233,16 @@ def _font_note(lang: str, f: Fmt) -> str:
     return ""
 
 
-def to_html(results: Sequence[ReportDiagnosis], lang: str, progress: Progress = None) -> str:
-    """The whole HTML document (UTF-8 text): one section per input file."""
+def to_html(results: Sequence[ReportDiagnosis], lang: str, progress: Progress = None,
+            sources: Sequence[SourceReport | None] | None = None) -> str:
+    """The whole HTML document (UTF-8 text): one section per input file. ``sources[i]``: where in the code for the
+    launches of ``results[i]`` (:func:`kernelscope.api.source_for`), None or absent: the cards without it."""
     f = Fmt(lang)
     heading = f.label("html_title")
     title = heading + (f": {Path(results[0].report.path).name}" if len(results) == 1 else "")
-    body = "".join(report_section(res, lang, i, True, progress) for i, res in enumerate(results))
+    sources = list(sources or ())
+    body = "".join(report_section(res, lang, i, True, progress, sources[i] if i < len(sources) else None)
+                   for i, res in enumerate(results))
     html_lang = "zh-CN" if lang == "zh" else "en"
     return (
         "<!DOCTYPE html>\n"

@@ -24,7 +24,7 @@ from ..notes import Note
 from ..version import __version__
 from .common import Fmt
 from .documents import encode
-from .documents.common import EvidenceDoc, FindingDoc, NoteDoc, NullReason
+from .documents.common import EvidenceDoc, FindingDoc, LocationDoc, NoteDoc, NullReason
 from .documents.diagnosis import (
     AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, InputDoc, KernelGroupDoc, LaunchConfigDoc,
     LaunchDoc, MemoryLevelDoc, NsightDoc, NsightMatchDoc, OccupancyDoc, RooflineDoc, RuleDoc, SolBottleneckDoc, SolDoc,
@@ -62,6 +62,9 @@ def findings(items: Iterable[Finding], f: Fmt, d: KernelDiagnosis | None = None)
             speedup_note=x.speedup_note, source=x.source,
             title=f.finding_title(x.id, x) if d is not None and (x.advice or "").startswith("finding:") else None,
             program_time_saved_share=None if d is None else finite(d.program_gain(x)),
+            locations=[] if d is None else [
+                LocationDoc(pc=loc.pc, offset=loc.offset, file=loc.file, line=loc.line or None, metric=loc.metric,
+                            value=loc.value, share=loc.share) for loc in d.locations.get(x.id, ())],
         )
         for x in items
     ]
@@ -74,13 +77,17 @@ def null_reasons(doc: Struct, f: Fmt, specific: Mapping[str, str] | None = None,
     specific = specific or {}
     skipped = frozenset(skip)
     out: list[NullReason] = []
+    texts: dict[str, str] = {}  # reason key -> its text (a few keys, many nulls)
 
     def walk(value: Any, pointer: str) -> None:
         if pointer in skipped:
             return
         if value is None:
             key = specific.get(pointer, default)
-            out.append(NullReason(field=pointer, key=key, text=f.note(key)))
+            text = texts.get(key)
+            if text is None:
+                text = texts[key] = f.note(key)
+            out.append(NullReason(field=pointer, key=key, text=text))
         elif isinstance(value, Struct):
             for name in _nested_fields(type(value)):
                 walk(getattr(value, name), f"{pointer}/{name}")

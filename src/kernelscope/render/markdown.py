@@ -1,14 +1,18 @@
-"""Markdown rendering for pull-request comments: compact tables that render on GitHub, and (written to a file)
-links to chart files written beside it."""
+"""Markdown rendering for pull-request comments: compact tables that render on GitHub, (written to a file) links to
+chart files written beside it, and for launches with per-instruction data a table of their hottest source lines
+with the findings located at each (:func:`kernelscope.api.source_for`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from urllib.parse import quote
 
 from ..analysis.diagnosis import ReportDiagnosis
 from .common import Fmt, kernel_rows, kernel_title, safe, summary_rows
+
+if TYPE_CHECKING:
+    from ..analysis.source import LaunchSource, SourceReport
 
 
 def _cell(text: str) -> str:
@@ -25,14 +29,29 @@ def _code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def _hot_lines(ls: "LaunchSource", f: Fmt) -> list[str]:
+    """A launch's hottest source lines as a Markdown table under a heading (each line's statement, then "->" and
+    the findings located there), or what the report lacks for them."""
+    from .source_words import launch_notes, lines_markdown  # NumPy (the analysis) only where there is source data
+
+    out = [f"#### {_cell(f.label('src_hot_lines'))}", ""]
+    notes = [f"- {_cell(t)}" for t in launch_notes(ls, f)]
+    table = lines_markdown(ls, f)
+    return out + (notes + [""] if notes else []) + (table + [""] if table else [])
+
+
 def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
-                charts: Sequence[Mapping[str, str]] | None = None) -> str:
+                charts: Sequence[Mapping[str, str]] | None = None,
+                sources: Sequence["SourceReport | None"] | None = None) -> str:
     """Markdown document: per file, a summary table, links to its charts (``charts[i]``: chart kind ->
-    file name relative to the document, e.g. ``{"roofline": "report_roofline.svg"}``), and one two-column table
-    per diagnosed kernel."""
+    file name relative to the document, e.g. ``{"roofline": "report_roofline.svg"}``), and per diagnosed kernel a
+    two-column table, then, when ``sources[i]`` (:func:`kernelscope.api.source_for`) holds the launch, a table of
+    its hottest source lines."""
     f = Fmt(lang)
     lines: list[str] = []
     for i, res in enumerate(results):
+        source = sources[i] if sources is not None and i < len(sources) else None
+        by_index = {ls.kernel.index: ls for ls in source.launches} if source is not None else {}
         rep = res.report
         version = f", {f.label('profiler')} {rep.tool_version}" if rep.tool_version else ""
         lines += [f"## {_code(rep.path)} ({rep.format}{version})", "", f"### {f.label('where_time_goes')}", ""]
@@ -49,6 +68,8 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
             lines += [f"### {_code(kernel_title(d))}", "", "| | |", "|---|---|"]
             lines += [f"| {_cell(label)} | {_cell(value)} |" for label, value in kernel_rows(d, f)]
             lines.append("")
+            if d.kernel.index in by_index:
+                lines += _hot_lines(by_index[d.kernel.index], f)
     return "\n".join(lines)
 
 

@@ -1,7 +1,7 @@
 """Typed JSON documents: one msgspec Struct tree per output (``kernelscope.diagnosis/1``, ``kernelscope.compare/1``,
 ``kernelscope.timeline/1``,
-``kernelscope.banks/1``), one encoder (:func:`encode`), and the JSON Schemas generated from the types
-(:func:`schema`, :func:`write_schemas`; the files in ``schemas/`` are checked against them by the tests).
+``kernelscope.banks/1``, ``kernelscope.source/1``), one encoder (:func:`encode`), and the JSON Schemas generated from
+the types (:func:`schema`, :func:`write_schemas`; the files in ``schemas/`` are checked against them by the tests).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ def _documents() -> dict[str, tuple[type, str]]:
     from .banks import BanksDoc
     from .compare import CompareDoc
     from .diagnosis import DiagnosisDoc
+    from .source import SourceDoc
     from .timeline import TimelineDoc
 
     return {
@@ -38,6 +39,7 @@ def _documents() -> dict[str, tuple[type, str]]:
         "compare-1.schema.json": (CompareDoc, "kernelscope compare --format json"),
         "timeline-1.schema.json": (TimelineDoc, "kernelscope timeline --format json"),
         "banks-1.schema.json": (BanksDoc, "kernelscope banks --format json"),
+        "source-1.schema.json": (SourceDoc, "kernelscope source --format json"),
     }
 
 

@@ -54,6 +54,20 @@ class EvidenceDoc(Doc):
     unit: Annotated[str, Meta(description='"%" percent 0-100, "s" seconds, "B" bytes, "share" fraction 0-1, "ratio", a stall family, or "" (a count)')]
 
 
+class LocationDoc(Doc):
+    """one instruction behind a finding (Nsight Compute Source Counters / warp sampling)"""
+
+    pc: Annotated[int, Meta(description="the instruction's address")]
+    offset: Annotated[int | None, Meta(description="pc minus the function's first PC, bytes; null: not recorded")]
+    file: Annotated[str | None, Meta(description="source file (compiled with -lineinfo); null: no line information")]
+    line: Annotated[int | None, Meta(description="1-based source line; null: no line information")]
+    metric: Annotated[str, Meta(description=(
+        "the per-instruction metric that locates the finding (Nsight name, or idle_thread_slots = 32 x inst_executed "
+        "- thread_inst_executed)"))]
+    value: Annotated[float, Meta(description="its value at this instruction, in the metric's unit (a count)")]
+    share: Annotated[float, Meta(description="value / the metric's total over all instructions, fraction 0-1")]
+
+
 class FindingDoc(Doc):
     """what one rule concluded"""
 
@@ -75,3 +89,6 @@ class FindingDoc(Doc):
     program_time_saved_share: Annotated[float | None, Meta(description=(
         "share of the report's GPU time saved if the cause were removed (Amdahl: the launch's share of GPU time x "
         "(1 - 1/estimated_speedup)), fraction 0-1; null: no estimate, or the launch's share of time unknown"))] = None
+    locations: Annotated[list[LocationDoc], Meta(description=(
+        "the instructions behind the finding, largest first; empty when the report holds no per-instruction data "
+        "for it"))] = []

@@ -1,0 +1,151 @@
+"""Rendering of ``kernelscope source`` (:class:`~kernelscope.analysis.source.SourceReport`): a terminal table (rich),
+Markdown, the JSON document ``kernelscope.source/1`` (:mod:`kernelscope.render.documents.source`), or a
+self-contained HTML page with a source and SASS view per launch (:mod:`kernelscope.render.source_html`), in English
+or Chinese. Each hot line's "At this line" cell ends with the findings of the launch's diagnosis located there
+("-> uncoalesced global accesses"), most important first.
+
+No analysis here: it words and lays out what :mod:`kernelscope.analysis.source` computed. Every string from the
+report (kernel names, file names, source and SASS text, Nsight's messages) is made safe for a terminal.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Sequence
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..analysis.source import Counters, LaunchSource, SourceReport, StallSamples
+from ..model import SourceMarker
+from ..version import __version__
+from .common import Fmt
+from .documents import encode
+from .documents.source import (
+    CountersDoc, InstructionDoc, LaunchSourceDoc, LineDoc, MarkerDoc, SourceDoc, SourceInputDoc, StallSamplesDoc,
+)
+from .json import finite, notes
+from .source_words import (
+    instruction_cells, instruction_head, launch_lines, launch_notes, launch_title, line_cells, line_head,
+    lines_markdown, md_cell, md_table,
+)
+
+SCHEMA = "kernelscope.source/1"
+FORMATS: tuple[str, ...] = ("table", "json", "markdown", "html")
+
+
+def render_source(result: SourceReport, fmt: str = "table", lang: str = "en", width: int = 160) -> str:
+    """The result as ``"table"`` (plain text), ``"json"``, ``"markdown"`` or ``"html"``.
+
+    Raises:
+        ValueError: unknown format or language.
+    """
+    Fmt(lang)  # checks the language
+    if fmt == "json":
+        return encode(source_doc(result, lang))
+    if fmt == "markdown":
+        return to_markdown(result, lang)
+    if fmt == "html":
+        from .source_html import to_html
+
+        return to_html(result, lang)
+    if fmt == "table":
+        buf = io.StringIO()
+        console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
+        console.print(Group(*renderables(result, lang)))
+        return buf.getvalue()
+    raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+# ----------------------------------------------------------------------------------------------- table
+def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
+    """rich renderables: per launch its title, its notes, the hottest lines and the hottest instructions."""
+    f = Fmt(lang)
+    out: list[RenderableType] = []
+    for ls in result.launches:
+        out.append(Text(launch_title(ls, f), style="bold"))
+        out += [Text(text) for text in launch_lines(ls, f)]
+        if ls.lines:
+            t = Table(title=f.label("src_hot_lines"), box=box.SIMPLE_HEAD, title_justify="left")
+            for i, h in enumerate(line_head(f)):
+                t.add_column(h, justify="right" if i in (2, 3, 4) else "left", overflow="fold",
+                             no_wrap=i in (0, 2, 3, 4))
+            for line in ls.lines:
+                t.add_row(*(Text(c) for c in line_cells(line, f)))
+            out.append(t)
+        t = Table(title=f.label("src_hot_instructions"), box=box.SIMPLE_HEAD, title_justify="left")
+        for i, h in enumerate(instruction_head(f)):
+            t.add_column(h, justify="left" if i in (0, 1, 4) else "right", overflow="fold", no_wrap=i not in (1, 4))
+        for h in ls.instructions:
+            t.add_row(*(Text(c) for c in instruction_cells(h, f)))
+        out.append(t)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- markdown
+def to_markdown(result: SourceReport, lang: str) -> str:
+    """Markdown: per launch a heading, its notes, a table of the hottest lines (with each line's statement and the
+    findings located there) and a table of the hottest instructions."""
+    f = Fmt(lang)
+    lines: list[str] = []
+    for ls in result.launches:
+        lines += [f"## {md_cell(launch_title(ls, f))}", ""] + [f"- {md_cell(t)}" for t in launch_lines(ls, f)] + [""]
+        if ls.lines:
+            lines += [f"### {md_cell(f.label('src_hot_lines'))}", ""] + lines_markdown(ls, f) + [""]
+        rows = [[c if i != 1 else f"`{c}`" for i, c in enumerate(instruction_cells(h, f))] for h in ls.instructions]
+        lines += [f"### {md_cell(f.label('src_hot_instructions'))}", ""]
+        lines += md_table(instruction_head(f), rows, {2, 3, 5, 6, 7, 8, 9}) + [""]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------- JSON
+def _stall_docs(items: Sequence[StallSamples], f: Fmt) -> list[StallSamplesDoc]:
+    return [StallSamplesDoc(reason=s.reason, name=f.stall_name(s.reason), samples=s.samples, share=s.share,
+                            share_of_reason=s.share_of_reason) for s in items]
+
+
+def _counters_doc(c: Counters, f: Fmt) -> CountersDoc:
+    return CountersDoc(
+        samples=finite(c.samples), share=finite(c.share), stalls=_stall_docs(c.stalls, f),
+        not_stalls=_stall_docs(c.healthy, f), inst_executed=finite(c.inst_executed),
+        thread_efficiency=finite(c.thread_efficiency), sectors=finite(c.sectors),
+        excess_sectors=finite(c.excess_sectors), sector_ratio=finite(c.sector_ratio), wavefronts=finite(c.wavefronts),
+        excess_wavefronts=finite(c.excess_wavefronts), wavefront_ratio=finite(c.wavefront_ratio), nway=finite(c.nway),
+    )
+
+
+def _marker_docs(markers: Sequence[SourceMarker]) -> list[MarkerDoc]:
+    return [MarkerDoc(rule_id=m.rule_id, pc=m.pc, message_type=m.message_type, message=m.message) for m in markers]
+
+
+def _launch_doc(ls: LaunchSource, f: Fmt) -> LaunchSourceDoc:
+    k, table = ls.kernel, ls.table
+    origin = k.origin or (0, 0)
+    return LaunchSourceDoc(
+        index=k.index, name=k.name, demangled_name=k.demangled_name, duration_s=finite(k.duration_s),
+        range=origin[0], result=origin[1], function_pc=table.function_pc, instructions_with_data=len(table.pc),
+        ranked_by=ls.ranked_by, total_samples=finite(ls.total_samples),  # type: ignore[arg-type]
+        total_executed=finite(ls.total_executed), has_lines=ls.has_lines, embedded_sources=sorted(table.sources),
+        instructions=[InstructionDoc(pc=h.pc, offset=h.offset, file=h.file, line=h.line, sass=h.sass,
+                                     counters=_counters_doc(h.counters, f), markers=_marker_docs(h.markers),
+                                     findings=list(h.findings))
+                      for h in ls.instructions],
+        lines=[LineDoc(file=x.file, line=x.line, text=x.text, pcs=list(x.pcs), counters=_counters_doc(x.counters, f),
+                       statement=notes(x.statement, f), markers=_marker_docs(x.markers), findings=list(x.findings))
+               for x in ls.lines],
+        notes=launch_notes(ls, f),
+    )
+
+
+def source_doc(result: SourceReport, lang: str = "en") -> SourceDoc:
+    """The ``kernelscope.source/1`` document of ``result``."""
+    f = Fmt(lang)
+    rep = result.report
+    return SourceDoc(
+        schema=SCHEMA, kernelscope_version=__version__, lang=f.lang,  # type: ignore[arg-type]
+        input=SourceInputDoc(path=rep.path, format="ncu-rep", tool_version=rep.tool_version,
+                             launches=len(rep.kernels)),
+        launches=[_launch_doc(ls, f) for ls in result.launches],
+    )

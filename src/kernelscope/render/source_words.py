@@ -1,0 +1,156 @@
+"""The words and table cells of where in the code (:class:`~kernelscope.analysis.source.LaunchSource`), shared by
+every rendering of it: ``kernelscope source`` in each format (:mod:`kernelscope.render.source`,
+:mod:`kernelscope.render.source_html`) and the where-in-the-code parts of ``diagnose --format html/markdown``.
+
+Every string from the report (file names, source and SASS text) is made safe for a terminal (:func:`safe`); the
+HTML escapes it on top. No analysis here.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..analysis.source import Counters, HotInstruction, HotLine, LaunchSource, StallSamples
+from .common import Fmt, safe, si
+
+#: Printed where a counter does not apply to an instruction or line (e.g. sectors of an arithmetic instruction).
+NA = "–"
+#: Stall reasons shown per row in the text views.
+STALLS_SHOWN = 2
+#: The top healthy state (selected, not selected, math pipe throttle) is shown from this share of the samples up.
+HEALTHY_SHOWN = 0.05
+#: Put before the titles of the findings located at a line, in its "At this line" cell.
+FINDINGS_ARROW = " -> "
+
+
+def base_name(path: str) -> str:
+    """A file name without its folders (either slash)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def count_text(value: float | None) -> str:
+    """A count with an SI prefix (``111k``), or "–"."""
+    return NA if value is None else si(value, "", 3, "")
+
+
+def _samples(value: float | None) -> str:
+    return NA if value is None else f"{value:,.0f}"
+
+
+def _ratio(value: float | None) -> str:
+    return NA if value is None else f"{value:.1f}x"
+
+
+def _stalls(items: Sequence[StallSamples], f: Fmt, shown: int = STALLS_SHOWN) -> str:
+    return ", ".join(f"{f.stall_name(s.reason)} {s.share:.0%}" for s in items[:shown])
+
+
+def stall_text(c: Counters, f: Fmt) -> str:
+    """"Long Scoreboard 97%, Wait 1% (not stalls: Selected 2%)": the top unhealthy stalls and the top healthy state
+    (when at least :data:`HEALTHY_SHOWN` of the samples), each as a share of the instruction's or line's samples;
+    "–" without samples."""
+    text = _stalls(c.stalls, f)
+    if c.healthy and c.healthy[0].share >= HEALTHY_SHOWN:
+        healthy = f"{f.label('src_not_stalls')}: {_stalls(c.healthy, f, 1)}"
+        text = f"{text} ({healthy})" if text else healthy
+    return text or NA
+
+
+def threads_text(c: Counters) -> str:
+    """Active threads per executed instruction, of 32."""
+    return NA if c.thread_efficiency is None else f"{c.thread_efficiency * 32:.1f}"
+
+
+def offset_text(h: HotInstruction) -> str:
+    """``+0x0240`` (from the function's first PC), or the PC when that is not recorded."""
+    return f"+{h.offset:#06x}" if h.offset is not None else f"{h.pc:#x}"
+
+
+def launch_title(ls: LaunchSource, f: Fmt) -> str:
+    """"Where in the code: [1] name"."""
+    return safe(f.label("src_title", index=ls.kernel.index, name=ls.kernel.name))
+
+
+def launch_lines(ls: LaunchSource, f: Fmt) -> list[str]:
+    """The lines under a launch's title: duration and ranking, then what the report lacks for this view."""
+    if ls.ranked_by == "smsp__pcsamp_sample_count":
+        ranked = f.label("src_ranked_samples", n=ls.total_samples or 0)
+    elif ls.ranked_by == "inst_executed":
+        ranked = f.label("src_ranked_executed", n=ls.total_executed or 0)
+    else:
+        ranked = f.label("src_ranked_none")
+    return [f"{f.label('duration')}: {f.time(ls.kernel.duration_s)}; {ranked}", *launch_notes(ls, f)]
+
+
+def launch_notes(ls: LaunchSource, f: Fmt) -> list[str]:
+    """What the report lacks for this view: line information (``-lineinfo``), the source text (``--import-source``)."""
+    if not ls.has_lines:
+        return [f.label("src_no_lines")]
+    if ls.lines and all(line.text is None for line in ls.lines):
+        return [f.label("src_no_text")]
+    return []
+
+
+def statement_text(line: HotLine, f: Fmt) -> str:
+    """A hot line's statement in ``f``'s language ("s8_gemm.cu:286: 100% of all LG Throttle samples ...; its global
+    accesses fetch 9.0x the sectors they need ...")."""
+    return f.label("src_join").join(f.note(n) for n in line.statement)
+
+
+def instruction_head(f: Fmt) -> list[str]:
+    """Column titles of the instruction table."""
+    keys = ("src_offset", "src_sass", "src_samples", "src_share", "src_stalls", "src_executed", "src_threads",
+            "src_sectors", "src_wavefronts", "src_nway")
+    return [f.label(k) for k in keys]
+
+
+def instruction_cells(h: HotInstruction, f: Fmt) -> list[str]:
+    """One instruction's cells, in :func:`instruction_head` order."""
+    c = h.counters
+    return [offset_text(h), safe(h.sass or NA), _samples(c.samples), f.share(c.share) if c.share is not None else NA,
+            stall_text(c, f), count_text(c.inst_executed), threads_text(c), _ratio(c.sector_ratio),
+            _ratio(c.wavefront_ratio), NA if c.nway is None else f"{c.nway:g}"]
+
+
+def line_head(f: Fmt) -> list[str]:
+    """Column titles of the line table."""
+    return [f.label(k) for k in ("src_where", "src_line_text", "src_samples", "src_share", "src_instructions",
+                                 "src_cause")]
+
+
+def finding_titles(ids: Sequence[str], f: Fmt) -> str:
+    """The titles of findings (``data/findings.toml``) in ``f``'s language, comma-separated."""
+    return ", ".join(f.finding_title(i) for i in ids)
+
+
+def line_cells(line: HotLine, f: Fmt, findings: bool = True) -> list[str]:
+    """One line's cells, in :func:`line_head` order; with ``findings``, its last ("At this line") cell ends with
+    "-> " and the titles of the findings located at the line (the HTML shows them as badges instead)."""
+    c = line.counters
+    cause = statement_text(line, f)
+    if findings and line.findings:
+        cause += FINDINGS_ARROW + finding_titles(line.findings, f)
+    return [safe(f"{base_name(line.file)}:{line.line}"), safe(line.text) if line.text is not None else NA,
+            _samples(c.samples), f.share(c.share) if c.share is not None else NA, str(len(line.pcs)), cause]
+
+
+# ----------------------------------------------------------------------------------------------- markdown
+def md_cell(text: str) -> str:
+    """Text as one Markdown table cell (pipes escaped, on one line)."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(head: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    """A Markdown table: ``head``, then ``rows`` (cells as they are, escaped), the columns in ``right`` right-aligned."""
+    out = ["| " + " | ".join(md_cell(h) for h in head) + " |",
+           "|" + "|".join("---:" if i in right else "---" for i in range(len(head))) + "|"]
+    return out + ["| " + " | ".join(md_cell(c) for c in r) + " |" for r in rows]
+
+
+def lines_markdown(ls: LaunchSource, f: Fmt) -> list[str]:
+    """The hottest lines of a launch as a Markdown table (source text as code, each line's statement and findings);
+    no lines: []."""
+    if not ls.lines:
+        return []
+    code = [[c if i != 1 else (f"`{c}`" if c != NA else c) for i, c in enumerate(line_cells(x, f))] for x in ls.lines]
+    return md_table(line_head(f), code, {2, 3, 4})
