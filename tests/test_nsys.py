@@ -199,7 +199,9 @@ def test_tiny_kernels_from_sqlite(tmp_path):
     assert all(t.launch_cost_s == pytest.approx(4e-6) for t in rep.tiny_kernels)
     # each launch follows a ~6.4-7 us gap, capped at the 4 us launch cost -> 4 us saved per launch but the first
     assert sum(t.savings_s for t in rep.tiny_kernels) == pytest.approx(499 * 4e-6, rel=1e-9)
-    assert "tiny_kernels" in {f.id for f in rep.findings}
+    # one concern, one finding: the launch-bound finding (it prices the CUDA graph) stands for the tiny kernels
+    ids = {f.id for f in rep.findings}
+    assert "launch_bound" in ids and "tiny_kernels" not in ids
 
 
 def test_sync_nvtx_memset_tables(tmp_path):
@@ -350,7 +352,10 @@ def test_stats_text_agrees_with_its_sqlite_export():
     db = analyse_timeline(read_nsys_sqlite(need(CORPUS_NSYS / "cts_rtx3070_array_inc_a.sqlite")))
     assert text.source == "summary" and text.kernels[0].total_s == pytest.approx(db.kernels[0].total_s)
     assert {c.name: c.total_s for c in text.copies} == pytest.approx({c.name: c.total_s for c in db.copies})
-    assert {a.name: a.count for a in text.api_calls} == {a.name: a.count for a in db.api_calls}
+    calls = {a.name: a.count for a in text.api_calls}
+    for o in text.one_off_calls:  # one-off costs (module loading ...) are shown apart in a summary
+        calls[o.name] = calls.get(o.name, 0) + o.calls
+    assert calls == {a.name: a.count for a in db.api_calls}
     assert "idle" in text.not_computable and "overlap" in text.not_computable
 
 

@@ -74,7 +74,7 @@ def tl_from(rows, names, **kw) -> Timeline:
 def test_model_columns_dtypes_and_read_only():
     tl = tl_from([(0, 10, KERNEL, "k", 0, 7, 1)], ["k"])
     assert tuple(COLUMN_DTYPES) == ("start_ns", "end_ns", "kind", "name_id", "device", "stream", "correlation_id",
-                                    "bytes", "copy_kind", "pageable", "rank")
+                                    "bytes", "copy_kind", "pageable", "rank", "graph_launched")
     for name, dtype in COLUMN_DTYPES.items():
         arr = getattr(tl, name)
         assert arr.dtype == dtype and not arr.flags.writeable
@@ -210,11 +210,29 @@ def test_launch_overhead_gap_histogram_and_tiny_kernels():
     (tiny,) = rep.tiny_kernels
     assert tiny.name == "tiny" and tiny.launches == 40 and tiny.launch_cost_s == pytest.approx(4e-6)
     assert tiny.savings_s == pytest.approx(39 * 4e-6)  # each 8 us gap capped at the 4 us launch cost; first has none
+    # one concern, one finding: launch_bound (2 us kernels, a launch every 10 us; it prices the CUDA graph) stands
+    # for the tiny kernels
+    ids = [f.id for f in rep.findings]
+    assert "launch_bound" in ids and "tiny_kernels" not in ids
+
+
+def test_tiny_kernels_finding_without_a_launch_bound_loop():
+    # 40 x (4 us call every 4 us, 3.9 us kernels back to back): the queue is full (kernel 3.9 us >= 0.9 x the 4 us
+    # spacing: not launch-bound) but each kernel is about as long as its launch cost: the tiny-kernel finding
+    names = ["cudaLaunchKernel", "tiny"]
+    rows = []
+    for i in range(40):
+        t = i * 4 * US
+        rows.append((t, t + 4 * US, RUNTIME_API, "cudaLaunchKernel", -1, 1, 1000 + i))
+        rows.append((t + 5 * US, t + 5 * US + 3900, KERNEL, "tiny", 0, 7, 1000 + i))
+    rep = analyse_timeline(tl_from(rows, names))
+    ids = [f.id for f in rep.findings]
+    assert "launch_bound" not in ids
     (f,) = [f for f in rep.findings if f.id == "tiny_kernels"]
     assert isinstance(f, Finding) and f.severity == "optimization"
-    assert time_and_count(f) == (pytest.approx(39 * 4e-6), 40)
+    assert time_and_count(f) == (pytest.approx(39 * 100e-9), 40)  # 0.1 us gaps before each launch but the first
     wall = rep.program_time_s
-    assert f.estimated_speedup == pytest.approx(wall / (wall - 39 * 4e-6))  # the idle time before launches gone
+    assert f.estimated_speedup == pytest.approx(wall / (wall - 39 * 100e-9))
     assert {e.metric for e in f.evidence} >= {"tiny_kernels.savings", "tiny_kernels.launches", "program_time"}
 
 
@@ -311,7 +329,7 @@ def test_timeline_checks_are_validated_data():
         with pytest.raises(InputError, match="^timeline_rules.toml: field '"):
             validate_data(broken, TimelineChecks, "timeline_rules.toml")
     assert [r.id for r in TIMELINE_RULES] == ["sync_memcpy", "pageable_memcpy", "sync_memset", "gpu_gaps",
-                                              "low_utilisation", "tiny_kernels"]
+                                              "low_utilisation", "launch_bound", "tiny_kernels"]
 
 
 # ------------------------------------------------------------------------------------------------ summaries

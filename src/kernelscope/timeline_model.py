@@ -60,11 +60,12 @@ COLUMN_DTYPES: Mapping[str, np.dtype] = MappingProxyType({
     "copy_kind": np.dtype(np.uint8),
     "pageable": np.dtype(np.int8),
     "rank": np.dtype(np.int32),
+    "graph_launched": np.dtype(np.int8),
 })
 #: Value an optional column is filled with when a reader does not give it.
 COLUMN_FILL: Mapping[str, int] = MappingProxyType({
     "device": -1, "stream": -1, "correlation_id": -1, "bytes": -1, "copy_kind": COPY_UNKNOWN, "pageable": -1,
-    "rank": -1,
+    "rank": -1, "graph_launched": -1,
 })
 
 
@@ -103,6 +104,34 @@ class InvalidRecord:
     name: str
     reason: str
     count: int = 1
+    correlation_ids: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class RepairedRecord:
+    """Records a reader kept after repairing them (see :mod:`kernelscope.ingest.records`): e.g. a kernel whose end
+    runs past the start of the next operation on its own stream (impossible: one stream runs one operation at a
+    time, case N01) ends at that start instead.
+
+    Attributes:
+        kind: interval kind name (:data:`KIND_NAMES`), e.g. ``"kernel"``.
+        name: the record's name.
+        reason: what was wrong and what was done, e.g. ``"end past the start of the next operation on its stream:
+            clipped there"``.
+        device, stream: where the records ran (-1 = not recorded).
+        count: how many records of this kind / name / reason / device / stream were repaired.
+        removed_ns: the time removed from them in all, integer ns; ``max_removed_ns`` the most from one record.
+        correlation_ids: their correlation ids, where recorded (at most a few dozen kept).
+    """
+
+    kind: str
+    name: str
+    reason: str
+    device: int = -1
+    stream: int = -1
+    count: int = 1
+    removed_ns: int = 0
+    max_removed_ns: int = 0
     correlation_ids: tuple[int, ...] = ()
 
 
@@ -174,6 +203,10 @@ class Timeline:
         pageable: int8 for memcpy rows: 1 = a pageable host buffer is involved, 0 = pinned / device-only,
             -1 = unknown or not a copy.
         rank: int32 distributed rank the row belongs to (multi-rank traces); -1 = not recorded (single process).
+        graph_launched: int8 for GPU rows: 1 = the row ran as a node of a CUDA graph (Nsight Systems records a
+            ``graphNodeId``), 0 = launched on its own, -1 = not recorded (the analysis then infers it from the
+            launch call: a graph launch, or one call that started several kernels; see
+            :mod:`kernelscope.analysis.timeline.graphs`).
 
     Other attributes:
         path: the input as given by the user (file, directory or archive).
@@ -187,6 +220,8 @@ class Timeline:
             then uses the span of the recorded activity).
         tool_version: profiler version that wrote the file, or None.
         meta: other facts about the run worth showing (e.g. ``{"ranks": "8"}``), strings only.
+        repaired: records kept after a repair (e.g. an end clipped at the next start on its stream), see
+            :class:`RepairedRecord`.
 
     Build one with the keyword arguments: ``start_ns``, ``end_ns``, ``kind``, ``name_id`` and ``names`` are
     required; every other column may be omitted (None) and is then filled with its "not recorded" value
@@ -208,6 +243,7 @@ class Timeline:
     copy_kind: np.ndarray | None = None
     pageable: np.ndarray | None = None
     rank: np.ndarray | None = None
+    graph_launched: np.ndarray | None = None
     devices: tuple[tuple[int, str], ...] = ()
     invalid: tuple[InvalidRecord, ...] = ()
     problems: tuple[str, ...] = ()
@@ -215,6 +251,7 @@ class Timeline:
     capture_ns: tuple[int, int] | None = None
     tool_version: str | None = None
     meta: Mapping[str, str] = field(default_factory=dict)
+    repaired: tuple[RepairedRecord, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", tuple(self.names))
@@ -236,6 +273,7 @@ class Timeline:
         object.__setattr__(self, "invalid", tuple(self.invalid))
         object.__setattr__(self, "problems", tuple(self.problems))
         object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
+        object.__setattr__(self, "repaired", tuple(self.repaired))
 
     def __len__(self) -> int:
         return int(self.start_ns.shape[0])
@@ -264,14 +302,14 @@ class Timeline:
             path=self.path, format=self.format, names=self.names, **cols, devices=self.devices,
             invalid=self.invalid, problems=self.problems,
             launch=self.launch.take(index) if self.launch is not None else None,
-            capture_ns=self.capture_ns, tool_version=self.tool_version, meta=self.meta,
+            capture_ns=self.capture_ns, tool_version=self.tool_version, meta=self.meta, repaired=self.repaired,
         )
 
 
 def merge_timelines(timelines: Sequence[Timeline], path: str | None = None, format: str | None = None) -> Timeline:
     """Concatenate several Timelines (e.g. one per rank) into one; name tables are merged and ``name_id``
-    remapped. Devices, invalid records and problems are concatenated (devices de-duplicated); launch args
-    are kept when any input has them (unknown elsewhere)."""
+    remapped. Devices, invalid and repaired records and problems are concatenated (devices de-duplicated); launch
+    args are kept when any input has them (unknown elsewhere)."""
     if not timelines:
         raise ValueError("merge_timelines needs at least one Timeline")
     if len(timelines) == 1 and path is None and format is None:
@@ -303,6 +341,7 @@ def merge_timelines(timelines: Sequence[Timeline], path: str | None = None, form
         names=tuple(names), name_id=np.concatenate(name_ids), **cols, devices=tuple(devices),
         invalid=tuple(r for tl in timelines for r in tl.invalid),
         problems=tuple(p for tl in timelines for p in tl.problems),
+        repaired=tuple(r for tl in timelines for r in tl.repaired),
         launch=launch,
         capture_ns=(min(c[0] for c in captures), max(c[1] for c in captures)) if captures else None,
         tool_version=versions.pop() if len(versions) == 1 else None,

@@ -180,13 +180,15 @@ def load(path: str | os.PathLike, input_format: str | None = None) -> ProfileRep
 TIMELINE_FORMATS: tuple[str, ...] = ("nsys-sqlite", "nsys-stats", "kineto")
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+#: The start of a JSON trace: an object, or Chrome's array format (``[`` then an event object or ``]``).
+_JSON_START = re.compile(rb"(?:\xef\xbb\xbf)?\s*(?:\{|\[\s*(?:\{|\]|$))")
 
 
 def detect_timeline_format(path: str | os.PathLike) -> str:
     """Timeline input format id of a path: ``"nsys-sqlite"`` (an SQLite database; the reader checks its tables),
     ``"kineto"`` (``.json``, ``.json.gz``, ``.tar.gz``/``.tgz``/``.tar`` or a directory of traces), or
-    ``"nsys-stats"`` (``nsys stats`` console text, ``--format csv`` / ``--format table`` output, found by its
-    report headers).
+    ``"nsys-stats"`` (``nsys stats`` console text, ``--format csv`` / ``--format table`` output, found from any of
+    its lines: an ``[3/8] Executing '...' stats report`` line, a report title or a table header).
 
     Raises:
         InputError: missing, unreadable or empty file, or not one of these formats.
@@ -202,7 +204,7 @@ def detect_timeline_format(path: str | os.PathLike) -> str:
     head = read_head(path, SNIFF_BYTES, expected)
     if head.startswith(_SQLITE_MAGIC):
         return "nsys-sqlite"
-    if head[:2] == b"\x1f\x8b" or head.lstrip()[:1] in (b"{", b"["):
+    if head[:2] == b"\x1f\x8b" or _JSON_START.match(head):  # not "[3/8] Executing ..." of nsys stats (case N05)
         return "kineto"
     if p.suffix.lower() in (".nsys-rep", ".qdrep"):
         raise InputError(str(path), "is an Nsight Systems report file; export it first with "

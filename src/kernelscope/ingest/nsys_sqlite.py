@@ -9,7 +9,8 @@ the corpus works):
 * ``CUPTI_ACTIVITY_KIND_KERNEL`` -- ``start``/``end`` (ns), ``deviceId``, ``streamId``, ``correlationId``, the
   name as a ``StringIds`` id (``demangledName``, else ``shortName``, else ``mangledName``: older exports have no
   ``mangledName``), and the launch shape (``gridX``..., ``registersPerThread``, ``static/dynamicSharedMemory``)
-  when ``launch_args`` is asked for.
+  when ``launch_args`` is asked for; ``graphNodeId`` (kernels, copies, memsets: non-NULL = the row ran as a node of
+  a CUDA graph) into the ``graph_launched`` column (-1 when the export has no such column).
 * ``CUPTI_ACTIVITY_KIND_MEMCPY`` -- plus ``bytes``, ``copyKind`` (CUPTI's ``CUpti_ActivityMemcpyKind``: HtoA/AtoH/
   array and unified-memory kinds folded into HtoD / DtoH / DtoD) and ``srcKind``/``dstKind`` (pageable or not).
 * ``CUPTI_ACTIVITY_KIND_MEMSET``, ``CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`` (``syncType``),
@@ -18,6 +19,10 @@ the corpus works):
 * GPU names from ``TARGET_INFO_GPU`` or ``TARGET_INFO_CUDA_GPU`` (device id column ``id``, ``deviceId`` or
   ``cuDevice``), the tool version from ``EXPORT_META_DATA`` / ``META_DATA_EXPORT``, the capture window from
   ``ANALYSIS_DETAILS``.
+
+Impossible records (an end at ``INT64_MAX``, start and end 0, negative or zero durations, timestamps absurdly far
+from the rest) are left out and counted in ``invalid``; an operation running past the start of the next one on its
+own stream is clipped there and listed in ``repaired`` (:func:`kernelscope.ingest.records.screen_records`).
 
 Memory kinds. Nsight Systems exports number them as its ``ENUM_CUDA_MEM_KIND`` table says (0 pageable, 1 pinned,
 2 device, 3 array, 4 managed, 5 device static, 6 managed static, 7 unknown; NVIDIA's own ``cuda_memcpy_async``
@@ -30,9 +35,9 @@ Speed and memory: the Timeline's columns are allocated once (sizes from ``COUNT(
 each chunk of :data:`CHUNK_ROWS` rowids is one ``SELECT ... WHERE rowid BETWEEN ? AND ?`` whose row tuples go
 through ``np.fromiter`` into the columns (tables with sparse rowids: one cursor read with ``fetchmany``). Creating a
 Python int per value is what costs, so a kernel row comes back as three values: ``start``, ``end`` and one SQL
-integer packing device (3 bits), stream (10 bits), name id (19 bits) and correlation id (31 bits); a row whose
-values do not fit makes the packed value NULL and its chunk is read again unpacked. A 5-million-row kernel table
-thus costs about twice a bare ``SELECT start, end`` (``benchmarks/timeline_bench.py``).
+integer packing device (3 bits), stream (10 bits), name id (19 bits), correlation id (31 bits) and the graph-node
+flag (the sign bit); a row whose values do not fit makes the packed value NULL and its chunk is read again unpacked.
+A 5-million-row kernel table thus costs about twice a bare ``SELECT start, end`` (``benchmarks/timeline_bench.py``).
 """
 
 from __future__ import annotations
@@ -58,12 +63,11 @@ from ..timeline_model import (
     RUNTIME_API,
     SYNC,
     ANNOTATION,
-    InvalidRecord,
-    KIND_NAMES,
     LaunchArgs,
     Timeline,
 )
 from .files import check_file
+from .records import screen_records
 
 FORMAT = "nsys-sqlite"
 
@@ -186,7 +190,7 @@ class _Columns:
 
     SPEC = (("start", np.int64, 0), ("end", np.int64, 0), ("kind", np.uint8, 0), ("name_id", np.int32, 0),
             ("device", np.int16, -1), ("stream", np.int64, -1), ("corr", np.int64, -1), ("bytes", np.int64, -1),
-            ("copy_kind", np.uint8, COPY_UNKNOWN), ("pageable", np.int8, -1))
+            ("copy_kind", np.uint8, COPY_UNKNOWN), ("pageable", np.int8, -1), ("graph", np.int8, -1))
 
     def __init__(self, n: int) -> None:
         self.cols = {name: np.full(n, fill, dtype=dtype) for name, dtype, fill in self.SPEC}
@@ -346,31 +350,26 @@ def _read(con: sqlite3.Connection, path: str, launch_args: bool | None) -> Timel
                for f, a in launch.items()}
         launch = LaunchArgs(**fit, warps_per_sm=np.full(n_rows, np.nan))
 
-    # Records without usable timing: counted and named, kept out of the columns.
-    bad = (c["end"] < c["start"]) | ((c["start"] == 0) & (c["end"] == 0))
-    invalid: list[InvalidRecord] = []
-    if bad.any():
-        for code in np.unique(c["kind"][bad]).tolist():
-            sel = bad & (c["kind"] == code)
-            ids, per_name = np.unique(c["name_id"][sel], return_counts=True)
-            for i, k in zip(ids.tolist(), per_name.tolist()):
-                invalid.append(InvalidRecord(KIND_NAMES[code], names.names[i],
-                                             "no usable timing (end before start, or start and end both 0)", int(k)))
-        problems.append(f"{int(bad.sum())} record(s) without usable timing left out (see invalid)")
-        keep = ~bad
-        c = {k: v[keep] for k, v in c.items()}
-        launch = launch.take(keep) if launch is not None else None
-    return Timeline(
+    tl = Timeline(
         path=path, format=FORMAT, names=tuple(names.names), start_ns=c["start"], end_ns=c["end"], kind=c["kind"],
         name_id=c["name_id"], device=c["device"], stream=c["stream"], correlation_id=c["corr"], bytes=c["bytes"],
-        copy_kind=c["copy_kind"], pageable=c["pageable"], devices=_devices(con, tables), invalid=tuple(invalid),
+        copy_kind=c["copy_kind"], pageable=c["pageable"], graph_launched=c["graph"], devices=_devices(con, tables),
         problems=tuple(problems), launch=launch, capture_ns=_capture(con, tables), tool_version=_version(con, tables),
         meta=meta,
     )
+    # Impossible records (end at INT64_MAX, no timing, negative or zero durations, timestamps absurdly far from the
+    # rest) left out and counted; same-stream overlaps clipped and listed (kernelscope.ingest.records).
+    return screen_records(tl, ns_clock=True)
 
 
 def _col(cols: set[str], name: str, default: str = "-1") -> str:
     return f"COALESCE({name}, {default})" if name in cols else default
+
+
+def _graph(cols: set[str]) -> str:
+    """SQL for the Timeline's ``graph_launched`` flag: 1 when the row has a ``graphNodeId`` (it ran as a node of a
+    CUDA graph), 0 when not, -1 when the table has no such column (older exports)."""
+    return "graphNodeId IS NOT NULL" if "graphNodeId" in cols else "-1"
 
 
 _LAUNCH_FIELDS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers_per_thread",
@@ -386,6 +385,7 @@ def _read_kernels(con, names: _Names, out: _Columns, n: int, launch: dict[str, n
         problems.append("kernel table has no name column (demangledName/shortName/mangledName)")
     name_sql = f"COALESCE({name_col}, 0)" if name_col else "0"
     corr_sql = _col(cols, "correlationId")
+    graph = "graphNodeId" in cols  # a graph node's kernel has one (sign bit of the packed value; a column unpacked)
     extra = ""
     if launch is not None:
         extra = ", " + ", ".join(_col(cols, c) for c in _LAUNCH_COLS)
@@ -396,23 +396,26 @@ def _read_kernels(con, names: _Names, out: _Columns, n: int, launch: dict[str, n
     fits = (f"((deviceId >> {_K_DEV_BITS}) | (streamId >> {_K_STREAM_BITS}) | ({name_raw} >> {_K_NAME_BITS}) "
             f"| ({corr1} >> 31)) = 0")
     packed = (f"CASE WHEN {fits} THEN ({corr1} << 32) | ({name_raw} << {_K_STREAM_BITS + _K_DEV_BITS}) "
-              f"| (streamId << {_K_DEV_BITS}) | deviceId END")
+              f"| (streamId << {_K_DEV_BITS}) | deviceId{' | ((graphNodeId IS NOT NULL) << 63)' if graph else ''} END")
     fast = f"SELECT start, end, {packed}{extra} FROM {table} {{where}}"
-    safe = f"SELECT start, end, deviceId, streamId, {corr_sql}, {name_sql}{extra} FROM {table} {{where}}"
+    safe = (f"SELECT start, end, deviceId, streamId, {corr_sql}, {name_sql}, "
+            f"{'graphNodeId IS NOT NULL' if graph else -1}{extra} FROM {table} {{where}}")
 
     def sink(b: np.ndarray, is_packed: bool) -> None:
         if is_packed:
             p = b[:, 2]
+            flag = (p < 0).astype(np.int8) if graph else -1
+            p = p & np.int64((1 << 63) - 1)
             device = p & ((1 << _K_DEV_BITS) - 1)
             stream = (p >> _K_DEV_BITS) & ((1 << _K_STREAM_BITS) - 1)
             name_ids = (p >> (_K_DEV_BITS + _K_STREAM_BITS)) & ((1 << _K_NAME_BITS) - 1)
             corr = (p >> 32) - 1
             rest = b[:, 3:]
         else:
-            device, stream, corr, name_ids = b[:, 2], b[:, 3], b[:, 4], b[:, 5]
-            rest = b[:, 6:]
+            device, stream, corr, name_ids, flag = b[:, 2], b[:, 3], b[:, 4], b[:, 5], b[:, 6]
+            rest = b[:, 7:]
         sl = out.put(b.shape[0], start=b[:, 0], end=b[:, 1], kind=KERNEL, name_id=names.map_ids(name_ids),
-                     device=device, stream=stream, corr=corr)
+                     device=device, stream=stream, corr=corr, graph=flag)
         if launch is not None:
             for j, f in enumerate(_LAUNCH_FIELDS[:7]):
                 launch[f][sl] = rest[:, j]
@@ -421,7 +424,7 @@ def _read_kernels(con, names: _Names, out: _Columns, n: int, launch: dict[str, n
             launch["dynamic_shared_mem_bytes"][sl] = smem_d
 
     ncols = 9 if launch is not None else 0
-    _scan(con, table, n, fast, 3 + ncols, safe, 6 + ncols, sink)
+    _scan(con, table, n, fast, 3 + ncols, safe, 7 + ncols, sink)
 
 
 def _memkind_classes(con, tables: set[str], copy_kinds: np.ndarray, src: np.ndarray, dst: np.ndarray,
@@ -456,8 +459,9 @@ def _read_memcpy(con, tables: set[str], names: _Names, out: _Columns, n: int, me
     table = "CUPTI_ACTIVITY_KIND_MEMCPY"
     cols = _columns(con, table)
     sql = (f"SELECT start, end, deviceId, streamId, {_col(cols, 'correlationId')}, {_col(cols, 'bytes')}, "
-           f"{_col(cols, 'copyKind', '0')}, {_col(cols, 'srcKind')}, {_col(cols, 'dstKind')} FROM {table} {{where}}")
-    start, end, device, stream, corr_ids, nb, ck, sk, dk = _fetch_all(con, table, n, sql, 9)
+           f"{_col(cols, 'copyKind', '0')}, {_col(cols, 'srcKind')}, {_col(cols, 'dstKind')}, {_graph(cols)} "
+           f"FROM {table} {{where}}")
+    start, end, device, stream, corr_ids, nb, ck, sk, dk, graph = _fetch_all(con, table, n, sql, 10)
     classes = _memkind_classes(con, tables, ck, sk, dk, meta)
     copy_kind = _COPY_KIND[np.where((ck >= 0) & (ck < _COPY_KIND.shape[0]), ck, 0)]
     lut_size = int(max(sk.max(initial=0), dk.max(initial=0), max(classes, default=0))) + 2
@@ -483,17 +487,17 @@ def _read_memcpy(con, tables: set[str], names: _Names, out: _Columns, n: int, me
         prefix = "CUDA Unified Memory memcpy" if is_unified else "CUDA memcpy"
         name_lut[c] = names.add(f"[{prefix} {label[direction]}]")
     out.put(start.shape[0], start=start, end=end, kind=MEMCPY, name_id=name_lut[combo], device=device, stream=stream,
-            corr=corr_ids, bytes=nb, copy_kind=copy_kind, pageable=pageable)
+            corr=corr_ids, bytes=nb, copy_kind=copy_kind, pageable=pageable, graph=graph)
 
 
 def _read_memset(con, names: _Names, out: _Columns, n: int) -> None:
     table = "CUPTI_ACTIVITY_KIND_MEMSET"
     cols = _columns(con, table)
-    sql = (f"SELECT start, end, deviceId, streamId, {_col(cols, 'correlationId')}, {_col(cols, 'bytes')} "
-           f"FROM {table} {{where}}")
-    start, end, device, stream, corr_ids, nb = _fetch_all(con, table, n, sql, 6)
+    sql = (f"SELECT start, end, deviceId, streamId, {_col(cols, 'correlationId')}, {_col(cols, 'bytes')}, "
+           f"{_graph(cols)} FROM {table} {{where}}")
+    start, end, device, stream, corr_ids, nb, graph = _fetch_all(con, table, n, sql, 7)
     out.put(start.shape[0], start=start, end=end, kind=MEMSET, name_id=names.add("[CUDA memset]"), device=device,
-            stream=stream, corr=corr_ids, bytes=nb)
+            stream=stream, corr=corr_ids, bytes=nb, graph=graph)
 
 
 def _read_sync(con, names: _Names, out: _Columns, n: int) -> None:

@@ -23,8 +23,15 @@ Numbers: the number format is detected from the FILE, never from the machine's l
 ("C"), ``1.234,5`` ("comma-decimal", e.g. ``32,0`` in Time(%), ``13.508.755.722``), or plain ``1234.5``. A file
 whose numbers fit both readings is an error naming the line; so is a file that mixes both.
 
-Names cut by nsys keep their ellipsis ("…" or "...") and are marked ``truncated``; the 2020-2021 console layout cut
-long names to the column width without a mark: a name filling its column exactly is marked truncated too.
+Names cut by nsys keep their ellipsis ("…" or "...") and are marked ``truncated``; the unit-less 2020-2021 console
+layout (``Time(%)  Total Time  Calls  Average ...``, fixed-width name column) cut long names to the column width
+without a mark: there a name filling its column exactly is marked truncated too. Later layouts size the name column
+to the longest name, so a complete name filling it is never marked (case N05).
+
+No data: a file whose tables hold only their headers is refused ("no data", naming the tables), never an empty
+success; rows holding a negative number (a time, count or share) are left out and stated, and a file with nothing
+else is refused naming the field. Detection (:func:`looks_like_nsys_stats`) accepts any line of the output: a
+``[3/8] Executing 'nvtx_sum' stats report`` line, a report title, or a table header (console, CSV or table).
 Several captures in one file (a report seen again) become separate runs (``run_of_row``).
 """
 
@@ -34,7 +41,7 @@ import csv
 import io
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import InputError
 from ..timeline_model import SummaryRow, TimelineSummary
@@ -111,7 +118,19 @@ def looks_like_nsys_stats(head: bytes) -> bool:
         if low.startswith(("time(%)", '"time(%)"')) and ("totaltime" in low or "total" in low) and (
                 "name" in low or "operation" in low or "range" in low):
             return True
+        if _header_ok(_header_cells(line)):  # any table header (console, CSV, table), e.g. a size table
+            return True
     return False
+
+
+def _header_cells(line: str) -> list[str]:
+    """The cells of a line read as a table header: ``|``-separated, CSV, or console (two or more spaces apart)."""
+    s = line.strip()
+    if s.startswith("|"):
+        return [c.strip() for c in s.strip("|").split("|")]
+    if "," in s:
+        return _csv(s)
+    return re.split(r"\s{2,}", s)
 
 
 @dataclass
@@ -140,6 +159,8 @@ def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary:
     lines = _lines(text)
     tables, skipped = _tables(lines, str(path))
     used = [t for t in tables if t.what in ("api", "kernel", "memtime", "memsize", "nvtx")]
+    if tables:
+        _check_has_rows(used or tables, str(path))  # headers only: "no data", never an empty success
     if not used:
         cuda_skipped = [s for s in skipped if "cuda" in s.lower() or "gpu" in s.lower()]
         if cuda_skipped or any(t.what == "skip" for t in tables):
@@ -151,39 +172,8 @@ def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary:
                                     "Total Time (ns)  ...  Name' followed by a line of dashes, a CSV header, or "
                                     "'| Time (%) | ...' rows)")
     locale = _detect_locale(used, str(path))
-    rows: list[SummaryRow] = []
-    run_of_row: list[int] = []
-    run = 0
-    seen: set[str] = set()
-    sizes: dict[tuple[int, str], float] = {}
-    problems: list[str] = []
-    reports: list[str] = []
-    for t in used:
-        if t.what in seen:
-            run += 1
-            seen = set()
-        seen.add(t.what)
-        if (t.report or t.what) not in reports:
-            reports.append(t.report or t.what)
-        for lineno, cells in t.rows:
-            row = _row(t, cells, lineno, locale, str(path))
-            if row is None:
-                continue
-            if t.what == "memsize":
-                # A size printed as 0 (e.g. "0.000" MB) is below the print resolution: unknown, not zero bytes.
-                sizes[(run, row["name"])] = row["total"] if row.get("total") else None
-                continue
-            rows.append(_summary_row(t, row, lineno))
-            run_of_row.append(run)
-    # Attach bytes of the size report to the time report's rows of the same operation.
-    out = []
-    for r, k in zip(rows, run_of_row):
-        if r.kind in ("memcpy", "memset") and sizes.get((k, r.name)) is not None:
-            from dataclasses import replace
-
-            r = replace(r, bytes=sizes[(k, r.name)])
-        out.append(r)
-    runs = run + 1
+    problems = [f"the {t.report or 'unnamed'} table holds a header but no rows" for t in used if not t.rows]
+    out, run_of_row, reports, runs = _collect(used, locale, str(path), problems)
     devices = []
     for m in _DEVICE.finditer(text):
         nm = m.group(1).strip()
@@ -194,6 +184,70 @@ def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary:
         run_of_row=tuple(run_of_row) if runs > 1 else (), locale=locale, problems=tuple(problems),
         device_names=tuple(devices),
     )
+
+
+def _check_has_rows(used: list[_Table], path: str) -> None:
+    """Refuse a file whose summary tables hold only their headers: "no data", not an empty success."""
+    if any(t.rows for t in used):
+        return
+    names = ", ".join(dict.fromkeys(t.report or "header '" + ",".join(t.header[:3]) + ",...'" for t in used))
+    raise InputError(path, f"no data: its table(s) hold only a header and no rows ({names}); nothing was recorded "
+                           "for them")
+
+
+def _negative(t: _Table, row: dict) -> str | None:
+    """The header of the first field of ``row`` holding a negative number (times, counts and shares cannot be
+    negative), or None."""
+    for canon, header in zip((_canon(c)[0] for c in t.header), t.header):
+        v = row.get(canon) if canon not in (None, "name", "style") else None
+        if v is not None and v < 0:
+            return header.strip().strip('"')
+    return None
+
+
+def _collect(used: list[_Table], locale: str, path: str,
+             problems: list[str]) -> tuple[list[SummaryRow], list[int], list[str], int]:
+    """The summary rows of every used table (with the bytes of the size report attached to the time report's
+    rows of the same operation), their run index, the report names and the number of runs. Rows holding a negative
+    number are left out (stated in ``problems``); a file with nothing else is refused, naming the field."""
+    rows: list[SummaryRow] = []
+    run_of_row: list[int] = []
+    run = 0
+    seen: set[str] = set()
+    sizes: dict[tuple[int, str], float | None] = {}
+    reports: list[str] = []
+    negative: list[tuple[int, str]] = []
+    for t in used:
+        if t.what in seen:
+            run += 1
+            seen = set()
+        seen.add(t.what)
+        if (t.report or t.what) not in reports:
+            reports.append(t.report or t.what)
+        for lineno, cells in t.rows:
+            row = _row(t, cells, lineno, locale, path)
+            if row is None:
+                continue
+            field_name = _negative(t, row)
+            if field_name is not None:
+                negative.append((lineno, field_name))
+                continue
+            if t.what == "memsize":
+                # A size printed as 0 (e.g. "0.000" MB) is below the print resolution: unknown, not zero bytes.
+                sizes[(run, row["name"])] = row["total"] if row.get("total") else None
+                continue
+            rows.append(_summary_row(t, row, lineno))
+            run_of_row.append(run)
+    if negative:
+        (line, name), n = negative[0], len(negative)
+        if not rows and not sizes:
+            raise InputError(path, f"no usable data: every row holds a negative value (line {line}: '{name}' is "
+                                   "negative; times, counts and shares cannot be negative)")
+        problems.append(f"{n} row(s) holding a negative value left out (line {line}: '{name}')")
+    out = [replace(r, bytes=sizes[(k, r.name)])
+           if r.kind in ("memcpy", "memset") and sizes.get((k, r.name)) is not None else r
+           for r, k in zip(rows, run_of_row)]
+    return out, run_of_row, reports, run + 1
 
 
 # --------------------------------------------------------------------------------------------- text layer
@@ -323,7 +377,8 @@ def _tables(lines: list[str], path: str) -> tuple[list[_Table], list[str]]:
             header = columns.cut(line)
             if _header_ok(header) or what == "skip":
                 t = _Table(what, report, _title_unit(report), header)
-                t.name_width = columns.marks[-1][1] - columns.marks[-1][0]
+                if not any(_canon(c)[1] for c in header):  # the unit-less 2020-2021 layout: fixed name width
+                    t.name_width = columns.marks[-1][1] - columns.marks[-1][0]
                 j = i + 2
                 while j < n and lines[j].strip() and not _is_dashes(lines[j]):
                     t.rows.append((j + 1, split_on_gaps(lines[j], len(header))))

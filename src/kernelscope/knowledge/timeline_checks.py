@@ -61,6 +61,36 @@ class TinyKernels(Sourced, kw_only=True):
     launch_cost_cap_s: Positive
 
 
+class LaunchBound(Sourced, kw_only=True):
+    """Launch-bound loops: kernel launches whose kernels run shorter than ``max_kernel_fraction`` of the per-launch
+    cost (the median spacing of back-to-back launch calls; a summary: the launch call's own mean duration), at least
+    ``min_launches`` of them. ``launch_api_regex`` names the kernel launch calls of an ``nsys stats`` summary, which
+    has no correlation ids to join on (a timeline joins on correlation ids, whatever the call's name)."""
+
+    min_launches: PositiveInt
+    max_kernel_fraction: Annotated[float, Meta(gt=0, le=1)]
+    launch_api_regex: NonEmpty
+
+    def __post_init__(self) -> None:
+        try:
+            re.compile(self.launch_api_regex)
+        except re.error as exc:
+            raise ValueError(f"field 'launch_bound.launch_api_regex': not a regular expression: {exc}") from None
+
+    @property
+    def launch_api(self) -> re.Pattern[str]:
+        """The compiled pattern (case-insensitive)."""
+        return re.compile(self.launch_api_regex, re.IGNORECASE)
+
+
+class GraphReplay(Sourced, kw_only=True):
+    """What replaying ``n`` kernels as one CUDA graph costs: ``fixed_s + per_node_s * n`` seconds (host launch and
+    GPU replay of ``n`` no-op kernel nodes, as measured on the machine the source names)."""
+
+    fixed_s: NonNegative
+    per_node_s: NonNegative
+
+
 class AmdahlFactors(Sourced, kw_only=True):
     """Speed-up factors of the Amdahl projections, besides "gone" (infinitely faster)."""
 
@@ -88,6 +118,42 @@ class Ranks(Sourced, kw_only=True):
         return re.compile(self.communication_regex, re.IGNORECASE)
 
 
+class ImpossibleRecords(Sourced, kw_only=True):
+    """Interval readers leave out a record whose start or end lies further than ``max_distance_from_median_s``
+    seconds from the median start of the records of its file (another clock; see
+    :mod:`kernelscope.ingest.records`)."""
+
+    max_distance_from_median_s: Positive
+
+
+class OneOffCalls(Sourced, kw_only=True):
+    """CUDA API calls of an ``nsys stats`` summary whose cost is paid once (context creation, module loading),
+    shown apart from per-call costs. Every call of an API matching ``once_regex`` is one-off; for an API matching
+    ``first_call_regex`` its longest call is, when at least ``min_ratio_to_median`` times the API's median (without
+    a printed median: the mean of its other calls). Regexes compared without case."""
+
+    once_regex: NonEmpty
+    first_call_regex: NonEmpty
+    min_ratio_to_median: Annotated[float, Meta(gt=1)]
+
+    def __post_init__(self) -> None:
+        for name in ("once_regex", "first_call_regex"):
+            try:
+                re.compile(getattr(self, name))
+            except re.error as exc:
+                raise ValueError(f"field 'one_off_calls.{name}': not a regular expression: {exc}") from None
+
+    @property
+    def once(self) -> re.Pattern[str]:
+        """``once_regex`` compiled (case-insensitive)."""
+        return re.compile(self.once_regex, re.IGNORECASE)
+
+    @property
+    def first_call(self) -> re.Pattern[str]:
+        """``first_call_regex`` compiled (case-insensitive)."""
+        return re.compile(self.first_call_regex, re.IGNORECASE)
+
+
 class TimelineChecks(Model, kw_only=True):
     """``timeline_rules.toml``: one table per check, plus the Amdahl factors and the rank comparison."""
 
@@ -97,8 +163,12 @@ class TimelineChecks(Model, kw_only=True):
     gpu_gaps: GpuGaps
     low_utilisation: LowUtilisation
     tiny_kernels: TinyKernels
+    launch_bound: LaunchBound
+    graph_replay: GraphReplay
     amdahl: AmdahlFactors
     ranks: Ranks
+    impossible_records: ImpossibleRecords
+    one_off_calls: OneOffCalls
 
 
 def timeline_checks() -> TimelineChecks:

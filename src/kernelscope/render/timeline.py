@@ -29,14 +29,18 @@ from rich.text import Text
 from ..version import __version__
 from ..notes import Note
 from ..analysis.engine import Finding
-from ..analysis.timeline import Amdahl, ItemStat, TimelineReport, TimeSplit, time_and_count
+from ..analysis.timeline import Amdahl, ItemStat, ScopeShare, TimelineReport, TimeSplit, time_and_count
 from .common import Fmt, safe
 from .documents import encode
 from .documents.common import Doc
 from .documents.timeline import (
-    AmdahlDoc, BlackHoleDoc, CopyDirectionDoc, GapHistogramDoc, InvalidRecordDoc, ItemStatDoc, LaunchOverheadDoc,
-    LaunchShapeDoc, RankRowDoc, TimeSplitDoc, TimelineDoc, TimelineFindingDoc, TimelineReportDoc, TinyKernelDoc,
+    AmdahlDoc, BlackHoleDoc, CopyDirectionDoc, GapHistogramDoc, GraphUseDoc, InvalidRecordDoc, ItemStatDoc,
+    LaunchBoundDoc, LaunchOverheadDoc, LaunchShapeDoc, RankRowDoc, TimeSplitDoc, TimelineDoc, TimelineFindingDoc,
+    TimelineReportDoc, TinyKernelDoc,
 )
+from .documents.timeline import ScopeShareDoc
+from .timeline_scopes import amdahl_caption, black_hole_note, lane_rows
+from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .json import findings, finite, notes
 
 D = TypeVar("D", bound=Doc)
@@ -81,15 +85,6 @@ def _x(value: float | None) -> str:
     return "∞" if math.isinf(value) else f"{value:.3g}x"
 
 
-def _times(value: float | None, lang: str) -> str | None:
-    """A program speedup in words: "1.11x" / "1.11 倍", "∞" when unbounded, None when not computed."""
-    if value is None:
-        return None
-    if math.isinf(value):
-        return "∞"
-    return f"{value:.3g} 倍" if lang == "zh" else f"{value:.3g}x"
-
-
 def _bytes(n: float | None) -> str:
     if n is None:
         return "-"
@@ -108,17 +103,7 @@ def _rank(f: Fmt, rank: int | None) -> str:
 
 
 def _black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
-    b = rep.black_hole
-    if b is None:
-        return None
-    sp = b.amdahl.speedups if b.amdahl is not None else (None, None, None)
-    values = {"name": b.name, "category": b.category, "time_s": b.time_s,
-              "pct": (b.program_fraction * 100.0) if b.program_fraction is not None else None,
-              "s2": sp[0], "s10": sp[1], "sinf": _times(sp[-1], lang)}
-    if b.category == "gpu_idle":
-        key = "tl_black_hole_idle_api" if b.host_api is not None else "tl_black_hole_idle"
-        return Note(key, values | {"api": b.host_api, "api_s": b.host_api_s})
-    return Note("tl_black_hole", values)
+    return black_hole_note(rep, lang)  # worded from the row it names (render/timeline_scopes.py)
 
 
 def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
@@ -135,15 +120,45 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
     elif rep.program_time_s is not None:
         rows.append((f.label("tl_program_time"), f.time(rep.program_time_s)))
     if rep.host_api_s is not None:
-        rows.append((f.label("tl_host_api"), f.time(rep.host_api_s)))
+        host = f.time(rep.host_api_s)
+        if len(rep.ranks) > 1:  # one rank's own (never summed over ranks against one wall)
+            host = f.label("tl_host_api_rank", time=host, rank=_rank(f, rep.host_api_rank))
+        rows.append((f.label("tl_host_api"), host))
     bh = _black_hole_note(rep, f.lang)
     if bh is not None:
         rows.append((f.label("tl_black_hole"), f.note(bh)))
     if rep.launch is not None:
         L = rep.launch
-        rows.append((f.label("tl_launch"), f.label("tl_launch_line", matched=L.matched, median=f.time(L.latency_median_s),
-                                                   p95=f.time(L.latency_p95_s), max=f.time(L.latency_max_s),
-                                                   api=f.time(L.api_median_s))))
+        rows.append((f.label("tl_launch"), f.label(
+            "tl_launch_line", launches=L.launches if L.launches is not None else "-",
+            graphs=f.label("tl_launch_graphs", n=L.graph_launches) if L.graph_launches else "",
+            matched=L.matched, median=f.time(L.latency_median_s), p95=f.time(L.latency_p95_s),
+            max=f.time(L.latency_max_s), api=f.time(L.api_median_s))))
+    return rows + _graph_rows(rep, f)
+
+
+def _graph_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
+    """Overview rows: the GPU time that ran from CUDA graphs, the per-launch cost and the predicted graph saving."""
+    rows = []
+    g = rep.graphs
+    if g is not None:
+        how = f.label("tl_graphs_recorded" if g.recorded else "tl_graphs_inferred")
+        rows.append((f.label("tl_graphs"), f.label(
+            "tl_graphs_line", kernel_s=f.time(g.kernel_s), total_s=f.time(g.total_kernel_s), pct=g.kernel_pct,
+            kernels=g.kernels, launches=g.launches, how=how, host_s=f.time(g.host_s))))
+    b = rep.launch_bound
+    if b is not None:
+        verdict = f.label("tl_launch_bound_yes" if b.launch_bound else "tl_launch_bound_no")
+        key = "tl_launch_cost_spacing" if b.cost_source == "spacing" else "tl_launch_cost_call"
+        text = f.label(key, cost_s=f.time(b.per_launch_s), pairs=b.spacings, kernel_s=f.time(b.kernel_s),
+                       verdict=verdict)
+        if b.launch_bound and b.predicted_saving_s > 0:
+            text += ("；" if f.lang == "zh" else "; ") + f.label(
+                "tl_graph_saving", n=b.bound_launches, replay_s=f.time(b.replay_s),
+                loop_s=f.time(b.bound_launches * b.per_launch_s), saving_s=f.time(b.predicted_saving_s),
+                even=b.break_even_nodes if b.break_even_nodes is not None else "-", fixed_s=f.time(b.replay_fixed_s),
+                per_node_s=f.time(b.replay_per_node_s), source=safe(b.model_source))
+        rows.append((f.label("tl_launch_cost_line"), text))
     return rows
 
 
@@ -159,7 +174,7 @@ def _device_rows(rep: TimelineReport, f: Fmt, streams: bool) -> tuple[list[str],
         dev = str(d.device)
         cells = ([_rank(f, d.rank)] if multi_rank else []) + [dev] + ([str(d.stream)] if streams else []) + [
             f.time(d.span_s), f.time(d.kernel_s), f.time(d.memcpy_s), f.time(d.memset_s), f.time(d.idle_s),
-            f.pct(d.utilisation_pct), f.time(d.sum_over_streams_s), f.time(d.overlap_s), f.time(d.sync_s)]
+            utilisation_cell(f, d), f.time(d.sum_over_streams_s), f.time(d.overlap_s), f.time(d.sync_s)]
         rows.append(cells)
     return head, rows
 
@@ -176,8 +191,9 @@ def _copy_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]
 
 
 def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies: bool = False) -> tuple[list[str], list[list[str]]]:
-    head = [f.label("tl_name"), f.label("tl_count"), f.label("total_time"), f.label("tl_mean"), f.label("tl_min"),
-            f.label("tl_max"), f.label("share")]
+    graphs = any(it.graph_launches for it in items)  # a "from graphs" column only when some ran from CUDA graphs
+    head = [f.label("tl_name"), f.label("tl_count")] + ([f.label("tl_graph_runs")] if graphs else []) + [
+        f.label("total_time"), f.label("tl_mean"), f.label("tl_min"), f.label("tl_max"), f.label("share")]
     if copies:
         head += [f.label("tl_bytes"), f.label("tl_throughput")]
     if amdahl:
@@ -185,8 +201,8 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
     rows = []
     for it in items[:top]:
         name = safe(it.name) + (f" ({f.label('tl_truncated')})" if it.truncated else "")
-        cells = [name, str(it.count), f.time(it.total_s), f.time(it.mean_s), f.time(it.min_s), f.time(it.max_s),
-                 f.pct(it.share_pct)]
+        cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [
+            f.time(it.total_s), f.time(it.mean_s), f.time(it.min_s), f.time(it.max_s), f.pct(it.share_pct)]
         if copies:
             cells += [_bytes(it.bytes), _rate(it.throughput_bytes_per_s)]
         if amdahl:
@@ -231,13 +247,21 @@ def _tiny_rows(rep: TimelineReport, f: Fmt, top: int) -> tuple[list[str], list[l
 
 def _rank_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
     head = [f.label("tl_rank"), f.label("tl_wall"), f.label("tl_kernels"), f.label("tl_memcpy"), f.label("tl_idle"),
-            f.label("tl_util"), f.label("tl_communication"), f.label("tl_computation")]
+            f.label("tl_util"), f.label("tl_communication"), f.label("tl_computation"), f.label("tl_no_gpu"),
+            f.label("tl_host_api_short")]
     rows = []
     for r in rep.ranks:
         mark = " *" if rep.slowest_rank is not None and r.rank == rep.slowest_rank else ""
         rows.append([_rank(f, r.rank) + mark, f.time(r.wall_s), f.time(r.kernel_s), f.time(r.memcpy_s),
-                     f.time(r.idle_s), f.pct(r.utilisation_pct), f.time(r.communication_s), f.time(r.computation_s)])
+                     f.time(r.idle_s), f.pct(r.utilisation_pct), f.time(r.communication_s), f.time(r.computation_s),
+                     f.time(r.no_gpu_s), f.time(r.host_api_s)])
     return head, rows
+
+
+def _titled(f: Fmt, key: str, items: Sequence[ItemStat]) -> str:
+    """A ranking's title with what its program columns are of (:func:`.timeline_scopes.amdahl_caption`)."""
+    caption = amdahl_caption(items, f)
+    return f.label(key) + (f" ({caption})" if caption else "")
 
 
 def _sections(rep: TimelineReport, f: Fmt, top: int) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -253,12 +277,19 @@ def _sections(rep: TimelineReport, f: Fmt, top: int) -> list[tuple[str, list[str
     if len(rep.ranks) > 1:
         out.append((f.label("tl_ranks"), *_rank_rows(rep, f)))
     if rep.kernels:
-        out.append((f.label("tl_top_kernels"), *_item_rows(rep.kernels, f, top, True)))
+        out.append((_titled(f, "tl_top_kernels", rep.kernels), *_item_rows(rep.kernels, f, top, True)))
     if rep.copies or rep.memsets:
         items = sorted(rep.copies + rep.memsets, key=lambda i: -i.total_s)
-        out.append((f.label("tl_top_copies"), *_item_rows(items, f, top, True, copies=True)))
+        out.append((_titled(f, "tl_top_copies", items), *_item_rows(items, f, top, True, copies=True)))
+    h, r = lane_rows(rep, f, top)
+    if r:
+        out.append((f.label("tl_lanes"), h, r))
+    if rep.gpu_idle is not None:
+        out.append((_titled(f, "tl_gpu_idle", (rep.gpu_idle,)), *_item_rows((rep.gpu_idle,), f, top, True)))
     if rep.api_calls:
         out.append((f.label("tl_top_api"), *_item_rows(rep.api_calls, f, top, False)))
+    if rep.one_off_calls:
+        out.append((f.label("tl_one_off"), *one_off_rows(rep, f)))
     if rep.annotations:
         out.append((f.label("tl_top_annotations"), *_item_rows(rep.annotations, f, top, False)))
     if rep.devices and any(d.gaps is not None and (sum(d.gaps.counts) or d.gaps.overlapping) for d in rep.devices):
@@ -279,6 +310,8 @@ def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
     if rep.invalid:
         rows.append((f.label("tl_invalid"), "; ".join(
             f"{r.count} {r.kind} {safe(r.name)}: {safe(r.reason)}" for r in rep.invalid)))
+    if rep.repaired:
+        rows.append((f.label("tl_repaired"), repaired_text(rep)))
     if rep.problems:
         rows.append((f.label("problems"), safe("; ".join(rep.problems))))
     return rows
@@ -403,9 +436,14 @@ def _amdahl(a: Amdahl | None) -> AmdahlDoc | None:
     return None if a is None else _copy(AmdahlDoc, a)
 
 
+def _share(s: ScopeShare) -> ScopeShareDoc:
+    return _copy(ScopeShareDoc, s, amdahl=_amdahl(s.amdahl))
+
+
 def _item(it: ItemStat) -> ItemStatDoc:
     return _copy(ItemStatDoc, it, amdahl=_amdahl(it.amdahl),
-                 launch=None if it.launch is None else _copy(LaunchShapeDoc, it.launch))
+                 launch=None if it.launch is None else _copy(LaunchShapeDoc, it.launch),
+                 devices=[_share(s) for s in it.devices])
 
 
 def _split(d: TimeSplit) -> TimeSplitDoc:
@@ -424,10 +462,15 @@ def report_doc(rep: TimelineReport, f: Fmt) -> TimelineReportDoc:
         memsets=[_item(i) for i in rep.memsets], api_calls=[_item(i) for i in rep.api_calls],
         syncs=[_item(i) for i in rep.syncs], annotations=[_item(i) for i in rep.annotations],
         launch=None if rep.launch is None else _copy(LaunchOverheadDoc, rep.launch),
+        graphs=None if rep.graphs is None else _copy(GraphUseDoc, rep.graphs),
+        launch_bound=None if rep.launch_bound is None else _copy(LaunchBoundDoc, rep.launch_bound),
         tiny_kernels=[_copy(TinyKernelDoc, t) for t in rep.tiny_kernels],
-        black_hole=None if b is None else _copy(BlackHoleDoc, b, amdahl=_amdahl(b.amdahl)),
+        black_hole=None if b is None else _copy(BlackHoleDoc, b, amdahl=_amdahl(b.amdahl),
+                                                lane=None if b.lane is None else _share(b.lane)),
+        gpu_idle=None if rep.gpu_idle is None else _item(rep.gpu_idle),
         ranks=[_copy(RankRowDoc, r) for r in rep.ranks], findings=_findings(rep.findings, f),
         notes=notes([_note(n) for n in rep.notes], f), invalid=[_copy(InvalidRecordDoc, r) for r in rep.invalid],
+        repaired=repaired_docs(rep), one_off_calls=one_off_docs(rep),
         kernel_time_s=_plain(rep.kernel_time_s), black_hole_text=f.note(bh) if bh is not None else None,
     )
 

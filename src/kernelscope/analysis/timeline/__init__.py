@@ -15,29 +15,35 @@ Definitions:
 * Synchronisation and API calls are host time: reported, never part of the device split.
 * GPU-side annotations (Kineto ``gpu_user_annotation``, case C17) and host annotations are never busy time.
 * Program wall time = from the first to the last recorded interval of any kind (per rank; the slowest rank for
-  multi-rank traces). Amdahl projections use an item's total time as a fraction of it (``program_fraction``),
-  assuming the item's time is on the critical path (overlapped work gains less).
+  multi-rank traces: it ends the program). Shares and Amdahl projections are per device (of its rank's wall) and
+  for the whole program (:mod:`.scopes`): a kernel, copy or memset loses the time it ADDS to its device's busy
+  union (the time it alone covers: overlapped time gains nothing), each rank's wall shrinks by the least time the
+  item takes from any of its devices, and the program by its slowest rank. Host API time is per rank.
 
 Modules: :mod:`.report` (result objects), :mod:`.intervals` (union / gap algebra), :mod:`.breakdown` (per device
-and stream split, ranks), :mod:`.rankings` (per-name rankings, Amdahl, launch shapes), :mod:`.correlation`
-(API call -> kernel join, launch latency, tiny kernels), :mod:`.checks` (the expert checks, engine rules),
+and stream split, ranks), :mod:`.scopes` (per-device / per-rank shares, program projections, GPU idle),
+:mod:`.rankings` (per-name rankings, Amdahl, launch shapes, black hole), :mod:`.correlation`
+(API call -> kernel join, launch latency, tiny kernels), :mod:`.graphs` (CUDA graph nodes, per-launch cost,
+launch-bound loops and the predicted graph saving), :mod:`.checks` (the expert checks, engine rules),
 :mod:`.summary` (the ``nsys stats`` path). Thresholds of the checks are data: ``data/timeline_rules.toml``,
 each with its source (:mod:`kernelscope.knowledge.timeline_checks`).
 """
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import replace
 
 from ...knowledge.timeline_checks import timeline_checks
 from ...notes import Note
 from ...timeline_model import Timeline, TimelineSummary
 from ..engine import Finding, run_rules
-from .breakdown import Breakdown, Walls, breakdown, program_idle, rank_rows, walls
+from .breakdown import Breakdown, Walls, breakdown, program_idle, rank_rows, rank_value, walls
 from .checks import TIMELINE_RULES, IntervalFacts, TimelineContext, is_sync_api, time_and_count
 from .correlation import ApiJoin, launch_overhead, tiny_kernels
-from .intervals import KindRows, distinct, union_length_ns, union_segments
+from .graphs import KernelLaunches, graph_use, launch_bound, mark_graph_kernels
+from .intervals import KindRows, union_length_ns, union_segments
 from .rankings import Rankings, amdahl, amdahl_speedup, black_hole, rankings
+from .scopes import RankIdle, gpu_idle_row
 from .report import (
     GAP_EDGES_S,
     NS,
@@ -45,10 +51,13 @@ from .report import (
     BlackHole,
     CopyDirection,
     GapHistogram,
+    GraphUse,
     ItemStat,
+    LaunchBound,
     LaunchOverhead,
     LaunchShape,
     RankRow,
+    ScopeShare,
     TimelineReport,
     TimeSplit,
     TinyKernel,
@@ -56,8 +65,9 @@ from .report import (
 from .summary import analyse_runs, analyse_summary, summary_runs
 
 __all__ = [
-    "GAP_EDGES_S", "TIMELINE_RULES", "Amdahl", "BlackHole", "CopyDirection", "Finding", "GapHistogram", "ItemStat",
-    "LaunchOverhead", "LaunchShape", "RankRow", "TimeSplit", "TimelineContext", "TimelineReport", "TinyKernel",
+    "GAP_EDGES_S", "TIMELINE_RULES", "Amdahl", "BlackHole", "CopyDirection", "Finding", "GapHistogram", "GraphUse",
+    "ItemStat", "LaunchBound", "LaunchOverhead", "LaunchShape", "RankRow", "ScopeShare", "TimeSplit", "TimelineContext",
+    "TimelineReport", "TinyKernel",
     "amdahl", "amdahl_speedup", "analyse", "analyse_summary", "analyse_timeline", "is_sync_api", "summary_runs",
     "time_and_count", "union_length_ns", "union_segments",
 ]
@@ -84,45 +94,56 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     w = walls(tl)
     split = breakdown(tl)  # first: its temporaries are gone before the per-kind row indexes exist (peak memory)
     rows = KindRows.of(tl)
-    ranked = rankings(tl, rows, w.program_ns, top)
+    ranked = rankings(tl, rows, w, top, split)
     join = ApiJoin.of(tl, rows.api)
-    k_api = join.api_for(tl, rows.kernel)
-    launch = launch_overhead(tl, rows.kernel, k_api, rows.dur)
-    tiny = tiny_kernels(tl, rows.kernel, k_api, rows.dur, split.segments, ranked.kernels, checks.tiny_kernels)
+    launches = KernelLaunches.of(tl, rows.kernel, join.positions(tl, rows.kernel), join.api_rows[join.order], rows.dur)
+    launch = launch_overhead(tl, launches, rows.dur)
+    tiny = tiny_kernels(tl, rows.kernel, launches.k_api, rows.dur, split.segments, ranked.kernels, checks.tiny_kernels,
+                        launches.graph)
+    graphs = graph_use(tl, rows.kernel, launches, rows.dur)
+    kernels = mark_graph_kernels(tl, ranked.kernels, rows.kernel, launches)
+    bound = launch_bound(tl, launches, checks)
     facts = IntervalFacts(tl, rows, join, split.devices, split.segments, w)
-    context = TimelineContext(checks, w.program_ns * NS, ranked.api_calls, tiny, facts)
+    context = TimelineContext(checks, w.program_ns * NS, ranked.api_calls, tiny, facts, bound)
     findings = run_rules(TIMELINE_RULES, context)
-    ranks, slowest, slowest_note = rank_rows(tl, w, split.devices, rows, checks.ranks.communication)
+    idle = RankIdle.of(w, split)
+    ranks, slowest, slowest_note = rank_rows(tl, w, split.devices, rows, checks.ranks.communication,
+                                             dict(zip(idle.ranks, idle.idle_ns)))
+    idle_row, black = _black_hole(tl, w, idle, ranked, rows)
     return TimelineReport(
-        path=tl.path, format=tl.format, source="intervals", wall_s=w.wall_ns * NS, program_time_s=w.program_ns * NS,
-        devices=split.devices, streams=split.streams, host_api_s=_host_api_s(tl, rows.api),
-        kernels=ranked.kernels, copies=ranked.copies, memsets=ranked.memsets, api_calls=ranked.api_calls,
+        path=tl.path, format=tl.format, source="intervals", wall_s=w.wall_ns * NS, program_time_s=w.wall_ns * NS,
+        devices=split.devices, streams=split.streams, host_api_s=_host_api_s(ranks, w),
+        host_api_rank=rank_value(w.longest), gpu_idle=idle_row,
+        kernels=kernels, copies=ranked.copies, memsets=ranked.memsets, api_calls=ranked.api_calls,
         syncs=ranked.syncs, annotations=ranked.annotations, launch=launch, tiny_kernels=tiny,
-        black_hole=_black_hole(tl, w, split, ranked, rows), ranks=ranks, slowest_rank=slowest, findings=findings,
-        not_computable=_not_computable(rows, launch, split), notes=_notes(tl, w, slowest_note),
+        black_hole=black, ranks=ranks, slowest_rank=slowest, findings=findings,
+        not_computable=_not_computable(rows, launch, split), notes=_notes(tl, w, slowest_note) + _record_notes(tl, split.devices),
         invalid=tl.invalid, problems=tl.problems, tool_version=tl.tool_version, devices_named=tl.devices,
+        graphs=graphs, launch_bound=bound, repaired=tl.repaired,
     )
 
 
-def _host_api_s(tl: Timeline, api_rows: np.ndarray) -> float | None:
-    """Host time in CUDA API calls: the union of the API intervals of each rank, summed over ranks (None when
-    no API call was recorded)."""
-    if api_rows.size == 0:
-        return None
-    ranks = tl.rank[api_rows]
-    total = 0
-    for rk in distinct(ranks).tolist():
-        a = api_rows[ranks == rk]
-        total += union_length_ns(tl.start_ns[a], tl.end_ns[a])
-    return total * NS
+def _host_api_s(ranks: tuple[RankRow, ...], w: Walls) -> float | None:
+    """Host time in CUDA API calls of the rank whose wall is the program wall (the union of its API intervals;
+    never summed over ranks: each rank's is in its RankRow). None when that rank recorded no API call."""
+    longest = rank_value(w.longest)
+    return next((r.host_api_s for r in ranks if r.rank == longest), None)
 
 
-def _black_hole(tl: Timeline, w: Walls, split: Breakdown, ranked: Rankings, rows: KindRows) -> BlackHole | None:
-    """The largest single item, GPU idle time included (time in the longest rank's wall with no GPU work)."""
-    longest = w.longest
-    own = [segs for (rk, _dv), segs in split.segments.items() if rk == longest]
-    idle, host = program_idle(tl, longest, w.by_rank[longest], rows.api, rows.dur, own[0] if len(own) == 1 else None)
-    return black_hole(ranked.kernels, ranked.copies, ranked.memsets, idle, w.wall_ns, host)
+def _black_hole(tl: Timeline, w: Walls, idle: RankIdle, ranked: Rankings,
+                rows: KindRows) -> tuple[ItemStat | None, BlackHole | None]:
+    """The GPU idle row and the largest black hole (:func:`.rankings.black_hole`); for GPU idle, with the API call
+    covering most of the idle time on the host of the rank where the idle share is largest."""
+    idle_row = gpu_idle_row(w, idle, timeline_checks().amdahl.factors)
+    black = black_hole(ranked.kernels, ranked.copies, ranked.memsets, idle_row)
+    if black is None or black.row != "gpu_idle" or black.lane is None:
+        return idle_row, black
+    rk = -1 if black.lane.rank is None else black.lane.rank
+    segs = idle.segments[idle.ranks.index(rk)]
+    _, host = program_idle(tl, rk, w.by_rank[rk], rows.api, rows.dur, segs)
+    if host is None:
+        return idle_row, black
+    return idle_row, replace(black, host_api=host[0], host_api_s=host[1])
 
 
 def _not_computable(rows: KindRows, launch: LaunchOverhead | None, split: Breakdown) -> tuple[str, ...]:
@@ -146,10 +167,23 @@ def _notes(tl: Timeline, w: Walls, slowest: Note | None) -> tuple[Note, ...]:
     return tuple(notes)
 
 
+def _record_notes(tl: Timeline, devices: tuple[TimeSplit, ...]) -> tuple[Note, ...]:
+    """What the readers repaired (same-stream overlaps clipped) and the devices whose span is zero (utilisation
+    not measurable, never 100 %)."""
+    notes = []
+    if tl.repaired:
+        notes.append(Note("tl_repaired_records", {
+            "n": sum(r.count for r in tl.repaired), "removed_s": sum(r.removed_ns for r in tl.repaired) * NS,
+            "names": ", ".join(dict.fromkeys(f"{r.name} ({r.removed_ns / 1000:,.1f} µs)" for r in tl.repaired))}))
+    notes += [Note("tl_zero_span", {"device": d.device}) for d in devices if d.utilisation_pct is None]
+    return tuple(notes)
+
+
 def _empty_report(tl: Timeline, why: str) -> TimelineReport:
     return TimelineReport(
         path=tl.path, format=tl.format, source="intervals", wall_s=None, program_time_s=None, devices=(), streams=(),
         host_api_s=None, kernels=(), copies=(), memsets=(), api_calls=(), syncs=(), annotations=(), launch=None,
         tiny_kernels=(), black_hole=None, ranks=(), slowest_rank=None, findings=(),
         not_computable=("gpu_split", "idle", "utilisation", "launch_overhead"), notes=(Note("tl_empty", {"why": why}),),
-        invalid=tl.invalid, problems=tl.problems, tool_version=tl.tool_version, devices_named=tl.devices)
+        invalid=tl.invalid, problems=tl.problems, tool_version=tl.tool_version, devices_named=tl.devices,
+        repaired=tl.repaired)

@@ -9,14 +9,16 @@ double-counts. Synchronisation records are host time: reported, never part of th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import numpy as np
 
 from ...notes import Note
 from ...timeline_model import BUSY_KINDS, COPY_KIND_NAMES, KERNEL, MEMCPY, MEMSET, SYNC, Timeline
-from .intervals import KindRows, Segments, busy_before, distinct, gap_histogram, union_length_ns, union_segments
+from .intervals import (
+    ItemTimes, KindRows, Segments, busy_before, distinct, gap_histogram, item_times, union_length_ns, union_segments,
+)
 from .report import NS, CopyDirection, RankRow, TimeSplit
 
 
@@ -32,15 +34,17 @@ class Walls:
     Attributes:
         ranks: the distinct rank values (-1 = not recorded).
         by_rank: rank -> its wall (ns).
-        wall_ns: the longest rank's wall (the program wall).
-        program_ns: the summed rank walls: item totals are summed over every rank, so Amdahl fractions are of
-            this (the average per-rank share); one rank: its wall.
+        wall_ns: the longest rank's wall (the program wall: the slowest rank ends the program; the time program
+            Amdahl projections are of, :mod:`.scopes`).
+        program_ns: the summed rank walls (for checks whose savings are summed over every rank); one rank: its wall.
+        bounds: rank -> (first start, last end) of its wall, file clock (ns).
     """
 
     ranks: np.ndarray
     by_rank: Mapping[int, int]
     wall_ns: int
     program_ns: int
+    bounds: Mapping[int, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def longest(self) -> int:
@@ -51,11 +55,12 @@ class Walls:
 def walls(tl: Timeline) -> Walls:
     """The wall of every rank of a non-empty Timeline."""
     ranks = distinct(tl.rank)
-    by_rank = {}
+    by_rank, bounds = {}, {}
     for rk in ranks.tolist():
         m = tl.rank == rk if ranks.size > 1 else slice(None)
-        by_rank[rk] = int(tl.end_ns[m].max() - tl.start_ns[m].min())
-    return Walls(ranks, by_rank, max(by_rank.values()), sum(by_rank.values()))
+        bounds[rk] = (int(tl.start_ns[m].min()), int(tl.end_ns[m].max()))
+        by_rank[rk] = bounds[rk][1] - bounds[rk][0]
+    return Walls(ranks, by_rank, max(by_rank.values()), sum(by_rank.values()), bounds)
 
 
 def copy_directions(dur: np.ndarray, copy_kind: np.ndarray, nbytes: np.ndarray,
@@ -120,7 +125,7 @@ def split_of(tl: Timeline, idx: np.ndarray, sync_idx: np.ndarray, rank: int | No
         rank=rank, device=device, stream=stream, device_name=tl.device_name(device),
         start_ns=span_start, end_ns=span_end, span_s=span * NS, busy_s=busy * NS,
         kernel_s=k_union * NS, memcpy_s=(kc_union - k_union) * NS, memset_s=(busy - kc_union) * NS,
-        idle_s=(span - busy) * NS, utilisation_pct=(100.0 * busy / span) if span > 0 else 100.0,
+        idle_s=(span - busy) * NS, utilisation_pct=(100.0 * busy / span) if span > 0 else None,  # zero span: not measurable
         sum_over_streams_s=total_sum * NS, overlap_s=(total_sum - busy) * NS,
         kernel_sum_s=k_sum * NS, memcpy_sum_s=c_sum * NS, memset_sum_s=m_sum * NS,
         copy_compute_overlap_s=(k_union + c_union - kc_union) * NS,
@@ -147,11 +152,14 @@ def device_groups(tl: Timeline) -> list[np.ndarray]:
 
 @dataclass(frozen=True)
 class Breakdown:
-    """The split of every device and stream, and each device's busy union (for the gap and idle checks)."""
+    """The split of every device and stream, each device's busy union (for the gap and idle checks) and, aligned
+    with ``devices``, each device's per-item times (:func:`.intervals.item_times`; keys ``kind * len(names) +
+    name_id``)."""
 
     devices: tuple[TimeSplit, ...]
     streams: tuple[TimeSplit, ...]
     segments: Segments
+    items: tuple[ItemTimes, ...] = ()
 
 
 def breakdown(tl: Timeline) -> Breakdown:
@@ -160,6 +168,7 @@ def breakdown(tl: Timeline) -> Breakdown:
     devices: list[TimeSplit] = []
     streams: list[TimeSplit] = []
     segments: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+    items: list[ItemTimes] = []
     for g in device_groups(tl):
         rk, dv = int(tl.rank[g[0]]), int(tl.device[g[0]])
         sync_g = sync_rows[(tl.rank[sync_rows] == rk) & (tl.device[sync_rows] == dv)] if sync_rows.size else sync_rows
@@ -167,8 +176,11 @@ def breakdown(tl: Timeline) -> Breakdown:
         devices.append(split)
         segments[(rk, dv)] = segs
         streams += _stream_splits(tl, g, sync_g, split)
+        key = tl.kind[g].astype(np.int64) * len(tl.names) + tl.name_id[g]
+        items.append(item_times(key, tl.start_ns[g], tl.end_ns[g], overlapping=split.overlap_s > 0,
+                                presorted=True))
     streams.sort(key=lambda s: (s.rank or -1, s.device, -s.busy_s))
-    return Breakdown(tuple(devices), tuple(streams), segments)
+    return Breakdown(tuple(devices), tuple(streams), segments, tuple(items))
 
 
 def _stream_splits(tl: Timeline, g: np.ndarray, sync_g: np.ndarray, device: TimeSplit) -> list[TimeSplit]:
@@ -193,10 +205,18 @@ def _stream_splits(tl: Timeline, g: np.ndarray, sync_g: np.ndarray, device: Time
     return out
 
 
+def host_api_ns(tl: Timeline, api_rows: np.ndarray, rank: int, one_rank: bool) -> int | None:
+    """Host time of one rank in CUDA API calls: the union of its API intervals (ns; None when it has none)."""
+    a = api_rows if one_rank else api_rows[tl.rank[api_rows] == rank]
+    return union_length_ns(tl.start_ns[a], tl.end_ns[a]) if a.size else None
+
+
 def rank_rows(tl: Timeline, w: Walls, devices: tuple[TimeSplit, ...], rows: KindRows,
-              communication: re.Pattern[str]) -> tuple[tuple[RankRow, ...], int | None, Note | None]:
+              communication: re.Pattern[str], no_gpu_ns: Mapping[int, int] | None = None,
+              ) -> tuple[tuple[RankRow, ...], int | None, Note | None]:
     """Every rank side by side, the slowest one (the most non-communication GPU time; None with one rank) and
-    the note naming it. Kernel names matching ``communication`` are communication."""
+    the note naming it. Kernel names matching ``communication`` are communication. ``no_gpu_ns``: per rank, the
+    time of its wall with no GPU work (ranks without GPU work absent)."""
     names = tl.names
     comm_name = np.array([bool(communication.search(nm)) for nm in names], dtype=bool) if names else np.zeros(0, bool)
     k_rows, dur = rows.kernel, rows.dur
@@ -207,12 +227,15 @@ def rank_rows(tl: Timeline, w: Walls, devices: tuple[TimeSplit, ...], rows: Kind
         comm_ns = int(dur[km][comm_name[tl.name_id[km]]].sum()) if km.size else 0
         k_total = int(dur[km].sum())
         span = sum(d.span_s for d in ds)
+        api_ns = host_api_ns(tl, rows.api, rk, w.ranks.size == 1)
+        no_gpu = (no_gpu_ns or {}).get(rk)
         out.append(RankRow(
             rank=rank_value(rk), wall_s=w.by_rank[rk] * NS, busy_s=sum(d.busy_s for d in ds),
             kernel_s=sum(d.kernel_s for d in ds), memcpy_s=sum(d.memcpy_s for d in ds),
             memset_s=sum(d.memset_s for d in ds), idle_s=sum(d.idle_s for d in ds),
             utilisation_pct=(100.0 * sum(d.busy_s for d in ds) / span) if span > 0 else None,
-            communication_s=comm_ns * NS, computation_s=(k_total - comm_ns) * NS))
+            communication_s=comm_ns * NS, computation_s=(k_total - comm_ns) * NS,
+            host_api_s=api_ns * NS if api_ns is not None else None, no_gpu_s=no_gpu * NS if no_gpu is not None else None))
     if len(out) < 2:
         return tuple(out), None, None
     slowest = max(out, key=lambda x: (x.computation_s, x.wall_s))

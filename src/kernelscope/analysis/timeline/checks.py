@@ -1,6 +1,6 @@
 """The expert checks of a program run, as rules of :mod:`kernelscope.analysis.engine` over a
 :class:`TimelineContext`, in the manner of the Nsight Systems expert system: synchronous copies, pageable copies,
-synchronous memsets, GPU gaps, low GPU utilisation, tiny kernels.
+synchronous memsets, GPU gaps, low GPU utilisation, tiny kernels, launch-bound loops (with the CUDA graph saving).
 
 One rule set serves both inputs: a Timeline (intervals: :class:`IntervalFacts`) and an ``nsys stats`` summary
 (per-name totals only: ``api_calls``). A rule whose inputs are absent returns nothing.
@@ -28,7 +28,7 @@ from ..engine import Done, Evidence, Finding, Rule
 from .breakdown import Walls
 from .correlation import ApiJoin
 from .intervals import KindRows, Segments, busy_before
-from .report import NS, ItemStat, TimeSplit, TinyKernel
+from .report import NS, ItemStat, LaunchBound, TimeSplit, TinyKernel
 
 _SYNC_COPY_API = re.compile(r"^(cuda|cu)Mem(cpy|set)", re.IGNORECASE)
 
@@ -78,6 +78,8 @@ class TimelineContext:
         api_calls: host API calls per name, largest total first (both inputs).
         tiny_kernels: the CUDA Graphs / fusion candidates found (intervals only).
         intervals: the interval facts, None for a summary.
+        launch_bound: the per-launch cost and the predicted CUDA graph saving (:mod:`.graphs`), None when the
+            per-launch cost cannot be measured.
     """
 
     checks: TimelineChecks
@@ -85,6 +87,7 @@ class TimelineContext:
     api_calls: tuple[ItemStat, ...] = ()
     tiny_kernels: tuple[TinyKernel, ...] = ()
     intervals: IntervalFacts | None = None
+    launch_bound: LaunchBound | None = None
 
 
 def time_and_count(f: Finding) -> tuple[float | None, int | None]:
@@ -272,9 +275,10 @@ def low_utilisation(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
 
 def tiny_kernels(ctx: TimelineContext, done: Done) -> Finding | None:
     """Kernels about as long as their launch cost (see :func:`.correlation.tiny_kernels`): CUDA Graphs or fusion
-    would save the GPU idle time before their launches."""
+    would save the GPU idle time before their launches. One concern with :func:`launch_bound`: when that finding
+    holds (it prices the graph), this one is not repeated."""
     tiny, cfg = ctx.tiny_kernels, ctx.checks.tiny_kernels
-    if not tiny:
+    if not tiny or done.get("launch_bound"):
         return None
     saved = sum(t.savings_s for t in tiny)
     launches = sum(t.launches for t in tiny)
@@ -285,6 +289,36 @@ def tiny_kernels(ctx: TimelineContext, done: Done) -> Finding | None:
                     why="if that idle time were gone, assuming it is on the critical path")
 
 
+def launch_bound(ctx: TimelineContext, done: Done) -> Finding | None:
+    """At least ``min_launches`` kernel launches whose kernels run shorter than the host's time per launch (the GPU
+    waits for the host), with a positive predicted saving from replaying them as one CUDA graph (the measured cost
+    model ``[graph_replay]``, see :mod:`.graphs`). The program speedup (a timeline only; a summary has no wall time)
+    counts the loop as then taking the longer of the graph replay and its kernels' own time."""
+    lb, cfg = ctx.launch_bound, ctx.checks.launch_bound
+    if lb is None or not lb.launch_bound or lb.bound_launches < cfg.min_launches or lb.predicted_saving_s <= 0:
+        return None
+    summary = lb.cost_source == "call_duration"
+    note = Note("tl_launch_bound_summary" if summary else "tl_launch_bound", {
+        "n": lb.bound_launches, "cost_s": lb.per_launch_s, "kernel_s": lb.kernel_s, "saving_s": lb.predicted_saving_s,
+        "replay_s": lb.replay_s, "even": lb.break_even_nodes, "fixed_s": lb.replay_fixed_s,
+        "per_node_s": lb.replay_per_node_s})
+    evidence = (Evidence("launch_bound.predicted_saving", lb.predicted_saving_s, "s"),
+                Evidence("launch_bound.launches", lb.bound_launches),
+                Evidence("launch_bound.per_launch_cost", lb.per_launch_s, "s"),
+                Evidence("launch_bound.kernel_time", lb.kernel_s, "s"),
+                Evidence("launch_bound.graph_replay_cost", lb.replay_s, "s"),
+                Evidence("launch_bound.break_even_nodes", lb.break_even_nodes))
+    source = f"{cfg.source}; graph replay cost: {ctx.checks.graph_replay.source}"
+    if summary:
+        return _finding("launch_bound", source, note, evidence,
+                        no_estimate="an nsys stats summary has no wall time to compare the saving with")
+    loop_s = lb.bound_launches * lb.per_launch_s
+    saved = loop_s - max(lb.replay_s, lb.bound_kernel_s or 0.0)
+    return _finding("launch_bound", source, note, evidence, saved=saved, total_s=ctx.program_s,
+                    why="if those launches ran as one CUDA graph, the loop then taking the longer of the graph replay "
+                        "and its kernels' own time, assuming it is on the critical path")
+
+
 #: Every timeline check, in the order their findings are listed.
 TIMELINE_RULES: tuple[Rule[TimelineContext], ...] = (
     Rule("sync_memcpy", sync_memcpy, doc="copies issued by synchronous calls block the host"),
@@ -292,5 +326,6 @@ TIMELINE_RULES: tuple[Rule[TimelineContext], ...] = (
     Rule("sync_memset", sync_memset, doc="memsets issued by synchronous calls"),
     Rule("gpu_gaps", gpu_gaps, doc="long idle stretches of a GPU"),
     Rule("low_utilisation", low_utilisation, doc="a GPU busy for less than the threshold of its span"),
-    Rule("tiny_kernels", tiny_kernels, doc="kernels about as long as their launch cost"),
+    Rule("launch_bound", launch_bound, doc="kernels shorter than the host's time per launch; what a CUDA graph saves"),
+    Rule("tiny_kernels", tiny_kernels, parents=("launch_bound",), doc="kernels about as long as their launch cost"),
 )

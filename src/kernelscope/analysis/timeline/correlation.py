@@ -1,6 +1,8 @@
-"""The join of host API calls to the GPU work they launched (rank + CUPTI correlation id), and what it gives:
-launch latency (API call start -> kernel start) and the tiny kernels, whose launches cost about as much as they
-run (CUDA Graphs / fusion candidates). Vectorised: one sort of the API rows, one binary search per GPU row.
+"""The join of host API calls to the GPU work they launched (rank + CUPTI correlation id, whatever the call's name:
+cudaLaunchKernel, cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch ...), and what it gives: launch latency (API call
+start -> start of the FIRST kernel it launched) and the tiny kernels, whose launches cost about as much as they run
+(CUDA Graphs / fusion candidates). Vectorised: one sort of the API rows, one binary search per GPU row. The calls
+themselves (kernels per call, CUDA graph nodes) are :class:`.graphs.KernelLaunches`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import numpy as np
 
 from ...knowledge.timeline_checks import TinyKernels
 from ...timeline_model import Timeline
+from .graphs import KernelLaunches
 from .intervals import Segments, gap_before
 from .report import NS, ItemStat, LaunchOverhead, TinyKernel
 
@@ -35,37 +38,51 @@ class ApiJoin:
         order = np.argsort(keys, kind="stable")
         return cls(api_rows, order, keys[order])
 
-    def api_for(self, tl: Timeline, gpu_rows: np.ndarray) -> np.ndarray:
-        """For each GPU row of ``gpu_rows``, the Timeline row of its API call, or -1."""
+    def positions(self, tl: Timeline, gpu_rows: np.ndarray) -> np.ndarray:
+        """For each GPU row of ``gpu_rows``, the position of its API call in the sorted keys (0 .. number of API
+        rows - 1; the Timeline row is ``api_rows[order[position]]``), or -1 when none."""
         if self.api_rows.size == 0 or gpu_rows.size == 0:
             return np.full(gpu_rows.shape[0], -1, dtype=np.int64)
         keys = join_key(tl.rank[gpu_rows], tl.correlation_id[gpu_rows])
         pos = np.searchsorted(self.keys_sorted, keys)
         pos_c = np.minimum(pos, self.keys_sorted.shape[0] - 1)
         hit = (self.keys_sorted[pos_c] == keys) & (tl.correlation_id[gpu_rows] >= 0)
-        return np.where(hit, self.api_rows[self.order[pos_c]], -1)
+        return np.where(hit, pos_c, -1)
+
+    def api_for(self, tl: Timeline, gpu_rows: np.ndarray) -> np.ndarray:
+        """For each GPU row of ``gpu_rows``, the Timeline row of its API call, or -1."""
+        pos = self.positions(tl, gpu_rows)
+        if self.api_rows.size == 0:
+            return pos
+        return np.where(pos >= 0, self.api_rows[self.order[np.maximum(pos, 0)]], -1)
 
 
-def launch_overhead(tl: Timeline, k_rows: np.ndarray, k_api: np.ndarray, dur: np.ndarray) -> LaunchOverhead | None:
-    """Latency from each launch call to its kernel's start (``k_api``: the API row of each kernel row, -1 when
-    none), None when no kernel was joined to its call."""
-    hit = k_api >= 0
-    if not hit.any():
+def launch_overhead(tl: Timeline, launches: KernelLaunches, dur: np.ndarray) -> LaunchOverhead | None:
+    """Latency from each launch call to the start of the FIRST kernel it launched (the later nodes of a CUDA graph
+    queue behind the earlier ones: not launch latency), and the calls' median host time (a graph launch counted
+    once); None when no kernel was joined to its call."""
+    calls = launches.call_api
+    if calls.size == 0:
         return None
-    lat = (tl.start_ns[k_rows[hit]] - tl.start_ns[k_api[hit]]) * NS
-    api_d = dur[k_api[hit]] * NS
+    lat = (launches.call_first_ns - tl.start_ns[calls]) * NS
+    matched = int((launches.k_api >= 0).sum())
     return LaunchOverhead(
-        matched=int(hit.sum()), unmatched=int((~hit).sum()), latency_mean_s=float(lat.mean()),
+        matched=matched, unmatched=int(launches.k_api.shape[0] - matched), latency_mean_s=float(lat.mean()),
         latency_median_s=float(np.median(lat)), latency_p95_s=float(np.percentile(lat, 95)),
-        latency_max_s=float(lat.max()), api_median_s=float(np.median(api_d)))
+        latency_max_s=float(lat.max()), api_median_s=float(np.median(dur[calls])) * NS, launches=int(calls.size),
+        graph_launches=int(launches.call_graph.sum()))
 
 
 def tiny_kernels(tl: Timeline, k_rows: np.ndarray, k_api: np.ndarray, dur: np.ndarray, segments: Segments,
-                 kernels: tuple[ItemStat, ...], cfg: TinyKernels) -> tuple[TinyKernel, ...]:
+                 kernels: tuple[ItemStat, ...], cfg: TinyKernels,
+                 graph: np.ndarray | None = None) -> tuple[TinyKernel, ...]:
     """Kernel names launched at least ``min_launches`` times whose median duration is at most their launch cost
     (the median host time of their launch call, capped at ``launch_cost_cap_s``; ``max_duration_s`` without
     recorded calls). Their savings: the GPU idle time just before each launch, capped at that cost. Largest
-    savings + total first."""
+    savings + total first. Kernels that ran as CUDA graph nodes (``graph``, per kernel row) are left out: they are
+    in a graph already, and their call's host time is not theirs."""
+    if graph is not None and graph.any():
+        k_rows, k_api = k_rows[~graph], k_api[~graph]
     if k_rows.size == 0:
         return ()
     max_d_ns = cfg.max_duration_s / NS

@@ -1,10 +1,10 @@
 """Rankings: every kernel, copy, memset, API call, synchronisation and annotation name summed over its
-occurrences, largest total first, with its Amdahl projection; the kernels' most common launch shape; the single
+occurrences, largest total first, with its Amdahl projections; the kernels' most common launch shape; the single
 largest place the time goes (the "black hole").
 
-Amdahl projections use an item's total time as a fraction of the program time (``program_fraction``), assuming
-the item's time is on the critical path (overlapped work gains less). Factors: ``timeline_rules.toml``
-``[amdahl]``.
+Amdahl projections of a timeline are per device and for the whole program (:mod:`.scopes`: the time a GPU item
+adds to its device's busy union, the slowest rank ending the program); of a summary, an item's total as a fraction
+of the summed GPU time, assuming serial execution (:func:`amdahl`). Factors: ``timeline_rules.toml`` ``[amdahl]``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from typing import Sequence
 import numpy as np
 
 from ...knowledge.timeline_checks import timeline_checks
-from ...timeline_model import Timeline
+from ...timeline_model import MEMCPY, MEMSET, Timeline
+from .breakdown import Breakdown, Walls
 from .intervals import KindRows
 from .report import NS, Amdahl, BlackHole, ItemStat, LaunchShape
+from .scopes import ItemScope, gpu_lanes, host_lanes
 
 #: Launch-arg columns that make a launch shape, in :class:`~.report.LaunchShape` order.
 SHAPE_FIELDS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers_per_thread")
@@ -32,15 +34,19 @@ def amdahl_speedup(fraction: float, factor: float) -> float:
     return math.inf if rest <= 0 else 1.0 / rest
 
 
-def amdahl(fraction: float, factors: Sequence[float] | None = None) -> Amdahl:
-    """Amdahl projection for ``factors`` (default ``timeline_rules.toml`` ``[amdahl]``: 2x, 10x) and "gone" (inf)."""
+def amdahl(fraction: float, factors: Sequence[float] | None = None, scope: str = "program", basis: str = "serial",
+           base_s: float | None = None) -> Amdahl:
+    """Amdahl projection of an item taking ``fraction`` (0-1) of a time ``base_s`` (seconds, None: not known) for
+    ``factors`` (default ``timeline_rules.toml`` ``[amdahl]``: 2x, 10x) and "gone" (inf); ``scope`` and ``basis``
+    say whose time and which of the item's time (see :class:`~.report.Amdahl`)."""
     chosen = factors if factors is not None else timeline_checks().amdahl.factors
     fs = tuple(float(f) for f in chosen) + (math.inf,)
     fraction = min(max(float(fraction), 0.0), 1.0)
+    saved = tuple(fraction * (1.0 - (0.0 if math.isinf(f) else 1.0 / f)) for f in fs)
     return Amdahl(
-        fraction=fraction, factors=fs,
-        speedups=tuple(amdahl_speedup(fraction, f) for f in fs),
-        saved_fraction=tuple(fraction * (1.0 - (0.0 if math.isinf(f) else 1.0 / f)) for f in fs),
+        fraction=fraction, factors=fs, speedups=tuple(amdahl_speedup(fraction, f) for f in fs), saved_fraction=saved,
+        scope=scope, basis=basis, base_s=base_s,
+        projected_s=tuple(base_s * (1.0 - x) for x in saved) if base_s is not None else (),
     )
 
 
@@ -96,9 +102,10 @@ def launch_shapes(tl: Timeline, k_rows: np.ndarray) -> dict[int, LaunchShape]:
 
 def group_stats(kind_name: str, name_ids: np.ndarray, dur_ns: np.ndarray, names: Sequence[str],
                 nbytes: np.ndarray | None, program_ns: int | None, median_top: int,
-                shapes: dict[int, LaunchShape] | None = None) -> tuple[ItemStat, ...]:
+                shapes: dict[int, LaunchShape] | None = None, scope: ItemScope | None = None) -> tuple[ItemStat, ...]:
     """Per-name count / total / mean / min / max (vectorised), largest total first; medians for the first
-    ``median_top`` items; Amdahl fractions of ``program_ns``; ``shapes``: launch shapes by name id (kernels)."""
+    ``median_top`` items; ``shapes``: launch shapes by name id (kernels). Projections: with ``scope``, per device
+    and for the program (:mod:`.scopes`); otherwise the total as a fraction of ``program_ns``, serial."""
     if name_ids.size == 0:
         return ()
     n_names = len(names)
@@ -118,6 +125,7 @@ def group_stats(kind_name: str, name_ids: np.ndarray, dur_ns: np.ndarray, names:
     grand = float(totals[present].sum())
     fs = timeline_checks().amdahl.factors
     shapes = shapes or {}
+    scoped = scope.of(order) if scope is not None else None
     out = []
     for rank_i, i in enumerate(order.tolist()):
         total_s = float(totals[i]) * NS
@@ -126,14 +134,19 @@ def group_stats(kind_name: str, name_ids: np.ndarray, dur_ns: np.ndarray, names:
         if byts is not None and unknown_counts[i] == 0:
             b = int(byts[i])
             thr = b / total_s if total_s > 0 else None
-        frac = (float(totals[i]) / program_ns) if program_ns else None
+        if scoped is not None:
+            projected, lanes, exclusive = scoped[rank_i]
+        else:
+            frac = (float(totals[i]) / program_ns) if program_ns else None
+            projected = amdahl(frac, fs, base_s=program_ns * NS) if frac is not None else None
+            lanes, exclusive = (), None
         out.append(ItemStat(
             kind=kind_name, name=names[i], count=int(counts[i]), total_s=total_s,
             mean_s=total_s / int(counts[i]), min_s=int(mins[i]) * NS, max_s=int(maxs[i]) * NS, median_s=median,
             share_pct=(100.0 * float(totals[i]) / grand) if grand > 0 else None,
-            program_fraction=min(frac, 1.0) if frac is not None else None,
-            amdahl=amdahl(frac, fs) if frac is not None else None, bytes=b, throughput_bytes_per_s=thr,
-            launch=shapes.get(i),
+            program_fraction=projected.fraction if projected is not None else None,
+            amdahl=projected, bytes=b, throughput_bytes_per_s=thr, launch=shapes.get(i), exclusive_s=exclusive,
+            devices=lanes,
         ))
     return tuple(out)
 
@@ -150,34 +163,45 @@ class Rankings:
     annotations: tuple[ItemStat, ...]
 
 
-def rankings(tl: Timeline, rows: KindRows, program_ns: int, top: int) -> Rankings:
-    """Rank the names of every kind of ``tl``; the first ``top`` of each get a median."""
+def rankings(tl: Timeline, rows: KindRows, w: Walls, top: int, split: Breakdown) -> Rankings:
+    """Rank the names of every kind of ``tl``; the first ``top`` of each get a median. Projections per device (the
+    devices of ``split``; host items: per rank) and for the program (the rank walls ``w``), see :mod:`.scopes`."""
     dur, names = rows.dur, tl.names
+    fs = timeline_checks().amdahl.factors
+    gpu = gpu_lanes(w, split)
 
-    def stats(kind: str, r: np.ndarray, with_bytes: bool = False, shapes=None) -> tuple[ItemStat, ...]:
-        return group_stats(kind, tl.name_id[r], dur[r], names, tl.bytes[r] if with_bytes else None, program_ns, top,
-                           shapes)
+    def stats(kind: str, r: np.ndarray, scope: ItemScope, with_bytes: bool = False, shapes=None) -> tuple[ItemStat, ...]:
+        return group_stats(kind, tl.name_id[r], dur[r], names, tl.bytes[r] if with_bytes else None, None, top,
+                           shapes, scope)
+
+    def host(r: np.ndarray) -> ItemScope:
+        return ItemScope(host_lanes(tl, w, r), 0, fs)
 
     return Rankings(
-        kernels=stats("kernel", rows.kernel, shapes=launch_shapes(tl, rows.kernel)),
-        copies=stats("memcpy", rows.memcpy, with_bytes=True), memsets=stats("memset", rows.memset, with_bytes=True),
-        api_calls=stats("runtime_api", rows.api), syncs=stats("sync", rows.sync),
-        annotations=stats("annotation", rows.annotation))
+        kernels=stats("kernel", rows.kernel, ItemScope(gpu, 0, fs), shapes=launch_shapes(tl, rows.kernel)),
+        copies=stats("memcpy", rows.memcpy, ItemScope(gpu, MEMCPY * len(names), fs), with_bytes=True),
+        memsets=stats("memset", rows.memset, ItemScope(gpu, MEMSET * len(names), fs), with_bytes=True),
+        api_calls=stats("runtime_api", rows.api, host(rows.api)), syncs=stats("sync", rows.sync, host(rows.sync)),
+        annotations=stats("annotation", rows.annotation, host(rows.annotation)))
 
 
-def black_hole(kernels: Sequence[ItemStat], copies: Sequence[ItemStat], memsets: Sequence[ItemStat], idle_s: float,
-               wall_ns: int | None, host: tuple[str, float] | None = None) -> BlackHole | None:
-    """The largest share of the program time among the top kernel, copy and memset (their ``program_fraction``)
-    and the GPU idle time ``idle_s`` of a rank whose wall is ``wall_ns`` (with ``host``, the API call covering
-    most of it). Items without a fraction compare by time."""
-    cands = []
-    for cat, items in (("kernel", kernels), ("memcpy", copies), ("memset", memsets)):
-        if items:
-            cands.append((items[0].program_fraction, items[0].total_s, cat, items[0].name))
-    if idle_s > 0:
-        cands.append((min(idle_s / (wall_ns * NS), 1.0) if wall_ns else None, idle_s, "gpu_idle", "GPU idle"))
-    if not cands:
+def black_hole(kernels: Sequence[ItemStat], copies: Sequence[ItemStat], memsets: Sequence[ItemStat],
+               idle: ItemStat | None = None) -> BlackHole | None:
+    """The row whose absence saves the largest share of the program time (its ``program_fraction``; ties: the
+    larger total, then the first in the order kernels, copies, memsets, GPU idle) among every kernel, copy and
+    memset and the GPU idle row ``idle``. Every figure is the row's own (rows without a fraction compare as 0)."""
+    best: tuple[float, float] | None = None
+    chosen = None
+    for table, items in (("kernels", kernels), ("copies", copies), ("memsets", memsets),
+                         ("gpu_idle", (idle,) if idle is not None else ())):
+        for it in items:
+            key = (it.program_fraction or 0.0, it.total_s)
+            if best is None or key > best:
+                best, chosen = key, (table, it)
+    if chosen is None:
         return None
-    frac, t, cat, name = max(cands, key=lambda c: (c[0] or 0.0, c[1], c[2], c[3]))
-    api, api_s = (host if (cat == "gpu_idle" and host is not None) else (None, None))
-    return BlackHole(cat, name, t, frac, amdahl(frac) if frac is not None else None, api, api_s)
+    table, it = chosen
+    lane = max(it.devices, key=lambda d: (d.amdahl.fraction if d.amdahl is not None else 0.0, d.share_pct),
+               default=None)
+    return BlackHole(category=it.kind, name=it.name, time_s=it.total_s, program_fraction=it.program_fraction,
+                     amdahl=it.amdahl, row=table, lane=lane, lanes=len(it.devices))

@@ -15,8 +15,10 @@ from ...notes import Note
 from ...timeline_model import SummaryRow, TimelineSummary
 from ..engine import run_rules
 from .checks import TIMELINE_RULES, TimelineContext
+from .graphs import summary_launch_bound
 from .rankings import amdahl, black_hole
-from .report import ItemStat, TimelineReport
+from .one_off import split_one_offs
+from .report import ItemStat, OneOffCall, TimelineReport
 
 #: What a summary cannot give.
 NOT_COMPUTABLE = ("idle", "utilisation", "overlap", "per_stream", "launch_overhead", "gaps", "union")
@@ -37,7 +39,7 @@ def _ranked(rows: list[SummaryRow], kind: str, program: float | None) -> tuple[I
             max_s=r.max_s, median_s=r.median_s,
             share_pct=r.time_pct if r.time_pct is not None else ((100.0 * total / grand) if grand else None),
             program_fraction=min(frac, 1.0) if frac is not None else None,
-            amdahl=amdahl(frac, fs) if frac is not None else None,
+            amdahl=amdahl(frac, fs, base_s=program) if frac is not None else None,  # serial: no intervals
             bytes=int(r.bytes) if r.bytes is not None else None,
             throughput_bytes_per_s=(r.bytes / total) if r.bytes is not None and total > 0 else None,
             truncated=r.truncated))
@@ -54,10 +56,14 @@ def analyse_summary(summary: TimelineSummary, top: int = 10) -> TimelineReport:
     program = gpu_total if gpu_total > 0 else None
     notes: list[Note] = [Note("tl_summary_program_time", {"time_s": program})] if program is not None else []
     kernels, copies, memsets = (_ranked(by_kind.get(k, []), k, program) for k in ("kernel", "memcpy", "memset"))
-    api_calls = _ranked(by_kind.get("runtime_api", []), "runtime_api", None)
+    api_rows, one_offs = split_one_offs(by_kind.get("runtime_api", []), timeline_checks().one_off_calls)
+    notes += [_one_off_note(o) for o in one_offs]
+    api_calls = _ranked(api_rows, "runtime_api", None)  # per-call costs only: one-off costs shown apart
     annotations = _ranked(by_kind.get("annotation", []), "annotation", None)
-    findings = run_rules(TIMELINE_RULES, TimelineContext(timeline_checks(), program, api_calls=api_calls))
-    black = black_hole(kernels, copies, memsets, 0.0, None)
+    bound = summary_launch_bound(api_calls, kernels, timeline_checks())
+    findings = run_rules(TIMELINE_RULES, TimelineContext(timeline_checks(), program, api_calls=api_calls,
+                                                         launch_bound=bound))
+    black = black_hole(kernels, copies, memsets)
     if not (kernels or copies or memsets):
         notes.append(Note("tl_summary_no_gpu", {}))
     api_total = sum(a.total_s for a in api_calls)
@@ -70,8 +76,18 @@ def analyse_summary(summary: TimelineSummary, top: int = 10) -> TimelineReport:
         api_calls=api_calls, syncs=(), annotations=annotations, launch=None, tiny_kernels=(), black_hole=black,
         ranks=(), slowest_rank=None, findings=findings, not_computable=NOT_COMPUTABLE,
         notes=tuple(notes), problems=summary.problems, tool_version=summary.tool_version,
-        devices_named=tuple((i, nm) for i, nm in enumerate(summary.device_names)),
+        devices_named=tuple((i, nm) for i, nm in enumerate(summary.device_names)), launch_bound=bound,
+        one_off_calls=one_offs,
     )
+
+
+def _one_off_note(o: OneOffCall) -> Note:
+    """The statement of one one-off API cost (:mod:`.one_off`)."""
+    if o.why == "first_call":
+        return Note("tl_one_off_first_call", {"name": o.name, "time_s": o.time_s, "calls": o.total_calls,
+                                              "ratio": o.ratio_to_median, "rest": o.per_call_calls,
+                                              "rest_s": o.per_call_s})
+    return Note("tl_one_off_once", {"name": o.name, "calls": o.calls, "time_s": o.time_s})
 
 
 def summary_runs(summary: TimelineSummary) -> int:

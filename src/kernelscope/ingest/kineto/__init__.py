@@ -45,7 +45,11 @@ Unusable records. A GPU record (kernel, copy, memset) with ``ts`` 0 / missing or
 not a row: it is counted in ``invalid`` with its name, correlation ids and reason (``"no GPU timing (ts 0, dur
 0); launch seen"`` when a runtime / driver call with the same correlation id was recorded, case C03). Host rows
 with no timing are counted the same way. A kernel with a real ``ts`` and ``dur`` 0 is a real kernel shorter than
-the trace's resolution (integer-µs traces) and is kept.
+the trace's resolution in an integer-µs trace, and is kept; in a ns-resolution trace it is impossible. Each file's
+Timeline then goes through :func:`kernelscope.ingest.records.screen_records`: ends at ``INT64_MAX`` (a ``dur`` that
+puts the end past it is saturated), zero-length GPU work of ns-resolution traces and timestamps absurdly far from
+the file's other records are left out and counted; an operation running past the start of the next one on its own
+stream is clipped there and listed in ``repaired`` (case N01).
 
 Speed and memory. The file is never held whole: it is read in chunks of :data:`CHUNK_BYTES`, each chunk cut at an
 event boundary (``}`` ``,`` ``{``; a cut that is not a real boundary -- inside a string or a nested object --

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
 from ...errors import InputError
+from ..records import screen_records
 from ...timeline_model import (
     COPY_DTOD,
     COPY_DTOH,
@@ -23,7 +25,6 @@ from ...timeline_model import (
     COPY_PTOP,
     COPY_UNKNOWN,
     MEMCPY,
-    InvalidRecord,
     LaunchArgs,
     Timeline,
     merge_timelines,
@@ -87,8 +88,6 @@ def _build(parsed: list[_Parsed], src: str) -> Timeline:
 
 
 def _with(tl: Timeline, **changes) -> Timeline:
-    from dataclasses import replace
-
     return replace(tl, **changes)
 
 
@@ -156,19 +155,19 @@ def _timeline(p: _Parsed, src: str, rank: int, multi: bool) -> Timeline:
     if isinstance(top.traceName, str):
         meta["trace_name"] = top.traceName
     meta["events"] = str(p.events)
-    if multi:
-        problems = [f"{p.label}: {x}" for x in problems]
-    invalid = p.invalid
-    if multi:
-        invalid = [InvalidRecord(r.kind, r.name, f"{r.reason} ({p.label})", r.count, r.correlation_ids)
-                   for r in invalid]
-    return Timeline(
+    tl = Timeline(
         path=src, format=FORMAT, names=names, start_ns=cols["start_ns"], end_ns=cols["end_ns"], kind=cols["kind"],
         name_id=cols["name_id"], device=cols["device"], stream=cols["stream"],
         correlation_id=cols["correlation_id"], bytes=cols["bytes"], copy_kind=copy_kind, pageable=pageable,
-        rank=np.full(n, rank, dtype=np.int32), devices=devices, invalid=tuple(invalid), problems=tuple(problems),
+        rank=np.full(n, rank, dtype=np.int32), devices=devices, invalid=tuple(p.invalid), problems=tuple(problems),
         launch=launch, capture_ns=None, tool_version=_tool_version(top), meta=meta,
     )
+    tl = screen_records(tl, ns_clock=p.fractional_us)  # impossible records left out, same-stream overlaps clipped
+    if not multi:
+        return tl
+    return _with(tl, problems=tuple(f"{p.label}: {x}" for x in tl.problems),
+                 invalid=tuple(replace(r, reason=f"{r.reason} ({p.label})") for r in tl.invalid),
+                 repaired=tuple(replace(r, reason=f"{r.reason} ({p.label})") for r in tl.repaired))
 
 
 def _devices(top: _Top, p: _Parsed, cols: dict[str, np.ndarray], problems: list[str]) -> tuple[tuple[int, str], ...]:

@@ -40,6 +40,7 @@ from .values import _int_column, _launch_chunk, _launch_columns, _ns_column
 
 #: Correlation ids kept per invalid-record group.
 MAX_INVALID_IDS = 32
+_INT64_MAX = np.iinfo(np.int64).max
 
 _SKIP = -1  # category not kept
 _WINDOW = -2  # the profiler's own "Trace" span
@@ -230,7 +231,9 @@ class _Builder:
         if zero.any():
             self.zero_dur_kernels += int(zero.sum())
         keep = None if all_ok else np.flatnonzero(ok)
-        cols = {"start_ns": start, "end_ns": start + dur, "kind": kind, "name_id": name_id, "device": device,
+        # An end past INT64_MAX ns is saturated to it (never wrapped): the screen leaves such records out.
+        end = np.where(dur > _INT64_MAX - np.maximum(start, 0), _INT64_MAX, start + dur)
+        cols = {"start_ns": start, "end_ns": end, "kind": kind, "name_id": name_id, "device": device,
                 "stream": stream, "correlation_id": corr, "bytes": byt}
         for key, arr in cols.items():
             self.parts[key].append(arr if keep is None else arr[keep])
@@ -255,7 +258,9 @@ class _Builder:
                 if ts_v is None or not start_ok[i]:
                     reason = "no start time" if ts_v is None else f"unreadable ts {ts_v!r}"
                 else:
-                    reason = "no duration" if dur_v is None else f"unreadable dur {dur_v!r}"
+                    reason = "no duration" if dur_v is None else (
+                        f"end past INT64_MAX ns (dur {dur_v} µs)" if type(dur_v) is int and dur_v > 0
+                        else f"unreadable dur {dur_v!r}")
             elif start[i] <= 0 and dur[i] <= 0:
                 reason = ("no GPU timing" if code in _BUSY else "no timing") + f" (ts {ts_v}, dur {dur_v})"
             elif start[i] <= 0:
@@ -303,7 +308,7 @@ class _Builder:
             if kind in ("kernel", "memcpy", "memset") and ids:
                 reason += "; launch seen" if key in launched else "; no launch recorded"
             parsed.invalid.append(InvalidRecord(kind, name, reason, count, tuple(ids)))
-        if self.zero_dur_kernels:
+        if self.zero_dur_kernels and not self.fractional:  # (a ns-resolution trace: left out by the screen)
             parsed.problems.append(f"{self.zero_dur_kernels} kernel(s) with dur 0 (shorter than the trace's "
                                    "time resolution) kept as zero-length")
         parsed.window_ns = self.window

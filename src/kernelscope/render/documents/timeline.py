@@ -14,9 +14,10 @@ from msgspec import UNSET, Meta, UnsetType
 from .common import Doc, EvidenceDoc, FindingDoc, Lang, NoteDoc, Version
 
 __all__ = [
-    "AmdahlDoc", "BlackHoleDoc", "CopyDirectionDoc", "EvidenceDoc", "GapHistogramDoc", "InvalidRecordDoc", "ItemStatDoc",
-    "LaunchOverheadDoc", "LaunchShapeDoc", "RankRowDoc", "TimeSplitDoc", "TimelineDoc", "TimelineFindingDoc",
-    "TimelineReportDoc", "TinyKernelDoc",
+    "AmdahlDoc", "BlackHoleDoc", "CopyDirectionDoc", "EvidenceDoc", "GapHistogramDoc", "GraphUseDoc", "InvalidRecordDoc",
+    "ItemStatDoc", "LaunchBoundDoc", "LaunchOverheadDoc", "LaunchShapeDoc", "OneOffCallDoc", "RankRowDoc",
+    "RepairedRecordDoc", "ScopeShareDoc", "TimeSplitDoc", "TimelineDoc",
+    "TimelineFindingDoc", "TimelineReportDoc", "TinyKernelDoc",
 ]
 
 _ONLY = "; present only when one is null"
@@ -29,10 +30,24 @@ OpenEndedReason = Annotated[Literal["open_ended", "not_a_number"] | UnsetType, M
 
 
 
-class AmdahlDoc(Doc, kw_only=True):
-    """Amdahl projection for one item taking `fraction` of the program time, assuming it is on the critical path"""
+AmdahlScope = Annotated[Literal["program", "device", "rank"], Meta(description=(
+    "whose time is projected: program (the program wall: the longest rank wall, the slowest rank / device ends it; "
+    "each rank's wall shrinks by the least time the item takes from any of its devices), device (one GPU: its "
+    "rank's wall) or rank (one rank as a whole: its wall)"))]
+AmdahlBasis = Annotated[Literal["exclusive", "serial", "host", "no_gpu_work"], Meta(description=(
+    "which of the item's time goes: exclusive (the time it adds to its device's busy union, i.e. covered by it "
+    "alone: overlapped time gains nothing), serial (its summed time, assuming serial execution: an nsys stats "
+    "summary has no intervals), host (the union of its host intervals on each rank, assuming the rank waits for "
+    "them) or no_gpu_work (GPU idle time: no GPU work at all)"))]
 
-    fraction: Annotated[float, Meta(description="the item's total time / the program time, fraction 0-1")]
+
+class AmdahlDoc(Doc, kw_only=True):
+    """Amdahl projection of one item: what its scope's time becomes if the item gets faster (`scope` says whose
+    time, `basis` which of the item's time), assuming that time is on the critical path"""
+
+    fraction: Annotated[float, Meta(description=(
+        "share of the scope's time saved if the item were gone, fraction 0-1 (one device or rank: the removed time / "
+        "its time)"))]
     factors: Annotated[list[float | None], Meta(description=(
         "how many times faster the item is assumed to become (ratio); the last one is null: the item gone "
         "(factors_null_reason \"gone\")"))]
@@ -42,7 +57,35 @@ class AmdahlDoc(Doc, kw_only=True):
         "and goes)"))]
     speedups_null_reason: UnboundedReason = UNSET
     saved_fraction: Annotated[list[float], Meta(description=(
-        "share of the program time saved for each factor = fraction * (1 - 1/factor), fraction 0-1"))]
+        "share of the scope's time saved for each factor = 1 - 1/speedup (one device or rank: fraction * "
+        "(1 - 1/factor)), fraction 0-1"))]
+    scope: AmdahlScope
+    basis: AmdahlBasis
+    base_s: Annotated[float | None, Meta(description=(
+        "the scope's time before, seconds; null: a projection of a bare fraction"))]
+    projected_s: Annotated[list[float], Meta(description=(
+        "the scope's time after, for each factor, seconds (empty when base_s is null)"))]
+
+
+class ScopeShareDoc(Doc):
+    """one item on one device (kernels, copies, memsets) or on one rank as a whole (host items, GPU idle), against
+    that device's time: its rank's wall"""
+
+    rank: Annotated[int | None, Meta(description="distributed rank; null: not recorded (single process)")]
+    device: Annotated[int | None, Meta(description=(
+        "CUDA device id; null: the rank as a whole (its host for API calls, syncs and annotations; all its GPUs "
+        "for GPU idle)"))]
+    count: Annotated[int, Meta(description="intervals there (count)")]
+    total_s: Annotated[float, Meta(description="their plain sum, seconds")]
+    busy_s: Annotated[float, Meta(description=(
+        "union of the item's own intervals there (the time it runs), seconds; <= time_s"))]
+    exclusive_s: Annotated[float | None, Meta(description=(
+        "kernels, copies, memsets: time only this item covers on the device = the device's busy union minus the "
+        "busy union without it (what its absence removes), seconds; null for host items and GPU idle"))]
+    time_s: Annotated[float, Meta(description="the device's time the share is of: its rank's wall, seconds")]
+    share_pct: Annotated[float, Meta(description="busy_s / time_s, percent 0-100 (never above 100)")]
+    amdahl: Annotated[AmdahlDoc | None, Meta(description=(
+        "projection of this device's (rank's) time, scope device (rank); null: that time is 0"))]
 
 
 class LaunchShapeDoc(Doc):
@@ -59,7 +102,9 @@ class LaunchShapeDoc(Doc):
 class ItemStatDoc(Doc):
     """one named item (kernel, copy kind, API call, annotation range) summed over its occurrences"""
 
-    kind: Annotated[str, Meta(description='interval kind: "kernel", "memcpy", "memset", "runtime_api", "sync", "annotation"')]
+    kind: Annotated[str, Meta(description=(
+        'interval kind: "kernel", "memcpy", "memset", "runtime_api", "sync", "annotation", or "gpu_idle" (the GPU '
+        'idle row: time with no GPU work)'))]
     name: Annotated[str, Meta(description="its name (user data); a name cut by nsys stats keeps its ellipsis")]
     count: Annotated[int, Meta(description="launches / calls / ranges (count)")]
     total_s: Annotated[float, Meta(description="summed duration, seconds")]
@@ -69,15 +114,28 @@ class ItemStatDoc(Doc):
     median_s: Annotated[float | None, Meta(description=(
         "median duration, seconds; null: not computed (only the top items of each ranking get one) or not recorded"))]
     share_pct: Annotated[float | None, Meta(description=(
-        "share of its category's total time, percent 0-100 (kernels: of the summed kernel time, as nsys' Time (%))"))]
+        "share of its category's total time, percent 0-100 (kernels: of the summed kernel time, as nsys' Time (%); "
+        "gpu_idle: of the summed walls of the ranks with GPU work)"))]
     program_fraction: Annotated[float | None, Meta(description=(
-        "total_s / program time, fraction 0-1 (the Amdahl fraction); null: no program time"))]
-    amdahl: Annotated[AmdahlDoc | None, Meta(description="Amdahl projection for program_fraction; null: no program time")]
+        "share of the program time saved if the item were gone, fraction 0-1 (= amdahl.fraction; never above 1): a "
+        "timeline: of the program wall, each device losing the time the item adds to its busy union (one device, no "
+        "overlap: total_s / wall); a summary: total_s / the summed GPU time; null: no program time"))]
+    amdahl: Annotated[AmdahlDoc | None, Meta(description=(
+        "program projection (scope program); null: no program time"))]
     bytes: Annotated[int | None, Meta(description="bytes moved (copies, memsets); null: not recorded or not a copy")]
     throughput_bytes_per_s: Annotated[float | None, Meta(description="bytes / total_s, bytes/s (copies, memsets); null otherwise")]
     truncated: Annotated[bool, Meta(description="the profiler cut the name")]
     launch: Annotated[LaunchShapeDoc | None, Meta(description=(
         "kernels: the most common launch configuration; null: the trace records no launch arguments for it"))]
+    graph_launches: Annotated[int | None, Meta(description=(
+        "kernels of a timeline: how many of its runs were nodes of a CUDA graph (count, 0: none); null: not known "
+        "(an nsys stats summary, or not a kernel)"))]
+    exclusive_s: Annotated[float | None, Meta(description=(
+        "kernels, copies, memsets of a timeline: the time it adds to the busy union of its devices (covered by it "
+        "alone), summed over devices, seconds; null otherwise"))]
+    devices: Annotated[list[ScopeShareDoc], Meta(description=(
+        "a timeline: the item on each device (kernels, copies, memsets) or each rank (host items, GPU idle) where "
+        "it occurs, with its share of that device's time and the per-device projection; empty for a summary"))]
 
 
 class CopyDirectionDoc(Doc):
@@ -119,7 +177,8 @@ class TimeSplitDoc(Doc):
     memcpy_s: Annotated[float, Meta(description="time copies ran while no kernel did, seconds")]
     memset_s: Annotated[float, Meta(description="time memsets ran while no kernel or copy did, seconds")]
     idle_s: Annotated[float, Meta(description="span_s - busy_s, seconds (kernel_s + memcpy_s + memset_s + idle_s = span_s)")]
-    utilisation_pct: Annotated[float, Meta(description="busy_s / span_s, percent 0-100 (never above 100)")]
+    utilisation_pct: Annotated[float | None, Meta(description=(
+        "busy_s / span_s, percent 0-100 (never above 100); null: the span is zero (not measurable)"))]
     sum_over_streams_s: Annotated[float, Meta(description=(
         "plain sum of all busy intervals, seconds (counts overlapping streams twice: not wall time)"))]
     overlap_s: Annotated[float, Meta(description="sum_over_streams_s - busy_s: time counted more than once by that sum, seconds")]
@@ -139,15 +198,68 @@ class TimeSplitDoc(Doc):
 
 
 class LaunchOverheadDoc(Doc):
-    """API call -> kernel start latency, joined on correlation id (within a rank)"""
+    """API call -> kernel start latency, joined on rank + correlation id whatever the call's name (cudaLaunchKernel,
+    cudaGraphLaunch ...): one latency per launch call, to the start of the FIRST kernel it launched (later graph
+    nodes queue behind the earlier ones: not launch latency)"""
 
     matched: Annotated[int, Meta(description="kernels whose launch call was found (count)")]
     unmatched: Annotated[int, Meta(description="kernels without a launch call found (count)")]
-    latency_mean_s: Annotated[float | None, Meta(description="mean of kernel start - API call start, seconds")]
-    latency_median_s: Annotated[float | None, Meta(description="median of kernel start - API call start, seconds")]
-    latency_p95_s: Annotated[float | None, Meta(description="95th percentile of kernel start - API call start, seconds")]
-    latency_max_s: Annotated[float | None, Meta(description="largest kernel start - API call start, seconds")]
-    api_median_s: Annotated[float | None, Meta(description="median host duration of the launch calls, seconds")]
+    latency_mean_s: Annotated[float | None, Meta(description=(
+        "mean of first kernel start - API call start over the launch calls, seconds"))]
+    latency_median_s: Annotated[float | None, Meta(description=(
+        "median of first kernel start - API call start over the launch calls, seconds"))]
+    latency_p95_s: Annotated[float | None, Meta(description=(
+        "95th percentile of first kernel start - API call start, seconds"))]
+    latency_max_s: Annotated[float | None, Meta(description="largest first kernel start - API call start, seconds")]
+    api_median_s: Annotated[float | None, Meta(description=(
+        "median host duration of the launch calls (a graph launch counted once), seconds"))]
+    launches: Annotated[int | None, Meta(description=(
+        "launch calls joined to at least one kernel (count); null: not computed"))]
+    graph_launches: Annotated[int, Meta(description="how many of those launch calls launched CUDA graphs (count)")]
+
+
+class GraphUseDoc(Doc):
+    """the kernels that ran as nodes of CUDA graphs (the profiler's graph node id where recorded, else inferred from
+    the launch calls: a graph launch, or one call that started several kernels)"""
+
+    launches: Annotated[int, Meta(description="graph launch calls joined to their kernels (count)")]
+    kernels: Annotated[int, Meta(description="kernel runs that were graph nodes (count)")]
+    kernel_s: Annotated[float, Meta(description="their summed GPU time, seconds")]
+    total_kernel_s: Annotated[float, Meta(description="summed time of all kernels, seconds")]
+    kernel_pct: Annotated[float, Meta(description="kernel_s / total_kernel_s, percent 0-100")]
+    host_s: Annotated[float | None, Meta(description=(
+        "host time of the graph launch calls, each counted once per launch (not per node), seconds; null: no call "
+        "recorded"))]
+    recorded: Annotated[bool, Meta(description=(
+        "true: the file marks graph nodes itself (Nsight Systems graphNodeId); false: inferred from the launch calls"))]
+
+
+class LaunchBoundDoc(Doc):
+    """the host's cost per kernel launch, whether the kernels run shorter than it (launch-bound), and what replaying
+    the launch-bound launches as one CUDA graph would save by the measured cost model in timeline_rules.toml
+    [graph_replay]"""
+
+    cost_source: Annotated[Literal["spacing", "call_duration"], Meta(description=(
+        "spacing: median spacing (start to next start) of consecutive kernel launch calls of one host thread; "
+        "call_duration: the launch call's own mean duration (an nsys stats summary has no timestamps)"))]
+    per_launch_s: Annotated[float, Meta(description="the host's cost per launch, seconds")]
+    spacings: Annotated[int, Meta(description="consecutive launch-call pairs measured (count; 0 for call_duration)")]
+    launches: Annotated[int, Meta(description="kernel launch calls considered, graph launches excluded (count)")]
+    bound_launches: Annotated[int, Meta(description=(
+        "n: launches whose kernels ran shorter than max_kernel_fraction of per_launch_s (count)"))]
+    kernel_s: Annotated[float | None, Meta(description="kernel time per launch: median (a summary: mean), seconds")]
+    bound_kernel_s: Annotated[float | None, Meta(description=(
+        "summed kernel time of the n launch-bound launches, seconds"))]
+    launch_bound: Annotated[bool, Meta(description="kernel_s is below max_kernel_fraction of per_launch_s")]
+    replay_fixed_s: Annotated[float, Meta(description="graph replay cost model: fixed part, seconds")]
+    replay_per_node_s: Annotated[float, Meta(description="graph replay cost model: per node, seconds")]
+    replay_s: Annotated[float, Meta(description="replay_fixed_s + replay_per_node_s * n, seconds")]
+    predicted_saving_s: Annotated[float, Meta(description=(
+        "n * per_launch_s - replay_s, seconds (<= 0: a graph would not pay)"))]
+    break_even_nodes: Annotated[int | None, Meta(description=(
+        "ceil(replay_fixed_s / (per_launch_s - replay_per_node_s)): the fewest nodes a graph needs to pay for itself "
+        "(count); null: a node costs at least a launch"))]
+    model_source: Annotated[str, Meta(description="where the graph replay cost model comes from")]
 
 
 class TinyKernelDoc(Doc):
@@ -165,7 +277,8 @@ class TinyKernelDoc(Doc):
 
 
 class BlackHoleDoc(Doc):
-    """the single largest place the time goes"""
+    """the single largest place the time goes: the row (see `row`) whose absence saves the largest share of the
+    program time, with that row's own figures"""
 
     category: Annotated[Literal["kernel", "memcpy", "memset", "gpu_idle"], Meta(description=(
         "what it is: the top kernel, copy or memset, or GPU idle time (no GPU work at all)"))]
@@ -176,6 +289,12 @@ class BlackHoleDoc(Doc):
     host_api: Annotated[str | None, Meta(description=(
         "gpu_idle: the CUDA API call covering most of the idle time on the host; null: none recorded or not gpu_idle"))]
     host_api_s: Annotated[float | None, Meta(description="host time of host_api during the idle time, seconds")]
+    row: Annotated[Literal["kernels", "copies", "memsets", "gpu_idle"], Meta(description=(
+        "where its row is in this report: every figure here is that row's own (name, total_s = time_s, "
+        "program_fraction, amdahl)"))]
+    lane: Annotated[ScopeShareDoc | None, Meta(description=(
+        "the row's device (rank) where it takes the largest share of that device's time; null: none (a summary)"))]
+    lanes: Annotated[int, Meta(description="on how many devices (ranks) the row occurs (count)")]
 
 
 class RankRowDoc(Doc):
@@ -191,6 +310,10 @@ class RankRowDoc(Doc):
     utilisation_pct: Annotated[float | None, Meta(description="busy / span, percent 0-100; null: no span")]
     communication_s: Annotated[float, Meta(description="time of communication kernels (NCCL ...), seconds")]
     computation_s: Annotated[float, Meta(description="time of the other kernels, seconds")]
+    host_api_s: Annotated[float | None, Meta(description=(
+        "union of this rank's host CUDA API intervals, seconds (<= wall_s); null: none recorded"))]
+    no_gpu_s: Annotated[float | None, Meta(description=(
+        "time of this rank's wall with no GPU work on any of its devices, seconds; null: no GPU work"))]
 
 
 class InvalidRecordDoc(Doc):
@@ -201,6 +324,38 @@ class InvalidRecordDoc(Doc):
     reason: Annotated[str, Meta(description="why they are unusable")]
     count: Annotated[int, Meta(description="how many records (count)")]
     correlation_ids: Annotated[list[int], Meta(description="their correlation ids, where recorded (a few dozen at most)")]
+
+
+class RepairedRecordDoc(Doc):
+    """records kept after a repair by the reader (e.g. an end past the start of the next operation on its own
+    stream, clipped there)"""
+
+    kind: Annotated[str, Meta(description='interval kind name, e.g. "kernel"')]
+    name: Annotated[str, Meta(description="the records' name (user data)")]
+    reason: Annotated[str, Meta(description="what was wrong and what was done")]
+    device: Annotated[int, Meta(description="device id; -1: not recorded")]
+    stream: Annotated[int, Meta(description="stream id; -1: not recorded")]
+    count: Annotated[int, Meta(description="how many records (count)")]
+    removed_ns: Annotated[int, Meta(description="time removed from them in all, nanoseconds")]
+    max_removed_ns: Annotated[int, Meta(description="the most removed from one record, nanoseconds")]
+    correlation_ids: Annotated[list[int], Meta(description="their correlation ids, where recorded (a few dozen at most)")]
+
+
+class OneOffCallDoc(Doc):
+    """a CUDA API cost paid once (context creation in the first call, module loading), shown apart from the
+    per-call costs (`api_calls` hold the other calls only)"""
+
+    name: Annotated[str, Meta(description="the API call")]
+    why: Annotated[Literal["first_call", "once"], Meta(description=(
+        '"first_call": its longest call took at least the rule\'s ratio times the median (context creation); '
+        '"once": a call made once per process or module (every call of it)'))]
+    calls: Annotated[int, Meta(description="one-off calls (count)")]
+    time_s: Annotated[float, Meta(description="their time, seconds")]
+    total_calls: Annotated[int, Meta(description="all calls of the API in the file (count)")]
+    per_call_calls: Annotated[int, Meta(description="calls left in the per-call ranking (count)")]
+    per_call_s: Annotated[float, Meta(description="their summed time, seconds")]
+    median_s: Annotated[float | None, Meta(description="the API's median call as printed, seconds; null: not printed")]
+    ratio_to_median: Annotated[float | None, Meta(description="one-off time / median (ratio); null: no median")]
 
 
 class TimelineFindingDoc(FindingDoc, kw_only=True):
@@ -220,13 +375,18 @@ class TimelineReportDoc(Doc, kw_only=True):
     format: Annotated[str, Meta(description="input format id (nsys-sqlite, nsys-stats, kineto)")]
     source: Annotated[Literal["intervals", "summary"], Meta(description=(
         "intervals: a timeline of events; summary: nsys stats per-name summaries (no split, no idle time)"))]
-    wall_s: Annotated[float | None, Meta(description="program wall time, seconds; null for a summary")]
+    wall_s: Annotated[float | None, Meta(description=(
+        "program wall time: the longest rank wall (the slowest rank / device ends the program), seconds; null for a "
+        "summary"))]
     program_time_s: Annotated[float | None, Meta(description=(
-        "the time Amdahl fractions are of, seconds: the wall time, or for a summary the summed GPU kernel + copy + "
-        "memset time (stated in notes)"))]
+        "the time program Amdahl fractions are of, seconds: the wall time, or for a summary the summed GPU kernel + "
+        "copy + memset time (stated in notes)"))]
     devices: Annotated[list[TimeSplitDoc], Meta(description="per device split (empty for a summary)")]
     streams: Annotated[list[TimeSplitDoc], Meta(description="per stream split (empty for a summary)")]
-    host_api_s: Annotated[float | None, Meta(description="union of host-side CUDA API time, seconds; null: not recorded")]
+    host_api_s: Annotated[float | None, Meta(description=(
+        "union of the host-side CUDA API time of one rank, host_api_rank (whose wall is the program wall), seconds; "
+        "never summed over ranks (each rank's in ranks[].host_api_s); null: not recorded"))]
+    host_api_rank: Annotated[int | None, Meta(description="the rank host_api_s is of; null: not recorded (one process)")]
     kernels: Annotated[list[ItemStatDoc], Meta(description="kernels by name, largest total time first")]
     copies: Annotated[list[ItemStatDoc], Meta(description="copies by kind, largest total time first")]
     memsets: Annotated[list[ItemStatDoc], Meta(description="memsets, largest total time first")]
@@ -235,6 +395,9 @@ class TimelineReportDoc(Doc, kw_only=True):
     annotations: Annotated[list[ItemStatDoc], Meta(description="annotation ranges (NVTX, user annotations), largest first")]
     launch: Annotated[LaunchOverheadDoc | None, Meta(description="launch overhead; null: not computable")]
     tiny_kernels: Annotated[list[TinyKernelDoc], Meta(description="CUDA Graphs / fusion candidates")]
+    graphs: Annotated[GraphUseDoc | None, Meta(description="GPU time that ran from CUDA graphs; null: no kernel did")]
+    launch_bound: Annotated[LaunchBoundDoc | None, Meta(description=(
+        "per-launch cost, launch-bound or not, and the predicted CUDA graph saving; null: not measurable"))]
     black_hole: Annotated[BlackHoleDoc | None, Meta(description="the largest single item; null: nothing recorded")]
     ranks: Annotated[list[RankRowDoc], Meta(description="per-rank rows (more than one only for multi-rank traces)")]
     slowest_rank: Annotated[int | None, Meta(description="the straggler rank; null: one rank or not recorded")]
@@ -244,6 +407,9 @@ class TimelineReportDoc(Doc, kw_only=True):
         "gaps, union, host_api)"))]
     notes: Annotated[list[NoteDoc], Meta(description="other statements")]
     invalid: Annotated[list[InvalidRecordDoc], Meta(description="records found but not usable")]
+    repaired: Annotated[list[RepairedRecordDoc], Meta(description="records kept after a repair by the reader")]
+    one_off_calls: Annotated[list[OneOffCallDoc], Meta(description=(
+        "CUDA API costs paid once (summaries), shown apart from the per-call api_calls"))]
     problems: Annotated[list[str], Meta(description="data problems found while reading")]
     tool_version: Annotated[str | None, Meta(description="version of the profiler that wrote the input; null: not recorded")]
     title: Annotated[str | None, Meta(description='extra label (e.g. "run 2 of 6"); null: none')]
@@ -253,6 +419,9 @@ class TimelineReportDoc(Doc, kw_only=True):
     gap_edges_s_null_reason: OpenEndedReason = UNSET
     kernel_time_s: Annotated[float, Meta(description="summed kernel time (all kernels, plain sum), seconds")]
     black_hole_text: Annotated[str | None, Meta(description="the black hole worded in the document's language; null: none")]
+    gpu_idle: Annotated[ItemStatDoc | None, Meta(description=(
+        "time with no GPU work as a row (kind gpu_idle): summed over ranks, each rank in devices, with its program "
+        "projection; null: none"))]
 
 
 class TimelineDoc(Doc):

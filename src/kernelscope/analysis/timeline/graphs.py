@@ -1,0 +1,212 @@
+"""CUDA graphs and launch-bound loops: which kernels ran as graph nodes, how much GPU time ran from graphs, the
+host's cost per kernel launch, and what replaying launch-bound launches as one CUDA graph would save.
+
+Graph nodes. One graph launch call (``cudaGraphLaunch``, ``cuGraphLaunch``, ``hipGraphLaunch`` ...) starts many
+kernels, all with the call's correlation id. A kernel ran as a graph node when the file says so (Nsight Systems'
+``graphNodeId``: the Timeline's ``graph_launched`` column) or, when the file does not record it, when its launch
+call (joined on rank + correlation id, whatever the call's name) is a graph launch or started several kernels.
+
+Per-launch cost (a Timeline): the MEDIAN SPACING of consecutive kernel launch calls of one host thread (start to
+next start; graph launches left out). When launches come back to back, that spacing is what the host spends per
+launch -- the call and the host work around it, all of which a graph replay removes -- and the median keeps the
+few pairs that span a synchronisation or a pause out. It is never the call's own duration nor a constant. An
+``nsys stats`` summary has no timestamps: there the only per-launch cost is the launch call's own mean duration
+(``cost_source = "call_duration"``, stated in the output).
+
+Graph saving (``timeline_rules.toml`` ``[graph_replay]``, with its source): replaying ``n`` kernels as one graph
+costs ``fixed + per_node * n``; capturing ``n`` launch-bound launches (kernels shorter than ``max_kernel_fraction``
+of the per-launch cost ``c``) saves ``n * c - (fixed + per_node * n)``; a graph pays for itself from
+``ceil(fixed / (c - per_node))`` nodes on.
+
+Vectorised (NumPy): no Python loop over events, only over the distinct names of the launch calls.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import numpy as np
+
+from ...knowledge.timeline_checks import TimelineChecks
+from ...timeline_model import Timeline
+from .report import NS, GraphUse, ItemStat, LaunchBound
+
+#: A graph launch call, by name (only for calls whose kernels the file does not mark as graph nodes).
+GRAPH_LAUNCH_API = re.compile(r"graph\w*launch", re.IGNORECASE)
+
+_NO_CALL = np.int64(-1)
+
+
+def _graph_names(tl: Timeline, rows: np.ndarray) -> np.ndarray:
+    """Per row of ``rows``: its name is a graph launch call's (the regex runs once per distinct name)."""
+    if rows.size == 0:
+        return np.zeros(0, dtype=bool)
+    ids = tl.name_id[rows]
+    present = np.flatnonzero(np.bincount(ids, minlength=len(tl.names)))
+    lut = np.zeros(len(tl.names), dtype=bool)
+    lut[present] = [bool(GRAPH_LAUNCH_API.search(tl.names[i])) for i in present.tolist()]
+    return lut[ids]
+
+
+@dataclass(frozen=True)
+class KernelLaunches:
+    """The kernel rows of a Timeline joined to their launch calls, with the graph nodes marked, and one element per
+    launch call (a call joined to at least one kernel), in join order.
+
+    Attributes:
+        k_api: per kernel row, the Timeline row of its launch call; -1 when none was found.
+        graph: per kernel row, True when it ran as a node of a CUDA graph.
+        call_api: per launch call, its Timeline row.
+        call_first_ns: start of the first kernel it launched (int64 ns, file clock).
+        call_kernels: how many kernels it launched.
+        call_kernel_ns: their summed duration (ns, float64).
+        call_graph: it launched CUDA graph nodes.
+    """
+
+    k_api: np.ndarray
+    graph: np.ndarray
+    call_api: np.ndarray
+    call_first_ns: np.ndarray
+    call_kernels: np.ndarray
+    call_kernel_ns: np.ndarray
+    call_graph: np.ndarray
+
+    @classmethod
+    def of(cls, tl: Timeline, k_rows: np.ndarray, pos: np.ndarray, api_sorted: np.ndarray,
+           dur: np.ndarray) -> "KernelLaunches":
+        """Join the kernel rows ``k_rows``: ``pos`` is each one's launch call as a position in ``api_sorted`` (the
+        API rows in join-key order, :meth:`.correlation.ApiJoin.positions`), -1 when none; ``dur`` every row's
+        duration (ns)."""
+        hit = pos >= 0
+        p = pos[hit]
+        n_api = api_sorted.shape[0]
+        per_call = np.bincount(p, minlength=n_api)
+        multi = np.zeros(k_rows.shape[0], dtype=bool)
+        multi[hit] = per_call[p] > 1
+        calls = np.flatnonzero(per_call)
+        call_api = api_sorted[calls]
+        k_api = np.full(k_rows.shape[0], _NO_CALL, dtype=np.int64)
+        k_api[hit] = api_sorted[p]
+        by_name = np.zeros(k_rows.shape[0], dtype=bool)
+        by_name[hit] = _graph_names(tl, k_api[hit])
+        recorded = tl.graph_launched[k_rows]
+        graph = np.where(recorded >= 0, recorded == 1, hit & (multi | by_name))
+        starts = tl.start_ns[k_rows]
+        first = np.full(n_api, np.iinfo(np.int64).max, dtype=np.int64)
+        single = hit & ~multi
+        first[pos[single]] = starts[single]
+        if multi.any():  # several kernels per call (graphs): the earliest one
+            np.minimum.at(first, pos[multi], starts[multi])
+        kd = dur[k_rows]
+        kernel_ns = np.bincount(p, weights=kd[hit].astype(np.float64), minlength=n_api)
+        call_graph = np.bincount(p, weights=graph[hit], minlength=n_api) > 0
+        return cls(k_api=k_api, graph=graph, call_api=call_api, call_first_ns=first[calls],
+                   call_kernels=per_call[calls], call_kernel_ns=kernel_ns[calls], call_graph=call_graph[calls])
+
+
+def graph_use(tl: Timeline, k_rows: np.ndarray, launches: KernelLaunches, dur: np.ndarray) -> GraphUse | None:
+    """How much kernel time ran from CUDA graphs, with the graph launch calls' host time counted once per launch;
+    None when no kernel ran as a graph node."""
+    g = launches.graph
+    if not g.any():
+        return None
+    kd = dur[k_rows]
+    total = float(kd.sum())
+    graph_ns = float(kd[g].sum())
+    g_calls = launches.call_api[launches.call_graph]
+    return GraphUse(
+        launches=int(g_calls.size), kernels=int(g.sum()), kernel_s=graph_ns * NS, total_kernel_s=total * NS,
+        kernel_pct=100.0 * graph_ns / total if total > 0 else 0.0,
+        host_s=float(dur[g_calls].sum()) * NS if g_calls.size else None,
+        recorded=bool((tl.graph_launched[k_rows] >= 0).any()))
+
+
+def mark_graph_kernels(tl: Timeline, kernels: Sequence[ItemStat], k_rows: np.ndarray,
+                       launches: KernelLaunches) -> tuple[ItemStat, ...]:
+    """The kernel ranking with ``graph_launches`` set: how many runs of each name were CUDA graph nodes."""
+    counts = np.bincount(tl.name_id[k_rows[launches.graph]], minlength=len(tl.names))
+    by_name: dict[str, int] = {}
+    for i in np.flatnonzero(counts).tolist():
+        by_name[tl.names[i]] = by_name.get(tl.names[i], 0) + int(counts[i])
+    return tuple(replace(k, graph_launches=by_name.get(k.name, 0)) for k in kernels)
+
+
+def launch_spacing(tl: Timeline, calls: np.ndarray) -> tuple[float | None, int]:
+    """``(median spacing in ns, pairs measured)`` of consecutive launch calls ``calls`` (Timeline rows) of one host
+    thread of one rank (start to next start); ``(None, 0)`` when no thread made two of them. One sort at most
+    (none when the calls are one thread's, in time order)."""
+    if calls.size < 2:
+        return None, 0
+    s, rk, th = tl.start_ns[calls], tl.rank[calls], tl.stream[calls]
+    one_thread = rk.min() == rk.max() and th.min() == th.max()
+    if not one_thread:
+        order = np.lexsort((s, th, rk))
+        s, rk, th = s[order], rk[order], th[order]
+    elif (s[1:] < s[:-1]).any():
+        s = np.sort(s)
+    gaps = s[1:] - s[:-1]
+    if not one_thread:
+        gaps = gaps[(rk[1:] == rk[:-1]) & (th[1:] == th[:-1])]
+    if gaps.size == 0:
+        return None, 0
+    return float(np.median(gaps)), int(gaps.size)
+
+
+def graph_saving(per_launch_s: float, n: int, checks: TimelineChecks) -> tuple[float, float, int | None]:
+    """``(replay cost, predicted saving, break-even nodes)`` of replaying ``n`` launches that cost ``per_launch_s``
+    each as one CUDA graph, by the ``[graph_replay]`` cost model (seconds; break-even None when a node costs at
+    least a launch)."""
+    model = checks.graph_replay
+    replay = model.fixed_s + model.per_node_s * n
+    margin = per_launch_s - model.per_node_s
+    even = max(1, math.ceil(model.fixed_s / margin - 1e-9)) if margin > 0 else None
+    return replay, n * per_launch_s - replay, even
+
+
+def _bound(cost_source: str, per_launch_s: float, spacings: int, launches: int, bound: int, kernel_s: float | None,
+           bound_kernel_s: float | None, is_bound: bool, checks: TimelineChecks) -> LaunchBound:
+    replay, saving, even = graph_saving(per_launch_s, bound, checks)
+    model = checks.graph_replay
+    return LaunchBound(
+        cost_source=cost_source, per_launch_s=per_launch_s, spacings=spacings, launches=launches,
+        bound_launches=bound, kernel_s=kernel_s, bound_kernel_s=bound_kernel_s, launch_bound=is_bound,
+        replay_fixed_s=model.fixed_s, replay_per_node_s=model.per_node_s, replay_s=replay, predicted_saving_s=saving,
+        break_even_nodes=even, model_source=model.source)
+
+
+def launch_bound(tl: Timeline, launches: KernelLaunches, checks: TimelineChecks) -> LaunchBound | None:
+    """Per-launch cost from the spacing of the kernel launch calls (graph launches left out), the launches whose
+    kernels ran shorter than ``max_kernel_fraction`` of it, and the predicted graph saving for them; None when no
+    thread made two kernel launch calls."""
+    own = ~launches.call_graph
+    calls = launches.call_api[own]
+    spacing_ns, pairs = launch_spacing(tl, calls)
+    if spacing_ns is None or spacing_ns <= 0:
+        return None
+    kernel_ns = launches.call_kernel_ns[own]
+    limit = checks.launch_bound.max_kernel_fraction * spacing_ns
+    short = kernel_ns < limit
+    median = float(np.median(kernel_ns))
+    return _bound("spacing", spacing_ns * NS, pairs, int(calls.size), int(short.sum()), median * NS,
+                  float(kernel_ns[short].sum()) * NS, median < limit, checks)
+
+
+def summary_launch_bound(api_calls: Sequence[ItemStat], kernels: Sequence[ItemStat],
+                         checks: TimelineChecks) -> LaunchBound | None:
+    """The same from ``nsys stats`` totals: the kernel launch calls (``launch_api_regex``) and their own mean
+    duration as the per-launch cost (a summary has no timestamps), against the mean kernel duration. None without
+    launch calls or kernels, or when graph launches were made (their kernels are counted among the kernels)."""
+    cfg = checks.launch_bound
+    calls = [a for a in api_calls if cfg.launch_api.match(a.name)]
+    n = sum(a.count for a in calls)
+    k_n = sum(k.count for k in kernels)
+    if not n or not k_n or any(GRAPH_LAUNCH_API.search(a.name) for a in api_calls):
+        return None
+    per_launch = sum(a.total_s for a in calls) / n
+    kernel_mean = sum(k.total_s for k in kernels) / k_n
+    is_bound = kernel_mean < cfg.max_kernel_fraction * per_launch
+    bound = n if is_bound else 0
+    return _bound("call_duration", per_launch, 0, n, bound, kernel_mean, kernel_mean * bound, is_bound, checks)

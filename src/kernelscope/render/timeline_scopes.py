@@ -1,0 +1,114 @@
+"""Text of the per-device / per-rank shares and the Amdahl scopes of ``kernelscope timeline``
+(:mod:`kernelscope.analysis.timeline.scopes`): the "largest time black hole" headline (worded from the very row of
+the rankings it names), the per-device table, the GPU idle row and the caption saying what each projection is of.
+No analysis here; :mod:`kernelscope.render.timeline` places these in its views.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from ..analysis.timeline import Amdahl, ItemStat, ScopeShare, TimelineReport
+from ..notes import Note
+from .common import Fmt, safe
+
+
+def _speed(value: float | None, lang: str) -> str | None:
+    """A speedup in words: "1.67x" / "1.67 倍", "∞" when unbounded, None when not computed."""
+    if value is None:
+        return None
+    if math.isinf(value):
+        return "∞"
+    return f"{value:.3g} 倍" if lang == "zh" else f"{value:.3g}x"
+
+
+def where(f: Fmt, rank: int | None, device: int | None) -> str:
+    """"rank 1, device 1" / "device 0" / "rank 3" in the language of ``f``."""
+    if device is None:
+        return f.label("tl_where_rank", rank=f.label("tl_rank_not_recorded") if rank is None else rank)
+    if rank is None:
+        return f.label("tl_where_device", device=device)
+    return f.label("tl_where_rank_device", rank=rank, device=device)
+
+
+def _gone(a: Amdahl | None) -> tuple[float | None, float | None, float | None]:
+    """(time before, time when gone, speedup when gone) of a projection (None where not known)."""
+    if a is None or a.base_s is None or not a.projected_s:
+        return None, None, None
+    return a.base_s, a.projected_s[-1], a.speedups[-1]
+
+
+def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
+    """The headline: the black hole worded with its row's own figures (one device: the program share; several:
+    the device where it weighs most and the whole program, each named)."""
+    b = rep.black_hole
+    if b is None:
+        return None
+    sp = b.amdahl.speedups if b.amdahl is not None else (None, None, None)
+    values = {"name": b.name, "category": b.category, "time_s": b.time_s,
+              "pct": (b.program_fraction * 100.0) if b.program_fraction is not None else None,
+              "s2": sp[0], "s10": sp[1], "sinf": _speed(sp[-1], lang)}
+    lane = b.lane
+    if lane is not None and b.lanes > 1:
+        base, after, _ = _gone(b.amdahl)
+        lane_base, lane_after, lane_inf = _gone(lane.amdahl)
+        f = Fmt(lang)
+        values |= {"n": b.lanes, "where": where(f, lane.rank, lane.device), "lane_s": lane.busy_s,
+                   "lane_pct": lane.share_pct, "lane_base_s": lane_base, "lane_after_s": lane_after,
+                   "lane_sinf": _speed(lane_inf, lang), "base_s": base, "after_s": after}
+        if b.category == "gpu_idle":
+            api = "" if b.host_api is None else f.label("tl_idle_api", api=safe(b.host_api), time=f.time(b.host_api_s))
+            return Note("tl_black_hole_idle_lanes", values | {"api_text": api})
+        return Note("tl_black_hole_lanes", values)
+    if b.category == "gpu_idle":
+        key = "tl_black_hole_idle_api" if b.host_api is not None else "tl_black_hole_idle"
+        return Note(key, values | {"api": b.host_api, "api_s": b.host_api_s})
+    if lane is not None and lane.exclusive_s is not None and lane.exclusive_s < lane.total_s:
+        return Note("tl_black_hole_overlap", values | {"excl_s": lane.exclusive_s})
+    return Note("tl_black_hole", values)
+
+
+def amdahl_caption(items: Sequence[ItemStat], f: Fmt) -> str:
+    """What the "of program" / "if" columns of a ranking are of, in words ("" when nothing is projected)."""
+    a = next((it.amdahl for it in items if it.amdahl is not None), None)
+    if a is None:
+        return ""
+    key = {"exclusive": "tl_basis_exclusive", "serial": "tl_basis_serial", "host": "tl_basis_host",
+           "no_gpu_work": "tl_basis_idle"}.get(a.basis, "tl_basis_serial")
+    return f.label(key, time=f.time(a.base_s))
+
+
+def _x(a: Amdahl | None, i: int, f: Fmt) -> str:
+    """Column ``i`` of a per-device projection: the device's time after and the speedup, "50.00 ms (3x)"."""
+    if a is None or not a.projected_s:
+        return "-"
+    return f"{f.time(a.projected_s[i])} ({_speed(a.speedups[i], f.lang)})"
+
+
+def lane_rows(rep: TimelineReport, f: Fmt, top: int) -> tuple[list[str], list[list[str]]]:
+    """The per-device table: on each device (in the device table's order), its kernels, copies and memsets that
+    weigh most there (by the share of the device's time they would save), with their share of the device's time
+    (its rank's wall) and the projection of that device's time. Empty with one device."""
+    by_lane: dict[tuple[int | None, int | None], list[tuple[ScopeShare, ItemStat]]] = {}
+    for it in rep.kernels + rep.copies + rep.memsets:
+        for s in it.devices:
+            by_lane.setdefault((s.rank, s.device), []).append((s, it))
+    multi_rank = any(d.rank is not None for d in rep.devices)
+    head = [f.label("tl_name")] + ([f.label("tl_rank")] if multi_rank else []) + [
+        f.label("tl_device"), f.label("total_time"), f.label("tl_device_share"), f.label("tl_alone"),
+        f.label("tl_device_time"), f.label("tl_device_if_2x"), f.label("tl_if_10x"), f.label("tl_if_inf")]
+    if len(by_lane) < 2:
+        return head, []
+    per = min(top, 5 if len(by_lane) <= 2 else 3)
+    rows = []
+    for d in rep.devices:
+        shares = sorted(by_lane.get((d.rank, d.device), []),
+                        key=lambda p: (-(p[0].amdahl.fraction if p[0].amdahl is not None else 0.0), -p[0].busy_s))
+        for s, it in shares[:per]:
+            cells = [safe(it.name)] + ([f.label("tl_rank_not_recorded") if s.rank is None else str(s.rank)]
+                                       if multi_rank else [])
+            cells += [str(s.device), f.time(s.total_s), f.pct(s.share_pct), f.time(s.exclusive_s), f.time(s.time_s),
+                      _x(s.amdahl, 0, f), _x(s.amdahl, 1, f), _x(s.amdahl, -1, f)]
+            rows.append(cells)
+    return head, rows
