@@ -174,9 +174,10 @@ def test_memory_instructions_vs_math_pipe():
 def test_tensor_cores_unused_by_hand():
     # FP32 GEMM-like work above the ridge (AI 50 > 19.5e12 / 1.555e12 = 12.5): FMA pipe 70%, tensor idle;
     # e = 1 - 19.5 / 156 = 0.875, r = 0.875 x 0.7 = 0.6125 -> 2.58x
+    # (in 5 ms: 10 TFLOP/s, below the FP32 roof; 5e10 FLOP in 1 ms would be above it, an implausible count)
     k = _k(sol_compute_pct=70.0, flop_counts={"fp32": 5e10}, dram_bytes_read=1e9, dram_bytes_write=0.0,
            compute_breakdown_pct={"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed": 70.0},
-           tensor_pipe_active_pct=0.0)
+           tensor_pipe_active_pct=0.0, duration_s=5e-3)
     f = _one(k, "tensor_cores_unused")
     assert f.estimated_speedup == pytest.approx(1 / (1 - 0.875 * 0.7))
     no_tensor = GpuSpec(name="old", dram_bandwidth_bytes_per_s=1.555e12, peak_flops_per_s={"fp32": 19.5e12}, sm_count=108)
@@ -187,7 +188,8 @@ def test_fp64_on_a_consumer_gpu_by_hand():
     # FP32 40 TFLOP/s, FP64 1/64 of it; FP64 pipe 50%: e = 1 - 1/64, r = 0.4921875 -> 1.9692x
     gpu = GpuSpec(name="consumer", dram_bandwidth_bytes_per_s=1e12, peak_flops_per_s={"fp32": 40e12, "fp64": 0.625e12},
                   sm_count=108)
-    k = _k(flop_counts={"fp64": 1e9}, dram_bytes_read=1e8, dram_bytes_write=0.0,
+    # 5e8 FP64 FLOP in 1 ms = 0.5 TFLOP/s, below the 0.625 TFLOP/s roof (1e9 would be above it: implausible)
+    k = _k(flop_counts={"fp64": 5e8}, dram_bytes_read=1e8, dram_bytes_write=0.0,
            compute_breakdown_pct={"sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed": 50.0})
     assert _one(k, "fp64_on_consumer_gpu", gpu).estimated_speedup == pytest.approx(1 / (1 - (1 - 1 / 64) * 0.5))
 

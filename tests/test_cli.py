@@ -128,11 +128,16 @@ def test_plain_file_field_error(capsys, tmp_path):
 
 
 def test_unknown_gpu(capsys, tmp_path):
+    # a GPU the file names but the catalogue lacks: diagnosed without ceilings, like an unnamed one, with the hint
+    # (case N07); it used to be an error (exit 2)
     f = tmp_path / "k.toml"
     f.write_text('[[kernel]]\nname = "x"\ndevice = "NVIDIA GeForce RTX 9999 Ultra"\nduration_us = 4\n')
-    code, _, err = run(capsys, "diagnose", str(f))
-    assert code == 2
-    _one_line_error(err, "RTX 9999 Ultra", "--gpu", "--spec")
+    code, out, err = run(capsys, "diagnose", str(f), "--format", "json")
+    assert code == 0, err
+    (launch,) = json.loads(out)["inputs"][0]["launches"]
+    assert launch["gpu"] is None and launch["provenance"][0]["key"].startswith("gpu_not_in_catalogue")
+    text = launch["provenance"][0]["text"]
+    assert "RTX 9999 Ultra" in text and "--gpu" in text and "--spec" in text
 
 
 def test_output_file_written_atomically(capsys, tmp_path):
@@ -178,10 +183,10 @@ def test_output_into_missing_directory_names_the_given_path(capsys, tmp_path):
 def test_unknown_gpu_names_the_file_and_suggests_variants(capsys, tmp_path):
     f = tmp_path / "k.toml"
     f.write_text('[[kernel]]\nname = "x"\ndevice = "RTX 9999"\nduration_us = 4\n')
-    code, _, err = run(capsys, "diagnose", str(f))
-    assert code == 2
-    _one_line_error(err, str(f), "RTX 9999", "kernelscope gpus")
-    code, _, err = run(capsys, "diagnose", str(EXAMPLE), "--gpu", "a100")
+    code, out, err = run(capsys, "diagnose", str(f))
+    assert code == 0, err  # named in the file, not in the catalogue: diagnosed without ceilings (case N07)
+    assert "9999" in out and "gpus" in out and "--spec" in out  # (table cells wrap at spaces)
+    code, _, err = run(capsys, "diagnose", str(EXAMPLE), "--gpu", "a100")  # asked for by the user: an error
     _one_line_error(err, "NVIDIA A100-SXM4-80GB")
 
 
@@ -227,7 +232,8 @@ def test_spec_in_wrong_units_is_refused(capsys, tmp_path):
     _one_line_error(err, str(spec), "dram_bandwidth_bytes_per_s", "below 1 GB/s")
 
 
-def test_gpus_lists_the_catalogue(capsys):
+def test_gpus_lists_the_catalogue(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")  # names whole (at 80 columns they wrap)
     code, out, _ = run(capsys, "gpus")
     assert code == 0 and "NVIDIA A100-SXM4-80GB" in out and "Tesla T4" in out
 
@@ -248,7 +254,7 @@ def test_gpus_in_chinese(capsys, monkeypatch):
     assert "GPU 目录" in zh and "名称" in zh and "架构" in zh and "SM 数" in zh
     assert "NVIDIA A100-SXM4-80GB" in zh and "Tesla T4" in zh and "catalogue" not in zh
     t4 = [next(l for l in out.splitlines() if "Tesla T4" in l) for out in (en, zh)]
-    assert [c.strip() for c in t4[0].split("│")] == [c.strip() for c in t4[1].split("│")]
+    assert t4[0].split() == t4[1].split()  # the same figures in both languages
 
 
 #: Every command with the least arguments that parse.

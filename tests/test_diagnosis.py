@@ -170,11 +170,13 @@ def test_consistency_notes():
                 sol_compute_pct=90.0, sol_memory_pct=30.0, achieved_occupancy_pct=60.0, theoretical_occupancy_pct=50.0)
     keys = [n.key for n in diagnose(k, GPU).notes]
     assert "roofline_vs_sol" in keys and "occupancy_above_theoretical" in keys
-    # 1e15 FLOP in 1 s on a 20 TFLOP/s roof: impossible, flagged
+    # 1e15 FLOP in 1 s on a 20 TFLOP/s roof: impossible, flagged and not used (no efficiency of 5000% rests on it)
     k = _kernel(duration_s=1.0, flop_counts={"fp32": 1e15}, dram_bytes_read=1e9, dram_bytes_write=0.0)
     d = diagnose(k, GPU)
-    assert d.roofline.efficiency == pytest.approx(1e15 / 20e12)
-    assert "efficiency_above_roof" in [n.key for n in d.notes]
+    assert d.roofline.flops is None and d.roofline.efficiency is None and "fp32" not in d.kernel.flop_counts
+    (x,) = d.kernel.implausible
+    assert (x.metric, x.value, x.reason) == ("flop_counts.fp32", 1e15, "implausible_flops_above_peak")
+    assert x.rate == pytest.approx(1e15) and x.limit == pytest.approx(20e12)
 
 
 def test_tensor_pipe_kind_picks_int8():

@@ -228,3 +228,22 @@ def test_a_negative_row_among_good_ones_is_left_out_and_stated(tmp_path):
     s = read_nsys_stats(p)
     assert [r.name for r in s.rows] == ["cudaMemcpy"]
     assert any("negative" in x and "line 3" in x and "Total Time (ns)" in x for x in s.problems)
+
+
+def test_a_time_pct_that_cannot_be_real_is_recomputed_and_said(tmp_path, capsys):
+    # found by the fuzzer: a "Time (%)" of 2^64 became a share of 1.8e19 % in the JSON
+    from conftest import SHARED
+
+    src = need(SHARED / "corpus").rglob("tienshen_nsys_stats_nvtx_sum_fp16_table.txt")
+    data = next(src).read_bytes()  # (not UTF-8 throughout: cut names)
+    assert b"|     22.6 |" in data
+    path = tmp_path / "nvtx.txt"
+    path.write_bytes(data.replace(b"|     22.6 |", b"| 18446744073709551616 |", 1))
+    assert main(["timeline", str(path), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = doc["reports"][0]["annotations"]
+    assert all(0 <= r["share_pct"] <= 100 for r in rows), [r["share_pct"] for r in rows]
+    total = sum(r["total_s"] for r in rows)
+    bad = [r for r in rows if abs(r["share_pct"] - 100 * r["total_s"] / total) < 1e-6]
+    assert bad, "the implausible row's share is recomputed from the totals"
+    assert any("Time (%) cannot be real" in (n.get("text") or json.dumps(n)) for n in doc["reports"][0]["notes"])

@@ -41,7 +41,7 @@ def hostile(tmp_path):
     """A kernel whose name is markup, mathtext and a terminal escape, with a roofline point and stalls."""
     f = tmp_path / "hostile.json"
     f.write_text(json.dumps({"kernel": [{
-        "name": HOSTILE, "device": "NVIDIA A100-SXM4-80GB", "duration_us": 40, "flops": 4.0e9, "dram_bytes": 1.0e9,
+        "name": HOSTILE, "device": "NVIDIA A100-SXM4-80GB", "duration_us": 1000, "flops": 4.0e9, "dram_bytes": 1.0e9,
         "stall_breakdown_pct": {"Long Scoreboard": 60.0, "Not Selected": 25.0, "MIO Throttle": 15.0},
     }]}), encoding="utf-8")
     return f

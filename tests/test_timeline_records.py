@@ -333,3 +333,19 @@ def test_kineto_reader_stays_vectorised_on_a_large_trace(tmp_path):
     assert sum(r.removed_ns for r in tl.repaired) == (n - 4) * 15 * US
     assert len(tl.repaired) == 12  # 3 names x 4 streams
     assert tl.kind[tl.kind == MEMCPY].size == 0 and int((tl.end_ns - tl.start_ns).max()) == 55 * US
+
+
+@pytest.mark.parametrize("cell", ["'x'", "1e308", "4611686018427387904 * 4"])
+def test_sqlite_cell_that_is_not_a_64_bit_integer_is_one_line(tmp_path, cell):
+    # found by the fuzzer: a TEXT 'x' start reached np.fromiter as ValueError, a REAL 1e308 as OverflowError
+    from kernelscope.errors import InputError
+    from kernelscope.ingest.nsys_sqlite import read_nsys_sqlite
+
+    path = sqlite_db(tmp_path, [(T0 + 1_000, T0 + 2_000, 0, 7, 1, 1), (T0 + 3_000, T0 + 4_000, 0, 7, 2, 1)])
+    con = sqlite3.connect(path)
+    con.execute(f"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = {cell} WHERE correlationId = 2")
+    con.commit()
+    con.close()
+    with pytest.raises(InputError, match="not a 64-bit integer") as exc:
+        read_nsys_sqlite(path)
+    assert str(path) in str(exc.value) and "\n" not in str(exc.value)

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KernelDiagnosis", "ReportDiagnosis", "diagnose", "diagnose_file", "diagnose_report", "load",
-    "load_criteria", "load_timeline", "locate_findings", "resolve_gpu", "source_file", "source_for",
-    "timeline_file",
+    "load_criteria", "load_timeline", "locate_findings", "no_kernel_matches", "resolve_gpu", "source_file",
+    "source_for", "timeline_file", "with_useful_flops",
 ]
 
 
@@ -67,16 +67,35 @@ def diagnose_file(
     top: int | None = None,
     criteria: Mapping[str, Any] | None = None,
     input_format: str | None = None,
+    useful_flops: Mapping[str, float] | None = None,
 ) -> ReportDiagnosis:
     """Read a profiler file and diagnose it: ``diagnose_report(load(path), ...)``, with each finding pointed at its
     top instructions where the report holds per-instruction data (:func:`locate_findings`).
+
+    ``useful_flops``: kernel name (its function name or full demangled name) -> the FLOPs its algorithm needs per
+    launch (``diagnose --useful-flops NAME=COUNT``), set on every launch of that name (:func:`with_useful_flops`);
+    each is then diagnosed with a second roofline point for the useful work beside the executed one.
 
     Raises:
         InputError, UnknownGpuError: see :func:`kernelscope.ingest.load` and
             :func:`kernelscope.analysis.diagnosis.diagnose_report`.
     """
-    rd = diagnose_report(load(path, input_format), gpu=gpu, kernel_regex=kernel_regex, top=top, criteria=criteria)
+    report = with_useful_flops(load(path, input_format), useful_flops or {})
+    rd = diagnose_report(report, gpu=gpu, kernel_regex=kernel_regex, top=top, criteria=criteria)
     return locate_findings(rd)
+
+
+def with_useful_flops(report: "ProfileReport", useful_flops: Mapping[str, float]) -> "ProfileReport":
+    """``report`` with ``KernelProfile.useful_flops`` set on every launch whose name or demangled name is a key of
+    ``useful_flops`` (FLOP per launch); ``report`` itself when none matches."""
+    if not any(k.name in useful_flops or k.demangled_name in useful_flops for k in report.kernels):
+        return report
+    kernels = tuple(
+        replace(k, useful_flops=useful_flops.get(k.name, useful_flops.get(k.demangled_name)))
+        if k.name in useful_flops or k.demangled_name in useful_flops else k
+        for k in report.kernels
+    )
+    return replace(report, kernels=kernels)
 
 
 def locate_findings(rd: ReportDiagnosis, top: int = 3) -> ReportDiagnosis:
@@ -181,6 +200,26 @@ def source_for(rd: ReportDiagnosis, top: int = 10, sass: str | Iterable[int] = "
     return _source_report(rd.report, with_data, top, sass)
 
 
+def no_kernel_matches(source: str, option: str, pattern: str, names: Iterable[str], shown: int = 5) -> InputError:
+    """The error for a name selection that matches nothing (``--kernel``, ``--pair`` ...): one line naming the
+    pattern and listing a few of the kernel names there are (table-shortened, report order, each once).
+
+    Args:
+        source: the report (or option) the message starts with.
+        option: the option that selects, e.g. ``"--kernel"``.
+        pattern: the regular expression given.
+        names: the kernel names it was matched against.
+        shown: how many names to list.
+    """
+    from .render.common import short_name
+
+    unique = list(dict.fromkeys(names))
+    listed = ", ".join(short_name(n, 40) for n in unique[:shown])
+    if len(unique) > shown:
+        listed += f", ... ({len(unique)} names)"
+    return InputError(source, f"no kernel matches {option} {pattern!r}; kernels there: {listed or 'none'}")
+
+
 def _check_top(top: int) -> None:
     """Raises InputError unless ``top`` (instructions and lines per launch) is at least 1."""
     if top < 1:
@@ -214,7 +253,7 @@ def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: 
                          f"{report.format} input: {HOW_TO_COLLECT}")
     kernels = select_kernels(report.kernels, kernel_regex) if kernel_regex is not None else report.kernels
     if kernel_regex is not None and not kernels:
-        raise InputError(path, f"no kernel matches --kernel {kernel_regex!r}")
+        raise no_kernel_matches(path, "--kernel", kernel_regex, (k.name for k in report.kernels))
     if launch is not None:
         one = [k for k in kernels if k.index == launch]
         if not one:

@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
+#: Longest run of non-space characters an error message shows whole (a value quoted from a damaged file can be
+#: megabytes long: it is shortened to its start and end, with its length).
+MAX_TOKEN_CHARS = 120
+_LONG = re.compile(r"\S{%d,}" % (MAX_TOKEN_CHARS + 1))
+
+
+def one_line(text: str) -> str:
+    """``text`` as one bounded line: line breaks become spaces, and each run of non-space characters longer than
+    :data:`MAX_TOKEN_CHARS` keeps its first 60 and last 20 characters around "...[N characters]..."."""
+    text = " ".join(text.splitlines())
+    return _LONG.sub(lambda m: f"{m[0][:60]}...[{len(m[0])} characters]...{m[0][-20:]}", text)
+
 
 class KernelscopeError(Exception):
     """Base class of every error kernelscope raises on purpose (bad input, unknown GPU...)."""
@@ -17,8 +31,8 @@ class InputError(KernelscopeError, ValueError):
 
     def __init__(self, source: str, problem: str) -> None:
         self.source = source
-        self.problem = problem
-        super().__init__(f"{source}: {problem}")
+        self.problem = one_line(problem)
+        super().__init__(f"{source}: {self.problem}")
 
 
 class UnknownGpuError(KernelscopeError, LookupError):

@@ -164,6 +164,36 @@ class RuleResult:
 
 
 @dataclass(frozen=True)
+class Implausible:
+    """A value a profile holds that cannot be a measurement of the launch, kept out of the analysed fields.
+
+    Readers and the diagnosis move such values here (:mod:`kernelscope.knowledge.plausibility`) instead of using
+    them: the field they would have filled is None ("not measured") and no verdict or advice rests on them.
+
+    Attributes:
+        metric: the Nsight metric name (or the input's own name: an nvprof metric, a console label, a plain-numbers
+            field) the value was read as, e.g. ``"sm__warps_active.avg.pct_of_peak_sustained_active"``.
+        value: the raw value as read, in ``unit``.
+        unit: its unit (``"%"`` 0-100, ``"byte"``, ``"FLOP"``, ``"hz"``, ``"byte/second"``...).
+        reason: why it cannot be real, a key of ``data/labels.toml`` ``[note]`` (``implausible_occupancy``,
+            ``implausible_hit_rate``, ``implausible_pct``, ``implausible_negative``, ``implausible_bytes``,
+            ``implausible_flops``, ``implausible_clock``, ``implausible_dram_above_peak``,
+            ``implausible_flops_above_peak``).
+        limit: the bound it broke, in ``unit`` (100 for a percentage, the peak for an above-the-roof value), or
+            None for a sign (below 0).
+        rate: for the above-the-peak reasons, the rate the value implies (bytes/s, FLOP/s) next to ``limit``;
+            None otherwise.
+    """
+
+    metric: str
+    value: float
+    unit: str
+    reason: str
+    limit: float | None = None
+    rate: float | None = None
+
+
+@dataclass(frozen=True)
 class KernelProfile:
     """One profiled kernel launch, in SI units. None = the profile did not measure it.
 
@@ -224,6 +254,12 @@ class KernelProfile:
         launch_count: how many launches this profile stands for: 1 for one profiled launch; N for a summary
             row averaging N launches (nvprof's Calls / Invocations, ``ncu --print-summary`` Invocations), whose
             ``duration_s`` and other values are then per-launch averages.
+        implausible: values the input holds that cannot be real (a percentage above 100 or below 0, a negative
+            byte count, DRAM bytes above the GPU's peak bandwidth ...), each with its raw value and reason; the
+            fields and ``metrics`` entries they would have filled are left unmeasured (:class:`Implausible`).
+        useful_flops: the FLOPs the algorithm needs (FLOP per launch), when the user gives them (plain-numbers
+            ``useful_flops``, ``diagnose --useful-flops NAME=COUNT``); ``flop_counts`` are the EXECUTED FLOPs
+            (instruction counters count padding, masked lanes and tensor-tile waste too). None: not given.
     """
 
     index: int
@@ -261,6 +297,8 @@ class KernelProfile:
     launch_count: int = 1
     origin: tuple[int, int] | None = None
     instruction_metrics: tuple[str, ...] = ()
+    implausible: tuple[Implausible, ...] = ()
+    useful_flops: float | None = None
 
     def __post_init__(self) -> None:
         for name in (

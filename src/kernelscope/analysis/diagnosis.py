@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 from ..errors import UnknownGpuError
 from ..knowledge.criteria import criteria as default_criteria
 from ..knowledge.gpus import find_gpu
+from ..knowledge.plausibility import screen
 from ..model import GpuSpec, KernelProfile, ProfileReport
 from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
 from .engine import Finding, by_gain, run_rules
@@ -24,7 +25,8 @@ from .kernel_rules import CLASS_ORDER, KERNEL_RULES, KernelContext, SolVerdict, 
 from .limiters import Limiters, MemoryLevel, limiters, limiting_level, memory_levels
 from .nsight import NsightMatch, match_nsight
 from .occupancy import Occupancy, occupancy_of
-from .roofline import RooflinePoint, kernel_points
+from .plausible import screen_against_gpu
+from .roofline import RooflinePoint, kernel_points, useful_point
 from .selection import select_kernels
 from .stalls import StallBreakdown, stall_breakdown
 
@@ -65,6 +67,9 @@ class KernelDiagnosis:
             alone, or durations not measured).
         locations: finding id -> its top instructions (:class:`kernelscope.analysis.source.Location`), set by
             :func:`kernelscope.api.diagnose_file` when the report holds per-instruction data; empty otherwise.
+        useful_roofline: the launch's point for the USEFUL FLOPs (``KernelProfile.useful_flops``, given by the user)
+            on the same pipe, ceilings, bytes and duration as ``roofline`` (whose FLOPs are the executed ones); None
+            when no useful count was given or there is no roofline (:func:`.roofline.useful_point`).
     """
 
     kernel: KernelProfile
@@ -82,6 +87,7 @@ class KernelDiagnosis:
     levels: tuple[MemoryLevel, ...] = ()
     time_share: float | None = None
     locations: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    useful_roofline: RooflinePoint | None = None
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -218,6 +224,8 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
     if kernel.duration_s is not None and not kernel.duration_s > 0:
         # a reader should never hand this on; if one does, it is not a measurement
         kernel = replace(kernel, duration_s=None, problems=kernel.problems + (f"duration {kernel.duration_s} s is not a measurement",))
+    # values that cannot be real are kept out (a hand-built profile too), then those above this GPU's roofs
+    kernel = screen_against_gpu(screen(kernel), gpu, crit["efficiency_warning"])
     main, by_pipe, notes = kernel_points(kernel, gpu, crit["tensor_pipe_active_pct"], crit)
     sm_count = kernel.device.sm_count or (gpu.sm_count if gpu is not None else None)
     limits = limiters(kernel)
@@ -225,8 +233,9 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
     stalls = None
     if kernel.stall_values:
         stalls = stall_breakdown(kernel.stall_values, kernel.stall_family, kernel.cycles_per_issued_instruction)
-    occ = occupancy_of(kernel)
+    occ = occupancy_of(kernel, gpu.compute_capability if gpu is not None else None)
     waves = waves_per_sm(kernel, occ, sm_count)
+    useful, useful_notes = useful_point(kernel, main)
     headline = sol.bound if sol.bound is not None else (main.bound if main is not None else None)
     levels = memory_levels(kernel, main.flops if main is not None else None)
     ctx = KernelContext(kernel, gpu, sol, occ, stalls, waves, headline, crit, limits, levels, main)
@@ -236,7 +245,7 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
         provenance=provenance(gpu, kernel) if gpu is not None else (Note("no_gpu"),),
         roofline=main,
         roofline_by_pipe=by_pipe,
-        notes=_unique((*notes, *consistency_notes(kernel, main, sol, crit["efficiency_warning"]))),
+        notes=_unique((*notes, *useful_notes, *consistency_notes(kernel, main, sol, crit["efficiency_warning"]))),
         sol=sol,
         occupancy=occ,
         waves_per_sm=waves,
@@ -244,6 +253,7 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
         findings=run_rules(RULES, ctx),
         limiters=limits,
         levels=levels,
+        useful_roofline=useful,
     )
 
 
@@ -332,26 +342,37 @@ def diagnose_report(
         criteria: rule thresholds (:func:`kernelscope.knowledge.criteria.criteria`).
 
     Raises:
-        UnknownGpuError: a device the catalogue lacks when ``gpu`` is None.
         InputError: bad selection arguments. A kernel whose profile names no device (CSV exports, console
-            text) is diagnosed without roofline ceilings when ``gpu`` is None.
+            text), or a device the catalogue lacks, is diagnosed without roofline ceilings when ``gpu`` is None
+            (its provenance says so: ``no_gpu``, or ``gpu_not_in_catalogue`` with the closest catalogue names and
+            the hint to pass ``--gpu`` / ``--spec``).
     """
     specs: dict[str, GpuSpec] = {}
     if isinstance(gpu, str):
         gpu = find_gpu(gpu)
 
+    unknown: dict[str, Note] = {}
+
     def gpu_for(kernel: KernelProfile) -> GpuSpec | None:
         if gpu is not None:
             return gpu
         name = kernel.device.display_name
-        if not name:
+        if not name or name in unknown:
             return None  # diagnosed without roofline ceilings; the diagnosis says to pass --gpu / --spec
         if name not in specs:
             try:
                 specs[name] = find_gpu(name)
-            except UnknownGpuError as exc:
-                raise UnknownGpuError(name, exc.closest, source=report.path) from None
+            except UnknownGpuError as exc:  # named but not in the catalogue: as an unnamed GPU, with the hint
+                closest = ", ".join(exc.closest)
+                unknown[name] = Note("gpu_not_in_catalogue_closest" if closest else "gpu_not_in_catalogue",
+                                     {"gpu": name, "closest": closest})
+                return None
         return specs[name]
+
+    def diagnosed(k: KernelProfile) -> KernelDiagnosis:
+        d = diagnose(k, gpu_for(k), crit)
+        note = unknown.get(k.device.display_name or "") if d.gpu is None else None
+        return replace(d, time_share=share(k), provenance=(note,) if note is not None else d.provenance)
 
     crit = criteria if criteria is not None else default_criteria()
     chosen = select_kernels(report.kernels, kernel_regex, top)
@@ -360,8 +381,4 @@ def diagnose_report(
     def share(k: KernelProfile) -> float | None:
         return k.duration_s * k.launch_count / total if k.duration_s is not None and total > 0 else None
 
-    return ReportDiagnosis(
-        report=report,
-        groups=group_by_name(report.kernels),
-        kernels=tuple(replace(diagnose(k, gpu_for(k), crit), time_share=share(k)) for k in chosen),
-    )
+    return ReportDiagnosis(report=report, groups=group_by_name(report.kernels), kernels=tuple(map(diagnosed, chosen)))

@@ -235,7 +235,8 @@ def short_kernel(ctx: KernelContext, done: Done) -> Finding | None:
 
 def memory_throughput(ctx: KernelContext, done: Done) -> Finding | None:
     """memory-bound: memory throughput above ``memory_high_pct`` of peak. Without the memory SOL value, DRAM
-    throughput stands in for it (memory SOL is the maximum over the memory units, DRAM among them)."""
+    throughput stands in for it (memory SOL is the maximum over the memory units, DRAM among them), else the busiest
+    memory unit measured (nvprof's utilisation levels): any unit above the threshold puts the maximum above it."""
     m, limit = ctx.sol.memory_pct, ctx.criteria["memory_high_pct"]
     top = ctx.limiters.top_memory
     c = ctx.sol.compute_pct
@@ -254,15 +255,24 @@ def memory_throughput(ctx: KernelContext, done: Done) -> Finding | None:
     if m is None and dram is not None and dram.value > limit:
         return ctx.bound("memory_throughput", MEMORY_BOUND, Note("rule_memory_dram", {"dram": dram.value, "limit": limit}),
                          dram, key="memory_high_pct")
+    if m is None and top is not None and top.pct > limit:  # one unit measured (nvprof utilisation levels)
+        note = Note("rule_memory_unit_only", {"unit": top.unit or top.metric, "unit_pct": top.pct, "limit": limit})
+        return ctx.bound("memory_throughput", MEMORY_BOUND, note, Evidence(top.metric, top.pct, "%"),
+                         key="memory_high_pct")
     return None
 
 
 def compute_throughput(ctx: KernelContext, done: Done) -> Finding | None:
-    """compute-bound: SM throughput above ``compute_high_pct`` of peak."""
+    """compute-bound: SM throughput above ``compute_high_pct`` of peak; without the SM SOL value, the busiest compute
+    unit measured above it (nvprof's utilisation levels: SM throughput is the maximum over its units)."""
     c, limit = ctx.sol.compute_pct, ctx.criteria["compute_high_pct"]
+    top = ctx.limiters.top_compute
+    if c is None and top is not None and top.pct > limit:
+        note = Note("rule_compute_unit_only", {"unit": top.unit or top.metric, "unit_pct": top.pct, "limit": limit})
+        return ctx.bound("compute_throughput", COMPUTE_BOUND, note, Evidence(top.metric, top.pct, "%"),
+                         key="compute_high_pct")
     if c is None or c <= limit:
         return None
-    top = ctx.limiters.top_compute
     if top is None:
         return ctx.bound("compute_throughput", COMPUTE_BOUND,
                          Note("rule_compute", {"c": c, "m": ctx.sol.memory_pct, "limit": limit}),

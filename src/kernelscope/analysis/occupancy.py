@@ -301,9 +301,12 @@ def occupancy(
     )
 
 
-def occupancy_of(kernel: KernelProfile) -> Occupancy | None:
+def occupancy_of(kernel: KernelProfile, compute_capability: tuple[int, int] | None = None) -> Occupancy | None:
     """Theoretical occupancy of a profiled launch, from its compute capability, block shape, registers per thread,
     static + dynamic shared memory and (when recorded) the shared-memory configuration the driver used.
+
+    ``compute_capability`` stands in for the profile's when the profile does not record one (an nvprof GPU trace
+    names its device, not its compute capability: the catalogue entry of that device gives it).
 
     Returns None when one of those is not recorded, the compute capability is not in ``data/occupancy.toml``,
     or the recorded values are out of range.
@@ -316,7 +319,7 @@ def occupancy_of(kernel: KernelProfile) -> Occupancy | None:
     size, so its ``launch__occupancy_limit_shared_mem`` can be higher than this one (never the active blocks).
     """
     launch = kernel.launch
-    cc = kernel.device.compute_capability
+    cc = kernel.device.compute_capability or compute_capability
     needed = (cc, launch.threads_per_block, launch.registers_per_thread,
               launch.shared_mem_static_bytes, launch.shared_mem_dynamic_bytes)
     if any(v is None for v in needed) or cc not in supported_compute_capabilities():

@@ -36,8 +36,8 @@ from ..model import GpuSpec, KernelProfile
 from ..notes import COMPUTE_BOUND, MEMORY_BOUND, Note
 
 __all__ = ["COMPUTE_BOUND", "INTENSITY_INPUTS", "MEMORY_BOUND", "RooflinePoint", "choose_pipe", "clock_scale",
-           "derived_dram_throughput_pct", "estimate_tensor_flops", "intensity_notes", "kernel_points",
-           "ridge_point", "roofline_point"]
+           "counted_flops", "derived_dram_throughput_pct", "estimate_tensor_flops", "intensity_notes",
+           "kernel_points", "ridge_point", "roofline_point", "useful_point"]
 
 
 @dataclass(frozen=True)
@@ -386,6 +386,9 @@ def kernel_points(kernel: KernelProfile, gpu: GpuSpec | None, tensor_pipe_active
     * ``gpu__dram_throughput`` not measured: :func:`derived_dram_throughput_pct`, in every point's
       ``derived_dram_throughput_pct`` and a ``dram_throughput_derived`` note (value ``pct``), so that the
       diagnosis can use it as the DRAM %.
+    * FLOPs counted by instruction counters (or estimated from a pipe's utilisation) are EXECUTED FLOPs, padding,
+      masked lanes and tensor-tile waste included: note ``flops_executed`` (the useful count, when the user gives
+      it, is a second point: :func:`useful_point`).
     * :func:`intensity_notes` for the main point, with ``criteria`` (None: the ``verdicts.toml`` defaults).
 
     Without ``gpu`` only arithmetic intensity, achieved FLOP/s and bandwidth are computed (no estimate, no
@@ -429,5 +432,38 @@ def kernel_points(kernel: KernelProfile, gpu: GpuSpec | None, tensor_pipe_active
     )
     if main is not None and "roofline_not_applicable" in main.not_measured:
         out_notes = [n for n in out_notes if n.key != "no_fp_work"]  # the point says it
+    if main is not None and main.flops and (counted_flops(kernel) or main.flops_estimated):
+        out_notes.append(Note("flops_executed" if kernel.useful_flops is None else "flops_executed_vs_useful"))
     out_notes.extend(intensity_notes(kernel, main, crit))
     return main, by_pipe, tuple(out_notes)
+
+
+#: Metric-name prefixes of the instruction counters FLOPs are counted from (SASS FP instructions, tensor-path ops,
+#: nvprof's flop_count_*): counts of EXECUTED work.
+COUNTER_PREFIXES = ("sm__sass_thread_inst_executed_op_", "smsp__sass_thread_inst_executed_op_",
+                    "sm__ops_path_tensor_src_", "flop_count_")
+
+
+def counted_flops(kernel: KernelProfile) -> bool:
+    """Whether ``kernel``'s FLOPs come from instruction counters (executed FLOPs: padding, masked lanes and
+    tensor-tile waste included), not from a number the user typed in."""
+    return any(name.startswith(COUNTER_PREFIXES) for name in kernel.metrics)
+
+
+def useful_point(kernel: KernelProfile, main: RooflinePoint | None) -> tuple[RooflinePoint | None, tuple[Note, ...]]:
+    """The launch's roofline point for its USEFUL FLOPs (``kernel.useful_flops``, the algorithm's count the user
+    gives) beside ``main`` (the executed FLOPs): same pipe, ceilings, DRAM bytes and duration, so that both
+    points show how much of the executed work is useful. (None, ()) without a useful count or a main point; a note
+    ``useful_above_executed`` when the useful count exceeds the executed one (counted another way)."""
+    useful = kernel.useful_flops
+    if useful is None or main is None:
+        return None, ()
+    pt = roofline_point(main.pipe, main.peak_flops_per_s, main.peak_bandwidth_bytes_per_s, useful, main.dram_bytes,
+                        main.duration_s)
+    pt = replace(pt, datasheet_peak_flops_per_s=main.datasheet_peak_flops_per_s, clock_scale=main.clock_scale,
+                 derived_dram_throughput_pct=main.derived_dram_throughput_pct)
+    executed = main.flops
+    notes = ()
+    if executed is not None and useful > executed * 1.000001:
+        notes = (Note("useful_above_executed", {"useful": useful, "executed": executed}),)
+    return pt, notes

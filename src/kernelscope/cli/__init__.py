@@ -7,8 +7,12 @@ One module per command (its arguments and the function that runs it); the shared
 command, from the :class:`~kernelscope.cli.options.Shared` options it declares. The commands parse arguments, call
 :mod:`kernelscope.api` and the analysis, and hand the results to :mod:`kernelscope.render`.
 
-Exit codes: 0 success, 2 bad input (one-line message naming the file and the problem, nothing written);
+Exit codes: 0 success, 2 bad input (one-line message naming the file and the problem, nothing written; also a
+``--kernel`` / ``--pair`` selection that matches nothing, and an ``-o`` that cannot be written or is an input);
 ``compare`` exits 1 on a regression beyond ``--fail-if-slower``.
+
+Inputs may be standard input (``-``) or other streams (:mod:`kernelscope.cli.inputs`); how ``-o`` is written
+(links, FIFOs, devices, standard output) is in :mod:`kernelscope.cli.output`.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..errors import KernelscopeError
+from ..errors import KernelscopeError, one_line
 from ..knowledge import LANGUAGES
 from ..version import __version__
 from .banks import COMMAND as BANKS
@@ -86,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except KernelscopeError as exc:
-        print(f"kernelscope: error: {exc}", file=sys.stderr)
+        print(f"kernelscope: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"kernelscope: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)

@@ -8,12 +8,14 @@ import sys
 from typing import TYPE_CHECKING, Sequence
 
 from ..analysis.selection import kernel_names, select
-from ..api import diagnose_report, load, resolve_gpu
+from ..api import diagnose_report, load, no_kernel_matches, resolve_gpu
 from ..errors import InputError
 from ..ingest import FORMATS as INPUT_FORMATS
+from ..ingest import probe_reports
 from ..render import FORMATS
+from .inputs import Spools, spooled
 from .options import OUTPUT_HELP, Command, Shared
-from .output import write_atomic
+from .output import refuse_inputs, write_atomic
 
 if TYPE_CHECKING:
     from ..analysis.diagnosis import KernelDiagnosis
@@ -54,36 +56,49 @@ def _pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
     return pairs
 
 
-def _sides(args: argparse.Namespace, gpu: GpuSpec | None,
-           pairs: list[tuple[str, str]]) -> tuple[Sequence[KernelDiagnosis], Sequence[KernelDiagnosis]]:
-    """The BEFORE and AFTER launches: of two reports, or the paired kernels of one."""
-    if len(args.reports) == 1:
-        if not pairs:
-            raise InputError(args.reports[0], "one REPORT compares kernels inside it: give --before-kernel and --after-kernel, or --pair BEFORE=AFTER")
-        launches = diagnose_report(load(args.reports[0], args.input_format), gpu=gpu).kernels
-
-        def pick(rx: str) -> list:
-            return select(launches, rx, lambda d: kernel_names(d.kernel), "--pair")
-
-        # each side holds only the paired kernels (a ladder a->b->c uses b on both sides)
-        before = list({d.kernel.index: d for b, _ in pairs for d in pick(b)}.values())
-        after = list({d.kernel.index: d for _, a in pairs for d in pick(a)}.values())
-        return before, after
+def _sides(args: argparse.Namespace, gpu: GpuSpec | None, pairs: list[tuple[str, str]],
+           spools: Spools) -> tuple[Sequence[KernelDiagnosis], Sequence[KernelDiagnosis]]:
+    """The BEFORE and AFTER launches: of two reports, or the paired kernels of one. A pair's regex that matches no
+    kernel of its side is refused here, with the names there are."""
+    if len(args.reports) not in (1, 2):
+        raise InputError("compare", f"expected BEFORE AFTER (or one REPORT with --before-kernel/--after-kernel), got {len(args.reports)} files")
+    if len(args.reports) == 1 and not pairs:
+        raise InputError(args.reports[0], "one REPORT compares kernels inside it: give --before-kernel and --after-kernel, or --pair BEFORE=AFTER")
+    probe_reports([spools.path(r) for r in args.reports])  # a damaged report: one line, not an abort
+    sides = [diagnose_report(load(spools.path(r), args.input_format), gpu=gpu).kernels for r in args.reports]
+    before_all, after_all = sides[0], sides[-1]
+    for side, launches, report in ((0, before_all, args.reports[0]), (1, after_all, args.reports[-1])):
+        for pair in pairs:
+            if not select(launches, pair[side], lambda d: kernel_names(d.kernel), "--pair"):
+                option = ("--before-kernel", "--after-kernel")[side] if pair == (args.before_kernel, args.after_kernel) \
+                    else f"--pair ({('before', 'after')[side]})"
+                raise no_kernel_matches(report, option, pair[side], (d.kernel.name for d in launches))
     if len(args.reports) == 2:
-        return (diagnose_report(load(args.reports[0], args.input_format), gpu=gpu).kernels,
-                diagnose_report(load(args.reports[1], args.input_format), gpu=gpu).kernels)
-    raise InputError("compare", f"expected BEFORE AFTER (or one REPORT with --before-kernel/--after-kernel), got {len(args.reports)} files")
+        return before_all, after_all
+
+    def pick(rx: str) -> list:
+        return select(before_all, rx, lambda d: kernel_names(d.kernel), "--pair")
+
+    # each side holds only the paired kernels (a ladder a->b->c uses b on both sides)
+    before = list({d.kernel.index: d for b, _ in pairs for d in pick(b)}.values())
+    after = list({d.kernel.index: d for _, a in pairs for d in pick(a)}.values())
+    return before, after
 
 
 def _compare(args: argparse.Namespace) -> int:
     from ..analysis.compare import compare  # heavy modules load only for the command that runs
     from ..render import compare as rc
 
-    gpu = resolve_gpu(args.gpu, args.spec)
     threshold = _percent(args.fail_if_slower, "--fail-if-slower") if args.fail_if_slower is not None else None
     pairs = _pairs(args)
-    before, after = _sides(args, gpu, pairs)
-    result = compare(before, after, pairs, program=len(args.reports) != 1)
+    if args.output:
+        refuse_inputs([args.output], [*args.reports, args.spec])
+    with spooled([*args.reports, args.spec]) as spools:
+        gpu = resolve_gpu(args.gpu, spools.path(args.spec))
+        before, after = _sides(args, gpu, pairs, spools)
+        result = compare(before, after, pairs, program=len(args.reports) != 1)
+        if not result.pairs:  # nothing compared: neither a result nor a passed gate
+            raise _nothing_matched(result, [spools.label(r) for r in args.reports])
     regressions = result.regressions(threshold / 100.0) if threshold is not None else ()
     if args.format == "json":
         text = rc.to_json(result, args.lang, regressions, threshold)
@@ -100,6 +115,19 @@ def _compare(args: argparse.Namespace) -> int:
 
         Console(soft_wrap=False).print(*rc.to_table(result, args.lang, regressions, threshold))
     return 1 if regressions else 0
+
+
+def _nothing_matched(result, labels: list[str]) -> InputError:
+    """The error for two sides without one kernel in common (exit 2: a gate must not pass on nothing)."""
+    from ..render.common import short_name
+
+    def listed(names: tuple[str, ...]) -> str:
+        shown = ", ".join(short_name(n, 40) for n in names[:4])
+        return (shown + (f", ... ({len(names)} names)" if len(names) > 4 else "")) or "no kernels"
+
+    return InputError(" vs ".join(labels), "no kernel matched between the two sides (by name and launch "
+                      f"configuration): before has {listed(result.unmatched_before)}; after has "
+                      f"{listed(result.unmatched_after)}; pair kernels by hand with --pair BEFORE=AFTER")
 
 
 COMMAND = Command(

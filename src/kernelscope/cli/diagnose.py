@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..api import diagnose_file, load_criteria, resolve_gpu, source_for
+from ..api import diagnose_file, load_criteria, no_kernel_matches, resolve_gpu, source_for
 from ..ingest import FORMATS as INPUT_FORMATS
+from ..ingest import probe_reports
 from ..render import DIAGNOSE_FORMATS, render
+from .inputs import Spools, spooled
 from .options import GPU_HELP, OUTPUT_HELP, Command, Shared
-from .output import write_atomic_files
+from .output import chart_font_note, is_stream, refuse_inputs, write_atomic_files
 
 #: Hottest instructions and source lines per launch in the where-in-the-code part of the HTML / Markdown output.
 SOURCE_TOP = 10
@@ -22,37 +24,31 @@ def _add_arguments(d: argparse.ArgumentParser) -> None:
     d.add_argument("--kernel", metavar="REGEX", help="only kernels whose (demangled) name matches REGEX")
     d.add_argument("--top", type=int, metavar="N", help="only the N longest launches of each report")
     d.add_argument("--criteria", metavar="FILE", help="TOML [criteria] table overriding the bottleneck-class thresholds")
+    d.add_argument("--useful-flops", metavar="NAME=COUNT", action="append", type=_useful_flops, default=[],
+                   help="FLOPs the kernel NAME's algorithm needs per launch (repeatable): shown beside the executed "
+                   "FLOPs the counters give (padding, masked lanes, tensor-tile waste included)")
+
+
+def _useful_flops(text: str) -> tuple[str, float]:
+    """``NAME=COUNT`` (the last ``=`` parts them: a name may hold one) -> (name, FLOP)."""
+    name, sep, count = text.rpartition("=")
+    try:
+        value = float(count.replace(",", "").replace("_", ""))
+    except ValueError:
+        value = float("nan")
+    if not sep or not name.strip() or not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected NAME=COUNT with COUNT a number of FLOP >= 0, got {text!r}")
+    return name.strip(), value
 
 
 def _diagnose(args: argparse.Namespace) -> int:
-    gpu = resolve_gpu(args.gpu, args.spec)
-    criteria = load_criteria(args.criteria) if args.criteria is not None else None
-    from ..render.progress import Steps, wanted
-
-    with Steps(wanted(args.quiet, bool(args.output))) as steps:
-        step = steps.stage("reading", len(args.reports))
-        results = []
-        for path in args.reports:
-            results.append(diagnose_file(path, gpu=gpu, kernel_regex=args.kernel, top=args.top, criteria=criteria,
-                                         input_format=args.input_format))
-            step()
-        files: dict[str, str | bytes] = {}
-        if args.format in ("html", "markdown"):  # where in the code, for the launches with per-instruction data
-            sass = "top" if args.format == "html" else ()  # the Markdown shows lines only: no disassembly
-            sources = [source_for(res, SOURCE_TOP, sass) for res in results]
-        if args.format == "html":
-            from ..render.html import count_work, to_html
-
-            text = to_html(results, args.lang, steps.stage("charts", count_work(results)), sources)
-        elif args.format == "markdown":
-            from ..render.markdown import chart_files, to_markdown
-
-            links = None
-            if args.output:
-                links, files = chart_files(results, args.lang, args.output, steps.stage("charts", 2 * len(results)))
-            text = to_markdown(results, args.lang, links, sources)
-        else:
-            text = None
+    inputs = [*args.reports, args.criteria, args.spec]
+    if args.output:
+        refuse_inputs([args.output], inputs)
+    with spooled(inputs) as spools:
+        text, files, results = _run(args, spools)
+        if files:
+            refuse_inputs(files, inputs)  # a chart beside the output must not be an input either
     if args.output:
         write_atomic_files({**files, args.output: text if text is not None else render(results, args.format, args.lang)})
     elif text is not None:
@@ -66,6 +62,51 @@ def _diagnose(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render(results, args.format, args.lang))
     return 0
+
+
+def _run(args: argparse.Namespace, spools: Spools) -> tuple[str | None, dict[str, str | bytes], list]:
+    """Read and diagnose every report, then render the formats that need more than the diagnoses (HTML, Markdown:
+    the where-in-the-code views and the charts): (their text or None, the chart files to write, the diagnoses)."""
+    gpu = resolve_gpu(args.gpu, spools.path(args.spec))
+    criteria = load_criteria(spools.path(args.criteria)) if args.criteria is not None else None
+    from ..render.progress import Steps, wanted
+
+    with Steps(wanted(args.quiet, bool(args.output))) as steps:
+        step = steps.stage("reading", len(args.reports))
+        results = []
+        useful = dict(args.useful_flops)
+        probe_reports([spools.path(path) for path in args.reports])  # a damaged report: one line, not an abort
+        for path in args.reports:
+            results.append(diagnose_file(spools.path(path), gpu=gpu, kernel_regex=args.kernel, top=args.top,
+                                         criteria=criteria, input_format=args.input_format, useful_flops=useful))
+            step()
+        for name in useful:  # a name no report holds is a typo, not a silent no-op
+            if not any(name in (k.name, k.demangled_name) for res in results for k in res.report.kernels):
+                raise no_kernel_matches("--useful-flops", "--useful-flops", name,
+                                        (k.name for res in results for k in res.report.kernels))
+        if args.kernel is not None and not any(res.kernels for res in results):
+            raise no_kernel_matches(spools.label(results[0].report.path) if len(results) == 1 else "--kernel",
+                                    "--kernel", args.kernel, (k.name for res in results for k in res.report.kernels))
+        files: dict[str, str | bytes] = {}
+        sources = None
+        if args.format in ("html", "markdown"):  # where in the code, for the launches with per-instruction data
+            sass = "top" if args.format == "html" else ()  # the Markdown shows lines only: no disassembly
+            sources = [spools.relabel(source_for(res, SOURCE_TOP, sass)) for res in results]
+        results = [spools.relabel(res) for res in results]  # every read done: name the inputs as given
+        text = None
+        if args.format == "html":
+            from ..render.html import count_work, to_html
+
+            text = to_html(results, args.lang, steps.stage("charts", count_work(results)), sources)
+        elif args.format == "markdown":
+            from ..render.markdown import chart_files, to_markdown
+
+            links = None
+            if args.output and not is_stream(args.output):  # charts beside a file, none beside a stream
+                chart_font_note(args.lang)
+                links, files = chart_files(results, args.lang, args.output, steps.stage("charts", 2 * len(results)))
+            text = to_markdown(results, args.lang, links, sources)
+    return text, files, results
 
 
 COMMAND = Command(

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 
-from ..api import diagnose_report, load, resolve_gpu
+from ..api import diagnose_report, load, no_kernel_matches, resolve_gpu
 from ..errors import InputError
 from ..ingest import FORMATS as INPUT_FORMATS
+from .inputs import spooled
 from .options import GPU_HELP, Command, Shared
-from .output import write_atomic
+from .output import chart_font_note, refuse_inputs, write_atomic
 
 
 def _add_roofline_parser(r: argparse.ArgumentParser) -> None:
@@ -66,15 +67,21 @@ def _roofline(args: argparse.Namespace) -> int:
         fmt = charts.chart_format(args.output)
     except ValueError as exc:
         raise InputError(args.output, str(exc)) from None
-    gpu = resolve_gpu(args.gpu, args.spec)
+    refuse_inputs([args.output], [args.report, args.spec])
     from ..render.progress import Steps, wanted
 
-    with Steps(wanted(args.quiet, True)) as steps:
+    with spooled([args.report, args.spec]) as spools, Steps(wanted(args.quiet, True)) as steps:
+        gpu = resolve_gpu(args.gpu, spools.path(args.spec))
         step = steps.stage("roofline", 2)
-        res = diagnose_report(load(args.report, args.input_format), gpu=gpu, kernel_regex=args.kernel, top=args.top)
+        res = diagnose_report(load(spools.path(args.report), args.input_format), gpu=gpu, kernel_regex=args.kernel,
+                              top=args.top)
         step()
         if not res.kernels:
-            raise InputError(args.report, f"no kernel matches --kernel {args.kernel!r}" if args.kernel else "no kernel launches")
+            if args.kernel is None:
+                raise InputError(args.report, "no kernel launches")
+            raise no_kernel_matches(args.report, "--kernel", args.kernel, (k.name for k in res.report.kernels))
+        res = spools.relabel(res)
+        chart_font_note(args.lang)
         one = _pick_launch(res, args.launch)
         if args.levels:
             data = _hierarchy(one or res.kernels[0], res, args.lang, fmt, args.report)

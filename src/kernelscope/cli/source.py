@@ -7,8 +7,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .inputs import spooled
 from .options import OUTPUT_HELP, Command, Shared
-from .output import write_atomic
+from .output import refuse_inputs, write_atomic
 
 
 def _add_source_parser(p: argparse.ArgumentParser) -> None:
@@ -27,8 +28,11 @@ def _source(args: argparse.Namespace) -> int:
     from ..api import source_file
     from ..render.source import render_source, renderables
 
-    result = source_file(args.report, kernel_regex=args.kernel, launch=args.launch, top=args.top,
-                         sass="all" if args.format == "html" else "top")
+    if args.output:
+        refuse_inputs([args.output], [args.report])
+    with spooled([args.report]) as spools:
+        result = spools.relabel(source_file(spools.path(args.report), kernel_regex=args.kernel, launch=args.launch,
+                                            top=args.top, sass="all" if args.format == "html" else "top"))
     if args.output:
         write_atomic(args.output, render_source(result, args.format, args.lang))
     elif args.format == "table":

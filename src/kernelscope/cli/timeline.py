@@ -10,8 +10,9 @@ from ..api import timeline_file
 from ..errors import InputError
 from ..ingest import TIMELINE_FORMATS
 from ..render import FORMATS as TIMELINE_OUTPUTS
+from .inputs import spooled
 from .options import OUTPUT_HELP, Command, Shared
-from .output import write_atomic
+from .output import refuse_inputs, write_atomic
 
 
 def _add_timeline_parser(t: argparse.ArgumentParser) -> None:
@@ -26,7 +27,11 @@ def _timeline(args: argparse.Namespace) -> int:
 
     if args.top < 1:
         raise InputError("--top", f"must be at least 1, got {args.top}")
-    reports = [rep for path in args.traces for rep in timeline_file(path, args.input_format, args.top)]
+    if args.output:
+        refuse_inputs([args.output], args.traces)
+    with spooled(args.traces) as spools:
+        reports = [spools.relabel(rep) for path in args.traces
+                   for rep in timeline_file(spools.path(path), args.input_format, args.top)]
     if args.output:
         write_atomic(args.output, render_timeline(reports, args.format, args.lang, args.top))
     elif args.format == "table":

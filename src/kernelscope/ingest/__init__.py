@@ -6,12 +6,14 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib
 import os
 import re
 from pathlib import Path
 
 from ..errors import InputError
+from ..knowledge.plausibility import screen
 from ..model import ProfileReport
 from .files import check_file, read_head
 
@@ -48,6 +50,9 @@ def detect_format(path: str | os.PathLike) -> str:
                                         "output, or a plain-numbers .toml/.json file)")
     if head[:4] == NCU_REP_MAGIC or p.suffix == ".ncu-rep":
         return "ncu-rep"
+    timeline = _timeline_kind(p, head)
+    if timeline is not None:
+        raise InputError(str(path), f"is {timeline}, a program timeline: use `kernelscope timeline`")
     if p.suffix.lower() in (".toml", ".json"):
         return "plain"
     encoding = "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"  # UTF-16: PowerShell's ">"
@@ -61,12 +66,31 @@ def detect_format(path: str | os.PathLike) -> str:
         return kind
     if kind == "ncu-messages" and p.suffix.lower() == ".csv":
         return "ncu-csv"
+    from .nsys_stats import looks_like_nsys_stats
+
+    if looks_like_nsys_stats(head):
+        raise InputError(str(path), "is `nsys stats` output, a program timeline: use `kernelscope timeline`")
     raise InputError(
         str(path),
         "unrecognised input format; expected an Nsight Compute report (.ncu-rep, starting with 'NVR'), an "
         "`ncu --csv` export (a header row starting with \"ID\"), ncu console text, nvprof output, or a "
         "plain-numbers .toml/.json file; if it is one of these, name its format with --input-format",
     )
+
+
+def _timeline_kind(p: Path, head: bytes) -> str | None:
+    """What a program timeline given to ``diagnose`` is ("an Nsight Systems SQLite export", ...), or None when the
+    file is not one (by its first bytes and name: SQLite, Nsight Systems reports, PyTorch profiler traces)."""
+    name = p.name.lower()
+    if head.startswith(_SQLITE_MAGIC):
+        return "an Nsight Systems SQLite export"
+    if p.suffix.lower() in (".nsys-rep", ".qdrep"):
+        return "an Nsight Systems report (export it with `nsys export --type sqlite FILE`)"
+    if head[:2] == b"\x1f\x8b" or head[257:262] == b"ustar" or name.endswith((".json.gz", ".tar.gz", ".tgz", ".tar")):
+        return "a compressed trace or an archive (PyTorch profiler traces)"
+    if _JSON_START.match(head) and b'"traceEvents"' in head:
+        return "a PyTorch profiler (Chrome) trace"
+    return None
 
 
 _NCU_SECTION = re.compile(r"^\s+Section: \S")
@@ -159,6 +183,15 @@ def _csv_fields(line: str) -> list[str]:
         return []
 
 
+def probe_reports(paths) -> None:
+    """Trial-load the Nsight Compute reports among ``paths`` (any others are skipped) in one forked child: a report
+    on which NVIDIA's reader would abort the process is an InputError instead (see
+    :func:`kernelscope.ingest.ncu_rep.probe_reports`). Commands call it once for all their inputs."""
+    from .ncu_rep_probe import probe_reports as probe
+
+    probe(paths)
+
+
 def load(path: str | os.PathLike, input_format: str | None = None) -> ProfileReport:
     """Read one profiler file into a :class:`ProfileReport`.
 
@@ -166,13 +199,25 @@ def load(path: str | os.PathLike, input_format: str | None = None) -> ProfileRep
         path: the file.
         input_format: one of :data:`FORMATS` to skip detection, or None / ``"auto"`` to detect.
 
+    Every launch is screened for values that cannot be real (:func:`screened`).
+
     Raises:
         InputError: unreadable, unrecognised or malformed input (message names the file and problem).
     """
     fmt = detect_format(path) if input_format in (None, "auto") else input_format
     if fmt in _READERS:
-        return _reader(fmt)(path)
+        return screened(_reader(fmt)(path))
     raise InputError(str(path), f"unknown input format '{fmt}'; expected one of: auto, {', '.join(FORMATS)}")
+
+
+def screened(report: ProfileReport) -> ProfileReport:
+    """``report`` with every launch screened for values that cannot be real (one screen for every reader,
+    :func:`kernelscope.knowledge.plausibility.screen`): a percentage above 100 or below 0, a negative or absurd
+    byte / FLOP count, an impossible SM clock is moved into ``KernelProfile.implausible`` with its reason."""
+    kernels = tuple(screen(k) for k in report.kernels)
+    if all(a is b for a, b in zip(kernels, report.kernels)):
+        return report
+    return dataclasses.replace(report, kernels=kernels)
 
 
 # ----------------------------------------------------------------------------------- program-level timelines
@@ -204,6 +249,9 @@ def detect_timeline_format(path: str | os.PathLike) -> str:
     head = read_head(path, SNIFF_BYTES, expected)
     if head.startswith(_SQLITE_MAGIC):
         return "nsys-sqlite"
+    if head[:4] == NCU_REP_MAGIC or p.suffix.lower() == ".ncu-rep":
+        raise InputError(str(path), "is an Nsight Compute report (kernel profiles), not a program timeline: use "
+                                    "`kernelscope diagnose`")
     if head[:2] == b"\x1f\x8b" or _JSON_START.match(head):  # not "[3/8] Executing ..." of nsys stats (case N05)
         return "kineto"
     if p.suffix.lower() in (".nsys-rep", ".qdrep"):
@@ -213,12 +261,25 @@ def detect_timeline_format(path: str | os.PathLike) -> str:
 
     if looks_like_nsys_stats(head):
         return "nsys-stats"
+    kernels = _kernel_profile_kind(p, head)
+    if kernels is not None:
+        raise InputError(str(path), f"is {kernels} (kernel profiles), not a program timeline: use `kernelscope diagnose`")
     raise InputError(
         str(path),
         "unrecognised timeline input; expected an Nsight Systems SQLite export (`nsys export --type sqlite`), "
         "`nsys stats` output (console text or --format csv/table), or a PyTorch profiler trace "
         "(.json, .json.gz, a directory or .tar.gz of per-rank traces)",
     )
+
+
+def _kernel_profile_kind(p: Path, head: bytes) -> str | None:
+    """What a kernel profile given to ``timeline`` is ("an `ncu --csv` export", ...), or None."""
+    if p.suffix.lower() == ".toml":
+        return "a plain-numbers file"
+    encoding = "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+    kind = _sniff_text(head, encoding)
+    return {"ncu-csv-header": "an `ncu --csv` export", "ncu-messages-only": "Nsight Compute output",
+            "ncu-text": "Nsight Compute console output", "nvprof": "nvprof output"}.get(kind or "")
 
 
 def load_timeline(path: str | os.PathLike, input_format: str | None = None):

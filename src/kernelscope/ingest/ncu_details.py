@@ -9,9 +9,11 @@ and hands the result to :func:`kernelscope.ingest.ncu_metrics.profile_from_metri
 
 Rows of the "Command line profiler metrics" section (``ncu --metrics ...``) carry metric names as labels and
 are taken as such, in their own units; a value there that is not a number (``"23,42"``) raises InputError as
-in a mapped row, unless it is a string-valued metric (:func:`.ncu_printed.is_string_value`). Shared-memory sizes
-printed in decimal Kbyte become their exact byte counts (:func:`.ncu_printed.exact_size_bytes`). Rows whose label
-kernelscope does not map are kept out (they feed no field); a mapped row with a unit its quantity does not take
+in a mapped row, unless it is a string-valued metric (:func:`.ncu_printed.is_string_value`). So are the rows of a
+section kernelscope does not know (a custom section file, whatever its name: "Custom L2 metrics (run 1)"), under
+their label as printed (``l2_hit_rate``). Shared-memory sizes
+printed in decimal Kbyte become their exact byte counts (:func:`.ncu_printed.exact_size_bytes`). Rows of known sections whose
+label kernelscope does not map are kept out (they feed no field); a mapped row with a unit its quantity does not take
 (:func:`.units.ncu_quantity`) raises :class:`~kernelscope.errors.InputError` naming the file, the line, the
 metric and the unit.
 
@@ -259,10 +261,15 @@ class _Page:
         )
         if found is not None:
             self.mapped(row, text, found)
-        elif sec_id == "CommandLineMetrics" or is_metric_name(text):
+        elif sec_id in ("CommandLineMetrics", None) or is_metric_name(text):
+            # a metric name, or any row of a section kernelscope does not know (a custom section file, e.g.
+            # "Custom L2 metrics" with nvprof-style names): kept under its label, nothing is dropped
             try:
                 self.raw_metric(row, text)
             except ValueError as exc:
+                if sec_id is None and not is_metric_name(text):
+                    self.strings.setdefault(text, row.value.strip())  # a text value of a custom section's row
+                    return
                 raise self.error(row, f"'{text}' ({row.section}): value {exc}") from None
 
     def error(self, row: MetricRow, problem: str) -> InputError:

@@ -100,6 +100,10 @@ class MetricSet:
         if factor is None:
             raise self._bad_unit(name, unit, "a byte unit such as byte, Kbyte, KiB")
         value = self.values[name] * factor
+        if not math.isfinite(value):
+            where = self.locations.get(name)
+            raise InputError(self.source, f"{where + ': ' if where else ''}{self.label}: metric {name} is "
+                             f"{self.values[name]:g} {unit}, expected a finite size in bytes")
         return int(round(value))
 
     def khz_attribute(self, name: str) -> float | None:
@@ -242,14 +246,15 @@ def _breakdown(m: MetricSet, strings: Mapping[str, str], side: str) -> dict[str,
 
 
 def _device(m: MetricSet, strings: Mapping[str, str]) -> DeviceInfo:
-    """The ``device__attribute_*`` metrics (the name from the string metric ``device__attribute_display_name``)."""
+    """The ``device__attribute_*`` metrics (the name from the string metric ``device__attribute_display_name``); the
+    SM count also from ``launch__sm_count`` (Launch Statistics "# SMs") when the device attribute is absent."""
     return DeviceInfo(
         display_name=strings.get("device__attribute_display_name") or None,
         compute_capability=_pair(
             m.count("device__attribute_compute_capability_major"),
             m.count("device__attribute_compute_capability_minor"),
         ),
-        sm_count=m.count("device__attribute_multiprocessor_count"),
+        sm_count=m.count("device__attribute_multiprocessor_count") or m.count("launch__sm_count"),
         max_sm_clock_hz=m.khz_attribute("device__attribute_max_gpu_frequency_khz"),
         max_mem_clock_hz=m.khz_attribute("device__attribute_max_mem_frequency_khz"),
         memory_bus_width_bits=m.count("device__attribute_global_memory_bus_width"),
@@ -386,7 +391,7 @@ def duration_problem(duration_s: float, where: str | None = None) -> str:
     """The problem a reader records for a duration of 0 or below (left unmeasured): "duration 0 ns is not a
     measurement (line 7)". ``where``: where it was read ("line 7", "line 7 (unit from ...)"), or None."""
     ns = duration_s * 1e9
-    text = f"{ns:.0f}" if abs(ns - round(ns)) < 1e-6 else f"{ns:g}"
+    text = f"{ns:.0f}" if math.isfinite(ns) and abs(ns - round(ns)) < 1e-6 else f"{ns:g}"
     line = re.match(r"line \d+", where or "")
     return f"duration {text} ns is not a measurement" + (f" ({line.group(0)})" if line else "")
 

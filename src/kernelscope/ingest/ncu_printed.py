@@ -22,18 +22,23 @@ from .units import NCU_BINARY_FACTORS, NCU_BYTES
 
 _GROUPED = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?$")
 _NOT_MEASURED = {"", "n/a", "na", "-", "--", "(n/a)", "not available"}
+#: The mark Nsight Compute prints before a value it could not collect or had trouble with: ``(!) n/a``.
+_ISSUE_MARK = "(!)"
 
 
 def parse_number(text: str) -> float | None:
     """A number as Nsight Compute prints it: ``"292,928"``, ``"1,658.42"``, ``"20.23"``, ``"1e+06"``.
 
-    Returns None for "not measured" (empty, ``n/a``, ``-``). NaN / inf are returned as such.
+    Returns None for "not measured" (empty, ``n/a``, ``N/A``, ``-``, also after Nsight's ``(!)`` issue mark:
+    ``"(!) n/a"``), never 0. NaN / inf are returned as such.
 
     Raises:
         ValueError: anything else, including a comma that is not a thousands separator (``"20,23"``: the
             scale would be a guess).
     """
     t = text.strip()
+    if t.startswith(_ISSUE_MARK):
+        t = t[len(_ISSUE_MARK):].strip()
     if t.lower() in _NOT_MEASURED:
         return None
     if "," in t:

@@ -46,6 +46,7 @@ from ..model import KernelProfile, ProfileReport, RuleResult
 from .files import check_file
 from .ncu_metrics import profile_from_metrics
 from .ncu_rep_file import scan_container
+from .ncu_rep_probe import await_probe
 from .nsight_rules import message_type as _message_type
 
 FORMAT = "ncu-rep"
@@ -214,7 +215,9 @@ def _native_output_captured() -> Iterator[list[str]]:
 
 
 def _load(ncu_report: Any, source: str) -> tuple[Any, list[Any], str]:
-    """``(context, actions in report order, what the native reader printed)``."""
+    """``(context, actions in report order, what the native reader printed)``. A report on which NVIDIA's reader
+    would abort the process is an InputError instead (see :func:`probe_reports`)."""
+    await_probe(source)
     try:
         with _native_output_captured() as said:
             context = ncu_report.load_report(source)

@@ -21,7 +21,8 @@ The file is read line by line (streaming). What it understands, as the CLI print
               This kernel's theoretical occupancy ...
 
 Each table row is ``(section, label, unit, value)`` as printed; columns are cut at the separator line's
-column boundaries (they fit the widest cell of each column). Rows go to
+column boundaries (they fit the widest cell of each column), shifted for a table whose rows sit a few columns right
+of its separator (each table finds its own layout on its first row). Rows go to
 :func:`kernelscope.ingest.ncu_details.profile_from_details`, which maps display labels back to Nsight metric
 names (``data/ncu_details.toml``) and reads ``--metrics`` printouts (section "Command line profiler metrics",
 labels = metric names) by metric name, with the unit checks of the ``.ncu-rep`` reader. ``--print-summary``
@@ -64,6 +65,8 @@ _SEPARATOR = re.compile(r"^\s*-{3,}(?: +-{3,})*\s*$")
 _RULE = re.compile(r"^(?P<indent> {4,6})(?P<type>WRN|INF|OPT|ERR|WARN|INFO|ERROR)(?: +(?P<text>\S.*?))?\s*$")
 _RULE_SPEEDUP = re.compile(r"^Est\. (?:(?P<kind>Local|Global) )?Speedup: (?P<value>[\d.,]+)%\s*(?P<rest>.*)$")
 _NVTX = re.compile(r"^ {4,6}NVTX\b.*:\s*$")
+#: The most columns a table's rows may sit right of its separator (C22: two).
+_MAX_TABLE_SHIFT = 8
 
 # The Speed-of-Light rules, recognised by the fixed start of their messages: (rule id, title, prefixes).
 _KNOWN_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -155,6 +158,7 @@ class _Parser:
         self.table: Columns | None = None  # the columns of the open table
         self.table_layout: str | None = None  # "value" (3 columns), "summary" (min/max/avg) or "skip"
         self.table_rows = 0
+        self.table_shift = 0  # columns the open table's rows sit right of its separator (found on its first row)
         self.header_seen = False  # the table's "Metric Name / Metric Unit / ..." row was read
         self.header_pending = False  # ... and the separator under it is still to come
         self.rule: _Rule | None = None
@@ -242,6 +246,7 @@ class _Parser:
                 self.table = columns
                 self.table_layout = "value" if len(columns) == 3 else None
                 self.table_rows = 0
+                self.table_shift = 0
                 self.header_seen = self.header_pending = False
             return None
         if _NVTX.match(line):
@@ -304,10 +309,13 @@ class _Parser:
         """Split a row at the separator's column boundaries (:class:`.columns.Columns`).
 
         Labels are left-aligned, units and values right-aligned in their column; two columns are parted by
-        the space between the separator's dash runs. A label longer than its column pushes the rest of the row
-        to the right: the boundaries after the first column are then tried shifted by the overflow. A row
-        whose text still crosses a boundary (or that stops before its last column) cannot be split without
-        guessing: InputError with its line.
+        the space between the separator's dash runs. Each table finds its own layout: when its first row is
+        indented past the separator and ends as far past the last column (the whole table printed a few columns
+        to the right, as some ncu versions print the rows of a section), every row of that table is cut with
+        the boundaries shifted by that much. A label longer than its column pushes the rest of the row to the
+        right: the boundaries after the first column are then tried shifted by the overflow. A row whose text
+        still crosses a boundary (or that stops before its last column) cannot be split without guessing:
+        InputError with its line.
         """
         first = columns.marks[0][0]
         if line[:first].strip() or not line[first:].strip():
@@ -317,7 +325,11 @@ class _Parser:
                 f"got {line.strip()[:120]!r}",
             )
         overflow = len(line.rstrip()) - columns.marks[-1][1]
-        for shift in (0, overflow) if overflow > 0 else (0,):
+        indent = len(line) - len(line.lstrip(" ")) - first
+        if self.table_rows == 0 and 0 < indent == overflow <= _MAX_TABLE_SHIFT:
+            self.table_shift = indent  # the first row: the table's rows sit this far right of its separator
+        shifts = dict.fromkeys(s for s in (self.table_shift, 0, overflow) if s >= 0 and (s == 0 or s <= overflow))
+        for shift in shifts:
             if len(line) > columns.boundaries[-1] + shift and columns.crossing(line, shift) is None:
                 return columns.cut(line, shift)
         raise self.error(

@@ -126,6 +126,12 @@ def read_nsys_sqlite(path: str | os.PathLike, launch_args: bool | None = None) -
         raise InputError(str(path), f"cannot open the SQLite database read-only ({exc})") from None
     try:
         return _read(con, str(path), launch_args)
+    except InputError:
+        raise
+    except (OverflowError, ValueError) as exc:  # (from _block: np.fromiter over the cells)
+        raise InputError(str(path), f"a time, id or size column holds a value that is not a 64-bit integer "
+                                    f"({' '.join(str(exc).split())[:80]}); Nsight Systems writes 64-bit integers "
+                                    "there (was the database edited?)") from None
     except sqlite3.DatabaseError as exc:
         raise InputError(str(path), f"not a readable SQLite database ({exc}); expected an Nsight Systems export "
                                     "(`nsys export --type sqlite`)") from None
@@ -147,7 +153,9 @@ def _count(con: sqlite3.Connection, table: str, where: str = "") -> int:
 
 
 def _block(rows: list, ncols: int) -> np.ndarray:
-    """Row tuples (integers only) as an (n, ncols) int64 array. Raises TypeError on a NULL."""
+    """Row tuples (integers only) as an (n, ncols) int64 array. Raises TypeError on a NULL, OverflowError on a value
+    beyond the int64 range (e.g. a REAL 1e308 cell), ValueError on text that is not a number (a TEXT 'x' cell;
+    :func:`read_nsys_sqlite` reports both)."""
     k = len(rows)
     return np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=k * ncols).reshape(k, ncols)
 
@@ -308,6 +316,20 @@ _LAUNCH_COLS = ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "regist
 _K_DEV_BITS, _K_STREAM_BITS, _K_NAME_BITS = 3, 10, 19
 
 
+def _no_rows(con: sqlite3.Connection, gpu_tables: list[str], counts: dict[str, int]) -> str:
+    """Why the GPU activity tables give no interval, said truly: empty tables are called empty, a table with rows
+    but without ``start`` / ``end`` columns is named with its row count."""
+    empty = [t for t in gpu_tables if counts.get(t, 0) == 0 and t in counts]
+    odd = [f"{t} ({n} rows, no start/end columns)" for t in gpu_tables if t not in counts and (n := _count(con, t))]
+    bare = [t for t in gpu_tables if t not in counts and t not in {o.split(" ")[0] for o in odd}]
+    parts = []
+    if empty or bare:
+        parts.append(f"the {', '.join(empty + bare)} table(s) are empty")
+    if odd:
+        parts.append(f"the {', '.join(odd)} hold no intervals")
+    return "; ".join(parts)
+
+
 def _read(con: sqlite3.Connection, path: str, launch_args: bool | None) -> Timeline:
     tables = _tables(con)
     gpu_tables = [t for t in _TABLES[:3] if t in tables]
@@ -321,7 +343,7 @@ def _read(con: sqlite3.Connection, path: str, launch_args: bool | None) -> Timel
                                                      "_MEMSET table"))
     counts = {t: _count(con, t) for t in _TABLES if t in tables and {"start", "end"} <= _columns(con, t)}
     if not any(counts.get(t, 0) for t in gpu_tables):
-        raise InputError(path, _NO_GPU.format(detail=f"the {', '.join(gpu_tables)} table(s) are empty"))
+        raise InputError(path, _NO_GPU.format(detail=_no_rows(con, gpu_tables, counts)))
 
     names = _Names(_strings(con, tables))
     cols = _Columns(sum(counts.values()))

@@ -484,10 +484,13 @@ def _row(t: _Table, cells: list[str], lineno: int, locale: str, path: str) -> di
         if v in ("", "-", "N/A"):
             out[c] = None
             continue
-        if not _NUMBER.match(v.strip('"')):
+        try:
+            if not _NUMBER.match(v.strip('"')):
+                raise ValueError(v)
+            x = _number(v, locale)
+        except ValueError:
             raise InputError(path, f"line {lineno}: column '{t.header[[x for x, _ in canon].index(c)]}' holds "
-                                   f"'{v}', expected a number")
-        x = _number(v, locale)
+                                   f"'{v}', expected a number") from None
         if c in ("total", "mean", "median", "min", "max", "stddev"):
             out[c] = x * _scale(t, unit, path, lineno)
         else:

@@ -109,6 +109,9 @@ def read_nvprof(path: str | os.PathLike) -> ProfileReport:
         * ``metrics``: every metric / event value under its nvprof name, converted to ``second``, ``byte``,
           ``byte/second``, ``%`` or unit-less (``metric_units``); utilization levels ("Low (2)") as the level
           0-10 (unit ``level``).
+        * ``compute_breakdown_pct`` / ``memory_breakdown_pct``: each utilisation level mapped in
+          ``data/nvprof_metrics.toml`` (``breakdown``: ``l1_shared_utilization``, ``dram_utilization``, the
+          ``*_fu_utilization`` pipes ...) as level x 10 % of its unit's peak, an approximation stated in ``problems``.
         * ``problems``: values nvprof could not give (``<OVERFLOW>``).
 
     Raises:

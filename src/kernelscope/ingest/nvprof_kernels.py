@@ -12,6 +12,7 @@ Profiler User's Guide metrics reference and Nsight Compute's "nvprof metric comp
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
@@ -20,6 +21,7 @@ from typing import Literal, Mapping
 from ..errors import InputError
 from ..knowledge import Model, load
 from ..knowledge.stalls import reasons
+from ..knowledge.units import by_metric
 from ..model import PIPES, DeviceInfo, KernelProfile, LaunchConfig
 from .ncu_metrics import duration_problem
 from .ncu_printed import function_name
@@ -38,7 +40,7 @@ _DEVICE_INDEX = re.compile(r"\s*\(\d*\)?$")  # " (0)", or " (0" where the trace 
 # Metric mapping (data/nvprof_metrics.toml).
 
 
-_KINDS = ("fraction", "percent", "bytes", "throughput", "count", "ratio")
+_KINDS = ("fraction", "percent", "bytes", "throughput", "count", "ratio", "level")
 _FIELDS = ("achieved_occupancy_pct", "dram_bytes_read", "dram_bytes_write")
 
 
@@ -53,10 +55,13 @@ class _Mapping(Model, kw_only=True):
     fallback: bool = False
     flop: Literal[PIPES] | None = None  # type: ignore[valid-type]
     stall: str | None = None
+    breakdown: str | None = None
 
     def __post_init__(self) -> None:
         if self.stall is not None and self.stall not in reasons():
             raise ValueError(f"field 'stall': unknown stall reason {self.stall!r}")
+        if self.breakdown is not None and self.breakdown not in by_metric():
+            raise ValueError(f"field 'breakdown': {self.breakdown!r} is no sub-metric of data/units.toml")
 
 
 class _NvprofMetrics(Model, kw_only=True):
@@ -239,7 +244,7 @@ class Kernels:
             v = self.value(number, text, f"{where}, shared memory", units.get(key, ""))
             if v.value is None:
                 continue
-            if v.unit not in ("byte", ""):
+            if v.unit not in ("byte", "") or not math.isfinite(v.value):
                 raise self.error(number, f"{where}: expected a size in bytes, got {text.strip()!r}")
             setattr(entry, key, int(round(v.value)))
         # extra columns named after nvprof metrics (--print-gpu-trace together with --metrics)
@@ -323,6 +328,8 @@ def _profile(source: str, index: int, entry: _Entry) -> KernelProfile:
     fallback_fields: dict[str, float] = {}
     flops: dict[str, float] = {}
     stalls: dict[str, float] = {}
+    breakdown: dict[str, dict[str, float]] = {"compute": {}, "memory": {}}
+    levels: list[str] = []
     for name, value in entry.metrics.items():
         m = mappings.get(name)
         if m is None:
@@ -334,8 +341,18 @@ def _profile(source: str, index: int, entry: _Entry) -> KernelProfile:
             flops[m.flop] = converted
         if m.stall is not None:
             stalls[m.stall] = converted
+        if m.breakdown is not None:
+            side = breakdown[by_metric()[m.breakdown].side]
+            side[m.breakdown] = max(side.get(m.breakdown, 0.0), converted * LEVEL_PCT)
+            levels.append(f"{name} {converted:g}")
     for k, v in fallback_fields.items():
         fields.setdefault(k, v)
+    problems = list(entry.problems)
+    if levels:
+        problems.append(
+            f"nvprof utilisation levels (0-10) read as level x {LEVEL_PCT:g} % of peak, an approximation (nvprof "
+            f"prints only the level and its band: Idle, Low, Mid, High, Max): {', '.join(levels)}"
+        )
     return KernelProfile(
         index=index,
         name=function_name(entry.signature) or entry.signature,
@@ -347,20 +364,24 @@ def _profile(source: str, index: int, entry: _Entry) -> KernelProfile:
         dram_bytes_read=fields.get("dram_bytes_read"),
         dram_bytes_write=fields.get("dram_bytes_write"),
         flop_counts=flops,
+        compute_breakdown_pct=breakdown["compute"],
+        memory_breakdown_pct=breakdown["memory"],
         achieved_occupancy_pct=fields.get("achieved_occupancy_pct"),
         stall_values=stalls,
         stall_family="given_percent" if stalls else None,
         metrics=entry.metrics,
         metric_units=entry.units,
-        problems=tuple(entry.problems),
+        problems=tuple(problems),
         launch_count=int(entry.metrics.get("calls") or entry.metrics.get("invocations") or 1),
     )
 
 
 _KIND_UNITS = {
     "fraction": ("", "%"), "percent": ("%", ""), "bytes": ("byte", ""), "throughput": ("byte/second",),
-    "count": ("",), "ratio": ("", "level"),
+    "count": ("",), "ratio": ("", "level"), "level": ("level",),
 }
+#: Percent of peak per nvprof utilisation level (a level of the 0-10 scale x 10: an approximation).
+LEVEL_PCT = 10.0
 
 
 def _convert(source: str, entry: _Entry, name: str, m: _Mapping, value: float) -> float:

@@ -9,6 +9,7 @@ what is left out is "not measured")::
     duration_us = 32.0                    # or duration_ns / duration_s
     flops = 41943040                      # FLOP; counted on `pipe` (default "fp32")
     pipe = "fp16_tensor"                  # or flops = { fp32 = ..., fp64 = ... }
+    useful_flops = 33554432               # FLOP the algorithm needs (flops: executed, padding and waste included)
     dram_bytes = 50331648                 # or dram_bytes_read + dram_bytes_write
     sol_compute_pct = 35.0
     sol_memory_pct = 92.0
@@ -20,7 +21,9 @@ what is left out is "not measured")::
     stall_breakdown_pct = { "Long Scoreboard" = 54.2, "MIO Throttle" = 15.1 }
 
 Units are in the field names; the reader converts to SI. Validation uses pydantic; errors name the file
-and the field (``kernel[1].duration_us``).
+and the field (``kernel[1].duration_us``). Measured values (percentages, bytes, FLOPs) take any finite number:
+one that cannot be real (``achieved_occupancy_pct = 221``) is kept with its reason in
+``KernelProfile.implausible`` by the screen :func:`kernelscope.ingest.load` applies, never used.
 """
 
 from __future__ import annotations
@@ -40,7 +43,11 @@ from ..knowledge.stalls import canonical_reason
 from .files import check_file, unreadable
 
 NonNeg = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Pct = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]
+# Measured quantities (percentages, byte and FLOP counts) take any finite number: one that cannot be real (a
+# percentage above 100 or below 0, a negative byte count) is flagged by the screen every reader's output goes
+# through (kernelscope.knowledge.plausibility), kept with its reason and never used, as for profiler files.
+Measured = Annotated[float, Field(allow_inf_nan=False)]
+Pct = Measured
 # CUDA limits: grid x < 2^31, block dims <= 1024, at most 255 registers per thread (CUDA C++ Programming
 # Guide, "Technical Specifications per Compute Capability").
 Dim3 = Annotated[list[Annotated[int, Field(ge=1, le=2**31 - 1)]], Field(min_length=1, max_length=3)]
@@ -56,11 +63,12 @@ class _Kernel(BaseModel):
     duration_s: Optional[Annotated[float, Field(gt=0, allow_inf_nan=False)]] = None
     duration_us: Optional[Annotated[float, Field(gt=0, allow_inf_nan=False)]] = None
     duration_ns: Optional[Annotated[float, Field(gt=0, allow_inf_nan=False)]] = None
-    flops: Optional[NonNeg | dict[str, NonNeg]] = None
+    flops: Optional[Measured | dict[str, Measured]] = None
+    useful_flops: Optional[Measured] = None
     pipe: str = "fp32"
-    dram_bytes: Optional[NonNeg] = None
-    dram_bytes_read: Optional[NonNeg] = None
-    dram_bytes_write: Optional[NonNeg] = None
+    dram_bytes: Optional[Measured] = None
+    dram_bytes_read: Optional[Measured] = None
+    dram_bytes_write: Optional[Measured] = None
     sol_compute_pct: Optional[Pct] = None
     sol_memory_pct: Optional[Pct] = None
     achieved_occupancy_pct: Optional[Pct] = None
@@ -126,6 +134,7 @@ def _profile(index: int, k: _Kernel, source: str) -> KernelProfile:
         theoretical_occupancy_pct=k.theoretical_occupancy_pct,
         stall_values=stalls,
         stall_family="given_percent" if stalls else None,
+        useful_flops=k.useful_flops,
     )
 
 

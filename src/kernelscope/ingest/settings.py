@@ -32,7 +32,14 @@ def _parse(path: str | os.PathLike, what: str) -> Any:
         raise InputError(where, f"cannot read {what}: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError, RecursionError) as exc:
         kind = "TOML" if suffix == ".toml" else "JSON"
-        raise InputError(where, f"cannot parse as {kind}: {' '.join(str(exc).split())}") from None
+        raise InputError(where, f"cannot parse as {kind}: {_parse_problem(exc)}") from None
+
+
+def _parse_problem(exc: Exception) -> str:
+    """A parse error on one line (a RecursionError: the nesting depth)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply (more than a few hundred levels of arrays or tables)"
+    return " ".join(str(exc).split())
 
 
 def read_spec(path: str | os.PathLike) -> GpuSpec:
@@ -86,8 +93,10 @@ def read_criteria(path: str | os.PathLike) -> dict[str, float]:
         raise InputError(source, "file not found")
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(source, f"cannot read criteria as TOML: {' '.join(str(exc).split())}") from None
+    except OSError as exc:
+        raise InputError(source, f"cannot read criteria: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
+        raise InputError(source, f"cannot read criteria as TOML: {_parse_problem(exc)}") from None
     table = data.get("criteria")
     if not isinstance(table, dict):
         raise InputError(source, "expected a [criteria] table, e.g. [criteria] memory_high_pct = 75")

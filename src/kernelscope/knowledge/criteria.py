@@ -62,7 +62,9 @@ def criteria(overrides: Mapping[str, Any] | None = None) -> dict[str, float]:
         if key not in table:
             raise KeyError(f"unknown criterion '{key}'; expected one of {', '.join(sorted(table))}")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise ValueError(f"criterion '{key}' must be a positive number, got {value!r}")
+            shown = repr(value)
+            raise ValueError(f"criterion '{key}' must be a positive number, got "
+                             f"{shown if len(shown) <= 60 else shown[:57] + '...'}")
         table[key] = float(value)
     return table
 

@@ -3,6 +3,7 @@ classes' titles, meanings and advice (``verdicts.toml`` ``[class.*]``), in Engli
 
 from __future__ import annotations
 
+import math
 import string
 from typing import Any, Mapping
 
@@ -89,18 +90,29 @@ def note_text(key: str, values: Mapping[str, Any], lang: str) -> str:
 
 
 def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
-    """``template.format(**values)``, with None printed as the language's "not measured" whatever the format spec."""
-    if all(v is not None for v in values.values()):
+    """``template.format(**values)``, with None printed as the language's "not measured" whatever the format spec,
+    and an infinite number as "∞" (a factor "∞x" / "∞×" / "∞ 倍" as "∞"), never "inf"."""
+    if all(v is not None and not _infinite(v) for v in values.values()):
         return template.format(**values)
     nm = label("not_measured", lang)
-    return _NotMeasuredFormatter(nm).format(template, **values).replace(f"{nm}%", nm)
+    text = _NotMeasuredFormatter(nm).format(template, **values).replace(f"{nm}%", nm)
+    return text.replace("∞x", "∞").replace("∞×", "∞").replace("∞ 倍", "∞")
+
+
+def _infinite(value: Any) -> bool:
+    return isinstance(value, float) and math.isinf(value)
 
 
 class _NotMeasuredFormatter(string.Formatter):
-    """str.format that prints None as "not measured" whatever the field's format spec."""
+    """str.format that prints None as "not measured" and an infinite number as "∞", whatever the field's format
+    spec."""
 
     def __init__(self, not_measured: str) -> None:
         self.not_measured = not_measured
 
     def format_field(self, value: Any, format_spec: str) -> str:
-        return self.not_measured if value is None else super().format_field(value, format_spec)
+        if value is None:
+            return self.not_measured
+        if _infinite(value):
+            return "∞" if value > 0 else "-∞"
+        return super().format_field(value, format_spec)

@@ -13,6 +13,7 @@ from ..analysis.nsight import AGREE, KERNELSCOPE_ONLY, NO_COUNTERPART, NSIGHT_ON
 from ..knowledge import check_lang
 from ..knowledge.stalls import describe
 from ..knowledge.findings import findings
+from ..knowledge.plausibility import implausible_note, implausible_text
 from ..knowledge.text import class_text, fill, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit
 from ..notes import Note
@@ -39,6 +40,56 @@ def safe(text: str) -> str:
     return str(text).translate(_CONTROL)
 
 
+#: Widest kernel name a table cell shows whole (:func:`short_name`).
+NAME_WIDTH = 60
+
+
+def short_name(name: str, width: int = NAME_WIDTH) -> str:
+    """A kernel name for a table cell (:func:`safe`): whole when it fits in ``width`` characters; else without a
+    leading ``void``, each template argument list elided to ``<…>``, then the parameter list to ``(…)``; still too
+    long, the qualifying scopes are cut from the left (``…::kernel<…>(…)``), a name without scopes in its middle.
+    JSON keeps names whole."""
+    text = safe(name)
+    if len(text) <= width:
+        return text
+    text = text.removeprefix("void ")
+    for opener, closer in (("<", ">"), ("(", ")")):
+        if len(text) > width:
+            text = _elide(text, opener, closer)
+    if len(text) <= width:
+        return text
+    if "::" in text:  # keep the function, cut the scopes
+        return "…" + text[len(text) - width + 1:]
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+def _elide(text: str, opener: str, closer: str) -> str:
+    """``text`` with each outermost ``opener``...``closer`` group replaced by ``opener…closer``; unchanged when
+    the brackets do not balance (``operator<``, ``->``)."""
+    out: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch == opener:
+            if depth == 0:
+                out.append(opener + "…" + closer)
+            depth += 1
+        elif ch == closer:
+            depth -= 1
+            if depth < 0:
+                return text
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out) if depth == 0 else text
+
+
+def factor(value: float | None, digits: int = 2) -> str:
+    """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown."""
+    if value is None or math.isnan(value):
+        return "-"
+    return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
+
+
 class Fmt:
     """Formats values for one language; None prints as "not measured" in that language."""
 
@@ -48,7 +99,7 @@ class Fmt:
 
     def label(self, key: str, **kw: object) -> str:
         text = label(key, self.lang)
-        return text.format(**kw) if kw else text
+        return fill(text, kw, self.lang) if kw else text  # None: "not measured", inf: "∞"
 
     def time(self, seconds: float | None) -> str:
         if seconds is None:
@@ -281,6 +332,32 @@ def advice_lines(d: KernelDiagnosis, f: Fmt) -> list[str]:
     return out
 
 
+def useful_line(d: KernelDiagnosis, f: Fmt) -> str | None:
+    """"1.07 GFLOP of 1.24 GFLOP executed (86.3%): 2.15 TFLOP/s / attainable ..., efficiency ...; 12.3 FLOP/B": the
+    point of the useful FLOPs the user gave beside the executed ones; None when none were given."""
+    u, r = d.useful_roofline, d.roofline
+    if u is None or u.flops is None:
+        return None
+    executed = r.flops if r is not None else None
+    return f.label("useful_line", useful=si(u.flops, "FLOP"), executed=f.nm if executed is None else si(executed, "FLOP"),
+                   share=f.share(u.flops / executed if executed else None), achieved=f.flops(u.achieved_flops_per_s),
+                   attainable=f.flops(u.attainable_flops_per_s), eff=f.share(u.efficiency),
+                   ai=f.intensity(u.arithmetic_intensity_flop_per_byte))
+
+
+def data_rows(k: Any, f: Fmt) -> list[tuple[str, str]]:
+    """The launch's implausible values (each with its raw value and reason, in ``f``'s language) and its other data
+    problems (the implausible values' own English lines left out of those)."""
+    rows = []
+    if k.implausible:
+        rows.append((f.label("implausible"), f.notes(implausible_note(x) for x in k.implausible)))
+    said = {implausible_text(x, "en") for x in k.implausible}
+    problems = [p for p in k.problems if p not in said]
+    if problems:
+        rows.append((f.label("problems"), safe("; ".join(problems))))
+    return rows
+
+
 def kernel_title(d: KernelDiagnosis) -> str:
     """One-line title: ``[index] name``."""
     return safe(f"[{d.kernel.index}] {d.kernel.name}")
@@ -328,6 +405,8 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
                 f"{f.label('efficiency')} {f.share(r.efficiency)}"
                 + ("" if r.achieved_bytes_per_s is None else f"; DRAM {si(r.achieved_bytes_per_s, 'B/s')}"),
             ))
+    if (useful := useful_line(d, f)) is not None:
+        rows.append((f.label("useful"), useful))
     occ = d.occupancy
     if occ is not None:
         line = f.note(Note("occupancy_line", {
@@ -357,8 +436,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
                   and not (m == "efficiency_undefined" and "roofline_not_applicable" in r.not_measured)]
     if notes:
         rows.append((f.label("notes"), f.notes(notes)))
-    if k.problems:
-        rows.append((f.label("problems"), safe("; ".join(k.problems))))
+    rows += data_rows(k, f)
     nsight = nsight_line(d, f)
     if nsight is not None:
         rows.append((f.label("nsight_findings"), nsight))

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from ..analysis.compare import Comparison, KernelComparison, Side
 from ..version import __version__
-from .common import Fmt, safe
+from .common import Fmt, factor, safe, short_name
 from .documents import encode
 from .documents.compare import CompareDoc, ComparedKernelDoc, FindingEstimateDoc, PredictionDoc, SideDoc, StallShiftDoc
 from .json import finite, notes, null_reasons
@@ -53,17 +53,18 @@ def _pair_rows(p: KernelComparison, f: Fmt) -> list[tuple[str, str, str]]:
 
 
 def _verdict(p: KernelComparison, f: Fmt) -> str:
-    speed = "-" if p.speedup is None else f"{p.speedup:.2f}x"
+    speed = factor(p.speedup)
     noise = {True: "beyond_noise", False: "within_noise", None: "noise_unknown"}[p.beyond_noise]
     text = f"{f.label('speedup')} {speed} ({f.label(noise)})"
     if p.program_speedup is not None:
-        text += f"; {f.label('program_effect')} {p.program_speedup:.3f}x"
+        text += f"; {f.label('program_effect')} {factor(p.program_speedup, 3)}"
     return text
 
 
 def _title(p: KernelComparison) -> str:
-    name = p.before_name if p.before_name == p.after_name else f"{p.before_name} -> {p.after_name}"
-    return safe(name)
+    if p.before_name == p.after_name:
+        return short_name(p.before_name)
+    return f"{short_name(p.before_name)} -> {short_name(p.after_name)}"
 
 
 def _summary(c: Comparison, f: Fmt) -> list[str]:
@@ -71,7 +72,7 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
         return []  # kernels picked inside one report: no program totals
     lines = [
         f"{f.label('total_gpu_time')}: {f.time(c.total_before_s)} -> {f.time(c.total_after_s)}; "
-        f"{f.label('overall')}: {'-' if c.speedup is None else f'{c.speedup:.2f}x'}"
+        f"{f.label('overall')}: {factor(c.speedup)}"
     ]
     if c.unmatched_before or c.unmatched_after:
         lines.append(
@@ -90,8 +91,8 @@ def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
 
 def _estimates(p: KernelComparison, f: Fmt) -> str:
     """kernelscope's estimates from the BEFORE findings (largest first) next to the measured speedup."""
-    items = ", ".join(f"{safe(i)} {x:.2f}x" for i, x in p.predicted) or f.label("estimated_none")
-    return f.label("estimated_items", items=items, got="-" if p.speedup is None else f"{p.speedup:.2f}x")
+    items = ", ".join(f"{safe(i)} {factor(x)}" for i, x in p.predicted) or f.label("estimated_none")
+    return f.label("estimated_items", items=items, got=factor(p.speedup))
 
 
 def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> list:
@@ -131,7 +132,7 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
     lines += [f"| {f.label('kernel')} | {f.label('before')} | {f.label('after')} | {f.label('speedup')} | {f.label('spread')} |", "|---|---:|---:|---:|---|"]
     for p in c.pairs:
         noise = {True: "beyond_noise", False: "within_noise", None: "noise_unknown"}[p.beyond_noise]
-        speed = "-" if p.speedup is None else f"{p.speedup:.2f}x"
+        speed = factor(p.speedup)
         lines.append(f"| `{cell(_title(p))}` | {f.time(p.before.duration_s)} | {f.time(p.after.duration_s)} | {speed} | {f.label(noise)} |")
     lines.append("")
     for p in c.pairs:

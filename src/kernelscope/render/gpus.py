@@ -5,18 +5,22 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
 from ..model import GpuSpec
 from .common import Fmt
 
-#: Columns: (a label key, or a literal header for the units columns; justification).
+#: Columns: (a label key, or a literal header for the units columns, broken over two lines so that the numbers set
+#: the width; justification).
 _COLUMNS = (
     ("gpus_name", "left"), ("gpus_arch", "left"), ("gpus_cc", "right"), ("gpus_sms", "right"),
-    ("DRAM GB/s", "right"), ("FP64 TF", "right"), ("FP32 TF", "right"), ("FP16 TC TF", "right"),
-    ("BF16 TC TF", "right"), ("FP8 TC TF", "right"),
+    ("DRAM\nGB/s", "right"), ("FP64\nTF", "right"), ("FP32\nTF", "right"), ("FP16\nTC TF", "right"),
+    ("BF16\nTC TF", "right"), ("FP8\nTC TF", "right"),
 )
+#: Widest the architecture column gets before it wraps ("Ada Lovelace" over two lines), so that names keep room.
+_ARCH_WIDTH = 9
 #: Compute pipes of the TF columns, in column order.
 _PIPES = ("fp64", "fp32", "fp16_tensor", "bf16_tensor", "fp8_tensor")
 
@@ -28,12 +32,18 @@ def _tflops(spec: GpuSpec, pipe: str) -> str:
 
 def gpus_table(gpus: Iterable[GpuSpec], lang: str) -> Table:
     """A rich table of catalogue GPUs: name, architecture, compute capability, SMs, DRAM bandwidth (GB/s) and the
-    dense peak TFLOP/s of FP64, FP32 and the FP16/BF16/FP8 tensor cores ("-" where the GPU has none)."""
+    dense peak TFLOP/s of FP64, FP32 and the FP16/BF16/FP8 tensor cores ("-" where the GPU has none).
+
+    It fits 80 columns: numbers are never cut (their columns do not wrap), names and architectures wrap instead;
+    columns are two spaces apart, without vertical rules."""
     f = Fmt(lang)
-    t = Table(title=f.label("gpus_title"))
+    t = Table(title=f.label("gpus_title"), box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 0, 0, 1))
     for header, justify in _COLUMNS:
-        t.add_column(f.label(header) if header.startswith("gpus_") else header, justify=justify,
-                     no_wrap=header == "gpus_name")
+        text = f.label(header) if header.startswith("gpus_") else header
+        if justify == "left":
+            t.add_column(text, overflow="fold", max_width=_ARCH_WIDTH if header == "gpus_arch" else None)
+        else:
+            t.add_column(text, justify="right", no_wrap=True)
     for g in gpus:
         cc = "-" if g.compute_capability is None else f"{g.compute_capability[0]}.{g.compute_capability[1]}"
         t.add_row(Text(g.name), Text(g.architecture or "-"), cc, str(g.sm_count or "-"),

@@ -19,14 +19,15 @@ from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.engine import Finding
 from ..analysis.roofline import RooflinePoint
 from ..knowledge.stalls import describe
-from ..model import DeviceInfo, LaunchConfig
+from ..knowledge.plausibility import implausible_note
+from ..model import DeviceInfo, KernelProfile, LaunchConfig
 from ..notes import Note
 from ..version import __version__
 from .common import Fmt
 from .documents import encode
 from .documents.common import EvidenceDoc, FindingDoc, LocationDoc, NoteDoc, NullReason
 from .documents.diagnosis import (
-    AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, InputDoc, KernelGroupDoc, LaunchConfigDoc,
+    AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, ImplausibleDoc, InputDoc, KernelGroupDoc, LaunchConfigDoc,
     LaunchDoc, MemoryLevelDoc, NsightDoc, NsightMatchDoc, OccupancyDoc, RooflineDoc, RuleDoc, SolBottleneckDoc, SolDoc,
     StallReasonDoc, StallsDoc, UnitLoadDoc,
 )
@@ -146,12 +147,14 @@ _NULL_REASONS = {
     "/occupancy/waves_per_sm": "not_derivable",
     "/nsight_compute/sol_bottleneck/bound": "no_ncu_verdict",
     "/nsight_compute/sol_bottleneck/title": "no_ncu_verdict",
+    "/useful_flops": "no_useful_flops",
 }
 #: Subtrees not walked for nulls: roofline objects explain their own, findings, note values and Nsight's rule
 #: records are quoted as they are; memory levels and the Nsight comparison describe their nulls in the schema.
 _OWN_REASONS = ("/roofline", "/roofline_by_pipe", "/nsight_compute/rules", "/provenance", "/evidence", "/notes",
                 "/memory_levels", "/nsight_comparison", "/busiest_units",
-                "/speed_of_light/evidence", "/occupancy/notes", "/gpu/provenance", "/advice", "/findings", "/not_measured")
+                "/speed_of_light/evidence", "/occupancy/notes", "/gpu/provenance", "/advice", "/findings", "/not_measured",
+                "/implausible", "/useful_roofline")
 
 
 def _roofline_reason(d: KernelDiagnosis) -> Note | str:
@@ -197,6 +200,13 @@ def _occupancy(d: KernelDiagnosis, f: Fmt) -> OccupancyDoc:
                         calculated=calc, waves_per_sm=d.waves_per_sm, notes=notes(d.occupancy_notes, f))
 
 
+def _implausible(k: KernelProfile, f: Fmt) -> list[ImplausibleDoc]:
+    """The launch's values that cannot be real, each with its raw value and reason (in ``f``'s language)."""
+    return [ImplausibleDoc(metric=x.metric, value=x.value, unit=x.unit, reason=x.reason,  # type: ignore[arg-type]
+                           text=f.note(implausible_note(x)), limit=finite(x.limit), rate=finite(x.rate))
+            for x in k.implausible if math.isfinite(x.value)]
+
+
 def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
     """One launch's diagnosis as a document, with ``not_measured``: the reason for every null."""
     k = d.kernel
@@ -232,12 +242,17 @@ def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
             sol_bottleneck=SolBottleneckDoc(bound=d.ncu_bottleneck, title=d.ncu_bottleneck_title),  # type: ignore[arg-type]
             rules=[RuleDoc(rule_id=r.rule_id, title=r.title, message_type=r.message_type, message=r.message,
                            estimated_speedup_pct=r.estimated_speedup_pct, speedup_type=r.speedup_type) for r in k.rules]),
-        problems=list(k.problems), not_measured=[],
+        problems=list(k.problems), implausible=_implausible(k, f), useful_flops=k.useful_flops,
+        useful_roofline=_roofline(d.useful_roofline, f), not_measured=[],
     )
     reasons = null_reasons(doc, f, _NULL_REASONS, _OWN_REASONS)
     if doc.roofline is None:
         why = _roofline_reason(d)
         reasons.insert(0, NullReason(field="/roofline", key=why if isinstance(why, str) else why.key, text=f.note(why)))
+    if doc.useful_roofline is None:
+        why = "no_useful_flops" if k.useful_flops is None else _roofline_reason(d)
+        reasons.append(NullReason(field="/useful_roofline", key=why if isinstance(why, str) else why.key,
+                                  text=f.note(why)))
     doc.not_measured = reasons
     return doc
 

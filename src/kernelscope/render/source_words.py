@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..analysis.source import Counters, HotInstruction, HotLine, LaunchSource, StallSamples
-from .common import Fmt, safe, si
+from .common import Fmt, safe, short_name, si
 
 #: Printed where a counter does not apply to an instruction or line (e.g. sectors of an arithmetic instruction).
 NA = "–"
@@ -68,7 +68,7 @@ def offset_text(h: HotInstruction) -> str:
 
 def launch_title(ls: LaunchSource, f: Fmt) -> str:
     """"Where in the code: [1] name"."""
-    return safe(f.label("src_title", index=ls.kernel.index, name=ls.kernel.name))
+    return safe(f.label("src_title", index=ls.kernel.index, name=short_name(ls.kernel.name)))
 
 
 def launch_lines(ls: LaunchSource, f: Fmt) -> list[str]:

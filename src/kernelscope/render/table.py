@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analysis.diagnosis import ReportDiagnosis
-from .common import Fmt, kernel_rows, kernel_title, safe, summary_rows
+from .common import Fmt, kernel_rows, safe, short_name, summary_rows
 
 
 def renderables(results: Sequence[ReportDiagnosis], lang: str) -> list[RenderableType]:
@@ -27,11 +27,11 @@ def renderables(results: Sequence[ReportDiagnosis], lang: str) -> list[Renderabl
         for col, justify in (("kernel", "left"), ("launches", "right"), ("total_time", "right"), ("share", "right")):
             summary.add_column(f.label(col), justify=justify, overflow="fold")
         for row in summary_rows(res, f):
-            summary.add_row(*(Text(cell) for cell in row))
+            summary.add_row(Text(short_name(row[0])), *(Text(cell) for cell in row[1:]))
         out.append(summary)
         out.append(Text(f.label("kernels_shown", n=len(res.kernels), total=len(rep.kernels))))
         for d in res.kernels:
-            t = Table(title=Text(kernel_title(d), style="bold cyan"), box=box.SIMPLE, show_header=False, title_justify="left")
+            t = Table(title=Text(f"[{d.kernel.index}] {short_name(d.kernel.name)}", style="bold cyan"), box=box.SIMPLE, show_header=False, title_justify="left")
             t.add_column(style="bold", no_wrap=True)
             t.add_column(overflow="fold")
             for label, value in kernel_rows(d, f):

@@ -30,7 +30,7 @@ from ..version import __version__
 from ..notes import Note
 from ..analysis.engine import Finding
 from ..analysis.timeline import Amdahl, ItemStat, ScopeShare, TimelineReport, TimeSplit, time_and_count
-from .common import Fmt, safe
+from .common import Fmt, safe, short_name
 from .documents import encode
 from .documents.common import Doc
 from .documents.timeline import (
@@ -126,6 +126,8 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
         rows.append((f.label("tl_host_api"), host))
     bh = _black_hole_note(rep, f.lang)
     if bh is not None:
+        if isinstance(bh.values.get("name"), str):  # the table's short name (JSON keeps it whole)
+            bh = Note(bh.key, {**bh.values, "name": short_name(bh.values["name"])})
         rows.append((f.label("tl_black_hole"), f.note(bh)))
     if rep.launch is not None:
         L = rep.launch
@@ -200,7 +202,7 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
         head += [f.label("tl_program_share"), f.label("tl_if_2x"), f.label("tl_if_10x"), f.label("tl_if_inf")]
     rows = []
     for it in items[:top]:
-        name = safe(it.name) + (f" ({f.label('tl_truncated')})" if it.truncated else "")
+        name = short_name(it.name) + (f" ({f.label('tl_truncated')})" if it.truncated else "")
         cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [
             f.time(it.total_s), f.time(it.mean_s), f.time(it.min_s), f.time(it.max_s), f.pct(it.share_pct)]
         if copies:
@@ -240,7 +242,7 @@ def _gap_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
 def _tiny_rows(rep: TimelineReport, f: Fmt, top: int) -> tuple[list[str], list[list[str]]]:
     head = [f.label("tl_name"), f.label("launches"), f.label("tl_median"), f.label("tl_launch_cost"),
             f.label("total_time"), f.label("tl_savings")]
-    rows = [[safe(t.name), str(t.launches), f.time(t.median_s), f.time(t.launch_cost_s), f.time(t.total_s),
+    rows = [[short_name(t.name), str(t.launches), f.time(t.median_s), f.time(t.launch_cost_s), f.time(t.total_s),
              f.time(t.savings_s)] for t in rep.tiny_kernels[:top]]
     return head, rows
 

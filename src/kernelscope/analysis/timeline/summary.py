@@ -8,8 +8,10 @@ assuming no overlap), stated in ``notes``; with only host-side tables there is n
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
+from ...knowledge.plausibility import pct_reason
 from ...knowledge.timeline_checks import timeline_checks
 from ...notes import Note
 from ...timeline_model import SummaryRow, TimelineSummary
@@ -24,9 +26,15 @@ from .report import ItemStat, OneOffCall, TimelineReport
 NOT_COMPUTABLE = ("idle", "utilisation", "overlap", "per_stream", "launch_overhead", "gaps", "union")
 
 
+def _file_pct(r: SummaryRow) -> float | None:
+    """The row's own "Time (%)" when it can be real (0-100 within the plausibility tolerance), else None."""
+    pct = r.time_pct
+    return pct if pct is not None and math.isfinite(pct) and pct_reason("time_pct", pct) is None else None
+
+
 def _ranked(rows: list[SummaryRow], kind: str, program: float | None) -> tuple[ItemStat, ...]:
     """The summary rows of one kind as ItemStats, largest total first; Amdahl fractions of ``program`` (None:
-    no projection)."""
+    no projection). A share is the file's own "Time (%)" when that can be real, else recomputed from the totals."""
     items = sorted(rows, key=lambda r: -(r.total_s or 0.0))
     grand = sum(r.total_s or 0.0 for r in items)
     fs = timeline_checks().amdahl.factors
@@ -37,7 +45,7 @@ def _ranked(rows: list[SummaryRow], kind: str, program: float | None) -> tuple[I
         out.append(ItemStat(
             kind=kind, name=r.name, count=r.count or 0, total_s=total, mean_s=r.mean_s, min_s=r.min_s,
             max_s=r.max_s, median_s=r.median_s,
-            share_pct=r.time_pct if r.time_pct is not None else ((100.0 * total / grand) if grand else None),
+            share_pct=pct if (pct := _file_pct(r)) is not None else ((100.0 * total / grand) if grand else None),
             program_fraction=min(frac, 1.0) if frac is not None else None,
             amdahl=amdahl(frac, fs, base_s=program) if frac is not None else None,  # serial: no intervals
             bytes=int(r.bytes) if r.bytes is not None else None,
@@ -55,6 +63,9 @@ def analyse_summary(summary: TimelineSummary, top: int = 10) -> TimelineReport:
     gpu_total = sum((r.total_s or 0.0) for k in ("kernel", "memcpy", "memset") for r in by_kind.get(k, ()))
     program = gpu_total if gpu_total > 0 else None
     notes: list[Note] = [Note("tl_summary_program_time", {"time_s": program})] if program is not None else []
+    bad_pct = [r.name for r in summary.rows if r.time_pct is not None and _file_pct(r) is None]
+    if bad_pct:
+        notes.append(Note("tl_summary_bad_pct", {"names": ", ".join(bad_pct[:3]) + (" ..." if len(bad_pct) > 3 else "")}))
     kernels, copies, memsets = (_ranked(by_kind.get(k, []), k, program) for k in ("kernel", "memcpy", "memset"))
     api_rows, one_offs = split_one_offs(by_kind.get("runtime_api", []), timeline_checks().one_off_calls)
     notes += [_one_off_note(o) for o in one_offs]

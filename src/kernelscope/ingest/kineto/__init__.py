@@ -75,6 +75,7 @@ from pathlib import Path
 
 from ...errors import InputError
 from ...timeline_model import Timeline
+from ..limits import DEFAULT_BYTES, InflateLimits, inflate_limits
 from .assemble import FORMAT, _build
 from .sources import _Budget, _read_directory, _read_file, _trace_files
 
@@ -87,8 +88,10 @@ __all__ = ["CHUNK_BYTES", "FORMAT", "MAX_INPUT_BYTES", "MAX_MEMBER_BYTES", "MAX_
 CHUNK_BYTES = 16 << 20
 #: Least bytes (on disk) of a directory's traces before they are parsed by several processes at once.
 PARALLEL_MIN_BYTES = 32 << 20
-#: Most bytes one input may decompress to (a file, or all members of an archive together).
-MAX_INPUT_BYTES = 64 << 30
+#: Most bytes one input may decompress to (a file, or all members of an archive together), unless
+#: ``KERNELSCOPE_MAX_INFLATE_BYTES`` says otherwise; a compressed file is also limited relative to its size on disk
+#: (``KERNELSCOPE_MAX_INFLATE_RATIO``, :mod:`kernelscope.ingest.limits`).
+MAX_INPUT_BYTES = DEFAULT_BYTES
 #: Most bytes one archive member may hold (declared in its header, and as decompressed).
 MAX_MEMBER_BYTES = 16 << 30
 #: Most entries (files, directories) an archive may hold, and most trace files a directory may hold.
@@ -98,7 +101,8 @@ MAX_MEMBERS = 10_000
 def read_kineto(
     path: str | os.PathLike,
     *,
-    max_bytes: int = MAX_INPUT_BYTES,
+    max_bytes: int | None = None,
+    max_ratio: float | None = None,
     max_member_bytes: int = MAX_MEMBER_BYTES,
     max_members: int = MAX_MEMBERS,
     jobs: int | None = None,
@@ -108,40 +112,49 @@ def read_kineto(
 
     Args:
         path: ``.json``, ``.json.gz``, a directory, or a ``.tar`` / ``.tar.gz`` / ``.tgz`` archive.
-        max_bytes: most decompressed bytes the whole input may hold.
+        max_bytes: most decompressed bytes the whole input may hold (None: ``KERNELSCOPE_MAX_INFLATE_BYTES``,
+            else :data:`MAX_INPUT_BYTES`).
+        max_ratio: most decompressed bytes per byte of a compressed file on disk, above a floor of
+            :data:`~kernelscope.ingest.limits.RATIO_FLOOR_BYTES` (None: ``KERNELSCOPE_MAX_INFLATE_RATIO``, else
+            100; see :mod:`kernelscope.ingest.limits`).
         max_member_bytes: most bytes one archive member may hold.
         max_members: most entries an archive (or trace files a directory) may hold.
         jobs: processes that parse the files of a directory side by side (None: one per CPU; used only for
             directories of at least :data:`PARALLEL_MIN_BYTES`, where ``fork`` exists). 1: in this process.
 
     Raises:
-        InputError: missing or unreadable input, not a Chrome trace, malformed JSON, an unsafe or oversized
-            archive, or a trace that recorded no GPU activity at all (the message says why that usually happens).
+        InputError: missing or unreadable input, not a Chrome trace, malformed JSON (with its byte offset), an
+            unsafe or oversized archive, a compressed input past the limits, or a trace that recorded no GPU
+            activity at all (the message says why that usually happens).
     """
     p = Path(path)
     src = str(path)
     if not p.exists():
         raise InputError(src, "file not found")
+    env = inflate_limits()
+    limits = InflateLimits(max_bytes=env.max_bytes if max_bytes is None else max_bytes,
+                           max_ratio=env.max_ratio if max_ratio is None else max_ratio)
     # The decoded structs are untracked by the garbage collector, but the tuples and lists built from them are
     # not: a collection pass every few thousand allocations would walk millions of them. Nothing here makes
     # cycles, so the collector is paused while reading (and restored as it was).
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _read(p, src, max_bytes, max_member_bytes, max_members, jobs)
+        return _read(p, src, limits, max_member_bytes, max_members, jobs)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _read(p: Path, src: str, max_bytes: int, max_member_bytes: int, max_members: int, jobs: int | None) -> Timeline:
-    budget = _Budget(src, max_bytes)
+def _read(p: Path, src: str, limits: InflateLimits, max_member_bytes: int, max_members: int,
+          jobs: int | None) -> Timeline:
+    budget = _Budget(src, limits.max_bytes, limits.absolute())
     chunk_bytes = CHUNK_BYTES
     if p.is_dir():
         files = _trace_files(p, src, max_members)
-        parsed = _read_directory(p, files, src, budget, _workers(jobs, files), chunk_bytes)
+        parsed = _read_directory(p, files, src, budget, limits, _workers(jobs, files), chunk_bytes)
     else:
-        parsed = _read_file(p, src, budget, max_bytes, max_member_bytes, max_members, chunk_bytes)
+        parsed = _read_file(p, src, budget, limits, max_member_bytes, max_members, chunk_bytes)
     return _build(parsed, src)
 
 

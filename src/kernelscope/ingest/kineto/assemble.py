@@ -91,11 +91,19 @@ def _with(tl: Timeline, **changes) -> Timeline:
     return replace(tl, **changes)
 
 
+#: Largest rank the ``rank`` column (int32) holds.
+_MAX_RANK = 2**31 - 1
+
+
 def _ranks(traces: list[_Parsed], notes: list[str]) -> list[int]:
     recorded: list[int | None] = []
     for p in traces:
         info = p.top.distributedInfo
         rank = _as_int(info.get("rank")) if isinstance(info, dict) else None
+        if rank is not None and not 0 <= rank <= _MAX_RANK:
+            notes.append(f"{p.label}: distributedInfo.rank {str(rank)[:24]} is not a rank (0 to {_MAX_RANK}); "
+                         "taken as not recorded")
+            rank = None
         recorded.append(rank)
     if len(traces) == 1:
         return [recorded[0] if recorded[0] is not None else -1]

@@ -14,15 +14,23 @@ timestamps convert to ns exactly.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 import msgspec
 
 from ...errors import InputError
+from ..limits import size_text
 
 #: How far into a file the top-level ``"traceEvents"`` key is looked for.
 HEAD_LIMIT = 256 << 20
+#: Most bytes one event (or the end of the file after the last event boundary) may span: past it, the input is
+#: refused rather than held whole (an event that large is malformed JSON or a bomb, e.g. gigabytes of spaces).
+MAX_EVENT_BYTES = 256 << 20
+#: Candidate cuts tried per buffer that turn out not to be event boundaries (each costs a decode of the piece)
+#: before more of the stream is read: bounds the work on a stray bracket to a few decodes per chunk.
+MAX_MISSES = 8
 
 _CUT = re.compile(rb"\}\s*,\s*\{")
 _KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
@@ -99,6 +107,10 @@ class _NotTrace(Exception):
     """The input is JSON (or not even that) but not a Chrome trace; the message says why."""
 
 
+class _Malformed(Exception):
+    """Malformed JSON; the message says what and where (a byte offset in the decompressed stream)."""
+
+
 def _where(source: str, label: str) -> str:
     """Message prefix naming the file inside a directory or archive ("" for a single file)."""
     return "" if Path(source).name == label else f"{label}: "
@@ -106,14 +118,16 @@ def _where(source: str, label: str) -> str:
 
 # ------------------------------------------------------------------------------------------------ the stream
 class _Reader:
-    """The stream being decoded and the bytes read from it that are not decoded yet."""
+    """The stream being decoded, the bytes read from it that are not decoded yet (``buf``), and how many bytes
+    were dropped from the front of ``buf`` (``dropped``: ``buf[i]`` is byte ``dropped + i`` of the stream)."""
 
-    __slots__ = ("stream", "buf", "eof")
+    __slots__ = ("stream", "buf", "eof", "dropped")
 
     def __init__(self, stream: BinaryIO) -> None:
         self.stream = stream
         self.buf = bytearray()
         self.eof = False
+        self.dropped = 0
 
     def fill(self, n: int) -> None:
         """Append up to ``n`` more bytes to ``buf`` (``eof`` once the stream is exhausted)."""
@@ -123,20 +137,33 @@ class _Reader:
         else:
             self.buf.extend(data)
 
+    def drop(self, n: int) -> None:
+        """Forget the first ``n`` bytes of ``buf``."""
+        del self.buf[:n]
+        self.dropped += n
+
 
 def _split_events(stream: BinaryIO, source: str, label: str, sink: _Sink, chunk_bytes: int) -> None:
-    """Read the stream in chunks, decode the ``traceEvents`` array piece by piece and feed the sink."""
+    """Read the stream in chunks, decode the ``traceEvents`` array piece by piece and feed the sink.
+
+    Malformed JSON is an InputError naming the byte offset of the bad token (in the decompressed stream for a
+    gzip file), found in about the time of one decode (see :func:`_decode_to_cut`)."""
     where = _where(source, label)
     reader = _Reader(stream)
-    reader.fill(1 << 20)
-    start, array_mode = _event_array_start(reader, where, sink)
-    start = _decode_body(reader, start, where, sink, chunk_bytes)
-    rest = bytes(reader.buf[start:])
-    del reader.buf[:]
-    if array_mode:
-        _decode_array_tail(rest, source, where, sink)
-    else:
-        _decode_object_tail(rest, source, where, sink)
+    try:
+        reader.fill(1 << 20)
+        start, array_mode = _event_array_start(reader, where, sink)
+        start = _decode_body(reader, start, sink, chunk_bytes)
+        base = reader.dropped + start
+        rest = bytes(reader.buf[start:])
+        del reader.buf[:]
+        if array_mode:
+            _decode_array_tail(rest, base, sink)
+        else:
+            _decode_object_tail(rest, base, sink)
+    except _Malformed as exc:
+        of = " of the decompressed data" if getattr(stream, "compressed", False) else ""
+        raise InputError(source, f"{where}{str(exc).replace(_OF, of)}") from None
 
 
 # --- the head: up to and including '[' of the top-level traceEvents array
@@ -161,17 +188,21 @@ def _event_array_start(reader: _Reader, where: str, sink: _Sink) -> tuple[int, b
 def _trace_events_key(reader: _Reader, where: str, sink: _Sink) -> int:
     """Index just after the ``[`` of the top-level ``"traceEvents"`` array (a match inside a string or a nested
     object is skipped: the keys before it must decode as the top-level object); the keys before it go to
-    ``sink.top``. Reads on until found, up to :data:`HEAD_LIMIT`."""
+    ``sink.top``. Reads on until found, up to :data:`HEAD_LIMIT`; gives up after :data:`MAX_MISSES` x 8 matches
+    that are not the top-level key. Malformed JSON before the key: :class:`_Malformed`."""
     buf = reader.buf
-    searched = 0
+    searched = tried = 0
     while True:
         for m in _KEY.finditer(buf, max(0, searched - 64)):
+            tried += 1
             top = _head_keys(bytes(buf[:m.start()]).rstrip())
             if top is not None:
                 sink.top = top
                 return m.end()
+            if tried >= MAX_MISSES * 8:
+                break
         searched = len(buf)
-        if reader.eof or len(buf) > HEAD_LIMIT:
+        if reader.eof or len(buf) > HEAD_LIMIT or tried >= MAX_MISSES * 8:
             keys = _top_keys(bytes(buf)) if reader.eof else None
             raise _NotTrace(f"{where}not a Chrome trace: no top-level \"traceEvents\" array"
                             + (f" (top-level keys: {', '.join(keys[:8])})" if keys else ""))
@@ -179,24 +210,34 @@ def _trace_events_key(reader: _Reader, where: str, sink: _Sink) -> int:
 
 
 def _head_keys(head: bytes) -> _Top | None:
-    """The top-level keys in ``head`` (the text before a ``"traceEvents"`` key, right-stripped), or None when it
-    is not the start of the top-level object."""
+    """The top-level keys in ``head`` (the text before a ``"traceEvents"`` key, right-stripped, from byte 0 of the
+    stream), or None when it is not the start of the top-level object (the key is inside a string or a nested
+    object: the head is unfinished). A bad byte before the key: :class:`_Malformed`."""
     if head.endswith(b","):
         head = head[:-1] + b"}"
     elif head.endswith(b"{"):
         head = head + b"}"
     else:
         return None
+    if head[:3] == b"\xef\xbb\xbf":
+        head = b"   " + head[3:]  # a UTF-8 byte-order mark (same length: offsets hold)
     try:
         return _HEAD.decode(head)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except msgspec.ValidationError:
         return None
+    except msgspec.DecodeError as exc:
+        if _cut_artifact(exc, len(head) - 1):  # (the '}' put at its end)
+            return None
+        raise _bad_json(exc, head, 0, "before the event list") from None
+    except RecursionError:
+        raise _too_deep(0, len(head)) from None
 
 
 # --- the body: cut at event boundaries, decode each piece (buf[start-1] is always '[', ',' or whitespace)
-def _decode_body(reader: _Reader, start: int, where: str, sink: _Sink, chunk_bytes: int) -> int:
+def _decode_body(reader: _Reader, start: int, sink: _Sink, chunk_bytes: int) -> int:
     """Decode the events of the stream piece by piece until it ends; returns where the undecoded rest (the last
-    events and the end of the file) starts in ``reader.buf``."""
+    events and the end of the file) starts in ``reader.buf``. Past :data:`MAX_EVENT_BYTES` without an event
+    boundary, :class:`_Malformed`."""
     buf = reader.buf
     while True:
         if not reader.eof and len(buf) - start < chunk_bytes:
@@ -204,18 +245,30 @@ def _decode_body(reader: _Reader, start: int, where: str, sink: _Sink, chunk_byt
             continue
         if reader.eof:
             return start
-        done = _decode_to_cut(buf, start, where, sink)
+        done = _decode_to_cut(reader, start, sink)
         if done:  # (the finditer scanner of _decode_to_cut holds a view of buf: resize only after it returned)
-            del buf[:done - 1]
+            reader.drop(done - 1)
             start = 1
+        elif len(buf) - start > MAX_EVENT_BYTES:
+            _check_piece(b"[" + bytes(buf[start:]), reader.dropped + start - 1)
+            raise _Malformed(f"no event boundary in the {size_text(len(buf) - start)} after byte "
+                             f"{reader.dropped + start}{_OF}: an event that large is not a profiler's "
+                             "(unbalanced brackets, or a bomb); refusing")
         else:
             reader.fill(chunk_bytes)
 
 
-def _decode_to_cut(buf: bytearray, start: int, where: str, sink: _Sink) -> int:
+def _decode_to_cut(reader: _Reader, start: int, sink: _Sink) -> int:
     """Decode the events from ``buf[start]`` to the first real event boundary past the middle of the buffer and
-    feed them to the sink; returns the index of the next event's ``{``, or 0 when no boundary was found."""
+    feed them to the sink; returns the index of the next event's ``{``, or 0 when no boundary was found.
+
+    A candidate cut inside a string or a nested object leaves the piece unfinished ("truncated", or an error at
+    the ``]`` put at the cut), and the next candidate is tried, at most :data:`MAX_MISSES` of them. Any other
+    decoding error lies before the cut, in the data itself: it is raised at once (:class:`_Malformed`, with its
+    byte offset), never retried."""
+    buf = reader.buf
     pos = start + (len(buf) - start) // 2
+    misses = 0
     for m in _CUT.finditer(buf, pos):
         cut = m.start() + 1  # just after '}'
         saved_open, saved_close = buf[start - 1], buf[cut]
@@ -224,14 +277,22 @@ def _decode_to_cut(buf: bytearray, start: int, where: str, sink: _Sink) -> int:
         mv = memoryview(buf)
         piece = mv[start - 1:cut + 1]
         try:
-            events = _decode_piece(piece, where)
-        except msgspec.DecodeError:
-            events = None
+            events = _decode_piece(piece)
+            error = None
+        except msgspec.DecodeError as exc:
+            events, error = None, exc
+        except RecursionError:
+            raise _too_deep(reader.dropped + start, reader.dropped + cut) from None
         finally:
             piece.release()
             mv.release()
-        if events is None:  # not a real boundary (inside a string or a nested object): try the next one
+        if events is None:  # not a real boundary (inside a string or a nested object), or bad data
             buf[start - 1], buf[cut] = saved_open, saved_close
+            if not _cut_artifact(error, cut - start + 1):
+                raise _bad_json(error, bytes(buf[start - 1:cut + 1]), reader.dropped + start - 1)
+            misses += 1
+            if misses >= MAX_MISSES:
+                return 0
             continue
         sink.add(events)
         return m.end() - 1  # the '{' of the next event
@@ -239,31 +300,38 @@ def _decode_to_cut(buf: bytearray, start: int, where: str, sink: _Sink) -> int:
 
 
 # --- the tail: the last events, the closing ']' and the rest of the top-level object
-def _decode_array_tail(rest: bytes, source: str, where: str, sink: _Sink) -> None:
-    """The last events of a bare event list, and its closing ``]``."""
+def _decode_array_tail(rest: bytes, base: int, sink: _Sink) -> None:
+    """The last events of a bare event list, and its closing ``]`` (``rest`` starts at byte ``base``)."""
+    data = b"[" + rest
     try:
-        events = _decode_piece(b"[" + rest, where)
+        events = _decode_piece(data)
     except msgspec.DecodeError as exc:
-        raise InputError(source, f"{where}malformed JSON in the event list ({_json_error(exc)})") from None
+        raise _bad_json(exc, data, base - 1, "in the event list") from None
+    except RecursionError:
+        raise _too_deep(base, base + len(rest)) from None
     sink.add(events)
 
 
-def _decode_object_tail(rest: bytes, source: str, where: str, sink: _Sink) -> None:
+def _decode_object_tail(rest: bytes, base: int, sink: _Sink) -> None:
     """The last events, the closing ``]`` and the top-level keys after ``traceEvents`` (which fill in those of
-    ``sink.top`` that the head did not have)."""
+    ``sink.top`` that the head did not have); ``rest`` starts at byte ``base``."""
     text = b'{"traceEvents":[' + rest
+    shift = base - 16  # byte i of text is byte shift + i of the stream
     try:
         tail = _TAIL.decode(text)
     except msgspec.ValidationError:
         try:
             loose = _TAIL_ANY.decode(text)
         except msgspec.DecodeError as exc:
-            raise InputError(source, f"{where}malformed JSON at the end of the trace ({_json_error(exc)})") from None
-        sink.add(_loose_events(loose.get("traceEvents") or [], where))
+            raise _bad_json(exc, text, shift, "at the end of the trace") from None
+        except RecursionError:
+            raise _too_deep(base, base + len(rest)) from None
+        sink.add(_loose_events(loose.get("traceEvents") or []))
         tail = _TopTail(**{k: loose.get(k) for k in _Top.__struct_fields__})
     except msgspec.DecodeError as exc:
-        raise InputError(source, f"{where}malformed JSON at the end of the trace ({_json_error(exc)}); "
-                                 "was the file cut short while it was written?") from None
+        raise _bad_json(exc, text, shift, "at the end of the trace") from None
+    except RecursionError:
+        raise _too_deep(base, base + len(rest)) from None
     else:
         sink.add(tail.traceEvents)
     top = sink.top
@@ -272,15 +340,69 @@ def _decode_object_tail(rest: bytes, source: str, where: str, sink: _Sink) -> No
             setattr(top, key, getattr(tail, key))
 
 
+# ------------------------------------------------------------------------------------------------ errors
+#: Stands in a _Malformed message for " of the decompressed data" (filled in by _split_events).
+_OF = "\x00of\x00"
+_BYTE = re.compile(r"\s*\(byte (\d+)\)\s*$")
+
+
+def _truncated(exc: Exception | None) -> bool:
+    """Whether a decoding error says the input ended early (rather than naming a bad byte)."""
+    return exc is not None and "truncated" in str(exc).lower()
+
+
+def _cut_artifact(exc: Exception | None, close: int) -> bool:
+    """Whether the decoding error of a piece cut at a candidate boundary may come from the cut rather than the data:
+    the piece ends early ("truncated": the cut is inside a string or a nested value), fails at the ``]`` put at
+    the cut (index ``close`` of the piece), or has "trailing characters" (the event list ended before the cut)."""
+    msg = str(exc)
+    m = _BYTE.search(msg)
+    return _truncated(exc) or m is None or int(m.group(1)) >= close or "trailing characters" in msg
+
+
+def _check_piece(data: bytes, base: int) -> None:
+    """Decode ``data`` (events from byte ``base``) only to find a bad byte in it (:class:`_Malformed`)."""
+    try:
+        _decode_piece(data)
+    except msgspec.DecodeError as exc:
+        if not _truncated(exc):
+            raise _bad_json(exc, data, base) from None
+    except RecursionError:
+        raise _too_deep(base, base + len(data)) from None
+
+
+def _bad_json(exc: Exception, data: bytes, base: int, context: str = "") -> _Malformed:
+    """The error for a decoding failure of ``data`` (which starts at byte ``base`` of the stream): the byte offset
+    of the bad token in the stream and the bytes around it, or "ends early" for a truncated input."""
+    msg = str(exc)
+    if _truncated(exc):
+        return _Malformed(f"malformed JSON {context or 'in the event list'}: the file ends early, at byte "
+                          f"{base + len(data)}{_OF}, inside an event or the top-level object; was the file cut "
+                          "short while it was written?")
+    m = _BYTE.search(msg)
+    what = _BYTE.sub("", msg).removeprefix("JSON is malformed: ")
+    if m is None:
+        return _Malformed(f"malformed JSON {context or 'in the event list'} ({what})")
+    at = int(m.group(1))
+    near = "".join(c if c.isprintable() else " " for c in data[max(0, at - 24):at + 16].decode("utf-8", "replace"))
+    return _Malformed(f"malformed JSON at byte {base + at}{_OF}: {what}, near {' '.join(near.split())!r}")
+
+
+def _too_deep(first: int, last: int) -> _Malformed:
+    """The error for JSON nested deeper than the decoder follows, between bytes ``first`` and ``last``."""
+    return _Malformed(f"JSON nested too deeply (more than about {sys.getrecursionlimit()} levels) between byte "
+                      f"{first} and byte {last}{_OF}; no profiler writes that")
+
+
 # ------------------------------------------------------------------------------------------------ pieces
-def _decode_piece(data, where: str) -> list:
+def _decode_piece(data) -> list:
     try:
         return _EVENTS.decode(data)
     except msgspec.ValidationError:
-        return _loose_events(_EVENTS_ANY.decode(data), where)
+        return _loose_events(_EVENTS_ANY.decode(data))
 
 
-def _loose_events(items: list, where: str) -> list:
+def _loose_events(items: list) -> list:
     """Events of a piece whose shape the typed decoder refused (e.g. ``args`` that is not an object)."""
     out = []
     for item in items:
@@ -291,7 +413,7 @@ def _loose_events(items: list, where: str) -> list:
         if isinstance(args, dict):
             try:
                 typed_args = msgspec.convert(args, _Args, strict=False)
-            except msgspec.ValidationError:
+            except (msgspec.ValidationError, RecursionError):
                 typed_args = None
         out.append(_EventTyped(ph=item.get("ph"), cat=item.get("cat"), name=item.get("name"), pid=item.get("pid"),
                                tid=item.get("tid"), ts=item.get("ts"), dur=item.get("dur"), args=typed_args))
@@ -301,11 +423,6 @@ def _loose_events(items: list, where: str) -> list:
 def _top_keys(data: bytes) -> list[str] | None:
     try:
         obj = msgspec.json.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
     return [str(k) for k in obj] if isinstance(obj, dict) else None
-
-
-def _json_error(exc: Exception) -> str:
-    msg = str(exc)
-    return "the file ends early" if "truncated" in msg.lower() else msg

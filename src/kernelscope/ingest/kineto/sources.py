@@ -19,6 +19,7 @@ import gc
 import gzip
 import io
 import multiprocessing
+import os
 import re
 import tarfile
 import zlib
@@ -26,24 +27,29 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from ...errors import InputError
+from ..limits import InflateLimits, size_text
 from .columns import _Parsed, _parse_trace
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
 # ---------------------------------------------------------------------------------------------------- one file
-def _read_file(p: Path, src: str, budget: _Budget, max_bytes: int, max_member_bytes: int, max_members: int,
+def _read_file(p: Path, src: str, budget: _Budget, limits: InflateLimits, max_member_bytes: int, max_members: int,
                chunk_bytes: int) -> list[_Parsed]:
-    """A file: one trace (plain or gzip), or a tar archive of traces."""
+    """A file: one trace (plain or gzip), or a tar archive of traces. A compressed file (and every archive: its
+    members may be gzip files) may inflate to at most ``limits.for_compressed`` of its size on disk."""
     try:
         with p.open("rb") as fh:
             head = fh.read(600)
             fh.seek(0)
             if not head:
                 raise InputError(src, "file is empty; expected a PyTorch profiler trace (.json / .json.gz)")
-            if _is_tar(fh, head, p.name):
+            tar = _is_tar(fh, head, p.name)
+            if tar or head[:2] == _GZIP_MAGIC:
+                budget.narrow(*limits.for_compressed(os.fstat(fh.fileno()).st_size))
+            if tar:
                 return _read_tar(fh, src, budget, max_member_bytes, max_members, chunk_bytes)
-            stream = _decompressed(fh, head, src, budget, max_bytes)
+            stream = _decompressed(fh, head, src, budget, budget.limit)
             return [_parse_trace(stream, src, p.name, chunk_bytes)]
     except OSError as exc:
         raise InputError(src, f"cannot read file ({exc.strerror or exc})") from None
@@ -65,29 +71,41 @@ def _is_tar(fh: BinaryIO, head: bytes, name: str = "") -> bool:
 
 # ------------------------------------------------------------------------------------------------- size limits
 class _Budget:
-    """Counts decompressed bytes against a limit (zip bombs, oversized inputs)."""
+    """Counts decompressed bytes against a limit (zip bombs, oversized inputs); ``why`` names the limit."""
 
-    def __init__(self, source: str, limit: int) -> None:
+    def __init__(self, source: str, limit: int, why: str = "the reader's limit") -> None:
         self.source = source
         self.limit = limit
+        self.why = why
         self.used = 0
 
+    def narrow(self, limit: int, why: str) -> None:
+        """Lower the limit to ``limit`` (named ``why``) when it is below the current one."""
+        if limit < self.limit:
+            self.limit, self.why = limit, why
+
     def take(self, n: int, what: str) -> None:
+        """Charge ``n`` more bytes of ``what`` (a trace, an archive member); InputError past the limit."""
         self.used += n
         if self.used > self.limit:
-            raise InputError(self.source, f"{what} holds more than {_size(self.limit)} of data once decompressed "
-                                          "(the reader's limit; refusing, as it may be a decompression bomb)")
+            raise InputError(self.source, f"{what} holds more than {_size(self.limit)} of data once decompressed, "
+                                          f"{self.why}: refusing, as it may be a decompression bomb (raise the "
+                                          "limit if the file is genuine)")
 
 
 class _Counted(io.RawIOBase):
-    """A read-only stream that charges every byte it returns to a :class:`_Budget` (and a per-member limit)."""
+    """A read-only stream that charges every byte it returns to a :class:`_Budget` (and to a per-stream limit,
+    named ``why``)."""
 
-    def __init__(self, inner: BinaryIO, budget: _Budget, member_limit: int, what: str) -> None:
+    def __init__(self, inner: BinaryIO, budget: _Budget, member_limit: int, what: str,
+                 why: str = "the reader's limit") -> None:
         self.inner = inner
         self.budget = budget
         self.member_limit = member_limit
         self.what = what
+        self.why = why
         self.count = 0
+        self.compressed = isinstance(inner, gzip.GzipFile)  # byte offsets in messages are of decompressed data
 
     def readable(self) -> bool:
         return True
@@ -95,24 +113,21 @@ class _Counted(io.RawIOBase):
     def read(self, n: int = -1) -> bytes:
         data = self.inner.read(n)
         self.count += len(data)
+        self.budget.take(len(data), self.what)
         if self.count > self.member_limit:
             raise InputError(self.budget.source, f"{self.what} holds more than {_size(self.member_limit)} "
-                                                 "once decompressed (the reader's limit; refusing)")
-        self.budget.take(len(data), self.what)
+                                                 f"once decompressed, {self.why}: refusing, as it may be a "
+                                                 "decompression bomb (raise the limit if the file is genuine)")
         return data
 
 
 def _decompressed(fh: BinaryIO, head: bytes, source: str, budget: _Budget, member_limit: int,
-                  what: str = "the trace") -> BinaryIO:
+                  what: str = "the trace", why: str = "the reader's limit") -> BinaryIO:
     inner: BinaryIO = gzip.GzipFile(fileobj=fh, mode="rb") if head[:2] == _GZIP_MAGIC else fh
-    return _Counted(inner, budget, member_limit, what)  # type: ignore[return-value]
+    return _Counted(inner, budget, member_limit, what, why)  # type: ignore[return-value]
 
 
-def _size(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:g} {unit}"
-    return f"{n} bytes"
+_size = size_text
 
 
 # --------------------------------------------------------------------------------------------------- directory
@@ -136,17 +151,17 @@ def _trace_files(p: Path, src: str, max_members: int) -> list[Path]:
     return files
 
 
-def _read_directory(p: Path, files: list[Path], src: str, budget: _Budget, workers: int,
+def _read_directory(p: Path, files: list[Path], src: str, budget: _Budget, limits: InflateLimits, workers: int,
                     chunk_bytes: int) -> list[_Parsed]:
     """Parse the trace ``files`` of directory ``p``: in this process, or by ``workers`` forked processes."""
     labels = [str(f.relative_to(p)) for f in files]
     if workers > 1:
         ctx = multiprocessing.get_context("fork")
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            results = list(pool.map(_parse_file_job, [(str(f), src, lab, budget.limit, chunk_bytes)
+            results = list(pool.map(_parse_file_job, [(str(f), src, lab, budget.limit, limits, chunk_bytes)
                                                       for f, lab in zip(files, labels)]))
     else:
-        results = [_parse_file_job((str(f), src, lab, budget.limit, chunk_bytes), budget)
+        results = [_parse_file_job((str(f), src, lab, budget.limit, limits, chunk_bytes), budget)
                    for f, lab in zip(files, labels)]
     out = []
     for res in results:
@@ -157,11 +172,12 @@ def _read_directory(p: Path, files: list[Path], src: str, budget: _Budget, worke
     return out
 
 
-def _parse_file_job(job: tuple[str, str, str, int, int], budget: _Budget | None = None):
+def _parse_file_job(job: tuple[str, str, str, int, InflateLimits, int], budget: _Budget | None = None):
     """Parse one file of a directory (in a worker process or in this one). Returns the ``_Parsed`` or, for a
-    refusal, the InputError's ``(source, problem)`` (exceptions with extra constructor arguments do not pickle)."""
-    path, src, label, limit, chunk_bytes = job
-    own = budget if budget is not None else _Budget(src, limit)
+    refusal, the InputError's ``(source, problem)`` (exceptions with extra constructor arguments do not pickle).
+    A gzip file may inflate to at most ``limits.for_compressed`` of its size on disk."""
+    path, src, label, limit, limits, chunk_bytes = job
+    own = budget if budget is not None else _Budget(src, limit, limits.absolute())
     before = own.used
     gc_was_enabled = gc.isenabled()
     gc.disable()
@@ -169,7 +185,9 @@ def _parse_file_job(job: tuple[str, str, str, int, int], budget: _Budget | None 
         with open(path, "rb") as fh:
             head = fh.read(2)
             fh.seek(0)
-            stream = _decompressed(fh, head, src, own, limit, what=label)
+            cap, why = (limits.for_compressed(os.fstat(fh.fileno()).st_size) if head[:2] == _GZIP_MAGIC
+                        else (limit, own.why))
+            stream = _decompressed(fh, head, src, own, cap, what=label, why=why)
             parsed = _parse_trace(stream, src, label, chunk_bytes, optional=True)
     except OSError as exc:
         return (src, f"{label}: cannot read file ({exc.strerror or exc})")
@@ -224,8 +242,8 @@ def _read_tar(fh: BinaryIO, src: str, budget: _Budget, max_member_bytes: int, ma
                                           f"{_size(max_member_bytes)} limit; refusing the archive")
                 declared += m.size
                 if declared > budget.limit:
-                    raise InputError(src, f"archive members hold more than {_size(budget.limit)} in all "
-                                          "(the reader's limit); refusing the archive")
+                    raise InputError(src, f"archive members hold more than {_size(budget.limit)} in all, "
+                                          f"{budget.why}: refusing the archive")
                 if not _trace_name(m.name):
                     skipped.append(m.name)
                     continue
@@ -234,7 +252,8 @@ def _read_tar(fh: BinaryIO, src: str, budget: _Budget, max_member_bytes: int, ma
                     continue
                 head = member.read(2)
                 body = _Prefixed(head, member)
-                stream = _decompressed(body, head, src, budget, max_member_bytes, what=f"member '{m.name}'")
+                stream = _decompressed(body, head, src, budget, max_member_bytes, what=f"member '{m.name}'",
+                                      why="the reader's limit per archive member")
                 out.append(_parse_trace(stream, src, m.name, chunk_bytes, optional=True))
     except (tarfile.TarError, EOFError, zlib.error) as exc:
         raise InputError(src, f"corrupt or truncated archive ({exc})") from None

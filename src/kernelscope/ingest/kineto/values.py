@@ -81,6 +81,11 @@ def _us_to_ns(v: Any) -> int | None:
 
 
 # --------------------------------------------------------------------------------------------------- integers
+def _objects(values) -> np.ndarray:
+    """A 1-D object array of ``values`` (``np.array`` would make equal-length lists a 2-D array)."""
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
 def _as_int(v: Any, text: bool = False) -> int | None:
     if type(v) is int:
         return v
@@ -113,7 +118,7 @@ def _int_column(values, fill: int, dtype, text: bool = False) -> np.ndarray:
         arr = np.fromiter(values, dtype=np.int64, count=n)
     except (TypeError, ValueError, OverflowError):
         # most often: None among ints (fast, vectorised over an object array)
-        obj = np.array(values, dtype=object)
+        obj = _objects(values)
         missing = np.equal(obj, None)
         obj[missing] = fill
         try:
@@ -129,7 +134,7 @@ def _int_column(values, fill: int, dtype, text: bool = False) -> np.ndarray:
                 if iv is not None and info.min <= iv <= info.max:
                     out[i] = iv
             arr = out
-    if dtype is not np.int64 and n and (arr.min() < info.min or arr.max() > info.max):
+    if dtype is not np.int64 and arr.size and (arr.min() < info.min or arr.max() > info.max):
         arr = np.where((arr < info.min) | (arr > info.max), fill, arr)
     return arr.astype(dtype, copy=False)
 
@@ -140,8 +145,9 @@ _LAUNCH_INT = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "r
 
 
 def _dims(values: tuple) -> np.ndarray:
-    """[x, y, z] lists -> (n, 3) int32, -1 where missing or malformed."""
+    """[x, y, z] lists -> (n, 3) int32, -1 where missing, malformed or out of the int32 range."""
     n = len(values)
+    i32 = np.iinfo(np.int32)
     try:
         arr = np.array(values, dtype=np.int64)
         if arr.shape != (n, 3):
@@ -152,26 +158,27 @@ def _dims(values: tuple) -> np.ndarray:
             if isinstance(v, (list, tuple)) and len(v) == 3:
                 for j in range(3):
                     iv = _as_int(v[j])
-                    if iv is not None:
+                    if iv is not None and i32.min <= iv <= i32.max:
                         arr[i, j] = iv
-    i32 = np.iinfo(np.int32)
     return np.where((arr < i32.min) | (arr > i32.max), -1, arr).astype(np.int32)
 
 
 def _floats(values: tuple) -> np.ndarray:
-    obj = np.array(values, dtype=object)
+    """Numbers (ints, float text, None) -> float64, NaN where missing, unreadable or not finite."""
+    obj = _objects(values)
     missing = np.equal(obj, None)
     obj[missing] = "nan"
     try:
-        return obj.astype(np.float64)
-    except (TypeError, ValueError):
+        out = obj.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):
         out = np.full(len(values), np.nan)
         for i, v in enumerate(values):
             try:
                 out[i] = float(v)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 pass
-        return out
+    out[~np.isfinite(out)] = np.nan
+    return out
 
 
 def _launch_chunk(kernels: list[tuple]) -> dict[str, np.ndarray]:

@@ -86,6 +86,8 @@ def why_not_plotted(d: KernelDiagnosis, gpu: GpuSpec | None, f: Fmt) -> str | No
     if r is None:
         return f.notes([n for n in d.notes if n.key.startswith("no_peak")]) or f.label("chart_no_roofline")
     if r.arithmetic_intensity_flop_per_byte is None or r.achieved_flops_per_s is None:
+        if any(x.metric.startswith(("flop_counts", "dram")) for x in d.kernel.implausible):
+            return f.label("chart_implausible")  # its FLOPs or DRAM bytes cannot be real: kept off the chart
         reasons = [m for m in r.not_measured if m != "efficiency_undefined"] or list(r.not_measured)
         text = f.notes(reasons) if reasons else f.label("chart_no_roofline")
         if "flops_not_measured" in r.not_measured and "_tensor" in r.pipe:

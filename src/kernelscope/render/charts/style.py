@@ -12,6 +12,7 @@ import hashlib
 import io
 import math
 import re
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -28,6 +29,18 @@ from ...analysis.diagnosis import KernelDiagnosis
 from ..common import safe
 
 CHART_FORMATS: tuple[str, ...] = ("svg", "png")
+
+
+class _NoWeightFallbackWarnings(logging.Filter):
+    """Drops matplotlib's "findfont: Failed to find font weight bold for <CJK font>, now using 400" warnings: a CJK
+    font often comes in one weight, and regular-weight bold labels are what a chart wants then (the warnings
+    otherwise fill standard error, once per label)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("findfont: Failed to find font weight")
+
+
+logging.getLogger("matplotlib.font_manager").addFilter(_NoWeightFallbackWarnings())
 
 #: Colour of each bottleneck class (None: not classified).
 CLASS_COLOURS: dict[str | None, str] = {

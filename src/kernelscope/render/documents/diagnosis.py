@@ -6,7 +6,7 @@ from msgspec import Meta
 
 from .common import Class, Doc, EvidenceDoc, FindingDoc, Lang, NoteDoc, NullReason, Version
 
-__all__ = ["DiagnosisDoc", "EvidenceDoc", "FindingDoc", "InputDoc", "LaunchDoc", "MemoryLevelDoc", "NoteDoc",
+__all__ = ["DiagnosisDoc", "EvidenceDoc", "FindingDoc", "ImplausibleDoc", "InputDoc", "LaunchDoc", "MemoryLevelDoc", "NoteDoc",
            "NsightMatchDoc", "NullReason", "RooflineDoc", "UnitLoadDoc"]
 
 Pct = Annotated[float | None, Meta(description="percent of peak (0-100); null: not measured")]
@@ -227,6 +227,26 @@ class NsightMatchDoc(Doc):
     findings: Annotated[list[str], Meta(description="kernelscope finding ids of the same cause that fired")]
 
 
+class ImplausibleDoc(Doc):
+    """a value the input holds that cannot be real, kept out of every field and verdict"""
+
+    metric: Annotated[str, Meta(description=(
+        "the metric it was read as: an Nsight metric name, the input's own name (nvprof metric, console label, "
+        "plain-numbers field) or flop_counts.<pipe> (user data: escape before display)"))]
+    value: Annotated[float, Meta(description="the raw value as read, in `unit`")]
+    unit: Annotated[str, Meta(description="its unit: % (0-100), byte, FLOP, hz, or the profiler's own unit")]
+    reason: Annotated[Literal[
+        "implausible_occupancy", "implausible_hit_rate", "implausible_pct", "implausible_negative", "implausible_bytes",
+        "implausible_flops", "implausible_clock", "implausible_dram_above_peak", "implausible_flops_above_peak",
+    ], Meta(description="why it cannot be real (a key of kernelscope/data/labels.toml [note])")]
+    text: Annotated[str, Meta(description="the reason in the document's language")]
+    limit: Annotated[float | None, Meta(description=(
+        "the bound it broke, in `unit` (100 for a percentage; for *_above_peak the peak, bytes/s or FLOP/s); null "
+        "for a value below 0"))]
+    rate: Annotated[float | None, Meta(description=(
+        "for *_above_peak: the rate the value implies over the launch's duration (bytes/s or FLOP/s); else null"))]
+
+
 class LaunchDoc(Doc):
     """one diagnosed kernel launch"""
 
@@ -276,6 +296,17 @@ class LaunchDoc(Doc):
         "Nsight Compute's fired rules (SOLBottleneck apart) beside kernelscope's findings, then kernelscope findings "
         "whose Nsight rule ran without firing; empty when the report stores no rule results"))]
     problems: Annotated[list[str], Meta(description="data problems found while reading")]
+    implausible: Annotated[list[ImplausibleDoc], Meta(description=(
+        "values the input holds that cannot be real (a percentage above 100 or below 0, a negative or absurd count, "
+        "DRAM bytes above the GPU's peak bandwidth, FLOP/s above its roof ...), each with its raw value and reason; "
+        "the fields they would have filled are null and no verdict or advice rests on them"))]
+    useful_flops: Annotated[float | None, Meta(description=(
+        "the FLOPs the algorithm needs, FLOP per launch, as the user gave them (plain-numbers useful_flops, diagnose "
+        "--useful-flops); flop_counts and roofline.flops are the EXECUTED FLOPs (padding, masked lanes and "
+        "tensor-tile waste included); null: not given"))]
+    useful_roofline: Annotated[RooflineDoc | None, Meta(description=(
+        "the roofline point of useful_flops on the same pipe, ceilings, bytes and duration as roofline; null: no "
+        "useful count given, or no roofline"))]
     not_measured: Annotated[list[NullReason], Meta(description=(
         "the reason for every null field of this launch (roofline objects explain their own nulls)"))]
 
