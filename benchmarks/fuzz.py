@@ -393,7 +393,7 @@ def _kernels_command(rng, path: Path, out: Path, partners: list[Seed]) -> tuple[
         argv = ["diagnose", str(path), "--format", fmt, *extra]
         if rng.random() < 0.1 and partners:
             argv.insert(2, str(rng.choice(partners).path))
-        argv += rng.choice(([], [], ["--top", "1"], ["--kernel", "."], ["--gpu", "A100"]))
+        argv += rng.choice(([], [], ["--top", "1"], ["--kernel", "regex:."], ["--gpu", "A100"]))
         target = out / f"result{_EXT[fmt]}" if rng.random() < 0.5 else None
         return argv + (["-o", str(target)] if target else []), f"diagnose/{fmt}", target, False
     if r < 0.55:

@@ -59,7 +59,7 @@ def test_chinese_output(capsys):
 
 
 def test_kernel_filter_and_top(capsys):
-    code, out, _ = run(capsys, "diagnose", str(EXAMPLE), "--kernel", "sgemm", "--top", "1", "--format", "json")
+    code, out, _ = run(capsys, "diagnose", str(EXAMPLE), "--kernel", "regex:sgemm", "--top", "1", "--format", "json")
     assert code == 0
     launches = json.loads(out)["inputs"][0]["launches"]
     assert [l["name"] for l in launches] == ["sgemm_naive_2048"]
@@ -300,8 +300,9 @@ def test_shared_options_follow_each_command():
     options = {name: {o for a in p._actions for o in a.option_strings} for name, p in sub.items()}
     assert {"--format", "--input-format", "-o", "--gpu", "--spec", "-q"} <= options["diagnose"]
     assert {"--format", "--input-format", "-o", "--gpu", "--spec"} <= options["compare"] and "-q" not in options["compare"]
-    assert "--gpu" not in options["timeline"] and "--format" not in options["roofline"]
-    assert options["gpus"] == {"-h", "--help", "--lang"}
+    assert "--gpu" not in options["timeline"] and "--format" in options["roofline"]
+    assert options["gpus"] == {"-h", "--help", "--lang", "--format", "-o", "--output"}
+    assert sub["roofline"].parse_args(["r"]).format == "chart"  # -o FILE.svg draws the chart, as before
     assert "html" in sub["diagnose"].parse_args(["r", "--format", "html"]).format
     with pytest.raises(SystemExit):
         sub["compare"].parse_args(["a", "b", "--format", "html"])
@@ -315,7 +316,6 @@ def test_gpu_and_spec_are_exclusive(capsys, tmp_path):
 
 
 def test_roofline_needs_output(capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["roofline", str(EXAMPLE)])
-    assert exc.value.code == 2
+    """The chart (the default format) needs -o; --format json/table/markdown print its numbers instead."""
+    assert main(["roofline", str(EXAMPLE), "-q"]) == 2
     _one_line_error(capsys.readouterr().err, "-o/--output")

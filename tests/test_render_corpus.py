@@ -12,8 +12,10 @@ import pytest
 
 from conftest import CORPUS_NCU, REPO, corpus_reports
 from kernelscope import diagnose_file
+from kernelscope.analysis.groups import launch_groups
 from kernelscope.render import charts, render
 from kernelscope.render.html import to_html
+from kernelscope.render.launch_groups import FULL_GROUPS
 
 REPORTS = corpus_reports()
 _ABSENT = f"shared corpus not available: {CORPUS_NCU} is absent (it lives beside the checkout in ../shared)"
@@ -67,12 +69,15 @@ def test_charts_for_every_report(path, diagnosed):
 @pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.name[:50] if p else "absent")
 def test_html_for_every_report(path, diagnosed):
     res = diagnosed[path.name]
-    page = to_html([res], "en")
+    page = to_html([res], "en")  # a card per group of repeated launches (same kernel, grid and block)
     tags = check_html(page)
-    assert tags["svg"] >= 1 and tags["section"] == 1 + len(res.kernels)
+    assert tags["svg"] >= 1 and tags["section"] == 1 + min(len(launch_groups(res)), FULL_GROUPS)
     for d in res.kernels:
         assert html.escape(d.kernel.name) in page
     assert_offline(page)
+    every = to_html([res], "en", launches="all")  # a card per launch
+    assert check_html(every)["section"] == 1 + len(res.kernels)
+    assert_offline(every)
 
 
 @pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.name[:50] if p else "absent")

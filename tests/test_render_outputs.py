@@ -206,7 +206,7 @@ def test_json_matches_its_schema(example):
 
 def test_compare_json_matches_its_schema(capsys, tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads((REPO / "schemas" / "compare-1.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "schemas" / "compare-2.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     code, out, err = run(capsys, "compare", str(EXAMPLE), "--before-kernel", "sgemm_naive", "--after-kernel", "sgemm_tiled",
                          "--format", "json")
@@ -221,7 +221,7 @@ def test_compare_json_of_corpus_reports_matches_its_schema(capsys):
     pytest.importorskip("ncu_report", reason="NVIDIA's ncu-report package is not installed on this platform")
     before = need(CORPUS_NCU / "AveryClapp__ESMM-Research__profile_output.ncu-rep")
     after = need(CORPUS_NCU / "AveryClapp__ESMM-Research__profile.ncu-rep")
-    schema = json.loads((REPO / "schemas" / "compare-1.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((REPO / "schemas" / "compare-2.schema.json").read_text(encoding="utf-8"))
     code, out, err = run(capsys, "compare", str(before), str(after), "--format", "json", "--lang", "zh")
     assert code in (0, 1), err
     jsonschema.validate(json.loads(out), schema, cls=jsonschema.Draft202012Validator)

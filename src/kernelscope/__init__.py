@@ -6,7 +6,8 @@ bottleneck, attribute its warp stalls, run the kernel rules and give advice (en 
 into kernels, copies, launch gaps and idle.
 
 Main entry points (see :mod:`kernelscope.api`):
-    :func:`load`, :func:`diagnose_file`, :func:`diagnose_report`: Nsight Compute (and other kernel) reports.
+    :func:`load`, :func:`diagnose_file`, :func:`diagnose_report`: Nsight Compute (and other kernel) reports;
+    :func:`launch_groups`: their repeated launches grouped (same kernel, grid and block).
     :func:`load_timeline`, :func:`timeline_file`: program timelines.
     :func:`diagnose_kernel_profile`, :class:`KernelReport`, :func:`roofline_position`: plain numbers (the
     specification's own API).
@@ -25,7 +26,8 @@ from .version import __version__
 #: Public name -> module that defines it.
 _EXPORTS = {
     "KernelDiagnosis": "analysis.diagnosis", "ReportDiagnosis": "analysis.diagnosis", "diagnose": "analysis.diagnosis",
-    "diagnose_report": "analysis.diagnosis", "RooflinePoint": "analysis.roofline", "roofline_point": "analysis.roofline",
+    "diagnose_report": "analysis.diagnosis", "LaunchGroup": "analysis.groups", "launch_groups": "analysis.groups",
+    "RooflinePoint": "analysis.roofline", "roofline_point": "analysis.roofline",
     "diagnose_file": "api", "load": "api", "load_criteria": "api", "load_timeline": "api", "resolve_gpu": "api",
     "timeline_file": "api", "locate_findings": "api", "source_file": "api", "source_for": "api", "InputError": "errors", "KernelscopeError": "errors", "UnknownGpuError": "errors",
     "load_spec": "ingest.settings", "find_gpu": "knowledge.gpus", "GpuSpec": "model", "KernelProfile": "model",
@@ -53,6 +55,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names come from __getattr__
     from .analysis.diagnosis import KernelDiagnosis, ReportDiagnosis, diagnose, diagnose_report
+    from .analysis.groups import LaunchGroup, launch_groups
     from .analysis.roofline import RooflinePoint, roofline_point
     from .api import (
         diagnose_file, load, load_criteria, load_timeline, locate_findings, resolve_gpu, source_file, source_for,

@@ -68,9 +68,14 @@ def diagnose_file(
     criteria: Mapping[str, Any] | None = None,
     input_format: str | None = None,
     useful_flops: Mapping[str, float] | None = None,
+    kernel: str | None = None,
 ) -> ReportDiagnosis:
     """Read a profiler file and diagnose it: ``diagnose_report(load(path), ...)``, with each finding pointed at its
     top instructions where the report holds per-instruction data (:func:`locate_findings`).
+
+    ``kernel_regex``: only launches whose name or demangled name it matches (``re.search``). ``kernel``: only
+    launches it names as Nsight Compute's ``-k`` does (``diagnose --kernel``): an exact function or demangled name
+    (a unique part of one), or ``regex:PATTERN`` (:func:`kernelscope.analysis.selection.match`).
 
     ``useful_flops``: kernel name (its function name or full demangled name) -> the FLOPs its algorithm needs per
     launch (``diagnose --useful-flops NAME=COUNT``), set on every launch of that name (:func:`with_useful_flops`);
@@ -81,7 +86,7 @@ def diagnose_file(
             :func:`kernelscope.analysis.diagnosis.diagnose_report`.
     """
     report = with_useful_flops(load(path, input_format), useful_flops or {})
-    rd = diagnose_report(report, gpu=gpu, kernel_regex=kernel_regex, top=top, criteria=criteria)
+    rd = diagnose_report(report, gpu=gpu, kernel_regex=kernel_regex, top=top, criteria=criteria, kernel=kernel)
     return locate_findings(rd)
 
 
@@ -144,6 +149,7 @@ def source_file(
     launch: int | None = None,
     top: int = 10,
     sass: str = "top",
+    kernel: str | None = None,
 ) -> "SourceReport":
     """Where in the code: the ``top`` hottest instructions and source lines of launches of an Nsight Compute report
     (``.ncu-rep``), from its per-instruction data (Source Counters, instruction sampling).
@@ -152,11 +158,15 @@ def source_file(
         path: the report.
         kernel_regex: every launch whose name or demangled name matches (``re.search``) and that holds
             per-instruction data; None: see ``launch``.
-        launch: only the launch with this index (0-based, report order); with ``kernel_regex`` it must match too.
+        launch: only the launch with this index (0-based, report order); with ``kernel_regex`` or ``kernel`` it
+            must match too.
             Neither given: the longest launch that holds per-instruction data.
         top: how many instructions and lines per launch.
         sass: which instructions to disassemble (:func:`kernelscope.ingest.ncu_source.read_instructions`):
             ``"top"`` the hottest ``top`` (about 0.4 ms each), ``"all"`` every one (the HTML SASS view).
+        kernel: as ``kernel_regex``, the launches named as Nsight Compute's ``-k`` does (``source --kernel``): an
+            exact function or demangled name (a unique part of one), or ``regex:PATTERN``
+            (:func:`kernelscope.analysis.selection.match`).
 
     Returns:
         A :class:`~kernelscope.analysis.source.SourceReport`: the report and one
@@ -166,12 +176,13 @@ def source_file(
         located there (``findings``, most important first).
 
     Raises:
-        InputError: not a ``.ncu-rep`` report, unreadable, no such launch, no match, or no selected launch holds
+        InputError: not a ``.ncu-rep`` report, unreadable, no such launch, no match, an ambiguous ``kernel``
+            name, or no selected launch holds
             per-instruction data (the message names the options that collect it), ``top`` < 1.
     """
     _check_top(top)
     report = load(path, None)
-    chosen = _source_launches(report, kernel_regex, launch)
+    chosen = _source_launches(report, kernel_regex, launch, kernel)
     wanted = {k.index for k in chosen}
     diagnosed = [d for d in diagnose_report(report).kernels if d.kernel.index in wanted]
     return _source_report(report, diagnosed, top, sass)
@@ -207,7 +218,7 @@ def no_kernel_matches(source: str, option: str, pattern: str, names: Iterable[st
     Args:
         source: the report (or option) the message starts with.
         option: the option that selects, e.g. ``"--kernel"``.
-        pattern: the regular expression given.
+        pattern: the name (or ``regex:PATTERN``, or regular expression) given.
         names: the kernel names it was matched against.
         shown: how many names to list.
     """
@@ -242,7 +253,8 @@ def _source_report(report: "ProfileReport", diagnosed: list[KernelDiagnosis], to
         analyse(d.kernel, t, top, located=locate_in_table(d.findings, t)) for d, t in zip(diagnosed, tables)))
 
 
-def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: int | None) -> list["KernelProfile"]:
+def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: int | None,
+                     kernel: str | None = None) -> list["KernelProfile"]:
     """The launches :func:`source_file` reads (see there); raises InputError when there are none to read."""
     from .analysis.selection import select_kernels
     from .ingest.ncu_source import HOW_TO_COLLECT, no_instruction_data
@@ -251,9 +263,12 @@ def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: 
     if report.format != "ncu-rep":
         raise InputError(path, f"per-instruction data comes from Nsight Compute reports (.ncu-rep) only, not from "
                          f"{report.format} input: {HOW_TO_COLLECT}")
-    kernels = select_kernels(report.kernels, kernel_regex) if kernel_regex is not None else report.kernels
-    if kernel_regex is not None and not kernels:
-        raise no_kernel_matches(path, "--kernel", kernel_regex, (k.name for k in report.kernels))
+    selecting = kernel_regex is not None or kernel is not None
+    kernels = select_kernels(report.kernels, kernel_regex, kernel=kernel, source=path) if selecting \
+        else report.kernels
+    if selecting and not kernels:
+        pattern = kernel if kernel is not None else kernel_regex
+        raise no_kernel_matches(path, "--kernel", pattern, (k.name for k in report.kernels))
     if launch is not None:
         one = [k for k in kernels if k.index == launch]
         if not one:
@@ -264,9 +279,9 @@ def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: 
         return one
     with_data = [k for k in kernels if k.instruction_metrics and k.origin is not None]
     if not with_data:
-        which = "no launch matching --kernel" if kernel_regex is not None else "no launch"
+        which = "no launch matching --kernel" if selecting else "no launch"
         raise InputError(path, f"{which} holds per-instruction data (Source Counters, instruction sampling): "
                          f"{HOW_TO_COLLECT}")
-    if kernel_regex is not None:
+    if selecting:
         return with_data
     return [max(with_data, key=lambda k: (k.duration_s if k.duration_s is not None else -1.0, -k.index))]

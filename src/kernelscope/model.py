@@ -260,6 +260,9 @@ class KernelProfile:
         useful_flops: the FLOPs the algorithm needs (FLOP per launch), when the user gives them (plain-numbers
             ``useful_flops``, ``diagnose --useful-flops NAME=COUNT``); ``flop_counts`` are the EXECUTED FLOPs
             (instruction counters count padding, masked lanes and tensor-tile waste too). None: not given.
+        duration_range_s: ``(min, max)`` duration (s) of the launches a summary row stands for
+            (``launch_count`` > 1), when its source records them (a timeline's per-name minimum and maximum);
+            None otherwise.
     """
 
     index: int
@@ -299,6 +302,7 @@ class KernelProfile:
     instruction_metrics: tuple[str, ...] = ()
     implausible: tuple[Implausible, ...] = ()
     useful_flops: float | None = None
+    duration_range_s: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         for name in (
@@ -316,6 +320,33 @@ class KernelProfile:
 
 
 @dataclass(frozen=True)
+class Measurement:
+    """How a profile measured its durations: durations measured differently are not comparable. Nsight Compute
+    replays each kernel serialised, by default with caches flushed before each pass and SM clocks locked at base;
+    a timeline (Nsight Systems, the PyTorch profiler) measures each kernel once, in flight among the others, with
+    warm caches and the clocks the GPU chose. Every field is None when the input does not record it
+    (:mod:`kernelscope.ingest.measurement` says where each is read).
+
+    Attributes:
+        tool: ``"ncu"``, ``"nvprof"``, ``"nsys"`` or ``"pytorch"``.
+        replay_mode: Nsight Compute's ``--replay-mode``: ``"kernel"``, ``"application"``, ``"range"``,
+            ``"app-range"``; ``"none"`` for a timeline (measured in flight, no replay).
+        cache_control: ``"flush-all"`` (caches flushed before each replay pass) or ``"none"``.
+        clock_control: ``"base"`` (SM clocks locked at base) or ``"none"`` (not locked).
+    """
+
+    tool: str | None = None
+    replay_mode: str | None = None
+    cache_control: str | None = None
+    clock_control: str | None = None
+
+    def settings(self) -> dict[str, str | None]:
+        """``replay_mode``, ``cache_control`` and ``clock_control`` by name."""
+        return {"replay_mode": self.replay_mode, "cache_control": self.cache_control,
+                "clock_control": self.clock_control}
+
+
+@dataclass(frozen=True)
 class ProfileReport:
     """One input file: its kernels in report order.
 
@@ -324,12 +355,14 @@ class ProfileReport:
         format: input format id, e.g. ``"ncu-rep"``.
         tool_version: profiler version that wrote it, or None.
         kernels: every profiled launch, in report order.
+        measurement: how its durations were measured, or None when the input does not say (plain numbers).
     """
 
     path: str
     format: str
     kernels: tuple[KernelProfile, ...]
     tool_version: str | None = None
+    measurement: Measurement | None = None
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..errors import InputError
+from ..model import Measurement
 from ..notes import Note
 from .diagnosis import KernelDiagnosis
 from .engine import by_gain
-from .selection import kernel_names, select
+from .selection import kernel_names, match, select
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,19 @@ class LaunchSet:
         return math.fsum(d.kernel.duration_s * d.kernel.launch_count for d in self.launches if d.kernel.duration_s is not None)
 
     @property
+    def spread_s(self) -> tuple[float, float] | None:
+        """(min, max) duration over the launches (s): of their durations with two or more measured, else the range
+        a summary row records for the launches it stands for (``KernelProfile.duration_range_s``); None when
+        neither is known."""
+        durations = self.durations_s
+        if len(durations) >= 2:
+            return min(durations), max(durations)
+        ranged = [d.kernel.duration_range_s for d in self.launches if d.kernel.duration_range_s is not None]
+        if len(self.launches) == 1 and ranged and self.count >= 2:
+            return ranged[0]
+        return None
+
+    @property
     def representative(self) -> KernelDiagnosis:
         """The launch whose duration is closest to the median (the first launch when none is measured)."""
         med = self.median_s
@@ -82,6 +96,8 @@ class Side:
         classes: bottleneck classes.
         achieved_occupancy_pct / theoretical_occupancy_pct: occupancy %.
         stall_shares: reason -> share of stall cycles (0..1).
+        total_s: summed time of the launches (s); mean_s: total / launches (s), None when none is measured.
+        grid / block: launch shape, or None when not recorded.
     """
 
     duration_s: float | None
@@ -97,6 +113,10 @@ class Side:
     achieved_occupancy_pct: float | None
     theoretical_occupancy_pct: float | None
     stall_shares: dict[str, float]
+    total_s: float = 0.0
+    mean_s: float | None = None
+    grid: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -120,7 +140,8 @@ class KernelComparison:
 
     Attributes:
         before_name / after_name: kernel names (differ for hand-made pairs).
-        matched_by: ``"name+shape"``, ``"name"`` or ``"hand"``.
+        matched_by: ``"name+shape"``, ``"name"``, ``"signature"`` (the same demangled signature spelled differently,
+            e.g. by Nsight Compute and a timeline) or ``"hand"``.
         before / after: the two sides.
         speedup: before duration / after duration (> 1 is faster), or None.
         beyond_noise: True when the duration ranges of the two sides do not overlap (both sides with at least
@@ -133,6 +154,8 @@ class KernelComparison:
             ``(finding id, estimated speedup factor >= 1)`` for every finding that carries an estimate, largest
             first (see :func:`predicted_speedups`); empty when no finding has one. Compare ``predicted[0][1]`` with
             ``speedup`` to see how the model did.
+        shape_differs: the two sides' grid or block differ (both recorded): a pair matched by name, or by hand, is
+            then not the same work on both sides.
     """
 
     before_name: str
@@ -147,6 +170,7 @@ class KernelComparison:
     predictions: tuple[Prediction, ...]
     explanation: tuple[Note, ...]
     predicted: tuple[tuple[str, float], ...] = ()
+    shape_differs: bool = False
 
     @property
     def predicted_top(self) -> tuple[str, float] | None:
@@ -159,15 +183,56 @@ class KernelComparison:
 
 
 @dataclass(frozen=True)
+class ProgramSide:
+    """One side's program timeline: its wall time and where it went (seconds).
+
+    Attributes:
+        path / format: the input.
+        wall_s: program wall time (first to last recorded interval; the slowest rank's), None for ``nsys stats``
+            summaries (no intervals).
+        kernel_s / memcpy_s / memset_s: GPU time with at least one kernel running / copies and no kernel / memsets
+            only (exclusive, summed over the devices of the rank that ends the program); for a summary the plain
+            sums of the per-name totals (overlap not known).
+        gpu_idle_s: time of the wall with no GPU work at all, None for a summary.
+        host_api_s: union of host-side CUDA API time (that rank's), None when not recorded.
+    """
+
+    path: str
+    format: str
+    wall_s: float | None
+    kernel_s: float
+    memcpy_s: float
+    memset_s: float
+    gpu_idle_s: float | None
+    host_api_s: float | None
+
+
+def wall_speedup(programs: tuple[ProgramSide, ProgramSide] | None) -> float | None:
+    """Program wall before / after, or None when a wall is not known."""
+    if programs is None:
+        return None
+    b, a = programs[0].wall_s, programs[1].wall_s
+    return b / a if b and a else None
+
+
+@dataclass(frozen=True)
 class Comparison:
     """Two profiles compared.
 
     Attributes:
         pairs: compared kernels, largest BEFORE time first.
         unmatched_before / unmatched_after: kernel names with no partner.
-        total_before_s / total_after_s: total GPU time of all kernels of each profile (s); 0 when the sides
-            are kernels picked inside one report (no program totals).
-        speedup: total_before_s / total_after_s, or None when a total is 0.
+        total_before_s / total_after_s: total GPU time of all kernels of each profile (s), matched or not; 0 when
+            the sides are kernels picked inside one report (no program totals).
+        matched_before_s / matched_after_s: GPU time of the matched kernels (s); the AFTER side's at the BEFORE
+            side's launch counts (each pair's after time x before launches / after launches), so that a profile
+            of fewer launches (``ncu -c``) or a shorter capture compares per launch. 0 as above.
+        unmatched_before_s / unmatched_after_s: GPU time of the kernels without a partner (s), shown apart.
+        speedup: matched_before_s / matched_after_s (the matched kernels only), or None.
+        before_method / after_method: how each side measured its durations, None when not recorded.
+        warnings: what makes the comparison less than like for like (Notes), e.g. ``cmp_method`` when the sides
+            measured differently.
+        programs: ``(before, after)`` program timelines (wall time and its split) when both sides are timelines.
     """
 
     pairs: tuple[KernelComparison, ...]
@@ -175,15 +240,30 @@ class Comparison:
     unmatched_after: tuple[str, ...]
     total_before_s: float
     total_after_s: float
+    matched_before_s: float = 0.0
+    matched_after_s: float = 0.0
+    unmatched_before_s: float = 0.0
+    unmatched_after_s: float = 0.0
+    before_method: Measurement | None = None
+    after_method: Measurement | None = None
+    warnings: tuple[Note, ...] = ()
+    programs: tuple[ProgramSide, ProgramSide] | None = None
 
     @property
     def speedup(self) -> float | None:
-        """Overall speedup of the GPU time, or None."""
+        """Speedup of the matched kernels' GPU time (unmatched time apart), or None."""
+        b, a = self.matched_before_s, self.matched_after_s
+        return b / a if a > 0 and b > 0 else None
+
+    @property
+    def total_speedup(self) -> float | None:
+        """total_before_s / total_after_s: every kernel, matched or not (not like for like when some are
+        unmatched), or None."""
         return self.total_before_s / self.total_after_s if self.total_after_s > 0 and self.total_before_s > 0 else None
 
     def regressions(self, threshold: float) -> tuple[str, ...]:
         """What got slower by more than ``threshold`` (a fraction, 0.05 = 5 %): kernel names (only changes
-        beyond the run-to-run spread when it is known) and ``"total"`` for the whole program."""
+        beyond the run-to-run spread when it is known) and ``"total"`` for the matched kernels together."""
         out = [
             p.after_name for p in self.pairs
             if (s := p.slower_by()) is not None and s > threshold and p.beyond_noise is not False
@@ -226,7 +306,7 @@ def _side(s: LaunchSet) -> Side:
     r = d.roofline
     return Side(
         duration_s=med,
-        spread_s=(min(durations), max(durations)) if len(durations) >= 2 else None,
+        spread_s=s.spread_s,
         launches=s.count,
         bandwidth_bytes_per_s=bw,
         bandwidth_pct_of_peak=bw_pct,
@@ -238,14 +318,21 @@ def _side(s: LaunchSet) -> Side:
         achieved_occupancy_pct=k.achieved_occupancy_pct,
         theoretical_occupancy_pct=k.theoretical_occupancy_pct,
         stall_shares={x.reason: x.share_of_stalls for x in d.stalls.shares} if d.stalls else {},
+        total_s=s.total_s,
+        mean_s=s.total_s / s.count if durations and s.count else None,
+        grid=s.grid,
+        block=s.block,
     )
 
 
 def _explain(b: Side, a: Side, speedup: float | None, shift) -> tuple[Note, ...]:
     notes: list[Note] = []
-    if speedup is not None:
+    if speedup is not None and speedup < 1.0:  # a regression reads as one
+        notes.append(Note("cmp_slower", {"speedup": speedup, "slower_pct": 100.0 * (1.0 / speedup - 1.0),
+                                         "before_s": b.duration_s, "after_s": a.duration_s}))
+    elif speedup is not None:
         notes.append(Note("cmp_speedup", {"speedup": speedup, "before_s": b.duration_s, "after_s": a.duration_s}))
-    if b.classes != a.classes and (b.classes or a.classes):
+    if b.classes != a.classes and b.classes and a.classes:  # a side without a class (a timeline) moved nowhere
         notes.append(Note("cmp_class", {"before": " + ".join(b.classes) or None, "after": " + ".join(a.classes) or None}))
     if b.bandwidth_pct_of_peak is not None and a.bandwidth_pct_of_peak is not None:
         notes.append(Note("cmp_bandwidth", {"before": b.bandwidth_pct_of_peak, "after": a.bandwidth_pct_of_peak}))
@@ -298,7 +385,14 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
         predictions=tuple(sorted(predictions, key=lambda p: -p.estimated_speedup_pct)),
         explanation=_explain(b, a, speedup, shift),
         predicted=predicted_speedups(before.representative),
+        shape_differs=matched_by in ("name", "signature") and _shape_differs(before, after),
     )
+
+
+def _shape_differs(before: LaunchSet, after: LaunchSet) -> bool:
+    """Whether the grid or the block of the two sets differ, both recorded."""
+    pairs = ((before.grid, after.grid), (before.block, after.block))
+    return any(x is not None and y is not None and x != y for x, y in pairs)
 
 
 def compare(
@@ -306,6 +400,9 @@ def compare(
     after: Sequence[KernelDiagnosis],
     pairs: Sequence[tuple[str, str]] = (),
     program: bool = True,
+    pair_rule: str = "regex",
+    methods: tuple[Measurement | None, Measurement | None] = (None, None),
+    programs: tuple[ProgramSide, ProgramSide] | None = None,
 ) -> Comparison:
     """Match and compare the kernels of two profiles.
 
@@ -315,13 +412,25 @@ def compare(
             name on its side (``re.search`` on the name and the demangled name). Matched first.
         program: whether the two sides are whole programs (two profiles); False for kernels picked inside
             one report, where totals and per-kernel program speedups mean nothing and are left out.
+        pair_rule: how ``pairs`` name kernels: ``"regex"`` regular expressions (as above), ``"name"`` as Nsight
+            Compute's ``-k`` (``compare --pair``): an exact function or demangled name (a unique part of one), or
+            ``regex:PATTERN`` (:func:`kernelscope.analysis.selection.match`).
+        methods: how each side measured its durations (``ProfileReport.measurement``); sides measured differently
+            get the warning ``cmp_method`` (:func:`method_warnings`).
+        programs: the two sides' program timelines, when both are timelines (kept as they are).
+
+    Matching, after the hand-made pairs: by name and launch shape, then by name, then by demangled signature
+    (the same kernel spelled differently by two tools, :func:`_signature`).
 
     Returns:
-        A :class:`Comparison`; kernels without a partner are listed, not compared.
+        A :class:`Comparison`; kernels without a partner are listed (and their time summed apart), not compared.
 
     Raises:
-        InputError: a pair's regex is invalid or does not select exactly one kernel name.
+        InputError: a pair's regex is invalid, a name is ambiguous, or a pair's side does not select exactly one
+            kernel name; an unknown ``pair_rule``.
     """
+    if pair_rule not in ("regex", "name"):
+        raise InputError("pair_rule", f"expected 'regex' or 'name', got {pair_rule!r}")
     sets_b, sets_a = launch_sets(before), launch_sets(after)
     total_b = math.fsum(s.total_s for s in sets_b) if program else 0.0
     total_a = math.fsum(s.total_s for s in sets_a) if program else 0.0
@@ -329,7 +438,11 @@ def compare(
     matched: list[KernelComparison] = []
 
     def take(pool: list[LaunchSet], pattern: str, side: str) -> list[LaunchSet]:
-        chosen = select(pool, pattern, lambda s: kernel_names(s.launches[0].kernel), f"--pair ({side})")
+        if pair_rule == "name":
+            chosen = match(pool, pattern, lambda s: s.launches[0].kernel, f"--pair ({side})", f"--pair ({side})",
+                           one=True)
+        else:
+            chosen = select(pool, pattern, lambda s: kernel_names(s.launches[0].kernel), f"--pair ({side})")
         names = sorted({s.name for s in chosen})
         if len(names) != 1:
             found = ", ".join(names) if names else "none"
@@ -345,8 +458,42 @@ def compare(
     for pb, pa in pairs:
         sb, sa = take(free_b, pb, "before"), take(free_a, pa, "after")
         matched.append(compare_sets(merged(sb), merged(sa), "hand", total_b))
-    for key, how in (((lambda s: (s.name, s.grid, s.block)), "name+shape"), ((lambda s: s.name), "name")):
-        index = {}
+    _match_by_names(free_b, free_a, total_b, matched)
+    matched.sort(key=lambda p: -(p.before.duration_s or 0.0) * p.before.launches)
+    matched_b = math.fsum(p.before.total_s for p in matched) if program else 0.0
+    matched_a = math.fsum(p.after.total_s * p.before.launches / p.after.launches for p in matched
+                          if p.after.launches) if program else 0.0
+    counts = sum(1 for p in matched if p.before.launches != p.after.launches)
+    warnings = method_warnings(*methods)
+    if program and counts:
+        warnings += (Note("cmp_counts", {"n": counts}),)
+    return Comparison(
+        pairs=tuple(matched),
+        unmatched_before=tuple(dict.fromkeys(s.name for s in free_b)),
+        unmatched_after=tuple(dict.fromkeys(s.name for s in free_a)),
+        total_before_s=total_b,
+        total_after_s=total_a,
+        matched_before_s=matched_b,
+        matched_after_s=matched_a,
+        unmatched_before_s=math.fsum(s.total_s for s in free_b) if program else 0.0,
+        unmatched_after_s=math.fsum(s.total_s for s in free_a) if program else 0.0,
+        before_method=methods[0],
+        after_method=methods[1],
+        warnings=warnings,
+        programs=programs,
+    )
+
+
+def _match_by_names(free_b: list[LaunchSet], free_a: list[LaunchSet], total_b: float,
+                    matched: list[KernelComparison]) -> None:
+    """Pair the sets left in ``free_b`` / ``free_a`` (removed from them as they pair, appended to ``matched``): by
+    name and launch shape, then by name, then by demangled signature (first partner in order each time)."""
+    stages = [((lambda s: (s.name, s.grid, s.block)), "name+shape"), ((lambda s: s.name), "name"),
+              (_signature_key, "signature")]
+    for key, how in stages:
+        if not free_b or not free_a:
+            return
+        index: dict = {}
         for s in free_a:
             index.setdefault(key(s), []).append(s)
         for s in list(free_b):
@@ -356,11 +503,42 @@ def compare(
                 free_b.remove(s)
                 free_a.remove(partner)
                 matched.append(compare_sets(s, partner, how, total_b))
-    matched.sort(key=lambda p: -(p.before.duration_s or 0.0) * p.before.launches)
-    return Comparison(
-        pairs=tuple(matched),
-        unmatched_before=tuple(dict.fromkeys(s.name for s in free_b)),
-        unmatched_after=tuple(dict.fromkeys(s.name for s in free_a)),
-        total_before_s=total_b,
-        total_after_s=total_a,
-    )
+
+
+def _signature_key(s: LaunchSet) -> str:
+    return _signature(s.launches[0].kernel.demangled_name or s.name)
+
+
+def _signature(name: str) -> str:
+    """A demangled name without its return type, parameter list and spaces: ``void ns::k<4>(float *)`` ->
+    ``ns::k<4>``; Nsight Compute, Nsight Systems and Kineto spell the same signature differently (a function name
+    without parameters is its own signature)."""
+    text = name.strip().removeprefix("void ").strip()
+    if text.endswith(")"):
+        depth = 0
+        for i in range(len(text) - 1, 0, -1):
+            depth += {")": 1, "(": -1}.get(text[i], 0)
+            if depth == 0:
+                text = text[:i]
+                break
+    return "".join(text.split())
+
+
+#: The :class:`kernelscope.model.Measurement` fields the method warning compares.
+METHOD_FIELDS = ("tool", "replay_mode", "cache_control", "clock_control")
+
+
+def method_warnings(before: Measurement | None, after: Measurement | None) -> tuple[Note, ...]:
+    """``cmp_method`` (with each side's tool and settings, ``before_<field>`` / ``after_<field>``, and the fields
+    that differ, ``differ``) when the two sides measured differently: different tools, or a setting both record
+    with different values; empty when they agree or a side's method is not recorded."""
+    if before is None or after is None:
+        return ()
+    differ = [name for name in METHOD_FIELDS
+              if getattr(before, name) is not None and getattr(after, name) is not None
+              and getattr(before, name) != getattr(after, name)]
+    if not differ:
+        return ()
+    values = {f"{side}_{name}": getattr(m, name) for side, m in (("before", before), ("after", after))
+              for name in METHOD_FIELDS}
+    return (Note("cmp_method", {**values, "differ": ", ".join(differ)}),)

@@ -330,6 +330,7 @@ def diagnose_report(
     kernel_regex: str | None = None,
     top: int | None = None,
     criteria: Mapping[str, Any] | None = None,
+    kernel: str | None = None,
 ) -> ReportDiagnosis:
     """Diagnose every selected launch of a report.
 
@@ -337,12 +338,15 @@ def diagnose_report(
         report: a report from :func:`kernelscope.ingest.load`.
         gpu: ceilings to use for every kernel (a spec, or a catalogue name); None looks each kernel's
             device up in the catalogue.
-        kernel_regex: keep launches whose (demangled) name matches.
+        kernel_regex: keep launches whose name or demangled name matches (``re.search``).
+        kernel: keep launches this names as Nsight Compute's ``-k`` does (``--kernel``): an exact function or
+            demangled name (a unique part of one), or ``regex:PATTERN``
+            (:func:`kernelscope.analysis.selection.match`).
         top: keep the N longest launches.
         criteria: rule thresholds (:func:`kernelscope.knowledge.criteria.criteria`).
 
     Raises:
-        InputError: bad selection arguments. A kernel whose profile names no device (CSV exports, console
+        InputError: bad selection arguments (an ambiguous ``kernel`` name lists the candidates). A kernel whose profile names no device (CSV exports, console
             text), or a device the catalogue lacks, is diagnosed without roofline ceilings when ``gpu`` is None
             (its provenance says so: ``no_gpu``, or ``gpu_not_in_catalogue`` with the closest catalogue names and
             the hint to pass ``--gpu`` / ``--spec``).
@@ -375,7 +379,7 @@ def diagnose_report(
         return replace(d, time_share=share(k), provenance=(note,) if note is not None else d.provenance)
 
     crit = criteria if criteria is not None else default_criteria()
-    chosen = select_kernels(report.kernels, kernel_regex, top)
+    chosen = select_kernels(report.kernels, kernel_regex, top, kernel=kernel, source=report.path)
     total = math.fsum(k.duration_s * k.launch_count for k in report.kernels if k.duration_s is not None)
 
     def share(k: KernelProfile) -> float | None:

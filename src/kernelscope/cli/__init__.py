@@ -55,7 +55,7 @@ def _parent(shared: Shared) -> argparse.ArgumentParser:
         p.add_argument("--input-format", choices=("auto", *shared.input_formats), default="auto",
                        help=shared.input_format_help)
     if shared.formats is not None:
-        p.add_argument("--format", choices=shared.formats, default="table", help=shared.format_help)
+        p.add_argument("--format", choices=shared.formats, default=shared.format_default, help=shared.format_help)
     if shared.lang_help is not None:
         p.add_argument("--lang", choices=LANGUAGES, default="en", help=shared.lang_help)
     if shared.quiet_help is not None:

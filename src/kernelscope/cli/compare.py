@@ -5,29 +5,33 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from ..analysis.selection import kernel_names, select
+from ..analysis.selection import match
 from ..api import diagnose_report, load, no_kernel_matches, resolve_gpu
 from ..errors import InputError
 from ..ingest import FORMATS as INPUT_FORMATS
-from ..ingest import probe_reports
+from ..ingest import TIMELINE_FORMATS, detect_format, detect_timeline_format, probe_reports
 from ..render import FORMATS
 from .inputs import Spools, spooled
 from .options import OUTPUT_HELP, Command, Shared
 from .output import refuse_inputs, write_atomic
 
 if TYPE_CHECKING:
+    from ..analysis.compare import ProgramSide
     from ..analysis.diagnosis import KernelDiagnosis
-    from ..model import GpuSpec
+    from ..model import GpuSpec, Measurement
 
 
 def _add_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument("reports", nargs="+", metavar="REPORT", help="BEFORE AFTER, or one report with --before-kernel/--after-kernel")
-    c.add_argument("--before-kernel", metavar="REGEX", help="the BEFORE kernel (with one REPORT: both kernels come from it)")
-    c.add_argument("--after-kernel", metavar="REGEX", help="the AFTER kernel")
+    c.add_argument("--before-kernel", metavar="NAME", help="the BEFORE kernel: an exact kernel name (function or "
+                   "demangled), or regex:PATTERN (with one REPORT: both kernels come from it)")
+    c.add_argument("--after-kernel", metavar="NAME", help="the AFTER kernel (as --before-kernel)")
     c.add_argument("--pair", action="append", default=[], metavar="BEFORE=AFTER",
-                   help="pair two kernels by hand (regexes on their names); repeatable")
+                   help="pair two kernels by hand, each an exact kernel name (function or demangled), or "
+                   "regex:PATTERN; repeatable")
     c.add_argument("--fail-if-slower", metavar="PCT", help="exit 1 when a kernel or the total is slower by more than PCT (e.g. 5%%)")
 
 
@@ -47,7 +51,7 @@ def _pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
     for item in args.pair:
         b, sep, a = item.partition("=")
         if not sep or not b or not a:
-            raise InputError("--pair", f"expected BEFORE=AFTER (two name regexes), got {item!r}")
+            raise InputError("--pair", f"expected BEFORE=AFTER (two kernel names), got {item!r}")
         pairs.append((b, a))
     if (args.before_kernel is None) != (args.after_kernel is None):
         raise InputError("--before-kernel/--after-kernel", "give both or neither")
@@ -56,28 +60,74 @@ def _pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
     return pairs
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    """One input as a side: its diagnosed launches (a timeline's: one summary row per kernel name), how it measured,
+    and for a timeline its program wall and split."""
+
+    kernels: Sequence[KernelDiagnosis]
+    measurement: Measurement | None
+    program: ProgramSide | None
+
+
+def _is_timeline(path: str, input_format: str | None) -> bool:
+    """Whether an input is a program timeline (Nsight Systems export or stats, PyTorch profiler trace) rather than a
+    kernel profile: by ``--input-format``, else detected (a file that is neither gets the kernel-profile error)."""
+    if input_format not in (None, "auto"):
+        return input_format in TIMELINE_FORMATS
+    try:
+        detect_format(path)
+        return False
+    except InputError as first:
+        try:
+            detect_timeline_format(path)
+        except InputError:
+            raise first from None
+        return True
+
+
+def _load_side(path: str, input_format: str | None, gpu: GpuSpec | None) -> _Loaded:
+    """Read and diagnose one input (a kernel profile, or a program timeline: see
+    :mod:`kernelscope.analysis.compare_timeline`)."""
+    if not _is_timeline(path, input_format):
+        report = load(path, input_format)
+        return _Loaded(diagnose_report(report, gpu=gpu).kernels, report.measurement, None)
+    from ..analysis.compare_timeline import program_side, timeline_profile
+    from ..api import timeline_file
+    from ..ingest.measurement import timeline_measurement
+
+    runs = timeline_file(path, input_format)
+    if len(runs) != 1:
+        raise InputError(path, f"holds {len(runs)} captures; compare needs one program run per side (split the "
+                         "`nsys stats` output into one file per capture)")
+    profile = timeline_profile(runs[0], timeline_measurement(runs[0].format))
+    return _Loaded(diagnose_report(profile, gpu=gpu).kernels, profile.measurement, program_side(runs[0]))
+
+
 def _sides(args: argparse.Namespace, gpu: GpuSpec | None, pairs: list[tuple[str, str]],
-           spools: Spools) -> tuple[Sequence[KernelDiagnosis], Sequence[KernelDiagnosis]]:
-    """The BEFORE and AFTER launches: of two reports, or the paired kernels of one. A pair's regex that matches no
-    kernel of its side is refused here, with the names there are."""
+           spools: Spools, loaded: list[_Loaded]) -> tuple[Sequence[KernelDiagnosis], Sequence[KernelDiagnosis]]:
+    """The BEFORE and AFTER launches: of two reports, or the paired kernels of one. A pair's name that matches no
+    kernel of its side, or is ambiguous there, is refused here, with the names there are. Each input as read is
+    appended to ``loaded``."""
     if len(args.reports) not in (1, 2):
         raise InputError("compare", f"expected BEFORE AFTER (or one REPORT with --before-kernel/--after-kernel), got {len(args.reports)} files")
     if len(args.reports) == 1 and not pairs:
         raise InputError(args.reports[0], "one REPORT compares kernels inside it: give --before-kernel and --after-kernel, or --pair BEFORE=AFTER")
     probe_reports([spools.path(r) for r in args.reports])  # a damaged report: one line, not an abort
-    sides = [diagnose_report(load(spools.path(r), args.input_format), gpu=gpu).kernels for r in args.reports]
+    loaded += [_load_side(spools.path(r), args.input_format, gpu) for r in args.reports]
+    sides = [x.kernels for x in loaded]
     before_all, after_all = sides[0], sides[-1]
     for side, launches, report in ((0, before_all, args.reports[0]), (1, after_all, args.reports[-1])):
         for pair in pairs:
-            if not select(launches, pair[side], lambda d: kernel_names(d.kernel), "--pair"):
-                option = ("--before-kernel", "--after-kernel")[side] if pair == (args.before_kernel, args.after_kernel) \
-                    else f"--pair ({('before', 'after')[side]})"
+            option = ("--before-kernel", "--after-kernel")[side] if pair == (args.before_kernel, args.after_kernel) \
+                else f"--pair ({('before', 'after')[side]})"
+            if not match(launches, pair[side], lambda d: d.kernel, report, option, one=True):
                 raise no_kernel_matches(report, option, pair[side], (d.kernel.name for d in launches))
     if len(args.reports) == 2:
         return before_all, after_all
 
-    def pick(rx: str) -> list:
-        return select(before_all, rx, lambda d: kernel_names(d.kernel), "--pair")
+    def pick(spec: str) -> list:
+        return match(before_all, spec, lambda d: d.kernel, args.reports[0], "--pair", one=True)
 
     # each side holds only the paired kernels (a ladder a->b->c uses b on both sides)
     before = list({d.kernel.index: d for b, _ in pairs for d in pick(b)}.values())
@@ -95,8 +145,12 @@ def _compare(args: argparse.Namespace) -> int:
         refuse_inputs([args.output], [*args.reports, args.spec])
     with spooled([*args.reports, args.spec]) as spools:
         gpu = resolve_gpu(args.gpu, spools.path(args.spec))
-        before, after = _sides(args, gpu, pairs, spools)
-        result = compare(before, after, pairs, program=len(args.reports) != 1)
+        loaded: list[_Loaded] = []
+        before, after = _sides(args, gpu, pairs, spools, loaded)
+        programs = (loaded[0].program, loaded[-1].program) if len(loaded) == 2 else None
+        result = compare(before, after, pairs, program=len(args.reports) != 1, pair_rule="name",
+                         methods=(loaded[0].measurement, loaded[-1].measurement),
+                         programs=programs if programs and None not in programs else None)
         if not result.pairs:  # nothing compared: neither a result nor a passed gate
             raise _nothing_matched(result, [spools.label(r) for r in args.reports])
     regressions = result.regressions(threshold / 100.0) if threshold is not None else ()
@@ -132,13 +186,18 @@ def _nothing_matched(result, labels: list[str]) -> InputError:
 
 COMMAND = Command(
     name="compare",
-    help="before/after comparison of two profiles (or two kernels of one); a CI gate with --fail-if-slower",
+    help="before/after comparison of two profiles or program timelines (or two kernels of one); a CI gate with "
+    "--fail-if-slower",
     description="Match kernels by name and launch configuration and show what an optimisation did: speedup "
     "(with the run-to-run spread), effective bandwidth, achieved FLOP/s, Speed-of-Light, bound, stall mix, "
-    "occupancy, and the whole program's GPU time. Exit 1 on a regression beyond --fail-if-slower, 2 on bad input.",
+    "occupancy, and the matched kernels' GPU time with the unmatched time apart. A REPORT may be a program "
+    "timeline (Nsight Systems export or stats, PyTorch profiler trace): per-kernel count, total and mean, and "
+    "for two timelines the program wall and its split. Sides measured differently (Nsight Compute's replay vs a "
+    "timeline, other replay, cache or clock settings) are warned about. Exit 1 on a regression beyond "
+    "--fail-if-slower, 2 on bad input.",
     shared=Shared(
-        input_formats=INPUT_FORMATS,
-        input_format_help="format of the REPORT files",
+        input_formats=INPUT_FORMATS + TIMELINE_FORMATS,
+        input_format_help="format of the REPORT files (detected per file by default)",
         formats=FORMATS,
         lang_help="language of labels",
         gpu_help=("use this catalogue GPU's peaks for both sides", "GPU spec file for both sides"),

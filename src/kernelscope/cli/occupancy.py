@@ -11,8 +11,8 @@ from ..analysis.occupancy import (
     WHAT_IF, arch_limits, next_step, occupancy, parse_compute_capability, parse_size, what_if,
 )
 from ..errors import InputError
-from .options import Command, Shared
-from .output import show
+from .options import OUTPUT_HELP, Command, Shared
+from .output import emit, emit_tables, refuse_inputs
 
 if TYPE_CHECKING:
     from ..ingest.ptxas import PtxasKernel
@@ -45,18 +45,21 @@ def _add_occupancy_parser(o: argparse.ArgumentParser) -> None:
 def _occupancy(args: argparse.Namespace) -> int:
     from ..render.occupancy import launch_renderables, source_renderables  # rich only for this command
 
+    if args.output:
+        refuse_inputs([args.output], [args.cu])
     try:
         cc, dyn, config = _settings(args)
-        if args.cu is None:
-            items = launch_renderables(_launch(args, cc, dyn, config), args.lang)
-        else:
-            items = source_renderables(_source(args, cc, dyn, config), args.lang)
+        what = _launch(args, cc, dyn, config) if args.cu is None else _source(args, cc, dyn, config)
     except InputError as exc:  # name the command-line flag rather than the API parameter
         if exc.source in _FLAGS:
             raise InputError(_FLAGS[exc.source], exc.problem) from None
         raise
-    show(items)
-    return 0
+    if args.format == "json":
+        from ..render.json_commands import occupancy_json
+
+        return emit(args.output, occupancy_json(what, args.lang))
+    items = launch_renderables(what, args.lang) if args.cu is None else source_renderables(what, args.lang)  # type: ignore[arg-type]
+    return emit_tables(args.output, items, args.format)
 
 
 def _settings(args: argparse.Namespace) -> tuple[tuple[int, int], int, int | None]:
@@ -121,7 +124,8 @@ COMMAND = Command(
     help="theoretical occupancy of a launch configuration, or of every kernel of a .cu file (via nvcc/ptxas)",
     description="Blocks and warps per SM a launch gets, which resource limits it, and the smallest change "
     "that reaches the next occupancy step. Sizes take bytes or KiB: 49152, 48K, 48KiB.",
-    shared=Shared(lang_help="language of the tables' labels"),
+    shared=Shared(formats=("table", "json", "markdown"), lang_help="language of labels and text",
+                  output_help=OUTPUT_HELP),
     add_arguments=_add_occupancy_parser,
     run=_occupancy,
 )

@@ -15,8 +15,9 @@ class Shared:
     Attributes:
         input_formats: choices of ``--input-format`` besides ``auto`` (its default).
         input_format_help: help of ``--input-format``.
-        formats: choices of ``--format`` (default ``table``).
+        formats: choices of ``--format`` (default ``format_default``).
         format_help: help of ``--format``.
+        format_default: the ``--format`` used when it is not given.
         lang_help: help of ``--lang`` (``en``, ``zh``; default ``en``).
         quiet_help: help of ``-q/--quiet``.
         gpu_help: help of ``--gpu NAME`` and of ``--spec FILE`` (mutually exclusive).
@@ -28,6 +29,7 @@ class Shared:
     input_format_help: str = "format of the REPORT files"
     formats: tuple[str, ...] | None = None
     format_help: str = "output format (default: table)"
+    format_default: str = "table"
     lang_help: str | None = None
     quiet_help: str | None = None
     gpu_help: tuple[str, str] | None = None

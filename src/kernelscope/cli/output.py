@@ -239,11 +239,37 @@ def chart_font_note(lang: str) -> None:
         print(f"kernelscope: note: {label('chart_font_fallback', lang)}", file=sys.stderr)
 
 
-def show(renderables: Iterable[object]) -> None:
+def show(renderables: Iterable[object], piped_width: int | None = None) -> None:
     """Print rich renderables on standard output, each with its own ``print`` (consecutive texts stay on their own
-    lines), without soft wrapping."""
+    lines), without soft wrapping; ``piped_width``: at least that many columns when it is not a terminal."""
     from rich.console import Console
 
     console = Console(soft_wrap=False)
+    if piped_width is not None and not console.is_terminal:
+        console.width = max(console.width, piped_width)  # piped output: no terminal width to respect
     for item in renderables:
         console.print(item)
+
+
+def emit(output: str | None, text: str) -> int:
+    """Write ``text`` to ``-o output`` (atomically, as :func:`write_atomic`), or to standard output when there is
+    none. Returns the exit code, 0."""
+    if output:
+        write_atomic(output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def emit_tables(output: str | None, renderables: list, fmt: str, width: int = 120, piped_width: int | None = None) -> int:
+    """A command's rich tables and lines: ``markdown`` as Markdown; ``table`` on standard output as :func:`show`
+    prints them (at least ``piped_width`` columns when it is not a terminal), with ``-o`` as plain text ``width``
+    columns wide. Returns the exit code, 0."""
+    from ..render.rich_text import to_markdown, to_plain
+
+    if fmt == "markdown":
+        return emit(output, to_markdown(renderables))
+    if output:
+        return emit(output, to_plain(renderables, width))
+    show(renderables, piped_width)
+    return 0

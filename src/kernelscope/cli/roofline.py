@@ -1,5 +1,6 @@
 """``kernelscope roofline REPORT -o FILE``: the roofline chart (PNG or SVG) of a report's kernels; with ``--levels``
-the hierarchical roofline (a ceiling and a point per memory level: L1, L2, DRAM) of one launch."""
+the hierarchical roofline (a ceiling and a point per memory level: L1, L2, DRAM) of one launch. ``--format json``
+(``table``, ``markdown``) gives the numbers that chart draws instead, without matplotlib."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from ..errors import InputError
 from ..ingest import FORMATS as INPUT_FORMATS
 from .inputs import spooled
 from .options import GPU_HELP, Command, Shared
-from .output import chart_font_note, refuse_inputs, write_atomic
+from .output import chart_font_note, emit, emit_tables, refuse_inputs, write_atomic
 
 
 def _add_roofline_parser(r: argparse.ArgumentParser) -> None:
     r.add_argument("report", metavar="REPORT", help="profiler file (any input kernelscope diagnose reads)")
-    r.add_argument("--kernel", metavar="REGEX", help="only kernels whose (demangled) name matches REGEX")
+    r.add_argument("--kernel", metavar="NAME",
+                   help="only the kernels NAME names: an exact kernel name (function or demangled), or regex:PATTERN")
     r.add_argument("--top", type=int, metavar="N", help="only the N longest launches")
     r.add_argument("--launch", type=int, metavar="N",
                    help="only the launch with index N (0-based, report order; the [N] of the charts): its own chart")
@@ -42,38 +44,75 @@ def _pick_launch(res, launch: int | None):
     raise InputError("--launch", f"no launch {launch} among the selected launches ({shown})")
 
 
-def _hierarchy(d, res, lang: str, fmt: str, report: str) -> bytes:
-    """The hierarchical roofline of launch ``d`` (one of ``res.kernels``).
+def _no_hierarchy(d, res, report: str) -> InputError:
+    """Why launch ``d`` (one of ``res.kernels``) has no hierarchical roofline (no FLOPs, no level's bytes ...), and
+    which selected launches have one."""
+    from ..render.roofline_data import has_hierarchy, hierarchy_reason, why_no_hierarchy
+
+    reason = hierarchy_reason(why_no_hierarchy(d) or "no_roofline", "en")
+    others = [str(k.kernel.index) for k in res.kernels if has_hierarchy(k)]
+    hint = f"; launches with one: {', '.join(others[:12])}{', ...' if len(others) > 12 else ''} (--launch N)" if others else ""
+    return InputError(report, f"launch {d.kernel.index} ({d.kernel.name}): no hierarchical roofline: {reason}{hint}")
+
+
+def _total_s(res) -> float | None:
+    return sum(g.total_duration_s for g in res.groups) or None
+
+
+def _chart(which: str, d, res, args: argparse.Namespace, fmt: str) -> bytes:
+    """The chart file's bytes: the hierarchical roofline of ``d`` (``levels``), the roofline of ``d`` alone
+    (``launch``) or of every selected launch (``report``).
 
     Raises:
-        InputError: the launch has none (no FLOPs, no level's bytes ...): the message says why, and which
-            selected launches have one.
+        InputError: ``levels`` and the launch has no hierarchical roofline.
     """
     from ..render import charts
 
-    data = charts.hierarchy_chart(d, lang, fmt)
-    if data is None:
-        reason = charts.hierarchy_reason(charts.why_no_hierarchy(d) or "no_roofline", "en")  # type: ignore[arg-type]
-        others = [str(k.kernel.index) for k in res.kernels if charts.has_hierarchy(k)]
-        hint = f"; launches with one: {', '.join(others[:12])}{', ...' if len(others) > 12 else ''} (--launch N)" if others else ""
-        raise InputError(report, f"launch {d.kernel.index} ({d.kernel.name}): no hierarchical roofline: {reason}{hint}")
-    return data
+    chart_font_note(args.lang)
+    if which == "levels":
+        data = charts.hierarchy_chart(d, args.lang, fmt)
+        if data is None:
+            raise _no_hierarchy(d, res, args.report)
+        return data
+    if which == "launch":
+        return charts.kernel_roofline_chart(d, args.lang, fmt, _total_s(res))
+    return charts.report_roofline_chart(res, args.lang, fmt)
+
+
+def _numbers(which: str, d, res, args: argparse.Namespace):
+    """The numbers of the chart :func:`_chart` would draw (:class:`kernelscope.render.roofline_data.RooflineData`;
+    no matplotlib)."""
+    from ..render import roofline_data
+
+    if which == "levels":
+        data = roofline_data.hierarchy_data(d, _total_s(res))
+        if data is None:
+            raise _no_hierarchy(d, res, args.report)
+        return data
+    if which == "launch":
+        return roofline_data.launch_data(d, args.lang, _total_s(res))
+    return roofline_data.report_data(res, args.lang)
 
 
 def _roofline(args: argparse.Namespace) -> int:
-    from ..render import charts
+    fmt = None
+    if args.format == "chart":
+        from ..render import charts
 
-    try:
-        fmt = charts.chart_format(args.output)
-    except ValueError as exc:
-        raise InputError(args.output, str(exc)) from None
+        if args.output is None:
+            raise InputError("-o/--output", "missing; the chart is written to a file: -o chart.svg or -o chart.png "
+                             "(--format json, table or markdown print its numbers)")
+        try:
+            fmt = charts.chart_format(args.output)
+        except ValueError as exc:
+            raise InputError(args.output, str(exc)) from None
     refuse_inputs([args.output], [args.report, args.spec])
     from ..render.progress import Steps, wanted
 
     with spooled([args.report, args.spec]) as spools, Steps(wanted(args.quiet, True)) as steps:
         gpu = resolve_gpu(args.gpu, spools.path(args.spec))
         step = steps.stage("roofline", 2)
-        res = diagnose_report(load(spools.path(args.report), args.input_format), gpu=gpu, kernel_regex=args.kernel,
+        res = diagnose_report(load(spools.path(args.report), args.input_format), gpu=gpu, kernel=args.kernel,
                               top=args.top)
         step()
         if not res.kernels:
@@ -81,23 +120,32 @@ def _roofline(args: argparse.Namespace) -> int:
                 raise InputError(args.report, "no kernel launches")
             raise no_kernel_matches(args.report, "--kernel", args.kernel, (k.name for k in res.report.kernels))
         res = spools.relabel(res)
-        chart_font_note(args.lang)
         one = _pick_launch(res, args.launch)
         if args.levels:
-            data = _hierarchy(one or res.kernels[0], res, args.lang, fmt, args.report)
+            which = "levels"
         elif one is not None or (len(res.kernels) == 1 and (args.kernel is not None or args.top is not None)):
-            total = sum(g.total_duration_s for g in res.groups) or None
-            data = charts.kernel_roofline_chart(one or res.kernels[0], args.lang, fmt, total)
+            which = "launch"
         else:
-            data = charts.report_roofline_chart(res, args.lang, fmt)
+            which = "report"
+        d = one or res.kernels[0]
+        out = _chart(which, d, res, args, fmt) if fmt is not None else _numbers(which, d, res, args)
         step()
-    write_atomic(args.output, data)
-    return 0
+    if fmt is not None:
+        write_atomic(args.output, out)
+        return 0
+    if args.format == "json":
+        from ..render.json_commands import roofline_json
+
+        return emit(args.output, roofline_json(out, res.report.path, args.lang))
+    from ..render.roofline_table import renderables
+
+    return emit_tables(args.output, renderables(out, res.report.path, args.lang), args.format, piped_width=120)
 
 
 COMMAND = Command(
     name="roofline",
-    help="roofline chart (PNG or SVG) of a report's kernels, or of the kernels --kernel selects",
+    help="roofline chart (PNG or SVG) of a report's kernels, or of the kernels --kernel selects; or its numbers "
+    "(--format json, table, markdown)",
     description="Draw the roofline of a report: log-log FLOP/byte vs FLOP/s, a ceiling per precision and pipe "
     "of the GPU and the DRAM bandwidth slope with the ridge points, each kernel a point sized by its share of "
     "GPU time and coloured by its bottleneck class. One selected launch (--launch N) gets its own chart (every "
@@ -107,11 +155,15 @@ COMMAND = Command(
     shared=Shared(
         input_formats=INPUT_FORMATS,
         input_format_help="format of REPORT",
+        formats=("chart", "json", "table", "markdown"),
+        format_help="output format (default: chart, written to -o FILE.svg or .png); json, table, markdown: the "
+        "numbers the chart draws (ceilings, ridge points, each launch's points), on standard output or to -o FILE",
+        format_default="chart",
         lang_help="language of the chart's labels",
         quiet_help="no progress bar",
         gpu_help=GPU_HELP,
-        output_help="chart file, .png or .svg (written atomically)",
-        output_required=True,
+        output_help="chart file, .png or .svg; with --format json, table or markdown the text file (written "
+        "atomically)",
     ),
     add_arguments=_add_roofline_parser,
     run=_roofline,

@@ -16,8 +16,9 @@ def _add_source_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("report", metavar="REPORT",
                    help="Nsight Compute report (.ncu-rep) profiled with the SourceCounters section (--set full)")
     which = p.add_mutually_exclusive_group()
-    which.add_argument("--kernel", metavar="REGEX",
-                       help="every launch whose (demangled) name matches REGEX and that holds per-instruction data")
+    which.add_argument("--kernel", metavar="NAME",
+                       help="every launch that NAME names and that holds per-instruction data: an exact kernel "
+                       "name (function or demangled), or regex:PATTERN")
     which.add_argument("--launch", type=int, metavar="N", help="only the launch with index N (0-based, report order)")
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="how many instructions and source lines to show per launch (default: 10)")
@@ -31,7 +32,7 @@ def _source(args: argparse.Namespace) -> int:
     if args.output:
         refuse_inputs([args.output], [args.report])
     with spooled([args.report]) as spools:
-        result = spools.relabel(source_file(spools.path(args.report), kernel_regex=args.kernel, launch=args.launch,
+        result = spools.relabel(source_file(spools.path(args.report), kernel=args.kernel, launch=args.launch,
                                             top=args.top, sass="all" if args.format == "html" else "top"))
     if args.output:
         write_atomic(args.output, render_source(result, args.format, args.lang))

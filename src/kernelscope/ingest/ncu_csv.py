@@ -46,7 +46,7 @@ import re
 from typing import Iterator, TextIO
 
 from ..errors import InputError
-from ..model import KernelProfile, ProfileReport
+from ..model import KernelProfile, Measurement, ProfileReport
 from .files import check_file, open_text, reading
 from .ncu_details import MetricRow, RuleRow, profile_from_details
 from .ncu_metrics import profile_from_metrics
@@ -211,7 +211,7 @@ def _rows(source: str, lines: _Lines) -> Iterator[tuple[int, list[str]]]:
             return
         except csv.Error as exc:
             raise InputError(source, f"line {lines.record_start or lines.n}: malformed CSV line ({exc})") from None
-        if not fields or all(not f.strip() for f in fields):
+        if not fields or (not fields[0].strip() and all(not f.strip() for f in fields)):
             continue
         yield lines.record_start or lines.n, fields
 
@@ -295,7 +295,7 @@ def _read(source: str, fh: TextIO) -> ProfileReport:
             source, f"holds no profiled kernels (the ncu CSV header on line {header_line} is followed by no kernel rows)"
         )
     return ProfileReport(path=source, format=FORMAT, kernels=tuple(launches.profiles(source, messages)),
-                         tool_version=None)
+                         tool_version=None, measurement=Measurement(tool="ncu"))
 
 
 def _is_header(fields: list[str]) -> bool:
@@ -340,26 +340,31 @@ def _read_details(
     def cell(fields: list[str], i: int | None) -> str:
         return fields[i] if i is not None and i < len(fields) else ""
 
+    last_key: tuple[str, str, str] | None = None
+    group: dict = {}
     for line, fields in rows:
-        if _is_header(fields):
+        if not fields[0].strip().isdigit() and _is_header(fields):  # (a launch ID is never a header)
             return line, [f.strip() for f in fields]
         if len(fields) > len(header) and any(f.strip() for f in fields[len(header):]):
             raise InputError(source, f"line {line}: malformed details row ({len(fields)} fields, the header on line "
                                      f"{header_line} has {len(header)})")
-        is_rule = i_rule is not None and cell(fields, i_rule).strip() != "" and not cell(fields, i_name).strip()
+        is_rule = i_rule is not None and i_rule < len(fields) and fields[i_rule].strip() != "" and not cell(
+            fields, i_name).strip()
         if not is_rule and len(fields) < metric_width:
             raise InputError(source, f"line {line}: malformed details row ({len(fields)} fields; a metric row needs "
                                      f"{metric_width}, up to \"Metric Value\", as the header on line {header_line})")
         kid = _check_id(source, line, fields[i_id], "details")
         name = cell(fields, i_kernel)
-        group = launches.group(
-            (kid, name, cell(fields, i_pid).strip()), header_line,
-            lambda: {
-                "id": kid, "name": name, "rows": [], "device": _device_name(cell(fields, i_dev)),
-                "cc": cell(fields, i_cc) or None, "grid": cell(fields, i_grid) or None,
-                "block": cell(fields, i_block) or None,
-            },
-        )
+        key = (kid, name, cell(fields, i_pid).strip())
+        if key != last_key:  # (the rows of one launch come together: one lookup per launch, not per row)
+            last_key, group = key, launches.group(
+                key, header_line,
+                lambda: {
+                    "id": kid, "name": name, "rows": [], "device": _device_name(cell(fields, i_dev)),
+                    "cc": cell(fields, i_cc) or None, "grid": cell(fields, i_grid) or None,
+                    "block": cell(fields, i_block) or None,
+                },
+            )
         if is_rule:
             rule = RuleRow(
                 section=cell(fields, i_sec), rule=cell(fields, i_rule), type=cell(fields, i_rtype),
@@ -371,10 +376,8 @@ def _read_details(
                 group["rules_seen"].add(seen)
                 group["rows"].append(rule)
         else:
-            group["rows"].append(MetricRow(
-                section=fields[i_sec], name=fields[i_name], unit=fields[i_unit], value=fields[i_value],
-                line=line, label=cell(fields, i_label),
-            ))
+            group["rows"].append(MetricRow(fields[i_sec], fields[i_name], fields[i_unit], fields[i_value], line,
+                                           cell(fields, i_label)))
     return None
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence, Union
 
 from ..errors import InputError
@@ -219,11 +219,33 @@ def _with_extra(profile: KernelProfile, extra: Mapping[str, Any]) -> KernelProfi
     """``profile`` with the fields of ``extra`` set (its ``problems`` added to the profile's own; its ``rules``
     giving the Speed-of-Light verdict)."""
     fields = dict(extra)
+    if fields == {"problems": []} or fields == {"problems": ()}:
+        return profile  # nothing to add (a CSV reader passes its file's problems, most often none)
     if "problems" in fields:
         fields["problems"] = profile.problems + tuple(fields["problems"])
     if "rules" in fields:
         fields["nsight_sol_class"], fields["nsight_sol_title"] = sol_verdict(fields["rules"])
     return dataclasses.replace(profile, **fields)
+
+
+@lru_cache(maxsize=8192)
+def _lookup(section: str, text: str) -> tuple[str | None, tuple[_Entry, ...] | None, bool]:
+    """(section identifier or None, the entries mapping the row's label or None, whether the label is a metric name)
+    of a row of ``section`` labelled ``text`` (stripped); the same for every launch of a file, so looked up once."""
+    sections, entries = _table()
+    sec_id = sections.get(_key(section))
+    found = None if sec_id == "CommandLineMetrics" else (
+        entries.get((sec_id or _key(section), _key(text))) or entries.get(("*", _key(text)))
+    )
+    return sec_id, found, is_metric_name(text)
+
+
+@lru_cache(maxsize=8192)
+def _choice(section: str, text: str, unit: str) -> tuple[_Entry, tuple[float, str]] | None:
+    """The first entry mapping the row (:func:`_lookup`) whose quantity takes ``unit``, with (factor to SI, SI
+    unit); None: none does (or none maps the row)."""
+    found = _lookup(section, text)[1] or ()
+    return next(((e, c) for e in found if (c := ncu_quantity(e.kind, unit)) is not None), None)
 
 
 class _Page:
@@ -255,13 +277,10 @@ class _Page:
         text = row.name.strip()
         if not text:
             return
-        sec_id = self.sections.get(_key(row.section))
-        found = None if sec_id == "CommandLineMetrics" else (
-            self.entries.get((sec_id or _key(row.section), _key(text))) or self.entries.get(("*", _key(text)))
-        )
+        sec_id, found, metric_name = _lookup(row.section, text)
         if found is not None:
             self.mapped(row, text, found)
-        elif sec_id in ("CommandLineMetrics", None) or is_metric_name(text):
+        elif sec_id in ("CommandLineMetrics", None) or metric_name:
             # a metric name, or any row of a section kernelscope does not know (a custom section file, e.g.
             # "Custom L2 metrics" with nvprof-style names): kept under its label, nothing is dropped
             try:
@@ -279,7 +298,7 @@ class _Page:
     def mapped(self, row: MetricRow, text: str, found: tuple[_Entry, ...]) -> None:
         """A display row kernelscope maps (``data/ncu_details.toml``): converted to SI with the first entry whose
         quantity takes the row's unit. The first row giving a metric wins."""
-        choice = next(((e, c) for e in found if (c := ncu_quantity(e.kind, row.unit)) is not None), None)
+        choice = _choice(row.section, text, row.unit)
         if choice is None:
             raise self.error(row, f"'{text}' ({row.section}, metric {found[0].metric}) has unit "
                                   f"{row.unit.strip()!r}, which kernelscope cannot convert (expected "

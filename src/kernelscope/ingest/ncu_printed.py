@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from decimal import Decimal
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from ..errors import InputError
@@ -36,6 +37,10 @@ def parse_number(text: str) -> float | None:
         ValueError: anything else, including a comma that is not a thousands separator (``"20,23"``: the
             scale would be a guess).
     """
+    try:
+        return float(text)  # the common case: a plain number (float() takes exactly what the end of this does)
+    except ValueError:
+        pass
     t = text.strip()
     if t.startswith(_ISSUE_MARK):
         t = t[len(_ISSUE_MARK):].strip()
@@ -76,6 +81,7 @@ def parse_cc(text: str | Sequence[int] | None) -> tuple[int, int] | None:
     return None if m is None else (int(m.group(1)), int(m.group(2)))
 
 
+@lru_cache(maxsize=4096)
 def function_name(signature: str) -> str:
     """The bare function name of a demangled kernel signature, as ``.ncu-rep`` names kernels:
     ``"void ns::gemm<32>(const float *, int)"`` -> ``"gemm"``; ``"(anonymous namespace)::k(int)"`` -> ``"k"``.

@@ -44,6 +44,7 @@ from ..knowledge.metrics import instructions, request
 from ..model import KernelProfile, ProfileReport, RuleResult
 
 from .files import check_file
+from .measurement import ncu_rep_measurement
 from .ncu_metrics import profile_from_metrics
 from .ncu_rep_file import scan_container
 from .ncu_rep_probe import await_probe
@@ -69,7 +70,9 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
 
     Returns:
         A :class:`ProfileReport` with ``format="ncu-rep"``, ``tool_version`` = the Nsight Compute version
-        that wrote the file (e.g. ``"2023.1.1"``; None when the file does not say) and one
+        that wrote the file (e.g. ``"2023.1.1"``; None when the file does not say), ``measurement`` = how it
+        measured (replay mode, cache and clock control, from its command line, settings and clock status:
+        :func:`kernelscope.ingest.measurement.ncu_rep_measurement`) and one
         :class:`KernelProfile` per profiled result, in report order (ranges, then results). In SI units:
         ``duration_s`` (s, from ``gpu__time_duration.sum``), ``sm_frequency_hz`` (Hz), DRAM bytes (bytes),
         device clocks (Hz, from the ``*_khz`` attributes), L2 / shared-memory sizes (bytes), bus width
@@ -117,7 +120,7 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
         raise InputError(source, _NO_MODULE) from None
 
     try:
-        container = scan_container(source)
+        container = scan_container(source, clock_status=True)
     except OSError as exc:
         raise InputError(source, f"cannot read the file ({exc.strerror or exc})") from None
     if container.empty:
@@ -154,7 +157,10 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
                     for index, action in enumerate(actions))
     if len(origins) == len(actions):
         _RECENT[:] = [(_identity(source), context, dict(zip(origins, actions)))]
-    return ProfileReport(path=source, format=FORMAT, kernels=kernels, tool_version=container.version)
+    measurement = ncu_rep_measurement(container.cmdline, container.settings, container.clock_status,
+                                      container.range_results)
+    return ProfileReport(path=source, format=FORMAT, kernels=kernels, tool_version=container.version,
+                         measurement=measurement)
 
 
 #: The report read last: (file identity, its ncu_report context, origin -> parsed action). Kept so that the

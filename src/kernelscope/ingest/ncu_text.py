@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..model import KernelProfile, ProfileReport, RuleResult
+from ..model import KernelProfile, Measurement, ProfileReport, RuleResult
 from .columns import Columns
 from .files import check_file, open_text, reading
 from .ncu_details import MetricRow, profile_from_details
@@ -123,7 +123,8 @@ def read_ncu_text(path: str | os.PathLike) -> ProfileReport:
             "holds no Nsight Compute kernel data (no kernel result line such as "
             f"'  kernel(float *), Context 1, Stream 7' followed by sections was found{said})",
         )
-    return ProfileReport(path=source, format=FORMAT, kernels=tuple(kernels), tool_version=None)
+    return ProfileReport(path=source, format=FORMAT, kernels=tuple(kernels), tool_version=None,
+                         measurement=Measurement(tool="ncu"))
 
 
 @dataclass

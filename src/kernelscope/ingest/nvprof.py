@@ -44,7 +44,7 @@ import os
 import re
 from typing import Mapping
 
-from ..model import ProfileReport
+from ..model import Measurement, ProfileReport
 from .columns import Columns, split_on_gaps
 from .files import check_file, open_text, reading
 from .nvprof_kernels import Kernels, device_name
@@ -125,7 +125,8 @@ def read_nvprof(path: str | os.PathLike) -> ProfileReport:
     with reading(source), open_text(source) as fh:
         for number, line in enumerate(fh, start=1):
             parser.feed(number, line.rstrip("\r\n"))
-    return ProfileReport(path=source, format=FORMAT, kernels=parser.kernels.profiles(parser.tables), tool_version=None)
+    return ProfileReport(path=source, format=FORMAT, kernels=parser.kernels.profiles(parser.tables), tool_version=None,
+                         measurement=Measurement(tool="nvprof"))
 
 
 class _Parser:

@@ -25,7 +25,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from functools import cache
+import weakref
+from functools import cache, lru_cache
 from typing import Any, Iterable, Mapping
 
 from ..model import Implausible, KernelProfile
@@ -125,17 +126,26 @@ def pct_reason(name: str, value: float) -> str | None:
     return "implausible_pct"
 
 
+@lru_cache(maxsize=16384)
+def _metric_kind(name: str, unit: str) -> tuple[bool, float | None, bool]:
+    """(a percentage, bytes per unit of a byte count or None, a counter) for a metric and its unit: what the screen
+    checks, the same for every launch of a report, so classified once."""
+    return is_percent(name, unit), byte_factor(unit), _is_counter(name, unit)
+
+
 def _metric_reason(name: str, value: float, unit: str) -> tuple[str, float | None] | None:
     """(reason, limit) for one ``metrics`` entry that cannot be real, or None."""
     if not math.isfinite(value):
         return None  # NaN / inf: readers already leave those out as not measured
-    if is_percent(name, unit):
+    percent, factor, counter = _metric_kind(name, unit)
+    if percent:
+        if 0.0 <= value <= 100.0:  # (pct_reason says None for these, whatever its tolerance)
+            return None
         reason = pct_reason(name, value)
         return None if reason is None else (reason, None if reason == "implausible_negative" else 100.0)
-    factor = byte_factor(unit)
     if factor is not None and value * factor > limits()["max_bytes"]:
         return "implausible_bytes", limits()["max_bytes"] / factor
-    if value < 0 and _is_counter(name, unit):
+    if value < 0 and counter:
         return "implausible_negative", None
     return None
 
@@ -154,9 +164,22 @@ def _source_metric(kernel: KernelProfile, names: tuple[str, ...], value: float, 
     return fallback
 
 
+#: Profiles screened and found clean, by identity, each with a weak reference to it (the memo keeps nothing alive,
+#: and a reused id is told apart): a report's launches are screened when read and again when diagnosed.
+_CLEAN: dict[int, weakref.ref] = {}
+
+
+def _forget(ref: weakref.ref, key: int) -> None:
+    if _CLEAN.get(key) is ref:
+        del _CLEAN[key]
+
+
 def screen(kernel: KernelProfile) -> KernelProfile:
     """``kernel`` with every value that cannot be real moved into ``implausible`` (see the module docstring);
     ``kernel`` itself when there is none. Idempotent: a moved value is no longer there to be moved again."""
+    known = _CLEAN.get(id(kernel))
+    if known is not None and known() is kernel:
+        return kernel  # (a profile is immutable: screened clean once, clean for good)
     found: list[Implausible] = []
     changes: dict[str, Any] = {}
     _screen_fields(kernel, found, changes)
@@ -164,6 +187,8 @@ def screen(kernel: KernelProfile) -> KernelProfile:
     _screen_metrics(kernel, found)
     clock = _screen_clock(kernel, found, changes)
     if not found:
+        key = id(kernel)
+        _CLEAN[key] = weakref.ref(kernel, lambda ref, key=key: _forget(ref, key))
         return kernel
     return flag(kernel, found, extra_problems=clock, **changes)
 

@@ -8,7 +8,7 @@ Sources: NVIDIA Nsight Compute Kernel Profiling Guide, "Warp Stall Reasons" tabl
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import Annotated, Literal, Mapping
 
@@ -83,6 +83,7 @@ class _StallsFile(Model, kw_only=True):
     reason: tuple[StallReason, ...]
 
 
+@lru_cache(maxsize=4096)
 def norm(name: str) -> str:
     """Lower case, spaces/hyphens -> ``_``, without a leading ``stall``/``stall_`` or trailing ``(Not Issued)``."""
     key = re.sub(r"\s*\(not issued\)\s*$", "", name.strip().lower())

@@ -13,14 +13,19 @@ FORMATS: tuple[str, ...] = ("table", "json", "markdown")
 DIAGNOSE_FORMATS: tuple[str, ...] = FORMATS + ("html",)
 
 
-def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "en") -> str:
+def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "en", launches: str = "grouped") -> str:
     """Render diagnoses of one or more files as ``"table"`` (plain-text tables), ``"json"``, ``"markdown"`` or
-    ``"html"`` (one self-contained page with inline SVG charts).
+    ``"html"`` (one self-contained page with inline SVG charts). ``launches``: ``"grouped"`` (one panel per group of
+    repeated launches: same kernel, grid and block) or ``"all"`` (one panel per launch); the JSON has every launch
+    and the groups either way.
 
     Raises:
-        ValueError: unknown format or language.
+        ValueError: unknown format, language or ``launches`` view.
     """
     check_lang(lang)
+    from .launch_groups import check_view
+
+    check_view(launches)
     if fmt == "json":
         from .json import to_json_text
 
@@ -28,15 +33,15 @@ def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "
     if fmt == "markdown":
         from .markdown import to_markdown
 
-        return to_markdown(results, lang)
+        return to_markdown(results, lang, launches=launches)
     if fmt == "html":
         from .html import to_html
 
-        return to_html(results, lang)
+        return to_html(results, lang, launches=launches)
     if fmt == "table":
         from .table import to_table
 
-        return to_table(results, lang)
+        return to_table(results, lang, launches=launches)
     raise ValueError(f"format must be one of {', '.join(DIAGNOSE_FORMATS)}, got {fmt!r}")
 
 

@@ -90,12 +90,27 @@ def factor(value: float | None, digits: int = 2) -> str:
     return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
 
 
+def _memo_key(note: Note) -> tuple | None:
+    """A key that tells apart every note that could be worded differently (values by type, the sign of a zero), or
+    None when a value is not a plain number, string or None (it is then worded every time)."""
+    items: list = [note.key]
+    for k, v in note.values.items():
+        if v is None or isinstance(v, str):
+            items.append((k, v))
+        elif type(v) in (int, float, bool):
+            items.append((k, type(v), v, math.copysign(1.0, v) if type(v) is float else 0))
+        else:
+            return None
+    return tuple(items)
+
+
 class Fmt:
     """Formats values for one language; None prints as "not measured" in that language."""
 
     def __init__(self, lang: str) -> None:
         self.lang = check_lang(lang)
         self.nm = label("not_measured", lang)
+        self._notes: dict[tuple, str] = {}  # worded notes by (key, values): launches repeat the same findings
 
     def label(self, key: str, **kw: object) -> str:
         text = label(key, self.lang)
@@ -133,7 +148,13 @@ class Fmt:
         """A finding (a :class:`Note`, or a bare note key such as a roofline ``not_measured`` entry)."""
         if isinstance(note, str):
             return note_text(note, {}, self.lang)
-        return safe(note_text(note.key, self.words(note.key, note.values), self.lang))
+        memo = _memo_key(note)
+        text = self._notes.get(memo) if memo is not None else None
+        if text is None:
+            text = safe(note_text(note.key, self.words(note.key, note.values), self.lang))
+            if memo is not None:
+                self._notes[memo] = text
+        return text
 
     def words(self, key: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """A note's values with ids worded in this language (classes, pipes, units, limiters, stall reasons,

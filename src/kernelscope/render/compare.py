@@ -3,20 +3,39 @@
 from __future__ import annotations
 
 import io
+import math
 
 from rich import box
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis.compare import Comparison, KernelComparison, Side
+from ..analysis.compare import METHOD_FIELDS, Comparison, KernelComparison, ProgramSide, Side, wall_speedup
+from ..model import Measurement
+from ..notes import Note
 from ..version import __version__
 from .common import Fmt, factor, safe, short_name
 from .documents import encode
-from .documents.compare import CompareDoc, ComparedKernelDoc, FindingEstimateDoc, PredictionDoc, SideDoc, StallShiftDoc
+from .documents.common import NoteDoc
+from .documents.compare import (
+    CompareDoc,
+    ComparedKernelDoc,
+    FindingEstimateDoc,
+    MethodDoc,
+    PredictionDoc,
+    ProgramDoc,
+    ProgramsDoc,
+    SideDoc,
+    StallShiftDoc,
+)
 from .json import finite, notes, null_reasons
 
-SCHEMA = "kernelscope.compare/1"
+SCHEMA = "kernelscope.compare/2"
+
+#: Method values worded by a label ``method_<kind>_<value>`` (others are shown as recorded).
+_TOOLS = ("ncu", "nvprof", "nsys", "pytorch")
+_WORDED = {"replay": ("kernel", "application", "range", "app-range", "none"), "cache": ("flush-all", "none"),
+           "clock": ("base", "none")}
 
 #: Null fields of a compared kernel that are computed from others (JSON Pointer -> note key); other nulls were
 #: not recorded in that profile.
@@ -42,6 +61,8 @@ def _pair_rows(p: KernelComparison, f: Fmt) -> list[tuple[str, str, str]]:
 
     return [
         (f.label("duration"), f"{f.time(b.duration_s)} x{b.launches}", f"{f.time(a.duration_s)} x{a.launches}"),
+        (f.label("total_mean"), f.label("total_mean_value", total=f.time(b.total_s), mean=f.time(b.mean_s)),
+         f.label("total_mean_value", total=f.time(a.total_s), mean=f.time(a.mean_s))),
         (f.label("spread"), spread(b), spread(a)),
         (f.label("bandwidth"), bw(b), bw(a)),
         (f.label("achieved"), f"{f.flops(b.achieved_flops_per_s)} ({f.share(b.efficiency)})", f"{f.flops(a.achieved_flops_per_s)} ({f.share(a.efficiency)})"),
@@ -52,8 +73,17 @@ def _pair_rows(p: KernelComparison, f: Fmt) -> list[tuple[str, str, str]]:
     ]
 
 
+def _speed(value: float | None, f: Fmt) -> str:
+    """A speedup; one below 1 reads as the regression it is: ``0.95x (5 % slower)``."""
+    text = factor(value)
+    if value is None or not math.isfinite(value) or not 0 < value < 1:
+        return text
+    pct = 100.0 * (1.0 / value - 1.0)
+    return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}")
+
+
 def _verdict(p: KernelComparison, f: Fmt) -> str:
-    speed = factor(p.speedup)
+    speed = _speed(p.speedup, f)
     noise = {True: "beyond_noise", False: "within_noise", None: "noise_unknown"}[p.beyond_noise]
     text = f"{f.label('speedup')} {speed} ({f.label(noise)})"
     if p.program_speedup is not None:
@@ -61,59 +91,132 @@ def _verdict(p: KernelComparison, f: Fmt) -> str:
     return text
 
 
-def _title(p: KernelComparison) -> str:
+def _title(p: KernelComparison, f: Fmt | None = None) -> str:
+    marker = f" {f.label('shape_marker')}" if f is not None and p.shape_differs else ""
     if p.before_name == p.after_name:
-        return short_name(p.before_name)
-    return f"{short_name(p.before_name)} -> {short_name(p.after_name)}"
+        return short_name(p.before_name) + marker
+    return f"{short_name(p.before_name)} -> {short_name(p.after_name)}{marker}"
+
+
+def _shape_note(p: KernelComparison, f: Fmt) -> str | None:
+    """The line under a pair matched by name whose grid or block differ."""
+    if not p.shape_differs:
+        return None
+
+    def shape(s: Side) -> str:
+        def dims(d: tuple[int, int, int] | None) -> str:
+            return f.nm if d is None else "x".join(str(v) for v in d)
+        return f.label("shape_text", grid=dims(s.grid), block=dims(s.block))
+
+    return f.label("shape_differs", before=shape(p.before), after=shape(p.after))
+
+
+def method_text(m: Measurement | None, f: Fmt) -> str:
+    """How one side measured, worded: ``Nsight Compute (kernel replay (serialised), caches flushed, clocks locked
+    at base)``; settings not recorded are left out."""
+    if m is None:
+        return f.label("method_unknown")
+    tool = f.label(f"method_{m.tool}") if m.tool in _TOOLS else (safe(m.tool) if m.tool else f.label("method_unknown"))
+    parts = []
+    for kind, value in (("replay", m.replay_mode), ("cache", m.cache_control), ("clock", m.clock_control)):
+        if value is not None:
+            parts.append(f.label(f"method_{kind}_{value.replace('-', '_')}") if value in _WORDED[kind] else safe(value))
+    return f"{tool} ({', '.join(parts) or f.label('method_settings_unknown')})"
+
+
+def _worded(note: Note, f: Fmt) -> str:
+    """A warning in words (``cmp_method`` names each side's method)."""
+    if note.key != "cmp_method":
+        return f.note(note)
+    sides = {side: Measurement(**{k: note.values.get(f"{side}_{k}") for k in METHOD_FIELDS}) for side in ("before", "after")}
+    return f.note(Note("cmp_method", {side: method_text(m, f) for side, m in sides.items()}))
+
+
+def _names(names: tuple[str, ...]) -> str:
+    shown = ", ".join(short_name(n, 40) for n in names[:4])
+    return (shown + (f", ... ({len(names)})" if len(names) > 4 else "")) or "-"
 
 
 def _summary(c: Comparison, f: Fmt) -> list[str]:
+    lines = [f"{f.label('warning')}: {_worded(n, f)}" for n in c.warnings]
     if c.total_before_s == 0 and c.total_after_s == 0:
-        return []  # kernels picked inside one report: no program totals
-    lines = [
-        f"{f.label('total_gpu_time')}: {f.time(c.total_before_s)} -> {f.time(c.total_after_s)}; "
-        f"{f.label('overall')}: {factor(c.speedup)}"
-    ]
+        return lines  # kernels picked inside one report: no program totals
+    lines.append(f"{f.label('matched_kernels', n=len(c.pairs))}: {f.time(c.matched_before_s)} -> "
+                 f"{f.time(c.matched_after_s)}; {f.label('speedup')} {_speed(c.speedup, f)}")
     if c.unmatched_before or c.unmatched_after:
-        lines.append(
-            f"{f.label('unmatched')}: {f.label('before')}: {safe(', '.join(c.unmatched_before)) or '-'}; "
-            f"{f.label('after')}: {safe(', '.join(c.unmatched_after)) or '-'}"
-        )
+        zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731 - nothing there, not "0.000 ns"
+        lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
+                             before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
+        lines.append(f"{f.label('all_kernels')}: {f.time(c.total_before_s)} -> {f.time(c.total_after_s)}")
+    if c.programs is not None:
+        b, a = c.programs
+        lines.append(f"{f.label('program_wall')}: {f.time(b.wall_s)} -> {f.time(a.wall_s)}; "
+                     f"{f.label('speedup')} {_speed(wall_speedup(c.programs), f)}")
     return lines
 
 
+def _program_rows(programs: tuple[ProgramSide, ProgramSide], f: Fmt) -> list[tuple[str, str, str, str]]:
+    """(label, before, after, change) rows of the two program timelines."""
+    rows = []
+    for key, attr in (("program_wall", "wall_s"), ("program_kernels", "kernel_s"), ("program_copies", "memcpy_s"),
+                      ("program_memsets", "memset_s"), ("program_idle", "gpu_idle_s"), ("program_host_api", "host_api_s")):
+        b, a = getattr(programs[0], attr), getattr(programs[1], attr)
+        change = f.nm if b is None or a is None else "0" if a == b else ("+" if a > b else "-") + f.time(abs(a - b))
+        rows.append((f.label(key), "0" if b == 0 else f.time(b), "0" if a == 0 else f.time(a), change))
+    return rows
+
+
 def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
-    return [
-        f.label("predicted_value", rule=safe(x.rule_id), est=x.estimated_speedup_pct, got=x.measured_reduction_pct or 0.0)
-        for x in p.predictions[:3]
-    ]
+    out = []
+    for x in p.predictions[:3]:
+        got = x.measured_reduction_pct or 0.0
+        key = "predicted_value_slower" if got < 0 else "predicted_value"
+        out.append(f.label(key, rule=safe(x.rule_id), est=x.estimated_speedup_pct, got=abs(got)))
+    return out
 
 
 def _estimates(p: KernelComparison, f: Fmt) -> str:
     """kernelscope's estimates from the BEFORE findings (largest first) next to the measured speedup."""
     items = ", ".join(f"{safe(i)} {factor(x)}" for i, x in p.predicted) or f.label("estimated_none")
-    return f.label("estimated_items", items=items, got=factor(p.speedup))
+    return f.label("estimated_items", items=items, got=_speed(p.speedup, f))
+
+
+def _regressions_line(regressions: tuple[str, ...], threshold_pct: float, f: Fmt) -> str:
+    return f"{f.label('regressions', pct=threshold_pct)}: {', '.join(safe(r) for r in regressions) or '-'}"
 
 
 def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> list:
     """rich renderables of a comparison: one :class:`rich.console.Group`, so that ``Console.print(*to_table(...))``
-    puts each line on its own line (``print`` of several renderables joins them with spaces)."""
+    puts each line on its own line (``print`` of several renderables joins them with spaces). Warnings and the
+    matched / unmatched time first, the program timelines' split when both sides are timelines, then one table per
+    compared kernel; the regressions line last, on a line of its own after a blank one."""
     f = Fmt(lang)
     out: list = [Text(line, style="bold") for line in _summary(c, f)]
+    if c.programs is not None:
+        t = Table(title=Text(f.label("program_title"), style="bold cyan"), box=box.SIMPLE_HEAD, title_justify="left")
+        for i, head in enumerate(("", f.label("before"), f.label("after"), f.label("program_change"))):
+            t.add_column(head, style="bold" if i == 0 else None, no_wrap=i == 0, justify="left" if i == 0 else "right")
+        for row in _program_rows(c.programs, f):
+            t.add_row(*(Text(x) for x in row))
+        out.append(t)
     for p in c.pairs:
-        t = Table(title=Text(f"{_title(p)}: {_verdict(p, f)}", style="bold cyan"), box=box.SIMPLE_HEAD, title_justify="left")
+        t = Table(title=Text(f"{_title(p, f)}: {_verdict(p, f)}", style="bold cyan"), box=box.SIMPLE_HEAD,
+                  title_justify="left")
         t.add_column("", style="bold", no_wrap=True)
         t.add_column(f.label("before"), overflow="fold")
         t.add_column(f.label("after"), overflow="fold")
         for row in _pair_rows(p, f):
             t.add_row(*(Text(x) for x in row))
         out.append(t)
+        shape = _shape_note(p, f)
+        if shape is not None:
+            out.append(Text(shape, style="bold"))
         out.append(Text(f"{f.label('what_moved')}: {f.notes(p.explanation)}"))
         out.append(Text(f"{f.label('estimated_by_findings')}: {_estimates(p, f)}"))
         for line in _predictions(p, f):
             out.append(Text(f"{f.label('predicted')}: {line}"))
     if threshold_pct is not None:
-        out.append(Text(f"{f.label('regressions', pct=threshold_pct)}: {safe(', '.join(regressions)) or '-'}", style="bold"))
+        out += [Text(""), Text(_regressions_line(regressions, threshold_pct, f), style="bold")]
     return [Group(*out)]
 
 
@@ -125,37 +228,46 @@ def to_text(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
 
 
 def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:
-    """Markdown for a pull-request comment: a summary table, then one before/after table per kernel."""
+    """Markdown for a pull-request comment: the summary (warnings, matched and unmatched time, program walls), the
+    program timelines' split, a table of the compared kernels, then one before/after table per kernel; the
+    regressions line last, a paragraph of its own."""
     f = Fmt(lang)
     cell = lambda s: safe(s).replace("|", "\\|")  # noqa: E731
-    lines = [f"## {f.label('compare_title')}", ""] + [f"- {x}" for x in _summary(c, f)] + [""]
+    lines = [f"## {f.label('compare_title')}", ""] + [f"- {cell(x)}" for x in _summary(c, f)] + [""]
+    if c.programs is not None:
+        lines += [f"| {f.label('program_title')} | {f.label('before')} | {f.label('after')} | {f.label('program_change')} |",
+                  "|---|---:|---:|---:|"]
+        lines += [f"| {cell(a)} | {b} | {x} | {d} |" for a, b, x, d in _program_rows(c.programs, f)] + [""]
     lines += [f"| {f.label('kernel')} | {f.label('before')} | {f.label('after')} | {f.label('speedup')} | {f.label('spread')} |", "|---|---:|---:|---:|---|"]
     for p in c.pairs:
         noise = {True: "beyond_noise", False: "within_noise", None: "noise_unknown"}[p.beyond_noise]
-        speed = factor(p.speedup)
-        lines.append(f"| `{cell(_title(p))}` | {f.time(p.before.duration_s)} | {f.time(p.after.duration_s)} | {speed} | {f.label(noise)} |")
+        lines.append(f"| `{cell(_title(p, f))}` | {f.time(p.before.duration_s)} | {f.time(p.after.duration_s)} | "
+                     f"{_speed(p.speedup, f)} | {f.label(noise)} |")
     lines.append("")
     for p in c.pairs:
-        lines += [f"### `{cell(_title(p))}`", "", _verdict(p, f), "", f"| | {f.label('before')} | {f.label('after')} |", "|---|---|---|"]
+        lines += [f"### `{cell(_title(p, f))}`", "", _verdict(p, f), "", f"| | {f.label('before')} | {f.label('after')} |", "|---|---|---|"]
         lines += [f"| {cell(a)} | {cell(b)} | {cell(x)} |" for a, b, x in _pair_rows(p, f)]
+        shape = _shape_note(p, f)
+        lines += ["", f"**{cell(shape)}**"] if shape is not None else []
         lines += ["", f"{f.label('what_moved')}: {cell(f.notes(p.explanation))}"]
         lines += ["", f"{f.label('estimated_by_findings')}: {cell(_estimates(p, f))}"]
         lines += [f"\n{f.label('predicted')}: {cell(x)}" for x in _predictions(p, f)]
         lines.append("")
     if threshold_pct is not None:
-        lines.append(f"**{f.label('regressions', pct=threshold_pct)}: {cell(', '.join(regressions)) or '-'}**")
+        lines += ["", f"**{cell(_regressions_line(regressions, threshold_pct, f))}**"]
     return "\n".join(lines) + "\n"
 
 
 def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:
-    """JSON document (schema ``kernelscope.compare/1``, types :mod:`kernelscope.render.documents.compare`, JSON Schema
-    ``schemas/compare-1.schema.json``); durations in s, bandwidth in bytes/s, shares 0..1; each compared kernel's
+    """JSON document (schema ``kernelscope.compare/2``, types :mod:`kernelscope.render.documents.compare`, JSON Schema
+    ``schemas/compare-2.schema.json``); durations in s, bandwidth in bytes/s, shares 0..1; each compared kernel's
     ``not_measured`` gives the reason for each null."""
     f = Fmt(lang)
     kernels = []
     for p in c.pairs:
         k = ComparedKernelDoc(
             before_name=p.before_name, after_name=p.after_name, matched_by=p.matched_by,  # type: ignore[arg-type]
+            shape_differs=p.shape_differs,
             speedup=finite(p.speedup), beyond_noise=p.beyond_noise, program_speedup=finite(p.program_speedup),
             before=_side(p.before), after=_side(p.after),
             stall_shift=[StallShiftDoc(reason=r, share_before=b, share_after=a) for r, b, a in p.stall_shift],
@@ -168,10 +280,33 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
         kernels.append(k)
     return encode(CompareDoc(
         schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
-        total_before_s=c.total_before_s, total_after_s=c.total_after_s, speedup=finite(c.speedup),
+        total_before_s=c.total_before_s, total_after_s=c.total_after_s, total_speedup=finite(c.total_speedup),
+        matched_before_s=c.matched_before_s, matched_after_s=c.matched_after_s, speedup=finite(c.speedup),
         unmatched_before=list(c.unmatched_before), unmatched_after=list(c.unmatched_after),
+        unmatched_before_s=c.unmatched_before_s, unmatched_after_s=c.unmatched_after_s,
+        before_method=_method(c.before_method), after_method=_method(c.after_method),
+        warnings=[NoteDoc(key=n.key, text=_worded(n, f), values=dict(n.values)) for n in c.warnings],
+        programs=_programs(c.programs),
         fail_if_slower_pct=threshold_pct, regressions=list(regressions), kernels=kernels,
     ))
+
+
+def _method(m: Measurement | None) -> MethodDoc | None:
+    if m is None:
+        return None
+    return MethodDoc(tool=m.tool if m.tool in _TOOLS else None, replay_mode=m.replay_mode,  # type: ignore[arg-type]
+                     cache_control=m.cache_control, clock_control=m.clock_control)
+
+
+def _programs(programs: tuple[ProgramSide, ProgramSide] | None) -> ProgramsDoc | None:
+    if programs is None:
+        return None
+
+    def one(p: ProgramSide) -> ProgramDoc:
+        return ProgramDoc(wall_s=p.wall_s, kernel_s=p.kernel_s, memcpy_s=p.memcpy_s, memset_s=p.memset_s,
+                          gpu_idle_s=p.gpu_idle_s, host_api_s=p.host_api_s)
+
+    return ProgramsDoc(before=one(programs[0]), after=one(programs[1]), wall_speedup=finite(wall_speedup(programs)))
 
 
 def _side(s: Side) -> SideDoc:
@@ -181,5 +316,5 @@ def _side(s: Side) -> SideDoc:
         achieved_flops_per_s=finite(s.achieved_flops_per_s), efficiency=finite(s.efficiency),
         sol_compute_pct=s.sol_compute_pct, sol_memory_pct=s.sol_memory_pct, classes=list(s.classes),  # type: ignore[arg-type]
         achieved_occupancy_pct=s.achieved_occupancy_pct, theoretical_occupancy_pct=s.theoretical_occupancy_pct,
-        stall_shares=dict(s.stall_shares),
+        stall_shares=dict(s.stall_shares), total_s=s.total_s, mean_s=finite(s.mean_s), grid=s.grid, block=s.block,
     )

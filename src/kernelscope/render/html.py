@@ -24,7 +24,11 @@ from .charts import (
     CLASS_COLOURS, chart_lang, count_charts, has_roofline_point, has_stalls, kernel_roofline_chart,
     report_roofline_chart, report_stall_chart, stall_chart, svg_for_html, why_not_plotted,
 )
+from ..analysis.groups import LaunchGroup, launch_groups
 from .common import Fmt, advice_lines, kernel_rows, safe, summary_rows
+from .launch_groups import (
+    is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
+)
 from .source_html import VIEW_CSS, diagnosis_views
 
 Progress = Callable[[], None] | None
@@ -116,17 +120,22 @@ def _figure(svg: bytes, caption: str) -> str:
 
 
 def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: float | None = None,
-                with_charts: bool = True, progress: Progress = None, source: LaunchSource | None = None) -> str:
+                with_charts: bool = True, progress: Progress = None, source: LaunchSource | None = None,
+                group: LaunchGroup | None = None) -> str:
     """One launch as an HTML card: verdict, evidence, measurements (occupancy included), charts, advice, and with
     ``source`` (the launch's per-instruction data analysed) where in the code: its hottest lines, the source and
-    SASS views, the findings marked at their lines."""
+    SASS views, the findings marked at their lines. With ``group`` (``d`` its representative, a group of several
+    repeated launches): the card of the whole group, with the spread across its launches and those that differ."""
     f = Fmt(lang)
     k = d.kernel
+    grouped = group is not None and is_group(group)
     parts = [f'<section class="card" id="{_anchor(report_no, d)}">']
-    parts.append(f"<h3>[{k.index}] {_e(k.name)}</h3>")
+    parts.append(f"<h3>[{k.index}] {_e(k.name)}" + (f' <span class="muted">×{group.count}</span>' if grouped else "") + "</h3>")
     if k.demangled_name and k.demangled_name != k.name:
         parts.append(f'<p class="sig mono" title="{_e(f.label("signature"))}">{_e(k.demangled_name)}</p>')
     parts.append(f"<div>{_badges(d, f)}</div>")
+    if grouped:
+        parts.append(_group_part(group, f))
     evidence = d.evidence if d.classes else (d.sol.evidence if d.sol.bound is not None else ())
     if evidence:
         parts.append(f"<h4>{_e(f.label('evidence'))}</h4><ul>")
@@ -163,6 +172,28 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
     return "".join(parts)
 
 
+def _group_part(g: LaunchGroup, f: Fmt) -> str:
+    """A group's launches and total, the spread across them (quantity, min, median, max), the launches that differ."""
+    num = ' class="num"'
+    head = "".join(f'<th{num if i else ""}>{_e(f.label(k))}</th>'
+                   for i, k in enumerate(("grp_spread_head", "grp_min", "grp_mid", "grp_max")))
+    rows = "".join(f"<tr><td>{_e(name)}</td>" + "".join(f'<td class="num">{_e(c)}</td>' for c in cells) + "</tr>"
+                   for name, *cells in spread_cells(g, f))
+    return (f"<h4>{_e(f.label('launches'))}</h4><p>{_e(launches_value(g, f))}</p><table><tr>{head}</tr>{rows}</table>"
+            f"<p><b>{_e(f.label('grp_differ'))}</b>: {_e(outliers_line(g, f))}</p>")
+
+
+def _rest_table(rest: Sequence[LaunchGroup], f: Fmt, anchor: str) -> str:
+    """The groups not shown as cards, one row each."""
+    num = ' class="num"'
+    head = "".join(f'<th{num if i in (1, 3, 4, 5) else ""}>{_e(c)}</th>' for i, c in enumerate(rest_header(f)))
+    body = "".join(
+        f'<tr><td class="mono">{_e(row[0])}</td>'
+        + "".join(f'<td{num if i in (1, 3, 4, 5) else ""}>{_e(c)}</td>' for i, c in enumerate(row) if i) + "</tr>"
+        for row in rest_rows(rest, f))
+    return f'<h4 id="{anchor}">{_e(rest_title(rest, f))}</h4><table><tr>{head}</tr>{body}</table>'
+
+
 def _gpus(res: ReportDiagnosis, f: Fmt) -> str:
     names = list(dict.fromkeys(d.gpu.name for d in res.kernels if d.gpu is not None))
     if names:
@@ -172,11 +203,13 @@ def _gpus(res: ReportDiagnosis, f: Fmt) -> str:
 
 
 def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_charts: bool = True,
-                   progress: Progress = None, source: SourceReport | None = None) -> str:
-    """One input file: provenance, where the time goes, the report's charts, then a card per launch (with where in
-    the code for each launch ``source`` holds)."""
+                   progress: Progress = None, source: SourceReport | None = None, launches: str = "grouped") -> str:
+    """One input file: provenance, where the time goes, the report's charts, then a card per group of repeated
+    launches (``launches="grouped"``, :mod:`.launch_groups`: the groups with the most GPU time, the others as rows of
+    one table) or per launch (``"all"``), with where in the code for each launch ``source`` holds."""
     f = Fmt(lang)
     rep = res.report
+    shown, rest = panels(res, launches)
     parts = [f'<section class="report" id="r{report_no}">', f"<h2>{_e(Path(rep.path).name)}</h2>"]
     prov = [
         (f.label("input_file"), f'<span class="mono">{_e(rep.path)}</span>'),
@@ -191,8 +224,10 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
     parts.append("</table>")
 
     first = {}
-    for d in res.kernels:
+    for d, _ in shown:
         first.setdefault(d.kernel.name, _anchor(report_no, d))
+    for g in rest:  # a kernel without a card: its row in the table of the others
+        first.setdefault(g.name, f"r{report_no}-rest")
     parts.append(f"<h4>{_e(f.label('where_time_goes'))}</h4><table><tr>"
                  f"<th>{_e(f.label('kernel'))}</th><th class=\"num\">{_e(f.label('launches'))}</th>"
                  f"<th class=\"num\">{_e(f.label('total_time'))}</th><th class=\"num\">{_e(f.label('share'))}</th><th></th></tr>")
@@ -206,11 +241,13 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
     if with_charts:
         total_s = math.fsum(g.total_duration_s for g in res.groups) or None
         parts.append(f"<h4>{_e(f.label('charts'))}</h4><div class=\"wide\">")
-        parts.append(_figure(report_roofline_chart(res, lang, "svg", inline=True), f.label("roofline")))
+        groups = launch_groups(res) if launches == "grouped" else None
+        parts.append(_figure(report_roofline_chart(res, lang, "svg", inline=True, groups=groups), f.label("roofline")))
         if progress:
             progress()
         if any(has_stalls(d) for d in res.kernels):
-            parts.append(_figure(report_stall_chart(res, lang, "svg", inline=True), f.label("stalls")))
+            reps = None if groups is None else [d for d, _ in shown]
+            parts.append(_figure(report_stall_chart(res, lang, "svg", diagnoses=reps, inline=True), f.label("stalls")))
         if progress:
             progress()
         parts.append("</div>")
@@ -220,9 +257,13 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
     parts.append(f"<h2>{_e(f.label('kernel_cards'))}</h2>")
     if not res.kernels:
         parts.append(f'<p class="muted">{_e(f.label("no_launches"))}</p>')
+    elif launches == "grouped":
+        parts.append(f'<p class="muted">{_e(shown_line(res, [g for _, g in shown if g], rest, f))}</p>')
     by_index: Mapping[int, LaunchSource] = {ls.kernel.index: ls for ls in source.launches} if source else {}
-    for d in res.kernels:
-        parts.append(kernel_card(d, lang, report_no, total_s, with_charts, progress, by_index.get(d.kernel.index)))
+    for d, g in shown:
+        parts.append(kernel_card(d, lang, report_no, total_s, with_charts, progress, by_index.get(d.kernel.index), g))
+    if rest:
+        parts.append(_rest_table(rest, f, f"r{report_no}-rest"))
     parts.append("</section>")
     return "".join(parts)
 
@@ -234,14 +275,15 @@ def _font_note(lang: str, f: Fmt) -> str:
 
 
 def to_html(results: Sequence[ReportDiagnosis], lang: str, progress: Progress = None,
-            sources: Sequence[SourceReport | None] | None = None) -> str:
+            sources: Sequence[SourceReport | None] | None = None, launches: str = "grouped") -> str:
     """The whole HTML document (UTF-8 text): one section per input file. ``sources[i]``: where in the code for the
-    launches of ``results[i]`` (:func:`kernelscope.api.source_for`), None or absent: the cards without it."""
+    launches of ``results[i]`` (:func:`kernelscope.api.source_for`), None or absent: the cards without it.
+    ``launches``: ``"grouped"`` (a card per group of repeated launches) or ``"all"`` (a card per launch)."""
     f = Fmt(lang)
     heading = f.label("html_title")
     title = heading + (f": {Path(results[0].report.path).name}" if len(results) == 1 else "")
     sources = list(sources or ())
-    body = "".join(report_section(res, lang, i, True, progress, sources[i] if i < len(sources) else None)
+    body = "".join(report_section(res, lang, i, True, progress, sources[i] if i < len(sources) else None, launches)
                    for i, res in enumerate(results))
     html_lang = "zh-CN" if lang == "zh" else "en"
     return (
@@ -266,6 +308,6 @@ def kernel_fragment(d: KernelDiagnosis, lang: str = "en") -> str:
     return f'<div class="ks"><style>{CSS}</style>{kernel_card(d, lang)}</div>'
 
 
-def count_work(results: Sequence[ReportDiagnosis]) -> int:
+def count_work(results: Sequence[ReportDiagnosis], launches: str = "grouped") -> int:
     """Progress steps :func:`to_html` reports (one per chart drawn, two per report)."""
-    return count_charts(results)
+    return count_charts(results, launches=launches)

@@ -1,4 +1,5 @@
-"""JSON rendering of diagnoses: every diagnosed launch in report order, units in field names, None as null.
+"""JSON rendering of diagnoses: every diagnosed launch in report order, units in field names, None as null; and per
+input its groups of repeated launches (same kernel, grid and block: :mod:`kernelscope.analysis.groups`).
 
 Schema id ``kernelscope.diagnosis/1``: the document types are :mod:`kernelscope.render.documents.diagnosis`, the
 JSON Schema ``schemas/diagnosis-1.schema.json`` is generated from them. A value that was not measured is null,
@@ -17,6 +18,7 @@ from msgspec import Struct
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.engine import Finding
+from ..analysis.groups import LaunchGroup, launch_groups
 from ..analysis.roofline import RooflinePoint
 from ..knowledge.stalls import describe
 from ..knowledge.plausibility import implausible_note
@@ -27,10 +29,11 @@ from .common import Fmt
 from .documents import encode
 from .documents.common import EvidenceDoc, FindingDoc, LocationDoc, NoteDoc, NullReason
 from .documents.diagnosis import (
-    AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, ImplausibleDoc, InputDoc, KernelGroupDoc, LaunchConfigDoc,
-    LaunchDoc, MemoryLevelDoc, NsightDoc, NsightMatchDoc, OccupancyDoc, RooflineDoc, RuleDoc, SolBottleneckDoc, SolDoc,
-    StallReasonDoc, StallsDoc, UnitLoadDoc,
+    AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, GroupSpreadDoc, ImplausibleDoc, InputDoc,
+    KernelGroupDoc, LaunchConfigDoc, LaunchDoc, LaunchGroupDoc, MemoryLevelDoc, NsightDoc, NsightMatchDoc, OccupancyDoc,
+    OutlierDoc, RooflineDoc, RuleDoc, SolBottleneckDoc, SolDoc, SpreadDoc, StallReasonDoc, StallsDoc, UnitLoadDoc,
 )
+from .launch_groups import outlier_text
 
 SCHEMA = "kernelscope.diagnosis/1"
 
@@ -91,10 +94,13 @@ def null_reasons(doc: Struct, f: Fmt, specific: Mapping[str, str] | None = None,
             out.append(NullReason(field=pointer, key=key, text=text))
         elif isinstance(value, Struct):
             for name in _nested_fields(type(value)):
-                walk(getattr(value, name), f"{pointer}/{name}")
+                v = getattr(value, name)
+                if v is None or isinstance(v, _NESTED):  # (a number or a string holds no null: not walked)
+                    walk(v, f"{pointer}/{name}")
         elif isinstance(value, dict):
             for k, v in value.items():
-                walk(v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}")
+                if v is None or isinstance(v, _NESTED):
+                    walk(v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}")
         elif isinstance(value, (list, tuple)):
             for i, v in enumerate(value):
                 if v is None or isinstance(v, (Struct, dict, list, tuple)):
@@ -102,6 +108,9 @@ def null_reasons(doc: Struct, f: Fmt, specific: Mapping[str, str] | None = None,
 
     walk(doc, "")
     return out
+
+
+_NESTED = (Struct, dict, list, tuple)
 
 
 @cache
@@ -257,6 +266,20 @@ def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
     return doc
 
 
+def group_doc(g: LaunchGroup, f: Fmt) -> LaunchGroupDoc:
+    """One group of repeated launches (:mod:`kernelscope.analysis.groups`) as a document."""
+    spread = {key: None if s is None else SpreadDoc(min=s.min, median=s.median, max=s.max, measured=s.measured)
+              for key, s in g.spread.items()}
+    return LaunchGroupDoc(
+        name=g.name, demangled_name=g.demangled_name, grid=g.grid, block=g.block, launches=list(g.indices),
+        representative=g.representative.kernel.index, count=g.count, total_s=g.total_duration_s,
+        share=finite(g.time_share), spread=GroupSpreadDoc(**spread),
+        outliers=[OutlierDoc(index=o.index, duration_ratio=finite(o.duration_ratio),
+                             classes=None if o.verdict is None else list(o.verdict),  # type: ignore[arg-type]
+                             text=outlier_text(o, g, f)) for o in g.outliers],
+    )
+
+
 def document(results: Sequence[ReportDiagnosis], lang: str) -> DiagnosisDoc:
     """The whole ``kernelscope.diagnosis/1`` document (see the module docstring)."""
     f = Fmt(lang)
@@ -269,6 +292,7 @@ def document(results: Sequence[ReportDiagnosis], lang: str) -> DiagnosisDoc:
                 summary=[KernelGroupDoc(name=g.name, launches=g.launches, total_duration_s=g.total_duration_s,
                                         share=g.share, unmeasured_launches=g.unmeasured_launches) for g in res.groups],
                 launches=[launch_doc(d, f) for d in res.kernels],
+                groups=[group_doc(g, f) for g in launch_groups(res)],
             )
             for res in results
         ],

@@ -9,7 +9,11 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from urllib.parse import quote
 
 from ..analysis.diagnosis import ReportDiagnosis
+from ..analysis.groups import LaunchGroup
 from .common import Fmt, kernel_rows, kernel_title, safe, summary_rows
+from .launch_groups import (
+    is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
+)
 
 if TYPE_CHECKING:
     from ..analysis.source import LaunchSource, SourceReport
@@ -42,11 +46,12 @@ def _hot_lines(ls: "LaunchSource", f: Fmt) -> list[str]:
 
 def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
                 charts: Sequence[Mapping[str, str]] | None = None,
-                sources: Sequence["SourceReport | None"] | None = None) -> str:
+                sources: Sequence["SourceReport | None"] | None = None, launches: str = "grouped") -> str:
     """Markdown document: per file, a summary table, links to its charts (``charts[i]``: chart kind ->
-    file name relative to the document, e.g. ``{"roofline": "report_roofline.svg"}``), and per diagnosed kernel a
-    two-column table, then, when ``sources[i]`` (:func:`kernelscope.api.source_for`) holds the launch, a table of
-    its hottest source lines."""
+    file name relative to the document, e.g. ``{"roofline": "report_roofline.svg"}``), and per group of repeated
+    launches (``launches="grouped"``, :mod:`.launch_groups`; per launch with ``"all"``) a two-column table, a group's
+    with its spread and the launches that differ, then, when ``sources[i]`` (:func:`kernelscope.api.source_for`)
+    holds the launch, a table of its hottest source lines; the groups not shown in full as rows of one table."""
     f = Fmt(lang)
     lines: list[str] = []
     for i, res in enumerate(results):
@@ -59,22 +64,41 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
         lines.append("|---|---:|---:|---:|")
         for name, n, total, share in summary_rows(res, f):
             lines.append(f"| {_code(name)} | {n} | {total} | {share} |")
+        shown, rest = panels(res, launches)
         lines += ["", f.label("kernels_shown", n=len(res.kernels), total=len(rep.kernels)), ""]
+        if launches == "grouped" and res.kernels:
+            lines += [shown_line(res, [g for _, g in shown if g], rest, f), ""]
         if charts is not None and charts[i]:
             titles = {"roofline": f.label("roofline"), "stalls": f.label("stalls")}
             lines += [f"![{titles.get(kind, kind)}]({quote(name)})" for kind, name in charts[i].items()]
             lines.append("")
-        for d in res.kernels:
-            lines += [f"### {_code(kernel_title(d))}", "", "| | |", "|---|---|"]
+        for d, g in shown:
+            lines += [f"### {_code(kernel_title(d))}" + (f" ×{g.count}" if g and is_group(g) else ""), ""]
+            lines += _group_lines(g, f) if g and is_group(g) else []
+            lines += ["| | |", "|---|---|"]
             lines += [f"| {_cell(label)} | {_cell(value)} |" for label, value in kernel_rows(d, f)]
             lines.append("")
             if d.kernel.index in by_index:
                 lines += _hot_lines(by_index[d.kernel.index], f)
+        if rest:
+            lines += [f"### {_cell(rest_title(rest, f))}", "", "| " + " | ".join(map(_cell, rest_header(f))) + " |",
+                      "|---|---:|---|---:|---:|---:|---|"]
+            lines += [f"| {_code(row[0])} | " + " | ".join(map(_cell, row[1:])) + " |" for row in rest_rows(rest, f)]
+            lines.append("")
     return "\n".join(lines)
 
 
+def _group_lines(g: LaunchGroup, f: Fmt) -> list[str]:
+    """A group's launches and total, its spread as a table (quantity, min, median, max), the launches that differ."""
+    head = [f.label(k) for k in ("grp_spread_head", "grp_min", "grp_mid", "grp_max")]
+    out = [_cell(launches_value(g, f)), "", "| " + " | ".join(map(_cell, head)) + " |", "|---|---:|---:|---:|"]
+    out += ["| " + " | ".join(map(_cell, cells)) + " |" for cells in spread_cells(g, f)]
+    return out + ["", f"**{_cell(f.label('grp_differ'))}**: {_cell(outliers_line(g, f))}", ""]
+
+
 def chart_files(results: Sequence[ReportDiagnosis], lang: str, output: str,
-                progress: Callable[[], None] | None = None) -> tuple[list[dict[str, str]], dict[str, bytes]]:
+                progress: Callable[[], None] | None = None,
+                launches: str = "grouped") -> tuple[list[dict[str, str]], dict[str, bytes]]:
     """The charts that go beside a Markdown file ``output``: ``report.md`` gets ``report_roofline.svg`` and
     ``report_stalls.svg`` (when any launch has stall metrics); with several inputs, ``report_2_roofline.svg``...
 
@@ -89,7 +113,7 @@ def chart_files(results: Sequence[ReportDiagnosis], lang: str, output: str,
     for i, res in enumerate(results):
         part = "" if len(results) == 1 else f"_{i + 1}"
         names: dict[str, str] = {}
-        for kind, svg in charts_for(res, lang, "svg", progress).items():
+        for kind, svg in charts_for(res, lang, "svg", progress, launches).items():
             name = f"{out.stem}{part}_{kind}.svg"
             names[kind] = name
             files[str(out.with_name(name))] = svg

@@ -1,4 +1,5 @@
-"""Terminal rendering with ``rich`` tables: a "where time goes" summary, then one table per kernel."""
+"""Terminal rendering with ``rich`` tables: a "where time goes" summary, then one table per group of repeated
+launches (or per launch), and the groups not shown in full as rows of one table."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analysis.diagnosis import ReportDiagnosis
+from ..analysis.groups import LaunchGroup
 from .common import Fmt, kernel_rows, safe, short_name, summary_rows
+from .launch_groups import group_rows, is_group, panels, rest_header, rest_rows, rest_title, shown_line
 
 
-def renderables(results: Sequence[ReportDiagnosis], lang: str) -> list[RenderableType]:
-    """rich renderables for the diagnoses of each file, in input order."""
+def renderables(results: Sequence[ReportDiagnosis], lang: str, launches: str = "grouped") -> list[RenderableType]:
+    """rich renderables for the diagnoses of each file, in input order; ``launches``: ``"grouped"`` (one panel per
+    group of repeated launches, :mod:`.launch_groups`) or ``"all"`` (one panel per launch)."""
     f = Fmt(lang)
     out: list[RenderableType] = []
     for res in results:
@@ -29,21 +33,38 @@ def renderables(results: Sequence[ReportDiagnosis], lang: str) -> list[Renderabl
         for row in summary_rows(res, f):
             summary.add_row(Text(short_name(row[0])), *(Text(cell) for cell in row[1:]))
         out.append(summary)
-        out.append(Text(f.label("kernels_shown", n=len(res.kernels), total=len(rep.kernels))))
-        for d in res.kernels:
-            t = Table(title=Text(f"[{d.kernel.index}] {short_name(d.kernel.name)}", style="bold cyan"), box=box.SIMPLE, show_header=False, title_justify="left")
+        shown, rest = panels(res, launches)
+        line = f.label("kernels_shown", n=len(res.kernels), total=len(rep.kernels))
+        if launches == "grouped" and res.kernels:
+            line += "\n" + shown_line(res, [g for _, g in shown if g], rest, f)
+        out.append(Text(line))
+        for d, g in shown:
+            title = f"[{d.kernel.index}] {short_name(d.kernel.name)}" + (f" ×{g.count}" if g and is_group(g) else "")
+            t = Table(title=Text(title, style="bold cyan"), box=box.SIMPLE, show_header=False, title_justify="left")
             t.add_column(style="bold", no_wrap=True)
             t.add_column(overflow="fold")
-            for label, value in kernel_rows(d, f):
+            for label, value in (group_rows(g, f) if g else []) + kernel_rows(d, f):
                 t.add_row(Text(label), Text(value))
             out.append(t)
+        if rest:
+            out.append(_rest_table(rest, f))
     return out
 
 
-def to_table(results: Sequence[ReportDiagnosis], lang: str, width: int = 120) -> str:
+def _rest_table(rest: Sequence[LaunchGroup], f: Fmt) -> Table:
+    """The groups not shown as panels, one row each."""
+    t = Table(title=rest_title(rest, f), box=box.SIMPLE_HEAD, title_justify="left")
+    for i, col in enumerate(rest_header(f)):
+        t.add_column(col, justify="left" if i in (0, 2, 6) else "right", overflow="fold")
+    for row in rest_rows(rest, f):
+        t.add_row(Text(short_name(row[0])), *(Text(cell) for cell in row[1:]))
+    return t
+
+
+def to_table(results: Sequence[ReportDiagnosis], lang: str, width: int = 120, launches: str = "grouped") -> str:
     """Plain-text (no colour codes) rendering of :func:`renderables`."""
     buf = io.StringIO()
     console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-    console.print(Group(*renderables(results, lang)))
+    console.print(Group(*renderables(results, lang, launches)))
     return buf.getvalue()
 

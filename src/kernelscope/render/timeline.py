@@ -29,16 +29,20 @@ from rich.text import Text
 from ..version import __version__
 from ..notes import Note
 from ..analysis.engine import Finding
-from ..analysis.timeline import Amdahl, ItemStat, ScopeShare, TimelineReport, TimeSplit, time_and_count
+from ..analysis.timeline import (
+    Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count,
+)
 from .common import Fmt, safe, short_name
 from .documents import encode
 from .documents.common import Doc
 from .documents.timeline import (
-    AmdahlDoc, BlackHoleDoc, CopyDirectionDoc, GapHistogramDoc, GraphUseDoc, InvalidRecordDoc, ItemStatDoc,
+    AbsentKernelDoc, AmdahlDoc, BlackHoleDoc, CopyDirectionDoc, GapHistogramDoc, GraphUseDoc, InvalidRecordDoc, ItemStatDoc,
+    JoinedKernelDoc, KernelsJoinedDoc, NcuKernelDoc,
     LaunchBoundDoc, LaunchOverheadDoc, LaunchShapeDoc, RankRowDoc, TimeSplitDoc, TimelineDoc, TimelineFindingDoc,
     TimelineReportDoc, TinyKernelDoc,
 )
 from .documents.timeline import ScopeShareDoc
+from .timeline_join import absent_section, join_section
 from .timeline_scopes import amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .json import findings, finite, notes
@@ -50,21 +54,22 @@ FORMATS: tuple[str, ...] = ("table", "json", "markdown")
 
 
 def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang: str = "en", top: int = 10,
-                    width: int = 140) -> str:
-    """Render timeline reports as ``"table"`` (plain text), ``"json"`` or ``"markdown"``.
+                    width: int = 140, joins: Sequence[KernelJoin | None] | None = None) -> str:
+    """Render timeline reports as ``"table"`` (plain text), ``"json"`` or ``"markdown"``; ``joins``: per report,
+    its top kernels joined with Nsight Compute diagnoses (:func:`kernelscope.analysis.timeline.join_kernels`).
 
     Raises:
         ValueError: unknown format or language.
     """
     Fmt(lang)  # checks the language
     if fmt == "json":
-        return to_json_text(reports, lang)
+        return to_json_text(reports, lang, joins)
     if fmt == "markdown":
-        return to_markdown(reports, lang, top)
+        return to_markdown(reports, lang, top, joins)
     if fmt == "table":
         buf = io.StringIO()
         console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-        console.print(Group(*renderables(reports, lang, top)))
+        console.print(Group(*renderables(reports, lang, top, joins)))
         return buf.getvalue()
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
@@ -96,6 +101,16 @@ def _bytes(n: float | None) -> str:
 
 def _rate(v: float | None) -> str:
     return "-" if v is None else f"{v / 1e9:.4g} GB/s"
+
+
+def _joins(reports: Sequence[TimelineReport],
+           joins: Sequence[KernelJoin | None] | None) -> Sequence[KernelJoin | None]:
+    """One join (or None) per report."""
+    if joins is None:
+        return [None] * len(reports)
+    if len(joins) != len(reports):
+        raise ValueError(f"one join per report: {len(joins)} joins for {len(reports)} reports")
+    return joins
 
 
 def _rank(f: Fmt, rank: int | None) -> str:
@@ -266,8 +281,11 @@ def _titled(f: Fmt, key: str, items: Sequence[ItemStat]) -> str:
     return f.label(key) + (f" ({caption})" if caption else "")
 
 
-def _sections(rep: TimelineReport, f: Fmt, top: int) -> list[tuple[str, list[str], list[list[str]]]]:
-    """(title, header, rows) of every table of one report, in reading order (empty tables left out)."""
+def _sections(rep: TimelineReport, f: Fmt, top: int,
+              join: KernelJoin | None = None) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of every table of one report, in reading order (empty tables left out); with
+    ``join``, the top kernels' Nsight Compute diagnoses and the report kernels absent from the timeline follow the
+    kernel ranking."""
     out = []
     if rep.devices:
         out.append((f.label("tl_devices"), *_device_rows(rep, f, False)))
@@ -280,6 +298,12 @@ def _sections(rep: TimelineReport, f: Fmt, top: int) -> list[tuple[str, list[str
         out.append((f.label("tl_ranks"), *_rank_rows(rep, f)))
     if rep.kernels:
         out.append((_titled(f, "tl_top_kernels", rep.kernels), *_item_rows(rep.kernels, f, top, True)))
+    if join is not None:
+        if join.kernels:
+            out.append(join_section(join, rep.kernels, f))
+        absent = absent_section(join, f)
+        if absent is not None:
+            out.append(absent)
     if rep.copies or rep.memsets:
         items = sorted(rep.copies + rep.memsets, key=lambda i: -i.total_s)
         out.append((_titled(f, "tl_top_copies", items), *_item_rows(items, f, top, True, copies=True)))
@@ -320,11 +344,16 @@ def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
 
 
 # ----------------------------------------------------------------------------------------------- table
-def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10) -> list[RenderableType]:
-    """rich renderables for each report, in input order."""
+#: Label keys of the columns holding words, not numbers: left-justified and wrapped in the table view.
+TEXT_COLUMNS = ("bound", "tl_join_top_finding", "tl_join_kernel_speedup", "tl_join_launch", "tl_join_report")
+
+
+def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
+                joins: Sequence[KernelJoin | None] | None = None) -> list[RenderableType]:
+    """rich renderables for each report, in input order (``joins``: see :func:`render_timeline`)."""
     f = _F(lang)
     out: list[RenderableType] = []
-    for rep in reports:
+    for rep, join in zip(reports, _joins(reports, joins)):
         out.append(Text(f.label("tl_title"), style="bold"))
         t = Table(box=box.SIMPLE, show_header=False)
         t.add_column(style="bold", no_wrap=True)
@@ -332,11 +361,14 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10) -> 
         for label, value in _overview(rep, f):
             t.add_row(Text(label), Text(value))
         out.append(t)
-        for title, head, rows in _sections(rep, f, top):
+        text_columns = {f.label(k) for k in TEXT_COLUMNS}
+        for title, head, rows in _sections(rep, f, top, join):
             tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
             for i, h in enumerate(head):
                 if i == 0:
                     tab.add_column(h, justify="left", overflow="fold", min_width=12)
+                elif h in text_columns:
+                    tab.add_column(h, justify="left", overflow="fold")
                 else:
                     tab.add_column(h, justify="right", no_wrap=True)
             for r in rows:
@@ -358,16 +390,17 @@ def _cell(text: str) -> str:
     return safe(text).replace("|", "\\|")
 
 
-def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10) -> str:
+def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
+                joins: Sequence[KernelJoin | None] | None = None) -> str:
     """Markdown: per report, an overview list and GitHub tables."""
     f = _F(lang)
     lines: list[str] = []
-    for rep in reports:
+    for rep, join in zip(reports, _joins(reports, joins)):
         lines += [f"## {f.label('tl_title')}", ""]
         for label, value in _overview(rep, f):
             lines.append(f"- **{_cell(label)}**: {_cell(value)}")
         lines.append("")
-        for title, head, rows in _sections(rep, f, top):
+        for title, head, rows in _sections(rep, f, top, join):
             lines += [f"### {_cell(title)}", "", "| " + " | ".join(_cell(h) for h in head) + " |",
                       "|" + "---|" + "---:|" * (len(head) - 1)]
             lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
@@ -453,8 +486,28 @@ def _split(d: TimeSplit) -> TimeSplitDoc:
                  gaps=None if d.gaps is None else _copy(GapHistogramDoc, d.gaps))
 
 
-def report_doc(rep: TimelineReport, f: Fmt) -> TimelineReportDoc:
-    """One report as a document."""
+def _ncu_doc(k: JoinedKernel, f: Fmt) -> NcuKernelDoc | None:
+    """The Nsight Compute launch a top kernel was joined to, with its diagnosis' summary (None: no data)."""
+    n = k.ncu
+    if n is None:
+        return None
+    d, top = n.diagnosis, n.top_finding
+    kp = d.kernel
+    return _copy(NcuKernelDoc, n, index=kp.index, name=kp.name, demangled_name=kp.demangled_name,
+                 duration_s=_plain(kp.duration_s), grid=_plain(kp.launch.grid), block=_plain(kp.launch.block),
+                 bound=d.bound, verdict=list(n.verdict), top_finding=None if top is None else findings((top,), f, d)[0],
+                 top_finding_title=None if top is None else f.finding_title(top.id, top))
+
+
+def _join_doc(join: KernelJoin, f: Fmt) -> KernelsJoinedDoc:
+    """The top kernels joined with their Nsight Compute diagnoses as a document."""
+    return _copy(KernelsJoinedDoc, join,
+                 kernels=[_copy(JoinedKernelDoc, k, amdahl=_amdahl(k.amdahl), ncu=_ncu_doc(k, f)) for k in join.kernels],
+                 absent=[_copy(AbsentKernelDoc, a) for a in join.absent])
+
+
+def report_doc(rep: TimelineReport, f: Fmt, join: KernelJoin | None = None) -> TimelineReportDoc:
+    """One report as a document (``join``: its top kernels joined with Nsight Compute diagnoses)."""
     bh = _black_hole_note(rep, f.lang)
     b = rep.black_hole
     return _copy(
@@ -474,22 +527,26 @@ def report_doc(rep: TimelineReport, f: Fmt) -> TimelineReportDoc:
         notes=notes([_note(n) for n in rep.notes], f), invalid=[_copy(InvalidRecordDoc, r) for r in rep.invalid],
         repaired=repaired_docs(rep), one_off_calls=one_off_docs(rep),
         kernel_time_s=_plain(rep.kernel_time_s), black_hole_text=f.note(bh) if bh is not None else None,
+        kernels_joined=None if join is None else _join_doc(join, f),
     )
 
 
-def timeline_doc(reports: Sequence[TimelineReport], lang: str = "en") -> TimelineDoc:
-    """The ``kernelscope.timeline/1`` document of ``reports``."""
+def timeline_doc(reports: Sequence[TimelineReport], lang: str = "en",
+                 joins: Sequence[KernelJoin | None] | None = None) -> TimelineDoc:
+    """The ``kernelscope.timeline/1`` document of ``reports`` (``joins``: see :func:`render_timeline`)."""
     f = _F(lang)
     return TimelineDoc(schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
-                       reports=[report_doc(rep, f) for rep in reports])
+                       reports=[report_doc(rep, f, join) for rep, join in zip(reports, _joins(reports, joins))])
 
 
-def to_json(reports: Sequence[TimelineReport], lang: str = "en") -> dict:
+def to_json(reports: Sequence[TimelineReport], lang: str = "en",
+            joins: Sequence[KernelJoin | None] | None = None) -> dict:
     """The document as plain JSON-ready Python (dicts, lists, numbers, strings, None): every field of every report;
     times in seconds (``*_s``), percentages ``*_pct``, fractions 0-1, timestamps ``*_ns``, sizes in bytes."""
-    return msgspec.to_builtins(timeline_doc(reports, lang))
+    return msgspec.to_builtins(timeline_doc(reports, lang, joins))
 
 
-def to_json_text(reports: Sequence[TimelineReport], lang: str = "en") -> str:
+def to_json_text(reports: Sequence[TimelineReport], lang: str = "en",
+                 joins: Sequence[KernelJoin | None] | None = None) -> str:
     """The document as JSON text (schema ``schemas/timeline-1.schema.json``)."""
-    return encode(timeline_doc(reports, lang))
+    return encode(timeline_doc(reports, lang, joins))

@@ -25,7 +25,8 @@ and stream split, ranks), :mod:`.scopes` (per-device / per-rank shares, program 
 :mod:`.rankings` (per-name rankings, Amdahl, launch shapes, black hole), :mod:`.correlation`
 (API call -> kernel join, launch latency, tiny kernels), :mod:`.graphs` (CUDA graph nodes, per-launch cost,
 launch-bound loops and the predicted graph saving), :mod:`.checks` (the expert checks, engine rules),
-:mod:`.summary` (the ``nsys stats`` path). Thresholds of the checks are data: ``data/timeline_rules.toml``,
+:mod:`.summary` (the ``nsys stats`` path), :mod:`.join` (the top kernels joined with
+their Nsight Compute diagnoses). Thresholds of the checks are data: ``data/timeline_rules.toml``,
 each with its source (:mod:`kernelscope.knowledge.timeline_checks`).
 """
 
@@ -42,6 +43,7 @@ from .checks import TIMELINE_RULES, IntervalFacts, TimelineContext, is_sync_api,
 from .correlation import ApiJoin, launch_overhead, tiny_kernels
 from .graphs import KernelLaunches, graph_use, launch_bound, mark_graph_kernels
 from .intervals import KindRows, union_length_ns, union_segments
+from .join import AbsentKernel, JoinedKernel, KernelJoin, NcuKernel, join_kernels
 from .rankings import Rankings, amdahl, amdahl_speedup, black_hole, rankings
 from .scopes import RankIdle, gpu_idle_row
 from .report import (
@@ -66,9 +68,11 @@ from .summary import analyse_runs, analyse_summary, summary_runs
 
 __all__ = [
     "GAP_EDGES_S", "TIMELINE_RULES", "Amdahl", "BlackHole", "CopyDirection", "Finding", "GapHistogram", "GraphUse",
-    "ItemStat", "LaunchBound", "LaunchOverhead", "LaunchShape", "RankRow", "ScopeShare", "TimeSplit", "TimelineContext",
+    "AbsentKernel", "ItemStat", "JoinedKernel", "KernelJoin", "LaunchBound", "LaunchOverhead", "LaunchShape", "NcuKernel",
+    "RankRow", "ScopeShare", "TimeSplit", "TimelineContext",
     "TimelineReport", "TinyKernel",
-    "amdahl", "amdahl_speedup", "analyse", "analyse_summary", "analyse_timeline", "is_sync_api", "summary_runs",
+    "amdahl", "amdahl_speedup", "analyse", "analyse_summary", "analyse_timeline", "is_sync_api", "join_kernels",
+    "summary_runs",
     "time_and_count", "union_length_ns", "union_segments",
 ]
 

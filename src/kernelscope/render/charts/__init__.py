@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from ...analysis.diagnosis import ReportDiagnosis
+from ...analysis.groups import launch_groups
 from .hierarchy import has_hierarchy, hierarchy_chart, hierarchy_reason, why_no_hierarchy
 from .roofline import has_roofline_point, kernel_roofline_chart, report_roofline_chart, why_not_plotted
 from .stalls import has_stalls, report_stall_chart, stall_chart
@@ -31,23 +32,31 @@ __all__ = [
 
 
 def charts_for(result: ReportDiagnosis, lang: str, fmt: str = "svg",
-               progress: Callable[[], None] | None = None) -> dict[str, bytes]:
-    """The report-level charts by name (``"roofline"``, and ``"stalls"`` when any launch has stall metrics)."""
-    out = {"roofline": report_roofline_chart(result, lang, fmt)}
+               progress: Callable[[], None] | None = None, launches: str = "grouped") -> dict[str, bytes]:
+    """The report-level charts by name (``"roofline"``, and ``"stalls"`` when any launch has stall metrics).
+    ``launches="grouped"``: a roofline point per group of repeated launches and a stall bar per group shown in full
+    (:mod:`kernelscope.render.launch_groups`); ``"all"``: per launch."""
+    from ..launch_groups import FULL_GROUPS, check_view
+
+    groups = launch_groups(result) if check_view(launches) == "grouped" else None
+    out = {"roofline": report_roofline_chart(result, lang, fmt, groups=groups)}
     if progress:
         progress()
     if any(has_stalls(d) for d in result.kernels):
-        out["stalls"] = report_stall_chart(result, lang, fmt)
+        shown = None if groups is None else [g.representative for g in groups[:FULL_GROUPS]]
+        out["stalls"] = report_stall_chart(result, lang, fmt, diagnoses=shown)
     if progress:
         progress()
     return out
 
 
-def count_charts(results: Iterable[ReportDiagnosis], per_kernel: bool = True) -> int:
+def count_charts(results: Iterable[ReportDiagnosis], per_kernel: bool = True, launches: str = "grouped") -> int:
     """How many charts :mod:`kernelscope.render.html` draws for ``results`` (for a progress bar)."""
+    from ..launch_groups import panels
+
     n = 0
     for res in results:
         n += 2
         if per_kernel:
-            n += sum(has_roofline_point(d) + has_stalls(d) for d in res.kernels)
+            n += sum(has_roofline_point(d) + has_stalls(d) for d, _ in panels(res, launches)[0])
     return n

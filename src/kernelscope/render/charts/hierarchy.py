@@ -20,6 +20,8 @@ from matplotlib.lines import Line2D
 from ...analysis.diagnosis import KernelDiagnosis
 from ...analysis.limiters import MemoryLevel, nearest_ceiling
 from ..common import Fmt, safe, si
+from ..roofline_data import LEVELS, has_hierarchy, hierarchy_reason, why_no_hierarchy
+from ..roofline_data import level_plotted as _plotted
 from .roofline import _place_ceiling_label, _place_slope_label, _set_scales
 from .style import (
     _DPI, _Placer, _box, _finish, _kernel_label, _new_figure, _place_axes, _rc, _wrap, chart_lang,
@@ -29,8 +31,6 @@ __all__ = ["LEVEL_COLOURS", "has_hierarchy", "hierarchy_chart", "hierarchy_reaso
 
 #: Colour of each level's ceiling and point.
 LEVEL_COLOURS: dict[str, str] = {"l1": "#2ca02c", "l2": "#ff7f0e", "dram": "#1f77b4"}
-#: The levels drawn, innermost first (shared memory is not a level of Nsight Compute's hierarchical roofline).
-LEVELS: tuple[str, ...] = ("l1", "l2", "dram")
 
 
 @dataclass(frozen=True)
@@ -49,41 +49,6 @@ class _Level:
 def _bold(f: Fmt) -> str:
     """Bold for Latin labels; CJK fonts here have no bold face (matplotlib would warn and use the regular one)."""
     return "bold" if f.lang == "en" else "normal"
-
-
-def _plotted(lv: MemoryLevel) -> bool:
-    """A level gets a point when its intensity is measured, finite and positive."""
-    ai = lv.arithmetic_intensity_flop_per_byte
-    return lv.level in LEVELS and ai is not None and math.isfinite(ai) and ai > 0
-
-
-def why_no_hierarchy(d: KernelDiagnosis) -> str | None:
-    """Why the launch gets no hierarchical roofline, as a key: a ``[note]`` key of ``labels.toml``
-    (``no_roofline``, ``flops_not_measured``, ``no_fp_work``, ``duration_not_measured``) or the ``[label]`` key
-    ``chart_hier_no_levels`` (no level with bytes); None when it gets one. Word it with :func:`hierarchy_reason`."""
-    r = d.roofline
-    if r is None:
-        return "no_roofline"
-    if r.flops is None:
-        return "flops_not_measured"
-    if r.flops <= 0:
-        return "no_fp_work"
-    if r.achieved_flops_per_s is None or r.achieved_flops_per_s <= 0:
-        return "duration_not_measured"
-    if not any(_plotted(lv) for lv in d.levels):
-        return "chart_hier_no_levels"
-    return None
-
-
-def hierarchy_reason(key: str, lang: str = "en") -> str:
-    """A :func:`why_no_hierarchy` key worded in ``lang``."""
-    f = Fmt(lang)
-    return f.label(key) if key.startswith("chart_") else f.note(key)
-
-
-def has_hierarchy(d: KernelDiagnosis) -> bool:
-    """Whether the launch gets a hierarchical roofline (FLOPs > 0, FLOP/s and at least one level's intensity)."""
-    return why_no_hierarchy(d) is None
 
 
 def hierarchy_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", inline: bool = False) -> bytes | None:

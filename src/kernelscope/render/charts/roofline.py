@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -18,9 +18,13 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from ...analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
+from ...analysis.groups import LaunchGroup
 from ...analysis.roofline import ridge_point
 from ...model import GpuSpec
 from ..common import Fmt, safe, si
+from ..roofline_data import ceilings as _gpu_ceilings
+from ..roofline_data import pick_gpu as _pick_gpu
+from ..roofline_data import plotted_points, time_share, why_not_plotted
 from .style import (
     CLASS_COLOURS, _DPI, _Box, _Placer, _box, _finish, _kernel_label, _new_figure, _place_axes, _rc, _short,
     _wrap, chart_lang,
@@ -66,43 +70,10 @@ class _Point:
     sized: bool = False  # area from the launch's share of GPU time (else a fixed size)
 
 
-def _pick_gpu(diags: Sequence[KernelDiagnosis]) -> GpuSpec | None:
-    counts: dict[str, list] = {}
-    for d in diags:
-        if d.gpu is not None:
-            counts.setdefault(d.gpu.name, []).append(d.gpu)
-    if not counts:
-        return None
-    return max(counts.values(), key=len)[0]
-
-
-def why_not_plotted(d: KernelDiagnosis, gpu: GpuSpec | None, f: Fmt) -> str | None:
-    """Why a launch has no point on the chart (None: it has one)."""
-    if gpu is not None and d.gpu is None:
-        return f.label("chart_no_gpu")
-    if gpu is not None and d.gpu.name != gpu.name:
-        return f.label("chart_other_gpu", gpu=safe(d.gpu.name))
+def _point_title(d: KernelDiagnosis, ai: float, perf: float, pipe: str, share: float | None, f: Fmt,
+                 count: int | None = None) -> str:
     r = d.roofline
-    if r is None:
-        return f.notes([n for n in d.notes if n.key.startswith("no_peak")]) or f.label("chart_no_roofline")
-    if r.arithmetic_intensity_flop_per_byte is None or r.achieved_flops_per_s is None:
-        if any(x.metric.startswith(("flop_counts", "dram")) for x in d.kernel.implausible):
-            return f.label("chart_implausible")  # its FLOPs or DRAM bytes cannot be real: kept off the chart
-        reasons = [m for m in r.not_measured if m != "efficiency_undefined"] or list(r.not_measured)
-        text = f.notes(reasons) if reasons else f.label("chart_no_roofline")
-        if "flops_not_measured" in r.not_measured and "_tensor" in r.pipe:
-            text += f" ({f.pipe(r.pipe)})"
-        return text
-    if math.isinf(r.arithmetic_intensity_flop_per_byte):
-        return f.label("chart_ai_infinite")
-    if r.arithmetic_intensity_flop_per_byte <= 0 or r.achieved_flops_per_s <= 0:
-        return f.note("no_fp_work")
-    return None
-
-
-def _point_title(d: KernelDiagnosis, ai: float, perf: float, pipe: str, share: float | None, f: Fmt) -> str:
-    r = d.roofline
-    lines = [f"[{d.kernel.index}] {safe(d.kernel.name)}"]
+    lines = [f"[{d.kernel.index}] {safe(d.kernel.name)}" + (f" ×{count}" if count else "")]
     line = f"{f.intensity(ai)}, {si(perf, _ops_unit(pipe))} ({f.pipe(pipe)})"
     if r is not None and r.pipe == pipe and r.efficiency is not None:
         line += f", {f.share(r.efficiency)} {f.label('of_attainable')}"
@@ -114,7 +85,10 @@ def _point_title(d: KernelDiagnosis, ai: float, perf: float, pipe: str, share: f
 
 
 def _points(diags: Sequence[KernelDiagnosis], gpu: GpuSpec | None, total_s: float | None, f: Fmt,
-            by_pipe: bool, chart_f: Fmt) -> tuple[list[_Point], list[tuple[str, str]]]:
+            by_pipe: bool, chart_f: Fmt, groups: Mapping[int, LaunchGroup] | None = None,
+            ) -> tuple[list[_Point], list[tuple[str, str]]]:
+    """The points of ``diags``; with ``groups`` (launch index -> its group of repeated launches, the launch being
+    the group's representative) a point stands for its group: sized by the group's share, labelled ``×N``."""
     points: list[_Point] = []
     skipped: list[tuple[str, str]] = []
     for d in diags:
@@ -123,35 +97,27 @@ def _points(diags: Sequence[KernelDiagnosis], gpu: GpuSpec | None, total_s: floa
             skipped.append((safe(d.kernel.name), why))
             continue
         k = d.kernel
-        share = None
-        if total_s and k.duration_s is not None:
-            share = k.duration_s * k.launch_count / total_s  # this launch's part of the report's GPU time
+        g = groups.get(k.index) if groups else None
+        share = time_share(d, total_s) if g is None else g.time_share  # this launch's (group's) part of GPU time
+        count = g.count if g is not None and len(g.launches) > 1 else None
         area = 70.0 if share is None else 28.0 + 1100.0 * share
         colour = CLASS_COLOURS.get(d.bound, CLASS_COLOURS[None])
-        candidates = [d.roofline]
-        if by_pipe:
-            candidates += [r for r in d.roofline_by_pipe if r.pipe != d.roofline.pipe]
-        for r in candidates:
+        for r in plotted_points(d, by_pipe):
             ai, perf = r.arithmetic_intensity_flop_per_byte, r.achieved_flops_per_s
-            if ai is None or perf is None or not math.isfinite(ai) or ai <= 0 or perf <= 0:
-                continue
             label = _kernel_label(d) if not by_pipe else f"{_kernel_label(d)} ({chart_f.pipe(r.pipe)})"
+            label += f" ×{count}" if count else ""
             points.append(_Point(
                 diag=d, ai=ai, perf=perf, pipe=r.pipe, label=label, area=area, colour=colour,
                 gid=f"ks-kernel-{k.index}" + ("" if r is d.roofline else f"-{r.pipe}"),
-                title=_point_title(d, ai, perf, r.pipe, share, f), sized=share is not None,
+                title=_point_title(d, ai, perf, r.pipe, share, f, count), sized=share is not None,
             ))
     return points, skipped
 
 
 def _ceilings(gpu: GpuSpec, f: Fmt) -> list[tuple[float, list[str], str]]:
     """(peak, pipes, label) per distinct peak, highest first; pipes with equal peaks share one line."""
-    by_peak: dict[float, list[str]] = {}
-    for pipe, peak in gpu.peak_flops_per_s.items():
-        by_peak.setdefault(peak, []).append(pipe)
     out = []
-    for peak in sorted(by_peak, reverse=True):
-        pipes = by_peak[peak]
+    for peak, pipes in _gpu_ceilings(gpu):
         shown = [p for p in pipes if not (p == "fp16_tensor_fp16acc" and "fp16_tensor" in pipes)]
         names = [f.pipe(p) for p in shown]
         heads = [n.split(" ", 1) for n in names]
@@ -457,17 +423,23 @@ def _title(prefix: str, gpu: GpuSpec | None, f: Fmt) -> str:
 
 
 def report_roofline_chart(result: ReportDiagnosis, lang: str = "en", fmt: str = "svg",
-                          diagnoses: Sequence[KernelDiagnosis] | None = None, inline: bool = False) -> bytes:
+                          diagnoses: Sequence[KernelDiagnosis] | None = None, inline: bool = False,
+                          groups: Sequence[LaunchGroup] | None = None) -> bytes:
     """The roofline of a whole report (or of ``diagnoses``, a selection of its launches): every launch with a
     measured arithmetic intensity and FLOP/s is a point sized by its share of the report's GPU time and coloured
-    by its bottleneck class; the others are listed under the chart with the reason."""
+    by its bottleneck class; the others are listed under the chart with the reason. With ``groups`` (groups of
+    repeated launches, :mod:`kernelscope.analysis.groups`), one point per group instead: its representative's,
+    sized by the group's share and labelled ``×N``."""
     f = Fmt(chart_lang(lang))
     full = Fmt(lang)
+    by_rep = {g.representative.kernel.index: g for g in groups} if groups is not None else None
+    if groups is not None:
+        diagnoses = [g.representative for g in groups]
     diags = tuple(result.kernels if diagnoses is None else diagnoses)
     gpu = _pick_gpu(diags)
     total = math.fsum(g.total_duration_s for g in result.groups) or None
     with matplotlib.rc_context(_rc(f.lang, inline)):
-        points, skipped = _points(diags, gpu, total, full, False, f)
+        points, skipped = _points(diags, gpu, total, full, False, f, by_rep)
         used = {d.roofline.pipe for d in diags if d.roofline is not None and (gpu is None or (d.gpu and d.gpu.name == gpu.name))}
         name = Path(result.report.path).name
         return _roofline_figure(points, skipped, gpu, _title(_short(name, 60), gpu, f), f, used, fmt)

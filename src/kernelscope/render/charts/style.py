@@ -169,6 +169,10 @@ def _wrap(text: str, width: int) -> list[str]:
 # ------------------------------------------------------------------------------------------ label placement
 
 
+#: Pixels kept free between a label and anything else (:meth:`_Box.overlaps`).
+_PAD = 1.5
+
+
 @dataclass
 class _Box:
     x0: float
@@ -176,7 +180,7 @@ class _Box:
     x1: float
     y1: float
 
-    def overlaps(self, other: "_Box", pad: float = 1.5) -> bool:
+    def overlaps(self, other: "_Box", pad: float = _PAD) -> bool:
         return not (self.x1 + pad <= other.x0 or other.x1 + pad <= self.x0 or self.y1 + pad <= other.y0 or other.y1 + pad <= self.y0)
 
     def inside(self, other: "_Box") -> bool:
@@ -199,16 +203,26 @@ class _Placer:
         self.renderer = renderer
         self.area = _box(ax.get_window_extent(renderer))
         self.taken: list[_Box] = []
+        self._edges: list[tuple[float, float, float, float]] = []  # taken boxes as (x0, y0, x1 + pad, y1 + pad)
 
     def block(self, box: _Box) -> None:
         self.taken.append(box)
+        self._edges.append((box.x0, box.y0, box.x1 + _PAD, box.y1 + _PAD))
 
     def block_point(self, x: float, y: float, radius_px: float) -> None:
         px, py = self.ax.transData.transform((x, y))
-        self.taken.append(_Box(px - radius_px, py - radius_px, px + radius_px, py + radius_px))
+        self.block(_Box(px - radius_px, py - radius_px, px + radius_px, py + radius_px))
 
     def fits(self, box: _Box) -> bool:
-        return box.inside(self.area) and not any(box.overlaps(t) for t in self.taken)
+        """Inside the axes and overlapping no taken box (:meth:`_Box.overlaps`, computed inline: a report chart
+        tries thousands of candidates against hundreds of boxes)."""
+        if not box.inside(self.area):
+            return False
+        x0, y0, x1, y1 = box.x0, box.y0, box.x1 + _PAD, box.y1 + _PAD
+        for tx0, ty0, tx1, ty1 in self._edges:
+            if not (x1 <= tx0 or tx1 <= x0 or y1 <= ty0 or ty1 <= y0):
+                return False
+        return True
 
     def place(self, text: str, x: float, y: float, radius_px: float, *, rings: Sequence[float] = (3, 14, 30, 50, 75),
               directions: Sequence[int] | None = None, leader: bool = True, **style) -> bool:
@@ -234,7 +248,7 @@ class _Placer:
                     ann.xyann = ((cx - px) * to_pt, (cy - py) * to_pt)
                     if ann.arrow_patch is not None:
                         ann.arrow_patch.set_visible(ring > 20)
-                    self.taken.append(box)
+                    self.block(box)
                     return True
         ann.remove()
         return False

@@ -1,6 +1,7 @@
-"""Typed JSON documents: one msgspec Struct tree per output (``kernelscope.diagnosis/1``, ``kernelscope.compare/1``,
+"""Typed JSON documents: one msgspec Struct tree per output (``kernelscope.diagnosis/1``, ``kernelscope.compare/2``,
 ``kernelscope.timeline/1``,
-``kernelscope.banks/1``, ``kernelscope.source/1``), one encoder (:func:`encode`), and the JSON Schemas generated from
+``kernelscope.banks/1``, ``kernelscope.source/1``, ``kernelscope.occupancy/1``, ``kernelscope.gpus/1``,
+``kernelscope.roofline/1``), one encoder (:func:`encode`), and the JSON Schemas generated from
 the types (:func:`schema`, :func:`write_schemas`; the files in ``schemas/`` are checked against them by the tests).
 """
 
@@ -31,15 +32,21 @@ def _documents() -> dict[str, tuple[type, str]]:
     from .banks import BanksDoc
     from .compare import CompareDoc
     from .diagnosis import DiagnosisDoc
+    from .gpus import GpusDoc
+    from .occupancy import OccupancyReportDoc
+    from .roofline import RooflineChartDoc
     from .source import SourceDoc
     from .timeline import TimelineDoc
 
     return {
         "diagnosis-1.schema.json": (DiagnosisDoc, "kernelscope diagnose --format json"),
-        "compare-1.schema.json": (CompareDoc, "kernelscope compare --format json"),
+        "compare-2.schema.json": (CompareDoc, "kernelscope compare --format json"),
         "timeline-1.schema.json": (TimelineDoc, "kernelscope timeline --format json"),
         "banks-1.schema.json": (BanksDoc, "kernelscope banks --format json"),
         "source-1.schema.json": (SourceDoc, "kernelscope source --format json"),
+        "occupancy-1.schema.json": (OccupancyReportDoc, "kernelscope occupancy --format json"),
+        "gpus-1.schema.json": (GpusDoc, "kernelscope gpus --format json"),
+        "roofline-1.schema.json": (RooflineChartDoc, "kernelscope roofline --format json"),
     }
 
 

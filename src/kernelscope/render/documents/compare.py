@@ -1,4 +1,10 @@
-"""``kernelscope.compare/1``: the JSON document of ``kernelscope compare --format json``."""
+"""``kernelscope.compare/2``: the JSON document of ``kernelscope compare --format json``.
+
+Version 2 (``schemas/compare-2.schema.json``): ``speedup`` is of the MATCHED kernels only (it was of all kernels,
+now ``total_speedup``), with the unmatched time apart (``unmatched_before_s`` / ``unmatched_after_s``); each side's
+measurement method (``before_method`` / ``after_method``) and ``warnings``; program timelines (``programs``); per
+side ``total_s``, ``mean_s``, ``grid``, ``block``; per pair ``shape_differs``; ``matched_by`` may be ``signature``.
+"""
 
 from typing import Annotated, Literal
 
@@ -6,7 +12,9 @@ from msgspec import Meta
 
 from .common import Class, Doc, Lang, NoteDoc, NullReason, Version
 
-__all__ = ["CompareDoc", "ComparedKernelDoc", "FindingEstimateDoc", "SideDoc"]
+__all__ = ["CompareDoc", "ComparedKernelDoc", "FindingEstimateDoc", "MethodDoc", "ProgramDoc", "ProgramsDoc", "SideDoc"]
+
+Dim3 = Annotated[tuple[int, int, int] | None, Meta(description="[x, y, z]; null when not recorded")]
 
 
 class SideDoc(Doc):
@@ -26,6 +34,10 @@ class SideDoc(Doc):
     achieved_occupancy_pct: Annotated[float | None, Meta(description="achieved occupancy, percent (0-100)")]
     theoretical_occupancy_pct: Annotated[float | None, Meta(description="theoretical occupancy, percent (0-100)")]
     stall_shares: Annotated[dict[str, float], Meta(description="stall reason -> share of stall cycles, fraction 0-1")]
+    total_s: Annotated[float, Meta(description="summed time of the kernel's launches on this side, seconds")]
+    mean_s: Annotated[float | None, Meta(description="total_s / launches, seconds")]
+    grid: Dim3
+    block: Dim3
 
 
 class StallShiftDoc(Doc):
@@ -57,7 +69,12 @@ class ComparedKernelDoc(Doc):
 
     before_name: Annotated[str, Meta(description="BEFORE kernel name (user data)")]
     after_name: Annotated[str, Meta(description="AFTER kernel name (user data)")]
-    matched_by: Annotated[Literal["name+shape", "name", "hand"], Meta(description="how the two were paired")]
+    matched_by: Annotated[Literal["name+shape", "name", "signature", "hand"], Meta(description=(
+        "how the two were paired: name and grid/block, name, demangled signature (the same kernel spelled "
+        "differently by two tools), or by hand"))]
+    shape_differs: Annotated[bool, Meta(description=(
+        "true when a pair matched by name or signature has a different grid or block on the two sides (both "
+        "recorded): not the same launch"))]
     speedup: Annotated[float | None, Meta(description="before duration / after duration (ratio, > 1 is faster)")]
     beyond_noise: Annotated[bool | None, Meta(description=(
         "true when the duration ranges do not overlap; null: spread unknown (fewer than two launches on a side)"))]
@@ -73,20 +90,69 @@ class ComparedKernelDoc(Doc):
     not_measured: Annotated[list[NullReason], Meta(description="the reason for every null field of this kernel")]
 
 
+class MethodDoc(Doc):
+    """how one side measured its durations (Nsight Compute replays each kernel serialised, by default with caches
+    flushed and clocks locked at base; a timeline measures kernels in flight); a setting not recorded is null"""
+
+    tool: Annotated[Literal["ncu", "nvprof", "nsys", "pytorch"] | None, Meta(description="the profiler")]
+    replay_mode: Annotated[str | None, Meta(description=(
+        'Nsight Compute --replay-mode: "kernel", "application", "range", "app-range"; "none" for a timeline '
+        "(measured in flight)"))]
+    cache_control: Annotated[str | None, Meta(description='"flush-all" (caches flushed before each pass) or "none"')]
+    clock_control: Annotated[str | None, Meta(description='"base" (SM clocks locked at base) or "none" (not locked)')]
+
+
+class ProgramDoc(Doc):
+    """one side's program timeline: its wall time and where it went, seconds"""
+
+    wall_s: Annotated[float | None, Meta(description=(
+        "program wall time, first to last recorded interval (the slowest rank's); null for nsys stats summaries"))]
+    kernel_s: Annotated[float, Meta(description="time with at least one kernel running (summed over devices), seconds")]
+    memcpy_s: Annotated[float, Meta(description="time with copies and no kernel, seconds")]
+    memset_s: Annotated[float, Meta(description="time with memsets only, seconds")]
+    gpu_idle_s: Annotated[float | None, Meta(description="time of the wall with no GPU work, seconds; null for a summary")]
+    host_api_s: Annotated[float | None, Meta(description="union of host-side CUDA API time, seconds; null when not recorded")]
+
+
+class ProgramsDoc(Doc):
+    """the two program timelines (both sides are timelines)"""
+
+    before: ProgramDoc
+    after: ProgramDoc
+    wall_speedup: Annotated[float | None, Meta(description="before wall_s / after wall_s (ratio); null when a wall is unknown")]
+
+
 class CompareDoc(Doc):
     """Output of `kernelscope compare --format json`: durations in seconds, bandwidth in bytes/s, `_pct` fields percent
     0-100, shares fractions 0-1. A value that was not measured is null; each compared kernel's `not_measured` gives the
     reason for every null field."""
 
-    schema: Annotated[Literal["kernelscope.compare/1"], Meta(description="document schema id and version")]
+    schema: Annotated[Literal["kernelscope.compare/2"], Meta(description="document schema id and version")]
     kernelscope_version: Version
     lang: Lang
     total_before_s: Annotated[float, Meta(description=(
-        "total GPU time of all BEFORE kernels, seconds (0 when the sides are kernels picked inside one report)"))]
-    total_after_s: Annotated[float, Meta(description="total GPU time of all AFTER kernels, seconds (0 as above)")]
-    speedup: Annotated[float | None, Meta(description="total_before_s / total_after_s (ratio); null when a total is 0")]
+        "GPU time of all BEFORE kernels, matched or not, seconds (0 when the sides are kernels picked inside one "
+        "report)"))]
+    total_after_s: Annotated[float, Meta(description="GPU time of all AFTER kernels, matched or not, seconds (0 as above)")]
+    total_speedup: Annotated[float | None, Meta(description=(
+        "total_before_s / total_after_s (ratio; not like for like when some kernels are unmatched); null when a total is 0"))]
+    matched_before_s: Annotated[float, Meta(description="GPU time of the matched BEFORE kernels, seconds (0 as above)")]
+    matched_after_s: Annotated[float, Meta(description=(
+        "GPU time of the matched AFTER kernels at the BEFORE launch counts (each pair's after time x before launches "
+        "/ after launches), seconds (0 as above)"))]
+    speedup: Annotated[float | None, Meta(description=(
+        "matched_before_s / matched_after_s: the matched kernels only (ratio, > 1 is faster); null when a total is 0"))]
     unmatched_before: Annotated[list[str], Meta(description="BEFORE kernel names with no partner")]
     unmatched_after: Annotated[list[str], Meta(description="AFTER kernel names with no partner")]
+    unmatched_before_s: Annotated[float, Meta(description="GPU time of the BEFORE kernels with no partner, seconds")]
+    unmatched_after_s: Annotated[float, Meta(description="GPU time of the AFTER kernels with no partner, seconds")]
+    before_method: Annotated[MethodDoc | None, Meta(description="how BEFORE measured; null when the input does not say")]
+    after_method: Annotated[MethodDoc | None, Meta(description="how AFTER measured; null when the input does not say")]
+    warnings: Annotated[list[NoteDoc], Meta(description=(
+        "what makes the comparison less than like for like: cmp_method (the sides measured differently; values "
+        "before_<field> / after_<field> of MethodDoc and differ, the fields that differ), cmp_counts (launch "
+        "counts differ)"))]
+    programs: Annotated[ProgramsDoc | None, Meta(description="program wall and split of each side; null unless both are timelines")]
     fail_if_slower_pct: Annotated[float | None, Meta(description="the --fail-if-slower threshold, percent; null: not given")]
     regressions: Annotated[list[str], Meta(description='kernel names (and "total") slower than the threshold')]
     kernels: Annotated[list[ComparedKernelDoc], Meta(description="compared kernels, largest BEFORE time first")]

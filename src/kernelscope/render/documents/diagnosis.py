@@ -4,10 +4,14 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
+from ...analysis.groups import OUTLIER_FACTOR
 from .common import Class, Doc, EvidenceDoc, FindingDoc, Lang, NoteDoc, NullReason, Version
 
-__all__ = ["DiagnosisDoc", "EvidenceDoc", "FindingDoc", "ImplausibleDoc", "InputDoc", "LaunchDoc", "MemoryLevelDoc", "NoteDoc",
-           "NsightMatchDoc", "NullReason", "RooflineDoc", "UnitLoadDoc"]
+__all__ = ["DiagnosisDoc", "EvidenceDoc", "FindingDoc", "GroupSpreadDoc", "ImplausibleDoc", "InputDoc", "LaunchDoc",
+           "LaunchGroupDoc", "MemoryLevelDoc", "NoteDoc", "NsightMatchDoc", "NullReason", "OutlierDoc", "RooflineDoc",
+           "SpreadDoc", "UnitLoadDoc"]
+
+_BAND = f"1/{OUTLIER_FACTOR:g} .. {OUTLIER_FACTOR:g}"
 
 Pct = Annotated[float | None, Meta(description="percent of peak (0-100); null: not measured")]
 Triple = Annotated[tuple[int, int, int] | None, Meta(description="[x, y, z]; null: not recorded")]
@@ -322,6 +326,60 @@ class KernelGroupDoc(Doc):
     unmeasured_launches: Annotated[int, Meta(description="launches without a measured duration (not in the total)")]
 
 
+class SpreadDoc(Doc):
+    """one quantity across the launches of a group that measured it, in the unit its name in `spread` gives"""
+
+    min: Annotated[float, Meta(description="smallest value")]
+    median: Annotated[float, Meta(description="median (the mean of the two middle values for an even count)")]
+    max: Annotated[float, Meta(description="largest value")]
+    measured: Annotated[int, Meta(description="launches that measured it (count); the group's others did not")]
+
+
+GroupSpread = Annotated[SpreadDoc | None, Meta(description="null: no launch of the group measured it")]
+
+
+class GroupSpreadDoc(Doc):
+    """min / median / max across a group's launches of the quantities its panel shows"""
+
+    duration_s: Annotated[GroupSpread, Meta(description="kernel duration, seconds")]
+    sol_compute_pct: Annotated[GroupSpread, Meta(description="Speed-of-Light compute (SM) throughput, percent of peak 0-100")]
+    sol_memory_pct: Annotated[GroupSpread, Meta(description="Speed-of-Light memory throughput, percent of peak 0-100")]
+    achieved_occupancy_pct: Annotated[GroupSpread, Meta(description="achieved occupancy, percent 0-100")]
+    dram_bytes: Annotated[GroupSpread, Meta(description="DRAM bytes read + written, bytes")]
+    arithmetic_intensity_flop_per_byte: Annotated[GroupSpread, Meta(description=(
+        "FLOP per DRAM byte of the roofline's pipe (finite values only)"))]
+    achieved_flops_per_s: Annotated[GroupSpread, Meta(description="achieved FLOP/s of the roofline's pipe")]
+
+
+class OutlierDoc(Doc):
+    """a launch of a group that differs from the others beyond the spread"""
+
+    index: Annotated[int, Meta(description="the launch's index (launches[].index)")]
+    duration_ratio: Annotated[float | None, Meta(description=(
+        f"its duration / the group's median duration (ratio) when outside {_BAND}; null: within that band"))]
+    classes: Annotated[list[Class] | None, Meta(description=(
+        "its bottleneck classes when they differ from the representative's; null: the same"))]
+    text: Annotated[str, Meta(description="why it is called out, in the document's language")]
+
+
+class LaunchGroupDoc(Doc):
+    """the diagnosed launches of one kernel with one grid and block (what the other formats show as one panel)"""
+
+    name: Annotated[str, Meta(description="kernel function name (launches[].name)")]
+    demangled_name: Annotated[str, Meta(description="the full kernel name the launches share (the grouping key)")]
+    grid: Triple
+    block: Triple
+    launches: Annotated[list[int], Meta(description="indices of its launches (launches[].index), report order")]
+    representative: Annotated[int, Meta(description="index of the launch of median duration, whose panel is shown")]
+    count: Annotated[int, Meta(description="launches the group stands for (a summary entry counts its launch_count)")]
+    total_s: Annotated[float, Meta(description="summed duration of its launches with a measured duration, seconds")]
+    share: Annotated[float | None, Meta(description="total_s / the report's GPU time, fraction 0-1; null: unknown")]
+    spread: GroupSpreadDoc
+    outliers: Annotated[list[OutlierDoc], Meta(description=(
+        f"launches whose duration lies outside {_BAND} x the median or whose bottleneck classes differ from the "
+        "representative's, report order"))]
+
+
 class InputDoc(Doc):
     """one input file"""
 
@@ -332,6 +390,8 @@ class InputDoc(Doc):
     summary: Annotated[list[KernelGroupDoc], Meta(description=(
         "where GPU time goes: launches grouped by kernel name, largest total first"))]
     launches: Annotated[list[LaunchDoc], Meta(description="the diagnosed (selected) launches, report order")]
+    groups: Annotated[list[LaunchGroupDoc], Meta(description=(
+        "the diagnosed launches grouped by kernel (demangled name), grid and block, largest total time first"))] = []
 
 
 class DiagnosisDoc(Doc):

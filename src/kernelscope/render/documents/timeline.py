@@ -11,11 +11,11 @@ from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
-from .common import Doc, EvidenceDoc, FindingDoc, Lang, NoteDoc, Version
+from .common import Class, Doc, EvidenceDoc, FindingDoc, Lang, NoteDoc, Version
 
 __all__ = [
-    "AmdahlDoc", "BlackHoleDoc", "CopyDirectionDoc", "EvidenceDoc", "GapHistogramDoc", "GraphUseDoc", "InvalidRecordDoc",
-    "ItemStatDoc", "LaunchBoundDoc", "LaunchOverheadDoc", "LaunchShapeDoc", "OneOffCallDoc", "RankRowDoc",
+    "AbsentKernelDoc", "AmdahlDoc", "BlackHoleDoc", "CopyDirectionDoc", "EvidenceDoc", "GapHistogramDoc", "GraphUseDoc", "InvalidRecordDoc",
+    "ItemStatDoc", "JoinedKernelDoc", "KernelsJoinedDoc", "LaunchBoundDoc", "NcuKernelDoc", "LaunchOverheadDoc", "LaunchShapeDoc", "OneOffCallDoc", "RankRowDoc",
     "RepairedRecordDoc", "ScopeShareDoc", "TimeSplitDoc", "TimelineDoc",
     "TimelineFindingDoc", "TimelineReportDoc", "TinyKernelDoc",
 ]
@@ -368,6 +368,90 @@ class TimelineFindingDoc(FindingDoc, kw_only=True):
     count: Annotated[int | None, Meta(description="how many intervals it counts (its first evidence counted); null: none")]
 
 
+class NcuKernelDoc(Doc):
+    """the Nsight Compute launch a timeline kernel was joined to, and the summary of its diagnosis"""
+
+    report: Annotated[str, Meta(description="the Nsight Compute report, as given (user data)")]
+    index: Annotated[int, Meta(description="the launch's position in the report, 0-based (diagnose's launches[].index)")]
+    name: Annotated[str, Meta(description="the launch's function name (user data)")]
+    demangled_name: Annotated[str, Meta(description="its demangled signature (user data)")]
+    launches: Annotated[int, Meta(description=(
+        "the report's launches that matched (after the grid/block narrowing); the one shown is their median-duration "
+        "launch (the lower middle for an even count)"))]
+    duration_s: Annotated[float | None, Meta(description="the launch's duration, seconds; null: not measured")]
+    grid: Annotated[tuple[int, int, int] | None, Meta(description="its grid [x, y, z] in blocks; null: not recorded")]
+    block: Annotated[tuple[int, int, int] | None, Meta(description="its block [x, y, z] in threads; null: not recorded")]
+    match: Annotated[Literal["exact", "signature", "function"], Meta(description=(
+        "how the names matched: exact (the whole normalised demangled signature), signature (without the parameter "
+        "list and return type) or function (the function name without template arguments, naming one kernel of the "
+        "report)"))]
+    shape: Annotated[Literal["same", "different", "not_recorded"], Meta(description=(
+        "grid/block against the timeline kernel's most common launch shape: same, different (matched by name "
+        "alone) or not_recorded (one side has none)"))]
+    bound: Annotated[Class | None, Meta(description="the headline bottleneck class; null: nothing measured")]
+    verdict: Annotated[list[Class], Meta(description="every bottleneck class that holds, headline first")]
+    top_finding: Annotated[FindingDoc | None, Meta(description=(
+        "the finding diagnose leads its advice with (its program_time_saved_share is of the report's GPU time); "
+        "null: no finding with advice"))]
+    top_finding_title: Annotated[str | None, Meta(description=(
+        "its title in the document's language, or its rule id when it has no title; null: no finding"))]
+    estimated_speedup: Annotated[float | None, Meta(description=(
+        "the top finding's estimated kernel speedup, a factor >= 1; null: not estimated"))]
+    estimated_speedup_pct: Annotated[float | None, Meta(description=(
+        "the share of the kernel's time it would save = 100 * (1 - 1/estimated_speedup), percent 0-100 (Nsight "
+        "Compute's Est. Speedup convention); null: not estimated"))]
+
+
+class JoinedKernelDoc(Doc):
+    """one of the timeline's top kernels with its Nsight Compute diagnosis and the program speedup fixing it gives"""
+
+    position: Annotated[int, Meta(description="its place in the timeline's kernel ranking (1: the largest total time)")]
+    name: Annotated[str, Meta(description="the timeline's kernel name (user data)")]
+    count: Annotated[int, Meta(description="launches in the timeline (count)")]
+    total_s: Annotated[float, Meta(description="their summed duration, seconds")]
+    share_pct: Annotated[float | None, Meta(description="share of the summed kernel time, percent 0-100")]
+    program_fraction: Annotated[float | None, Meta(description=(
+        "share of the program time saved if the kernel were gone, fraction 0-1 (the ranking's program_fraction)"))]
+    grid: Annotated[tuple[int, int, int] | None, Meta(description=(
+        "its most common grid in the timeline [x, y, z]; null: not recorded"))]
+    block: Annotated[tuple[int, int, int] | None, Meta(description=(
+        "its most common block in the timeline [x, y, z]; null: not recorded"))]
+    ncu: Annotated[NcuKernelDoc | None, Meta(description=(
+        "the Nsight Compute launch it was joined to; null: no Nsight Compute data (no launch of the reports "
+        "matched: not guessed)"))]
+    amdahl: Annotated[AmdahlDoc | None, Meta(description=(
+        "program projection for the kernel ncu.estimated_speedup times faster (factors[0]) and gone; null: no "
+        "estimate or no program time"))]
+    program_speedup: Annotated[float | None, Meta(description=(
+        "program speedup if the top finding's cause were fixed: 1 / ((1 - program_fraction) + program_fraction / "
+        "ncu.estimated_speedup) (ratio); null: not estimated or no Nsight Compute data"))]
+
+
+class AbsentKernelDoc(Doc):
+    """a kernel of a Nsight Compute report that no kernel of the timeline matched"""
+
+    report: Annotated[str, Meta(description="the Nsight Compute report, as given (user data)")]
+    name: Annotated[str, Meta(description="function name (user data)")]
+    demangled_name: Annotated[str, Meta(description="demangled signature (user data)")]
+    launches: Annotated[int, Meta(description="its launches in the report (count)")]
+    total_s: Annotated[float | None, Meta(description="their summed duration, seconds; null: not measured")]
+
+
+class KernelsJoinedDoc(Doc):
+    """the timeline's top kernels joined with their Nsight Compute diagnoses (timeline --kernels)"""
+
+    reports: Annotated[list[str], Meta(description=(
+        "the Nsight Compute reports, in the order given (the first holding a match wins)"))]
+    program_time_s: Annotated[float | None, Meta(description=(
+        "the time program fractions and speedups are of, seconds (the report's program_time_s)"))]
+    basis: Annotated[AmdahlBasis | None, Meta(description=(
+        "which of each kernel's time counts (exclusive for a timeline, serial for a summary); null: no projection"))]
+    matched: Annotated[int, Meta(description="top kernels with Nsight Compute data (count)")]
+    kernels: Annotated[list[JoinedKernelDoc], Meta(description="the top kernels, in ranking order")]
+    absent: Annotated[list[AbsentKernelDoc], Meta(description=(
+        "report kernels matched by no kernel of the timeline (all its kernels, not only the top ones)"))]
+
+
 class TimelineReportDoc(Doc, kw_only=True):
     """everything `kernelscope timeline` says about one program run"""
 
@@ -422,6 +506,9 @@ class TimelineReportDoc(Doc, kw_only=True):
     gpu_idle: Annotated[ItemStatDoc | None, Meta(description=(
         "time with no GPU work as a row (kind gpu_idle): summed over ranks, each rank in devices, with its program "
         "projection; null: none"))]
+    kernels_joined: Annotated[KernelsJoinedDoc | None, Meta(description=(
+        "the top kernels joined with their Nsight Compute diagnoses (timeline --kernels REPORT...); null: no "
+        "report given"))] = None
 
 
 class TimelineDoc(Doc):

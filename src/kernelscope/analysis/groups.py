@@ -1,0 +1,182 @@
+"""Repeated launches of one kernel, grouped: the launches of a diagnosis with the same kernel, grid and block become
+one :class:`LaunchGroup` with a representative launch, the spread of the headline quantities across the launches,
+and the launches that differ beyond that spread called out with the reason.
+
+A whole model's profile holds thousands of launches of a few hundred kernels, most of them near-identical repeats
+(a layer launched once per step); the renderers show one panel per group (the representative's diagnosis with the
+spread beside it) instead of one per launch. Pure functions over :class:`~.diagnosis.KernelDiagnosis`; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping, Sequence
+
+from .diagnosis import KernelDiagnosis, ReportDiagnosis
+
+__all__ = ["OUTLIER_FACTOR", "SPREAD_METRICS", "LaunchGroup", "Outlier", "Spread", "group_launches", "launch_groups"]
+
+#: A launch whose duration lies outside median / OUTLIER_FACTOR .. median x OUTLIER_FACTOR of its group is called
+#: out (a ratio; 1.5 = 50 % slower, or a third faster).
+OUTLIER_FACTOR = 1.5
+
+
+def _dram_bytes(d: KernelDiagnosis) -> float | None:
+    return d.roofline.dram_bytes if d.roofline is not None and d.roofline.dram_bytes is not None else d.kernel.dram_bytes
+
+
+def _roofline(attr: str) -> Callable[[KernelDiagnosis], float | None]:
+    return lambda d: getattr(d.roofline, attr) if d.roofline is not None else None
+
+
+#: The quantities whose spread a group gives, by id (the unit is in the id: ``_s`` seconds, ``_pct`` percent of
+#: peak 0-100, ``_bytes`` bytes, ``_flop_per_byte`` FLOP per DRAM byte, ``_flops_per_s`` FLOP/s), in the order the
+#: panels show them, each with how it is read from one launch's diagnosis (None: not measured).
+SPREAD_METRICS: Mapping[str, Callable[[KernelDiagnosis], float | None]] = {
+    "duration_s": lambda d: d.kernel.duration_s,
+    "sol_compute_pct": lambda d: d.sol.compute_pct,
+    "sol_memory_pct": lambda d: d.sol.memory_pct,
+    "achieved_occupancy_pct": lambda d: d.kernel.achieved_occupancy_pct,
+    "dram_bytes": _dram_bytes,
+    "arithmetic_intensity_flop_per_byte": _roofline("arithmetic_intensity_flop_per_byte"),
+    "achieved_flops_per_s": _roofline("achieved_flops_per_s"),
+}
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One quantity across the launches of a group that measured it (in the quantity's unit, see
+    :data:`SPREAD_METRICS`).
+
+    Attributes:
+        min: smallest value.
+        median: the median (the mean of the two middle values for an even count).
+        max: largest value.
+        measured: how many launches measured it (finite values only; the group's others did not).
+    """
+
+    min: float
+    median: float
+    max: float
+    measured: int
+
+
+@dataclass(frozen=True)
+class Outlier:
+    """A launch of a group that differs from the others beyond the spread.
+
+    Attributes:
+        index: the launch's index in its report (``KernelProfile.index``).
+        duration_ratio: its duration / the group's median duration (a ratio) when that lies outside
+            1/:data:`OUTLIER_FACTOR` .. :data:`OUTLIER_FACTOR`; None when its duration is within that band (or
+            not measured).
+        verdict: its bottleneck classes (``KernelDiagnosis.verdict``) when they differ from the representative's;
+            None when they are the same.
+    """
+
+    index: int
+    duration_ratio: float | None
+    verdict: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class LaunchGroup:
+    """The launches of one kernel with one launch shape.
+
+    Attributes:
+        name: the kernel's function name (``KernelProfile.name``).
+        demangled_name: its full (demangled) name, which tells template instantiations apart; the grouping key.
+        grid: blocks per grid (x, y, z), or None when not recorded.
+        block: threads per block (x, y, z), or None when not recorded.
+        launches: every launch of the group, report order.
+        representative: the launch of median duration (the lower of the two middle ones for an even count, the
+            first in report order among equal durations; the first launch when no duration was measured).
+        count: launches the group stands for (a summary row counts its ``launch_count``).
+        total_duration_s: summed duration of its launches with a measured duration, seconds.
+        time_share: total_duration_s / the report's GPU time, fraction 0-1; None when unknown.
+        spread: quantity id (:data:`SPREAD_METRICS`) -> its :class:`Spread`, or None when no launch measured it.
+        outliers: the launches that differ beyond the spread (duration outside the band around the median, or
+            another verdict than the representative), report order.
+    """
+
+    name: str
+    demangled_name: str
+    grid: tuple[int, int, int] | None
+    block: tuple[int, int, int] | None
+    launches: tuple[KernelDiagnosis, ...]
+    representative: KernelDiagnosis
+    count: int
+    total_duration_s: float
+    time_share: float | None
+    spread: Mapping[str, Spread | None]
+    outliers: tuple[Outlier, ...]
+
+    @property
+    def indices(self) -> tuple[int, ...]:
+        """The report indices of its launches, report order."""
+        return tuple(d.kernel.index for d in self.launches)
+
+
+def spread_of(values: Iterable[float | None]) -> Spread | None:
+    """min / median / max of the finite values (None and NaN / infinite values are not measurements); None when
+    there is none."""
+    found = sorted(v for v in values if v is not None and math.isfinite(v))
+    if not found:
+        return None
+    return Spread(min=found[0], median=statistics.median(found), max=found[-1], measured=len(found))
+
+
+def _representative(launches: Sequence[KernelDiagnosis]) -> KernelDiagnosis:
+    timed = [d for d in launches if d.kernel.duration_s is not None]
+    if not timed:
+        return launches[0]
+    ranked = sorted(timed, key=lambda d: d.kernel.duration_s)  # stable: report order among equal durations
+    return ranked[(len(ranked) - 1) // 2]
+
+
+def _outliers(launches: Sequence[KernelDiagnosis], rep: KernelDiagnosis, median_s: float | None,
+              factor: float) -> tuple[Outlier, ...]:
+    out = []
+    for d in launches:
+        ratio = None
+        t = d.kernel.duration_s
+        if t is not None and median_s:
+            r = t / median_s
+            ratio = r if (r > factor or r < 1.0 / factor) else None
+        verdict = d.verdict if d.verdict != rep.verdict else None
+        if ratio is not None or verdict is not None:
+            out.append(Outlier(index=d.kernel.index, duration_ratio=ratio, verdict=verdict))
+    return tuple(out)
+
+
+def group_launches(diagnoses: Sequence[KernelDiagnosis], factor: float = OUTLIER_FACTOR) -> tuple[LaunchGroup, ...]:
+    """Group launches by (demangled kernel name, grid, block), the largest total duration first (ties: the group
+    whose first launch comes first). ``factor``: the duration band around the median outside which a launch is
+    called out (:data:`OUTLIER_FACTOR`)."""
+    by_key: dict[tuple, list[KernelDiagnosis]] = {}
+    for d in diagnoses:
+        k = d.kernel
+        by_key.setdefault((k.demangled_name or k.name, k.launch.grid, k.launch.block), []).append(d)
+    groups = []
+    for (full, grid, block), launches in by_key.items():
+        rep = _representative(launches)
+        spread = {key: spread_of(get(d) for d in launches) for key, get in SPREAD_METRICS.items()}
+        timed = [d for d in launches if d.kernel.duration_s is not None]
+        shares = [d.time_share for d in launches if d.time_share is not None]
+        duration = spread["duration_s"]
+        groups.append(LaunchGroup(
+            name=rep.kernel.name, demangled_name=full, grid=grid, block=block, launches=tuple(launches),
+            representative=rep, count=sum(d.kernel.launch_count for d in launches),
+            total_duration_s=math.fsum(d.kernel.duration_s * d.kernel.launch_count for d in timed),  # type: ignore[operator]
+            time_share=math.fsum(shares) if shares else None, spread=spread,
+            outliers=_outliers(launches, rep, duration.median if duration is not None else None, factor),
+        ))
+    groups.sort(key=lambda g: (-g.total_duration_s, g.launches[0].kernel.index))
+    return tuple(groups)
+
+
+def launch_groups(result: ReportDiagnosis, factor: float = OUTLIER_FACTOR) -> tuple[LaunchGroup, ...]:
+    """The diagnosed launches of ``result`` (``result.kernels``: the selection) grouped (:func:`group_launches`)."""
+    return group_launches(result.kernels, factor)

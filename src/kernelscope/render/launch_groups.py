@@ -1,0 +1,186 @@
+"""Repeated launches in the renderers: one panel per group of launches (same kernel, grid and block; see
+:mod:`kernelscope.analysis.groups`) instead of one per launch, the representative's full panel with the spread
+across the group and the launches that differ; the groups with the most GPU time in full, the others as rows of
+one table. The table, Markdown and HTML renderers share these rows and texts; ``--launches all`` keeps the
+per-launch view. No analysis here.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
+from ..analysis.groups import OUTLIER_FACTOR, LaunchGroup, Outlier, Spread, launch_groups
+from .common import Fmt, safe, si
+
+#: ``diagnose --launches``: one panel per group of repeated launches (the default), or one per launch.
+LAUNCH_VIEWS: tuple[str, ...] = ("grouped", "all")
+#: Groups shown as full panels (the most GPU time first); the others are rows of one table.
+FULL_GROUPS = 25
+#: Launches that differ named in a panel; the others counted.
+OUTLIERS_SHOWN = 8
+
+
+def check_view(launches: str) -> str:
+    """``launches`` when it is one of :data:`LAUNCH_VIEWS`.
+
+    Raises:
+        ValueError: another value.
+    """
+    if launches not in LAUNCH_VIEWS:
+        raise ValueError(f"launches must be one of {', '.join(LAUNCH_VIEWS)}, got {launches!r}")
+    return launches
+
+
+def split_groups(res: ReportDiagnosis, full: int = FULL_GROUPS) -> tuple[tuple[LaunchGroup, ...], tuple[LaunchGroup, ...]]:
+    """(the ``full`` groups with the most GPU time, shown as panels; the others, shown as table rows)."""
+    groups = launch_groups(res)
+    return groups[:full], groups[full:]
+
+
+def _fmt_value(key: str, value: float | None, f: Fmt) -> str:
+    """A spread quantity's value in its unit (the unit is in its id, :data:`~kernelscope.analysis.groups.SPREAD_METRICS`)."""
+    if key.endswith("_flops_per_s"):
+        return f.flops(value)
+    if key.endswith("_s"):
+        return f.time(value)
+    if key.endswith("_pct"):
+        return f.pct(value)
+    if value is None:
+        return f.nm
+    if key.endswith("_bytes"):
+        return si(value, "B")
+    if key.endswith("_flop_per_byte"):
+        return f.intensity(value)
+    return f"{value:.4g}"
+
+
+def metric_name(key: str, f: Fmt) -> str:
+    """A spread quantity's name (:data:`kernelscope.analysis.groups.SPREAD_METRICS`) in ``f``'s language."""
+    return f.label(f"grp_m_{key}")
+
+
+def spread_cells(g: LaunchGroup, f: Fmt) -> list[tuple[str, str, str, str]]:
+    """(quantity, min, median, max) per quantity of the group's spread, in panel order; a quantity no launch
+    measured has "not measured" in its three cells."""
+    out = []
+    for key, s in g.spread.items():
+        cells = (f.nm,) * 3 if s is None else tuple(_fmt_value(key, v, f) for v in (s.min, s.median, s.max))
+        out.append((metric_name(key, f), *cells))
+    return out
+
+
+def _spread_text(key: str, s: Spread, f: Fmt) -> str:
+    if s.min == s.max:
+        return f"{metric_name(key, f)} {_fmt_value(key, s.median, f)}"
+    return f"{metric_name(key, f)} " + " / ".join(_fmt_value(key, v, f) for v in (s.min, s.median, s.max))
+
+
+def spread_line(g: LaunchGroup, f: Fmt) -> str:
+    """"duration 11.82 ms / 11.84 ms / 11.91 ms; SOL compute 53.1% / ...; not measured: DRAM bytes, ..." (min /
+    median / max of each quantity, one value when every launch agrees; the quantities no launch measured last)."""
+    parts = [_spread_text(key, s, f) for key, s in g.spread.items() if s is not None]
+    missing = [metric_name(key, f) for key, s in g.spread.items() if s is None]
+    if missing:
+        parts.append(f.label("grp_not_measured", items=", ".join(missing)))
+    return "; ".join(parts)
+
+
+def verdict_text(classes: Sequence[str], f: Fmt) -> str:
+    return " + ".join(f.bound(c) for c in classes) or f.nm
+
+
+def outlier_text(o: Outlier, g: LaunchGroup, f: Fmt) -> str:
+    """"[17] 3.00x the median duration; latency-bound instead of memory-bound"."""
+    why = []
+    if o.duration_ratio is not None:
+        why.append(f.label("grp_ratio", x=o.duration_ratio))
+    if o.verdict is not None:
+        why.append(f.label("grp_other_verdict", verdict=verdict_text(o.verdict, f),
+                           rep=verdict_text(g.representative.verdict, f)))
+    return f"[{o.index}] " + f.label("grp_join").join(why)
+
+
+def outliers_line(g: LaunchGroup, f: Fmt, shown: int = OUTLIERS_SHOWN) -> str:
+    """The launches that differ (at most ``shown`` named, the others counted), or that none does."""
+    if not g.outliers:
+        return f.label("grp_differ_none", lo=f"{1 / OUTLIER_FACTOR:.2f}", hi=f"{OUTLIER_FACTOR:.2f}")
+    items = [outlier_text(o, g, f) for o in g.outliers[:shown]]
+    if len(g.outliers) > shown:
+        items.append(f.label("grp_more", n=len(g.outliers) - shown))
+    return "; ".join(items)
+
+
+def is_group(g: LaunchGroup) -> bool:
+    """Whether ``g`` is shown as a group (more than one launch); a group of one launch is that launch's panel."""
+    return len(g.launches) > 1
+
+
+def group_title(g: LaunchGroup) -> str:
+    """``[index] name`` of the representative, with ``×N`` for a group of several launches."""
+    d = g.representative
+    title = safe(f"[{d.kernel.index}] {d.kernel.name}")
+    return f"{title} ×{g.count}" if is_group(g) else title
+
+
+def launches_value(g: LaunchGroup, f: Fmt) -> str:
+    """"100 launches, 1.184 s in all (100.0% of GPU time); shown: [49], the launch of median duration"."""
+    return f.label("grp_launches_value", n=g.count, total=f.time(g.total_duration_s if g.spread["duration_s"] else None),
+                   share=f.share(g.time_share), rep=g.representative.kernel.index)
+
+
+def group_rows(g: LaunchGroup, f: Fmt) -> list[tuple[str, str]]:
+    """The rows a group's panel shows before its representative's: launches and total, the spread, the launches
+    that differ; none for a group of one launch."""
+    if not is_group(g):
+        return []
+    return [(f.label("launches"), launches_value(g, f)), (f.label("grp_spread"), spread_line(g, f)),
+            (f.label("grp_differ"), outliers_line(g, f))]
+
+
+def shape_text(g: LaunchGroup, f: Fmt) -> str:
+    if g.grid is None or g.block is None:
+        return f.nm
+    return f"({', '.join(map(str, g.grid))}) x ({', '.join(map(str, g.block))})"
+
+
+def rest_header(f: Fmt) -> list[str]:
+    """Column titles of the table of the groups not shown in full (:func:`rest_rows`)."""
+    return [f.label(k) for k in ("kernel", "launches", "launch_config", "total_time", "share", "grp_median", "bound")]
+
+
+def rest_rows(groups: Sequence[LaunchGroup], f: Fmt) -> list[list[str]]:
+    """One row per group: kernel, launches, grid x block, total time, share, median duration, bottleneck."""
+    rows = []
+    for g in groups:
+        s = g.spread["duration_s"]
+        rows.append([safe(g.representative.kernel.name), str(g.count), shape_text(g, f),
+                     f.time(g.total_duration_s if s is not None else None), f.share(g.time_share),
+                     f.time(s.median if s is not None else None), verdict_text(g.representative.verdict, f)])
+    return rows
+
+
+def rest_title(groups: Sequence[LaunchGroup], f: Fmt) -> str:
+    shares = [g.time_share for g in groups if g.time_share is not None]
+    return f.label("grp_rest", n=len(groups), share=f.share(sum(shares) if shares else None))
+
+
+def shown_line(res: ReportDiagnosis, full: Sequence[LaunchGroup], rest: Sequence[LaunchGroup], f: Fmt) -> str:
+    """"5000 launches diagnosed in 212 groups (same kernel, grid and block): the 25 with the most GPU time in
+    full, ..."."""
+    n = len(full) + len(rest)
+    text = f.label("grp_shown" if n > 1 else "grp_shown_one", launches=len(res.kernels), groups=n)
+    if rest:
+        text += " " + f.label("grp_shown_cut", n=len(full))
+    return text
+
+
+def panels(res: ReportDiagnosis, launches: str,
+           ) -> tuple[list[tuple[KernelDiagnosis, LaunchGroup | None]], tuple[LaunchGroup, ...]]:
+    """What a renderer shows for ``res``: (per panel its launch and its group, None in the per-launch view; the
+    groups left to the table of the others)."""
+    if check_view(launches) == "all":
+        return [(d, None) for d in res.kernels], ()
+    full, rest = split_groups(res)
+    return [(g.representative, g) for g in full], rest
+

@@ -1,0 +1,242 @@
+"""The numbers a roofline chart draws, without drawing them (no matplotlib here): the GPU whose roof is drawn, its
+compute ceilings and memory bandwidths, and per launch its points (arithmetic intensity, achieved FLOP/s) or why
+it has none; for the hierarchical roofline of one launch, a point per memory level and the limiting level.
+
+The charts (:mod:`.charts.roofline`, :mod:`.charts.hierarchy`) place these on the page; ``kernelscope roofline
+--format json|table|markdown`` writes them (:mod:`.roofline`, :mod:`.json_commands`). Every number comes from the
+diagnosis (roofline points, the GPU spec's ceilings, the measured memory levels); nothing is derived here beyond
+choosing what one chart shows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
+from ..analysis.limiters import MemoryLevel, nearest_ceiling
+from ..analysis.roofline import RooflinePoint
+from ..model import GpuSpec
+from .common import Fmt, safe
+
+__all__ = [
+    "LEVELS", "LaunchPoints", "RooflineData", "ceilings", "has_hierarchy", "hierarchy_data", "hierarchy_reason",
+    "launch_data", "level_plotted", "pick_gpu", "plotted_points", "report_data", "time_share", "why_no_hierarchy",
+    "why_not_plotted",
+]
+
+#: The memory levels of the hierarchical roofline, innermost first (shared memory is not a level of Nsight
+#: Compute's hierarchical roofline).
+LEVELS: tuple[str, ...] = ("l1", "l2", "dram")
+
+Chart = Literal["report", "launch", "levels"]
+
+
+# ------------------------------------------------------------------------------------------ the roofline
+
+
+def pick_gpu(diags: Sequence[KernelDiagnosis]) -> GpuSpec | None:
+    """The GPU whose roof a chart of ``diags`` draws: the one most launches were diagnosed with (None: none)."""
+    counts: dict[str, list] = {}
+    for d in diags:
+        if d.gpu is not None:
+            counts.setdefault(d.gpu.name, []).append(d.gpu)
+    if not counts:
+        return None
+    return max(counts.values(), key=len)[0]
+
+
+def why_not_plotted(d: KernelDiagnosis, gpu: GpuSpec | None, f: Fmt) -> str | None:
+    """Why a launch has no point on the chart of ``gpu``'s roof, in ``f``'s language (None: it has one)."""
+    if gpu is not None and d.gpu is None:
+        return f.label("chart_no_gpu")
+    if gpu is not None and d.gpu.name != gpu.name:
+        return f.label("chart_other_gpu", gpu=safe(d.gpu.name))
+    r = d.roofline
+    if r is None:
+        return f.notes([n for n in d.notes if n.key.startswith("no_peak")]) or f.label("chart_no_roofline")
+    if r.arithmetic_intensity_flop_per_byte is None or r.achieved_flops_per_s is None:
+        if any(x.metric.startswith(("flop_counts", "dram")) for x in d.kernel.implausible):
+            return f.label("chart_implausible")  # its FLOPs or DRAM bytes cannot be real: kept off the chart
+        reasons = [m for m in r.not_measured if m != "efficiency_undefined"] or list(r.not_measured)
+        text = f.notes(reasons) if reasons else f.label("chart_no_roofline")
+        if "flops_not_measured" in r.not_measured and "_tensor" in r.pipe:
+            text += f" ({f.pipe(r.pipe)})"
+        return text
+    if math.isinf(r.arithmetic_intensity_flop_per_byte):
+        return f.label("chart_ai_infinite")
+    if r.arithmetic_intensity_flop_per_byte <= 0 or r.achieved_flops_per_s <= 0:
+        return f.note("no_fp_work")
+    return None
+
+
+def plotted_points(d: KernelDiagnosis, by_pipe: bool) -> list[RooflinePoint]:
+    """The launch's points a chart draws: its main pipe's, and with ``by_pipe`` every other pipe it used; only
+    those with a measured, finite, positive intensity and FLOP/s."""
+    if d.roofline is None:
+        return []
+    candidates = [d.roofline]
+    if by_pipe:
+        candidates += [r for r in d.roofline_by_pipe if r.pipe != d.roofline.pipe]
+    out = []
+    for r in candidates:
+        ai, perf = r.arithmetic_intensity_flop_per_byte, r.achieved_flops_per_s
+        if ai is None or perf is None or not math.isfinite(ai) or ai <= 0 or perf <= 0:
+            continue
+        out.append(r)
+    return out
+
+
+def time_share(d: KernelDiagnosis, total_s: float | None) -> float | None:
+    """The launch's part of the report's GPU time ``total_s`` (fraction 0-1; None: unknown)."""
+    k = d.kernel
+    if not total_s or k.duration_s is None:
+        return None
+    return k.duration_s * k.launch_count / total_s
+
+
+def ceilings(gpu: GpuSpec) -> list[tuple[float, list[str]]]:
+    """The GPU's compute ceilings as a chart draws them: (peak FLOP/s, the pipes with that dense peak) per distinct
+    peak, highest first (OP/s for int8)."""
+    by_peak: dict[float, list[str]] = {}
+    for pipe, peak in gpu.peak_flops_per_s.items():
+        by_peak.setdefault(peak, []).append(pipe)
+    return [(peak, by_peak[peak]) for peak in sorted(by_peak, reverse=True)]
+
+
+@dataclass(frozen=True)
+class LaunchPoints:
+    """One selected launch on a chart.
+
+    Attributes:
+        diag: its diagnosis.
+        share: its part of the report's GPU time, fraction 0-1 (None: unknown); a report chart sizes points by it.
+        points: the points drawn, the main pipe's first (empty: not plotted).
+        not_plotted: why it has no point, worded; None when it has one.
+    """
+
+    diag: KernelDiagnosis
+    share: float | None
+    points: tuple[RooflinePoint, ...]
+    not_plotted: str | None
+
+
+@dataclass(frozen=True)
+class RooflineData:
+    """What one roofline chart draws.
+
+    Attributes:
+        chart: ``"report"`` (every selected launch, its main pipe), ``"launch"`` (one launch, every pipe it used) or
+            ``"levels"`` (one launch's hierarchical roofline).
+        gpu: the GPU whose ceilings are drawn, or None (no roof).
+        ceilings: (peak FLOP/s, pipes) per compute ceiling, highest first: the GPU's dense datasheet peaks; for
+            ``"levels"`` the launch's own pipe at the peak its roofline used (clock-scaled when the clock is known).
+        memory: (level, peak bytes/s, source) per bandwidth slope: ``("dram", ..., "gpu_spec")`` for the roofline,
+            each level with a peak measured in the report (``"report"``) for the hierarchical one.
+        used_pipes: pipes a plotted launch used (their ceilings drawn bold).
+        launches: the selected launches, in report order.
+        levels: ``"levels"`` only: (level, limiting) for each of :data:`LEVELS` the diagnosis measured.
+    """
+
+    chart: Chart
+    gpu: GpuSpec | None
+    ceilings: tuple[tuple[float, tuple[str, ...]], ...]
+    memory: tuple[tuple[str, float, str], ...]
+    used_pipes: frozenset[str]
+    launches: tuple[LaunchPoints, ...]
+    levels: tuple[tuple[MemoryLevel, bool], ...] = ()
+
+
+def _roof(gpu: GpuSpec | None) -> dict:
+    if gpu is None:
+        return {"gpu": None, "ceilings": (), "memory": ()}
+    return {"gpu": gpu, "ceilings": tuple((peak, tuple(pipes)) for peak, pipes in ceilings(gpu)),
+            "memory": (("dram", gpu.dram_bandwidth_bytes_per_s, "gpu_spec"),)}
+
+
+def report_data(result: ReportDiagnosis, lang: str = "en",
+                diagnoses: Sequence[KernelDiagnosis] | None = None) -> RooflineData:
+    """The roofline of a whole report (or of ``diagnoses``, a selection of its launches): each launch's main pipe
+    point, sized by its share of the report's GPU time."""
+    f = Fmt(lang)
+    diags = tuple(result.kernels if diagnoses is None else diagnoses)
+    gpu = pick_gpu(diags)
+    total = math.fsum(g.total_duration_s for g in result.groups) or None
+    launches = []
+    for d in diags:
+        why = why_not_plotted(d, gpu, f)
+        points = () if why is not None else tuple(plotted_points(d, False))
+        launches.append(LaunchPoints(d, time_share(d, total), points, why))
+    used = {d.roofline.pipe for d in diags
+            if d.roofline is not None and (gpu is None or (d.gpu and d.gpu.name == gpu.name))}
+    return RooflineData(chart="report", used_pipes=frozenset(used), launches=tuple(launches), **_roof(gpu))
+
+
+def launch_data(d: KernelDiagnosis, lang: str = "en", total_s: float | None = None) -> RooflineData:
+    """The roofline of one launch: its point on every pipe it used (its main pipe's ceiling drawn bold)."""
+    why = why_not_plotted(d, d.gpu, Fmt(lang))
+    points = () if why is not None else tuple(plotted_points(d, True))
+    used = frozenset({d.roofline.pipe} if d.roofline is not None else ())
+    return RooflineData(chart="launch", used_pipes=used,
+                        launches=(LaunchPoints(d, time_share(d, total_s), points, why),), **_roof(d.gpu))
+
+
+# ------------------------------------------------------------------------------------------ hierarchical
+
+
+def level_plotted(lv: MemoryLevel) -> bool:
+    """A level gets a point on the hierarchical roofline when its intensity is measured, finite and positive."""
+    ai = lv.arithmetic_intensity_flop_per_byte
+    return lv.level in LEVELS and ai is not None and math.isfinite(ai) and ai > 0
+
+
+def why_no_hierarchy(d: KernelDiagnosis) -> str | None:
+    """Why the launch gets no hierarchical roofline, as a key: a ``[note]`` key of ``labels.toml``
+    (``no_roofline``, ``flops_not_measured``, ``no_fp_work``, ``duration_not_measured``) or the ``[label]`` key
+    ``chart_hier_no_levels`` (no level with bytes); None when it gets one. Word it with :func:`hierarchy_reason`."""
+    r = d.roofline
+    if r is None:
+        return "no_roofline"
+    if r.flops is None:
+        return "flops_not_measured"
+    if r.flops <= 0:
+        return "no_fp_work"
+    if r.achieved_flops_per_s is None or r.achieved_flops_per_s <= 0:
+        return "duration_not_measured"
+    if not any(level_plotted(lv) for lv in d.levels):
+        return "chart_hier_no_levels"
+    return None
+
+
+def hierarchy_reason(key: str, lang: str = "en") -> str:
+    """A :func:`why_no_hierarchy` key worded in ``lang``."""
+    f = Fmt(lang)
+    return f.label(key) if key.startswith("chart_") else f.note(key)
+
+
+def has_hierarchy(d: KernelDiagnosis) -> bool:
+    """Whether the launch gets a hierarchical roofline (FLOPs > 0, FLOP/s and at least one level's intensity)."""
+    return why_no_hierarchy(d) is None
+
+
+def limiting_level(d: KernelDiagnosis) -> MemoryLevel | None:
+    """The plotted level closest to its own ceiling (None: no plotted level has a measured peak)."""
+    return nearest_ceiling(tuple(lv for lv in d.levels if level_plotted(lv)))
+
+
+def hierarchy_data(d: KernelDiagnosis, total_s: float | None = None) -> RooflineData | None:
+    """The hierarchical roofline of one launch (None when it has none: :func:`why_no_hierarchy`)."""
+    if why_no_hierarchy(d) is not None:
+        return None
+    r = d.roofline
+    assert r is not None
+    lim = limiting_level(d)
+    levels = tuple((lv, lv is lim) for lv in d.levels if lv.level in LEVELS)
+    memory = tuple((lv.level, lv.peak_bytes_per_s, "report") for lv in d.levels
+                   if level_plotted(lv) and lv.peak_bytes_per_s)
+    peak = r.peak_flops_per_s
+    return RooflineData(
+        chart="levels", gpu=d.gpu, ceilings=((peak, (r.pipe,)),) if peak else (), memory=memory,  # type: ignore[arg-type]
+        used_pipes=frozenset({r.pipe}), launches=(LaunchPoints(d, time_share(d, total_s), (r,), None),), levels=levels,
+    )

@@ -1,0 +1,113 @@
+"""``kernelscope roofline --format table|markdown``: the numbers of a roofline chart as tables, in English or
+Chinese: its title, the ceilings (compute peaks, bandwidth slopes, ridge points), each selected launch's points
+(or why it has none) and, for the hierarchical roofline, the memory levels. No analysis here: it words and lays out
+:class:`~kernelscope.render.roofline_data.RooflineData`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich import box
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from .common import Fmt, safe, si
+from .roofline_data import RooflineData
+
+__all__ = ["renderables", "title"]
+
+
+def _level(level: str, f: Fmt) -> str:
+    return f.label(f"chart_hier_{level}")
+
+
+def _pipes(pipes: tuple[str, ...], f: Fmt) -> str:
+    return " / ".join(f.pipe(p) for p in pipes)
+
+
+def _unit(pipes: tuple[str, ...]) -> str:
+    return "OP/s" if all(p.startswith("int") for p in pipes) else "FLOP/s"
+
+
+def title(data: RooflineData, report: str, f: Fmt) -> str:
+    """The chart's title: the report (or the launch) and the GPU."""
+    if data.chart == "report":
+        what = safe(Path(report).name)
+    else:
+        k = data.launches[0].diag.kernel
+        what = f"[{k.index}] {safe(k.name)}"
+    prefix = "chart_hier_title" if data.chart == "levels" else "chart_roofline_title"
+    if data.gpu is None or not data.ceilings:
+        return f.label(f"{prefix}_plain", what=what)
+    return f.label(prefix, what=what, gpu=safe(data.gpu.name))
+
+
+def _ceilings_table(data: RooflineData, f: Fmt) -> Table:
+    t = Table(title=f.label("roof_ceilings"), title_justify="left", box=box.SIMPLE_HEAD)
+    for key, justify in (("roof_ceiling", "left"), ("roof_peak", "right"), ("roof_ridges", "left"),
+                         ("roof_source", "left")):
+        t.add_column(f.label(key), justify=justify)  # type: ignore[arg-type]
+    for peak, pipes in data.ceilings:
+        ridges = [f.label("roof_ridge_value", ai=f.intensity(peak / bw), level=_level(level, f))
+                  for level, bw, _ in data.memory]
+        used = f" ({f.label('roof_used')})" if data.used_pipes & set(pipes) else ""
+        t.add_row(Text(_pipes(pipes, f) + used), si(peak, _unit(pipes)), Text(", ".join(ridges) or "-"),
+                  f.label("roof_from_spec"))
+    for level, bw, source in data.memory:
+        t.add_row(Text(_level(level, f)), si(bw, "B/s"), "",
+                  f.label("roof_from_report" if source == "report" else "roof_from_spec"))
+    return t
+
+
+def _points_table(data: RooflineData, f: Fmt) -> Table:
+    t = Table(title=f.label("roof_points"), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+              collapse_padding=True, show_edge=False)
+    cols = [("roof_launch", "left"), ("roof_pipe", "left"), ("roof_ai", "right"), ("roof_perf", "right"),
+            ("roof_class", "left"), ("roof_gpu_time", "right")]
+    longest = max((len(safe(lp.diag.kernel.name)) + 4 for lp in data.launches), default=0)
+    for key, justify in cols:
+        t.add_column(f.label(key), justify=justify, overflow="fold",  # type: ignore[arg-type]
+                     min_width=min(longest, 32) if key == "roof_launch" else None,
+                     no_wrap=key in ("roof_ai", "roof_gpu_time"))
+    for lp in data.launches:
+        k = lp.diag.kernel
+        name = Text(f"[{k.index}] {safe(k.name)}")
+        share, bound = f.share(lp.share) if lp.share is not None else "-", f.bound(lp.diag.bound)
+        if not lp.points:
+            t.add_row(name, "-", "-", "-", Text(f.label("roof_not_plotted", why=lp.not_plotted or f.nm)), share)
+        for r in lp.points:
+            perf = si(r.achieved_flops_per_s, _unit((r.pipe,)))
+            if r.efficiency is not None:
+                perf += f" ({f.share(r.efficiency)})"
+            t.add_row(name, f.pipe(r.pipe), f"{r.arithmetic_intensity_flop_per_byte:.3g}", perf, bound, share)
+    return t
+
+
+def _levels_table(data: RooflineData, f: Fmt) -> Table:
+    t = Table(title=f.label("roof_levels"), title_justify="left", box=box.SIMPLE_HEAD)
+    for key, justify in (("roof_level", "left"), ("roof_bytes", "right"), ("roof_ai", "right"), ("roof_peak", "right"),
+                         ("roof_of_ceiling", "right"), (None, "left")):
+        t.add_column(f.label(key) if key else "", justify=justify)  # type: ignore[arg-type]
+    for lv, limiting in data.levels:
+        ai = lv.arithmetic_intensity_flop_per_byte
+        t.add_row(_level(lv.level, f), "-" if lv.bytes is None else si(lv.bytes, "B"), "-" if ai is None else f"{ai:.3g}",
+                  "-" if lv.peak_bytes_per_s is None else si(lv.peak_bytes_per_s, "B/s"),
+                  "-" if lv.bandwidth_pct is None else f.pct(lv.bandwidth_pct),
+                  f.label("roof_limiting") if limiting else "")
+    return t
+
+
+def renderables(data: RooflineData, report: str, lang: str) -> list[RenderableType]:
+    """rich renderables of one chart's numbers, each printed on its own: the title, the ceilings (when there is a
+    GPU), the points, and the memory levels of a hierarchical roofline."""
+    f = Fmt(lang)
+    out: list[RenderableType] = [Text(title(data, report, f), style="bold")]
+    if data.ceilings or data.memory:
+        out.append(_ceilings_table(data, f))
+    elif data.chart != "levels":
+        out.append(Text(f.label("chart_no_gpu")))
+    out.append(_points_table(data, f))
+    if data.chart == "levels":
+        out.append(_levels_table(data, f))
+    return out
