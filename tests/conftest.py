@@ -24,3 +24,9 @@ def need(path: Path) -> Path:
 def corpus_reports() -> list[Path]:
     """Every .ncu-rep of the shared corpus, sorted; empty when the corpus is absent."""
     return sorted(CORPUS_NCU.glob("*.ncu-rep")) if CORPUS_NCU.is_dir() else []
+
+
+@pytest.fixture(autouse=True)
+def _english_unless_asked(monkeypatch):
+    """Tests expect English unless they ask for Chinese: a developer's own ``KERNELSCOPE_LANG`` does not leak in."""
+    monkeypatch.delenv("KERNELSCOPE_LANG", raising=False)

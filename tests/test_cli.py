@@ -251,7 +251,7 @@ def test_gpus_in_chinese(capsys, monkeypatch):
     code, en, _ = run(capsys, "gpus")
     code_zh, zh, err = run(capsys, "gpus", "--lang", "zh")
     assert code == code_zh == 0, err
-    assert "GPU 目录" in zh and "名称" in zh and "架构" in zh and "SM 数" in zh
+    assert "内置规格库" in zh and "名称" in zh and "架构" in zh and "SM 数" in zh
     assert "NVIDIA A100-SXM4-80GB" in zh and "Tesla T4" in zh and "catalogue" not in zh
     t4 = [next(l for l in out.splitlines() if "Tesla T4" in l) for out in (en, zh)]
     assert t4[0].split() == t4[1].split()  # the same figures in both languages

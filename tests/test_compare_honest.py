@@ -237,8 +237,8 @@ def test_a_regression_reads_as_one():
     assert "Speedup 0.95x (5 % slower)" in text and "faster" not in text
     assert "0.95x, 5.3% slower" in text  # what moved
     zh = " ".join(to_text(c, "zh").split())
-    assert "0.95x（慢了 5%）" in zh
-    assert "0.95x（慢了 5%）" in to_markdown(c, "zh")
+    assert "0.95×（慢了 5%）" in zh
+    assert "0.95×（慢了 5%）" in to_markdown(c, "zh")
 
 
 def test_regressions_line_stands_on_its_own_line():

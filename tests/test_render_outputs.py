@@ -123,11 +123,12 @@ def test_html_in_chinese(example):
         assert "no CJK font" in page or "未安装中文字体" in page
 
 
-def test_charts_fall_back_to_english_without_a_cjk_font(example, monkeypatch):
+def test_html_charts_stay_chinese_without_a_cjk_font(example, monkeypatch):
+    """The page's SVG charts keep Chinese <text> for the browser to draw; only a PNG would fall back to English."""
     monkeypatch.setattr(charts.style, "cjk_font", lambda: None)  # where chart_lang and the rc settings look it up
-    assert charts.chart_lang("zh") == "en"
+    assert charts.chart_lang("zh") == "zh" and charts.chart_lang("zh", "png") == "en"
     page = to_html([example], "zh")
-    assert "未安装中文字体" in page  # the page says why its charts are in English
+    assert "Warp 停顿" in page and "未安装中文字体" not in page
 
 
 def test_jupyter_repr_html(example):

@@ -226,9 +226,13 @@ def no_kernel_matches(source: str, option: str, pattern: str, names: Iterable[st
 
     unique = list(dict.fromkeys(names))
     listed = ", ".join(short_name(n, 40) for n in unique[:shown])
+    key = "no_kernel_matches" if listed else "no_kernel_matches_none"
+    values = {"option": option, "pattern": pattern, "names": listed, "total": len(unique)}
     if len(unique) > shown:
         listed += f", ... ({len(unique)} names)"
-    return InputError(source, f"no kernel matches {option} {pattern!r}; kernels there: {listed or 'none'}")
+        key = "no_kernel_matches_more"
+    return InputError(source, f"no kernel matches {option} {pattern!r}; kernels there: {listed or 'none'}", key=key,
+                      values=values)
 
 
 def _check_top(top: int) -> None:
@@ -273,7 +277,8 @@ def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: 
         one = [k for k in kernels if k.index == launch]
         if not one:
             shown = ", ".join(str(k.index) for k in kernels[:12]) + (", ..." if len(kernels) > 12 else "")
-            raise InputError("launch (--launch)", f"no launch {launch} among the selected launches ({shown})")
+            raise InputError("launch (--launch)", f"no launch {launch} among the selected launches ({shown})",
+                             key="no_launch_index", values={"launch": launch, "shown": shown})
         if not one[0].instruction_metrics:
             raise InputError(path, no_instruction_data(one[0]))
         return one

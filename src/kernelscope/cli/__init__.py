@@ -7,9 +7,13 @@ One module per command (its arguments and the function that runs it); the shared
 command, from the :class:`~kernelscope.cli.options.Shared` options it declares. The commands parse arguments, call
 :mod:`kernelscope.api` and the analysis, and hand the results to :mod:`kernelscope.render`.
 
+Language: ``--lang`` (every command takes it) defaults to ``$KERNELSCOPE_LANG`` (``en`` or ``zh``), else ``en``; errors
+and ``--help`` follow ``--lang`` / ``$KERNELSCOPE_LANG`` too (:mod:`kernelscope.cli.language`): the error line and
+the errors that carry a message key are worded in Chinese, other errors stay English.
+
 Exit codes: 0 success, 2 bad input (one-line message naming the file and the problem, nothing written; also a
 ``--kernel`` / ``--pair`` selection that matches nothing, and an ``-o`` that cannot be written or is an input);
-``compare`` exits 1 on a regression beyond ``--fail-if-slower``.
+``compare`` exits 1 on a regression beyond ``--fail-if-slower``; an unknown ``$KERNELSCOPE_LANG`` is exit 2.
 
 Inputs may be standard input (``-``) or other streams (:mod:`kernelscope.cli.inputs`); how ``-o`` is written
 (links, FIFOs, devices, standard output) is in :mod:`kernelscope.cli.output`.
@@ -21,13 +25,14 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..errors import KernelscopeError, one_line
+from ..errors import KernelscopeError
 from ..knowledge import LANGUAGES
 from ..version import __version__
 from .banks import COMMAND as BANKS
 from .compare import COMMAND as COMPARE
 from .diagnose import COMMAND as DIAGNOSE
 from .gpus import COMMAND as GPUS
+from .language import argv_lang, bad_env_message, env_lang, formatter, print_error, translate_help, usage_error
 from .occupancy import COMMAND as OCCUPANCY
 from .options import Command, Shared
 from .output import write_atomic, write_atomic_files
@@ -41,15 +46,25 @@ __all__ = ["COMMANDS", "main", "write_atomic", "write_atomic_files"]
 COMMANDS: tuple[Command, ...] = (DIAGNOSE, SOURCE, GPUS, OCCUPANCY, BANKS, TIMELINE, ROOFLINE, COMPARE)
 
 
+#: The end of every ``--lang`` help (the default it takes).
+LANG_DEFAULT_HELP = " (default: $KERNELSCOPE_LANG, else en)"
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line usage errors (exit 2), like every other kernelscope error."""
+    """argparse with one-line usage errors (exit 2), like every other kernelscope error, in ``lang``."""
+
+    def __init__(self, *args, lang: str = "en", **kwargs) -> None:  # type: ignore[no-untyped-def]
+        kwargs.setdefault("formatter_class", formatter(lang))
+        super().__init__(*args, **kwargs)
+        self.lang = lang
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        self.exit(2, usage_error(self.prog, message, self.lang))
 
 
-def _parent(shared: Shared) -> argparse.ArgumentParser:
-    """The parent parser holding the shared options one command takes, with its help texts."""
+def _parent(shared: Shared, lang: str = "en") -> argparse.ArgumentParser:
+    """The parent parser holding the shared options one command takes, with its help texts; ``lang``: the default
+    of ``--lang``."""
     p = argparse.ArgumentParser(add_help=False)
     if shared.input_formats is not None:
         p.add_argument("--input-format", choices=("auto", *shared.input_formats), default="auto",
@@ -57,7 +72,7 @@ def _parent(shared: Shared) -> argparse.ArgumentParser:
     if shared.formats is not None:
         p.add_argument("--format", choices=shared.formats, default=shared.format_default, help=shared.format_help)
     if shared.lang_help is not None:
-        p.add_argument("--lang", choices=LANGUAGES, default="en", help=shared.lang_help)
+        p.add_argument("--lang", choices=LANGUAGES, default=lang, help=shared.lang_help + LANG_DEFAULT_HELP)
     if shared.quiet_help is not None:
         p.add_argument("-q", "--quiet", action="store_true", help=shared.quiet_help)
     if shared.gpu_help is not None:
@@ -69,29 +84,45 @@ def _parent(shared: Shared) -> argparse.ArgumentParser:
     return p
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(default_lang: str = "en", lang: str = "en") -> argparse.ArgumentParser:
+    """The parser: ``default_lang`` is ``--lang``'s default, ``lang`` the language of its help and usage errors."""
     p = _Parser(
         prog="kernelscope",
         description="Why is this CUDA kernel slow, and what to do about it.",
+        lang=lang,
     )
     p.add_argument("--version", action="version", version=f"kernelscope {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         c = sub.add_parser(command.name, help=command.help, description=command.description,
-                           parents=[_parent(command.shared)])
+                           parents=[_parent(command.shared, default_lang)], lang=lang)
         command.add_arguments(c)
         c.set_defaults(func=command.run)
+    translate_help(p, lang, LANG_DEFAULT_HELP)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 a ``compare`` regression, 2 bad input)."""
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        default = env_lang() or "en"
+    except ValueError as exc:
+        print(bad_env_message(str(exc)), file=sys.stderr)
+        return 2
+    lang = argv_lang(argv) or default
+    args = _parser(default, lang).parse_args(argv)
+    lang = getattr(args, "lang", lang)
     try:
         return args.func(args)
     except KernelscopeError as exc:
-        print(f"kernelscope: error: {one_line(str(exc))}", file=sys.stderr)
+        from ..knowledge.messages import error_text
+
+        print_error(error_text(exc, lang), lang)
         return 2
     except OSError as exc:
-        print(f"kernelscope: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        from ..knowledge.messages import frame, phrase
+
+        reason = phrase(exc.strerror or str(exc), lang)
+        print_error(frame("source", lang, source=exc.filename or "", problem=reason), lang)
         return 2

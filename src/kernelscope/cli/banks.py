@@ -39,14 +39,14 @@ def _banks(args: argparse.Namespace) -> int:
         report = bank_conflicts(dtype, rows, cols, access, cc)
     except InputError as exc:  # name the command-line flag rather than the API parameter
         if exc.source in _FLAGS:
-            raise InputError(_FLAGS[exc.source], exc.problem) from None
+            raise exc.relabelled(_FLAGS[exc.source]) from None
         raise
     if args.output:
         write_atomic(args.output, render_banks(report, args.format, args.lang))
     elif args.format == "table":
-        from rich.console import Console
+        from ..render.cjk import CJKConsole
 
-        console = Console(soft_wrap=False)
+        console = CJKConsole(soft_wrap=False)
         if not console.is_terminal:
             console.width = max(console.width, 120)  # piped output: no terminal width to respect
         console.print(*renderables(report, args.lang))

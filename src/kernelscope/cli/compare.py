@@ -165,9 +165,9 @@ def _compare(args: argparse.Namespace) -> int:
     elif text is not None:
         sys.stdout.write(text)
     else:
-        from rich.console import Console
+        from ..render.cjk import CJKConsole
 
-        Console(soft_wrap=False).print(*rc.to_table(result, args.lang, regressions, threshold))
+        CJKConsole(soft_wrap=False).print(*rc.to_table(result, args.lang, regressions, threshold))
     return 1 if regressions else 0
 
 

@@ -90,11 +90,11 @@ def _diagnose_all(args: argparse.Namespace, collector: _Collector) -> int:
     elif text is not None:
         sys.stdout.write(text)
     elif args.format == "table":
-        from rich.console import Console
+        from ..render.cjk import CJKConsole
 
         from ..render.table import renderables
 
-        Console(soft_wrap=False).print(*renderables(results, args.lang, args.launches))
+        CJKConsole(soft_wrap=False).print(*renderables(results, args.lang, args.launches))
     else:
         sys.stdout.write(render(results, args.format, args.lang, args.launches))
     return 0
@@ -142,7 +142,7 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector) -> tup
 
             links = None
             if args.output and not is_stream(args.output):  # charts beside a file, none beside a stream
-                chart_font_note(args.lang)
+                chart_font_note(args.lang, "svg")
                 links, files = chart_files(results, args.lang, args.output, steps.stage("charts", 2 * len(results)),
                                            args.launches)
             text = to_markdown(results, args.lang, links, sources, args.launches)

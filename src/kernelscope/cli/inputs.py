@@ -101,7 +101,7 @@ def spooled(inputs: Sequence[str | None]) -> Iterator[Spools]:
     except InputError as exc:
         if not spools.labels:
             raise
-        raise InputError(spools.text(exc.source), spools.text(exc.problem)) from None
+        raise exc.relabelled(spools.text(exc.source), spools.text) from None
     except KernelscopeError as exc:
         if spools.labels and exc.args and isinstance(exc.args[0], str):
             exc.args = (spools.text(exc.args[0]), *exc.args[1:])
@@ -146,7 +146,7 @@ def _check_streams(inputs: Sequence[str | None]) -> None:
         fd = _descriptor(given)
         if fd == 0 and os.isatty(0):
             raise InputError(given, "standard input is a terminal; pipe a file into it "
-                                    "(kernelscope COMMAND - < FILE) or name the file")
+                                    "(kernelscope COMMAND - < FILE) or name the file", key="stdin_is_terminal")
         key: object = ("fd", fd)
         if fd is None:
             try:
@@ -192,7 +192,8 @@ def _spool(given: str, label: str, folder: str, n: int) -> str:
         if src is not sys.stdin.buffer:
             src.close()
     if total == 0:
-        raise InputError(label, "is empty (nothing was written into it); expected a profiler file's content")
+        raise InputError(label, "is empty (nothing was written into it); expected a profiler file's content",
+                         key="stream_empty")
     path = base + _suffix(head, base)
     os.replace(base, path)
     return path

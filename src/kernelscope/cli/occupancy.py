@@ -52,7 +52,7 @@ def _occupancy(args: argparse.Namespace) -> int:
         what = _launch(args, cc, dyn, config) if args.cu is None else _source(args, cc, dyn, config)
     except InputError as exc:  # name the command-line flag rather than the API parameter
         if exc.source in _FLAGS:
-            raise InputError(_FLAGS[exc.source], exc.problem) from None
+            raise exc.relabelled(_FLAGS[exc.source]) from None
         raise
     if args.format == "json":
         from ..render.json_commands import occupancy_json
@@ -80,7 +80,7 @@ def _launch(args: argparse.Namespace, cc: tuple[int, int], dyn: int, config: int
     from ..render.occupancy import Launch
 
     if args.threads is None:
-        raise InputError("--threads", "missing; give the threads per block (e.g. --threads 256)")
+        raise InputError("--threads", "missing; give the threads per block (e.g. --threads 256)", key="threads_missing")
     smem = (0 if args.smem is None else parse_size(args.smem, "--smem")) + dyn
     o = occupancy(cc, args.threads, args.regs, smem, config, barriers_per_block=args.barriers or 0)
     return Launch(compute_capability=cc, limits=arch_limits(cc), occupancy=o, next_steps=next_step(o),

@@ -65,19 +65,19 @@ def _kind(path: str) -> tuple[str, str]:
     except FileNotFoundError:
         return "new", os.path.realpath(path)  # a dangling link: its target is created, the link kept
     except OSError as exc:
-        raise InputError(path, f"cannot write the output file ({exc.strerror})") from None
+        raise _cannot(path, exc) from None
     mode = st.st_mode
     if stat.S_ISDIR(mode):
-        raise InputError(path, "is a directory; expected an output file name")
+        raise InputError(path, "is a directory; expected an output file name", key="output_is_directory")
     if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
         return "stream", path
     if not stat.S_ISREG(mode):
         what = "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
-        raise InputError(path, f"is {what}; expected an output file name")
+        raise InputError(path, f"is {what}; expected an output file name", key="output_not_file", values={"what": what})
     if not mode & 0o222:
-        raise InputError(path, "cannot write the output file (it is read-only)")
+        raise _cannot(path, reason="it is read-only")
     if not os.access(path, os.W_OK):
-        raise InputError(path, "cannot write the output file (Permission denied)")
+        raise _cannot(path, reason="Permission denied")
     return "file", os.path.realpath(path)
 
 
@@ -96,8 +96,10 @@ def refuse_inputs(outputs: Iterable[str | None], inputs: Iterable[str | None]) -
     for out in outputs:
         st = _stat(out, 1)
         if st is not None and (st.st_dev, st.st_ino) in seen:
-            raise InputError(out, f"the output is the input file {seen[(st.st_dev, st.st_ino)]} (the same file): "  # type: ignore[arg-type]
-                                  "writing it would destroy the input; name another output file")
+            same = seen[(st.st_dev, st.st_ino)]
+            raise InputError(out, f"the output is the input file {same} (the same file): "  # type: ignore[arg-type]
+                                  "writing it would destroy the input; name another output file",
+                             key="output_is_input", values={"input": same})
 
 
 def _stat(path: str | None, std: int) -> os.stat_result | None:
@@ -159,8 +161,11 @@ def write_atomic_files(files: dict[str, str | bytes]) -> None:
             Path(backup).unlink(missing_ok=True)
 
 
-def _cannot(path: str, exc: OSError) -> InputError:
-    return InputError(path, f"cannot write the output file ({exc.strerror or exc})")
+def _cannot(path: str, exc: OSError | None = None, reason: str = "") -> InputError:
+    """The error for an output file that cannot be written, for ``exc`` (else ``reason``)."""
+    if exc is not None:
+        reason = str(exc.strerror or exc)
+    return InputError(path, f"cannot write the output file ({reason})", key="cannot_write", values={"reason": reason})
 
 
 def _stage(path: str, target: Path, data: bytes) -> str:
@@ -227,24 +232,24 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def chart_font_note(lang: str) -> None:
-    """Say on standard error, in one line, when charts asked for in Chinese are labelled in English because no CJK
-    font is installed (the HTML report says it on the page)."""
+def chart_font_note(lang: str, fmt: str) -> None:
+    """Say on standard error, in one line, when ``fmt`` charts asked for in Chinese are labelled in English because
+    no CJK font is installed: PNG only (an SVG keeps its Chinese text for the reader's browser to draw)."""
     if lang == "en":
         return
-    from ..knowledge.text import label
+    from ..knowledge.messages import frame
     from ..render.charts import chart_lang
 
-    if chart_lang(lang) != lang:
-        print(f"kernelscope: note: {label('chart_font_fallback', lang)}", file=sys.stderr)
+    if chart_lang(lang, fmt) != lang:
+        print(frame("note", lang, message=frame("png_font_fallback", lang)), file=sys.stderr)
 
 
 def show(renderables: Iterable[object], piped_width: int | None = None) -> None:
     """Print rich renderables on standard output, each with its own ``print`` (consecutive texts stay on their own
     lines), without soft wrapping; ``piped_width``: at least that many columns when it is not a terminal."""
-    from rich.console import Console
+    from ..render.cjk import CJKConsole
 
-    console = Console(soft_wrap=False)
+    console = CJKConsole(soft_wrap=False)
     if piped_width is not None and not console.is_terminal:
         console.width = max(console.width, piped_width)  # piped output: no terminal width to respect
     for item in renderables:

@@ -5,6 +5,7 @@ the hierarchical roofline (a ceiling and a point per memory level: L1, L2, DRAM)
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..api import diagnose_report, load, no_kernel_matches, resolve_gpu
 from ..errors import InputError
@@ -41,7 +42,8 @@ def _pick_launch(res, launch: int | None):
             return d
     indices = [d.kernel.index for d in res.kernels]
     shown = ", ".join(map(str, indices[:12])) + (", ..." if len(indices) > 12 else "")
-    raise InputError("--launch", f"no launch {launch} among the selected launches ({shown})")
+    raise InputError("--launch", f"no launch {launch} among the selected launches ({shown})", key="no_launch_index",
+                     values={"launch": launch, "shown": shown})
 
 
 def _no_hierarchy(d, res, report: str) -> InputError:
@@ -68,7 +70,7 @@ def _chart(which: str, d, res, args: argparse.Namespace, fmt: str) -> bytes:
     """
     from ..render import charts
 
-    chart_font_note(args.lang)
+    chart_font_note(args.lang, fmt)
     if which == "levels":
         data = charts.hierarchy_chart(d, args.lang, fmt)
         if data is None:
@@ -101,11 +103,12 @@ def _roofline(args: argparse.Namespace) -> int:
 
         if args.output is None:
             raise InputError("-o/--output", "missing; the chart is written to a file: -o chart.svg or -o chart.png "
-                             "(--format json, table or markdown print its numbers)")
+                             "(--format json, table or markdown print its numbers)", key="chart_output_missing")
         try:
             fmt = charts.chart_format(args.output)
         except ValueError as exc:
-            raise InputError(args.output, str(exc)) from None
+            raise InputError(args.output, str(exc), key="chart_file_name",
+                             values={"name": Path(args.output).name}) from None
     refuse_inputs([args.output], [args.report, args.spec])
     from ..render.progress import Steps, wanted
 
@@ -117,7 +120,7 @@ def _roofline(args: argparse.Namespace) -> int:
         step()
         if not res.kernels:
             if args.kernel is None:
-                raise InputError(args.report, "no kernel launches")
+                raise InputError(args.report, "no kernel launches", key="no_kernel_launches")
             raise no_kernel_matches(args.report, "--kernel", args.kernel, (k.name for k in res.report.kernels))
         res = spools.relabel(res)
         one = _pick_launch(res, args.launch)

@@ -37,9 +37,9 @@ def _source(args: argparse.Namespace) -> int:
     if args.output:
         write_atomic(args.output, render_source(result, args.format, args.lang))
     elif args.format == "table":
-        from rich.console import Console
+        from ..render.cjk import CJKConsole
 
-        console = Console(soft_wrap=False)
+        console = CJKConsole(soft_wrap=False)
         if not console.is_terminal:
             console.width = max(console.width, 160)  # piped output: no terminal width to respect
         for item in renderables(result, args.lang):

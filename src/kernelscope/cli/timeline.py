@@ -44,9 +44,9 @@ def _timeline(args: argparse.Namespace) -> int:
     if args.output:
         write_atomic(args.output, render_timeline(reports, args.format, args.lang, args.top, joins=joins))
     elif args.format == "table":
-        from rich.console import Console
+        from ..render.cjk import CJKConsole
 
-        console = Console(soft_wrap=False)
+        console = CJKConsole(soft_wrap=False)
         if not console.is_terminal:
             console.width = max(console.width, 160)  # piped output: no terminal width to respect
         console.print(*renderables(reports, args.lang, args.top, joins))

@@ -52,7 +52,8 @@ def detect_format(path: str | os.PathLike) -> str:
         return "ncu-rep"
     timeline = _timeline_kind(p, head)
     if timeline is not None:
-        raise InputError(str(path), f"is {timeline}, a program timeline: use `kernelscope timeline`")
+        raise InputError(str(path), f"is {timeline}, a program timeline: use `kernelscope timeline`",
+                         key="is_timeline", values={"kind": timeline})
     if p.suffix.lower() in (".toml", ".json"):
         return "plain"
     encoding = "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"  # UTF-16: PowerShell's ">"
@@ -69,12 +70,14 @@ def detect_format(path: str | os.PathLike) -> str:
     from .nsys_stats import looks_like_nsys_stats
 
     if looks_like_nsys_stats(head):
-        raise InputError(str(path), "is `nsys stats` output, a program timeline: use `kernelscope timeline`")
+        raise InputError(str(path), "is `nsys stats` output, a program timeline: use `kernelscope timeline`",
+                         key="is_nsys_stats")
     raise InputError(
         str(path),
         "unrecognised input format; expected an Nsight Compute report (.ncu-rep, starting with 'NVR'), an "
         "`ncu --csv` export (a header row starting with \"ID\"), ncu console text, nvprof output, or a "
         "plain-numbers .toml/.json file; if it is one of these, name its format with --input-format",
+        key="unrecognised_format",
     )
 
 
@@ -251,24 +254,27 @@ def detect_timeline_format(path: str | os.PathLike) -> str:
         return "nsys-sqlite"
     if head[:4] == NCU_REP_MAGIC or p.suffix.lower() == ".ncu-rep":
         raise InputError(str(path), "is an Nsight Compute report (kernel profiles), not a program timeline: use "
-                                    "`kernelscope diagnose`")
+                                    "`kernelscope diagnose`", key="is_ncu_report")
     if head[:2] == b"\x1f\x8b" or _JSON_START.match(head):  # not "[3/8] Executing ..." of nsys stats (case N05)
         return "kineto"
     if p.suffix.lower() in (".nsys-rep", ".qdrep"):
         raise InputError(str(path), "is an Nsight Systems report file; export it first with "
-                                    "`nsys export --type sqlite FILE` (or run `nsys stats FILE`) and give that file")
+                                    "`nsys export --type sqlite FILE` (or run `nsys stats FILE`) and give that file",
+                         key="is_nsys_rep")
     from .nsys_stats import looks_like_nsys_stats
 
     if looks_like_nsys_stats(head):
         return "nsys-stats"
     kernels = _kernel_profile_kind(p, head)
     if kernels is not None:
-        raise InputError(str(path), f"is {kernels} (kernel profiles), not a program timeline: use `kernelscope diagnose`")
+        raise InputError(str(path), f"is {kernels} (kernel profiles), not a program timeline: use `kernelscope diagnose`",
+                         key="is_kernel_profile", values={"kind": kernels})
     raise InputError(
         str(path),
         "unrecognised timeline input; expected an Nsight Systems SQLite export (`nsys export --type sqlite`), "
         "`nsys stats` output (console text or --format csv/table), or a PyTorch profiler trace "
         "(.json, .json.gz, a directory or .tar.gz of per-rank traces)",
+        key="unrecognised_timeline",
     )
 
 

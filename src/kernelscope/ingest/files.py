@@ -27,22 +27,25 @@ def check_file(path: str | os.PathLike, expected: str) -> Path:
     """
     source = os.fspath(path)
     if not os.path.exists(source):
-        raise InputError(source, "file not found")
+        raise InputError(source, "file not found", key="file_not_found")
     if os.path.isdir(source):
-        raise InputError(source, f"is a directory; expected {expected}")
+        raise InputError(source, f"is a directory; expected {expected}", key="is_directory",
+                         values={"expected": expected})
     if not os.access(source, os.R_OK):
-        raise InputError(source, "cannot read the file (Permission denied)")
+        raise InputError(source, "cannot read the file (Permission denied)", key="cannot_read_file",
+                         values={"reason": "Permission denied"})
     return Path(source)
 
 
 def unreadable(source: str, exc: OSError) -> InputError:
     """The error for a file that fails while being read (after :func:`check_file`)."""
-    return InputError(source, f"cannot read the file ({exc.strerror or exc})")
+    reason = str(exc.strerror or exc)
+    return InputError(source, f"cannot read the file ({reason})", key="cannot_read_file", values={"reason": reason})
 
 
 def empty(source: str, expected: str) -> InputError:
     """The error for a file without a byte."""
-    return InputError(source, f"file is empty; expected {expected}")
+    return InputError(source, f"file is empty; expected {expected}", key="file_empty", values={"expected": expected})
 
 
 @contextmanager

@@ -90,7 +90,7 @@ def read_criteria(path: str | os.PathLike) -> dict[str, float]:
     """
     source = str(path)
     if not Path(path).exists():
-        raise InputError(source, "file not found")
+        raise InputError(source, "file not found", key="file_not_found")
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:

@@ -13,6 +13,7 @@ built on them:
 * :mod:`.occupancy` -- per-compute-capability SM resources (``occupancy.toml``);
 * :mod:`.metrics` -- Nsight Compute metric vocabulary the readers resolve (``metrics.toml``: FLOP weights,
   tensor-pipe names, stall metric families, the metrics the analysis requests).
+* :mod:`.glossary` -- the one Chinese term of each concept, its source and forbidden variants (``glossary.toml``).
 
 A data file that does not match its model is a packaging bug: :func:`load` raises
 :class:`kernelscope.errors.InputError` naming the file and the field.

@@ -4,7 +4,9 @@ classes' titles, meanings and advice (``verdicts.toml`` ``[class.*]``), in Engli
 from __future__ import annotations
 
 import math
+import re
 import string
+from functools import lru_cache
 from typing import Any, Mapping
 
 from . import Model, check_lang, load
@@ -91,12 +93,63 @@ def note_text(key: str, values: Mapping[str, Any], lang: str) -> str:
 
 def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     """``template.format(**values)``, with None printed as the language's "not measured" whatever the format spec,
-    and an infinite number as "∞" (a factor "∞x" / "∞×" / "∞ 倍" as "∞"), never "inf"."""
-    if all(v is not None and not _infinite(v) for v in values.values()):
+    and an infinite number as "∞" (a factor "∞x" / "∞×" / "∞ 倍" as "∞"), never "inf".
+
+    In Chinese each field is glued to the text around it by :func:`glue`: no space between two Chinese characters
+    (a template's "受限于 {limiter}" filled with "寄存器" reads "受限于寄存器"), one between a Chinese character and a
+    Latin letter or digit ("来自{unit}" filled with "L2 缓存" reads "来自 L2 缓存")."""
+    plain = all(v is not None and not _infinite(v) for v in values.values())
+    if plain and lang == "en":
         return template.format(**values)
     nm = label("not_measured", lang)
-    text = _NotMeasuredFormatter(nm).format(template, **values).replace(f"{nm}%", nm)
+    formatter = string.Formatter() if plain else _NotMeasuredFormatter(nm)
+    if lang == "zh":
+        text = ""
+        for literal, field, spec, conversion in _parsed(template):
+            text = glue(text, literal)
+            if field is not None:
+                value = formatter.convert_field(formatter.get_field(field, (), values)[0], conversion)
+                text = glue(text, formatter.format_field(value, spec or ""))
+    else:
+        text = formatter.format(template, **values)
+    if plain:
+        return text
+    text = text.replace(f"{nm}%", nm)
     return text.replace("∞x", "∞").replace("∞×", "∞").replace("∞ 倍", "∞")
+
+
+#: Chinese characters (CJK ideographs) and the full-width punctuation of Chinese sentences.
+HAN = "\u3400-\u4dbf\u4e00-\u9fff"
+_FULL = "，。；：（）、？！“”‘’《》【】～"
+CJK = HAN + _FULL
+_CJK_END = re.compile(f"[{CJK}] +$")
+_CJK_START = re.compile(f"^ +(?=[{CJK}])")
+_HAN_END = re.compile(f"[{HAN}]$")
+_ALNUM_START = re.compile("^[A-Za-z0-9]")
+
+
+def glue(head: str, tail: str) -> str:
+    """``head + tail`` spaced as Chinese text is: the spaces between a Chinese character (or full-width punctuation)
+    and another are dropped, a Chinese character and a Latin letter or digit that meet get one space between them."""
+    if not head or not tail:
+        return head + tail
+    if head[-1] == " " and tail[0] in _FULL:  # no space before full-width punctuation ...
+        head = head.rstrip(" ")
+    elif tail[0] == " " and head[-1] in _FULL:  # ... nor after it
+        tail = tail.lstrip(" ")
+    elif tail[0] == " " and re.search(f"[{CJK}]$", head) and _CJK_START.match(tail):
+        tail = tail.lstrip(" ")
+    elif head[-1] == " " and re.match(f"[{CJK}]", tail) and _CJK_END.search(head):
+        head = head.rstrip(" ")
+    elif (_HAN_END.search(head) and _ALNUM_START.match(tail)) or (head[-1].isascii() and head[-1].isalnum()
+                                                                  and re.match(f"[{HAN}]", tail)):
+        return f"{head} {tail}"
+    return head + tail
+
+
+@lru_cache(maxsize=4096)
+def _parsed(template: str) -> tuple:
+    return tuple(string.Formatter().parse(template))
 
 
 def _infinite(value: Any) -> bool:

@@ -8,12 +8,13 @@ import io
 from typing import Sequence
 
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from ..analysis.banks import BankReport, Layout, Phase, Request
 from ..version import __version__
+from .cjk import CJKConsole
 from .common import Fmt
 from .documents import encode
 from .documents.banks import (
@@ -33,17 +34,21 @@ def declaration(layout: Layout) -> str:
     return f"__shared__ {layout.dtype} tile[{layout.rows}][{layout.row_elements}]"
 
 
-def compact(values: Sequence[int], limit: int = 8) -> str:
-    """Indices for reading: ``0-31`` (consecutive), ``1, 3, 5, …, 31`` (a longer arithmetic progression), else the
-    first ``limit`` then ``…``."""
+def compact(values: Sequence[int], limit: int = 8, dash: str = "-") -> str:
+    """Indices for reading: ``0-31`` (consecutive; ``dash``: "～" in Chinese), ``1, 3, 5, …, 31`` (a longer arithmetic
+    progression), else the first ``limit`` then ``…``."""
     v = list(values)
     if len(v) > 2 and all(b - a == 1 for a, b in zip(v, v[1:])):
-        return f"{v[0]}-{v[-1]}"
+        return f"{v[0]}{dash}{v[-1]}"
     if len(v) <= limit:
         return ", ".join(map(str, v))
     if all(b - a == v[1] - v[0] for a, b in zip(v, v[1:])):
         return f"{v[0]}, {v[1]}, {v[2]}, …, {v[-1]}"
     return ", ".join(map(str, v[:limit])) + f", … (+{len(v) - limit})"
+
+
+def _dash(f: Fmt) -> str:
+    return "～" if f.zh else "-"
 
 
 def _which(layout: Layout, index: int, f: Fmt) -> str:
@@ -56,7 +61,7 @@ def _conflict_text(layout: Layout, f: Fmt) -> str:
     per = f.label("banks_per_phase") if layout.lanes_per_phase < 32 else ""
     return f.label("banks_conflict_value", n=layout.n_way, per=per, worst=_which(layout, layout.worst.index, f),
                    k=len(layout.conflicting), count=len(layout.requests), unit=f.label(f"banks_unit_{layout.access}"),
-                   which=compact(layout.conflicting))
+                   which=compact(layout.conflicting, dash=_dash(f)))
 
 
 def _wavefront_text(layout: Layout, f: Fmt) -> str:
@@ -67,7 +72,7 @@ def _wavefront_text(layout: Layout, f: Fmt) -> str:
 
 
 def _phase_banks(phase: Phase, f: Fmt) -> list[str]:
-    out = [f.label("banks_bank_words", bank=b, words=phase.words_per_bank[b], lanes=compact(phase.lanes_per_bank[b]))
+    out = [f.label("banks_bank_words", bank=b, words=phase.words_per_bank[b], lanes=compact(phase.lanes_per_bank[b], dash=_dash(f)))
            for b in phase.colliding_banks[:_MAX_BANKS]]
     if len(phase.colliding_banks) > _MAX_BANKS:
         out.append(f.label("banks_more", n=len(phase.colliding_banks) - _MAX_BANKS))
@@ -175,7 +180,7 @@ def renderables(report: BankReport, lang: str) -> list[RenderableType]:
 
 def _table_text(report: BankReport, lang: str, width: int) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
+    console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
     console.print(Group(*renderables(report, lang)))
     return buf.getvalue()
 
@@ -189,7 +194,7 @@ def to_markdown(report: BankReport, lang: str) -> str:
     """Markdown: the title, a list of the label/value rows, a GitHub table per phase (colliding banks in bold)."""
     f = Fmt(lang)
     lines = [f"## {_cell(title(report, f))}", ""]
-    lines += [f"- **{_cell(label)}**: {_cell(value)}" for label, value in rows(report, f)]
+    lines += [f"- **{_cell(label)}**{f.colon}{_cell(value)}" for label, value in rows(report, f)]
     lines.append("")
     for heading, head, body in grids(report.declared, f):
         lines += [f"### {_cell(heading)}", "", "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
@@ -232,7 +237,7 @@ def banks_doc(report: BankReport, lang: str = "en") -> BanksDoc:
                            source=facts.source, phase_source=facts.phase_source),
         declared=_layout_doc(d), padding_elements=report.padding,
         padded=None if report.padded is None else _layout_doc(report.padded),
-        summary=f"{_conflict_text(d, f)}; {f.label('banks_wavefronts')}: {_wavefront_text(d, f)}",
+        summary=_conflict_text(d, f) + f.semi + f.head(f.label("banks_wavefronts"), _wavefront_text(d, f)),
         fix=fix_text(report, f),
     )
 

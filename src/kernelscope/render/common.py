@@ -14,7 +14,7 @@ from ..knowledge import check_lang
 from ..knowledge.stalls import describe
 from ..knowledge.findings import findings
 from ..knowledge.plausibility import implausible_note, implausible_text
-from ..knowledge.text import class_text, fill, label, labels, limiter_name, note_text, pipe_name
+from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit
 from ..notes import Note
 
@@ -104,13 +104,95 @@ def _memo_key(note: Note) -> tuple | None:
     return tuple(items)
 
 
+#: Punctuation that joins the parts of a sentence: English keeps its half-width marks, Chinese uses full-width ones.
+_PUNCT = {
+    "en": {"semi": "; ", "comma": ", ", "colon": ": ", "open": " (", "close": ")", "stop": ". ", "range": " .. "},
+    "zh": {"semi": "；", "comma": "，", "colon": "：", "open": "（", "close": "）", "stop": "。", "range": "～"},
+}
+
+
+#: The tool that writes each input format (its label): names a report's profiler ("Nsight Compute 2025.1.0").
+_TOOLS = {"ncu": "method_ncu", "nvprof": "method_nvprof", "nsys": "method_nsys", "kineto": "method_pytorch"}
+
+
 class Fmt:
-    """Formats values for one language; None prints as "not measured" in that language."""
+    """Formats values for one language; None prints as "not measured" in that language. Sentences assembled from
+    parts join them with :attr:`semi`, :attr:`comma`, :meth:`paren`, :meth:`head`: half-width in English,
+    full-width in Chinese."""
 
     def __init__(self, lang: str) -> None:
         self.lang = check_lang(lang)
         self.nm = label("not_measured", lang)
         self._notes: dict[tuple, str] = {}  # worded notes by (key, values): launches repeat the same findings
+        p = _PUNCT[self.lang]
+        self.semi, self.comma, self.colon, self.stop = p["semi"], p["comma"], p["colon"], p["stop"]
+        self._open, self._close, self._range = p["open"], p["close"], p["range"]
+
+    @property
+    def zh(self) -> bool:
+        return self.lang == "zh"
+
+    def paren(self, text: str) -> str:
+        """`` (text)`` in English, ``（text）`` in Chinese (put after what it explains, without a space)."""
+        return f"{self._open}{text}{self._close}"
+
+    def head(self, title: str, text: str) -> str:
+        """``title: text`` / ``title：text``."""
+        return f"{title}{self.colon}{text}"
+
+    def span(self, low: str, high: str) -> str:
+        """A range of two values: ``low .. high`` / ``low～high``."""
+        return f"{low}{self._range}{high}"
+
+    def spaced(self, *parts: str) -> str:
+        """``parts`` joined by spaces in English; in Chinese without one between two Chinese characters."""
+        if not self.zh:
+            return " ".join(parts)
+        out = ""
+        for part in parts:
+            out = glue(glue(out, " "), part) if out else part
+        return out
+
+    def factor(self, value: float | None, digits: int = 2) -> str:
+        """A speedup or ratio: ``"1.67x"`` / ``"1.67×"``, ``"∞"`` when unbounded, ``"-"`` when unknown."""
+        text = factor(value, digits)
+        return text[:-1] + "×" if self.zh and text.endswith("x") else text
+
+    def launches(self, n: int) -> str:
+        """How many launches a duration sums: ``x3`` / ``（3 次）``."""
+        return self.label("launch_count", n=n)
+
+    def bounds(self, classes) -> str:
+        """Bottleneck classes at once: "memory-bound + compute-bound" / "访存与计算均受限"; "not measured" for none."""
+        titles = [self.bound(c) for c in classes]
+        if not titles:
+            return self.nm
+        if not self.zh or len(titles) == 1:
+            return " + ".join(titles)
+        stems = [t.removesuffix("受限") for t in titles]
+        if all(t.endswith("受限") for t in titles):
+            return "、".join(stems[:-1]) + "与" + stems[-1] + "均受限"
+        return "、".join(titles)
+
+    def made_by(self, fmt: str, version: str | None) -> str:
+        """What wrote an input: "ncu-rep, profiler 2025.1.0"; in Chinese the tool is named when the format says it
+        ("ncu-rep, Nsight Compute 2025.1.0")."""
+        if not version:
+            return fmt
+        tool = _TOOLS.get(fmt.split("-")[0]) if self.zh and not version[:1].isalpha() else None
+        named = self.label("profiler_named", tool=self.label(tool) if tool else "", version=version).strip()
+        return f"{fmt}, {named}"
+
+    def limiters(self, names) -> str:
+        """Occupancy limiters at once: "registers + shared memory" / "寄存器和共享内存"."""
+        words = [self.limiter(n) for n in names]
+        return " + ".join(words) if not self.zh or len(words) < 2 else "、".join(words[:-1]) + "和" + words[-1]
+
+    def sol_values(self, compute: float | None, memory: float | None) -> str:
+        """"compute 31.4%, memory 77.1%"; in Chinese "计算、访存均未测量" when neither was measured."""
+        if self.zh and compute is None and memory is None:
+            return self.label("sol_values_none")
+        return self.label("sol_values", c=self.pct(compute), m=self.pct(memory))
 
     def label(self, key: str, **kw: object) -> str:
         text = label(key, self.lang)
@@ -119,10 +201,11 @@ class Fmt:
     def time(self, seconds: float | None) -> str:
         if seconds is None:
             return self.nm
-        for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
-            if seconds >= scale:
-                return f"{seconds / scale:#.4g} {unit}"
-        return f"{seconds / 1e-9:#.4g} ns"
+        scale, unit = next(((s, u) for s, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")) if seconds >= s), (1e-9, "ns"))
+        text = f"{seconds / scale:#.4g}"
+        if self.zh and text.rstrip("0").endswith("."):  # a whole number: "9 µs", not "9.000 µs"
+            text = text.rstrip("0").rstrip(".")
+        return f"{text} {unit}"
 
     def pct(self, value: float | None, digits: int = 1) -> str:
         return self.nm if value is None else f"{value:.{digits}f}%"
@@ -178,14 +261,16 @@ class Fmt:
         if key == "cmp_class":
             for k in ("before", "after"):
                 if values[k] is not None:
-                    values[k] = " + ".join(self.bound(c) for c in values[k].split(" + "))
+                    values[k] = self.bounds(values[k].split(" + "))
         for k, v in list(values.items()):
             if k.endswith("_s") and isinstance(v, (int, float)):
                 values[k] = self.time(v)
+            elif (k.endswith("_mb") or k == "gb") and isinstance(v, (int, float)):  # bytes as the tables show them
+                values[k] = si(v * 1e9, "B", 3) if k == "gb" else si(v * 1e6, "B", 4)
         return values
 
     def notes(self, notes) -> str:
-        return "; ".join(self.note(n) for n in notes)
+        return self.semi.join(self.note(n) for n in notes)
 
     def limiter(self, name: str) -> str:
         return limiter_name(name, self.lang)
@@ -239,7 +324,7 @@ class Fmt:
             return self.label("not_estimated")
         out = self.label("est_kernel", x=finding.estimated_speedup)
         if program_share is not None:
-            out += ", " + self.label("est_program", p=self.share(program_share))
+            out += self.comma + self.label("est_program", p=self.share(program_share))
         return out
 
     def advice(self, advice_id: str, finding: Finding | None = None) -> str:
@@ -252,7 +337,7 @@ class Fmt:
             bound, _, variant = rest.partition(":")
             return class_text(bound, "advice", self.lang, variant or None)
         r = describe(rest)
-        return f"{self.stall_name(rest)}: {r.advice_zh if self.lang == 'zh' else r.advice_en}"
+        return self.head(self.stall_name(rest), r.advice_zh if self.zh else r.advice_en)
 
 
 def summary_rows(result: ReportDiagnosis, f: Fmt) -> list[tuple[str, str, str, str]]:
@@ -269,9 +354,9 @@ def unit_line(d: KernelDiagnosis, f: Fmt, top: int = 3) -> str | None:
     parts = []
     for side, loads in (("compute", d.limiters.compute), ("memory", d.limiters.memory)):
         if loads:
-            units = ", ".join(f"{f.unit(u.unit) if u.unit else safe(u.metric)} {f.pct(u.pct)}" for u in loads[:top])
-            parts.append(f"{f.label('side_' + side)}: {units}")
-    return "; ".join(parts) or None
+            units = f.comma.join(f.spaced(f.unit(u.unit) if u.unit else safe(u.metric), f.pct(u.pct)) for u in loads[:top])
+            parts.append(f.head(f.label('side_' + side), units))
+    return f.semi.join(parts) or None
 
 
 def level_line(d: KernelDiagnosis, f: Fmt) -> str | None:
@@ -284,11 +369,11 @@ def level_line(d: KernelDiagnosis, f: Fmt) -> str | None:
             extra.append(f.label("level_hit", v=f.pct(lv.hit_rate_pct)))
         if lv.arithmetic_intensity_flop_per_byte is not None:
             extra.append(f.intensity(lv.arithmetic_intensity_flop_per_byte))
-        items.append(f"{level_name(lv.level, f)} {f.pct(lv.throughput_pct)}" + (f" ({', '.join(extra)})" if extra else ""))
+        items.append(f.spaced(level_name(lv.level, f), f.pct(lv.throughput_pct)) + (f.paren(f.comma.join(extra)) if extra else ""))
     if not items:
         return None
     lim = d.limiting_level
-    return "; ".join(items) + ("" if lim is None else f". {f.label('level_limiting', name=level_name(lim.level, f))}")
+    return f.semi.join(items) + ("" if lim is None else f.stop + f.label("level_limiting", name=level_name(lim.level, f)))
 
 
 def level_name(level: str, f: Fmt) -> str:
@@ -303,20 +388,20 @@ def nsight_line(d: KernelDiagnosis, f: Fmt) -> str | None:
     by_id = {x.id: x for x in d.findings}
 
     def ours(ids: tuple[str, ...]) -> str:
-        return ", ".join(f.finding_title(i, by_id.get(i)) for i in ids)
+        return f.comma.join(f.finding_title(i, by_id.get(i)) for i in ids)
 
     for m in d.nsight_matches:
-        est = "" if m.nsight_speedup_pct is None else f" ({f.label('nsight_est', p=m.nsight_speedup_pct)})"
+        est = "" if m.nsight_speedup_pct is None else f.paren(f.label("nsight_est", p=m.nsight_speedup_pct))
         if m.status == AGREE:
             groups[AGREE].append(f"{m.rule_id}{est} = {ours(m.findings)}")
         elif m.status == KERNELSCOPE_ONLY:
-            groups[KERNELSCOPE_ONLY].append(f"{ours(m.findings)} ({m.rule_id})")
+            groups[KERNELSCOPE_ONLY].append(ours(m.findings) + f.paren(m.rule_id))
         else:
             groups[m.status].append(f"{m.rule_id}{est}")
     keys = {AGREE: "nsight_agree", NSIGHT_ONLY: "nsight_only", NO_COUNTERPART: "nsight_no_counterpart",
             KERNELSCOPE_ONLY: "kernelscope_only"}
-    parts = [f.label(keys[status], items=", ".join(items)) for status, items in groups.items() if items]
-    return "; ".join(parts) or None
+    parts = [f.label(keys[status], items=f.comma.join(items)) for status, items in groups.items() if items]
+    return f.semi.join(parts) or None
 
 
 def place(loc: Any, f: Fmt) -> str:
@@ -335,20 +420,22 @@ def places(d: KernelDiagnosis, finding_id: str, f: Fmt) -> str | None:
     locs = d.locations.get(finding_id)
     if not locs:
         return None
-    return f.label("located_at", places=", ".join(f"{place(x, f)} ({f.share(x.share)})" for x in locs))
+    return f.label("located_at", places=f.comma.join(place(x, f) + f.paren(f.share(x.share)) for x in locs))
 
 
 def advice_lines(d: KernelDiagnosis, f: Fmt) -> list[str]:
-    """The advice, most important first: a root cause as "title [est. gain]: action. where: file:line (share)",
-    a fallback paragraph as its text."""
+    """The advice, most important first: a root cause as "title [est. gain]: action. where: file:line (share)"
+    (in Chinese three sentences, "title。gain。action" : the action has a colon of its own), a fallback paragraph
+    as its text."""
     out = []
     for a in d.advice_findings:
         text = f.advice(a.advice, a)  # type: ignore[arg-type]
         if a.advice.startswith("finding:"):  # type: ignore[union-attr]
-            text = f"{f.finding_title(a.id, a)} [{f.gain(a, d.program_gain(a))}]: {text}"
+            title, gain = f.finding_title(a.id, a), f.gain(a, d.program_gain(a))
+            text = f"{title}。{gain}。{text}" if f.zh else f"{title} [{gain}]: {text}"
             where = places(d, a.id, f)
             if where is not None:
-                text += f" {where}"
+                text = f.spaced(text, where)
         out.append(text)
     return out
 
@@ -375,7 +462,7 @@ def data_rows(k: Any, f: Fmt) -> list[tuple[str, str]]:
     said = {implausible_text(x, "en") for x in k.implausible}
     problems = [p for p in k.problems if p not in said]
     if problems:
-        rows.append((f.label("problems"), safe("; ".join(problems))))
+        rows.append((f.label("problems"), safe(f.semi.join(problems))))
     return rows
 
 
@@ -393,20 +480,20 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
     if launch.grid is not None and launch.block is not None:
         shape = f"({', '.join(map(str, launch.grid))}) x ({', '.join(map(str, launch.block))})"
         if launch.registers_per_thread is not None:
-            shape += ", " + f.label("registers", n=launch.registers_per_thread)
+            shape += f.comma + f.label("registers", n=launch.registers_per_thread)
         rows.append((f.label("launch_config"), shape))
     rows.append((f.label("duration"), f.time(k.duration_s)))
     rows.append((f.label("gpu"), safe(d.gpu.name) if d.gpu is not None else f.nm))
     rows.append((f.label("peaks"), f.notes(d.provenance)))
-    rows.append((f.label("sol"), f.label("sol_values", c=f.pct(d.sol.compute_pct), m=f.pct(d.sol.memory_pct))))
-    bound = " + ".join(f.bound(c) for c in d.verdict) or f.nm
+    rows.append((f.label("sol"), f.sol_values(d.sol.compute_pct, d.sol.memory_pct)))
+    bound = f.bounds(d.verdict)
     evidence = d.evidence if d.classes else (d.sol.evidence if d.sol.bound is not None else ())
     if evidence:
-        bound += f" ({f.notes(evidence)})"
+        bound += f.paren(f.notes(evidence))
     if verdict:
         rows.append((f.label("bound"), bound))
     if d.ncu_bottleneck is not None:
-        rows.append((f.label("nsight_says"), f"{safe(d.ncu_bottleneck_title or '')} ({f.bound(d.ncu_bottleneck)})"))
+        rows.append((f.label("nsight_says"), safe(d.ncu_bottleneck_title or "") + f.paren(f.bound(d.ncu_bottleneck))))
     units, levels = unit_line(d, f), level_line(d, f)
     if units is not None:
         rows.append((f.label("busiest_units"), units))
@@ -414,17 +501,18 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
         rows.append((f.label("memory_levels"), levels))
     r = d.roofline
     if r is not None:
-        line = f"{f.intensity(r.arithmetic_intensity_flop_per_byte)}; {f.label('ridge_point')} {f.intensity(r.ridge_point_flop_per_byte)}, {f.pipe(r.pipe)}"
+        line = (f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi
+                + f.spaced(f.label("ridge_point"), f.intensity(r.ridge_point_flop_per_byte)) + f.comma + f.pipe(r.pipe))
         if r.bound is not None:
             line += f" -> {f.bound(r.bound)}"
         rows.append((f.label("arithmetic_intensity"), line))
         if r.achieved_flops_per_s is not None or r.attainable_flops_per_s is not None:
-            est = f" ({f.note('estimated_from_pipe')})" if r.flops_estimated else ""
+            est = f.paren(f.note("estimated_from_pipe")) if r.flops_estimated else ""
             rows.append((
                 f.label("achieved"),
-                f"{f.flops(r.achieved_flops_per_s)}{est} / {f.label('attainable')} {f.flops(r.attainable_flops_per_s)}, "
-                f"{f.label('efficiency')} {f.share(r.efficiency)}"
-                + ("" if r.achieved_bytes_per_s is None else f"; DRAM {si(r.achieved_bytes_per_s, 'B/s')}"),
+                f"{f.flops(r.achieved_flops_per_s)}{est} / " + f.spaced(f.label("attainable"), f.flops(r.attainable_flops_per_s))
+                + f.comma + f.spaced(f.label("efficiency"), f.share(r.efficiency))
+                + ("" if r.achieved_bytes_per_s is None else f"{f.semi}DRAM {si(r.achieved_bytes_per_s, 'B/s')}"),
             ))
     if (useful := useful_line(d, f)) is not None:
         rows.append((f.label("useful"), useful))
@@ -432,22 +520,22 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
     if occ is not None:
         line = f.note(Note("occupancy_line", {
             "t": f.pct(occ.occupancy_pct), "warps": occ.active_warps_per_sm, "max_warps": occ.max_warps_per_sm,
-            "limiter": " + ".join(f.limiter(l) for l in occ.limiters), "a": f.pct(k.achieved_occupancy_pct),
+            "limiter": f.limiters(occ.limiters), "a": f.pct(k.achieved_occupancy_pct),
         }))
     else:
         line = f.label("occupancy_values", a=f.pct(k.achieved_occupancy_pct), t=f.pct(k.theoretical_occupancy_pct))
     if d.waves_per_sm is not None:
-        line += "; " + f.label("waves", w=d.waves_per_sm)
+        line += f.semi + f.label("waves", w=d.waves_per_sm)
     if d.occupancy_notes:
-        line += f". {f.notes(d.occupancy_notes)}"
+        line += f.stop + f.notes(d.occupancy_notes)
     rows.append((f.label("occupancy"), line))
     if d.stalls is not None and d.stalls.shares:
-        parts = [f"{f.stall_name(s.reason)} {f.share(s.share_of_stalls)}" for s in d.stalls.shares[:top_stalls]]
+        parts = [f.spaced(f.stall_name(s.reason), f.share(s.share_of_stalls)) for s in d.stalls.shares[:top_stalls]]
         if d.stalls.selected_value is not None and d.stalls.total:
             note = f.label("stalls_note", s=f.share(d.stalls.selected_value / d.stalls.total))
         else:
             note = f.label("stalls_note_plain")
-        rows.append((f.label("stalls"), ", ".join(parts) + f" ({note})"))
+        rows.append((f.label("stalls"), f.comma.join(parts) + f.paren(note)))
     else:
         rows.append((f.label("stalls"), f.nm))
     notes = list(d.notes)

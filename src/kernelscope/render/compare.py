@@ -6,7 +6,7 @@ import io
 import math
 
 from rich import box
-from rich.console import Console, Group
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -14,7 +14,8 @@ from ..analysis.compare import METHOD_FIELDS, Comparison, KernelComparison, Prog
 from ..model import Measurement
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt, factor, safe, short_name
+from .cjk import CJKConsole
+from .common import Fmt, safe, short_name
 from .documents import encode
 from .documents.common import NoteDoc
 from .documents.compare import (
@@ -53,29 +54,34 @@ def _pair_rows(p: KernelComparison, f: Fmt) -> list[tuple[str, str, str]]:
     def bw(s: Side) -> str:
         if s.bandwidth_bytes_per_s is None:
             return f.nm
-        pct = f" ({s.bandwidth_pct_of_peak:.0f}%)" if s.bandwidth_pct_of_peak is not None else ""
+        pct = f.paren(f"{s.bandwidth_pct_of_peak:.0f}%") if s.bandwidth_pct_of_peak is not None else ""
         return f"{s.bandwidth_bytes_per_s / 1e9:.4g} GB/s{pct}"
 
     def spread(s: Side) -> str:
-        return f.nm if s.spread_s is None else f"{f.time(s.spread_s[0])} .. {f.time(s.spread_s[1])}"
+        return f.nm if s.spread_s is None else f.span(f.time(s.spread_s[0]), f.time(s.spread_s[1]))
+
+    def achieved(s: Side) -> str:
+        if s.achieved_flops_per_s is None and s.efficiency is None:
+            return f.nm  # not "not measured (not measured)"
+        return f.flops(s.achieved_flops_per_s) + f.paren(f.share(s.efficiency))
 
     return [
-        (f.label("duration"), f"{f.time(b.duration_s)} x{b.launches}", f"{f.time(a.duration_s)} x{a.launches}"),
+        (f.label("duration"), f.spaced(f.time(b.duration_s), f.launches(b.launches)),
+         f.spaced(f.time(a.duration_s), f.launches(a.launches))),
         (f.label("total_mean"), f.label("total_mean_value", total=f.time(b.total_s), mean=f.time(b.mean_s)),
          f.label("total_mean_value", total=f.time(a.total_s), mean=f.time(a.mean_s))),
         (f.label("spread"), spread(b), spread(a)),
         (f.label("bandwidth"), bw(b), bw(a)),
-        (f.label("achieved"), f"{f.flops(b.achieved_flops_per_s)} ({f.share(b.efficiency)})", f"{f.flops(a.achieved_flops_per_s)} ({f.share(a.efficiency)})"),
-        ("SOL", f.label("sol_values", c=f.pct(b.sol_compute_pct), m=f.pct(b.sol_memory_pct)),
-         f.label("sol_values", c=f.pct(a.sol_compute_pct), m=f.pct(a.sol_memory_pct))),
-        (f.label("bound"), " + ".join(f.bound(c) for c in b.classes) or f.nm, " + ".join(f.bound(c) for c in a.classes) or f.nm),
+        (f.label("achieved"), achieved(b), achieved(a)),
+        (f.label("cmp_sol"), f.sol_values(b.sol_compute_pct, b.sol_memory_pct), f.sol_values(a.sol_compute_pct, a.sol_memory_pct)),
+        (f.label("bound"), f.bounds(b.classes), f.bounds(a.classes)),
         (f.label("occupancy"), f.pct(b.achieved_occupancy_pct), f.pct(a.achieved_occupancy_pct)),
     ]
 
 
 def _speed(value: float | None, f: Fmt) -> str:
     """A speedup; one below 1 reads as the regression it is: ``0.95x (5 % slower)``."""
-    text = factor(value)
+    text = f.factor(value)
     if value is None or not math.isfinite(value) or not 0 < value < 1:
         return text
     pct = 100.0 * (1.0 / value - 1.0)
@@ -85,9 +91,9 @@ def _speed(value: float | None, f: Fmt) -> str:
 def _verdict(p: KernelComparison, f: Fmt) -> str:
     speed = _speed(p.speedup, f)
     noise = {True: "beyond_noise", False: "within_noise", None: "noise_unknown"}[p.beyond_noise]
-    text = f"{f.label('speedup')} {speed} ({f.label(noise)})"
+    text = f.spaced(f.label("speedup"), speed) + f.paren(f.label(noise))
     if p.program_speedup is not None:
-        text += f"; {f.label('program_effect')} {factor(p.program_speedup, 3)}"
+        text += f.semi + f.spaced(f.label("program_effect"), f.factor(p.program_speedup, 3))
     return text
 
 
@@ -121,7 +127,7 @@ def method_text(m: Measurement | None, f: Fmt) -> str:
     for kind, value in (("replay", m.replay_mode), ("cache", m.cache_control), ("clock", m.clock_control)):
         if value is not None:
             parts.append(f.label(f"method_{kind}_{value.replace('-', '_')}") if value in _WORDED[kind] else safe(value))
-    return f"{tool} ({', '.join(parts) or f.label('method_settings_unknown')})"
+    return tool + f.paren(f.comma.join(parts) or f.label("method_settings_unknown"))
 
 
 def _worded(note: Note, f: Fmt) -> str:
@@ -138,20 +144,20 @@ def _names(names: tuple[str, ...]) -> str:
 
 
 def _summary(c: Comparison, f: Fmt) -> list[str]:
-    lines = [f"{f.label('warning')}: {_worded(n, f)}" for n in c.warnings]
+    lines = [f.head(f.label("warning"), _worded(n, f)) for n in c.warnings]
     if c.total_before_s == 0 and c.total_after_s == 0:
         return lines  # kernels picked inside one report: no program totals
-    lines.append(f"{f.label('matched_kernels', n=len(c.pairs))}: {f.time(c.matched_before_s)} -> "
-                 f"{f.time(c.matched_after_s)}; {f.label('speedup')} {_speed(c.speedup, f)}")
+    lines.append(f.head(f.label("matched_kernels", n=len(c.pairs)), f"{f.time(c.matched_before_s)} -> "
+                 f"{f.time(c.matched_after_s)}{f.semi}" + f.spaced(f.label("speedup"), _speed(c.speedup, f))))
     if c.unmatched_before or c.unmatched_after:
         zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731 - nothing there, not "0.000 ns"
         lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
                              before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
-        lines.append(f"{f.label('all_kernels')}: {f.time(c.total_before_s)} -> {f.time(c.total_after_s)}")
+        lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)} -> {f.time(c.total_after_s)}"))
     if c.programs is not None:
         b, a = c.programs
-        lines.append(f"{f.label('program_wall')}: {f.time(b.wall_s)} -> {f.time(a.wall_s)}; "
-                     f"{f.label('speedup')} {_speed(wall_speedup(c.programs), f)}")
+        lines.append(f.head(f.label("program_wall"), f"{f.time(b.wall_s)} -> {f.time(a.wall_s)}{f.semi}"
+                            + f.spaced(f.label("speedup"), _speed(wall_speedup(c.programs), f))))
     return lines
 
 
@@ -177,12 +183,12 @@ def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
 
 def _estimates(p: KernelComparison, f: Fmt) -> str:
     """kernelscope's estimates from the BEFORE findings (largest first) next to the measured speedup."""
-    items = ", ".join(f"{safe(i)} {factor(x)}" for i, x in p.predicted) or f.label("estimated_none")
+    items = f.comma.join(f"{safe(i)} {f.factor(x)}" for i, x in p.predicted) or f.label("estimated_none")
     return f.label("estimated_items", items=items, got=_speed(p.speedup, f))
 
 
 def _regressions_line(regressions: tuple[str, ...], threshold_pct: float, f: Fmt) -> str:
-    return f"{f.label('regressions', pct=threshold_pct)}: {', '.join(safe(r) for r in regressions) or '-'}"
+    return f.head(f.label("regressions", pct=threshold_pct), f.comma.join(safe(r) for r in regressions) or "-")
 
 
 def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> list:
@@ -200,7 +206,7 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
             t.add_row(*(Text(x) for x in row))
         out.append(t)
     for p in c.pairs:
-        t = Table(title=Text(f"{_title(p, f)}: {_verdict(p, f)}", style="bold cyan"), box=box.SIMPLE_HEAD,
+        t = Table(title=Text(f.head(_title(p, f), _verdict(p, f)), style="bold cyan"), box=box.SIMPLE_HEAD,
                   title_justify="left")
         t.add_column("", style="bold", no_wrap=True)
         t.add_column(f.label("before"), overflow="fold")
@@ -211,10 +217,10 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
         shape = _shape_note(p, f)
         if shape is not None:
             out.append(Text(shape, style="bold"))
-        out.append(Text(f"{f.label('what_moved')}: {f.notes(p.explanation)}"))
-        out.append(Text(f"{f.label('estimated_by_findings')}: {_estimates(p, f)}"))
+        out.append(Text(f.head(f.label("what_moved"), f.notes(p.explanation))))
+        out.append(Text(f.head(f.label("estimated_by_findings"), _estimates(p, f))))
         for line in _predictions(p, f):
-            out.append(Text(f"{f.label('predicted')}: {line}"))
+            out.append(Text(f.head(f.label("predicted"), line)))
     if threshold_pct is not None:
         out += [Text(""), Text(_regressions_line(regressions, threshold_pct, f), style="bold")]
     return [Group(*out)]
@@ -223,7 +229,7 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
 def to_text(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None, width: int = 120) -> str:
     """Plain text (no colour codes) of :func:`to_table`."""
     buf = io.StringIO()
-    Console(file=buf, width=width, color_system=None, force_terminal=False).print(Group(*to_table(c, lang, regressions, threshold_pct)))
+    CJKConsole(file=buf, width=width, color_system=None, force_terminal=False).print(Group(*to_table(c, lang, regressions, threshold_pct)))
     return buf.getvalue()
 
 
@@ -249,9 +255,9 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         lines += [f"| {cell(a)} | {cell(b)} | {cell(x)} |" for a, b, x in _pair_rows(p, f)]
         shape = _shape_note(p, f)
         lines += ["", f"**{cell(shape)}**"] if shape is not None else []
-        lines += ["", f"{f.label('what_moved')}: {cell(f.notes(p.explanation))}"]
-        lines += ["", f"{f.label('estimated_by_findings')}: {cell(_estimates(p, f))}"]
-        lines += [f"\n{f.label('predicted')}: {cell(x)}" for x in _predictions(p, f)]
+        lines += ["", f.head(f.label("what_moved"), cell(f.notes(p.explanation)))]
+        lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))]
+        lines += ["\n" + f.head(f.label("predicted"), cell(x)) for x in _predictions(p, f)]
         lines.append("")
     if threshold_pct is not None:
         lines += ["", f"**{cell(_regressions_line(regressions, threshold_pct, f))}**"]

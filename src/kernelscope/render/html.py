@@ -106,7 +106,7 @@ def _meter(label: str, value: float | None, f: Fmt, mark: float | None = None, m
 def _meters(d: KernelDiagnosis, f: Fmt) -> str:
     k = d.kernel
     theo = d.occupancy.occupancy_pct if d.occupancy is not None else k.theoretical_occupancy_pct
-    theo_label = f"{f.label('occupancy_theoretical')} {f.pct(theo)}" if theo is not None else ""
+    theo_label = f.spaced(f.label("occupancy_theoretical"), f.pct(theo)) if theo is not None else ""
     rows = [
         _meter(f.label("sol_compute"), d.sol.compute_pct, f),
         _meter(f.label("sol_memory"), d.sol.memory_pct, f),
@@ -180,7 +180,7 @@ def _group_part(g: LaunchGroup, f: Fmt) -> str:
     rows = "".join(f"<tr><td>{_e(name)}</td>" + "".join(f'<td class="num">{_e(c)}</td>' for c in cells) + "</tr>"
                    for name, *cells in spread_cells(g, f))
     return (f"<h4>{_e(f.label('launches'))}</h4><p>{_e(launches_value(g, f))}</p><table><tr>{head}</tr>{rows}</table>"
-            f"<p><b>{_e(f.label('grp_differ'))}</b>: {_e(outliers_line(g, f))}</p>")
+            f"<p><b>{_e(f.label('grp_differ'))}</b>{_e(f.colon)}{_e(outliers_line(g, f))}</p>")
 
 
 def _rest_table(rest: Sequence[LaunchGroup], f: Fmt, anchor: str) -> str:
@@ -281,7 +281,7 @@ def to_html(results: Sequence[ReportDiagnosis], lang: str, progress: Progress = 
     ``launches``: ``"grouped"`` (a card per group of repeated launches) or ``"all"`` (a card per launch)."""
     f = Fmt(lang)
     heading = f.label("html_title")
-    title = heading + (f": {Path(results[0].report.path).name}" if len(results) == 1 else "")
+    title = f.head(heading, Path(results[0].report.path).name) if len(results) == 1 else heading
     sources = list(sources or ())
     body = "".join(report_section(res, lang, i, True, progress, sources[i] if i < len(sources) else None, launches)
                    for i, res in enumerate(results))

@@ -72,8 +72,8 @@ def spread_cells(g: LaunchGroup, f: Fmt) -> list[tuple[str, str, str, str]]:
 
 def _spread_text(key: str, s: Spread, f: Fmt) -> str:
     if s.min == s.max:
-        return f"{metric_name(key, f)} {_fmt_value(key, s.median, f)}"
-    return f"{metric_name(key, f)} " + " / ".join(_fmt_value(key, v, f) for v in (s.min, s.median, s.max))
+        return f.spaced(metric_name(key, f), _fmt_value(key, s.median, f))
+    return f.spaced(metric_name(key, f), " / ".join(_fmt_value(key, v, f) for v in (s.min, s.median, s.max)))
 
 
 def spread_line(g: LaunchGroup, f: Fmt) -> str:
@@ -82,12 +82,12 @@ def spread_line(g: LaunchGroup, f: Fmt) -> str:
     parts = [_spread_text(key, s, f) for key, s in g.spread.items() if s is not None]
     missing = [metric_name(key, f) for key, s in g.spread.items() if s is None]
     if missing:
-        parts.append(f.label("grp_not_measured", items=", ".join(missing)))
-    return "; ".join(parts)
+        parts.append(f.label("grp_not_measured", items=f.comma.join(missing)))
+    return f.semi.join(parts)
 
 
 def verdict_text(classes: Sequence[str], f: Fmt) -> str:
-    return " + ".join(f.bound(c) for c in classes) or f.nm
+    return f.bounds(classes)
 
 
 def outlier_text(o: Outlier, g: LaunchGroup, f: Fmt) -> str:
@@ -108,7 +108,7 @@ def outliers_line(g: LaunchGroup, f: Fmt, shown: int = OUTLIERS_SHOWN) -> str:
     items = [outlier_text(o, g, f) for o in g.outliers[:shown]]
     if len(g.outliers) > shown:
         items.append(f.label("grp_more", n=len(g.outliers) - shown))
-    return "; ".join(items)
+    return f.semi.join(items)
 
 
 def is_group(g: LaunchGroup) -> bool:
@@ -171,7 +171,7 @@ def shown_line(res: ReportDiagnosis, full: Sequence[LaunchGroup], rest: Sequence
     n = len(full) + len(rest)
     text = f.label("grp_shown" if n > 1 else "grp_shown_one", launches=len(res.kernels), groups=n)
     if rest:
-        text += " " + f.label("grp_shown_cut", n=len(full))
+        text = f.spaced(text, f.label("grp_shown_cut", n=len(full)))
     return text
 
 

@@ -58,8 +58,7 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
         source = sources[i] if sources is not None and i < len(sources) else None
         by_index = {ls.kernel.index: ls for ls in source.launches} if source is not None else {}
         rep = res.report
-        version = f", {f.label('profiler')} {rep.tool_version}" if rep.tool_version else ""
-        lines += [f"## {_code(rep.path)} ({rep.format}{version})", "", f"### {f.label('where_time_goes')}", ""]
+        lines += [f"## {_code(rep.path)} ({f.made_by(rep.format, rep.tool_version)})", "", f"### {f.label('where_time_goes')}", ""]
         lines.append(f"| {f.label('kernel')} | {f.label('launches')} | {f.label('total_time')} | {f.label('share')} |")
         lines.append("|---|---:|---:|---:|")
         for name, n, total, share in summary_rows(res, f):
@@ -93,7 +92,7 @@ def _group_lines(g: LaunchGroup, f: Fmt) -> list[str]:
     head = [f.label(k) for k in ("grp_spread_head", "grp_min", "grp_mid", "grp_max")]
     out = [_cell(launches_value(g, f)), "", "| " + " | ".join(map(_cell, head)) + " |", "|---|---:|---:|---:|"]
     out += ["| " + " | ".join(map(_cell, cells)) + " |" for cells in spread_cells(g, f)]
-    return out + ["", f"**{_cell(f.label('grp_differ'))}**: {_cell(outliers_line(g, f))}", ""]
+    return out + ["", f"**{_cell(f.label('grp_differ'))}**{f.colon}{_cell(outliers_line(g, f))}", ""]
 
 
 def chart_files(results: Sequence[ReportDiagnosis], lang: str, output: str,

@@ -126,7 +126,10 @@ _WHAT_IF: dict[str, tuple[str, str]] = {
 
 def _limiters(o: Occupancy, f: Fmt, short: bool = False) -> str:
     words = [f.label(f"occ_{'short' if short else 'limit'}_{name}") for name in o.limiters]
-    text = "+".join(words) if short else " + ".join(words)
+    if short:
+        text = "+".join(words)
+    else:  # "registers + shared memory" / "寄存器和共享内存"
+        text = " + ".join(words) if not f.zh or len(words) < 2 else "、".join(words[:-1]) + "和" + words[-1]
     return f.label("occ_cannot_launch", why=text) if o.active_blocks_per_sm == 0 else text
 
 
@@ -194,9 +197,10 @@ def _groups(results: Sequence[tuple[int, Occupancy]], first_value: int) -> list[
     return groups
 
 
-def _span(values: Sequence[int]) -> str:
+def _span(values: Sequence[int], f: Fmt) -> str:
+    """``3-24`` / ``3～24`` (a range of numbers: a wave dash in Chinese)."""
     a, b = min(values), max(values)
-    return str(a) if a == b else f"{a}-{b}"
+    return str(a) if a == b else (f"{a}～{b}" if f.zh else f"{a}-{b}")
 
 
 def _what_if_table(o: Occupancy, vary: str, results: Sequence[tuple[int, Occupancy]], f: Fmt) -> Table:
@@ -211,12 +215,13 @@ def _what_if_table(o: Occupancy, vary: str, results: Sequence[tuple[int, Occupan
     threads = vary == "threads_per_block"
     for first, last, rs in _groups(results, 1 if threads else 0):
         if threads:
-            label = fmt(last) if first == last else f"{fmt(first)} - {fmt(last)}"
+            label = fmt(last) if first == last else f"{fmt(first)}{'～' if f.zh else ' - '}{fmt(last)}"
         else:
             label = f.label("occ_up_to", value=fmt(last))
         pcts = sorted({f"{r.occupancy_pct:.1f}" for r in rs}, key=float)
-        t.add_row(label, str(rs[0].active_blocks_per_sm), _span([r.active_warps_per_sm for r in rs]),
-                  f"{pcts[0]}%" if len(pcts) == 1 else f"{pcts[0]}-{pcts[-1]}%", _limiters(rs[0], f),
+        pct = f"{pcts[0]}%" if len(pcts) == 1 else (f"{pcts[0]}%～{pcts[-1]}%" if f.zh else f"{pcts[0]}-{pcts[-1]}%")
+        t.add_row(label, str(rs[0].active_blocks_per_sm), _span([r.active_warps_per_sm for r in rs], f), pct,
+                  _limiters(rs[0], f),
                   f.label("occ_now") if first <= current <= last else "")
     return t
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import io
 from typing import Iterable
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from .cjk import CJKConsole
 
 __all__ = ["to_markdown", "to_plain"]
 
@@ -18,7 +19,7 @@ def to_plain(renderables: Iterable[object], width: int = 120) -> str:
     """The renderables as plain text (no colour, no terminal codes), ``width`` columns wide, each printed on its
     own as the terminal shows them."""
     buf = io.StringIO()
-    console = Console(file=buf, width=width, force_terminal=False, color_system=None, soft_wrap=False)
+    console = CJKConsole(file=buf, width=width, force_terminal=False, color_system=None, soft_wrap=False)
     for item in renderables:
         console.print(item)
     return buf.getvalue()

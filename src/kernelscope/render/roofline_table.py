@@ -51,8 +51,8 @@ def _ceilings_table(data: RooflineData, f: Fmt) -> Table:
     for peak, pipes in data.ceilings:
         ridges = [f.label("roof_ridge_value", ai=f.intensity(peak / bw), level=_level(level, f))
                   for level, bw, _ in data.memory]
-        used = f" ({f.label('roof_used')})" if data.used_pipes & set(pipes) else ""
-        t.add_row(Text(_pipes(pipes, f) + used), si(peak, _unit(pipes)), Text(", ".join(ridges) or "-"),
+        used = f.paren(f.label("roof_used")) if data.used_pipes & set(pipes) else ""
+        t.add_row(Text(_pipes(pipes, f) + used), si(peak, _unit(pipes)), Text(f.comma.join(ridges) or "-"),
                   f.label("roof_from_spec"))
     for level, bw, source in data.memory:
         t.add_row(Text(_level(level, f)), si(bw, "B/s"), "",
@@ -79,7 +79,7 @@ def _points_table(data: RooflineData, f: Fmt) -> Table:
         for r in lp.points:
             perf = si(r.achieved_flops_per_s, _unit((r.pipe,)))
             if r.efficiency is not None:
-                perf += f" ({f.share(r.efficiency)})"
+                perf += f.paren(f.share(r.efficiency))
             t.add_row(name, f.pipe(r.pipe), f"{r.arithmetic_intensity_flop_per_byte:.3g}", perf, bound, share)
     return t
 

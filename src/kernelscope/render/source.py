@@ -14,13 +14,14 @@ import io
 from typing import Sequence
 
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from ..analysis.source import Counters, LaunchSource, SourceReport, StallSamples
 from ..model import SourceMarker
 from ..version import __version__
+from .cjk import CJKConsole
 from .common import Fmt
 from .documents import encode
 from .documents.source import (
@@ -53,7 +54,7 @@ def render_source(result: SourceReport, fmt: str = "table", lang: str = "en", wi
         return to_html(result, lang)
     if fmt == "table":
         buf = io.StringIO()
-        console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
+        console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
         console.print(Group(*renderables(result, lang)))
         return buf.getvalue()
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")

@@ -42,7 +42,7 @@ def _ratio(value: float | None) -> str:
 
 
 def _stalls(items: Sequence[StallSamples], f: Fmt, shown: int = STALLS_SHOWN) -> str:
-    return ", ".join(f"{f.stall_name(s.reason)} {s.share:.0%}" for s in items[:shown])
+    return f.comma.join(f.spaced(f.stall_name(s.reason), f"{s.share:.0%}") for s in items[:shown])
 
 
 def stall_text(c: Counters, f: Fmt) -> str:
@@ -51,8 +51,8 @@ def stall_text(c: Counters, f: Fmt) -> str:
     "–" without samples."""
     text = _stalls(c.stalls, f)
     if c.healthy and c.healthy[0].share >= HEALTHY_SHOWN:
-        healthy = f"{f.label('src_not_stalls')}: {_stalls(c.healthy, f, 1)}"
-        text = f"{text} ({healthy})" if text else healthy
+        healthy = f.head(f.label("src_not_stalls"), _stalls(c.healthy, f, 1))
+        text = text + f.paren(healthy) if text else healthy
     return text or NA
 
 
@@ -79,7 +79,7 @@ def launch_lines(ls: LaunchSource, f: Fmt) -> list[str]:
         ranked = f.label("src_ranked_executed", n=ls.total_executed or 0)
     else:
         ranked = f.label("src_ranked_none")
-    return [f"{f.label('duration')}: {f.time(ls.kernel.duration_s)}; {ranked}", *launch_notes(ls, f)]
+    return [f.head(f.label("duration"), f.time(ls.kernel.duration_s)) + f.semi + ranked, *launch_notes(ls, f)]
 
 
 def launch_notes(ls: LaunchSource, f: Fmt) -> list[str]:
@@ -120,7 +120,7 @@ def line_head(f: Fmt) -> list[str]:
 
 def finding_titles(ids: Sequence[str], f: Fmt) -> str:
     """The titles of findings (``data/findings.toml``) in ``f``'s language, comma-separated."""
-    return ", ".join(f.finding_title(i) for i in ids)
+    return f.comma.join(f.finding_title(i) for i in ids)
 
 
 def line_cells(line: HotLine, f: Fmt, findings: bool = True) -> list[str]:

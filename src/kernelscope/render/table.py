@@ -7,12 +7,13 @@ import io
 from typing import Sequence
 
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
+from .cjk import CJKConsole
 from .common import Fmt, kernel_rows, safe, short_name, summary_rows
 from .launch_groups import group_rows, is_group, panels, rest_header, rest_rows, rest_title, shown_line
 
@@ -24,8 +25,7 @@ def renderables(results: Sequence[ReportDiagnosis], lang: str, launches: str = "
     out: list[RenderableType] = []
     for res in results:
         rep = res.report
-        head = f"{safe(rep.path)}  ({rep.format}"
-        head += f", {f.label('profiler')} {rep.tool_version})" if rep.tool_version else ")"
+        head = f"{safe(rep.path)}  ({f.made_by(rep.format, rep.tool_version)})"
         out.append(Text(head, style="bold"))
         summary = Table(title=f.label("where_time_goes"), box=box.SIMPLE_HEAD, title_justify="left")
         for col, justify in (("kernel", "left"), ("launches", "right"), ("total_time", "right"), ("share", "right")):
@@ -64,7 +64,7 @@ def _rest_table(rest: Sequence[LaunchGroup], f: Fmt) -> Table:
 def to_table(results: Sequence[ReportDiagnosis], lang: str, width: int = 120, launches: str = "grouped") -> str:
     """Plain-text (no colour codes) rendering of :func:`renderables`."""
     buf = io.StringIO()
-    console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
+    console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
     console.print(Group(*renderables(results, lang, launches)))
     return buf.getvalue()
 

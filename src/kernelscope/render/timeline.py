@@ -22,7 +22,7 @@ from typing import Any, Sequence, TypeVar
 import msgspec
 import numpy as np
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -32,6 +32,7 @@ from ..analysis.engine import Finding
 from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count,
 )
+from .cjk import CJKConsole
 from .common import Fmt, safe, short_name
 from .documents import encode
 from .documents.common import Doc
@@ -68,7 +69,7 @@ def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang:
         return to_markdown(reports, lang, top, joins)
     if fmt == "table":
         buf = io.StringIO()
-        console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
+        console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
         console.print(Group(*renderables(reports, lang, top, joins)))
         return buf.getvalue()
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -84,10 +85,10 @@ class _F(Fmt):
         return super().time(seconds)
 
 
-def _x(value: float | None) -> str:
+def _x(value: float | None, f: Fmt) -> str:
     if value is None:
         return "-"
-    return "∞" if math.isinf(value) else f"{value:.3g}x"
+    return "∞" if math.isinf(value) else f"{value:.3g}" + ("×" if f.zh else "x")
 
 
 def _bytes(n: float | None) -> str:
@@ -123,8 +124,7 @@ def _black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
 
 def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
     rows = []
-    head = safe(rep.path) + f"  ({rep.format}"
-    head += f", {f.label('profiler')} {rep.tool_version})" if rep.tool_version else ")"
+    head = safe(rep.path) + f"  ({f.made_by(rep.format, rep.tool_version)})"
     if rep.title:
         head += f"  [{rep.title}]"
     rows.append((f.label("tl_input"), head))
@@ -170,7 +170,7 @@ def _graph_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
         text = f.label(key, cost_s=f.time(b.per_launch_s), pairs=b.spacings, kernel_s=f.time(b.kernel_s),
                        verdict=verdict)
         if b.launch_bound and b.predicted_saving_s > 0:
-            text += ("；" if f.lang == "zh" else "; ") + f.label(
+            text += f.semi + f.label(
                 "tl_graph_saving", n=b.bound_launches, replay_s=f.time(b.replay_s),
                 loop_s=f.time(b.bound_launches * b.per_launch_s), saving_s=f.time(b.predicted_saving_s),
                 even=b.break_even_nodes if b.break_even_nodes is not None else "-", fixed_s=f.time(b.replay_fixed_s),
@@ -217,14 +217,15 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
         head += [f.label("tl_program_share"), f.label("tl_if_2x"), f.label("tl_if_10x"), f.label("tl_if_inf")]
     rows = []
     for it in items[:top]:
-        name = short_name(it.name) + (f" ({f.label('tl_truncated')})" if it.truncated else "")
+        name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short_name(it.name)  # ours, not input
+        name += f.paren(f.label("tl_truncated")) if it.truncated else ""
         cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [
             f.time(it.total_s), f.time(it.mean_s), f.time(it.min_s), f.time(it.max_s), f.pct(it.share_pct)]
         if copies:
             cells += [_bytes(it.bytes), _rate(it.throughput_bytes_per_s)]
         if amdahl:
             sp = it.amdahl.speedups if it.amdahl is not None else (None, None, None)
-            cells += [f.share(it.program_fraction), _x(sp[0]), _x(sp[1]), _x(sp[-1])]
+            cells += [f.share(it.program_fraction), _x(sp[0], f), _x(sp[1], f), _x(sp[-1], f)]
         rows.append(cells)
     return head, rows
 
@@ -278,7 +279,7 @@ def _rank_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]
 def _titled(f: Fmt, key: str, items: Sequence[ItemStat]) -> str:
     """A ranking's title with what its program columns are of (:func:`.timeline_scopes.amdahl_caption`)."""
     caption = amdahl_caption(items, f)
-    return f.label(key) + (f" ({caption})" if caption else "")
+    return f.label(key) + (f.paren(caption) if caption else "")
 
 
 def _sections(rep: TimelineReport, f: Fmt, top: int,
@@ -332,14 +333,14 @@ def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
     if rep.notes:
         rows.append((f.label("notes"), f.notes(list(rep.notes))))
     if rep.not_computable:
-        rows.append((f.label("tl_not_computable"), ", ".join(f.label(f"tl_nc_{k}") for k in rep.not_computable)))
+        rows.append((f.label("tl_not_computable"), f.comma.join(f.label(f"tl_nc_{k}") for k in rep.not_computable)))
     if rep.invalid:
-        rows.append((f.label("tl_invalid"), "; ".join(
+        rows.append((f.label("tl_invalid"), f.semi.join(
             f"{r.count} {r.kind} {safe(r.name)}: {safe(r.reason)}" for r in rep.invalid)))
     if rep.repaired:
         rows.append((f.label("tl_repaired"), repaired_text(rep)))
     if rep.problems:
-        rows.append((f.label("problems"), safe("; ".join(rep.problems))))
+        rows.append((f.label("problems"), safe(f.semi.join(rep.problems))))
     return rows
 
 
@@ -398,7 +399,7 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
     for rep, join in zip(reports, _joins(reports, joins)):
         lines += [f"## {f.label('tl_title')}", ""]
         for label, value in _overview(rep, f):
-            lines.append(f"- **{_cell(label)}**: {_cell(value)}")
+            lines.append(f"- **{_cell(label)}**{f.colon}{_cell(value)}")
         lines.append("")
         for title, head, rows in _sections(rep, f, top, join):
             lines += [f"### {_cell(title)}", "", "| " + " | ".join(_cell(h) for h in head) + " |",

@@ -23,10 +23,10 @@ def finding_title(f: Fmt, finding: Finding | None) -> str:
     return "-" if finding is None else f.finding_title(finding.id, finding)
 
 
-def _speedup(value: float | None) -> str:
+def _speedup(value: float | None, f: Fmt) -> str:
     if value is None:
         return "-"
-    return "∞" if math.isinf(value) else f"{value:.3g}x"
+    return "∞" if math.isinf(value) else f"{value:.3g}" + ("×" if f.zh else "x")
 
 
 def _kernel_speedup(n: NcuKernel, f: Fmt) -> str:
@@ -53,16 +53,15 @@ def _row(k: JoinedKernel, f: Fmt, several_reports: bool) -> list[str]:
     n = k.ncu
     if n is None:
         return head + [f.label("tl_join_no_data"), "-", "-", "-", "-"]
-    bound = " + ".join(f.bound(c) for c in n.verdict) or f.nm
-    return head + [bound, safe(finding_title(f, n.top_finding)), _kernel_speedup(n, f),
-                   _speedup(k.program_speedup), _launch(n, f, several_reports)]
+    return head + [f.bounds(n.verdict), safe(finding_title(f, n.top_finding)), _kernel_speedup(n, f),
+                   _speedup(k.program_speedup, f), _launch(n, f, several_reports)]
 
 
 def join_section(join: KernelJoin, items: Sequence[ItemStat], f: Fmt) -> Section:
     """(title, header, rows): one row per top kernel, in ranking order; ``items`` the timeline's kernel ranking
     (for the caption saying what the program columns are of)."""
     caption = amdahl_caption(items, f)
-    title = f.label("tl_join_title", n=join.matched, top=len(join.kernels)) + (f" ({caption})" if caption else "")
+    title = f.label("tl_join_title", n=join.matched, top=len(join.kernels)) + (f.paren(caption) if caption else "")
     head = [f.label("tl_name"), f.label("share"), f.label("tl_program_share"), f.label("bound"),
             f.label("tl_join_top_finding"), f.label("tl_join_kernel_speedup"), f.label("tl_join_program_speedup"),
             f.label("tl_join_launch")]

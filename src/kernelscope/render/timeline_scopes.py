@@ -15,12 +15,12 @@ from .common import Fmt, safe
 
 
 def _speed(value: float | None, lang: str) -> str | None:
-    """A speedup in words: "1.67x" / "1.67 倍", "∞" when unbounded, None when not computed."""
+    """A speedup in words: "1.67x" / "1.67×", "∞" when unbounded, None when not computed."""
     if value is None:
         return None
     if math.isinf(value):
         return "∞"
-    return f"{value:.3g} 倍" if lang == "zh" else f"{value:.3g}x"
+    return f"{value:.3g}×" if lang == "zh" else f"{value:.3g}x"
 
 
 def where(f: Fmt, rank: int | None, device: int | None) -> str:
@@ -46,7 +46,10 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     if b is None:
         return None
     sp = b.amdahl.speedups if b.amdahl is not None else (None, None, None)
-    values = {"name": b.name, "category": b.category, "time_s": b.time_s,
+    category = b.category
+    if lang == "zh" and category in ("kernel", "memcpy", "memset"):  # the word, not the id ("gemm（Kernel）")
+        category = Fmt(lang).label(f"tl_category_{category}")
+    values = {"name": b.name, "category": category, "time_s": b.time_s,
               "pct": (b.program_fraction * 100.0) if b.program_fraction is not None else None,
               "s2": sp[0], "s10": sp[1], "sinf": _speed(sp[-1], lang)}
     lane = b.lane
@@ -83,7 +86,7 @@ def _x(a: Amdahl | None, i: int, f: Fmt) -> str:
     """Column ``i`` of a per-device projection: the device's time after and the speedup, "50.00 ms (3x)"."""
     if a is None or not a.projected_s:
         return "-"
-    return f"{f.time(a.projected_s[i])} ({_speed(a.speedups[i], f.lang)})"
+    return f.time(a.projected_s[i]) + f.paren(_speed(a.speedups[i], f.lang) or "-")
 
 
 def lane_rows(rep: TimelineReport, f: Fmt, top: int) -> tuple[list[str], list[list[str]]]:

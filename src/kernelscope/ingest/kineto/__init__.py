@@ -130,7 +130,7 @@ def read_kineto(
     p = Path(path)
     src = str(path)
     if not p.exists():
-        raise InputError(src, "file not found")
+        raise InputError(src, "file not found", key="file_not_found")
     env = inflate_limits()
     limits = InflateLimits(max_bytes=env.max_bytes if max_bytes is None else max_bytes,
                            max_ratio=env.max_ratio if max_ratio is None else max_ratio)

@@ -43,7 +43,8 @@ def _read_file(p: Path, src: str, budget: _Budget, limits: InflateLimits, max_me
             head = fh.read(600)
             fh.seek(0)
             if not head:
-                raise InputError(src, "file is empty; expected a PyTorch profiler trace (.json / .json.gz)")
+                raise InputError(src, "file is empty; expected a PyTorch profiler trace (.json / .json.gz)",
+                                 key="file_empty", values={"expected": "a PyTorch profiler trace (.json / .json.gz)"})
             tar = _is_tar(fh, head, p.name)
             if tar or head[:2] == _GZIP_MAGIC:
                 budget.narrow(*limits.for_compressed(os.fstat(fh.fileno()).st_size))

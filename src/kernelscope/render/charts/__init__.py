@@ -3,8 +3,10 @@ breakdowns. Rendering only: every number drawn comes from the diagnosis (rooflin
 ceilings, stall shares); nothing is derived here beyond placing it on the page.
 
 Output is SVG (text drawn as paths, so a chart looks the same everywhere and needs no font; element ids are
-prefixed per chart so several charts can sit inline in one HTML page) or PNG. Chinese labels need a CJK font
-(Debian ``fonts-noto-cjk``); without one, charts fall back to English labels (:func:`chart_lang` says which).
+prefixed per chart so several charts can sit inline in one HTML page) or PNG. Chinese labels are drawn with a CJK
+font (Debian ``fonts-noto-cjk``); without one here, an SVG keeps its Chinese labels as ``<text>`` for the reader's
+browser to draw (a CJK font-family list), and only a PNG falls back to English labels (:func:`chart_lang` says
+which).
 
 :mod:`.style` holds what every chart shares (fonts, colours, figure, label placement, output), :mod:`.roofline`,
 :mod:`.hierarchy` (the hierarchical roofline of one launch: a ceiling and a point per memory level) and

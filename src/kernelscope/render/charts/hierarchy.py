@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import matplotlib
 from matplotlib.lines import Line2D
 
 from ...analysis.diagnosis import KernelDiagnosis
@@ -24,7 +23,7 @@ from ..roofline_data import LEVELS, has_hierarchy, hierarchy_reason, why_no_hier
 from ..roofline_data import level_plotted as _plotted
 from .roofline import _place_ceiling_label, _place_slope_label, _set_scales
 from .style import (
-    _DPI, _Placer, _box, _finish, _kernel_label, _new_figure, _place_axes, _rc, _wrap, chart_lang,
+    _DPI, _Placer, _box, _finish, _kernel_label, _new_figure, _place_axes, chart_context, _wrap, chart_lang,
 )
 
 __all__ = ["LEVEL_COLOURS", "has_hierarchy", "hierarchy_chart", "hierarchy_reason", "why_no_hierarchy"]
@@ -56,9 +55,9 @@ def hierarchy_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", inli
     :func:`why_no_hierarchy`). ``inline``: SVG text kept as ``<text>`` for an HTML page (else drawn as paths)."""
     if why_no_hierarchy(d) is not None:
         return None
-    f = Fmt(chart_lang(lang))
+    f = Fmt(chart_lang(lang, fmt))
     full = Fmt(lang)
-    with matplotlib.rc_context(_rc(f.lang, inline)):
+    with chart_context(f.lang, inline, fmt):
         return _figure(d, f, full, fmt)
 
 
@@ -181,7 +180,7 @@ def _label_ceilings(ax, placer: _Placer, renderer, d: KernelDiagnosis, levels: l
     slopes = [(lv, lv.lv.peak_bytes_per_s) for lv in levels if lv.lv.peak_bytes_per_s]
     if peak:
         ridge = min((peak / bw for _, bw in slopes), default=xlo)
-        label = f"{f.pipe(d.roofline.pipe)}: {si(peak, 'FLOP/s')}"  # type: ignore[union-attr]
+        label = f.head(f.pipe(d.roofline.pipe), si(peak, "FLOP/s"))  # type: ignore[union-attr]
         _place_ceiling_label(ax, placer, renderer, label, ridge, peak, xhi, bold=_bold(f) == "bold")
     for lv, bw in slopes:
         x_end = min(peak / bw, xhi) if peak else xhi
@@ -193,15 +192,15 @@ def _unplotted(d: KernelDiagnosis, f: Fmt) -> list[str]:
     """'Without a point: DRAM (DRAM bytes not measured)' for each of L1, L2, DRAM the diagnosis has no intensity of."""
     present = {lv.level for lv in d.levels if _plotted(lv)}
     missing = [f.label(f"chart_hier_{lvl}") for lvl in LEVELS if lvl not in present]
-    return [f"{f.label('chart_hier_not_plotted')}: {', '.join(missing)} ({f.nm})"] if missing else []
+    return [f.head(f.label("chart_hier_not_plotted"), f.comma.join(missing) + f.paren(f.nm))] if missing else []
 
 
 def _tooltip(lv: _Level, perf: float, f: Fmt) -> str:
     """An SVG point's tooltip: the level, its bytes and counter, intensity, FLOP/s, peak and % of its ceiling."""
     m = lv.lv
-    lines = [f"{f.unit(m.level)}: {si(m.bytes, 'B')} ({safe(m.bytes_metric or '')})",  # type: ignore[arg-type]
+    lines = [f.head(f.unit(m.level), si(m.bytes, "B") + f.paren(safe(m.bytes_metric or ""))),  # type: ignore[arg-type]
              f"{f.intensity(lv.ai)}, {si(perf, 'FLOP/s')}"]
     if m.peak_bytes_per_s is not None:
         lines.append(f.label("chart_hier_ceiling", level=f.label(f"chart_hier_{m.level}"),
-                             bw=si(m.peak_bytes_per_s, "B/s")) + f" ({f.pct(m.bandwidth_pct)})")
+                             bw=si(m.peak_bytes_per_s, "B/s")) + f.paren(f.pct(m.bandwidth_pct)))
     return "\n".join(lines)

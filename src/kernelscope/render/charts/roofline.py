@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
@@ -26,7 +25,7 @@ from ..roofline_data import ceilings as _gpu_ceilings
 from ..roofline_data import pick_gpu as _pick_gpu
 from ..roofline_data import plotted_points, time_share, why_not_plotted
 from .style import (
-    CLASS_COLOURS, _DPI, _Box, _Placer, _box, _finish, _kernel_label, _new_figure, _place_axes, _rc, _short,
+    CLASS_COLOURS, _DPI, _Box, _Placer, _box, _finish, _kernel_label, _new_figure, _place_axes, chart_context, _short,
     _wrap, chart_lang,
 )
 
@@ -78,7 +77,7 @@ def _point_title(d: KernelDiagnosis, ai: float, perf: float, pipe: str, share: f
     if r is not None and r.pipe == pipe and r.efficiency is not None:
         line += f", {f.share(r.efficiency)} {f.label('of_attainable')}"
     lines.append(line)
-    lines.append(" + ".join(f.bound(c) for c in d.verdict) or f.nm)
+    lines.append(f.bounds(d.verdict))
     t = f.time(d.kernel.duration_s)
     lines.append(t if share is None else f"{t} ({f.share(share)} {f.label('of_gpu_time')})")
     return "\n".join(lines)
@@ -126,7 +125,7 @@ def _ceilings(gpu: GpuSpec, f: Fmt) -> list[tuple[float, list[str], str]]:
         else:
             name = " / ".join(names)
         unit = "OP/s" if all(p.startswith("int") for p in pipes) else "FLOP/s"
-        out.append((peak, pipes, f"{name}: {si(peak, unit)}"))
+        out.append((peak, pipes, f.head(name, si(peak, unit))))
     return out
 
 
@@ -408,8 +407,8 @@ def _not_plotted_lines(skipped: list[tuple[str, str]], f: Fmt) -> list[str]:
         listed = [f"{_short(n, 48)}" + (f" ×{c}" if c > 1 else "") for n, c in names.items()]
         if len(listed) > 8:
             listed = listed[:8] + [f.label("chart_more", n=len(listed) - 8)]
-        parts.append(f"{', '.join(listed)}: {why}")
-    return [f"{f.label('chart_not_plotted')}: " + "; ".join(parts)]
+        parts.append(f.head(f.comma.join(listed), why))
+    return [f.head(f.label("chart_not_plotted"), f.semi.join(parts))]
 
 
 
@@ -430,7 +429,7 @@ def report_roofline_chart(result: ReportDiagnosis, lang: str = "en", fmt: str = 
     by its bottleneck class; the others are listed under the chart with the reason. With ``groups`` (groups of
     repeated launches, :mod:`kernelscope.analysis.groups`), one point per group instead: its representative's,
     sized by the group's share and labelled ``×N``."""
-    f = Fmt(chart_lang(lang))
+    f = Fmt(chart_lang(lang, fmt))
     full = Fmt(lang)
     by_rep = {g.representative.kernel.index: g for g in groups} if groups is not None else None
     if groups is not None:
@@ -438,7 +437,7 @@ def report_roofline_chart(result: ReportDiagnosis, lang: str = "en", fmt: str = 
     diags = tuple(result.kernels if diagnoses is None else diagnoses)
     gpu = _pick_gpu(diags)
     total = math.fsum(g.total_duration_s for g in result.groups) or None
-    with matplotlib.rc_context(_rc(f.lang, inline)):
+    with chart_context(f.lang, inline, fmt):
         points, skipped = _points(diags, gpu, total, full, False, f, by_rep)
         used = {d.roofline.pipe for d in diags if d.roofline is not None and (gpu is None or (d.gpu and d.gpu.name == gpu.name))}
         name = Path(result.report.path).name
@@ -448,9 +447,9 @@ def report_roofline_chart(result: ReportDiagnosis, lang: str = "en", fmt: str = 
 def kernel_roofline_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", total_s: float | None = None,
                           inline: bool = False) -> bytes:
     """The roofline of one launch: its point on every pipe it used (the main pipe's ceiling drawn bold)."""
-    f = Fmt(chart_lang(lang))
+    f = Fmt(chart_lang(lang, fmt))
     full = Fmt(lang)
-    with matplotlib.rc_context(_rc(f.lang, inline)):
+    with chart_context(f.lang, inline, fmt):
         points, skipped = _points([d], d.gpu, total_s, full, True, f)
         used = {d.roofline.pipe} if d.roofline is not None else set()
         return _roofline_figure(points, skipped, d.gpu, _title(_kernel_label(d), d.gpu, f), f, used, fmt, 7.5, 5.4)

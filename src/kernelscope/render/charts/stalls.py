@@ -8,7 +8,6 @@ import math
 from pathlib import Path
 from typing import Sequence
 
-import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
@@ -17,7 +16,7 @@ from ...knowledge.stalls import describe
 from ..common import Fmt
 from .style import (
     _HEALTHY_EDGE, _HEALTHY_FACE, _HEALTHY_HATCHES, _STALL_COLOUR, _STALL_PALETTE, _finish, _kernel_label,
-    _new_figure, _place_axes, _rc, _short, _text_width_in, chart_lang,
+    _new_figure, _place_axes, chart_context, _short, _text_width_in, chart_lang,
 )
 
 #: How a reason is drawn in the report chart: (face colour, hatch or None, edge colour).
@@ -60,8 +59,8 @@ def _bar_axes(ax, ys: list[int], labels: list[str], label_size: float, xmax: flo
 def stall_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", top: int = 12, inline: bool = False) -> bytes:
     """Horizontal bars of one launch's warp stalls (share of stall cycles, largest on top); healthy reasons
     (issuing, busy pipes) grey and hatched; Selected (issuing) given apart."""
-    f = Fmt(chart_lang(lang))
-    with matplotlib.rc_context(_rc(f.lang, inline)):
+    f = Fmt(chart_lang(lang, fmt))
+    with chart_context(f.lang, inline, fmt):
         shares = list(d.stalls.shares) if has_stalls(d) else []
         shown = shares[:top]
         rest = shares[top:]
@@ -109,10 +108,10 @@ def report_stall_chart(result: ReportDiagnosis, lang: str = "en", fmt: str = "sv
     """Stacked horizontal bars, one per launch (the ``max_launches`` longest, report order), of the share of
     stall cycles per reason: the ``top`` reasons of the report each in a colour (healthy ones grey, hatched),
     the rest as "other"."""
-    f = Fmt(chart_lang(lang))
+    f = Fmt(chart_lang(lang, fmt))
     diags, hidden = _longest_launches(result.kernels if diagnoses is None else diagnoses, max_launches)
     title = f.label("chart_report_stalls_title", report=_short(Path(result.report.path).name, 60))
-    with matplotlib.rc_context(_rc(f.lang, inline)):
+    with chart_context(f.lang, inline, fmt):
         fig, renderer = _new_figure(10.0, 3.0)
         if not diags:
             return _no_stalls_figure(fig, 8.0, title, 11, f, fmt)
@@ -175,7 +174,7 @@ def _reason_handles(reasons: list[str], looks: dict[str, _Look], has_other: bool
     handles = []
     for r in reasons:
         face, hatch, edge = looks[r]
-        name = f.stall_name(r) + (f" ({f.label('chart_healthy_short')})" if describe(r).healthy else "")
+        name = f.stall_name(r) + (f.paren(f.label("chart_healthy_short")) if describe(r).healthy else "")
         handles.append(Patch(fc=face, hatch=hatch, ec=edge if hatch else face, label=name))
     if has_other:
         handles.append(Patch(fc="#f0f0f0", ec="#bbbbbb", label=f.label("chart_other")))

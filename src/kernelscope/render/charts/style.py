@@ -1,8 +1,11 @@
-"""What every chart shares: fonts (a CJK font for Chinese labels, or English labels without one), colours, the
-figure and its canvas, label placement and layout, and the SVG/PNG output.
+"""What every chart shares: fonts (a CJK font for Chinese labels), colours, the figure and its canvas, label
+placement and layout, and the SVG/PNG output.
 
 SVG text is drawn as paths (a chart looks the same everywhere and needs no font; element ids are prefixed per
-chart so several charts can sit inline in one HTML page); PNG is saved at a higher dpi.
+chart so several charts can sit inline in one HTML page); PNG is saved at a higher dpi. SVG inlined in HTML, and
+a Chinese SVG when no CJK font is installed here, keep their text as ``<text>`` elements that the reader's browser
+draws with its own fonts (:data:`SVG_FONT_FAMILIES`): Chinese labels stay Chinese in every SVG. Only a Chinese PNG
+without a CJK font here falls back to English labels (:func:`chart_lang`).
 """
 
 from __future__ import annotations
@@ -13,13 +16,16 @@ import io
 import math
 import re
 import logging
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 from xml.sax.saxutils import escape as _xml_escape
 
 # No display and no global state: pyplot is never imported and every figure gets its own Agg canvas
 # (FigureCanvasAgg), so the user's own matplotlib backend (a Jupyter notebook's, say) is left alone.
+import matplotlib
 from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -79,6 +85,11 @@ _CJK_FILES = (
 )
 
 
+#: The font families of SVG ``<text>`` (drawn by the reader's browser): the Latin font the layout was measured with,
+#: then CJK fonts of Linux, macOS and Windows for the Chinese characters, then the browser's sans-serif.
+SVG_FONT_FAMILIES = ("DejaVu Sans", "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei",
+                     "sans-serif")
+
 # ------------------------------------------------------------------------------------------ fonts, language
 
 
@@ -107,24 +118,43 @@ def cjk_font() -> str | None:
     return found
 
 
-def chart_lang(lang: str) -> str:
-    """The language charts are labelled in: ``lang``, or ``"en"`` for Chinese when no CJK font is installed."""
-    return "en" if lang == "zh" and cjk_font() is None else lang
+def chart_lang(lang: str, fmt: str = "svg") -> str:
+    """The language a ``fmt`` chart is labelled in: ``lang``, except ``"en"`` for a Chinese PNG when no CJK font is
+    installed (an SVG keeps Chinese text for the reader's browser to draw: :func:`_rc`)."""
+    return "en" if lang == "zh" and fmt == "png" and cjk_font() is None else lang
 
 
-def _rc(lang: str, inline: bool = False) -> dict:
+def _rc(lang: str, inline: bool = False, fmt: str = "svg") -> dict:
     families = ["DejaVu Sans"]
     if lang == "zh" and cjk_font() is not None:
         families = ["DejaVu Sans", cjk_font()]  # per-glyph fallback: Latin from DejaVu, Chinese from the CJK font
+    # standalone files draw text as paths (same look everywhere, no font needed); SVG inlined in HTML keeps <text>
+    # elements (a fraction of the size, searchable, drawn with the browser's fonts), and so does a Chinese SVG when
+    # there is no CJK font here to draw its paths with
+    as_text = inline or (lang == "zh" and fmt == "svg" and cjk_font() is None)
     return {
         "font.family": families,
         "axes.unicode_minus": False,
-        # standalone files draw text as paths (same look everywhere, no font needed); SVG inlined in HTML keeps
-        # <text> elements (a fraction of the size, searchable, drawn with the browser's fonts)
-        "svg.fonttype": "none" if inline else "path",
+        "svg.fonttype": "none" if as_text else "path",
         "svg.hashsalt": "kernelscope",
         "path.simplify": True,
     }
+
+
+@contextmanager
+def chart_context(lang: str, inline: bool = False, fmt: str = "svg") -> Iterator[None]:
+    """Where a chart in ``lang`` is drawn: matplotlib's settings for it (:func:`_rc`), glyph warnings silenced."""
+    with matplotlib.rc_context(_rc(lang, inline, fmt)), no_glyph_warnings():
+        yield
+
+
+@contextmanager
+def no_glyph_warnings() -> Iterator[None]:
+    """Silence matplotlib's "Glyph N missing from font(s)" warnings: Chinese text measured without a CJK font (an SVG
+    whose ``<text>`` the browser draws) is laid out with matplotlib's fallback glyphs, on purpose."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font")
+        yield
 
 
 # ------------------------------------------------------------------------------------------ text
@@ -295,9 +325,10 @@ def _finish(fig: Figure, fmt: str, points: dict[str, str] | None = None) -> byte
 
 
 def _tidy_svg(svg: str, titles: dict[str, str]) -> str:
-    """Drop the RDF metadata, prefix every id (and its references) with a hash of the chart, and add a
-    ``<title>`` (a tooltip in browsers) to each kernel point group."""
+    """Drop the RDF metadata, prefix every id (and its references) with a hash of the chart, add a ``<title>`` (a
+    tooltip in browsers) to each kernel point group, and give ``<text>`` the font list :data:`SVG_FONT_FAMILIES`."""
     svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
+    svg = _FONT_FAMILY.sub("font-family: " + _SVG_FAMILIES, svg)
     prefix = "ks" + hashlib.sha1(svg.encode("utf-8")).hexdigest()[:8] + "-"
     svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}{m.group(1)}"', svg)
     svg = re.sub(r'(xlink:href|href)="#([^"]+)"', lambda m: f'{m.group(1)}="#{prefix}{m.group(2)}"', svg)
@@ -305,6 +336,11 @@ def _tidy_svg(svg: str, titles: dict[str, str]) -> str:
     for gid, title in titles.items():
         svg = svg.replace(f'<g id="{prefix}{gid}">', f'<g id="{prefix}{gid}" class="ks-point"><title>{_xml_escape(title)}</title>', 1)
     return svg
+
+
+#: A ``font-family`` matplotlib writes into SVG ``<text>`` styles (quoted names, commas; up to the next declaration).
+_FONT_FAMILY = re.compile(r"font-family: ?[^;\"]*")
+_SVG_FAMILIES = ", ".join(f if f == "sans-serif" else f"'{f}'" for f in SVG_FONT_FAMILIES)
 
 
 def svg_for_html(svg: bytes) -> str:

@@ -1,0 +1,185 @@
+"""The language of the command line itself: ``--lang``'s default from ``$KERNELSCOPE_LANG``, errors worded in the
+chosen language (:mod:`kernelscope.knowledge.messages`), and ``--help`` in Chinese.
+
+Which language: ``--lang`` when the command line gives it (also for ``--help`` and usage errors, read before
+argparse), else ``$KERNELSCOPE_LANG`` (``en`` or ``zh``; any other value is a one-line error, exit 2), else English.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import unicodedata
+from typing import Sequence
+
+from ..knowledge import LANGUAGES
+
+#: The environment variable that sets the default of ``--lang`` and the language of errors and ``--help``.
+ENV = "KERNELSCOPE_LANG"
+
+
+def env_lang() -> str | None:
+    """``$KERNELSCOPE_LANG`` (``en`` / ``zh``, case and surrounding blanks ignored), or None when it is unset or
+    empty.
+
+    Raises:
+        ValueError: another value (the message says which are taken).
+    """
+    value = os.environ.get(ENV, "")
+    lang = value.strip().lower()
+    if not lang:
+        return None
+    if lang not in LANGUAGES:
+        raise ValueError(value)
+    return lang
+
+
+def bad_env_message(value: str) -> str:
+    """The one line printed for an unknown ``$KERNELSCOPE_LANG`` (English: the language is what is unknown)."""
+    from ..knowledge.messages import frame
+
+    return frame("error", "en", message=frame("bad_env_lang", "en", choices=", ".join(LANGUAGES), value=value))
+
+
+def argv_lang(argv: Sequence[str]) -> str | None:
+    """The ``--lang`` the command line gives (``--lang zh`` or ``--lang=zh``, the last one), read before argparse
+    so that ``--help`` and usage errors follow it; None when it gives none or an unknown one (argparse says so)."""
+    found = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        value = argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else arg[7:] if arg.startswith("--lang=") else None
+        if value in LANGUAGES:
+            found = value
+    return found
+
+
+def print_error(text: str, lang: str) -> None:
+    """``text`` (one line, already in ``lang``) in the error frame ("kernelscope: error: ..."), on standard error."""
+    from ..knowledge.messages import frame
+
+    print(frame("error", lang, message=text), file=sys.stderr)
+
+
+def usage_error(prog: str, message: str, lang: str) -> str:
+    """argparse's usage error as the one line kernelscope prints (with its newline)."""
+    from ..knowledge.messages import frame, usage_error as words
+
+    return frame("usage_error", lang, prog=prog, message=words(message, lang)) + "\n"
+
+
+# ------------------------------------------------------------------------------------------ --help in Chinese
+
+
+def translate_help(parser: argparse.ArgumentParser, lang: str, lang_suffix: str) -> None:
+    """Word ``parser`` and its sub-commands' help in ``lang`` (``[[help]]`` of ``messages.toml``: each text by its
+    English; a text without an entry stays English); ``lang_suffix``: the English end of every ``--lang`` help."""
+    if lang == "en":
+        return
+    from ..knowledge.messages import frame, help_texts
+
+    words = help_texts(lang)
+    suffix = frame("lang_default", lang)
+
+    def tr(text: str | None) -> str | None:
+        if text is None or text == argparse.SUPPRESS:
+            return text
+        if text.endswith(lang_suffix):
+            base = text[: -len(lang_suffix)]
+            return words.get(base, base) + suffix
+        return words.get(text, text)
+
+    def walk(p: argparse.ArgumentParser) -> None:
+        p.description = tr(p.description)
+        p._positionals.title = frame("positionals", lang)
+        p._optionals.title = frame("options", lang)
+        for action in p._actions:
+            action.help = tr(action.help)
+            for choice in getattr(action, "_choices_actions", ()):
+                choice.help = tr(choice.help)
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in dict.fromkeys(action.choices.values()):
+                    walk(sub)
+
+    walk(parser)
+
+
+def cells(text: str) -> int:
+    """Terminal columns of ``text`` (wide and full-width characters count two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+#: Characters a line must not start with (they stay at the end of the line before).
+_NO_LINE_START = set("，。；：、）》」』！？,.;:)")
+_WIDE = "\u2e80-\u9fff\uff00-\uffef\u3000-\u303f"
+#: A blank, or what a line may not break inside: opening brackets with what follows them, then one Chinese character
+#: or a run of other characters.
+_TOKENS = re.compile(rf"\s+|[（《「『【]*(?:[{_WIDE}]|[^\s{_WIDE}]+)")
+
+
+def wrap_cells(text: str, width: int) -> list[str]:
+    """Greedy wrap of ``text`` to ``width`` terminal columns: a line may break between two Chinese characters or at
+    a blank, never inside a run of Latin letters, digits and signs (an option, a file name, a number with its
+    unit), never after an opening bracket and never before closing punctuation (，。；：）...: the character before
+    it goes down with it). Only a run wider than ``width`` alone makes a longer line."""
+    lines: list[str] = []
+    line: list[str] = []  # tokens, blanks as " "
+    for token in _TOKENS.findall(" ".join(text.split())):
+        if token.isspace():
+            if line:
+                line.append(" ")
+            continue
+        if line and cells("".join(line) + token) > width:
+            carried: list[str] = []
+            if token in _NO_LINE_START and len(line) > 1 and line[-1] != " ":
+                carried = [line.pop()]  # the line-start rule: the closing mark takes the token before it along
+            lines.append("".join(line).rstrip())
+            line = carried
+        line.append(token)
+    if line:
+        lines.append("".join(line).rstrip())
+    return [s for s in lines if s]
+
+
+#: A section heading argparse wrote (at the line start, ending in a Chinese character, colour codes, then ":").
+_HEADING = re.compile(r"(?m)^(\S[^\n]*[\u4e00-\u9fff](?:\x1b\[[\d;]*m)*):$")
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's help layout with a translated "usage:" and Chinese text wrapped by terminal columns."""
+
+    usage_prefix: str | None = None
+    wide = False
+
+    def _format_usage(self, usage, actions, groups, prefix):  # type: ignore[no-untyped-def]
+        text = super()._format_usage(usage, actions, groups, prefix)
+        if self.usage_prefix is None or prefix is not None or not text.startswith("usage: "):
+            return text
+        # "usage: " is 7 columns, the prefix one less: its continuation lines move one column left with it
+        first, _, rest = text.partition("\n")
+        rest = re.sub(r"(?m)^ (?=\S| )", "", rest)
+        return self.usage_prefix + first[len("usage: "):] + "\n" + rest
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        # argparse ends a section heading with ":"; a Chinese heading takes "："
+        return _HEADING.sub(r"\1：", text) if self.wide else text
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return wrap_cells(text, width) if self.wide else super()._split_lines(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if not self.wide:
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in wrap_cells(text, width - len(indent)))
+
+
+def formatter(lang: str) -> type[Formatter]:
+    """The help formatter class for ``lang``."""
+    if lang == "en":
+        return Formatter
+    from ..knowledge.messages import frame
+
+    return type("Formatter_" + lang, (Formatter,), {"usage_prefix": frame("usage", lang), "wide": True})

@@ -1,0 +1,111 @@
+"""What the command line says besides reports, in English and Chinese (``messages.toml``): the line an error is
+printed in, the errors that carry a message key (:class:`kernelscope.errors.KernelscopeError` ``key`` /
+``values``), argparse's usage errors, and the ``--help`` texts.
+
+An error without a key, or whose key has no template, is shown as raised (English) in every language."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any, Mapping
+
+from ..errors import KernelscopeError, one_line
+from . import Model, check_lang, load
+from .text import Text
+
+
+class Pattern(Model, kw_only=True):
+    """One argparse usage error: a regular expression on its English message and the Chinese replacement."""
+
+    pattern: str
+    zh: str
+
+
+class Help(Model, kw_only=True):
+    """One ``--help`` text (a command's help or description, an option's help) in both languages."""
+
+    en: str
+    zh: str
+
+
+class Messages(Model, kw_only=True):
+    """``messages.toml``: see the module."""
+
+    frame: dict[str, Text]
+    error: dict[str, Text]
+    phrase: dict[str, str] = {}
+    argparse: list[Pattern] = []
+    help: list[Help] = []
+
+
+def messages() -> Messages:
+    """The validated ``messages.toml``."""
+    return load("messages.toml", Messages)
+
+
+def frame(key: str, lang: str, **values: Any) -> str:
+    """One line of the ``[frame]`` table in ``lang``, filled (e.g. ``frame("error", "zh", message=...)``)."""
+    return messages().frame[key].get(lang).format(**values)
+
+
+def phrase(text: str, lang: str) -> str:
+    """``text`` (a value of a message: what a file was expected to be, an OS reason) in ``lang``; as given when the
+    ``[phrase]`` table does not have it."""
+    if check_lang(lang) == "en":
+        return text
+    return messages().phrase.get(text, text)
+
+
+def template(key: str, lang: str) -> str | None:
+    """The ``[error]`` template ``key`` in ``lang``, or None when there is none."""
+    entry = messages().error.get(key)
+    return None if entry is None else entry.get(lang)
+
+
+def error_text(exc: BaseException, lang: str) -> str:
+    """What an error says, in ``lang``, as one line (without the "kernelscope: error:" frame): the keyed template
+    filled with the error's values (words among them from ``[phrase]``) after its source, else the error's own
+    (English) message."""
+    english = one_line(str(exc))
+    if check_lang(lang) == "en" or not isinstance(exc, KernelscopeError) or exc.key is None:
+        return english
+    text = template(exc.key, lang)
+    if text is None:
+        return english
+    values = {k: phrase(v, lang) if isinstance(v, str) else v for k, v in exc.values.items()}
+    try:
+        problem = one_line(text.format(**values))
+    except (KeyError, IndexError, ValueError):  # a template that does not fit its values: say it in English
+        return english
+    source = getattr(exc, "source", None)
+    return frame("source", lang, source=source, problem=problem) if source else problem
+
+
+def usage_error(message: str, lang: str) -> str:
+    """An argparse usage error's message (without the frame) in ``lang``: the first ``[[argparse]]`` pattern that
+    matches it, else as argparse wrote it."""
+    if check_lang(lang) == "en":
+        return message
+    for entry in _patterns():
+        m = entry[0].match(message)
+        if m is not None:
+            return m.expand(entry[1])
+    return message
+
+
+@cache
+def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple((re.compile(p.pattern), p.zh) for p in messages().argparse)
+
+
+def help_texts(lang: str) -> Mapping[str, str]:
+    """English ``--help`` text -> its text in ``lang`` (empty for English)."""
+    if check_lang(lang) == "en":
+        return {}
+    return _help_zh()
+
+
+@cache
+def _help_zh() -> Mapping[str, str]:
+    return {h.en: h.zh for h in messages().help}

@@ -1,0 +1,187 @@
+"""Where a line of Chinese text may break, and a rich console that wraps there.
+
+rich wraps text at spaces only (``Text.wrap``), so Chinese, written without spaces, is folded at whatever character
+meets the edge: inside an ASCII word ("（fl|oat4"), between a number and its unit ("16|字节"), before a "；" or
+"。", after a list number ("1." alone on its line). :func:`break_opportunities` says where a line may break instead,
+by the line-breaking rules of Chinese text (W3C "Requirements for Chinese Text Layout": prohibition rules for
+line start and line end; Unicode UAX #14):
+
+- between two CJK characters, between a CJK character and an ASCII word, and after spaces;
+- never inside an ASCII word or token (float4, FLOP/B, sm__throughput.avg.pct_of_peak, 4.790);
+- never before closing or pausing punctuation (，。；：）、！？」』】》 and , . ; : ) ! ? % /), never after opening
+  punctuation (（「『【《 and ( [): the character before moves down with it;
+- never between a number and its unit: a CJK measure word after it (16 字节, 22 个, 1.50 倍) or, after one space,
+  an ASCII word (4.790 ms, 1.81 GHz, 14.2 FLOP/B);
+- never right after a list marker at the start of a line ("1. ", "2) ", "• ").
+
+:class:`CJKConsole` is the ``rich.console.Console`` every table and text of kernelscope is printed with: it hands
+rich, for each text holding CJK characters, a :class:`CJKText` that wraps at those places (:func:`divide`, rich's
+greedy line filling over them). Text without CJK characters is left to rich: English wraps as it always did."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Optional
+
+from rich.cells import cell_len, chop_cells
+from rich.console import Console, ConsoleOptions, JustifyMethod, OverflowMethod, RenderableType
+from rich.measure import Measurement
+from rich.segment import Segment
+from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
+
+__all__ = ["CJKConsole", "CJKText", "break_opportunities", "divide", "has_cjk", "wrap"]
+
+#: Characters no line may start with: closing and pausing punctuation, full-width and half-width.
+NO_LINE_START = frozenset("，。；：）、！？」』】》〉〕］｝〗〙〛”’…‥～％‰·・" ",.;:)!?]}%/")
+#: Characters no line may end with: opening punctuation.
+NO_LINE_END = frozenset("（「『【《〈〔［｛〖〘〚“‘" "([{")
+#: CJK measure words and units that stay with the number before them (longest first where one starts another).
+MEASURE_WORDS = ("字节", "毫秒", "微秒", "纳秒", "周期", "线程", "个", "次", "倍", "轮", "秒", "条", "行", "位", "项",
+                 "组", "路", "处", "种", "块", "级", "遍", "列", "份")
+_CJK = re.compile("[\u1100-\u115f\u2e80-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f"
+                  "\uff00-\uff60\uffe0-\uffe6\U00020000-\U0003fffd]")
+_LIST_MARKER = re.compile(r"\s*(?:\d{1,3}[.)、]|[•·*-])\s+")
+#: A number and its unit: a measure word (after at most one space), or an ASCII word after one space.
+_NUMBER_UNIT = re.compile(r"\d(?: ?(?:%s)|( )(?=[A-Za-zµ%%×]))"
+                          % "|".join(sorted(MEASURE_WORDS, key=len, reverse=True)))
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK character (ideograph, kana, hangul, full-width form or CJK punctuation)."""
+    return _CJK.search(text) is not None
+
+
+def _inside_number_units(text: str) -> set[int]:
+    """The offsets inside a number and its unit (from after the number's last digit to the unit's last character):
+    no line may start there."""
+    out: set[int] = set()
+    for m in _NUMBER_UNIT.finditer(text):
+        out.update(range(m.start() + 1, m.end() + (1 if m.group(1) else 0)))
+    return out
+
+
+def break_opportunities(text: str) -> list[int]:
+    """The offsets where a line of ``text`` (one paragraph: no line feed) may break, the next line starting there,
+    by the rules of the module docstring."""
+    marker = _LIST_MARKER.match(text)
+    first = marker.end() + 1 if marker else len(text) - len(text.lstrip()) + 1  # not after leading spaces alone
+    wide = [_CJK.match(ch) is not None for ch in text]
+    glued = _inside_number_units(text)
+    out = []
+    for i in range(first, len(text)):
+        before, ch = text[i - 1], text[i]
+        if ch.isspace() or ch in NO_LINE_START or before in NO_LINE_END or i in glued:
+            continue
+        if before.isspace() or wide[i - 1] or wide[i]:
+            out.append(i)
+    return out
+
+
+def _segments(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the pieces of ``text`` between its break opportunities: after spaces only (as rich) when it
+    holds no CJK character."""
+    if has_cjk(text):
+        points = break_opportunities(text)
+    else:
+        first = len(text) - len(text.lstrip()) + 1
+        points = [i for i in range(first, len(text)) if text[i - 1].isspace() and not text[i].isspace()]
+    bounds = [0, *points, len(text)]
+    return list(zip(bounds, bounds[1:]))
+
+
+def divide(text: str, width: int, fold: bool = True) -> list[int]:
+    """The offsets to break one paragraph of ``text`` at so that each line fits ``width`` cells, filling each line
+    with as many pieces as fit (rich's ``divide_line``, at :func:`break_opportunities`); a piece wider than a line
+    is folded across lines (``fold``) or left to be cropped."""
+    breaks: list[int] = []
+    offset = 0
+    for start, end in _segments(text):
+        piece = text[start:end]
+        length = cell_len(piece.rstrip())
+        if width - offset >= length:
+            offset += cell_len(piece)
+        elif length > width:
+            if fold:
+                chopped = chop_cells(piece, width)
+                for n, part in enumerate(chopped):
+                    if start:
+                        breaks.append(start)
+                    if n == len(chopped) - 1:
+                        offset = cell_len(part)
+                    else:
+                        start += len(part)
+            else:
+                if start:
+                    breaks.append(start)
+                offset = cell_len(piece)
+        elif offset and start:
+            breaks.append(start)
+            offset = cell_len(piece)
+    return breaks
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` wrapped to ``width`` cells by :func:`divide`, paragraph by paragraph, spaces at the breaks dropped."""
+    lines = []
+    for paragraph in text.split("\n"):
+        bounds = [0, *divide(paragraph, width), len(paragraph)]
+        lines += [paragraph[a:b].rstrip() for a, b in zip(bounds, bounds[1:])]
+    return lines
+
+
+class CJKText(Text):
+    """A rich ``Text`` that wraps (and measures its narrowest width) at :func:`break_opportunities`."""
+
+    @classmethod
+    def of(cls, text: Text) -> "CJKText":
+        """``text`` (its characters, styles and settings) as a :class:`CJKText`."""
+        out = cls(justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end,
+                  tab_size=text.tab_size)
+        out.append_text(text)
+        return out
+
+    def wrap(self, console: Console, width: int, *, justify: Optional[JustifyMethod] = None,
+             overflow: Optional[OverflowMethod] = None, tab_size: int = 8, no_wrap: Optional[bool] = None) -> Lines:
+        """``Text.wrap`` with the breaks of :func:`divide`."""
+        wrap_justify = justify or self.justify or DEFAULT_JUSTIFY
+        wrap_overflow = overflow or self.overflow or DEFAULT_OVERFLOW
+        no_wrap = bool(no_wrap if no_wrap is not None else self.no_wrap) or overflow == "ignore"
+        lines = Lines()
+        for line in self.split(allow_blank=True):
+            if "\t" in line:
+                line.expand_tabs(tab_size)
+            if no_wrap:
+                if overflow == "ignore":
+                    lines.append(line)
+                    continue
+                new_lines = Lines([line])
+            else:
+                new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold"))
+                for part in new_lines:
+                    part.rstrip_end(width)
+            if wrap_justify:
+                new_lines.justify(console, width, justify=wrap_justify, overflow=wrap_overflow)
+            for part in new_lines:
+                part.truncate(width, overflow=wrap_overflow)
+            lines.extend(new_lines)
+        return lines
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        lines = self.plain.splitlines()
+        widest = max(map(cell_len, lines), default=0)
+        pieces = [cell_len(line[a:b].rstrip()) for line in lines for a, b in _segments(line)]
+        return Measurement(max(pieces, default=widest), widest)
+
+
+class CJKConsole(Console):
+    """A rich ``Console`` that wraps each text holding CJK characters as a :class:`CJKText` (strings, ``Text``
+    objects, table cells and titles alike); other text as rich does."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        rendered = super().render_str(text, **kwargs)
+        return CJKText.of(rendered) if has_cjk(rendered.plain) else rendered
+
+    def render(self, renderable: RenderableType, options: Optional[ConsoleOptions] = None) -> Iterable[Segment]:
+        if isinstance(renderable, Text) and not isinstance(renderable, CJKText) and has_cjk(renderable.plain):
+            renderable = CJKText.of(renderable)
+        return super().render(renderable, options)
