@@ -267,6 +267,8 @@ _MINIMAL_ARGS = {
     "gpus": [],
     "banks": ["--dtype", "float", "--tile", "32x32", "--access", "column"],
     "source": ["r.ncu-rep"],
+    "profile": ["--", "./app"],
+    "ceilings": [],
 }
 
 

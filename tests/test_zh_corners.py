@@ -24,6 +24,8 @@ _ARGS = {
     "diagnose": ["r"], "source": ["r"], "gpus": [], "occupancy": ["--arch", "sm_90", "--regs", "32"],
     "banks": ["--dtype", "float", "--tile", "32x32", "--access", "row"], "timeline": ["t"], "roofline": ["r"],
     "compare": ["a", "b"],
+    "profile": ["--", "./app"],
+    "ceilings": [],
 }
 
 
@@ -51,7 +53,7 @@ def test_every_command_takes_lang_and_its_default_follows_the_environment(comman
     assert _parser().parse_args([command, *_ARGS[command]]).lang == "en"
     monkeypatch.setenv("KERNELSCOPE_LANG", "zh")
     assert _parser("zh").parse_args([command, *_ARGS[command]]).lang == "zh"
-    assert _parser("zh").parse_args([command, *_ARGS[command], "--lang", "en"]).lang == "en"  # the option wins
+    assert _parser("zh").parse_args([command, "--lang", "en", *_ARGS[command]]).lang == "en"  # the option wins
 
 
 def test_environment_makes_tables_chinese(capsys, zh_env):
@@ -219,13 +221,15 @@ def _keyed_errors(tmp_path: Path) -> list[KernelscopeError]:
     from kernelscope.errors import UnknownGpuError
     from kernelscope.ingest import detect_format, detect_timeline_format
     from kernelscope.ingest.files import check_file, empty, unreadable
+    from kernelscope.measure.backends import NEITHER
+    from kernelscope.measure.ceilings import NoGpuError
 
     errors: list[KernelscopeError] = [
         no_kernel_matches("r", "--kernel", "x", ["a", "b"]), no_kernel_matches("r", "--kernel", "x", []),
         no_kernel_matches("r", "--kernel", "x", [f"k{i}" for i in range(9)]),
         UnknownGpuError("X1", []), UnknownGpuError("X1", ["A100", "H100"]),
         empty("f", "a plain-numbers file"), unreadable("f", PermissionError(13, "Permission denied")),
-        _cannot("o", reason="it is read-only"),
+        _cannot("o", reason="it is read-only"), NoGpuError(NEITHER),
     ]
     (tmp_path / "t.txt").write_text("hello\n")
     (tmp_path / "t.json").write_text('{"traceEvents": []}')
@@ -252,11 +256,11 @@ def test_english_templates_are_the_messages_the_code_raises(tmp_path):
 
 def _raised_keys() -> set[str]:
     """The message keys the code gives its errors: ``key=`` of every ``InputError(...)``, and the keys
-    ``no_kernel_matches`` and ``UnknownGpuError`` choose."""
+    ``no_kernel_matches``, ``UnknownGpuError`` and ``NoGpuError`` choose."""
     keys: set[str] = set()
     for path in SRC.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        keys |= set(re.findall(r'"(no_kernel_matches\w*|unknown_gpu\w*)"', text))
+        keys |= set(re.findall(r'"(no_kernel_matches\w*|unknown_gpu\w*|no_cuda_gpu)"', text))
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "InputError":
                 keys |= {k.value.value for k in node.keywords if k.arg == "key" and isinstance(k.value, ast.Constant)}

@@ -1,6 +1,7 @@
 """Command line: ``kernelscope diagnose REPORT [REPORT...]``, ``kernelscope roofline``, ``kernelscope gpus``,
 ``kernelscope occupancy``, ``kernelscope banks``, ``kernelscope compare``, ``kernelscope timeline``,
-``kernelscope source``.
+``kernelscope source``, ``kernelscope profile -- COMMAND`` (runs ``ncu``, then diagnoses), ``kernelscope ceilings``
+(measures this GPU's bandwidth and matrix rates through :mod:`kernelscope.measure`).
 
 One module per command (its arguments and the function that runs it); the shared options (``--input-format``,
 ``--format``, ``--lang``, ``-q``, ``--gpu``/``--spec``, ``-o``) are built once, as the parent parser of each
@@ -29,6 +30,7 @@ from ..errors import KernelscopeError
 from ..knowledge import LANGUAGES
 from ..version import __version__
 from .banks import COMMAND as BANKS
+from .ceilings import COMMAND as CEILINGS
 from .compare import COMMAND as COMPARE
 from .diagnose import COMMAND as DIAGNOSE
 from .gpus import COMMAND as GPUS
@@ -36,6 +38,7 @@ from .language import argv_lang, bad_env_message, env_lang, formatter, print_err
 from .occupancy import COMMAND as OCCUPANCY
 from .options import Command, Shared
 from .output import write_atomic, write_atomic_files
+from .profile import COMMAND as PROFILE
 from .roofline import COMMAND as ROOFLINE
 from .source import COMMAND as SOURCE
 from .timeline import COMMAND as TIMELINE
@@ -43,7 +46,7 @@ from .timeline import COMMAND as TIMELINE
 __all__ = ["COMMANDS", "main", "write_atomic", "write_atomic_files"]
 
 #: Every command, in the order ``kernelscope --help`` lists them.
-COMMANDS: tuple[Command, ...] = (DIAGNOSE, SOURCE, GPUS, OCCUPANCY, BANKS, TIMELINE, ROOFLINE, COMPARE)
+COMMANDS: tuple[Command, ...] = (DIAGNOSE, SOURCE, GPUS, OCCUPANCY, BANKS, TIMELINE, ROOFLINE, COMPARE, PROFILE, CEILINGS)
 
 
 #: The end of every ``--lang`` help (the default it takes).

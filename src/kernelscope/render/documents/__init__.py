@@ -1,7 +1,7 @@
 """Typed JSON documents: one msgspec Struct tree per output (``kernelscope.diagnosis/1``, ``kernelscope.compare/2``,
 ``kernelscope.timeline/1``,
 ``kernelscope.banks/1``, ``kernelscope.source/1``, ``kernelscope.occupancy/1``, ``kernelscope.gpus/1``,
-``kernelscope.roofline/1``), one encoder (:func:`encode`), and the JSON Schemas generated from
+``kernelscope.roofline/1``, ``kernelscope.ceilings/1``), one encoder (:func:`encode`), and the JSON Schemas generated from
 the types (:func:`schema`, :func:`write_schemas`; the files in ``schemas/`` are checked against them by the tests).
 """
 
@@ -30,6 +30,7 @@ def encode(doc: Doc) -> str:
 
 def _documents() -> dict[str, tuple[type, str]]:
     from .banks import BanksDoc
+    from .ceilings import CeilingsDoc
     from .compare import CompareDoc
     from .diagnosis import DiagnosisDoc
     from .gpus import GpusDoc
@@ -47,6 +48,7 @@ def _documents() -> dict[str, tuple[type, str]]:
         "occupancy-1.schema.json": (OccupancyReportDoc, "kernelscope occupancy --format json"),
         "gpus-1.schema.json": (GpusDoc, "kernelscope gpus --format json"),
         "roofline-1.schema.json": (RooflineChartDoc, "kernelscope roofline --format json"),
+        "ceilings-1.schema.json": (CeilingsDoc, "kernelscope ceilings --format json"),
     }
 
 
