@@ -269,6 +269,7 @@ _MINIMAL_ARGS = {
     "source": ["r.ncu-rep"],
     "profile": ["--", "./app"],
     "ceilings": [],
+    "query": ["ds", "select 1"],
 }
 
 

@@ -26,6 +26,7 @@ _ARGS = {
     "compare": ["a", "b"],
     "profile": ["--", "./app"],
     "ceilings": [],
+    "query": ["d", "select 1"],
 }
 
 
@@ -162,7 +163,7 @@ def test_empty_selection_error_in_chinese(capsys, zh_env):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["diagnose", "{tmp}"], "这是目录，不是文件；需要：性能分析报告"),
+    (["source", "{tmp}"], "这是目录，不是文件；需要"),  # (diagnose reads the files of a directory now)
     (["diagnose", "{empty}"], "文件为空；需要：性能分析报告"),
     (["diagnose", "{text}"], "无法识别的输入格式"),
     (["timeline", str(EXAMPLE)], "这是 Kernel 性能剖析（纯数字文件），不是程序时间线"),

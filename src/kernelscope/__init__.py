@@ -29,7 +29,7 @@ _EXPORTS = {
     "diagnose_report": "analysis.diagnosis", "LaunchGroup": "analysis.groups", "launch_groups": "analysis.groups",
     "RooflinePoint": "analysis.roofline", "roofline_point": "analysis.roofline",
     "diagnose_file": "api", "load": "api", "load_criteria": "api", "load_timeline": "api", "resolve_gpu": "api",
-    "timeline_file": "api", "locate_findings": "api", "source_file": "api", "source_for": "api", "InputError": "errors", "KernelscopeError": "errors", "UnknownGpuError": "errors",
+    "timeline_file": "api", "locate_findings": "api", "source_file": "api", "source_for": "api", "to_arrow": "api", "to_pandas": "api", "InputError": "errors", "KernelscopeError": "errors", "UnknownGpuError": "errors",
     "load_spec": "ingest.settings", "find_gpu": "knowledge.gpus", "GpuSpec": "model", "KernelProfile": "model",
     "ProfileReport": "model", "KernelReport": "simple", "diagnose_kernel_profile": "simple",
     "roofline_position": "simple",
@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names come from
     from .analysis.roofline import RooflinePoint, roofline_point
     from .api import (
         diagnose_file, load, load_criteria, load_timeline, locate_findings, resolve_gpu, source_file, source_for,
-        timeline_file,
+        timeline_file, to_arrow, to_pandas,
     )
     from .errors import InputError, KernelscopeError, UnknownGpuError
     from .ingest.settings import read_spec as load_spec

@@ -16,6 +16,7 @@ A notebook user can live here (every name is also exported by :mod:`kernelscope`
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "KernelDiagnosis", "ReportDiagnosis", "diagnose", "diagnose_file", "diagnose_report", "load",
     "load_criteria", "load_timeline", "locate_findings", "no_kernel_matches", "resolve_gpu", "source_file",
-    "source_for", "timeline_file", "with_useful_flops",
+    "source_for", "timeline_file", "to_arrow", "to_pandas", "with_useful_flops",
 ]
 
 
@@ -140,6 +141,7 @@ def timeline_file(path: str | os.PathLike, input_format: str | None = None, top:
     """
     from .analysis.timeline import analyse  # NumPy only for timelines
 
+    _attach_timeline_methods()
     return analyse(load_timeline(path, input_format), top)
 
 
@@ -290,3 +292,51 @@ def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: 
     if selecting:
         return with_data
     return [max(with_data, key=lambda k: (k.duration_s if k.duration_s is not None else -1.0, -k.index))]
+
+
+def to_arrow(result: Any) -> Any:
+    """Results as a ``pyarrow.Table`` with the same fields and units as the JSON (None -> null): a
+    :class:`ReportDiagnosis` (or a list of them) -> one row per diagnosed launch; a
+    :class:`~kernelscope.analysis.timeline.TimelineReport` (or a list) -> one row per kernel per device of a rank.
+    Columns: :data:`kernelscope.render.arrow.LAUNCH_COLUMNS` / :data:`~kernelscope.render.arrow.TIMELINE_COLUMNS`.
+    Also the methods ``ReportDiagnosis.to_arrow()`` and ``TimelineReport.to_arrow()``.
+
+    Raises:
+        InputError: pyarrow is not installed (``pip install 'kernelscope[dataset]'``), or not such a result.
+    """
+    from .render.arrow import diagnosis_table, timeline_table
+
+    items = list(result) if isinstance(result, (list, tuple)) else [result]
+    if all(isinstance(x, ReportDiagnosis) for x in items):
+        return diagnosis_table(items)
+    if all(type(x).__name__ == "TimelineReport" for x in items):
+        return timeline_table(items)
+    raise InputError("to_arrow", "expected ReportDiagnosis or TimelineReport results")
+
+
+def to_pandas(result: Any) -> Any:
+    """:func:`to_arrow` as a pandas DataFrame (pandas must be installed)."""
+    table = to_arrow(result)
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        raise InputError("pandas", "not installed: pip install pandas") from None
+    return table.to_pandas()
+
+
+def _attach_methods(cls: type) -> None:
+    """``cls.to_arrow()`` / ``cls.to_pandas()`` (the analysis types know nothing of rendering: the API adds them)."""
+    if "to_arrow" not in cls.__dict__:
+        cls.to_arrow = to_arrow  # type: ignore[attr-defined]
+        cls.to_pandas = to_pandas  # type: ignore[attr-defined]
+
+
+def _attach_timeline_methods() -> None:
+    from .analysis.timeline.report import TimelineReport  # NumPy: only once timelines are used
+
+    _attach_methods(TimelineReport)
+
+
+_attach_methods(ReportDiagnosis)
+if "kernelscope.analysis.timeline.report" in sys.modules:
+    _attach_timeline_methods()

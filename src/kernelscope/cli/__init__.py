@@ -39,6 +39,7 @@ from .occupancy import COMMAND as OCCUPANCY
 from .options import Command, Shared
 from .output import write_atomic, write_atomic_files
 from .profile import COMMAND as PROFILE
+from .query import COMMAND as QUERY
 from .roofline import COMMAND as ROOFLINE
 from .source import COMMAND as SOURCE
 from .timeline import COMMAND as TIMELINE
@@ -46,7 +47,8 @@ from .timeline import COMMAND as TIMELINE
 __all__ = ["COMMANDS", "main", "write_atomic", "write_atomic_files"]
 
 #: Every command, in the order ``kernelscope --help`` lists them.
-COMMANDS: tuple[Command, ...] = (DIAGNOSE, SOURCE, GPUS, OCCUPANCY, BANKS, TIMELINE, ROOFLINE, COMPARE, PROFILE, CEILINGS)
+COMMANDS: tuple[Command, ...] = (DIAGNOSE, SOURCE, GPUS, OCCUPANCY, BANKS, TIMELINE, ROOFLINE, COMPARE, PROFILE, CEILINGS,
+                                 QUERY)
 
 
 #: The end of every ``--lang`` help (the default it takes).

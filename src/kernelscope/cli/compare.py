@@ -14,6 +14,7 @@ from ..errors import InputError
 from ..ingest import FORMATS as INPUT_FORMATS
 from ..ingest import TIMELINE_FORMATS, detect_format, detect_timeline_format, probe_reports
 from ..render import FORMATS
+from .dataset import is_dataset, read_table
 from .inputs import Spools, spooled
 from .options import OUTPUT_HELP, Command, Shared
 from .output import refuse_inputs, write_atomic
@@ -140,6 +141,8 @@ def _compare(args: argparse.Namespace) -> int:
     from ..render import compare as rc
 
     threshold = _percent(args.fail_if_slower, "--fail-if-slower") if args.fail_if_slower is not None else None
+    if any(is_dataset(r) for r in args.reports):
+        return _compare_datasets(args, threshold)
     pairs = _pairs(args)
     if args.output:
         refuse_inputs([args.output], [*args.reports, args.spec])
@@ -171,6 +174,38 @@ def _compare(args: argparse.Namespace) -> int:
     return 1 if regressions else 0
 
 
+def _compare_datasets(args: argparse.Namespace, threshold: float | None) -> int:
+    """Two kernelscope datasets: their launches aggregated and matched per kernel key (see
+    :mod:`kernelscope.analysis.compare_datasets`); a dataset against a report, or hand pairing, is refused."""
+    from ..analysis.compare_datasets import compare_datasets
+    from ..render import compare_datasets as rd
+    from ..render.common import Fmt
+
+    if len(args.reports) != 2 or not all(is_dataset(r) for r in args.reports):
+        raise InputError(" vs ".join(args.reports), "compare takes two kernelscope datasets or two reports, not a "
+                         "dataset and a report: give DIR_BEFORE DIR_AFTER (each written by --format parquet -o DIR)")
+    if args.pair or args.before_kernel or args.after_kernel:
+        raise InputError("--pair/--before-kernel/--after-kernel", "pairing kernels by hand is for reports; two "
+                         "datasets are matched by kernel (demangled name, grid, block)")
+    if args.output:
+        refuse_inputs([args.output], list(args.reports))
+    result = compare_datasets(read_table(args.reports[0], "launches"), read_table(args.reports[1], "launches"))
+    if not result.kernels:
+        raise InputError(" vs ".join(args.reports), Fmt(args.lang).label("dsc_none_matched"))
+    regressions = result.regressions(threshold / 100.0) if threshold is not None else ()
+    render = {"json": rd.to_json, "markdown": rd.to_markdown}.get(args.format)
+    text = render(result, args.lang, regressions, threshold) if render else None
+    if args.output:
+        write_atomic(args.output, text if text is not None else rd.to_text(result, args.lang, regressions, threshold))
+    elif text is not None:
+        sys.stdout.write(text)
+    else:
+        from ..render.cjk import CJKConsole
+
+        CJKConsole(soft_wrap=False).print(*rd.to_table(result, args.lang, regressions, threshold))
+    return 1 if regressions else 0
+
+
 def _nothing_matched(result, labels: list[str]) -> InputError:
     """The error for two sides without one kernel in common (exit 2: a gate must not pass on nothing)."""
     from ..render.common import short_name
@@ -192,7 +227,8 @@ COMMAND = Command(
     "(with the run-to-run spread), effective bandwidth, achieved FLOP/s, Speed-of-Light, bound, stall mix, "
     "occupancy, and the matched kernels' GPU time with the unmatched time apart. A REPORT may be a program "
     "timeline (Nsight Systems export or stats, PyTorch profiler trace): per-kernel count, total and mean, and "
-    "for two timelines the program wall and its split. Sides measured differently (Nsight Compute's replay vs a "
+    "for two timelines the program wall and its split. Two kernelscope datasets (--format parquet -o DIR) compare "
+    "all their kernels: per kernel (demangled name, grid, block) launches, median and total duration. Sides measured differently (Nsight Compute's replay vs a "
     "timeline, other replay, cache or clock settings) are warned about. Exit 1 on a regression beyond "
     "--fail-if-slower, 2 on bad input.",
     shared=Shared(

@@ -6,11 +6,15 @@ import argparse
 import gc
 import sys
 
-from ..api import diagnose_file, load_criteria, no_kernel_matches, resolve_gpu, source_for
+from ..api import load_criteria, no_kernel_matches, resolve_gpu, source_for
 from ..ingest import FORMATS as INPUT_FORMATS
 from ..ingest import probe_reports
 from ..render import DIAGNOSE_FORMATS, render
+from ..render.arrow import diagnosis_table
 from ..render.launch_groups import LAUNCH_VIEWS
+from ..distributed.map import DIAGNOSE_SUFFIXES, default_jobs, diagnose_one, expand, run_map
+from ..distributed.map import add_arguments as add_map_arguments
+from .dataset import add_dataset_argument, check as check_dataset, save as save_dataset
 from .inputs import Spools, spooled
 from .options import GPU_HELP, OUTPUT_HELP, Command, Shared
 from .output import chart_font_note, is_stream, refuse_inputs, write_atomic_files
@@ -22,7 +26,8 @@ SOURCE_TOP = 10
 def _add_arguments(d: argparse.ArgumentParser) -> None:
     d.add_argument("reports", nargs="+", metavar="REPORT",
                    help="Nsight Compute report (.ncu-rep), `ncu --csv` export (details or raw page), "
-                   "or plain-numbers file (.toml/.json)")
+                   "or plain-numbers file (.toml/.json); a directory (the files in it kernelscope reads) or a glob "
+                   "('reports/**/*.ncu-rep', expanded by kernelscope, sorted)")
     d.add_argument("--kernel", metavar="NAME",
                    help="only the kernels NAME names: an exact kernel name (function or demangled), or regex:PATTERN")
     d.add_argument("--top", type=int, metavar="N", help="only the N longest launches of each report")
@@ -34,6 +39,8 @@ def _add_arguments(d: argparse.ArgumentParser) -> None:
     d.add_argument("--useful-flops", metavar="NAME=COUNT", action="append", type=_useful_flops, default=[],
                    help="FLOPs the kernel NAME's algorithm needs per launch (repeatable): shown beside the executed "
                    "FLOPs the counters give (padding, masked lanes, tensor-tile waste included)")
+    add_map_arguments(d)
+    add_dataset_argument(d)
 
 
 def _useful_flops(text: str) -> tuple[str, float]:
@@ -77,13 +84,17 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 
 def _diagnose_all(args: argparse.Namespace, collector: _Collector) -> int:
+    args.reports = expand(args.reports, DIAGNOSE_SUFFIXES)  # directories and globs -> files, in input order
     inputs = [*args.reports, args.criteria, args.spec]
     if args.output:
         refuse_inputs([args.output], inputs)
+    check_dataset(args)  # --format parquet / --dataset: pyarrow and the folder, before any work
     with spooled(inputs) as spools:
         text, files, results = _run(args, spools, collector)
         if files:
             refuse_inputs(files, inputs)  # a chart beside the output must not be an input either
+    if save_dataset(args, "diagnose", results, diagnosis_table):
+        return 0
     if args.output:
         write_atomic_files({**files, args.output: text if text is not None else render(results, args.format, args.lang,
                                                                                        args.launches)})
@@ -109,13 +120,13 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector) -> tup
 
     with Steps(wanted(args.quiet, bool(args.output))) as steps:
         step = steps.stage("reading", len(args.reports))
-        results = []
         useful = dict(args.useful_flops)
         probe_reports([spools.path(path) for path in args.reports])  # a damaged report: one line, not an abort
-        for path in args.reports:
-            results.append(diagnose_file(spools.path(path), gpu=gpu, kernel=args.kernel, top=args.top,
-                                         criteria=criteria, input_format=args.input_format, useful_flops=useful))
-            step()
+        options = dict(gpu=gpu, kernel=args.kernel, top=args.top, criteria=criteria, input_format=args.input_format,
+                       useful_flops=useful)
+        # The map: each report read and diagnosed alone (this process, a process pool or Ray tasks), in input order.
+        results = run_map(diagnose_one, [(spools.path(path), options) for path in args.reports],
+                          jobs=args.jobs or default_jobs(), engine=args.engine, address=args.address, step=step)
         for name in useful:  # a name no report holds is a typo, not a silent no-op
             if not any(name in (k.name, k.demangled_name) for res in results for k in res.report.kernels):
                 raise no_kernel_matches("--useful-flops", "--useful-flops", name,
@@ -158,7 +169,7 @@ COMMAND = Command(
     shared=Shared(
         input_formats=INPUT_FORMATS,
         input_format_help="format of the REPORT files (default: auto, detected from their content)",
-        formats=DIAGNOSE_FORMATS,
+        formats=(*DIAGNOSE_FORMATS, "parquet"),
         format_help="output format (default: table); html: one self-contained page with charts; markdown "
         "written with -o also writes its charts beside it (REPORT_roofline.svg ...)",
         lang_help="language of labels and advice",

@@ -94,10 +94,14 @@ def _profile(args: argparse.Namespace) -> int:
     if python is not None and trace is not None:
         _record_trace(python, trace, report, args.quiet)
     _note(args.lang, "profile_report", report=report)
-    code = DIAGNOSE.run(argparse.Namespace(
-        reports=[report], kernel=None, top=args.top, criteria=args.criteria, launches=args.launches, useful_flops=[],
-        input_format="auto", format=args.format, lang=args.lang, quiet=args.quiet, gpu=args.gpu, spec=args.spec,
-        output=args.diagnosis))
+    own = argparse.ArgumentParser(add_help=False)
+    DIAGNOSE.add_arguments(own)  # diagnose's own defaults for every option profile does not pass on
+    diagnose_args = own.parse_args([report])
+    for name, value in dict(top=args.top, criteria=args.criteria, launches=args.launches, format=args.format,
+                            lang=args.lang, quiet=args.quiet, gpu=args.gpu, spec=args.spec, output=args.diagnosis,
+                            input_format="auto", jobs=1).items():
+        setattr(diagnose_args, name, value)
+    code = DIAGNOSE.run(diagnose_args)
     if trace is not None:
         join = shlex.join(["kernelscope", "timeline", trace, "--kernels", report])
         _note(args.lang, "profile_timeline", command=join)

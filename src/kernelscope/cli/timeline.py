@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..api import diagnose_file, timeline_file
+from ..api import diagnose_file
 from ..errors import InputError
 from ..ingest import TIMELINE_FORMATS
 from ..render import FORMATS as TIMELINE_OUTPUTS
+from ..render.arrow import timeline_table
+from ..distributed.map import TIMELINE_SUFFIXES, default_jobs, expand, run_map, timeline_one, timeline_rank_one
+from ..distributed.map import add_arguments as add_map_arguments
+from .dataset import add_dataset_argument, check as check_dataset, save as save_dataset
 from .inputs import spooled
 from .options import OUTPUT_HELP, Command, Shared
 from .output import refuse_inputs, write_atomic
@@ -18,7 +22,17 @@ from .output import refuse_inputs, write_atomic
 def _add_timeline_parser(t: argparse.ArgumentParser) -> None:
     t.add_argument("traces", nargs="+", metavar="FILE",
                    help="Nsight Systems SQLite export (nsys export --type sqlite), `nsys stats` output (text, "
-                   "--format csv or table), or a PyTorch profiler trace (.json, .json.gz, a directory or .tar.gz)")
+                   "--format csv or table), or a PyTorch profiler trace (.json, .json.gz, a directory or .tar.gz); "
+                   "a directory of PyTorch profiler traces is one multi-rank program (its files are the ranks), any "
+                   "other directory gives its files, each its own program; a glob is expanded by kernelscope, sorted")
+    t.add_argument("--as-ranks", action="store_true",
+                   help="the inputs (files, directories, globs) are the ranks of ONE program: each rank's trace is "
+                   "read and analysed alone (memory of about one file; with --jobs / --engine ray) into a small "
+                   "summary, then reduced: program wall (the slowest rank's), per-rank table, slowest rank, "
+                   "stragglers and the cross-rank imbalance of the top kernels; a directory gives its files (one "
+                   "rank each); not with --kernels or parquet output")
+    add_map_arguments(t)
+    add_dataset_argument(t)
     t.add_argument("--top", type=int, default=10, metavar="N", help="rows per ranking (default 10)")
     t.add_argument("--kernels", nargs="+", metavar="REPORT", default=[],
                    help="Nsight Compute reports (.ncu-rep, CSV or text exports) of the same program: join the top "
@@ -32,15 +46,26 @@ def _timeline(args: argparse.Namespace) -> int:
 
     if args.top < 1:
         raise InputError("--top", f"must be at least 1, got {args.top}")
+    if args.as_ranks:
+        return _as_ranks(args)
+    args.traces = expand(args.traces, TIMELINE_SUFFIXES, keep_kineto_dirs=True)  # dirs and globs -> inputs
     if args.output:
         refuse_inputs([args.output], [*args.traces, *args.kernels])
-    with spooled(args.traces) as spools:
-        reports = [spools.relabel(rep) for path in args.traces
-                   for rep in timeline_file(spools.path(path), args.input_format, args.top)]
+    check_dataset(args)  # --format parquet / --dataset: pyarrow and the folder, before any work
+    from ..render.progress import Steps, wanted
+
+    with spooled(args.traces) as spools, Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
+        # The map: each input read and analysed alone (this process, a process pool or Ray tasks), in input order.
+        per_file = run_map(timeline_one, [(spools.path(path), args.input_format, args.top) for path in args.traces],
+                           jobs=args.jobs or default_jobs(), engine=args.engine, address=args.address,
+                           step=steps.stage("reading", len(args.traces)))
+        reports = [spools.relabel(rep) for reps in per_file for rep in reps]
     joins = None
     if args.kernels:  # the seeds' workflow in one command: Nsight Systems first, then Nsight Compute on the top kernels
         diagnosed = [diagnose_file(path) for path in args.kernels]
         joins = [join_kernels(rep, diagnosed, args.top) for rep in reports]
+    if save_dataset(args, "timeline", reports, timeline_table):
+        return 0
     if args.output:
         write_atomic(args.output, render_timeline(reports, args.format, args.lang, args.top, joins=joins))
     elif args.format == "table":
@@ -55,6 +80,39 @@ def _timeline(args: argparse.Namespace) -> int:
     return 0
 
 
+def _as_ranks(args: argparse.Namespace) -> int:
+    """``--as-ranks``: the map keeps one small summary per rank file; the reduce needs only those."""
+    from ..analysis.timeline.ranks import reduce_ranks
+    from ..render.progress import Steps, wanted
+    from ..render.timeline_ranks import ranks_renderables, render_ranks
+
+    if args.kernels:
+        raise InputError("--kernels", "not with --as-ranks (join the kernels of one rank's trace instead)")
+    if args.format == "parquet" or getattr(args, "dataset", None):
+        raise InputError("--as-ranks", "writes table, json or markdown output, not a Parquet dataset")
+    args.traces = expand(args.traces, TIMELINE_SUFFIXES)  # a directory gives its files: one rank each
+    if args.output:
+        refuse_inputs([args.output], args.traces)
+    with spooled(args.traces) as spools, Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
+        summaries = run_map(timeline_rank_one,
+                            [(spools.path(path), path, args.input_format, i) for i, path in enumerate(args.traces)],
+                            jobs=args.jobs or default_jobs(), engine=args.engine, address=args.address,
+                            step=steps.stage("reading", len(args.traces)))
+    reduced = reduce_ranks(summaries, top=args.top)
+    if args.output:
+        write_atomic(args.output, render_ranks(reduced, args.format, args.lang))
+    elif args.format == "table":
+        from ..render.cjk import CJKConsole
+
+        console = CJKConsole(soft_wrap=False)
+        if not console.is_terminal:
+            console.width = max(console.width, 160)
+        console.print(*ranks_renderables(reduced, args.lang))
+    else:
+        sys.stdout.write(render_ranks(reduced, args.format, args.lang))
+    return 0
+
+
 COMMAND = Command(
     name="timeline",
     help="where the whole program's time goes: Nsight Systems exports, nsys stats output, PyTorch profiler traces",
@@ -66,7 +124,7 @@ COMMAND = Command(
     shared=Shared(
         input_formats=TIMELINE_FORMATS,
         input_format_help="format of the FILEs (default: auto, detected from their content)",
-        formats=TIMELINE_OUTPUTS,
+        formats=(*TIMELINE_OUTPUTS, "parquet"),
         lang_help="language of labels and findings",
         output_help=OUTPUT_HELP,
     ),

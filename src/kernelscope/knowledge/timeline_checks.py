@@ -102,9 +102,12 @@ class AmdahlFactors(Sourced, kw_only=True):
 
 
 class Ranks(Sourced, kw_only=True):
-    """Kernel names matching ``communication_regex`` (case-insensitive) are communication, not computation."""
+    """Kernel names matching ``communication_regex`` (case-insensitive) are communication, not computation;
+    ``timeline --as-ranks``: a rank whose wall exceeds the median rank wall by more than ``straggler_pct`` percent
+    is a straggler."""
 
     communication_regex: NonEmpty
+    straggler_pct: NonNegative
 
     def __post_init__(self) -> None:
         try:

@@ -1,5 +1,5 @@
 """Typed JSON documents: one msgspec Struct tree per output (``kernelscope.diagnosis/1``, ``kernelscope.compare/2``,
-``kernelscope.timeline/1``,
+``kernelscope.compare-datasets/1``, ``kernelscope.timeline/1``,
 ``kernelscope.banks/1``, ``kernelscope.source/1``, ``kernelscope.occupancy/1``, ``kernelscope.gpus/1``,
 ``kernelscope.roofline/1``, ``kernelscope.ceilings/1``), one encoder (:func:`encode`), and the JSON Schemas generated from
 the types (:func:`schema`, :func:`write_schemas`; the files in ``schemas/`` are checked against them by the tests).
@@ -32,6 +32,7 @@ def _documents() -> dict[str, tuple[type, str]]:
     from .banks import BanksDoc
     from .ceilings import CeilingsDoc
     from .compare import CompareDoc
+    from .compare_datasets import CompareDatasetsDoc
     from .diagnosis import DiagnosisDoc
     from .gpus import GpusDoc
     from .occupancy import OccupancyReportDoc
@@ -42,6 +43,8 @@ def _documents() -> dict[str, tuple[type, str]]:
     return {
         "diagnosis-1.schema.json": (DiagnosisDoc, "kernelscope diagnose --format json"),
         "compare-2.schema.json": (CompareDoc, "kernelscope compare --format json"),
+        "compare-datasets-1.schema.json": (CompareDatasetsDoc, "kernelscope compare DIR_BEFORE DIR_AFTER --format json "
+                                           "(two kernelscope datasets)"),
         "timeline-1.schema.json": (TimelineDoc, "kernelscope timeline --format json"),
         "banks-1.schema.json": (BanksDoc, "kernelscope banks --format json"),
         "source-1.schema.json": (SourceDoc, "kernelscope source --format json"),

@@ -15,7 +15,7 @@ from .common import Class, Doc, EvidenceDoc, FindingDoc, Lang, NoteDoc, Version
 
 __all__ = [
     "AbsentKernelDoc", "AmdahlDoc", "BlackHoleDoc", "CopyDirectionDoc", "EvidenceDoc", "GapHistogramDoc", "GraphUseDoc", "InvalidRecordDoc",
-    "ItemStatDoc", "JoinedKernelDoc", "KernelsJoinedDoc", "LaunchBoundDoc", "NcuKernelDoc", "LaunchOverheadDoc", "LaunchShapeDoc", "OneOffCallDoc", "RankRowDoc",
+    "ItemStatDoc", "KernelImbalanceDoc", "RankLineDoc", "RanksDoc", "JoinedKernelDoc", "KernelsJoinedDoc", "LaunchBoundDoc", "NcuKernelDoc", "LaunchOverheadDoc", "LaunchShapeDoc", "OneOffCallDoc", "RankRowDoc",
     "RepairedRecordDoc", "ScopeShareDoc", "TimeSplitDoc", "TimelineDoc",
     "TimelineFindingDoc", "TimelineReportDoc", "TinyKernelDoc",
 ]
@@ -511,7 +511,56 @@ class TimelineReportDoc(Doc, kw_only=True):
         "report given"))] = None
 
 
-class TimelineDoc(Doc):
+class RankLineDoc(Doc):
+    """one rank of `timeline --as-ranks` (its own file, read alone)"""
+
+    rank: Annotated[int, Meta(description="rank: the one the trace records, or the file's position (see rank_source)")]
+    path: Annotated[str, Meta(description="the rank's trace file, as given")]
+    wall_s: Annotated[float, Meta(description="the rank's wall time, seconds")]
+    busy_s: Annotated[float, Meta(description="GPU busy time (union per device, summed over its devices), seconds")]
+    kernel_s: Annotated[float, Meta(description="time at least one kernel ran (per device, summed), seconds")]
+    share_pct: Annotated[float | None, Meta(description=(
+        "kernel_s over the summed kernel_s of all ranks, percent 0-100; null: no kernel time"))]
+    vs_median_pct: Annotated[float | None, Meta(description=(
+        "wall_s above (+) or below (-) the median rank wall, percent; null: the median is 0"))]
+    straggler: Annotated[bool, Meta(description="wall_s exceeds the median rank wall by more than straggler_pct")]
+
+
+class KernelImbalanceDoc(Doc):
+    """one top kernel across the ranks: its total time on each rank (0 on a rank that never ran it)"""
+
+    name: Annotated[str, Meta(description="kernel name (user data)")]
+    total_s: Annotated[float, Meta(description="summed over ranks, seconds")]
+    count: Annotated[int, Meta(description="launches over all ranks (count)")]
+    ranks_with: Annotated[int, Meta(description="ranks that ran it (count)")]
+    min_s: Annotated[float, Meta(description="smallest per-rank total, seconds")]
+    median_s: Annotated[float, Meta(description="median per-rank total, seconds")]
+    max_s: Annotated[float, Meta(description="largest per-rank total, seconds")]
+    max_over_median: Annotated[float | None, Meta(description="max_s / median_s (ratio); null: the median is 0")]
+    max_rank: Annotated[int, Meta(description="the rank with max_s (the first in rank order on a tie)")]
+
+
+class RanksDoc(Doc):
+    """`timeline --as-ranks`: the files are the ranks of ONE program, each read alone; reduced from small per-rank
+    summaries"""
+
+    rank_source: Annotated[Literal["recorded", "file_order"], Meta(description=(
+        "recorded: the ranks the traces record (Kineto distributedInfo.rank); file_order: a trace records none or "
+        "two record the same, so ranks are the files' positions (0-based)"))]
+    wall_s: Annotated[float, Meta(description="program wall = the slowest rank's wall, seconds")]
+    median_wall_s: Annotated[float, Meta(description="median rank wall, seconds")]
+    busy_s: Annotated[float, Meta(description="GPU busy time summed over ranks, seconds")]
+    kernel_s: Annotated[float, Meta(description="kernel time summed over ranks, seconds")]
+    slowest_rank: Annotated[int, Meta(description="the rank with the longest wall (the first on a tie)")]
+    stragglers: Annotated[list[int], Meta(description="ranks whose wall exceeds the median by more than straggler_pct")]
+    straggler_pct: Annotated[float, Meta(description=(
+        "the straggler threshold, percent above the median rank wall (data/timeline_rules.toml [ranks])"))]
+    ranks: Annotated[list[RankLineDoc], Meta(description="per rank, in rank order")]
+    kernels: Annotated[list[KernelImbalanceDoc], Meta(description=(
+        "the top kernels by summed total time, largest first, with their imbalance across ranks"))]
+
+
+class TimelineDoc(Doc, kw_only=True):
     """Output of `kernelscope timeline --format json`: one report per program run. Times in seconds (`_s`),
     file-clock timestamps in nanoseconds (`_ns`), sizes in bytes, `_pct` fields percent 0-100, `*fraction` fields
     fractions 0-1. An infinite or NaN value is null and the object holding it has `<field>_null_reason`."""
@@ -520,3 +569,6 @@ class TimelineDoc(Doc):
     kernelscope_version: Version
     lang: Lang
     reports: Annotated[list[TimelineReportDoc], Meta(description="one report per program run, in input order")]
+    ranks: Annotated[RanksDoc | UnsetType, Meta(description=(
+        "present only with --as-ranks: the inputs are the ranks of one program, each read alone, reduced from "
+        "per-rank summaries (reports is then empty)"))] = UNSET

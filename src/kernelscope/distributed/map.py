@@ -1,0 +1,218 @@
+"""The per-file map of ``kernelscope diagnose`` / ``timeline`` over many files, on an engine.
+
+* :func:`expand` turns the command line's paths, directories and globs into the files to read (sorted, in input
+  order; a glob is expanded by kernelscope so it works the same on every shell; one matching nothing is an
+  InputError, exit 2).
+* :func:`diagnose_one` / :func:`timeline_one` are the map: plain top-level functions of one picklable job that
+  read and analyse one file alone and return its (small) result, so a worker's memory is about one file's.
+* :func:`run_map` runs the map serially in this process (``jobs=1``: today's behaviour), on a local process pool
+  (``forkserver`` / ``spawn`` children, never a plain ``fork``: NVIDIA's ``ncu_report`` starts native threads that
+  can deadlock a forked child), or as Ray tasks (``engine="ray"``, optional extra ``kernelscope[cluster]``). The
+  results come back in input order and are identical whatever the engine.
+
+Results cross process boundaries by pickle; the models hold read-only ``MappingProxyType`` views, which pickle
+does not know: this module registers a reducer for them (a plain dict rebuilt into a proxy) when imported, in the
+parent and in every worker (a worker imports this module to find the map function).
+"""
+
+from __future__ import annotations
+
+import copyreg
+import glob
+import multiprocessing
+import os
+import types
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from ..errors import InputError
+
+#: Engines ``--engine`` accepts.
+ENGINES = ("local", "ray")
+#: The optional extra that brings Ray.
+RAY_EXTRA = "pip install 'kernelscope[cluster]'"
+#: Files a directory given to ``diagnose`` contributes (the formats the readers recognise).
+DIAGNOSE_SUFFIXES = (".ncu-rep", ".csv", ".txt", ".toml", ".json", ".nvprof")
+#: Files a directory of Nsight Systems results given to ``timeline`` contributes.
+TIMELINE_SUFFIXES = (".sqlite", ".txt", ".csv", ".output", ".json", ".json.gz", ".tar.gz", ".tgz", ".tar")
+_GLOB_CHARS = frozenset("*?[")
+
+
+def _proxy(mapping: dict) -> types.MappingProxyType:
+    return types.MappingProxyType(mapping)
+
+
+def _reduce_proxy(proxy: types.MappingProxyType) -> tuple[Callable, tuple[dict]]:
+    return _proxy, (dict(proxy),)
+
+
+copyreg.pickle(types.MappingProxyType, _reduce_proxy)
+
+
+def _is_kineto_dir(p: Path) -> bool:
+    """A directory holding PyTorch profiler traces (*.json / *.json.gz): one multi-rank program, as the Kineto
+    reader reads it (kept whole, not split into files)."""
+    return any(f.is_file() and f.name.lower().endswith((".json", ".json.gz")) and not f.name.startswith(".")
+               for f in p.rglob("*"))
+
+
+def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: bool = False) -> list[str]:
+    """The files to read for ``items`` (paths, directories, globs), in input order, each group sorted.
+
+    A path that exists is kept as given (``-`` for standard input too). A directory becomes the files directly in
+    it whose names end with one of ``suffixes`` (sorted; none: an InputError); with ``keep_kineto_dirs``
+    (``timeline``) a directory of PyTorch profiler traces stays one input, read as one multi-rank program. Any
+    other item with ``*``, ``?`` or ``[`` is a glob (``**`` recursive), expanded here and sorted; one matching
+    nothing is an InputError (exit 2). Anything else is kept for the reader to refuse with its own message.
+    """
+    out: list[str] = []
+    low = tuple(s.lower() for s in suffixes)
+    for item in items:
+        p = Path(item)
+        if item == "-" or p.is_file():
+            out.append(item)
+        elif p.is_dir():
+            if keep_kineto_dirs and _is_kineto_dir(p):
+                out.append(item)
+                continue
+            files = sorted(str(f) for f in p.iterdir()
+                           if f.is_file() and not f.name.startswith(".") and f.name.lower().endswith(low))
+            if not files:
+                raise InputError(item, "directory holds no file kernelscope reads (" + ", ".join(suffixes) + ")")
+            out.extend(files)
+        elif _GLOB_CHARS & set(item):
+            matches = sorted(m for m in glob.glob(item, recursive=True) if Path(m).is_file() or
+                             (keep_kineto_dirs and Path(m).is_dir() and _is_kineto_dir(Path(m))))
+            if not matches:
+                raise InputError(item, "the pattern matches no file")
+            out.extend(matches)
+        else:
+            out.append(item)
+    return out
+
+
+def diagnose_one(job: tuple[str, dict[str, Any]]) -> Any:
+    """Read and diagnose one report: ``job`` is (path, keyword arguments of :func:`kernelscope.api.diagnose_file`).
+    Returns its :class:`~kernelscope.model.ReportDiagnosis`."""
+    from ..api import diagnose_file
+
+    path, kwargs = job
+    return diagnose_file(path, **kwargs)
+
+
+def timeline_one(job: tuple[str, str | None, int]) -> Any:
+    """Read and analyse one program trace: ``job`` is (path, input format, top). Returns its timeline reports."""
+    from ..api import timeline_file
+
+    path, input_format, top = job
+    return timeline_file(path, input_format, top)
+
+
+def timeline_rank_one(job: tuple[str, str, str | None, int]) -> Any:
+    """``timeline --as-ranks``: read and analyse one rank's trace alone and keep only its small
+    :class:`~kernelscope.analysis.timeline.ranks.RankSummary`: ``job`` is (path to read, path as given, input
+    format, position in the input)."""
+    from ..analysis.timeline.ranks import summarize
+    from ..api import timeline_file
+
+    path, label, input_format, order = job
+    reports = timeline_file(path, input_format, 1)
+    if len(reports) != 1:
+        raise InputError(label, f"holds {len(reports)} program runs: --as-ranks needs one rank's trace per file")
+    try:
+        return summarize(reports[0], label, order)
+    except ValueError as exc:
+        raise InputError(label, str(exc)) from None
+
+
+def _call(fn: Callable[[Any], Any], job: Any) -> tuple[bool, Any]:
+    """Run ``fn(job)`` in a worker; an InputError comes back as (False, (source, problem)): exceptions with
+    keyword-only constructor arguments do not pickle."""
+    try:
+        return True, fn(job)
+    except InputError as exc:
+        return False, (exc.source, exc.problem)
+
+
+def default_jobs() -> int:
+    """``--jobs`` default: the number of cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, engine: str = "local",
+            address: str | None = None, step: Callable[[], None] = lambda: None) -> list[Any]:
+    """``[fn(job) for job in jobs_in]`` on ``engine``, in input order; ``step()`` once per file done.
+
+    Raises:
+        InputError: the first input (in input order) a worker refused; Ray asked for but not installed.
+    """
+    if engine not in ENGINES:
+        raise InputError("--engine", f"expected one of {', '.join(ENGINES)}, got {engine!r}")
+    if jobs < 1:
+        raise InputError("--jobs", f"must be at least 1, got {jobs}")
+    if engine == "ray":
+        results = _run_ray(fn, jobs_in, address, step)
+    elif jobs == 1 or len(jobs_in) <= 1:
+        results = []
+        for job in jobs_in:
+            results.append((True, fn(job)))  # in this process: errors raise as they always did
+            step()
+    else:
+        import concurrent.futures
+
+        with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(jobs_in)),
+                                                    mp_context=_context()) as pool:
+            futures = [pool.submit(_call, fn, job) for job in jobs_in]
+            for fut in concurrent.futures.as_completed(futures):
+                fut.exception()  # wait; the result is taken in input order below
+                step()
+            results = [fut.result() for fut in futures]
+    out = []
+    for ok, value in results:
+        if not ok:
+            raise InputError(*value)
+        out.append(value)
+    return out
+
+
+def _run_ray(fn: Callable[[Any], Any], jobs_in: Sequence[Any], address: str | None,
+             step: Callable[[], None]) -> list[tuple[bool, Any]]:
+    try:
+        import ray
+    except ImportError:
+        raise InputError("--engine ray", f"Ray is not installed: {RAY_EXTRA}") from None
+    if not ray.is_initialized():
+        import logging
+
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
+                 logging_level=logging.ERROR)
+    task = ray.remote(_call)
+    refs = [task.remote(fn, job) for job in jobs_in]
+    pending = list(refs)
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        for _ in done:
+            step()
+    return ray.get(refs)
+
+
+def add_arguments(parser: Any) -> None:
+    """``--jobs``, ``--engine``, ``--address`` on an argparse parser."""
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help="processes that read and analyse the files side by side (default: the number of "
+                        "cores; 1: one after the other in this process)")
+    parser.add_argument("--engine", choices=ENGINES, default="local",
+                        help="local (default): this machine's processes; ray: Ray tasks (optional extra: "
+                        f"{RAY_EXTRA}) on a local Ray instance or the cluster at --address; every worker must see "
+                        "the input paths")
+    parser.add_argument("--address", metavar="ADDRESS",
+                        help="with --engine ray: the Ray cluster to join (e.g. ray://head:10001; default: start or "
+                        "join a local one, or $RAY_ADDRESS)")

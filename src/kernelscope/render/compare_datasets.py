@@ -1,0 +1,118 @@
+"""Rendering of two compared datasets (:class:`kernelscope.analysis.compare_datasets.DatasetComparison`) as table,
+Markdown or JSON, in the wording of :mod:`kernelscope.render.compare`."""
+
+from __future__ import annotations
+
+import io
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from ..analysis.compare_datasets import DatasetComparison, KernelAggregate, Key, key_text
+from ..version import __version__
+from .cjk import CJKConsole
+from .common import Fmt, safe, short_name
+from .compare import _regressions_line, _speed
+from .documents import encode
+from .documents.compare_datasets import CompareDatasetsDoc, DatasetKernelDoc, DatasetSideDoc, KernelKeyDoc
+from .json import finite
+
+SCHEMA = "kernelscope.compare-datasets/1"
+
+
+def _names(keys: tuple[tuple[Key, KernelAggregate], ...]) -> str:
+    shown = ", ".join(short_name(k[0][0], 40) for k in keys[:4])
+    return (shown + (f", ... ({len(keys)})" if len(keys) > 4 else "")) or "-"
+
+
+def _dims(d: tuple[int, ...] | None, f: Fmt) -> str:
+    return f.nm if d is None else "x".join(str(v) for v in d)
+
+
+def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
+    lines = [f.label("dsc_title", before=c.launches_before, after=c.launches_after),
+             f.head(f.label("matched_kernels", n=len(c.kernels)), f"{f.time(c.matched_before_s)} -> "
+                    f"{f.time(c.matched_after_s)}{f.semi}" + f.spaced(f.label("speedup"), _speed(c.speedup, f)))]
+    if c.unmatched_before or c.unmatched_after:
+        zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731
+        lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
+                             before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
+        lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)} -> {f.time(c.total_after_s)}"))
+    return lines
+
+
+def _rows(c: DatasetComparison, f: Fmt) -> list[tuple[str, ...]]:
+    return [(short_name(k.name), f.span(_dims(k.grid, f), _dims(k.block, f)) if k.grid or k.block else f.nm,
+             f"{k.before.count} -> {k.after.count}", f.time(k.before.median_s), f.time(k.after.median_s),
+             _speed(k.speedup, f), f"{f.time(k.before.total_s)} -> {f.time(k.after.total_s)}") for k in c.kernels]
+
+
+def _heads(f: Fmt) -> tuple[str, ...]:
+    return (f.label("kernel"), f.label("dsc_shape"), f.label("dsc_launches"),
+            f.spaced(f.label("before"), f.label("dsc_median")), f.spaced(f.label("after"), f.label("dsc_median")),
+            f.label("speedup"), f.label("dsc_total"))
+
+
+def to_table(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> list:
+    """rich renderables: the summary lines, one table of the matched kernels, the regressions line last."""
+    f = Fmt(lang)
+    out: list = [Text(line, style="bold") for line in _summary(c, f)]
+    t = Table(box=box.SIMPLE_HEAD)
+    for i, head in enumerate(_heads(f)):
+        t.add_column(head, overflow="fold", justify="left" if i < 2 else "right")
+    for row in _rows(c, f):
+        t.add_row(*(Text(x) for x in row))
+    out.append(t)
+    if threshold_pct is not None:
+        out += [Text(""), Text(_regressions_line(regressions, threshold_pct, f), style="bold")]
+    return [Group(*out)]
+
+
+def to_text(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None,
+            width: int = 160) -> str:
+    """Plain text (no colour codes) of :func:`to_table`."""
+    buf = io.StringIO()
+    CJKConsole(file=buf, width=width, color_system=None, force_terminal=False).print(*to_table(c, lang, regressions, threshold_pct))
+    return buf.getvalue()
+
+
+def to_markdown(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:
+    """Markdown for a pull-request or nightly report: the summary, one table of the matched kernels, regressions."""
+    f = Fmt(lang)
+    cell = lambda s: safe(s).replace("|", "\\|")  # noqa: E731
+    lines = [f"## {f.label('compare_title')}", ""] + [f"- {cell(x)}" for x in _summary(c, f)] + [""]
+    lines += ["| " + " | ".join(_heads(f)) + " |", "|---|---|---:|---:|---:|---:|---:|"]
+    lines += [f"| `{cell(r[0])}` | " + " | ".join(cell(x) for x in r[1:]) + " |" for r in _rows(c, f)]
+    if threshold_pct is not None:
+        lines += ["", f"**{cell(_regressions_line(regressions, threshold_pct, f))}**"]
+    return "\n".join(lines) + "\n"
+
+
+def _key_doc(key: Key, x: KernelAggregate) -> KernelKeyDoc:
+    return KernelKeyDoc(name=key[0], grid=key[1], block=key[2], total_s=x.total_s)  # type: ignore[arg-type]
+
+
+def to_json(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:
+    """JSON document (schema ``kernelscope.compare-datasets/1``, ``schemas/compare-datasets-1.schema.json``)."""
+    kernels = []
+    for k in c.kernels:
+        slower = k.slower_by()
+        kernels.append(DatasetKernelDoc(
+            name=k.name, grid=k.grid, block=k.block,  # type: ignore[arg-type]
+            before=DatasetSideDoc(launches=k.before.count, median_s=k.before.median_s, total_s=k.before.total_s),
+            after=DatasetSideDoc(launches=k.after.count, median_s=k.after.median_s, total_s=k.after.total_s),
+            speedup=finite(k.speedup), slower_pct=finite(100.0 * slower) if slower is not None and slower > 0 else None))
+    return encode(CompareDatasetsDoc(
+        schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
+        launches_before=c.launches_before, launches_after=c.launches_after,
+        matched_before_s=c.matched_before_s, matched_after_s=c.matched_after_s, speedup=finite(c.speedup),
+        unmatched_before_s=c.unmatched_before_s, unmatched_after_s=c.unmatched_after_s,
+        unmatched_before=[_key_doc(k, x) for k, x in c.unmatched_before],
+        unmatched_after=[_key_doc(k, x) for k, x in c.unmatched_after],
+        fail_if_slower_pct=threshold_pct, regressions=list(regressions), kernels=kernels,
+    ))
+
+
+__all__ = ["SCHEMA", "key_text", "to_json", "to_markdown", "to_table", "to_text"]

@@ -1,0 +1,116 @@
+"""Rendering of ``kernelscope timeline --as-ranks`` (:class:`~kernelscope.analysis.timeline.ranks.RanksReport`):
+the ``ranks`` section of the ``kernelscope.timeline/1`` document, a rich table view and Markdown. No analysis here."""
+
+from __future__ import annotations
+
+import io
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..analysis.timeline.ranks import RanksReport
+from ..version import __version__
+from .cjk import CJKConsole
+from .common import Fmt
+from .documents import encode
+from .documents.timeline import KernelImbalanceDoc, RankLineDoc, RanksDoc, TimelineDoc
+
+SCHEMA = "kernelscope.timeline/1"
+
+
+def ranks_doc(rr: RanksReport) -> RanksDoc:
+    """The ``ranks`` section of the timeline document."""
+    return RanksDoc(
+        rank_source=rr.rank_source, wall_s=rr.wall_s, median_wall_s=rr.median_wall_s,  # type: ignore[arg-type]
+        busy_s=rr.busy_s, kernel_s=rr.kernel_s, slowest_rank=rr.slowest_rank, stragglers=list(rr.stragglers),
+        straggler_pct=rr.straggler_pct,
+        ranks=[RankLineDoc(rank=r.rank, path=r.path, wall_s=r.wall_s, busy_s=r.busy_s, kernel_s=r.kernel_s,
+                           share_pct=r.share_pct, vs_median_pct=r.vs_median_pct, straggler=r.straggler)
+               for r in rr.ranks],
+        kernels=[KernelImbalanceDoc(name=k.name, total_s=k.total_s, count=k.count, ranks_with=k.ranks_with,
+                                    min_s=k.min_s, median_s=k.median_s, max_s=k.max_s,
+                                    max_over_median=k.max_over_median, max_rank=k.max_rank) for k in rr.kernels])
+
+
+def _signed_pct(value: float | None, f: Fmt) -> str:
+    return f.pct(value) if value is None or value < 0 else "+" + f.pct(value)
+
+
+def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[str, list[str], list[list[str]]]]]:
+    """The overview (label, value) rows and the (title, header, rows) tables."""
+    overview = [
+        (f.label("tl_ar_ranks"), str(len(rr.ranks))),
+        (f.label("tl_ar_rank_source"), f.label("tl_ar_" + rr.rank_source)),
+        (f.label("tl_ar_wall"), f.time(rr.wall_s)),
+        (f.label("tl_ar_median_wall"), f.time(rr.median_wall_s)),
+        (f.label("tl_ar_slowest"), str(rr.slowest_rank)),
+        (f.label("tl_ar_stragglers", pct=f.pct(rr.straggler_pct, 0)),
+         ", ".join(str(r) for r in rr.stragglers) or f.label("tl_ar_none")),
+    ]
+    per_rank = (f.label("tl_ar_per_rank"),
+                [f.label("tl_rank"), f.label("tl_ar_file"), f.label("tl_ar_rank_wall"), f.label("tl_ar_busy"),
+                 f.label("tl_ar_kernel"), f.label("tl_ar_share"), f.label("tl_ar_vs_median")],
+                [[str(r.rank), r.path, f.time(r.wall_s), f.time(r.busy_s), f.time(r.kernel_s), f.pct(r.share_pct),
+                  _signed_pct(r.vs_median_pct, f) + (" (" + f.label("tl_ar_straggler") + ")" if r.straggler else "")]
+                 for r in rr.ranks])
+    imbalance = (f.label("tl_ar_imbalance"),
+                 [f.label("kernel"), f.label("total_time"), f.label("tl_ar_min"), f.label("tl_ar_median"),
+                  f.label("tl_ar_max"), f.label("tl_ar_ratio"), f.label("tl_ar_max_rank"), f.label("tl_ar_ranks_with")],
+                 [[k.name, f.time(k.total_s), f.time(k.min_s), f.time(k.median_s), f.time(k.max_s),
+                   "∞" if k.max_over_median is None else f"{k.max_over_median:.2f}x", str(k.max_rank),
+                   f"{k.ranks_with}/{len(rr.ranks)}"] for k in rr.kernels])
+    return overview, [per_rank, imbalance]
+
+
+def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
+    """rich renderables of the reduce."""
+    f = Fmt(lang)
+    overview, tables = _tables(rr, f)
+    out: list[RenderableType] = [Text(f.label("tl_ar_title"), style="bold")]
+    t = Table(box=box.SIMPLE, show_header=False)
+    t.add_column(style="bold", no_wrap=True)
+    t.add_column(overflow="fold")
+    for label, value in overview:
+        t.add_row(Text(label), Text(value))
+    out.append(t)
+    for title, head, rows in tables:
+        tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+        for i, h in enumerate(head):
+            tab.add_column(h, justify="left" if i < 2 else "right", overflow="fold")
+        for r in rows:
+            tab.add_row(*(Text(c) for c in r))
+        out.append(tab)
+    return out
+
+
+def _md(cell: str) -> str:
+    return cell.replace("|", "\\|").replace("\n", " ")
+
+
+def render_ranks(rr: RanksReport, fmt: str = "table", lang: str = "en", width: int = 140) -> str:
+    """``--as-ranks`` output as ``"table"``, ``"json"`` (the timeline document: ``reports`` empty, ``ranks``
+    present) or ``"markdown"``.
+
+    Raises:
+        ValueError: unknown format or language.
+    """
+    f = Fmt(lang)
+    if fmt == "json":
+        return encode(TimelineDoc(schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
+                                  reports=[], ranks=ranks_doc(rr)))
+    if fmt == "table":
+        buf = io.StringIO()
+        console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
+        console.print(Group(*ranks_renderables(rr, lang)))
+        return buf.getvalue()
+    if fmt == "markdown":
+        overview, tables = _tables(rr, f)
+        lines = [f"# {f.label('tl_ar_title')}", ""] + [f"- **{_md(k)}**: {_md(v)}" for k, v in overview]
+        for title, head, rows in tables:
+            lines += ["", f"## {title}", "", "| " + " | ".join(map(_md, head)) + " |",
+                      "|" + "|".join("---" for _ in head) + "|"]
+            lines += ["| " + " | ".join(map(_md, r)) + " |" for r in rows]
+        return "\n".join(lines) + "\n"
+    raise ValueError(f"format must be one of table, json, markdown, got {fmt!r}")
