@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import re
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,3 +31,14 @@ def corpus_reports() -> list[Path]:
 def _english_unless_asked(monkeypatch):
     """Tests expect English unless they ask for Chinese: a developer's own ``KERNELSCOPE_LANG`` does not leak in."""
     monkeypatch.delenv("KERNELSCOPE_LANG", raising=False)
+
+
+_CJK_CHAR = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
+_WRAP = re.compile(rf"(?<={_CJK_CHAR})\s*\n\s*(?={_CJK_CHAR})")
+
+
+def flat(text: str) -> str:
+    """Wrapped terminal text as one line: a line break between two Chinese characters (where CJK-aware wrapping may
+    break, wherever the paths printed before it put the break) joins them without a space; any other run of
+    whitespace becomes one space."""
+    return " ".join(_WRAP.sub("", text).split())

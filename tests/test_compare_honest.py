@@ -11,6 +11,7 @@ import struct
 import pytest
 
 from conftest import CORPUS_NCU, REPO, need
+from conftest import flat as flat_text
 from kernelscope.analysis.compare import compare, method_warnings
 from kernelscope.analysis.diagnosis import diagnose
 from kernelscope.cli import main
@@ -236,7 +237,7 @@ def test_a_regression_reads_as_one():
     text = " ".join(to_text(c, "en").split())
     assert "Speedup 0.95x (5 % slower)" in text and "faster" not in text
     assert "0.95x, 5.3% slower" in text  # what moved
-    zh = " ".join(to_text(c, "zh").split())
+    zh = flat_text(to_text(c, "zh"))
     assert "0.95×（慢了 5%）" in zh
     assert "0.95×（慢了 5%）" in to_markdown(c, "zh")
 

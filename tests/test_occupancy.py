@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CASES, CORPUS_NCU, REPO, corpus_reports, need
+from conftest import flat as flat_text
 from kernelscope import InputError, load
 from kernelscope.cli import main
 from kernelscope.ingest.ptxas import compile_resource_usage, parse_ptxas
@@ -612,7 +613,7 @@ def test_cli_chinese_labels_same_numbers(capsys):
     numbers = lambda text: [n.rstrip("%") for n in re.findall(_NUMBERS, text)]  # noqa: E731 - zh "6.2%～25.0%"
     assert numbers(zh) == numbers(en)
     code, zh, _ = run(capsys, "occupancy", "--arch", "8.0", "--threads", "256", "--regs", "64", "--lang", "zh")
-    assert code == 0 and "下一步：每线程寄存器数 64 -> 48，可达 40 个 Warp（62.5%）" in " ".join(zh.split())
+    assert code == 0 and "下一步：每线程寄存器数 64 -> 48，可达 40 个 Warp（62.5%）" in flat_text(zh)
 
 
 def test_cli_chinese_errors_still_name_the_flag(capsys):
@@ -627,7 +628,7 @@ def test_cli_cu_demo_chinese(capsys, monkeypatch):
     assert code == 0, err
     code, zh, err = run(capsys, "occupancy", "--cu", str(DEMO_CU), "--arch", "sm_90", "--lang", "zh")
     assert code == 0, err
-    flat = " ".join(zh.split())
+    flat = flat_text(zh)
     assert "各 Kernel 的理论占用率（ptxas 资源用量）" in flat and "（默认值，可用 --threads 设置）" in flat
     assert "溢出：register_spilling 将寄存器溢出到本地内存" in flat and "SPILLS" not in zh
     row = next(l for l in zh.splitlines() if l.strip().startswith("shared_40k"))

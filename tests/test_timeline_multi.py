@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from conftest import CASES, SHARED, need
+from conftest import flat as flat_text
 from kernelscope.analysis.timeline import analyse_timeline
 from kernelscope.analysis.timeline.intervals import item_times, union_length_ns
 from kernelscope.api import timeline_file
@@ -105,7 +106,7 @@ def test_n04_headline_names_the_figures_of_its_table_row(tmp_path, capsys):
     gemm_line = next(line for line in md.splitlines() if line.startswith("| gemm_fwd_kernel |"))
     assert "| 40.0% | 1.25x | 1.56x | 1.67x |" in gemm_line  # the table row says the same
     zh = render_timeline([rep], "table", "zh", width=220)
-    flat = " ".join(zh.split())  # whole numbers without ".0" in Chinese
+    flat = flat_text(zh)  # whole numbers without ".0" in Chinese
     assert "在 2 个设备上共耗时 160 ms" in flat and "150 ms -> 90 ms" in flat
     out = tmp_path / "n04.json"
     assert main(["timeline", str(path), "--format", "json", "-o", str(out)]) == 0
