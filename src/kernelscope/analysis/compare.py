@@ -21,6 +21,7 @@ from ..model import Measurement
 from ..notes import Note
 from .diagnosis import KernelDiagnosis
 from .engine import by_gain
+from .names import signature
 from .selection import kernel_names, match, select
 
 
@@ -420,7 +421,7 @@ def compare(
         programs: the two sides' program timelines, when both are timelines (kept as they are).
 
     Matching, after the hand-made pairs: by name and launch shape, then by name, then by demangled signature
-    (the same kernel spelled differently by two tools, :func:`_signature`).
+    (the same kernel spelled differently by two tools, :func:`kernelscope.analysis.names.signature`).
 
     Returns:
         A :class:`Comparison`; kernels without a partner are listed (and their time summed apart), not compared.
@@ -506,22 +507,7 @@ def _match_by_names(free_b: list[LaunchSet], free_a: list[LaunchSet], total_b: f
 
 
 def _signature_key(s: LaunchSet) -> str:
-    return _signature(s.launches[0].kernel.demangled_name or s.name)
-
-
-def _signature(name: str) -> str:
-    """A demangled name without its return type, parameter list and spaces: ``void ns::k<4>(float *)`` ->
-    ``ns::k<4>``; Nsight Compute, Nsight Systems and Kineto spell the same signature differently (a function name
-    without parameters is its own signature)."""
-    text = name.strip().removeprefix("void ").strip()
-    if text.endswith(")"):
-        depth = 0
-        for i in range(len(text) - 1, 0, -1):
-            depth += {")": 1, "(": -1}.get(text[i], 0)
-            if depth == 0:
-                text = text[:i]
-                break
-    return "".join(text.split())
+    return signature(s.launches[0].kernel.demangled_name or s.name)
 
 
 #: The :class:`kernelscope.model.Measurement` fields the method warning compares.

@@ -13,6 +13,7 @@ from typing import Callable, Iterable, Sequence, TypeVar
 
 from ..errors import InputError
 from ..model import KernelProfile
+from .names import strip_trailing, without_return_type
 
 T = TypeVar("T")
 
@@ -43,8 +44,8 @@ def exact_names(kernel: KernelProfile) -> tuple[str, ...]:
     """The names a plain ``--kernel NAME`` must equal to select ``kernel`` (each once): its function name, its
     demangled signature, that signature without its return type and parameter list (``void foo<int>(float *)``
     -> ``foo<int>``) and without its template arguments too (``foo``), and its mangled symbol."""
-    qualified = _without_return_type(_strip_trailing(kernel.demangled_name.strip(), "(", ")"))
-    forms = [kernel.name, kernel.demangled_name, qualified, _strip_trailing(qualified, "<", ">"),
+    qualified = without_return_type(strip_trailing(kernel.demangled_name.strip()))
+    forms = [kernel.name, kernel.demangled_name, qualified, strip_trailing(qualified, "<", ">"),
              kernel.mangled_name or ""]
     return tuple(n for n in dict.fromkeys(forms) if n)
 
@@ -117,37 +118,6 @@ def _shortened(name: str, width: int) -> str:
         return text
     head = (width - 1) // 2
     return text[:head] + "…" + text[len(text) - (width - 1 - head):]
-
-
-def _strip_trailing(text: str, opener: str, closer: str) -> str:
-    """``text`` without the balanced ``opener``...``closer`` group it ends with (a parameter list, template
-    arguments); ``text`` itself when it ends with none or the brackets do not balance."""
-    if not text.endswith(closer):
-        return text
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        if text[i] == closer:
-            depth += 1
-        elif text[i] == opener:
-            depth -= 1
-            if depth == 0:
-                return text[:i].rstrip() or text
-    return text
-
-
-def _without_return_type(text: str) -> str:
-    """A demangled name without its return type: what follows its last space outside brackets
-    (``void ns::foo<int, (int)4>`` -> ``ns::foo<int, (int)4>``)."""
-    depth = 0
-    cut = 0
-    for i, ch in enumerate(text):
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth = max(depth - 1, 0)
-        elif ch == " " and depth == 0:
-            cut = i + 1
-    return text[cut:]
 
 
 def select_kernels(

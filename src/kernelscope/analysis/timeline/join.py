@@ -27,68 +27,17 @@ leads its advice with). The projection is :func:`.rankings.amdahl` with the fact
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..engine import Finding
+from ..names import function_name, normalised, signature
 from .rankings import amdahl
 from .report import Amdahl, ItemStat, TimelineReport
 
 #: The tries, in order (see the module docstring).
 MATCHES: tuple[str, ...] = ("exact", "signature", "function")
-
-_SPACE = re.compile(r"\s+")
-_CONST = re.compile(r"\bconst\s+([A-Za-z_][\w:]*)\s*([*&])")
-_CAST = re.compile(r"\(\s*(unsigned\s+)?(long\s+long|long|int|bool)\s*\)\s*(-?\d+)")
-_RETURN = re.compile(r"^\s*void\s+")
-_SUFFIX = {"int": "", "long": "l", "long long": "ll"}
-
-
-def _literal(m: re.Match[str]) -> str:
-    unsigned, kind, digits = m.group(1), " ".join(m.group(2).split()), m.group(3)
-    if kind == "bool":
-        return "false" if int(digits) == 0 else "true"
-    return digits + ("u" if unsigned else "") + _SUFFIX[kind]
-
-
-def normalised(name: str) -> str:
-    """A demangled name in one spelling (whitespace removed, ``T const*``, c++filt template literals): Kineto,
-    Nsight Systems and Nsight Compute spell the same signature differently."""
-    return _SPACE.sub("", _CAST.sub(_literal, _CONST.sub(r"\1 const\2", name)))
-
-
-def _without_params(name: str) -> str:
-    """``name`` without its trailing parameter list (the last balanced ``(...)``); as it is when it has none."""
-    text = name.rstrip()
-    if not text.endswith(")"):
-        return text
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(text[i], 0)
-        if depth == 0:
-            return text[:i] if i > 0 else text
-    return text
-
-
-def signature(name: str) -> str:
-    """The normalised name without its parameter list and return type: ``void k<(int)4>(float *)`` -> ``k<4>``."""
-    return normalised(_RETURN.sub("", _without_params(name)))
-
-
-def function_name(name: str) -> str:
-    """The qualified function name without template arguments: ``void ns::k<4, float>(float *)`` -> ``ns::k``."""
-    out, depth = [], 0
-    for ch in signature(name):
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(depth - 1, 0)
-        elif depth == 0:
-            out.append(ch)
-    return "".join(out)
-
 
 _KEYS: dict[str, Callable[[str], str]] = {"exact": normalised, "signature": signature, "function": function_name}
 
