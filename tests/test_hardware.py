@@ -159,12 +159,68 @@ CORPUS_NAMES = [
     "Tesla P40", "Tesla K20c", "Quadro GP100", "GeForce GTX 1070", "Tesla V100-SXM2-32GB", "NVIDIA A100-PG509-200",
     "NVIDIA H100", "NVIDIA GeForce RTX 3060 Laptop GPU", "NVIDIA GeForce RTX 3060", "NVIDIA GeForce GTX 1080 Ti",
     "NVIDIA GeForce RTX 2070", "NVIDIA H100 80GB HBM3", "NVIDIA H200",
+    "NVIDIA GeForce RTX 4060 Laptop GPU", "NVIDIA GeForce RTX 4060 Ti", "NVIDIA L20",
 ]
 
 
 @pytest.mark.parametrize("name", CORPUS_NAMES)
 def test_corpus_display_names_resolve(name):
     assert find_gpu(name).origin == "catalogue"
+
+
+def test_every_gpu_of_the_corpus_reports_is_catalogued_with_its_sm_count():
+    """Each GPU a corpus report names (device__attribute_display_name, read with ncu_report) has a catalogue entry, and
+    the entry's SM count is the report's device__attribute_multiprocessor_count."""
+    from conftest import corpus_reports
+
+    reports = corpus_reports()
+    if not reports:
+        pytest.skip("shared corpus not available")
+    ncu_report = pytest.importorskip("ncu_report")
+    seen: dict[str, int] = {}
+    for path in reports:
+        action = ncu_report.load_report(str(path)).range_by_idx(0).action_by_idx(0)
+        name = action.metric_by_name("device__attribute_display_name")
+        sms = action.metric_by_name("device__attribute_multiprocessor_count")
+        if name is not None and sms is not None:
+            seen[name.as_string()] = int(sms.as_double())
+    assert {"NVIDIA GeForce RTX 4060 Laptop GPU", "NVIDIA GeForce RTX 4060 Ti", "NVIDIA L20"} <= set(seen)
+    for name, sms in seen.items():
+        assert find_gpu(name).sm_count == sms, name
+
+
+# Ada per-SM rates per clock, from the Ada whitepaper's RTX 4090 column (128 SMs at 2520 MHz): FP32 82.6 TFLOPS,
+# FP16 tensor 330.3 (FP16 acc) / 165.2 (FP32 acc), TF32 82.6, FP8 330.3 (FP32 acc), INT8 660.6 TOPS; FP64 2 per SM
+# per clock x 2 FLOP (CUDA C++ Programming Guide, CC 8.9).
+ADA_GEFORCE_PER_SM = {"fp64": 4, "fp32": 256, "tf32_tensor": 256, "fp16_tensor": 512, "fp16_tensor_fp16acc": 1024,
+                      "bf16_tensor": 512, "fp8_tensor": 1024, "int8_tensor": 2048}
+
+
+@pytest.mark.parametrize(("name", "sms", "mhz", "gb_s"), [
+    ("NVIDIA GeForce RTX 4060 Laptop GPU", 24, 2370, 256),  # 3072 cores; NVIDIA's top laptop boost; 16 Gbps x 128 bit
+    ("NVIDIA GeForce RTX 4060 Ti", 34, 2535, 288),  # 4352 cores, 2535 MHz boost, 18 Gbps x 128 bit
+])
+def test_derived_geforce_ada_entries(name, sms, mhz, gb_s):
+    spec = find_gpu(name)
+    assert spec.sm_count == sms and spec.boost_clock_hz == mhz * 1e6 and spec.l2_cache_bytes == 32 * 2**20
+    assert spec.dram_bandwidth_bytes_per_s == gb_s * GB
+    assert set(spec.peak_flops_per_s) == set(ADA_GEFORCE_PER_SM)  # no CUDA-core FP16: no whitepaper figure
+    for pipe, per_sm in ADA_GEFORCE_PER_SM.items():
+        assert spec.peak_flops_per_s[pipe] == pytest.approx(sms * per_sm * mhz * 1e6, rel=2e-3), pipe
+    assert all(s.startswith("derived:") for k, s in spec.sources.items() if k.startswith("peak_flops_per_s."))
+
+
+def test_l20_tensor_cores_are_not_at_the_ada_datacenter_rate():
+    """The L20's published dense tensor figures (FP16 119.5 TFLOPS, INT8 239 TOPS, third-party tables; no NVIDIA
+    datasheet found) are half of what 92 SMs at the L40S's per-SM rate would give (237 / 475)."""
+    l20, l40s = find_gpu("NVIDIA L20"), find_gpu("NVIDIA L40S")
+    assert (l20.sm_count, l20.boost_clock_hz, l20.dram_bandwidth_bytes_per_s) == (92, 2520e6, 864 * GB)
+    p = l20.peak_flops_per_s
+    assert p["fp32"] == pytest.approx(92 * 256 * 2520e6, rel=2e-3)
+    assert (p["fp16_tensor"], p["int8_tensor"]) == (119.5 * T, 239 * T)
+    l40s_per_sm = l40s.peak_flops_per_s["fp16_tensor"] / (l40s.sm_count * l40s.boost_clock_hz)
+    assert p["fp16_tensor"] / (92 * 2520e6) == pytest.approx(l40s_per_sm / 2, rel=0.02)
+    assert p["tf32_tensor"] == pytest.approx(p["fp16_tensor"] / 2) and p["fp8_tensor"] == p["int8_tensor"]
 
 
 @pytest.mark.parametrize(

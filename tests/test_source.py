@@ -25,18 +25,30 @@ from kernelscope.model import InstructionTable, KernelProfile, ProfileReport, So
 from kernelscope.render.documents import schema_text
 from kernelscope.render.source import render_source
 
-#: The corpus reports that hold instruction sampling (smsp__pcsamp_sample_count per PC).
+#: The corpus reports that hold instruction sampling (smsp__pcsamp_sample_count per PC), checked one by one with
+#: ncu_report: launches with per-PC samples / launches, PCs sampled, samples in all.
 SAMPLED = (
-    "AlpriElse__cs599k__silu_CUDA_ncu-reports_2025-04-21-77_06-MT.ncu-rep",
-    "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep",
-    "LakshyaSingh354__CudaCode__gemm_reps_naive.ncu-rep",
-    "Lashi0812__CudaProgramming__profile.ncu-rep",
-    "Lashi0812__CudaProgramming__profiling_profiles_torchLinear.ncu-rep",
-    "armleth__cuda-mlp-inference__report_v4_8_per_thread.ncu-rep",
-    "bautista-garcia__heat_sim__profile.ncu-rep",
-    "bautista-garcia__heat_sim__report_name.ncu-rep",
-    "bwd29__self-join-MiSTIC__ilpProf.ncu-rep",
-    "panjd123__cutlass__report-s8.ncu-rep",
+    "AlpriElse__cs599k__silu_CUDA_ncu-reports_2025-04-21-77_06-MT.ncu-rep",  # 3/3 launches, 429 PCs, 74,414 samples
+    "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep",  # 3/3, 700 PCs, 41,711
+    "Atopos0313__cuda_learning__reports_day08_after.ncu-rep",  # 1/1, 62 PCs, 6,766 (Nsight Compute 2026.2.1)
+    "Atopos0313__cuda_learning__reports_day08_before.ncu-rep",  # 1/1, 71 PCs, 18,666
+    "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_01_naive.ncu-rep",  # 1/2, 137 PCs, 3,670,010
+    "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_02_coalesce_memory.ncu-rep",  # 2/2, 141 PCs, 1,068,056
+    "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_03_tiled.ncu-rep",  # 1/2, 582 PCs, 822,462
+    "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_06_more_compute.ncu-rep",  # 2/2, 977 PCs, 137,547
+    "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_07_vectorize.ncu-rep",  # 1/2, 947 PCs, 115,961
+    "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_08_warp_tile.ncu-rep",  # 1/2, 868 PCs, 136,726
+    "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_09_double_buffering.ncu-rep",  # 1/2, 1,082 PCs, 163,608
+    "LakshyaSingh354__CudaCode__gemm_reps_naive.ncu-rep",  # 2/2, 242 PCs, 227,139
+    "Lashi0812__CudaProgramming__profile.ncu-rep",  # 3/3, 333 PCs, 169,781
+    "Lashi0812__CudaProgramming__profiling_profiles_torchLinear.ncu-rep",  # 2/2, 26 PCs, 32
+    "armleth__cuda-mlp-inference__report_v4_8_per_thread.ncu-rep",  # 1/1, 42 PCs, 3,199
+    "bautista-garcia__heat_sim__profile.ncu-rep",  # 41/41, 164 PCs, 435
+    "bautista-garcia__heat_sim__report_name.ncu-rep",  # 4/4, 15 PCs, 45
+    "bwd29__self-join-MiSTIC__ilpProf.ncu-rep",  # 1/1, 269 PCs, 3,669,964
+    "kilianhae__Attention.C__softmax_CUDA_naivesoftmax_ncu.ncu-rep",  # 1/1, 235 PCs, 80,024
+    "kilianhae__Attention.C__softmax_CUDA_softmax_thread_coarse.ncu-rep",  # 1/1, 238 PCs, 116,718
+    "panjd123__cutlass__report-s8.ncu-rep",  # 2/2, 234 PCs, 32,339
 )
 NO_DATA = "piragi__fuzigrad__output.ncu-rep"  # 100 launches, LaunchStats/Occupancy/SpeedOfLight only
 TOP = 10

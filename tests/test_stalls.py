@@ -151,6 +151,33 @@ def test_family_preference_nan_and_not_issued():
     assert stall_metrics.stall_values_from_metrics(latency) == ("warp_latency", {"barrier": 4.0})
 
 
+def test_warp_id_sampling_family_is_recognised_and_ranked_after_pc_sampling():
+    # warp-ID sampling (Nsight Compute 2026.x): smsp__warpidsamp_warps_issue_stalled_<r>[_not_issued], sample counts
+    ni = stall_metrics.stall_metric("smsp__warpidsamp_warps_issue_stalled_no_instructions_not_issued")
+    assert ni == ("warp_id_sampling_not_issued", "no_instructions", "no_instruction")
+    plain = stall_metrics.stall_metric("smsp__warpidsamp_warps_issue_stalled_long_scoreboard")
+    assert plain == ("warp_id_sampling", "long_scoreboard", "long_scoreboard")
+    assert stall_metrics.stall_metric("smsp__warpidsamp_warps_issue_stalled_selected_not_issued")[0] == (
+        "warp_id_sampling_not_issued")  # the _not_issued twin is never read as the plain reason "selected_not"
+    assert stall_metrics.stall_metric("smsp__warpidsamp_interval") is None  # the sampler's settings are not stalls
+    warp_id = {
+        "smsp__warpidsamp_warps_issue_stalled_long_scoreboard": 70.0,
+        "smsp__warpidsamp_warps_issue_stalled_selected": 5.0,
+        "smsp__warpidsamp_warps_issue_stalled_long_scoreboard_not_issued": 60.0,
+        "group:smsp__warpidsamp_warp_stall_reasons": 0.0,
+    }
+    assert stall_metrics.stall_values_from_metrics(warp_id) == (
+        "warp_id_sampling", {"long_scoreboard": 70.0, "selected": 5.0})
+    both = {**warp_id, "smsp__pcsamp_warps_issue_stalled_long_scoreboard": 900.0}
+    assert stall_metrics.stall_values_from_metrics(both) == ("pc_sampling", {"long_scoreboard": 900.0})
+    with_latency = {**warp_id, "smsp__average_warp_latency_issue_stalled_barrier.ratio": 4.0}
+    assert stall_metrics.stall_values_from_metrics(with_latency)[0] == "warp_id_sampling"
+    only_not_issued = {k: v for k, v in warp_id.items() if k.endswith("_not_issued")}
+    assert stall_metrics.stall_values_from_metrics(only_not_issued) == (None, {})
+    b = breakdown.stall_breakdown({"long_scoreboard": 70.0, "selected": 5.0}, "warp_id_sampling")
+    assert b.selected_value == 5.0 and b.shares[0].share == pytest.approx(70 / 75) and b.cpi_consistency is None
+
+
 def test_unknown_reason_spelling_is_kept_not_dropped():
     metrics = {
         "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio": 2.0,
@@ -224,6 +251,40 @@ def test_corpus_families():
     # Every stall ratio of this launch is NaN: no family.
     higgs = _launch_metrics(reports["bwd29__self-join-MiSTIC__profileHIGGS.out.ncu-rep"], 0)
     assert higgs and stall_metrics.stall_values_from_metrics(higgs) == (None, {})
+
+
+WARP_ID_REPORTS = ("Atopos0313__cuda_learning__reports_day08_before.ncu-rep",
+                   "Atopos0313__cuda_learning__reports_day08_after.ncu-rep")
+
+
+@pytest.mark.parametrize("name", WARP_ID_REPORTS)
+def test_corpus_warp_id_sampling_reports(name):
+    """The Nsight Compute 2026.2 reports hold warp-ID samples (only _not_issued, keyed by SMSP:warp slot) beside the
+    Warp State ratios and PC sampling: every warpidsamp name is classified, the launch's family stays per_issue_active
+    (then pc_sampling without the ratios), never the _not_issued warp-ID samples, and the reader requests them."""
+    from kernelscope.ingest.ncu_rep import read_ncu_rep
+
+    path = {p.name: p for p in _corpus_reports()}[name]
+    action = next(iter(_actions(path)))
+    names = [n for n in action.metric_names() if n.startswith("smsp__warpidsamp_warps_issue_stalled_")]
+    assert names, f"{name} should hold warp-ID sampling metrics"
+    for n in names:
+        family, _, reason = stall_metrics.stall_metric(n)
+        assert family == "warp_id_sampling_not_issued" and reason is not None
+        m = action[n]
+        keys = {m.correlation_ids().as_string(i) for i in range(m.num_instances())}
+        assert keys and all(k.count(":") == 1 for k in keys)  # <SMSP>:<warp slot>, not PCs
+    metrics = _launch_metrics(path, 0)
+    assert stall_metrics.stall_values_from_metrics(metrics)[0] == "per_issue_active"
+    no_ratios = {k: v for k, v in metrics.items() if "per_issue_active" not in k}
+    family, values = stall_metrics.stall_values_from_metrics(no_ratios)
+    pc = "smsp__pcsamp_warps_issue_stalled_long_scoreboard"
+    assert family == "pc_sampling" and values["long_scoreboard"] == action[pc].as_double()
+    only_warp_id = {k: v for k, v in metrics.items() if k.startswith("smsp__warpidsamp_")}
+    assert stall_metrics.stall_values_from_metrics(only_warp_id) == (None, {})
+    read = read_ncu_rep(path).kernels[0].metrics
+    for n in names:
+        assert read[n] == pytest.approx(action[n].as_double())
 
 
 # --- names and the data file --------------------------------------------------------------------------

@@ -28,6 +28,7 @@ BASIC = "basic(int, int, int, float const*, float const*, float*)"
 GMEM = "void gmem_coalesce<32>(int, int, int, float const*, float const*, float*)"
 SGEMM = "ampere_sgemm_128x64_nn"
 SMEM = "void smem_blocking<32>(int, int, int, float const*, float const*, float*)"
+TWO = "void two_blocktiling<128, 128, 8, 8, 8>(int, int, int, float const*, float const*, float*)"
 FILL = ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> "
         ">(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)")
 
@@ -43,12 +44,14 @@ PLAN = [
     (SMEM, 120, [64, 64, 1], [32, 32, 1]),  # the report launched it with grid (32, 32, 1)
     (SGEMM, 90, [8, 16, 5], [128, 1, 1]),
     (FILL, 50, [1, 1, 1], [128, 1, 1]),  # not in the report
+    (TWO, 100, [8, 8, 1], [256, 1, 1]),
 ]
 GAP = 50
-KERNEL_US = sum(d for _, d, _, _ in PLAN)  # 1950
-WALL_US = KERNEL_US + GAP * (len(PLAN) - 1)  # 2400
+KERNEL_US = sum(d for _, d, _, _ in PLAN)  # 2050
+WALL_US = KERNEL_US + GAP * (len(PLAN) - 1)  # 2550
 #: timeline name -> (total µs, report launch index shown: the median-duration launch of those that matched)
-EXPECTED = {ONE_D_VEC: (900, 6), BASIC: (500, 0), GMEM: (200, 1), SGEMM: (180, 10), SMEM: (120, 2), FILL: (50, None)}
+EXPECTED = {ONE_D_VEC: (900, 6), BASIC: (500, 0), GMEM: (200, 1), SGEMM: (180, 10), SMEM: (120, 2), TWO: (100, 4),
+            FILL: (50, None)}
 
 
 def write_trace(path: Path, plan=PLAN) -> Path:
@@ -99,7 +102,7 @@ def test_constructed_pair_rows(tmp_path, capsys, diagnose_json):
     validate(doc)
     joined = doc["reports"][0]["kernels_joined"]
     assert joined["program_time_s"] == pytest.approx(WALL_US * US) and joined["basis"] == "exclusive"
-    assert joined["reports"] == [str(ESMM)] and joined["matched"] == 5
+    assert joined["reports"] == [str(ESMM)] and joined["matched"] == 6
     rows = {k["name"]: k for k in joined["kernels"]}
     assert [k["name"] for k in joined["kernels"]] == list(EXPECTED)  # ranking order, largest total first
     for name, (total_us, index) in EXPECTED.items():
@@ -121,15 +124,25 @@ def test_constructed_pair_rows(tmp_path, capsys, diagnose_json):
             f = total_us / WALL_US
             assert k["program_speedup"] == pytest.approx(1 / ((1 - f) + f / speedup))
             assert ncu["estimated_speedup_pct"] == pytest.approx(100 * (1 - 1 / speedup))
-    # the one kernel with an estimate: one_d_vec's tail effect, 1.875x; 900 of 2400 µs -> 1 / (0.625 + 0.2)
-    assert rows[ONE_D_VEC]["ncu"]["top_finding"]["id"] == "tail_effect"
-    assert rows[ONE_D_VEC]["program_speedup"] == pytest.approx(1 / 0.825)
-    assert rows[ONE_D_VEC]["amdahl"]["projected_s"][0] == pytest.approx(2400e-6 * 0.825)
+    # one_d_vec's first advice is its limiter (the LSU pipe at 63.9 %: memory instructions), an upper bound (every
+    # value loaded once: the math pipes' roof), projected like any estimate above; its tail effect (at most
+    # 1 / 0.6478: the L1 data pipe, 64.78 % busy, does the same work after the fix) comes after it
+    top = rows[ONE_D_VEC]["ncu"]["top_finding"]
+    assert top["id"] == "memory_instructions_bound" and top["estimate_kind"] == "upper_bound"
+    tail = next(f for f in diagnose_json[6]["findings"] if f["id"] == "tail_effect")
+    assert tail["estimate_kind"] == "upper_bound" and tail["estimated_speedup"] == pytest.approx(1 / 0.64775384)
+    # the one kernel with an estimate first: two_blocktiling's small grid (64 blocks on 80 SMs: 0.2 of the SM time
+    # idle), at most 1.25x; 100 of 2550 µs -> 1 / (1 - f + f / 1.25)
+    f = 100 / 2550
+    assert rows[TWO]["ncu"]["top_finding"]["id"] == "small_grid"
+    assert rows[TWO]["ncu"]["estimated_speedup"] == pytest.approx(1.25)
+    assert rows[TWO]["program_speedup"] == pytest.approx(1 / (1 - f + f / 1.25))
+    assert rows[TWO]["amdahl"]["projected_s"][0] == pytest.approx(2550e-6 * (1 - f + f / 1.25))
     # two launches of the sgemm in the report (149.728 and 149.440 µs): the lower middle, [10]
     assert rows[SGEMM]["ncu"]["launches"] == 2 and rows[SGEMM]["ncu"]["duration_s"] == pytest.approx(149.44 * US)
     assert [rows[n]["ncu"]["shape"] for n in (ONE_D_VEC, BASIC, GMEM, SGEMM, SMEM)] == ["same"] * 4 + ["different"]
     absent = {a["name"] for a in joined["absent"]}
-    assert absent == {"one_blocktiling", "two_blocktiling", "vectorized_blocktiling", "warptiling", "one_warptiling"}
+    assert absent == {"one_blocktiling", "vectorized_blocktiling", "warptiling", "one_warptiling"}
     assert [a["total_s"] for a in joined["absent"]] == sorted((a["total_s"] for a in joined["absent"]), reverse=True)
 
 
@@ -138,15 +151,15 @@ def test_table_and_markdown_views(tmp_path, capsys, monkeypatch):
     trace = write_trace(tmp_path / "trace.json")
     assert main(["timeline", str(trace), "--kernels", str(need(ESMM))]) == 0
     out = capsys.readouterr().out
-    assert "Top kernels and their Nsight Compute diagnoses: 5 of 6 with Nsight Compute data" in out
-    assert "of the program wall 2.400 ms" in out
-    assert "tail effect (partial" in out and "1.88x (47% of its" in out and "1.21x" in out
+    assert "Top kernels and their Nsight Compute diagnoses: 6 of 7 with Nsight Compute data" in out
+    assert "of the program wall 2.550 ms" in out
+    assert "grid smaller than the GPU" in out and "at most 1.25x (20% of its" in out and "1.01x" in out
     assert "no Nsight Compute data" in out and "median of 2" in out and "other grid/block" in out
     assert "Nsight Compute kernels not in the timeline" in out and "one_blocktiling" in out
     assert main(["timeline", str(trace), "--kernels", str(need(ESMM)), "--format", "markdown", "--top", "2"]) == 0
     md = capsys.readouterr().out
     assert "2 of 2 with Nsight Compute data" in md
-    assert "| one_d_vec<…>(int, int, int, float*, float*, float*) | 46.2% | 37.5% |" in md
+    assert "| one_d_vec<…>(int, int, int, float*, float*, float*) | 43.9% | 35.3% |" in md
     # without --kernels, no joined section and a null in JSON
     assert main(["timeline", str(trace), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["reports"][0]["kernels_joined"] is None
@@ -158,12 +171,14 @@ def test_zh_labels(tmp_path, capsys, monkeypatch):
     assert main(["timeline", str(trace), "--kernels", str(need(ESMM)), "--lang", "zh"]) == 0
     out = capsys.readouterr().out
     for text in ("主要 Kernel 及其 Nsight Compute 诊断", "首要问题", "程序整体提速", "无 Nsight Compute 数据",
-                 "时间线中没有的 Nsight Compute Kernel", "尾部效应"):
+                 "时间线中没有的 Nsight Compute Kernel", "Grid 小于 GPU 规模", "至多 1.25×"):
         assert text in out, text
     assert main(["timeline", str(trace), "--kernels", str(need(ESMM)), "--lang", "zh", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     validate(doc)
-    assert doc["reports"][0]["kernels_joined"]["kernels"][0]["ncu"]["top_finding_title"] == "尾部效应（最后一轮未填满）"
+    kernels = doc["reports"][0]["kernels_joined"]["kernels"]
+    assert kernels[0]["ncu"]["top_finding_title"] == "受限于访存指令（加载/存储（LSU）管线）"
+    assert next(k for k in kernels if k["name"] == TWO)["ncu"]["top_finding_title"] == "Grid 小于 GPU 规模"
 
 
 def test_names_in_one_spelling():

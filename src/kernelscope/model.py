@@ -11,6 +11,7 @@ consumes them and produces its own frozen results.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping
@@ -37,14 +38,20 @@ PIPES: tuple[str, ...] = (
 
 
 #: Units of ``KernelProfile.stall_values``, by the metric family they came from: ``per_issue_active`` (cycles per
-#: issued instruction), ``pc_sampling`` (sample counts), ``warp_latency`` (warp cycles).
-STALL_FAMILIES: tuple[str, ...] = ("per_issue_active", "pc_sampling", "warp_latency")
+#: issued instruction), ``pc_sampling`` and ``warp_id_sampling`` (sample counts), ``warp_latency`` (warp cycles).
+STALL_FAMILIES: tuple[str, ...] = ("per_issue_active", "pc_sampling", "warp_id_sampling", "warp_latency")
 #: Stall values typed in by a user as percentages of stall cycles (plain-numbers input, the lesson API).
 GIVEN_PERCENT = "given_percent"
 
 
 def _frozen(mapping: Mapping | None) -> Mapping:
     return MappingProxyType(dict(mapping or {}))
+
+
+def _positive_finite(value: object) -> bool:
+    """Whether ``value`` is a real number (not a bool), finite and > 0."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value > 0)
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,12 @@ class GpuSpec:
         sources: field name -> citation (datasheet / whitepaper) for every number above.
         origin: where this spec came from: ``"catalogue"``, ``"spec file <path>"``, ``"arguments"``.
         measured: True when the numbers were measured on the device rather than taken from a datasheet.
+
+    Raises:
+        InputError: on construction, when the DRAM bandwidth is missing or not a positive finite number, or a peak
+            is not a positive finite number (the catalogue and spec files are checked the same way when read:
+            :class:`kernelscope.knowledge.gpus.GpuEntry`); a spec built in Python gets the same one-line error
+            instead of failing later inside a roofline.
     """
 
     name: str
@@ -81,6 +94,14 @@ class GpuSpec:
     measured: bool = False
 
     def __post_init__(self) -> None:
+        where = f"gpu spec {self.name}"
+        if not _positive_finite(self.dram_bandwidth_bytes_per_s):
+            raise InputError(where, "field 'dram_bandwidth_bytes_per_s': expected a positive finite number (bytes/s), "
+                             f"got {self.dram_bandwidth_bytes_per_s!r}; every roofline needs the DRAM bandwidth")
+        for pipe, peak in dict(self.peak_flops_per_s or {}).items():
+            if not _positive_finite(peak):
+                raise InputError(where, f"field 'peak_flops_per_s.{pipe}': expected a positive finite number "
+                                 f"(FLOP/s), got {peak!r}; leave a pipe out when its peak is unknown")
         object.__setattr__(self, "peak_flops_per_s", _frozen(self.peak_flops_per_s))
         object.__setattr__(self, "sources", _frozen(self.sources))
 
@@ -231,7 +252,8 @@ class KernelProfile:
         theoretical_occupancy_pct: ``sm__maximum_warps_per_active_cycle_pct``.
         stall_values: canonical stall reason (see ``data/stalls.toml``) -> value in ``stall_family`` units.
         stall_family: which metric family ``stall_values`` came from: ``"per_issue_active"`` (average
-            cycles per issued instruction), ``"pc_sampling"`` (sample counts) or ``"warp_latency"``.
+            cycles per issued instruction), ``"pc_sampling"`` or ``"warp_id_sampling"`` (sample counts) or
+            ``"warp_latency"``.
         cycles_per_issued_instruction: ``smsp__average_warp_latency_per_inst_issued.ratio`` (cycles).
         rules: Nsight Compute's stored rule results.
         nsight_sol_class: the class Nsight Compute's own SOLBottleneck rule stored, in kernelscope's vocabulary

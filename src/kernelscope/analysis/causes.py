@@ -3,13 +3,13 @@
 One small rule per cause, in the style of Nsight Compute's rule files: each reads a few metrics by exact name
 (declared in its ``inputs``), compares them with a criterion of ``verdicts.toml`` (with its source), and returns a
 :class:`~.engine.Finding` with the evidence (values and metric names), the advice ``"finding:<id>"`` (the action text
-is ``data/findings.toml``) and an estimated speedup of the kernel.
+is ``data/findings.toml``) and its remedy as a change of work (:class:`~.performance.Change`: which units' work it
+removes and how much, the idle SM time it recovers, or the waiting it hides).
 
-The estimate model (``data/findings.toml`` header; after Nsight Compute's own rules, e.g. SharedMemoryConflicts:
-bank-conflict share x L1/TEX throughput): the kernel time saved is r = e x u, where e is the waste's share of the
-affected unit's work and u how close that unit is to its peak (0-1); estimated speedup = 1 / (1 - r). Waste in a
-unit that is not the limiter is therefore worth little. Upper bounds (a headroom, a tail, idle SMs) say so in
-``speedup_note``. A rule whose inputs were not measured does not fire.
+No rule computes a speedup of its own: every estimate is the performance model's (:mod:`.performance`), through
+:meth:`~.kernel_rules.KernelContext.sized`, so each respects what the kernel's busiest unrelieved unit allows and
+says whether it is a prediction or an upper bound. A rule whose inputs were not measured does not fire; a finding
+whose remedy the report cannot size has no estimate and says why.
 """
 
 from __future__ import annotations
@@ -22,136 +22,28 @@ from ..knowledge.stalls import describe, reasons
 from ..notes import Note
 from .engine import Done, Evidence, Finding, Rule
 from .kernel_rules import KernelContext
+from .memory_causes import (
+    GLOBAL_SECTORS, LOCAL_INSTRUCTIONS, LOCAL_MISSES, LOCAL_SECTORS, M_INST, M_L1_HIT, M_L2_HIT, M_L2_SECTORS, M_LDSM,
+    M_SECTORS, M_SECTORS_IDEAL, M_SECTORS_LOCAL, M_SHARED_IDEAL, M_SHARED_WAVEFRONTS, REQUESTS, SHARED_OPS, cause,
+    register_spills, shared_bank_conflicts, uncoalesced_global, uncoalesced_shared,
+)
+from .performance import PREDICTION, SHARED_UNIT, UPPER_BOUND, Change
 
-#: The largest share of the time an estimate may remove (an estimate never claims the kernel vanishes).
-MAX_SAVED = 0.95
-
-M_SECTORS = "memory_l2_theoretical_sectors_global"
-M_SECTORS_IDEAL = "memory_l2_theoretical_sectors_global_ideal"
-M_SHARED_WAVEFRONTS = "memory_l1_wavefronts_shared"
-M_SHARED_IDEAL = "memory_l1_wavefronts_shared_ideal"
-M_L1_PCT = "l1tex__throughput.avg.pct_of_peak_sustained_active"
 M_L2_PCT = "lts__throughput.avg.pct_of_peak_sustained_elapsed"
-M_L2_HIT = "lts__t_sector_hit_rate.pct"
+M_L2_READS = "lts__t_sectors_srcunit_tex_op_read.sum"
 M_THREADS = "smsp__thread_inst_executed_per_inst_executed.ratio"
 M_THREADS_PRED = "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"
 M_ISSUE = "sm__issue_active.avg.pct_of_peak_sustained_elapsed"
 M_ATOMIC = "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed"
+M_ATOMIC_MAX = "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed"
 M_DRAM = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
-SHARED_OPS = {
-    "ld": ("smsp__sass_inst_executed_op_shared_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
-    "st": ("smsp__sass_inst_executed_op_shared_st.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
-}
-M_LDSM = "smsp__inst_executed_op_ldsm.sum"
-LOCAL_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum")
-GLOBAL_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
 #: FP32 add / multiply / fused multiply-add thread instructions (the roofline section's per-cycle rates).
 FP32_OPS = tuple(f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed" for op in ("fadd", "fmul", "ffma"))
 M_FMA_PIPE = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"
 IMBALANCE = ("sm__cycles_active.avg", "sm__cycles_active.max", "sm__cycles_active.sum", "sm__cycles_elapsed.sum")
-
-
-def estimate(e: float, u: float | None, what: str) -> tuple[float | None, str]:
-    """``(speedup, note)`` of the r = e x u model; None with the reason when u was not measured."""
-    if u is None:
-        return None, f"not estimated: {what} was not measured"
-    r = min(MAX_SAVED, max(0.0, e) * min(1.0, max(0.0, u)))
-    return 1.0 / (1.0 - r), f"r = {e:.3f} x {u:.3f} ({what}) = {r:.3f} of the time; speedup = 1 / (1 - r)"
-
-
-def headroom(ctx: KernelContext) -> float | None:
-    """How much faster the kernel can get while its busiest unit does the same work: 100 / the higher of the
-    Speed-of-Light compute and memory %, or None when neither was measured. A change that only hides latency
-    (more warps, asynchronous copies) cannot beat it."""
-    busiest = max((v for v in (ctx.sol.compute_pct, ctx.sol.memory_pct) if v is not None), default=None)
-    return 100.0 / busiest if busiest else None
-
-
-def _pct(value: float | None) -> float | None:
-    return None if value is None else value / 100.0
-
-
-def cause(ctx: KernelContext, finding_id: str, values: dict, evidence: tuple[Evidence, ...], speedup: float | None,
-          note: str, key: str, severity: str = "optimization") -> Finding:
-    """A root-cause finding: message ``f_<id>`` of labels.toml, advice ``finding:<id>``, criterion ``key``'s source."""
-    return Finding(finding_id, severity, Note(f"f_{finding_id}", values), evidence, advice=f"finding:{finding_id}",
-                   estimated_speedup=speedup, speedup_note=note, source=source(key))
-
-
-# --------------------------------------------------------------------------------------------- memory access
-
-
-def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
-    """Global loads/stores that touch more 32-byte sectors than the addresses need (Nsight's
-    ``memory_l2_theoretical_sectors_global`` vs ``..._ideal``)."""
-    m = ctx.kernel.metrics
-    sectors, ideal = m.get(M_SECTORS), m.get(M_SECTORS_IDEAL)
-    if not sectors or ideal is None or sectors <= ideal:
-        return None
-    e = (sectors - ideal) / sectors
-    if e < ctx.criteria["uncoalesced_excess_share"]:
-        return None
-    # the excess sectors pass through L1/TEX and L2: the busier of the two bounds what removing them saves
-    l1, l2 = m.get(M_L1_PCT), m.get(M_L2_PCT)
-    busier = max((v for v in (l1, l2) if v is not None), default=ctx.sol.memory_pct)
-    s, note = estimate(e, _pct(busier), "the busier of L1/TEX and L2 throughput")
-    return cause(ctx, "uncoalesced_global", {"excess_pct": 100 * e, "excess": sectors - ideal, "sectors": sectors,
-                                             "ideal": ideal},
-                 (Evidence(M_SECTORS, sectors, "sector"), Evidence(M_SECTORS_IDEAL, ideal, "sector"),
-                  Evidence(M_L1_PCT, l1, "%"), Evidence(M_L2_PCT, l2, "%")), s, note, "uncoalesced_excess_share")
-
-
-def uncoalesced_shared(ctx: KernelContext, done: Done) -> Finding | None:
-    """Shared-memory requests that need more wavefronts than ideal (``memory_l1_wavefronts_shared[_ideal]``)."""
-    m = ctx.kernel.metrics
-    wavefronts, ideal = m.get(M_SHARED_WAVEFRONTS), m.get(M_SHARED_IDEAL)
-    if not wavefronts or ideal is None or wavefronts <= ideal:
-        return None
-    e = (wavefronts - ideal) / wavefronts
-    if e < ctx.criteria["uncoalesced_excess_share"]:
-        return None
-    s, note = estimate(e, _pct(m.get(M_L1_PCT)), "L1/TEX throughput")
-    return cause(ctx, "uncoalesced_shared", {"excess_pct": 100 * e, "wavefronts": wavefronts, "ideal": ideal},
-                 (Evidence(M_SHARED_WAVEFRONTS, wavefronts, "wavefront"), Evidence(M_SHARED_IDEAL, ideal, "wavefront"),
-                  Evidence(M_L1_PCT, m.get(M_L1_PCT), "%")), s, note, "uncoalesced_excess_share")
-
-
-def shared_bank_conflicts(ctx: KernelContext, done: Done) -> Iterator[Finding]:
-    """Shared loads / stores whose bank conflicts are at least ``shared_conflict_share`` of their wavefronts;
-    n-way = wavefronts / requests (Nsight Compute's SharedMemoryConflicts rule)."""
-    m = ctx.kernel.metrics
-    for op, (requests_name, wavefronts_name, conflicts_name) in SHARED_OPS.items():
-        requests = m.get(requests_name, 0.0) + (m.get(M_LDSM, 0.0) if op == "ld" else 0.0)
-        wavefronts, conflicts = m.get(wavefronts_name), m.get(conflicts_name)
-        if not requests or not wavefronts or conflicts is None:
-            continue
-        e = conflicts / wavefronts
-        if e < ctx.criteria["shared_conflict_share"]:
-            continue
-        s, note = estimate(e, _pct(m.get(M_L1_PCT)), "L1/TEX throughput")
-        yield cause(ctx, "shared_bank_conflicts",
-                    {"op": op, "nway": wavefronts / requests, "conflict_pct": 100 * e, "wavefronts": wavefronts},
-                    (Evidence(conflicts_name, conflicts, "conflict"), Evidence(wavefronts_name, wavefronts, "wavefront"),
-                     Evidence(requests_name, requests, "request"), Evidence(M_L1_PCT, m.get(M_L1_PCT), "%")),
-                    s, note, "shared_conflict_share")
-
-
-def register_spills(ctx: KernelContext, done: Done) -> Finding | None:
-    """Local-memory traffic (register spills, dynamically indexed per-thread arrays) as a share of L1 sectors."""
-    m = ctx.kernel.metrics
-    if not all(n in m for n in LOCAL_SECTORS + GLOBAL_SECTORS):
-        return None
-    local = sum(m[n] for n in LOCAL_SECTORS)
-    total = local + sum(m[n] for n in GLOBAL_SECTORS)
-    if not total or local / total < ctx.criteria["spill_local_share"]:
-        return None
-    e = local / total
-    s, note = estimate(e, _pct(ctx.sol.memory_pct), "memory throughput")
-    return cause(ctx, "register_spills", {"local_pct": 100 * e, "local": local, "total": total},
-                 tuple(Evidence(n, m[n], "sector") for n in LOCAL_SECTORS + GLOBAL_SECTORS), s, note,
-                 "spill_local_share")
+#: The SM pipes (units.toml ids) whose work is instructions: a change that removes instructions relieves them all.
+INSTRUCTION_UNITS = ("issue", "lsu", "fma", "alu", "fp64", "fp16", "xu", "adu", "cbu", "uniform", "tex", "mio", "tensor",
+                     "shared_pipe")
 
 
 # --------------------------------------------------------------------------------------------- memory levels
@@ -163,45 +55,91 @@ def l2_bound(ctx: KernelContext, done: Done) -> Finding | None:
     if lv is None or lv.level != "l2" or lv.throughput_pct < ctx.criteria["latency_sol_pct"]:  # type: ignore[operator]
         return None
     return cause(ctx, "l2_bound", {"pct": lv.throughput_pct}, (Evidence(M_L2_PCT, lv.throughput_pct, "%"),),
-                 None, "not estimated: the gain depends on the reuse the change achieves", "latency_sol_pct")
+                 "latency_sol_pct", note="not estimated: the gain depends on the reuse the change achieves")
 
 
 def low_l2_hit_rate(ctx: KernelContext, done: Done) -> Finding | None:
-    """L2 hit rate below ``l2_hit_low_pct`` while DRAM is busy (at least ``l2_hit_dram_pct`` of its peak)."""
+    """L2 hit rate below ``l2_hit_low_pct`` while DRAM is busy (at least ``l2_hit_dram_pct`` of its peak), unless the
+    launch reads each sector once: when the L1's read sectors at L2 (``lts__t_sectors_srcunit_tex_op_read``) are no
+    more than 1.1x the sectors DRAM delivered, every miss is compulsory and no reordering can raise the hit rate (a
+    transpose: reads miss once, writes hit, 50 %)."""
     hit, dram = ctx.kernel.metrics.get(M_L2_HIT), ctx.dram
     if hit is None or dram is None or hit >= ctx.criteria["l2_hit_low_pct"] or dram.value < ctx.criteria["l2_hit_dram_pct"]:
         return None
+    reads, from_dram = ctx.kernel.metrics.get(M_L2_READS), ctx.kernel.dram_bytes_read
+    if reads and from_dram and reads * 32.0 <= 1.1 * from_dram:
+        return None
     return cause(ctx, "low_l2_hit_rate", {"hit": hit, "dram": dram.value}, (Evidence(M_L2_HIT, hit, "%"), dram),
-                 None, "not estimated: the gain depends on the hit rate the change achieves", "l2_hit_low_pct")
+                 "l2_hit_low_pct", note="not estimated: the gain depends on the hit rate the change achieves")
 
 
 def dram_bandwidth_bound(ctx: KernelContext, done: Done) -> Finding | None:
-    """DRAM at ``memory_high_pct`` of its peak or more: only moving fewer bytes helps; the headroom of anything
-    else is 100 / DRAM %."""
+    """DRAM at ``memory_high_pct`` of its peak or more: only moving fewer bytes helps, in proportion to the bytes
+    not moved; anything else can win at most 100 / DRAM % (stated in the text, not an estimate of this remedy)."""
     dram = ctx.dram
     if dram is None or dram.value < ctx.criteria["memory_high_pct"]:
         return None
     headroom = 100.0 / dram.value
-    return cause(ctx, "dram_bandwidth_bound", {"pct": dram.value, "headroom": headroom}, (dram,),
-                 max(1.0, headroom), "upper bound of any change that moves the same bytes: 100 / DRAM %",
-                 "memory_high_pct")
+    return cause(ctx, "dram_bandwidth_bound", {"pct": dram.value, "headroom": headroom}, (dram,), "memory_high_pct",
+                 note=f"not estimated: the gain is in proportion to the bytes not moved; any change that moves the "
+                      f"same bytes can win at most 100 / DRAM % = {headroom:.2f}x")
 
 
 def atomic_contention(ctx: KernelContext, done: Done) -> Finding | None:
-    """The L2 atomic unit at ``atomic_unit_pct`` of its peak or more."""
-    pct = ctx.kernel.memory_breakdown_pct.get(M_ATOMIC)
-    if pct is None or pct < ctx.criteria["atomic_unit_pct"]:
+    """The L2 atomic unit at ``atomic_unit_pct`` of its peak or more, in its busiest slice (``.max``: atomics on one
+    address all go to one L2 slice, so the average over the slices hides them).
+
+    Change (prediction: one atomic per warp instead of per thread, after a warp reduction): 31/32 of the atomic
+    unit's work; where the busiest L2 slice is at least twice the average one, the same share of its excess over
+    the average (the concentrated atomic traffic) leaves the L2 too."""
+    avg = ctx.kernel.memory_breakdown_pct.get(M_ATOMIC)
+    hot = ctx.kernel.metrics.get(M_ATOMIC_MAX, avg)
+    if hot is None or hot < ctx.criteria["atomic_unit_pct"]:
         return None
-    s, note = estimate(31 / 32, pct / 100, "L2 atomic-unit throughput; one atomic per warp instead of per thread")
-    return cause(ctx, "atomic_contention", {"pct": pct}, (Evidence(M_ATOMIC, pct, "%"),), s, note, "atomic_unit_pct")
+    f = 31 / 32
+    work: dict[str, float] = {"l2_atomics": f}
+    for c in ctx.units.of("l2"):
+        if c.busy > 0 and c.hottest >= 2.0 * c.busy:
+            work[c.metric] = f * (1.0 - c.busy / c.hottest)
+    change = Change(work, kind=PREDICTION, what="one atomic per warp instead of per thread: 31/32 of the atomic work")
+    return cause(ctx, "atomic_contention", {"pct": hot, "avg": avg},
+                 (Evidence(M_ATOMIC_MAX, hot, "%"), Evidence(M_ATOMIC, avg, "%")), "atomic_unit_pct", change)
+
+
+def hot_l2_slice(ctx: KernelContext, done: Done) -> Finding | None:
+    """One L2 slice far busier than the average one: its busiest counter at ``hot_slice_ratio`` x the average or more
+    and at ``latency_sol_pct`` of its peak or more, so that slice alone bounds the kernel, and not an atomic
+    hot spot (:func:`atomic_contention` covers that one). The addresses concentrate in one slice (the same address,
+    or a stride that maps to one slice). Change (upper bound: the traffic spread evenly): the slice's excess over the
+    average."""
+    if done.get("atomic_contention"):
+        return None
+    hot = max(ctx.units.of("l2"), key=lambda c: c.hottest, default=None)
+    if hot is None or hot.busy <= 0 or hot.hottest < ctx.criteria["hot_slice_ratio"] * hot.busy \
+            or 100 * hot.hottest < ctx.criteria["latency_sol_pct"]:
+        return None
+    f = 1.0 - hot.busy / hot.hottest
+    change = Change({c.metric: 1.0 - c.busy / c.hottest for c in ctx.units.of("l2") if c.hottest > 0},
+                    kind=UPPER_BOUND, what=f"the busiest L2 slice down to the average: {f:.3f} of its work")
+    atomics = ctx.units.of("l2_atomics")
+    atomic_ratio = atomics[0].hottest / atomics[0].busy if atomics and atomics[0].busy > 0 else None
+    return cause(ctx, "hot_l2_slice", {"hot": 100 * hot.hottest, "avg": 100 * hot.busy, "ratio": hot.hottest / hot.busy,
+                                       "atomic_ratio": atomic_ratio},
+                 (Evidence(hot.metric.replace(".avg.", ".max."), 100 * hot.hottest, "%"),
+                  Evidence(hot.metric, 100 * hot.busy, "%"),
+                  Evidence(M_ATOMIC_MAX, 100 * atomics[0].hottest if atomics else None, "%")), "hot_slice_ratio", change)
 
 
 # ------------------------------------------------------------------------------------------------- compute
 
 
 def thread_divergence(ctx: KernelContext, done: Done) -> Finding | None:
-    """Fewer than ``divergence_threads`` threads active (or predicated on) per executed instruction, of 32
-    (Nsight Compute's ThreadDivergence threshold)."""
+    """Fewer than ``divergence_threads`` threads active, or predicated on, per executed instruction, of 32 (Nsight
+    Compute's ThreadDivergence rule: it fires on either and sizes the fix with the smaller). The text gives both
+    figures, so that predication (all threads active, some predicated off) is not called divergence.
+
+    Change (upper bound: every lane of every warp used): the idle lanes' share of the instructions, 1 - used / 32,
+    leaves instruction issue and every SM pipe; memory traffic stays."""
     m = ctx.kernel.metrics
     threads, pred = m.get(M_THREADS), m.get(M_THREADS_PRED)
     if threads is None:
@@ -209,34 +147,77 @@ def thread_divergence(ctx: KernelContext, done: Done) -> Finding | None:
     used = min(threads, pred if pred is not None else threads)
     if used >= ctx.criteria["divergence_threads"]:
         return None
-    s, note = estimate(1.0 - used / 32.0, _pct(ctx.sol.compute_pct), "compute (SM) throughput")
-    return cause(ctx, "thread_divergence", {"threads": threads, "threads_pred": pred if pred is not None else threads},
-                 (Evidence(M_THREADS, threads, "thread"), Evidence(M_THREADS_PRED, pred, "thread")), s, note,
-                 "divergence_threads")
+    e = 1.0 - used / 32.0
+    by = "predication" if pred is not None and pred < threads and threads >= ctx.criteria["divergence_threads"] \
+        else "divergence"
+    change = Change({u: e for u in INSTRUCTION_UNITS}, kind=UPPER_BOUND,
+                    what=f"{32 - used:.1f} idle lanes of 32: {e:.3f} of the instructions")
+    return cause(ctx, "thread_divergence", {"threads": threads, "threads_pred": pred if pred is not None else threads,
+                                            "used": used, "by": by},
+                 (Evidence(M_THREADS, threads, "thread"), Evidence(M_THREADS_PRED, pred, "thread")),
+                 "divergence_threads", change)
 
 
 def busiest_pipe(ctx: KernelContext, done: Done) -> Finding | None:
     """The busiest SM unit at ``memory_instructions_pct`` or more: a memory-instruction pipe (LSU, MIO, TEX) is a
-    memory-access problem; an arithmetic pipe at ``compute_high_pct`` or more is at its limit (headroom 100 / %)."""
+    memory-access problem, sized at its ideal by :func:`reuse_change` (upper bound: the kernel's math roof); an
+    arithmetic pipe at ``compute_high_pct`` or more is at its limit (any change that keeps its instructions can win at
+    most 100 / its %, stated in the text; not estimated)."""
     top = ctx.limiters.top_compute
     if top is None or top.unit is None:
         return None
     ev = (Evidence(top.metric, top.pct, "%"),)
     if top.kind == "memory_instructions" and top.pct >= ctx.criteria["memory_instructions_pct"]:
-        return cause(ctx, "memory_instructions_bound", {"unit": top.unit, "pct": top.pct}, ev, None,
-                     "not estimated: the gain depends on the reuse the change achieves", "memory_instructions_pct")
+        return cause(ctx, "memory_instructions_bound", {"unit": top.unit, "pct": top.pct}, ev, "memory_instructions_pct",
+                     reuse_change(ctx))
     if top.kind == "math" and top.pct >= ctx.criteria["compute_high_pct"]:
         headroom = 100.0 / top.pct
         return cause(ctx, "compute_pipe_bound", {"unit": top.unit, "pct": top.pct, "headroom": headroom}, ev,
-                     max(1.0, headroom), "upper bound of any change that keeps the instructions: 100 / pipe %",
-                     "compute_high_pct")
+                     "compute_high_pct", note=f"not estimated: the gain is in proportion to the instructions the pipe "
+                                              f"no longer executes; any other change can win at most {headroom:.2f}x")
     return None
+
+
+#: The SM-side units of memory instructions (data/units.toml): their work goes with the instructions.
+MEMORY_INSTRUCTION_UNITS = ("lsu", "mio", "tex", "idc", "l1", SHARED_UNIT)
+#: The arithmetic pipes whose instructions stay when memory instructions go (reuse keeps the math).
+MATH_UNITS = ("fma", "fp16", "fp64", "tensor", "shared_pipe", "xu")
+
+
+def reuse_change(ctx: KernelContext) -> Change | None:
+    """The change of the memory-instruction limit's remedy, at its ideal (upper bound: every value loaded once and
+    reused from registers or shared memory): the work of the SM-side memory units (LSU, MIO, TEX, L1, shared memory)
+    goes, and so does the share of instruction issue (and, for FP32 work, of the FMA pipe, which also runs the
+    address arithmetic's integer multiply-adds) that the math does not need: the math needs its executed FLOPs at the
+    pipe's peak (the roofline's achieved / peak FLOP/s), else the busiest arithmetic pipe; L2 and DRAM stay. So the
+    bound is the kernel's own math roof (register tiling of a tiled SGEMM at 12 % of the FP32 peak, LSU pipe 88 %:
+    up to ~8x; the same author's register-tiled kernel ran 6.8x faster)."""
+    r = ctx.roofline
+    flops = None
+    if r is not None and r.achieved_flops_per_s and r.peak_flops_per_s and not r.flops_estimated:
+        flops = min(1.0, r.achieved_flops_per_s / r.peak_flops_per_s)
+    pipes = {u: b for u in MATH_UNITS if (b := ctx.units.busy(u)) is not None}
+    math_busy = flops if flops is not None else max(pipes.values(), default=None)
+    if math_busy is None:
+        return None
+    work = {u: 1.0 for u in MEMORY_INSTRUCTION_UNITS}
+    # what the math itself needs of issue and of its pipe: the executed FLOPs at the pipe's peak (the FMA pipe also
+    # runs the integer multiply-adds of the address arithmetic, which go with the loads)
+    for unit in ("issue", *(("fma",) if flops is not None and r is not None and r.pipe == "fp32" else ())):
+        busy = ctx.units.busy(unit)
+        if busy:
+            work[unit] = max(0.0, 1.0 - math_busy / busy)
+    return Change(work, kind=UPPER_BOUND, what=f"every value loaded once and reused: the LSU, MIO, L1 and shared-memory "
+                                               f"work go, issue down to what the math needs ({100 * math_busy:.1f}%"
+                                               + (" of the FP32 peak: the executed FLOPs)" if "fma" in work else ")"))
 
 
 def tensor_cores_unused(ctx: KernelContext, done: Done) -> Finding | None:
     """FP16 or FP32 math on CUDA cores, compute-bound on the roofline (arithmetic intensity above the ridge point:
     matrix-like work, not element-wise), with the pipe at ``tensor_unused_pipe_pct`` of its peak or more, while the
-    GPU has tensor cores for it (FP16/BF16 tensor, TF32 tensor) and the tensor pipe is idle."""
+    GPU has tensor cores for it (FP16/BF16 tensor, TF32 tensor) and the tensor pipe is idle.
+
+    Change (upper bound: all of the pipe's work as matrix products): 1 - CUDA-core peak / tensor peak of that pipe."""
     gpu, r = ctx.gpu, ctx.roofline
     if gpu is None or r is None or r.pipe not in ("fp16", "fp32") or not r.flops or r.bound != "compute-bound":
         return None
@@ -248,17 +229,19 @@ def tensor_cores_unused(ctx: KernelContext, done: Done) -> Finding | None:
     if pct is None or not cuda_peak or not tensor_peak or tensor_peak <= cuda_peak \
             or pct < ctx.criteria["tensor_unused_pipe_pct"] or busy_tensor >= ctx.criteria["tensor_pipe_active_pct"]:
         return None
-    s, note = estimate(1.0 - cuda_peak / tensor_peak, pct / 100, f"{unit} pipe utilisation (upper bound)")
+    f = 1.0 - cuda_peak / tensor_peak
+    change = Change({unit: f}, kind=UPPER_BOUND, what=f"the {unit} pipe's work at the tensor peak: {f:.3f} of it")
     return cause(ctx, "tensor_cores_unused", {"pipe": r.pipe, "tensor_pipe": tensor, "pct": pct,
                                               "tensor_pct": busy_tensor, "ratio": tensor_peak / cuda_peak},
                  (Evidence("flops." + r.pipe, r.flops, "FLOP"), Evidence("pipe." + unit, pct, "%"),
                   Evidence("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", busy_tensor, "%")),
-                 s, note, "tensor_unused_pipe_pct")
+                 "tensor_unused_pipe_pct", change)
 
 
 def fp64_on_consumer_gpu(ctx: KernelContext, done: Done) -> Finding | None:
     """FP64 work on a GPU whose FP64 peak is at most 1/``fp64_slow_ratio`` of its FP32 peak, with the FP64 pipe at
-    ``fp64_pipe_pct`` of its peak or more."""
+    ``fp64_pipe_pct`` of its peak or more. Change (upper bound: all of it in FP32): 1 - FP64 / FP32 peak of the FP64
+    pipe's work."""
     gpu = ctx.gpu
     if gpu is None or not ctx.kernel.flop_counts.get("fp64"):
         return None
@@ -267,17 +250,18 @@ def fp64_on_consumer_gpu(ctx: KernelContext, done: Done) -> Finding | None:
     if not fp64 or not fp32 or fp32 / fp64 < ctx.criteria["fp64_slow_ratio"] or pct is None \
             or pct < ctx.criteria["fp64_pipe_pct"]:
         return None
-    s, note = estimate(1.0 - fp64 / fp32, pct / 100, "FP64 pipe utilisation (upper bound)")
+    f = 1.0 - fp64 / fp32
+    change = Change({"fp64": f}, kind=UPPER_BOUND, what=f"the FP64 pipe's work at the FP32 rate: {f:.3f} of it")
     return cause(ctx, "fp64_on_consumer_gpu", {"ratio": fp32 / fp64, "pct": pct},
                  (Evidence("flops.fp64", ctx.kernel.flop_counts["fp64"], "FLOP"), Evidence("pipe.fp64", pct, "%")),
-                 s, note, "fp64_slow_ratio")
+                 "fp64_slow_ratio", change)
 
 
 def unfused_fp32(ctx: KernelContext, done: Done) -> Finding | None:
     """Separate FP32 multiplies and adds that could be one fused multiply-add: at most min(FADD, FMUL) pairs fuse,
-    each saving one instruction. Reported when those pairs are ``fusable_share`` of the FP32 instructions or more.
-    Estimate r = pairs / (FADD + FMUL + FFMA) x FMA pipe utilisation (Nsight Compute's FPInstructions rule counts
-    every non-fused instruction as fusable; an add without a multiply to pair with cannot fuse)."""
+    each saving one instruction. Reported when those pairs are ``fusable_share`` of the FP32 instructions or more
+    (Nsight Compute's FPInstructions rule counts every non-fused instruction as fusable; an add without a multiply
+    to pair with cannot fuse). Change (prediction): pairs / (FADD + FMUL + FFMA) of the FMA pipe's work."""
     m = ctx.kernel.metrics
     fadd, fmul, ffma = (m.get(n) for n in FP32_OPS)
     if fadd is None or fmul is None or ffma is None or not fadd + fmul + ffma:
@@ -285,26 +269,35 @@ def unfused_fp32(ctx: KernelContext, done: Done) -> Finding | None:
     e = min(fadd, fmul) / (fadd + fmul + ffma)
     if e < ctx.criteria["fusable_share"]:
         return None
-    s, note = estimate(e, _pct(ctx.kernel.compute_breakdown_pct.get(M_FMA_PIPE)), "FMA pipe utilisation")
+    change = Change({"fma": e}, kind=PREDICTION, what=f"one FFMA per FMUL + FADD pair: {e:.3f} of the FP32 instructions")
     return cause(ctx, "unfused_fp32", {"fusable_pct": 100 * e},
                  (*(Evidence(n, v, "inst/cycle") for n, v in zip(FP32_OPS, (fadd, fmul, ffma))),
                   Evidence(M_FMA_PIPE, ctx.kernel.compute_breakdown_pct.get(M_FMA_PIPE), "%")),
-                 s, note, "fusable_share")
+                 "fusable_share", change)
 
 
 def workload_imbalance(ctx: KernelContext, done: Done) -> Finding | None:
-    """The busiest SM active much longer than the average one (Nsight Compute's WorkloadImbalance model:
-    r = (1 - avg / max) x active / elapsed cycles, reported from ``imbalance_min_share``)."""
+    """The busiest SM active much longer than the average one (Nsight Compute's WorkloadImbalance model: the SM
+    time between the average SM going idle and the busiest one finishing, (max - avg) / elapsed cycles per SM,
+    reported from ``imbalance_min_share``). Change (upper bound: the work spread evenly): that idle SM time, drawn
+    from the same idle SM time as the tail effect and a small grid."""
     m = ctx.kernel.metrics
     if not all(m.get(n) for n in IMBALANCE):
         return None
+    blocks, sms = ctx.kernel.launch.blocks, ctx.sm_count
+    if blocks is not None and sms and blocks < sms:
+        return None  # SMs without a block: the small grid, not uneven work (the small_grid finding)
     avg, peak, active, elapsed = (m[n] for n in IMBALANCE)
-    r = (1.0 - avg / peak) * active / elapsed
-    if r < ctx.criteria["imbalance_min_share"]:
+    per_sm = elapsed * avg / active  # elapsed cycles per SM (every SM elapses the same cycles)
+    idle = (peak - avg) / per_sm
+    if ctx.units.idle_sm is not None:
+        idle = min(idle, ctx.units.idle_sm)
+    if idle < ctx.criteria["imbalance_min_share"]:
         return None
-    return cause(ctx, "workload_imbalance", {"above_pct": 100 * (peak / avg - 1.0)},
-                 tuple(Evidence(n, m[n], "cycle") for n in IMBALANCE), 1.0 / (1.0 - min(MAX_SAVED, r)),
-                 f"r = (1 - avg/max) x active/elapsed = {r:.3f}; speedup = 1 / (1 - r)", "imbalance_min_share")
+    change = Change(idle=min(1.0, idle), spreads=True, kind=UPPER_BOUND,
+                    what=f"the idle SM time after the average SM finishes: {idle:.3f} of the elapsed time")
+    return cause(ctx, "workload_imbalance", {"above_pct": 100 * (peak / avg - 1.0), "idle": idle},
+                 tuple(Evidence(n, m[n], "cycle") for n in IMBALANCE), "imbalance_min_share", change)
 
 
 # -------------------------------------------------------------------------------------------------- stalls
@@ -319,27 +312,47 @@ STALL_CAUSES = {
 
 
 def stall_causes(ctx: KernelContext, done: Done) -> Iterator[Finding]:
-    """A stall reason at its criterion's share of the stall cycles or more. Estimate: hiding it removes its share
-    of all warp cycles, when the SM had nothing to issue: r = share of all cycles x (1 - issue active)."""
+    """A stall reason at its criterion's share of the stall cycles or more. Change (upper bound: the stall hidden
+    completely): the reason's share of all warp cycles stops waiting (Little's law: the same warps issue
+    1 / (1 - share) times as often, until a unit saturates: the model's floor). Sized only when instruction issue
+    was measured (``sm__issue_active``): without it nothing bounds how often the warps could issue."""
     if ctx.stalls is None:
         return
     issue = ctx.kernel.compute_breakdown_pct.get(M_ISSUE)
-    cap = headroom(ctx)
     for s in ctx.stalls.shares:
         if s.reason not in STALL_CAUSES:
             continue
         finding_id, key = STALL_CAUSES[s.reason]
         if s.share_of_stalls < ctx.criteria[key]:
             continue
-        idle = None if issue is None else 1.0 - issue / 100.0
-        speedup, note = estimate(s.share, idle, "share of cycles with no instruction issued")
-        if speedup is not None and cap is not None and speedup > cap:
-            speedup, note = max(1.0, cap), f"{note}; capped at the busiest unit's headroom 100 / {100 / cap:.1f}%"
         values = {"reason": s.reason, "share": s.share_of_stalls}
-        message_key = "f_stall" if idle is None else f"f_{finding_id}"
-        yield Finding(finding_id, "optimization", Note(message_key, values if idle is None else {**values, "idle": idle}),
-                      (Evidence(f"stall_share.{s.reason}", s.share_of_stalls, "share"), Evidence(M_ISSUE, issue, "%")),
-                      advice=f"finding:{finding_id}", estimated_speedup=speedup, speedup_note=note, source=source(key))
+        if s.reason == "long_scoreboard":
+            values["remedy_kind"] = latency_remedy(ctx)
+        evidence = (Evidence(f"stall_share.{s.reason}", s.share_of_stalls, "share"), Evidence(M_ISSUE, issue, "%"))
+        if issue is None:
+            yield Finding(finding_id, "optimization", Note("f_stall", values), evidence, advice=f"finding:{finding_id}",
+                          speedup_note="not estimated: sm__issue_active was not measured", source=source(key))
+            continue
+        change = Change(waiting=min(1.0, s.share), kind=UPPER_BOUND,
+                        what=f"{describe(s.reason).display_name} hidden: {s.share:.3f} of all warp cycles")
+        yield Finding(finding_id, "optimization", Note(f"f_{finding_id}", {**values, "idle": 1.0 - issue / 100.0}),
+                      evidence, advice=f"finding:{finding_id}", source=source(key), **ctx.sized(change))
+
+
+def latency_remedy(ctx: KernelContext) -> str:
+    """How to hide global-load latency in THIS kernel on THIS GPU: ``"tma"`` / ``"async"`` (prefetch the next
+    shared-memory tile asynchronously: TMA from compute capability 9.0, cp.async from 8.0; CUDA C++ Programming
+    Guide, "Asynchronous Data Copies") for a kernel that stages data in shared memory, ``"registers"`` (software
+    pipelining through registers) for one on an older GPU, ``"ilp"`` (more independent loads in flight) for a
+    kernel without shared memory, where there is no tile to double-buffer."""
+    la = ctx.kernel.launch
+    shared = (la.shared_mem_static_bytes or 0) + (la.shared_mem_dynamic_bytes or 0)
+    if not shared:
+        return "ilp"
+    cc = ctx.kernel.device.compute_capability or (ctx.gpu.compute_capability if ctx.gpu is not None else None)
+    if cc is None or cc < (8, 0):
+        return "registers"
+    return "tma" if cc >= (9, 0) else "async"
 
 
 def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:
@@ -363,14 +376,18 @@ def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:
 
 #: The root-cause rules, run after the class rules (:data:`kernelscope.analysis.kernel_rules.KERNEL_RULES`).
 CAUSE_RULES: tuple[Rule[KernelContext], ...] = (
-    Rule("uncoalesced_global", uncoalesced_global, inputs=(M_SECTORS, M_SECTORS_IDEAL, M_L1_PCT, M_L2_PCT)),
-    Rule("uncoalesced_shared", uncoalesced_shared, inputs=(M_SHARED_WAVEFRONTS, M_SHARED_IDEAL, M_L1_PCT)),
+    Rule("uncoalesced_global", uncoalesced_global,
+         inputs=(M_SECTORS, M_SECTORS_IDEAL, M_L2_SECTORS, M_L2_HIT, M_L1_HIT, *GLOBAL_SECTORS, *LOCAL_SECTORS, *REQUESTS.values())),
     Rule("shared_bank_conflicts", shared_bank_conflicts, inputs=(*(n for t in SHARED_OPS.values() for n in t), M_LDSM)),
-    Rule("register_spills", register_spills, inputs=LOCAL_SECTORS + GLOBAL_SECTORS),
+    Rule("uncoalesced_shared", uncoalesced_shared, parents=("shared_bank_conflicts",),
+         inputs=(M_SHARED_WAVEFRONTS, M_SHARED_IDEAL)),
+    Rule("register_spills", register_spills,
+         inputs=LOCAL_SECTORS + GLOBAL_SECTORS + LOCAL_MISSES + (M_SECTORS_LOCAL, M_INST, *LOCAL_INSTRUCTIONS)),
     Rule("l2_bound", l2_bound, inputs=(M_L2_PCT,)),
-    Rule("low_l2_hit_rate", low_l2_hit_rate, inputs=(M_L2_HIT, M_DRAM)),
+    Rule("low_l2_hit_rate", low_l2_hit_rate, inputs=(M_L2_HIT, M_DRAM, M_L2_READS, "dram__bytes_read.sum")),
     Rule("dram_bandwidth_bound", dram_bandwidth_bound, inputs=(M_DRAM,)),
-    Rule("atomic_contention", atomic_contention, inputs=(M_ATOMIC,)),
+    Rule("atomic_contention", atomic_contention, inputs=(M_ATOMIC, M_ATOMIC_MAX)),
+    Rule("hot_l2_slice", hot_l2_slice, parents=("atomic_contention",)),
     Rule("thread_divergence", thread_divergence, inputs=(M_THREADS, M_THREADS_PRED)),
     Rule("busiest_pipe", busiest_pipe, inputs=(M_ISSUE,)),
     Rule("tensor_cores_unused", tensor_cores_unused, inputs=("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",)),
@@ -380,6 +397,16 @@ CAUSE_RULES: tuple[Rule[KernelContext], ...] = (
     Rule("stall_causes", stall_causes, inputs=(M_ISSUE,)),
     Rule("stall_reasons", stall_reasons, parents=("stall_causes",)),
 )
+
+
+def limiter_unit(finding: Finding) -> str | None:
+    """The unit a limiter finding names as the launch's limiter (DRAM at its roof, an arithmetic pipe at its limit,
+    a memory-instruction pipe), or None for any other finding: its remedy is the only one that relieves that unit."""
+    if finding.id == "dram_bandwidth_bound":
+        return "dram"
+    if finding.id in ("compute_pipe_bound", "memory_instructions_bound"):
+        return finding.message.values.get("unit")
+    return None
 
 
 def program_gain(time_share: float | None, speedup: float | None) -> float | None:

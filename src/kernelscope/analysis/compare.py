@@ -22,6 +22,7 @@ from ..notes import Note
 from .diagnosis import KernelDiagnosis
 from .engine import by_gain
 from .names import signature
+from .performance import PostHoc, posthoc
 from .selection import kernel_names, match, select
 
 
@@ -157,6 +158,9 @@ class KernelComparison:
             ``speedup`` to see how the model did.
         shape_differs: the two sides' grid or block differ (both recorded): a pair matched by name, or by hand, is
             then not the same work on both sides.
+        posthoc: the performance model checked against the pair (:func:`.performance.posthoc`): which units' work
+            actually changed between the representatives, and the speedup the model gives for exactly that change;
+            None when no unit was measured on both sides.
     """
 
     before_name: str
@@ -172,6 +176,7 @@ class KernelComparison:
     explanation: tuple[Note, ...]
     predicted: tuple[tuple[str, float], ...] = ()
     shape_differs: bool = False
+    posthoc: PostHoc | None = None
 
     @property
     def predicted_top(self) -> tuple[str, float] | None:
@@ -276,8 +281,9 @@ class Comparison:
 
 def predicted_speedups(diagnosis: KernelDiagnosis) -> tuple[tuple[str, float], ...]:
     """What one diagnosed launch's findings predict: ``(finding id, estimated speedup)`` for each finding with an
-    estimate (a factor >= 1: kernel time before / after removing that cause), largest first (:func:`.engine.by_gain`;
-    ties keep rule order). A finding id that occurs twice keeps its largest estimate. Empty when no finding has one."""
+    estimate (a factor >= 1: kernel time before / after removing that cause, the finding's own estimate, not its
+    marginal gain in a list), largest first (:func:`.engine.by_gain`; ties keep rule order). A finding id that occurs
+    twice keeps its largest estimate. Empty when no finding has one."""
     out: dict[str, float] = {}
     for f in by_gain(diagnosis.findings):
         if f.estimated_speedup is not None:
@@ -387,7 +393,14 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
         explanation=_explain(b, a, speedup, shift),
         predicted=predicted_speedups(before.representative),
         shape_differs=matched_by in ("name", "signature") and _shape_differs(before, after),
+        posthoc=_posthoc(before, after),
     )
+
+
+def _posthoc(before: LaunchSet, after: LaunchSet) -> PostHoc | None:
+    """The model's post-hoc check of a pair, from the two representatives' units and median durations."""
+    check = posthoc(before.representative.units, before.median_s, after.representative.units, after.median_s)
+    return check if check.speedup is not None else None
 
 
 def _shape_differs(before: LaunchSet, after: LaunchSet) -> bool:

@@ -20,13 +20,15 @@ from ..knowledge.plausibility import screen
 from ..model import GpuSpec, KernelProfile, ProfileReport
 from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
 from .engine import Finding, by_gain, run_rules
-from .causes import CAUSE_RULES, program_gain
+from .performance import Units, rank_and_share, units_of
+from .causes import CAUSE_RULES, limiter_unit, program_gain
 from .kernel_rules import CLASS_ORDER, KERNEL_RULES, KernelContext, SolVerdict, classify_sol, waves_per_sm
 from .limiters import Limiters, MemoryLevel, limiters, limiting_level, memory_levels
 from .nsight import NsightMatch, match_nsight
 from .occupancy import Occupancy, occupancy_of
 from .plausible import screen_against_gpu
 from .roofline import RooflinePoint, kernel_points, useful_point
+from .scaling import serialised_blocks
 from .selection import select_kernels
 from .stalls import StallBreakdown, stall_breakdown
 
@@ -70,6 +72,7 @@ class KernelDiagnosis:
         useful_roofline: the launch's point for the USEFUL FLOPs (``KernelProfile.useful_flops``, given by the user)
             on the same pipe, ceilings, bytes and duration as ``roofline`` (whose FLOPs are the executed ones); None
             when no useful count was given or there is no roofline (:func:`.roofline.useful_point`).
+        units: the busy shares of the launch's units, as the performance model sees them (:mod:`.performance`).
     """
 
     kernel: KernelProfile
@@ -88,6 +91,7 @@ class KernelDiagnosis:
     time_share: float | None = None
     locations: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     useful_roofline: RooflinePoint | None = None
+    units: Units = Units()
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -109,10 +113,16 @@ class KernelDiagnosis:
     @property
     def advice_findings(self) -> tuple[Finding, ...]:
         """The findings whose advice to give, most important first: the specific ones (``finding:<id>``: a root
-        cause with its one action) by estimated gain, then rule order; the generic class and stall-reason paragraphs
+        cause with its one action) in the performance model's ranking (``Finding.rank``: by conservative value,
+        then those without an estimate, then the negligible ones; by estimate for findings without a rank); the generic class and stall-reason paragraphs
         (``class:<bound>``, ``stall:<reason>``) only when no specific finding applies. One finding per advice id."""
-        ranked = [f for f in by_gain(self.findings) if f.advice]
+        if any(f.rank is not None for f in self.findings):
+            ranked = sorted((f for f in self.findings if f.advice), key=lambda f: (f.rank is None, f.rank or 0))
+        else:
+            ranked = [f for f in by_gain(self.findings) if f.advice]
         specific = [f for f in ranked if f.advice.startswith("finding:")]  # type: ignore[union-attr]
+        if specific and all(f.negligible for f in specific):  # nothing worth it: the generic paragraph first
+            specific = [f for f in ranked if not f.advice.startswith("finding:")][:1] + specific  # type: ignore[union-attr]
         chosen: dict[str, Finding] = {}
         for f in specific or ranked:
             chosen.setdefault(f.advice, f)  # type: ignore[arg-type]
@@ -125,9 +135,13 @@ class KernelDiagnosis:
         return tuple(f.advice for f in self.advice_findings)  # type: ignore[misc]
 
     def program_gain(self, finding: Finding) -> float | None:
-        """The share of the report's GPU time saved if ``finding``'s cause were removed (Amdahl): time_share x
-        (1 - 1 / estimated speedup); None when either is unknown."""
-        return program_gain(self.time_share, finding.estimated_speedup)
+        """The share of the report's GPU time saved if ``finding``'s cause were removed (Amdahl): time_share x the
+        share of the launch's time it saves after the findings ranked above it (``Finding.saved_share``), so that
+        the savings of one launch's findings add up to at most its share; without a ranking, time_share x
+        (1 - 1 / its estimate). None when either is unknown."""
+        if finding.saved_share is not None and self.time_share is not None:
+            return self.time_share * finding.saved_share
+        return program_gain(self.time_share, finding.gain)
 
     @property
     def limiting_level(self) -> MemoryLevel | None:
@@ -238,7 +252,11 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
     useful, useful_notes = useful_point(kernel, main)
     headline = sol.bound if sol.bound is not None else (main.bound if main is not None else None)
     levels = memory_levels(kernel, main.flops if main is not None else None)
-    ctx = KernelContext(kernel, gpu, sol, occ, stalls, waves, headline, crit, limits, levels, main)
+    units = units_of(kernel, {s.reason: s.share for s in stalls.shares} if stalls is not None else None,
+                     stalls.selected_value / stalls.total if stalls is not None and stalls.selected_value is not None
+                     and stalls.total else None, crit["short_kernel_s"])
+    ctx = KernelContext(kernel, gpu, sol, occ, stalls, waves, headline, crit, limits, levels, main, units)
+    found = ranked(run_rules(RULES, ctx), units, crit["min_worthwhile_speedup"])
     return KernelDiagnosis(
         kernel=kernel,
         gpu=gpu,
@@ -250,11 +268,28 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
         occupancy=occ,
         waves_per_sm=waves,
         stalls=stalls,
-        findings=run_rules(RULES, ctx),
+        findings=found,
         limiters=limits,
         levels=levels,
         useful_roofline=useful,
+        units=units,
     )
+
+
+def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float) -> tuple[Finding, ...]:
+    """The findings (rule order) with the advice order (``rank``), the marginal gains, the saved shares and the
+    negligible mark set: the performance model's ranking (:func:`.performance.rank_and_share`) of the findings that
+    carry advice."""
+    advised = [(i, f) for i, f in enumerate(findings) if f.advice]
+    order = rank_and_share([(i, f.change, f.estimated_speedup, f.estimate_kind, limiter_unit(f)) for i, f in advised],
+                           units, worthwhile)
+    out = list(findings)
+    for rank, (i, marginal, saved, tier) in enumerate(order):
+        f = out[i]  # type: ignore[index]
+        gain = min(marginal, f.estimated_speedup) if marginal is not None and f.estimated_speedup is not None else None
+        out[i] = replace(f, rank=rank, marginal_speedup=gain, saved_share=saved,  # type: ignore[index]
+                         negligible=tier == "negligible")
+    return tuple(out)
 
 
 def _unique(notes: Iterable[Note]) -> tuple[Note, ...]:
@@ -385,4 +420,10 @@ def diagnose_report(
     def share(k: KernelProfile) -> float | None:
         return k.duration_s * k.launch_count / total if k.duration_s is not None and total > 0 else None
 
-    return ReportDiagnosis(report=report, groups=group_by_name(report.kernels), kernels=tuple(map(diagnosed, chosen)))
+    kernels = tuple(map(diagnosed, chosen))
+    serial = serialised_blocks(kernels, crit)
+    if serial:  # a finding that needs two launches: added to each, and the advice ranked again
+        kernels = tuple(replace(d, findings=ranked(d.findings + (serial[d.kernel.index],), d.units,
+                                                   crit["min_worthwhile_speedup"]))
+                        if d.kernel.index in serial else d for d in kernels)
+    return ReportDiagnosis(report=report, groups=group_by_name(report.kernels), kernels=kernels)

@@ -59,6 +59,17 @@ class Finding:
             were removed, as a factor >= 1; None when not estimated (``speedup_note`` says why).
         speedup_note: how the estimate was made, or why there is none.
         source: where the threshold or the model comes from.
+        estimate_kind: ``"prediction"`` (a definite change whose work the report counts) or ``"upper_bound"`` (an
+            ideal: the most the change can give) for an estimated finding (:mod:`.performance`); None otherwise.
+        change: the kernel finding's remedy in the performance model's terms (a :class:`.performance.Change`), or
+            None (timeline checks, findings without a sized remedy).
+        marginal_speedup: the finding's gain after the findings ranked above it are made (set by the diagnosis:
+            :func:`.performance.rank_and_share`), a factor >= 1 no larger than ``estimated_speedup``; None when not
+            set (then ``estimated_speedup`` stands alone).
+        rank: the finding's place in its launch's advice order (0 first), set by the diagnosis; None when unranked.
+        saved_share: the share (0-1) of its launch's measured time the finding saves after the findings ranked above
+            it (set with ``marginal_speedup``); the saved shares of one launch add up to at most 1. None when not set.
+        negligible: its gain is below ``min_worthwhile_speedup`` (set by the diagnosis): listed last.
     """
 
     id: str
@@ -70,6 +81,12 @@ class Finding:
     estimated_speedup: float | None = None
     speedup_note: str | None = None
     source: str = ""
+    estimate_kind: str | None = None
+    change: object = None
+    marginal_speedup: float | None = None
+    rank: int | None = None
+    saved_share: float | None = None
+    negligible: bool = False
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
@@ -77,6 +94,17 @@ class Finding:
         s = self.estimated_speedup
         if s is not None and not (math.isfinite(s) and s >= 1.0):
             raise ValueError(f"estimated_speedup must be a finite factor >= 1, got {s!r}")
+        if self.estimate_kind not in (None, "prediction", "upper_bound"):
+            raise ValueError(f"estimate_kind must be 'prediction', 'upper_bound' or None, got {self.estimate_kind!r}")
+        g = self.marginal_speedup
+        if g is not None and not (math.isfinite(g) and 1.0 <= g <= (s if s is not None else g) + 1e-9):
+            raise ValueError(f"marginal_speedup must be a factor between 1 and estimated_speedup, got {g!r}")
+
+    @property
+    def gain(self) -> float | None:
+        """The speedup this finding is credited with where findings are listed together: its marginal gain after
+        the ones ranked above it when the diagnosis set one, else its own estimate; None when not estimated."""
+        return self.marginal_speedup if self.marginal_speedup is not None else self.estimated_speedup
 
 
 #: What a rule's apply function gets besides the context: the findings of the rules that ran before it, by id.

@@ -21,6 +21,7 @@ from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY
 from .engine import Done, Evidence, Finding, Rule
 from .limiters import Limiters, MemoryLevel, limiting_level
 from .occupancy import Occupancy, next_step
+from .performance import L1_TOTAL, UPPER_BOUND, Change, Units, describe, predict
 from .roofline import RooflinePoint
 from .stalls import StallBreakdown
 
@@ -77,11 +78,13 @@ def classify_sol(compute_pct: float | None, memory_pct: float | None, waves_per_
     own SOLBottleneck rule decides it (kernelscope's bottleneck classes, :data:`KERNEL_RULES`, refine it: a small
     grid there means fewer blocks than SMs, and two throughputs of one unit are not "balanced").
 
-    Rules, in the order Nsight Compute's SOLBottleneck rule applies them in the corpus reports (thresholds from
+    Rules, in the order Nsight Compute's SOLBottleneck rule applies them (its rule file; thresholds from
     ``verdicts.toml`` ``[criteria]``): compute above ``compute_high_pct`` or memory above ``memory_high_pct`` ->
-    the higher one's class (ties go to compute); fewer than ``small_grid_waves`` waves -> launch-bound; both below
-    ``latency_sol_pct`` -> latency-bound; otherwise the higher one's class, or balanced when they are within
-    ``balanced_margin_pct`` points.
+    the higher one's class (ties go to compute); both below ``latency_sol_pct`` -> launch-bound with fewer than
+    ``small_grid_waves`` waves ("Small Grid"), else latency-bound; otherwise the higher one's class, or balanced
+    when they are within ``balanced_margin_pct`` points. A grid below one wave with a unit at 60-80 % of its peak
+    is that unit's class, not launch-bound (a kernel of 275 blocks on 68 SMs with DRAM at 79.7 % is memory-bound).
+    Without the two throughputs, fewer than ``small_grid_waves`` waves alone gives launch-bound.
     """
     t = crit if crit is not None else default_criteria()
     c, m = compute_pct, memory_pct
@@ -94,11 +97,13 @@ def classify_sol(compute_pct: float | None, memory_pct: float | None, waves_per_
     if measured and (c > t["compute_high_pct"] or m > t["memory_high_pct"]):
         limit = t["compute_high_pct"] if higher == COMPUTE_BOUND else t["memory_high_pct"]
         return verdict(higher, "sol_high", top=max(c, m), limit=limit)
-    if grid_is_small(waves_per_sm, t):
-        return verdict(LAUNCH_BOUND, "small_grid", waves=waves_per_sm, limit=t["small_grid_waves"])
     if not measured:
+        if grid_is_small(waves_per_sm, t):
+            return verdict(LAUNCH_BOUND, "small_grid", waves=waves_per_sm, limit=t["small_grid_waves"])
         return verdict(None, "sol_not_measured")
     if max(c, m) < t["latency_sol_pct"]:
+        if grid_is_small(waves_per_sm, t):  # Nsight's "Small Grid" is a latency-band verdict only
+            return verdict(LAUNCH_BOUND, "small_grid", waves=waves_per_sm, limit=t["small_grid_waves"])
         return verdict(LATENCY_BOUND, "sol_latency", limit=t["latency_sol_pct"])
     if abs(c - m) < t["balanced_margin_pct"]:
         return verdict(BALANCED, "sol_balanced", margin=t["balanced_margin_pct"])
@@ -121,6 +126,7 @@ class KernelContext:
         limiters: the busiest units of each side (:mod:`.limiters`).
         levels: the memory levels the profile measured.
         roofline: the roofline point of the pipe the kernel uses most, or None.
+        units: the busy shares of its units, for the performance model (:mod:`.performance`).
     """
 
     kernel: KernelProfile
@@ -134,6 +140,21 @@ class KernelContext:
     limiters: Limiters = Limiters((), ())
     levels: tuple[MemoryLevel, ...] = ()
     roofline: RooflinePoint | None = None
+    units: Units = Units()
+
+    def sized(self, change: Change) -> dict:
+        """The keyword arguments of a :class:`~.engine.Finding` for the estimate of ``change`` by the performance
+        model (:func:`.performance.predict`): ``estimated_speedup``, ``speedup_note`` (the change, then how the
+        model sized it), ``estimate_kind``, ``change``. Without any measured unit the model has nothing to size
+        against: no estimate, and the note says so."""
+        if not self.units.counters:
+            return {"estimated_speedup": None, "change": change,
+                    "speedup_note": "not estimated: no unit's throughput was measured (Speed-of-Light breakdown)"}
+        e = predict(self.units, change)
+        what = f"{change.what}; " if change.what else ""
+        kind = "upper bound" if change.kind == UPPER_BOUND else "prediction"
+        return {"estimated_speedup": max(1.0, e.speedup), "estimate_kind": change.kind, "change": change,
+                "speedup_note": f"{kind}: {what}{describe(e, self.units)}"}
 
     @property
     def limiting_level(self) -> MemoryLevel | None:
@@ -169,12 +190,21 @@ class KernelContext:
 
     def class_advice(self, bound: str) -> str:
         """The advice id of a class: the ``occupied`` variant when achieved occupancy is at least ``occupied_pct``
-        (no "more warps" advice then), the ``no_tensor`` variant on a GPU without tensor cores, else the plain one."""
+        (no "more warps" advice then), the ``no_tensor`` variant on a GPU without tensor cores, the ``tensor`` variant
+        when the tensor cores are the busiest unit (no "move the math onto tensor cores" then), the ``issue`` variant
+        when instruction issue is (the kernel executes too many instructions), else the plain one."""
         achieved = self.kernel.achieved_occupancy_pct
         if achieved is not None and achieved >= self.criteria["occupied_pct"] and has_class_variant(bound, "occupied"):
             return f"class:{bound}:occupied"
         no_tensor = self.gpu is not None and not any("_tensor" in p for p in self.gpu.peak_flops_per_s)
-        return f"class:{bound}:no_tensor" if no_tensor and has_class_variant(bound, "no_tensor") else f"class:{bound}"
+        if no_tensor and has_class_variant(bound, "no_tensor"):
+            return f"class:{bound}:no_tensor"
+        busiest = self.units.busiest
+        if busiest is not None and busiest.unit == "tensor" and has_class_variant(bound, "tensor"):
+            return f"class:{bound}:tensor"  # the tensor cores are the busiest unit: keep them fed
+        if busiest is not None and busiest.unit == "issue" and has_class_variant(bound, "issue"):
+            return f"class:{bound}:issue"  # instruction issue is the busiest unit: fewer instructions
+        return f"class:{bound}"
 
     def bound(self, rule_id: str, bound: str, note: Note, *evidence: Evidence, key: str) -> Finding:
         """A bottleneck-class finding of ``rule_id`` citing criterion ``key``."""
@@ -213,15 +243,13 @@ def small_grid(ctx: KernelContext, done: Done) -> Finding | None:
     busy = max((v for v in (ctx.sol.compute_pct, ctx.sol.memory_pct) if v is not None), default=None)
     severity, bound = ("optimization", None) if busy is not None and busy >= ctx.criteria["latency_sol_pct"] \
         else ("bound", LAUNCH_BOUND)
-    speedup = sms / max(blocks, 1)
-    d, floor = ctx.kernel.duration_s, ctx.criteria["short_kernel_s"]
-    if d is not None:
-        speedup = max(1.0, min(speedup, d / floor))  # no kernel gets shorter than about its launch overhead
+    idle = 1.0 - blocks / sms  # SM time of the SMs without a block
+    if ctx.units.idle_sm is not None:
+        idle = min(idle, ctx.units.idle_sm)
+    change = Change(idle=max(0.0, idle), spreads=True, kind=UPPER_BOUND,
+                    what=f"the work spread over all {sms} SMs: {idle:.3f} of the elapsed SM time was idle")
     return Finding("small_grid", severity, note, evidence, bound=bound, advice="finding:small_grid",
-                   estimated_speedup=speedup,
-                   speedup_note="upper bound: SMs / blocks, if the work could be spread over every SM, and at most "
-                                "duration / short_kernel_s (a kernel cannot get shorter than its launch overhead)",
-                   source=source("small_grid_waves"))
+                   source=source("small_grid_waves"), **ctx.sized(change))
 
 
 def short_kernel(ctx: KernelContext, done: Done) -> Finding | None:
@@ -236,7 +264,10 @@ def short_kernel(ctx: KernelContext, done: Done) -> Finding | None:
 def memory_throughput(ctx: KernelContext, done: Done) -> Finding | None:
     """memory-bound: memory throughput above ``memory_high_pct`` of peak. Without the memory SOL value, DRAM
     throughput stands in for it (memory SOL is the maximum over the memory units, DRAM among them), else the busiest
-    memory unit measured (nvprof's utilisation levels): any unit above the threshold puts the maximum above it."""
+    memory unit measured (nvprof's utilisation levels): any unit above the threshold puts the maximum above it. The
+    whole L1/TEX cache above it counts too (``l1tex__throughput`` over the elapsed cycles, the performance model's
+    L1 counter): its busiest stage can be one the Speed-of-Light breakdown leaves out, and the headline must name
+    the unit that limits the kernel (a 32-way-conflicting transpose: SOL memory 55 %, L1/TEX 96 %)."""
     m, limit = ctx.sol.memory_pct, ctx.criteria["memory_high_pct"]
     top = ctx.limiters.top_memory
     c = ctx.sol.compute_pct
@@ -259,14 +290,34 @@ def memory_throughput(ctx: KernelContext, done: Done) -> Finding | None:
         note = Note("rule_memory_unit_only", {"unit": top.unit or top.metric, "unit_pct": top.pct, "limit": limit})
         return ctx.bound("memory_throughput", MEMORY_BOUND, note, Evidence(top.metric, top.pct, "%"),
                          key="memory_high_pct")
+    l1 = ctx.units.counter(L1_TOTAL)
+    if l1 is not None and 100 * l1.busy > limit and (m is None or 100 * l1.busy > m):
+        # the L1/TEX cache's busiest stage, which the Speed-of-Light breakdown does not list (the tag stage of
+        # uncoalesced accesses, the data banks of conflicting shared accesses): memory-bound on L1, whatever SOL says
+        note = Note("rule_memory_l1", {"pct": 100 * l1.busy, "m": m, "limit": limit})
+        return ctx.bound("memory_throughput", MEMORY_BOUND, note, Evidence(L1_TOTAL, 100 * l1.busy, "%"),
+                         Evidence(SOL_MEMORY, m, "%"), key="memory_high_pct")
     return None
 
 
 def compute_throughput(ctx: KernelContext, done: Done) -> Finding | None:
     """compute-bound: SM throughput above ``compute_high_pct`` of peak; without the SM SOL value, the busiest compute
-    unit measured above it (nvprof's utilisation levels: SM throughput is the maximum over its units)."""
+    unit measured above it (nvprof's utilisation levels: SM throughput is the maximum over its units). A tensor data
+    path (``sm__ops_path_tensor_src_*``, against its own peak) busier than the SOL figure counts in its place, with
+    Nsight's bands: above ``latency_sol_pct`` and ``balanced_margin_pct`` points above memory, or above the limit
+    (FlashAttention's FP16 -> FP32 path at 61.5 % while SOL compute says 35 %)."""
     c, limit = ctx.sol.compute_pct, ctx.criteria["compute_high_pct"]
     top = ctx.limiters.top_compute
+    tensor = max(ctx.units.of("tensor"), key=lambda x: x.busy, default=None)
+    m = ctx.sol.memory_pct
+    t = None if tensor is None else 100 * tensor.busy
+    if t is not None and t > (c or 0.0) and t >= ctx.criteria["latency_sol_pct"] \
+            and (t > limit or m is None or t - m >= ctx.criteria["balanced_margin_pct"]):
+        # a tensor data path busier than the SM throughput shows (the pipe-cycle counter is measured against the
+        # fastest path's peak): compute-bound on the tensor cores, as Nsight's bands would say of that figure
+        note = Note("rule_compute_tensor", {"pct": t, "c": c, "m": m, "limit": limit})
+        return ctx.bound("compute_throughput", COMPUTE_BOUND, note, Evidence(tensor.metric, t, "%"),
+                         Evidence(SOL_COMPUTE, c, "%"), Evidence(SOL_MEMORY, m, "%"), key="compute_high_pct")
     if c is None and top is not None and top.pct > limit:
         note = Note("rule_compute_unit_only", {"unit": top.unit or top.metric, "unit_pct": top.pct, "limit": limit})
         return ctx.bound("compute_throughput", COMPUTE_BOUND, note, Evidence(top.metric, top.pct, "%"),
@@ -287,8 +338,8 @@ def compute_throughput(ctx: KernelContext, done: Done) -> Finding | None:
 def latency_from_throughput(ctx: KernelContext, done: Done) -> Finding | None:
     """latency-bound: compute and memory both below ``latency_sol_pct`` with at least one full wave."""
     c, m, limit = ctx.sol.compute_pct, ctx.sol.memory_pct, ctx.criteria["latency_sol_pct"]
-    if c is None or m is None or max(c, m) >= limit:
-        return None
+    if c is None or m is None or max(c, m) >= limit or done.get("memory_throughput") or done.get("compute_throughput"):
+        return None  # (memory-bound on the L1/TEX cache, compute-bound on a tensor path, with low SOL figures)
     if grid_is_small(ctx.waves_per_sm, ctx.criteria, ctx.kernel.launch.blocks, ctx.sm_count):
         return None  # a grid that does not fill the GPU explains the low throughput better
     return ctx.bound("latency_from_throughput", LATENCY_BOUND, Note("sol_latency", {"c": c, "m": m, "limit": limit}),
@@ -340,17 +391,19 @@ def latency_from_long_scoreboard(ctx: KernelContext, done: Done) -> Finding | No
 
 
 def occupancy_limited(ctx: KernelContext, done: Done) -> Finding | None:
-    """occupancy-bound: registers or shared memory limit the resident blocks (the lesson's limiter), the
+    """occupancy-bound: registers or shared memory limit the resident blocks (the lesson's limiter), or the
+    blocks-per-SM limit does (blocks too small to fill the warp slots: 32-thread blocks reach 32 of 64 warps), the
     warps are not busy (see :func:`occupancy_busy`), and either
     (a) achieved occupancy is below ``occupancy_gap_ratio`` of theoretical with at least one full wave (a
         smaller grid explains the gap by itself), or
-    (b) theoretical occupancy is below ``occupancy_low_pct`` and the kernel shows latency: compute and memory
-        both below ``latency_sol_pct``, or Long Scoreboard above ``long_scoreboard_share`` of stalls.
+    (b) theoretical occupancy is at most ``occupancy_low_pct`` and the kernel shows latency: compute and memory
+        both below ``latency_sol_pct`` and no unit of the performance model above it either (a tensor data path at
+        61 % is busy, not waiting), or Long Scoreboard above ``long_scoreboard_share`` of stalls.
     Low occupancy alone is not a bottleneck (lesson 2: tuned GEMMs run at 30-50%)."""
     occ = ctx.occupancy
     if occ is None:
         return None
-    limiters = [name for name in occ.limiters if name in ("registers", "shared_mem")]
+    limiters = [name for name in occ.limiters if name in ("registers", "shared_mem", "blocks")]
     if not limiters or done.get("occupancy_busy"):
         return None
     cr = ctx.criteria
@@ -361,13 +414,17 @@ def occupancy_limited(ctx: KernelContext, done: Done) -> Finding | None:
     gap = achieved is not None and achieved < cr["occupancy_gap_ratio"] * theoretical
     c, m = ctx.sol.compute_pct, ctx.sol.memory_pct
     ls = ctx.stall_share("long_scoreboard")
-    latency = (c is not None and m is not None and max(c, m) < cr["latency_sol_pct"]) or (
+    busiest = max((x.busy for x in ctx.units.counters), default=None)
+    latency = (c is not None and m is not None and max(c, m) < cr["latency_sol_pct"]
+               and (busiest is None or 100 * busiest < cr["latency_sol_pct"])) or (
         ls is not None and ls > cr["long_scoreboard_share"]
     )
-    low = theoretical < cr["occupancy_low_pct"] and latency
+    low = theoretical <= cr["occupancy_low_pct"] and latency
     if not (low or gap):
         return None
-    steps = [st for st in next_step(occ) if st.parameter in ("registers_per_thread", "shared_mem_per_block_bytes")]
+    # the parameters that lift the limit: registers / shared memory, or for a block-count limit the block size
+    params = ("threads_per_block",) if limiters == ["blocks"] else ("registers_per_thread", "shared_mem_per_block_bytes")
+    steps = [st for st in next_step(occ) if st.parameter in params]
     note = Note("rule_occupancy", {
         "limiter": limiters[0], "theoretical": theoretical, "achieved": achieved,
         "warps": occ.active_warps_per_sm, "max_warps": occ.max_warps_per_sm,
@@ -375,18 +432,16 @@ def occupancy_limited(ctx: KernelContext, done: Done) -> Finding | None:
         "step_proposed": steps[0].proposed if steps else None,
         "step_warps": steps[0].result.active_warps_per_sm if steps else None,
     })
-    busiest = max((v for v in (c, m) if v is not None), default=None)
-    speedup = None
-    if steps and occ.active_warps_per_sm:
-        speedup = steps[0].result.active_warps_per_sm / occ.active_warps_per_sm
-        if busiest:
-            speedup = min(speedup, 100.0 / busiest)
     found = ctx.bound("occupancy_limited", OCCUPANCY_BOUND, note, Evidence("occupancy.theoretical_pct", theoretical, "%"),
                       Evidence(ACHIEVED, achieved, "%"), key="occupancy_low_pct" if low else "occupancy_gap_ratio")
-    return replace(found, advice="finding:occupancy_limited", estimated_speedup=max(1.0, speedup) if speedup else None,
-                   speedup_note=("upper bound: min(warps at the next occupancy step / warps now, 100 / busiest unit %)"
-                                 if speedup else "not estimated: no single change of registers or shared memory "
-                                 "raises the warps per SM"))
+    if not steps or not occ.active_warps_per_sm:
+        return replace(found, advice="finding:occupancy_limited", speedup_note="not estimated: no single change of "
+                       "registers or shared memory raises the warps per SM")
+    k = steps[0].result.active_warps_per_sm / occ.active_warps_per_sm
+    change = Change(warps=max(1.0, k), kind=UPPER_BOUND,
+                    what=f"{steps[0].result.active_warps_per_sm} instead of {occ.active_warps_per_sm} warps per SM "
+                         f"({k:.2f}x: Little's law, until a unit saturates)")
+    return replace(found, advice="finding:occupancy_limited", **ctx.sized(change))
 
 
 def one_unit_not_balanced(ctx: KernelContext, done: Done) -> Finding | None:
@@ -428,7 +483,8 @@ def occupancy_busy(ctx: KernelContext, done: Done) -> Finding | None:
 
 def tail_effect(ctx: KernelContext, done: Done) -> Finding | None:
     """A partial last wave after at least one full one that leaves more than ``tail_idle_share`` of the SM time
-    idle: (ceil(waves) - waves) / ceil(waves). Estimate (upper bound): 1 / (1 - idle share)."""
+    idle: (ceil(waves) - waves) / ceil(waves). Change (upper bound): that idle SM time, at most the SM time the
+    report measured idle (sm__cycles_active: SMs busy 93 % of the time cannot gain more than 1 / 0.93)."""
     w = ctx.waves_per_sm
     if w is None or w < 1.0:
         return None  # one partial wave: every SM runs the whole kernel; a low block count per SM is occupancy
@@ -436,10 +492,15 @@ def tail_effect(ctx: KernelContext, done: Done) -> Finding | None:
     idle = (waves - w) / waves  # share of SM time left idle by the partial last wave
     if idle <= ctx.criteria["tail_idle_share"]:
         return None
+    measured = ctx.units.idle_sm
+    recovered = idle if measured is None else min(idle, measured)
+    change = Change(idle=recovered, spreads=True, kind=UPPER_BOUND,
+                    what=f"the last wave's idle SM time: {idle:.3f} from the waves"
+                         + (f", {measured:.3f} of the SM time measured idle" if measured is not None else ""))
     return Finding("tail_effect", "optimization", Note("tail_effect", {"waves": w, "last_pct": (w - int(w)) * 100,
-                                                                     "idle": idle}),
-                   (Evidence(WAVES, w),), advice="finding:tail_effect", estimated_speedup=1.0 / (1.0 - idle),
-                   speedup_note="upper bound: 1 / (1 - idle share of the last wave)", source=source("tail_idle_share"))
+                                                                     "idle": idle, "measured_idle": measured}),
+                   (Evidence(WAVES, w), Evidence("sm__cycles_active / sm__cycles_elapsed", measured, "share")),
+                   advice="finding:tail_effect", source=source("tail_idle_share"), **ctx.sized(change))
 
 
 def occupancy_gap(ctx: KernelContext, done: Done) -> Finding | None:
@@ -466,7 +527,9 @@ KERNEL_RULES: tuple[Rule[KernelContext], ...] = (
     Rule("short_kernel", short_kernel, parents=("speed_of_light",), inputs=(DURATION,)),
     Rule("memory_throughput", memory_throughput, parents=("speed_of_light",), inputs=(SOL_MEMORY, DRAM_PCT)),
     Rule("compute_throughput", compute_throughput, parents=("speed_of_light",), inputs=(SOL_COMPUTE,)),
-    Rule("latency_from_throughput", latency_from_throughput, parents=("speed_of_light",), inputs=(SOL_COMPUTE, SOL_MEMORY)),
+    Rule("latency_from_throughput", latency_from_throughput,
+         parents=("speed_of_light", "memory_throughput", "compute_throughput"),
+         inputs=(SOL_COMPUTE, SOL_MEMORY)),
     Rule("latency_from_grid", latency_from_grid, parents=("speed_of_light",), inputs=("launch__grid_size",)),
     Rule("latency_from_long_scoreboard", latency_from_long_scoreboard, parents=("speed_of_light",),
          inputs=(STALL_METRIC.format("long_scoreboard"), ACHIEVED, THEORETICAL)),

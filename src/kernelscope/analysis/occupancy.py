@@ -40,7 +40,7 @@ Percentages are 0-100; sizes are bytes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Mapping
 
@@ -326,13 +326,20 @@ def occupancy_of(kernel: KernelProfile, compute_capability: tuple[int, int] | No
         return None
     config = launch.shared_mem_config_bytes
     try:
-        return occupancy(
+        o = occupancy(
             cc, launch.threads_per_block, launch.registers_per_thread,
             launch.shared_mem_static_bytes + launch.shared_mem_dynamic_bytes,
             config if config is not None and config in arch_limits(cc).shared_mem_carveouts_bytes else None,
         )
     except InputError:
         return None
+    largest = arch_limits(cc).shared_mem_carveouts_bytes[-1]
+    if "shared_mem" in o.limiters and len(o.limiters) > 1 and o.shared_mem_per_block_allocated_bytes \
+            and largest // o.shared_mem_per_block_allocated_bytes > o.active_blocks_per_sm:
+        # the driver sized the carveout of this launch to the other limits (32 one-warp blocks with no shared memory
+        # of their own fill a 32 KiB carveout with their 1 KiB reserve each): the tie is not a shared-memory limit
+        o = replace(o, limiters=tuple(x for x in o.limiters if x != "shared_mem"))
+    return o
 
 
 # --------------------------------------------------------------------------------------------- what-if

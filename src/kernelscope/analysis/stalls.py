@@ -35,7 +35,8 @@ class StallShare:
 
     Attributes:
         reason: canonical id (or the raw spelling of a reason unknown to ``stalls.toml``).
-        value: in the family's unit (per_issue_active: cycles per issued instruction; pc_sampling: samples).
+        value: in the family's unit (per_issue_active: cycles per issued instruction; pc_sampling and
+            warp_id_sampling: samples).
         share: value / :attr:`StallBreakdown.total` — fraction 0..1 of ALL warp cycles, ``selected`` included
             (this is Nsight's "x % of the total average of CPI cycles between issuing two instructions").
         share_of_stalls: value / :attr:`StallBreakdown.stall_total` — fraction 0..1 of stall cycles only,

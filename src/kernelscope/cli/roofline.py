@@ -49,9 +49,13 @@ def _pick_launch(res, launch: int | None):
 def _no_hierarchy(d, res, report: str) -> InputError:
     """Why launch ``d`` (one of ``res.kernels``) has no hierarchical roofline (no FLOPs, no level's bytes ...), and
     which selected launches have one."""
+    from ..render.common import Fmt
     from ..render.roofline_data import has_hierarchy, hierarchy_reason, why_no_hierarchy
 
-    reason = hierarchy_reason(why_no_hierarchy(d) or "no_roofline", "en")
+    key = why_no_hierarchy(d) or "no_roofline"
+    no_peak = [n for n in d.notes if n.key.startswith("no_peak")]
+    # no roofline because the GPU's ceilings lack the launch's pipe: say which pipe and GPU, not just "no roofline"
+    reason = Fmt("en").notes(no_peak) if key == "no_roofline" and no_peak else hierarchy_reason(key, "en")
     others = [str(k.kernel.index) for k in res.kernels if has_hierarchy(k)]
     hint = f"; launches with one: {', '.join(others[:12])}{', ...' if len(others) > 12 else ''} (--launch N)" if others else ""
     return InputError(report, f"launch {d.kernel.index} ({d.kernel.name}): no hierarchical roofline: {reason}{hint}")

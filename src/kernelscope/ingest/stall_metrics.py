@@ -7,7 +7,7 @@ patterns are data (``data/metrics.toml`` ``[[stall_family]]``).
 Units. Nsight Compute's Warp State Statistics give, per reason ``r``,
 ``smsp__average_warps_issue_stalled_<r>_per_issue_active.ratio``: the average number of **cycles** a warp
 spends in state ``r`` per issued instruction (summed over every reason, ``selected`` included, they equal
-``smsp__average_warp_latency_per_inst_issued.ratio``). PC sampling gives sample counts. Neither is a
+``smsp__average_warp_latency_per_inst_issued.ratio``). PC sampling and warp-ID sampling give sample counts. None is a
 percentage. Source: Nsight Compute Kernel Profiling Guide, "Warp State Statistics" and "Warp Stall Reasons".
 """
 
@@ -42,9 +42,10 @@ def stall_values_from_metrics(metrics: Mapping[str, float]) -> tuple[str | None,
     """Pick ONE stall metric family from a launch's metrics and return its values by reason.
 
     Families, best first (``data/metrics.toml``): ``per_issue_active`` (cycles per issued instruction, sum
-    over reasons = CPI), ``pc_sampling`` (sample counts; the ``..._not_issued`` variants are never chosen),
-    ``warp_latency`` (warp cycles; last resort, absent from every corpus report). The first family with at
-    least one finite value wins; NaN (and infinite) values are ignored.
+    over reasons = CPI), ``pc_sampling`` (PC sampling, sample counts), ``warp_id_sampling`` (warp-ID sampling,
+    sample counts), ``warp_latency`` (warp cycles; last resort, absent from every corpus report); the
+    ``..._not_issued`` variants of both sampling families are recognised but never chosen. The first family
+    with at least one finite value wins; NaN (and infinite) values are ignored.
 
     Args:
         metrics: metric name -> value, in Nsight's units.

@@ -37,6 +37,10 @@ class ClassText(Model, kw_only=True):
     advice_no_tensor_zh: str | None = None
     advice_occupied_en: str | None = None
     advice_occupied_zh: str | None = None
+    advice_tensor_en: str | None = None
+    advice_tensor_zh: str | None = None
+    advice_issue_en: str | None = None
+    advice_issue_zh: str | None = None
 
 
 class Verdicts(Model, kw_only=True):

@@ -1,5 +1,6 @@
 """What each root-cause finding means and the one action that fixes it (``data/findings.toml``): titles and action
-templates in en / zh, the model of its estimated speedup, and the Nsight Compute rules that report the same cause."""
+templates in en / zh, the change of work its estimate is made from, and the Nsight Compute rules that report the same
+cause."""
 
 from __future__ import annotations
 
@@ -9,14 +10,15 @@ from . import Model, NonEmpty, check_lang, load
 
 
 class FindingText(Model, kw_only=True):
-    """One ``[finding.<id>]`` table: title / action templates (en, zh), the estimate model, the Nsight rules that
-    report the same cause, and the per-instruction metrics that locate it (first one present wins)."""
+    """One ``[finding.<id>]`` table: title / action templates (en, zh), the change of work its estimate is made from
+    (:mod:`kernelscope.analysis.performance`; documentation, the rule is the code), the Nsight rules that report the
+    same cause, and the per-instruction metrics that locate it (first one present wins)."""
 
     title_en: NonEmpty
     title_zh: NonEmpty
     action_en: NonEmpty
     action_zh: NonEmpty
-    model: NonEmpty
+    change: NonEmpty
     nsight_rules: tuple[str, ...] = ()
     locate: tuple[str, ...] = ()
 

@@ -128,11 +128,24 @@ def stall_families() -> tuple[StallFamily, ...]:
 
 
 @cache
+def hottest_twin(metric: str) -> str | None:
+    """The ``.max`` twin of an ``.avg`` (or ``.sum``) throughput metric, e.g.
+    ``lts__t_sectors.max.pct_of_peak_sustained_elapsed`` for ``lts__t_sectors.avg.pct_of_peak_sustained_elapsed``:
+    the busiest instance of the unit (SM, L2 slice, DRAM channel; Nsight Compute Kernel Profiling Guide, "Metrics
+    Structure": .max is the maximum over the unit's instances); None for a metric without one."""
+    for part in (".avg.", ".sum."):
+        if part in metric:
+            return metric.replace(part, ".max.", 1)
+    return None
+
+
 def request() -> Request:
     """The metrics the ``.ncu-rep`` reader requests: ``[request]`` of ``data/metrics.toml``, plus the Speed-of-Light
-    breakdowns and every sub-metric of ``data/units.toml``."""
+    breakdowns and every sub-metric of ``data/units.toml`` with its ``.max`` twin (:func:`hottest_twin`)."""
     req = _file().request
-    names = tuple(dict.fromkeys((*req.names, *BREAKDOWNS.values(), *by_metric())))
+    units = tuple(by_metric())
+    twins = tuple(t for t in map(hottest_twin, units) if t is not None)
+    names = tuple(dict.fromkeys((*req.names, *BREAKDOWNS.values(), *units, *twins)))
     return Request(names=names, prefixes=req.prefixes)
 
 

@@ -284,7 +284,8 @@ class Fmt:
         warps"), or, when no single change helps, the language's "cap registers / shared memory" sentence."""
         if values.get("step_parameter") is None:
             return self.label("occ_next_step_none")
-        param = {"registers_per_thread": "occ_regs_per_thread", "shared_mem_per_block_bytes": "occ_smem_per_block"}
+        param = {"registers_per_thread": "occ_regs_per_thread", "shared_mem_per_block_bytes": "occ_smem_per_block",
+                 "threads_per_block": "occ_threads_per_block"}
         current, proposed = values["step_current"], values["step_proposed"]
         if values["step_parameter"] == "shared_mem_per_block_bytes":
             current, proposed = f"{current} B", f"{proposed} B"
@@ -303,6 +304,8 @@ class Fmt:
         values = self.words(finding.message.key, finding.message.values)
         if finding.id == "occupancy_limited":
             values["step"] = self.occupancy_step(values)
+        if "remedy_kind" in values:  # the remedy that fits the kernel and the GPU (chosen by the rule)
+            values["remedy"] = self.label(f"ls_remedy_{values['remedy_kind']}")
         return values
 
     def finding_title(self, finding_id: str, finding: Finding | None = None) -> str:
@@ -318,11 +321,17 @@ class Fmt:
             return finding_id
 
     def gain(self, finding: Finding, program_share: float | None) -> str:
-        """"est. 1.80x this kernel, 12.3% of GPU time saved" (``program_share``: the Amdahl program gain 0-1, or
-        None when unknown), or "not estimated"."""
+        """"est. 1.80x this kernel, 12.3% of GPU time saved" for a prediction, "at most 1.80x this kernel, ..." for
+        an upper bound; a gain smaller than the finding's own estimate (its marginal gain after the findings listed
+        above it) says so: "est. 1.30x this kernel after the above (1.64x alone)". ``program_share``: the Amdahl
+        program gain 0-1, or None when unknown. "not estimated" without an estimate."""
         if finding.estimated_speedup is None:
             return self.label("not_estimated")
-        out = self.label("est_kernel", x=finding.estimated_speedup)
+        x = finding.gain if finding.gain is not None else finding.estimated_speedup
+        key = "est_kernel_bound" if finding.estimate_kind == "upper_bound" else "est_kernel"
+        out = self.label(key, x=x)
+        if x < finding.estimated_speedup - 0.005:
+            out += self.label("est_after", alone=finding.estimated_speedup)
         if program_share is not None:
             out += self.comma + self.label("est_program", p=self.share(program_share))
         return out

@@ -23,11 +23,13 @@ from .documents.compare import (
     ComparedKernelDoc,
     FindingEstimateDoc,
     MethodDoc,
+    PostHocDoc,
     PredictionDoc,
     ProgramDoc,
     ProgramsDoc,
     SideDoc,
     StallShiftDoc,
+    WorkChangeDoc,
 )
 from .json import finite, notes, null_reasons
 
@@ -187,6 +189,16 @@ def _estimates(p: KernelComparison, f: Fmt) -> str:
     return f.label("estimated_items", items=items, got=_speed(p.speedup, f))
 
 
+def _posthoc(p: KernelComparison, f: Fmt) -> str | None:
+    """"work after / before: shared memory 0.08, L1/TEX cache 0.14, DRAM 1.00; for that change of work the model
+    gives 1.69x; measured 1.33x", or None without a check."""
+    check = p.posthoc
+    if check is None or check.speedup is None:
+        return None
+    items = f.comma.join(f"{f.unit(w.unit)} {w.ratio:.2f}" for w in check.changes[:3] if math.isfinite(w.ratio))
+    return f.label("posthoc_items", items=items or "-", model=_speed(check.speedup, f), got=_speed(p.speedup, f))
+
+
 def _regressions_line(regressions: tuple[str, ...], threshold_pct: float, f: Fmt) -> str:
     return f.head(f.label("regressions", pct=threshold_pct), f.comma.join(safe(r) for r in regressions) or "-")
 
@@ -219,6 +231,9 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
             out.append(Text(shape, style="bold"))
         out.append(Text(f.head(f.label("what_moved"), f.notes(p.explanation))))
         out.append(Text(f.head(f.label("estimated_by_findings"), _estimates(p, f))))
+        check = _posthoc(p, f)
+        if check is not None:
+            out.append(Text(f.head(f.label("posthoc"), check)))
         for line in _predictions(p, f):
             out.append(Text(f.head(f.label("predicted"), line)))
     if threshold_pct is not None:
@@ -257,6 +272,8 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         lines += ["", f"**{cell(shape)}**"] if shape is not None else []
         lines += ["", f.head(f.label("what_moved"), cell(f.notes(p.explanation)))]
         lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))]
+        check = _posthoc(p, f)
+        lines += ["", f.head(f.label("posthoc"), cell(check))] if check is not None else []
         lines += ["\n" + f.head(f.label("predicted"), cell(x)) for x in _predictions(p, f)]
         lines.append("")
     if threshold_pct is not None:
@@ -281,8 +298,12 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
                                        measured_reduction_pct=finite(x.measured_reduction_pct)) for x in p.predictions],
             predicted=[FindingEstimateDoc(finding_id=i, estimated_speedup=x) for i, x in p.predicted],
             explanation=notes(p.explanation, f), not_measured=[],
+            posthoc=None if p.posthoc is None or p.posthoc.speedup is None else PostHocDoc(
+                changes=[WorkChangeDoc(unit=w.unit, metric=w.metric, before_s=w.before_s, after_s=w.after_s)
+                         for w in p.posthoc.changes], speedup=p.posthoc.speedup),
         )
-        k.not_measured = null_reasons(k, f, _DERIVED_NULLS, ("/explanation", "/predictions", "/not_measured"))
+        k.not_measured = null_reasons(k, f, {**_DERIVED_NULLS, "/posthoc": "posthoc_none"},
+                                      ("/explanation", "/predictions", "/not_measured", "/posthoc"))
         kernels.append(k)
     return encode(CompareDoc(
         schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]

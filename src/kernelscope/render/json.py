@@ -29,16 +29,17 @@ from .common import Fmt
 from .documents import encode
 from .documents.common import EvidenceDoc, FindingDoc, LocationDoc, NoteDoc, NullReason
 from .documents.diagnosis import (
-    AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, GroupSpreadDoc, ImplausibleDoc, InputDoc,
+    AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, GroupSavingDoc, GroupSpreadDoc, ImplausibleDoc,
+    InputDoc,
     KernelGroupDoc, LaunchConfigDoc, LaunchDoc, LaunchGroupDoc, MemoryLevelDoc, NsightDoc, NsightMatchDoc, OccupancyDoc,
     OutlierDoc, RooflineDoc, RuleDoc, SolBottleneckDoc, SolDoc, SpreadDoc, StallReasonDoc, StallsDoc, UnitLoadDoc,
 )
-from .launch_groups import outlier_text
+from .launch_groups import as_group, outlier_text
 
 SCHEMA = "kernelscope.diagnosis/1"
 
 _STALL_UNITS = {"per_issue_active": "cycles per issued instruction", "pc_sampling": "samples",
-                "given_percent": "percent of stall cycles"}
+                "warp_id_sampling": "samples", "given_percent": "percent of stall cycles"}
 
 
 def finite(value: float | None) -> float | None:
@@ -63,7 +64,8 @@ def findings(items: Iterable[Finding], f: Fmt, d: KernelDiagnosis | None = None)
             id=x.id, severity=x.severity, message=notes((x.message,), f)[0],  # type: ignore[arg-type]
             evidence=[EvidenceDoc(metric=e.metric, value=finite(e.value), unit=e.unit) for e in x.evidence],
             bound=x.bound, advice=x.advice, estimated_speedup=x.estimated_speedup,  # type: ignore[arg-type]
-            speedup_note=x.speedup_note, source=x.source,
+            speedup_note=x.speedup_note, source=x.source, estimate_kind=x.estimate_kind,  # type: ignore[arg-type]
+            marginal_speedup=x.marginal_speedup, kernel_time_saved_share=finite(x.saved_share),
             title=f.finding_title(x.id, x) if d is not None and (x.advice or "").startswith("finding:") else None,
             program_time_saved_share=None if d is None else finite(d.program_gain(x)),
             locations=[] if d is None else [
@@ -267,7 +269,9 @@ def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
 
 
 def group_doc(g: LaunchGroup, f: Fmt) -> LaunchGroupDoc:
-    """One group of repeated launches (:mod:`kernelscope.analysis.groups`) as a document."""
+    """One group of repeated launches (:mod:`kernelscope.analysis.groups`) as a document; its savings are those of
+    the panel the other formats show (the representative with the group's share, :func:`.launch_groups.as_group`)."""
+    rep = as_group(g)
     spread = {key: None if s is None else SpreadDoc(min=s.min, median=s.median, max=s.max, measured=s.measured)
               for key, s in g.spread.items()}
     return LaunchGroupDoc(
@@ -277,6 +281,8 @@ def group_doc(g: LaunchGroup, f: Fmt) -> LaunchGroupDoc:
         outliers=[OutlierDoc(index=o.index, duration_ratio=finite(o.duration_ratio),
                              classes=None if o.verdict is None else list(o.verdict),  # type: ignore[arg-type]
                              text=outlier_text(o, g, f)) for o in g.outliers],
+        savings=[GroupSavingDoc(finding_id=x.id, program_time_saved_share=saved)
+                 for x in rep.advice_findings if (saved := finite(rep.program_gain(x))) is not None],
     )
 
 

@@ -7,6 +7,7 @@ per-launch view. No analysis here.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
@@ -178,9 +179,17 @@ def shown_line(res: ReportDiagnosis, full: Sequence[LaunchGroup], rest: Sequence
 def panels(res: ReportDiagnosis, launches: str,
            ) -> tuple[list[tuple[KernelDiagnosis, LaunchGroup | None]], tuple[LaunchGroup, ...]]:
     """What a renderer shows for ``res``: (per panel its launch and its group, None in the per-launch view; the
-    groups left to the table of the others)."""
+    groups left to the table of the others). A group's panel shows its representative with the GROUP's share of the
+    GPU time, so that the GPU time its findings save is the group's (three identical launches that are all of the
+    GPU time save 33 % with a 1.49x fix, not the 11 % of one launch)."""
     if check_view(launches) == "all":
         return [(d, None) for d in res.kernels], ()
     full, rest = split_groups(res)
-    return [(g.representative, g) for g in full], rest
+    return [(as_group(g), g) for g in full], rest
+
+
+def as_group(g: LaunchGroup) -> KernelDiagnosis:
+    """The representative of ``g`` standing for the whole group: its diagnosis with the group's share of GPU time."""
+    d = g.representative
+    return replace(d, time_share=g.time_share) if is_group(g) and g.time_share is not None else d
 

@@ -32,7 +32,9 @@ def _speedup(value: float | None, f: Fmt) -> str:
 def _kernel_speedup(n: NcuKernel, f: Fmt) -> str:
     if n.estimated_speedup is None or n.estimated_speedup_pct is None:
         return f.label("not_estimated") if n.top_finding is not None else "-"
-    return f.label("tl_join_kernel_speedup_cell", x=n.estimated_speedup, p=n.estimated_speedup_pct)
+    bound = n.top_finding is not None and n.top_finding.estimate_kind == "upper_bound"
+    return f.label("tl_join_kernel_speedup_bound_cell" if bound else "tl_join_kernel_speedup_cell",
+                   x=n.estimated_speedup, p=n.estimated_speedup_pct)
 
 
 def _launch(n: NcuKernel, f: Fmt, several_reports: bool) -> str:

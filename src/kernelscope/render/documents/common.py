@@ -83,12 +83,25 @@ class FindingDoc(Doc):
         "null: not estimated (speedup_note says why)"))]
     speedup_note: Annotated[str | None, Meta(description="how the estimate was made, or why there is none")]
     source: Annotated[str, Meta(description="where the rule's threshold or model comes from")]
+    estimate_kind: Annotated[Literal["prediction", "upper_bound"] | None, Meta(description=(
+        "prediction: a definite change whose work the report counts; upper_bound: an ideal change, the most it can "
+        "give ('at most'); null: not estimated, or a timeline check"))] = None
+    marginal_speedup: Annotated[float | None, Meta(description=(
+        "the finding's gain after the findings ranked above it in the advice are made (the performance model on "
+        "their changes together), a factor >= 1 no larger than estimated_speedup; the gains of one launch's "
+        "findings multiply to what making all of them gives. null: not estimated, or no ranking"))] = None
+    kernel_time_saved_share: Annotated[float | None, Meta(description=(
+        "the share of the launch's measured time the finding saves after the findings ranked above it, fraction "
+        "0-1; the shares of one launch add up to what all of them save together. null: not estimated, or no "
+        "ranking"))] = None
     title: Annotated[str | None, Meta(description=(
         "the root cause's title in the document's language (kernelscope/data/findings.toml); null: a class or data "
         "rule without one"))] = None
     program_time_saved_share: Annotated[float | None, Meta(description=(
-        "share of the report's GPU time saved if the cause were removed (Amdahl: the launch's share of GPU time x "
-        "(1 - 1/estimated_speedup)), fraction 0-1; null: no estimate, or the launch's share of time unknown"))] = None
+        "share of the report's GPU time saved if the cause were removed after the findings ranked above it (Amdahl: "
+        "the launch's share of GPU time x kernel_time_saved_share; without a ranking x (1 - 1/estimated_speedup)), "
+        "fraction 0-1; the shares of one launch's findings add up to at most its share. null: no estimate, or the "
+        "launch's share of time unknown"))] = None
     locations: Annotated[list[LocationDoc], Meta(description=(
         "the instructions behind the finding, largest first; empty when the report holds no per-instruction data "
         "for it"))] = []

@@ -64,6 +64,25 @@ class FindingEstimateDoc(Doc):
         "the kernel's estimated speedup if that cause were removed: time before / time after (ratio >= 1)"))]
 
 
+class WorkChangeDoc(Doc):
+    """how one unit's work changed between the two sides (busy share x duration, at the unit's peak)"""
+
+    unit: Annotated[str, Meta(description="the unit (kernelscope/data/units.toml id, or 'shared')")]
+    metric: Annotated[str, Meta(description="the Nsight Compute counter its work is read from")]
+    before_s: Annotated[float, Meta(description="its work before: busy share x duration, seconds at its peak")]
+    after_s: Annotated[float, Meta(description="its work after, seconds at its peak")]
+
+
+class PostHocDoc(Doc):
+    """the performance model checked against the pair: which units' work actually changed and the speedup the model
+    gives for exactly that change of work"""
+
+    changes: Annotated[list[WorkChangeDoc], Meta(description="per unit measured on both sides, the largest change of busy time first")]
+    speedup: Annotated[float, Meta(ge=1.0e-9, description=(
+        "the model's speedup for that change of work: 1 / max(1 - the largest busy time a unit lost, the busiest "
+        "unit's AFTER work), both as shares of the BEFORE time (ratio)"))]
+
+
 class ComparedKernelDoc(Doc):
     """one kernel before and after"""
 
@@ -88,6 +107,8 @@ class ComparedKernelDoc(Doc):
         "estimated speedup, largest first; compare the first with speedup"))]
     explanation: Annotated[list[NoteDoc], Meta(description="what moved")]
     not_measured: Annotated[list[NullReason], Meta(description="the reason for every null field of this kernel")]
+    posthoc: Annotated[PostHocDoc | None, Meta(description=(
+        "the performance model's post-hoc check of the pair; null: no unit was measured on both sides"))] = None
 
 
 class MethodDoc(Doc):

@@ -143,7 +143,8 @@ class StallReasonDoc(Doc):
 class StallsDoc(Doc):
     """warp-stall breakdown"""
 
-    family: Annotated[Literal["per_issue_active", "pc_sampling", "warp_latency", "given_percent"] | None,
+    family: Annotated[Literal["per_issue_active", "pc_sampling", "warp_id_sampling", "warp_latency", "given_percent"]
+                      | None,
                       Meta(description="metric family the values come from")]
     unit: Annotated[str, Meta(description=(
         "unit of total, selected and each reason's value: cycles per issued instruction, samples, percent of stall "
@@ -362,6 +363,15 @@ class OutlierDoc(Doc):
     text: Annotated[str, Meta(description="why it is called out, in the document's language")]
 
 
+class GroupSavingDoc(Doc):
+    """the GPU time one of the representative's findings saves across the whole group"""
+
+    finding_id: Annotated[str, Meta(description="the finding (launches[].findings[].id of the representative)")]
+    program_time_saved_share: Annotated[float, Meta(description=(
+        "the group's share of the report's GPU time x the finding's kernel_time_saved_share (without a ranking: "
+        "x (1 - 1/estimated_speedup)), fraction 0-1: what the panel of the group shows"))]
+
+
 class LaunchGroupDoc(Doc):
     """the diagnosed launches of one kernel with one grid and block (what the other formats show as one panel)"""
 
@@ -378,6 +388,9 @@ class LaunchGroupDoc(Doc):
     outliers: Annotated[list[OutlierDoc], Meta(description=(
         f"launches whose duration lies outside {_BAND} x the median or whose bottleneck classes differ from the "
         "representative's, report order"))]
+    savings: Annotated[list[GroupSavingDoc], Meta(description=(
+        "the representative's findings with an estimate and the GPU time each saves across the group, in advice "
+        "order; empty when the group's share of GPU time is unknown"))] = []
 
 
 class InputDoc(Doc):

@@ -1,0 +1,256 @@
+"""Root causes in memory accesses: uncoalesced global and shared accesses, shared-memory bank conflicts, register
+spills (local-memory traffic), each a change of the work of the memory units it relieves (:mod:`.performance`),
+and the helpers every root-cause rule shares (:func:`cause`). The rule set is :data:`.causes.CAUSE_RULES`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterator
+
+from ..knowledge.criteria import source
+from ..notes import Note
+from .engine import Done, Evidence, Finding
+from .kernel_rules import KernelContext
+from .performance import DATA_PIPE_PCT, L1_TOTAL, PREDICTION, SHARED_UNIT, Change
+
+M_SECTORS = "memory_l2_theoretical_sectors_global"
+M_SECTORS_IDEAL = "memory_l2_theoretical_sectors_global_ideal"
+M_SECTORS_LOCAL = "memory_l2_theoretical_sectors_local"
+M_SHARED_WAVEFRONTS = "memory_l1_wavefronts_shared"
+M_SHARED_IDEAL = "memory_l1_wavefronts_shared_ideal"
+M_L2_SECTORS = "lts__t_sectors.sum"
+M_L2_HIT = "lts__t_sector_hit_rate.pct"
+M_L1_HIT = "l1tex__t_sector_hit_rate.pct"
+M_INST = "smsp__inst_executed.sum"
+SHARED_OPS = {
+    "ld": ("smsp__sass_inst_executed_op_shared_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
+    "st": ("smsp__sass_inst_executed_op_shared_st.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
+}
+M_LDSM = "smsp__inst_executed_op_ldsm.sum"
+LOCAL_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum")
+GLOBAL_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
+#: L1 requests (one per warp-level memory instruction) by space and operation.
+REQUESTS = {f"{space}_{op}": f"l1tex__t_requests_pipe_lsu_mem_{space}_op_{op}.sum"
+            for space, ops in (("global", ("ld", "st", "atom", "red")), ("local", ("ld", "st"))) for op in ops}
+LOCAL_MISSES = ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum",
+                "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum")
+LOCAL_INSTRUCTIONS = ("sass__inst_executed_local_loads", "sass__inst_executed_local_stores")
+
+
+def cause(ctx: KernelContext, finding_id: str, values: dict, evidence: tuple[Evidence, ...], key: str,
+          change: Change | None = None, note: str | None = None, severity: str = "optimization") -> Finding:
+    """A root-cause finding: message ``f_<id>`` of labels.toml, advice ``finding:<id>``, criterion ``key``'s source;
+    its estimate is the performance model's for ``change`` (no change: not estimated, ``note`` says why)."""
+    sized = ctx.sized(change) if change is not None else {"speedup_note": note or "not estimated"}
+    return Finding(finding_id, severity, Note(f"f_{finding_id}", values), evidence, advice=f"finding:{finding_id}",
+                   source=source(key), **sized)
+
+
+def _share(part: float | None, whole: float | None) -> float | None:
+    """``part / whole`` within 0-1, or None when either is unknown or the whole is 0."""
+    if part is None or not whole or whole <= 0:
+        return None
+    return min(1.0, max(0.0, part / whole))
+
+
+def _sum(m, names) -> float | None:
+    """The sum of the metrics ``names``, or None when any is missing."""
+    values = [m.get(n) for n in names]
+    return None if any(v is None for v in values) else float(sum(values))
+
+
+def l1_work(ctx: KernelContext, fraction: float) -> dict[str, float]:
+    """The work of the L1 unit a change removes when it removes ``fraction`` of the L1's global and local traffic:
+    every L1 counter that fraction, except the data pipe, whose shared-memory wavefronts stay (its share of them is
+    ``l1tex__data_pipe_lsu_wavefronts_mem_shared`` / the pipe's wavefronts, both % of the same peak), and so does the
+    whole L1/TEX cache's throughput, by the same share."""
+    work: dict[str, float] = {"l1": fraction}
+    pipe, shared = ctx.units.counter(DATA_PIPE_PCT), ctx.units.busy(SHARED_UNIT)
+    if pipe is not None and shared is not None and pipe.busy > 0:
+        rest = fraction * max(0.0, 1.0 - shared / pipe.busy)
+        work[DATA_PIPE_PCT] = rest
+        if ctx.units.counter(L1_TOTAL) is not None:
+            work[L1_TOTAL] = rest
+    return work
+
+
+# --------------------------------------------------------------------------------------------- memory access
+
+
+def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
+    """Global loads/stores that touch more 32-byte sectors than the addresses need (Nsight's
+    ``memory_l2_theoretical_sectors_global`` vs ``..._ideal``).
+
+    Change (prediction): the excess sectors leave the L1 (their share of its global + local sectors); those that miss
+    L1 (1 - L1 hit rate) leave the L2 (of all its sectors, ``lts__t_sectors``) and the L1-L2 interconnect, and of
+    those the ones that miss L2 (1 - L2 hit rate) leave DRAM (of its bytes); the instructions stay."""
+    m = ctx.kernel.metrics
+    sectors, ideal = m.get(M_SECTORS), m.get(M_SECTORS_IDEAL)
+    if not sectors or ideal is None or sectors <= ideal:
+        return None
+    excess = sectors - ideal
+    e = excess / sectors
+    if e < ctx.criteria["uncoalesced_excess_share"]:
+        return None
+    l1_sectors = _sum(m, GLOBAL_SECTORS + LOCAL_SECTORS)
+    l1_hit = m.get(M_L1_HIT)
+    # the excess sectors that reach L2 are those L1 misses (the theoretical sectors count every L1 request)
+    l2_share = _share(excess * (1.0 - l1_hit / 100.0), m.get(M_L2_SECTORS)) if l1_hit is not None else None
+    work = l1_work(ctx, _share(excess, l1_sectors) if l1_sectors else e)
+    if l2_share is not None:
+        work.update({"l2": l2_share, "xbar": l2_share})
+    hit, dram_bytes = m.get(M_L2_HIT), ctx.kernel.dram_bytes
+    dram_share = _share(excess * (1.0 - l1_hit / 100.0) * 32.0 * (1.0 - hit / 100.0), dram_bytes) \
+        if hit is not None and l1_hit is not None else None
+    if dram_share:
+        work["dram"] = dram_share
+    per_request = {op: _share_ratio(m.get(GLOBAL_SECTORS[i]), m.get(REQUESTS[f"global_{op}"]))
+                   for i, op in enumerate(("ld", "st"))}
+    requests = _sum(m, tuple(REQUESTS[f"global_{op}"] for op in ("ld", "st", "atom", "red")))
+    ideal_per_request = _share_ratio(ideal, requests)  # what the access widths need, on average over the requests
+    change = Change(work, kind=PREDICTION, what=(
+        f"the {excess:.4g} excess sectors: {work['l1']:.3f} of the L1 traffic"
+        + (f", {l2_share:.3f} of the L2 sectors" if l2_share is not None else "")
+        + (f", {dram_share:.3f} of the DRAM bytes (L2 misses)" if dram_share else "")))
+    return cause(ctx, "uncoalesced_global", {"excess_pct": 100 * e, "excess": excess, "sectors": sectors,
+                                             "ideal": ideal, "ld_per_request": per_request["ld"],
+                                             "st_per_request": per_request["st"],
+                                             "ideal_per_request": ideal_per_request},
+                 (Evidence(M_SECTORS, sectors, "sector"), Evidence(M_SECTORS_IDEAL, ideal, "sector"),
+                  Evidence(REQUESTS["global_ld"], m.get(REQUESTS["global_ld"]), "request"),
+                  Evidence(GLOBAL_SECTORS[0], m.get(GLOBAL_SECTORS[0]), "sector"),
+                  Evidence(REQUESTS["global_st"], m.get(REQUESTS["global_st"]), "request"),
+                  Evidence(GLOBAL_SECTORS[1], m.get(GLOBAL_SECTORS[1]), "sector"),
+                  Evidence(M_L2_SECTORS, m.get(M_L2_SECTORS), "sector")),
+                 "uncoalesced_excess_share", change)
+
+
+def _share_ratio(a: float | None, b: float | None) -> float | None:
+    """``a / b`` (sectors per request), or None when either is unknown or ``b`` is 0."""
+    return None if a is None or not b else a / b
+
+
+def _shared_wavefronts(ctx: KernelContext) -> float | None:
+    """All shared-memory wavefronts of the launch: the Source Counters' total, else the hardware counters of the
+    shared loads and stores."""
+    m = ctx.kernel.metrics
+    if m.get(M_SHARED_WAVEFRONTS):
+        return m[M_SHARED_WAVEFRONTS]
+    return _sum(m, (SHARED_OPS["ld"][1], SHARED_OPS["st"][1]))
+
+
+def _conflicts(ctx: KernelContext) -> float | None:
+    """Bank-conflict wavefronts of shared loads and stores, or None when not measured."""
+    return _sum(ctx.kernel.metrics, (SHARED_OPS["ld"][2], SHARED_OPS["st"][2]))
+
+
+def _shared_change(ctx: KernelContext, removed: float, total: float, what: str) -> Change | None:
+    """The change that removes ``removed`` of the ``total`` shared wavefronts (a prediction), or None when the
+    report did not measure how busy shared memory was (the L1 as a whole is not the shared part of it)."""
+    if ctx.units.busy(SHARED_UNIT) is None:
+        return None
+    f = min(1.0, removed / total)
+    return Change({SHARED_UNIT: f}, kind=PREDICTION, what=f"{what}: {f:.3f} of the shared-memory wavefronts")
+
+
+NO_SHARED = "not estimated: how busy shared memory was (l1tex__data_pipe_lsu_wavefronts_mem_shared) was not measured"
+
+
+def uncoalesced_shared(ctx: KernelContext, done: Done) -> Finding | None:
+    """Shared-memory requests that need more wavefronts than ideal (``memory_l1_wavefronts_shared[_ideal]``), beyond
+    what bank conflicts explain: the bank-conflict wavefronts (all that the counters measured) are the
+    :func:`shared_bank_conflicts` finding's, so the two never count the same wavefronts (reported when the rest is
+    still ``uncoalesced_excess_share`` or more). Change (prediction): the rest leaves shared memory."""
+    m = ctx.kernel.metrics
+    wavefronts, ideal = m.get(M_SHARED_WAVEFRONTS), m.get(M_SHARED_IDEAL)
+    if not wavefronts or ideal is None or wavefronts <= ideal:
+        return None
+    conflicts = _conflicts(ctx)  # all of them, found or below the bank-conflict criterion; None: not measured
+    excess = wavefronts - ideal
+    rest = max(0.0, excess - (conflicts or 0.0))
+    e = rest / wavefronts
+    if e < ctx.criteria["uncoalesced_excess_share"]:
+        return None
+    what = f"the {rest:.4g} excess wavefronts" + (" not due to bank conflicts" if conflicts is not None else
+                                                  " (bank conflicts not measured apart: they are among them)")
+    change = _shared_change(ctx, rest, wavefronts, what)
+    return cause(ctx, "uncoalesced_shared", {"excess_pct": 100 * e, "wavefronts": wavefronts, "ideal": ideal,
+                                             "conflicts": conflicts},
+                 (Evidence(M_SHARED_WAVEFRONTS, wavefronts, "wavefront"), Evidence(M_SHARED_IDEAL, ideal, "wavefront"),
+                  Evidence("bank_conflicts", conflicts, "wavefront"),
+                  Evidence(SHARED_UNIT, ctx.units.busy(SHARED_UNIT), "share")),
+                 "uncoalesced_excess_share", change, NO_SHARED)
+
+
+def shared_bank_conflicts(ctx: KernelContext, done: Done) -> Iterator[Finding]:
+    """Shared loads / stores whose bank conflicts are at least ``shared_conflict_share`` of their wavefronts
+    (Nsight Compute's SharedMemoryConflicts rule). The n-way conflict is wavefronts / conflict-free wavefronts
+    (wavefronts - conflicts): a 64- or 128-bit access needs 2 or 4 wavefronts per request without any conflict,
+    which the conflict counter does not count (NVIDIA developer forum t/359822: 283,023,360 wavefronts, 247,645,440
+    conflicts of LDS.128 = 8-way, not 32). Change (prediction): the conflict wavefronts leave shared memory."""
+    m = ctx.kernel.metrics
+    total = _shared_wavefronts(ctx)
+    for op, (requests_name, wavefronts_name, conflicts_name) in SHARED_OPS.items():
+        requests = m.get(requests_name, 0.0) + (m.get(M_LDSM, 0.0) if op == "ld" else 0.0)
+        wavefronts, conflicts = m.get(wavefronts_name), m.get(conflicts_name)
+        if not requests or not wavefronts or conflicts is None or conflicts >= wavefronts:
+            continue
+        e = conflicts / wavefronts
+        if e < ctx.criteria["shared_conflict_share"]:
+            continue
+        change = _shared_change(ctx, conflicts, max(total or wavefronts, wavefronts),
+                                f"the {conflicts:.4g} conflict wavefronts of shared {op}s")
+        # bytes per thread of the accesses: a conflict-free request of 4/8/16-byte accesses needs 1/2/4 wavefronts
+        width = 4 * min(4, max(1, 2 ** round(math.log2(max(1.0, (wavefronts - conflicts) / requests)))))
+        yield cause(ctx, "shared_bank_conflicts",
+                    {"op": op, "nway": wavefronts / (wavefronts - conflicts), "conflict_pct": 100 * e,
+                     "wavefronts": wavefronts, "conflicts": conflicts, "per_request": wavefronts / requests,
+                     "access_bytes": width},
+                    (Evidence(conflicts_name, conflicts, "conflict"), Evidence(wavefronts_name, wavefronts, "wavefront"),
+                     Evidence(requests_name, requests, "request"),
+                     Evidence(SHARED_UNIT, ctx.units.busy(SHARED_UNIT), "share")),
+                    "shared_conflict_share", change, NO_SHARED)
+
+
+def register_spills(ctx: KernelContext, done: Done) -> Finding | None:
+    """Local-memory traffic (register spills, dynamically indexed per-thread arrays) as a share of L1 sectors.
+
+    Change (prediction: the values stay in registers): the local sectors leave the L1 and, those that miss it, the
+    L2, the local requests leave the LSU pipe, the local load/store instructions leave instruction issue. DRAM
+    is not relieved (how much spill traffic reaches it is not measured), nor is the occupancy a larger register
+    budget may cost."""
+    m = ctx.kernel.metrics
+    if not all(n in m for n in LOCAL_SECTORS + GLOBAL_SECTORS):
+        return None
+    local = sum(m[n] for n in LOCAL_SECTORS)
+    total = local + sum(m[n] for n in GLOBAL_SECTORS)
+    if not total or local / total < ctx.criteria["spill_local_share"]:
+        return None
+    e = local / total
+    work = l1_work(ctx, e)
+    # the local sectors that reach L2: L1's local lookup misses where counted, else the Source Counters' local
+    # sectors (every L1 request) times the L1 miss rate
+    misses = _sum(m, LOCAL_MISSES)
+    if misses is None and m.get(M_SECTORS_LOCAL) is not None and m.get(M_L1_HIT) is not None:
+        misses = m[M_SECTORS_LOCAL] * (1.0 - m[M_L1_HIT] / 100.0)
+    l2 = _share(misses, m.get(M_L2_SECTORS))
+    if l2 is not None:
+        work.update({"l2": l2, "xbar": l2})
+    requests = {k: m.get(v) for k, v in REQUESTS.items()}
+    if all(v is not None for v in requests.values()):
+        lsu = _share(requests["local_ld"] + requests["local_st"], sum(requests.values()) + sum(
+            m.get(SHARED_OPS[op][0], 0.0) for op in SHARED_OPS))
+        if lsu:
+            work["lsu"] = lsu
+    issue = _share(_sum(m, LOCAL_INSTRUCTIONS), m.get(M_INST))
+    if issue:
+        work["issue"] = issue
+    change = Change(work, kind=PREDICTION, what=(
+        f"the local traffic: {e:.3f} of the L1 sectors" + (f", {l2:.3f} of the L2 sectors" if l2 is not None else "")
+        + (f", {issue:.3f} of the instructions" if issue else "")))
+    return cause(ctx, "register_spills", {"local_pct": 100 * e, "local": local, "total": total},
+                 tuple(Evidence(n, m[n], "sector") for n in LOCAL_SECTORS + GLOBAL_SECTORS), "spill_local_share",
+                 change)
