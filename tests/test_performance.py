@@ -446,3 +446,45 @@ def test_the_main_remedy_of_a_memory_instruction_limit_has_its_roof():
     r = d.roofline
     assert first.estimated_speedup == pytest.approx(r.peak_flops_per_s / r.achieved_flops_per_s, rel=0.02)
     assert 6.8 <= first.estimated_speedup * 1.05
+
+
+def test_more_warps_hide_only_the_waits_they_can_overlap():
+    # 1.5x the warps would remove a third of the time, but only 20 % of the warp cycles are a latency wait (the rest
+    # issuing, ready but not selected, or a full queue): at most 1 / 0.8
+    u = Units((Counter("iss", "issue", 0.3, 0.3),), stall_shares={"long_scoreboard": 0.15, "barrier": 0.05,
+                                                                    "not_selected": 0.4, "mio_throttle": 0.3})
+    assert u.hideable == pytest.approx(0.2)
+    assert predict(u, Change(warps=1.5, kind=UPPER_BOUND)).speedup == pytest.approx(1 / 0.8)
+
+
+def test_corpus_kernels_get_advice_that_fits_them():
+    # a basic-set report: the limiter's paragraph, then what the report lacks and the ncu options that would show it
+    d = _first("EricccYang__cuda_operators__reduce_reduce_v2.ncu-rep")
+    assert d.advice == ("class:memory-bound", "finding:not_collected")
+    f = next(f for f in d.findings if f.id == "not_collected")
+    assert f.message.values["sections"] == "WarpStateStats SourceCounters MemoryWorkloadAnalysis"
+    # the warp-tiled GEMM whose top stall is Not Selected: ready warps wait for issue slots, no "more warps" finding
+    d = _first("InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_08_warp_tile.ncu-rep", "warp_tile")
+    assert d.stalls.shares[0].reason == "not_selected"
+    assert "occupancy_limited" not in {f.id for f in d.findings} and d.advice[0] == "class:latency-bound:ready"
+    # FlashAttention with cp.async double buffering (LDGSTS counted) and its tensor path at 86.7 %: the advice knows
+    # the kernel pipelines already and names the headroom the tensor path leaves
+    d = _first("Bias92__flashattn-cuda__docs_profiling_ncu_sections_db_full_after_n4096_full.ncu-rep")
+    assert d.kernel.metrics["smsp__inst_executed_op_ldgsts.sum"] > 0
+    assert d.advice[0] == "class:compute-bound:tensor_pipelined"
+    report = CORPUS_NCU / "Bias92__flashattn-cuda__docs_profiling_ncu_sections_db_full_after_n4096_full.ncu-rep"
+    text = render([diagnose_file(need(report))], "markdown", "en")
+    assert "already copies asynchronously" in text and "gains more than 1.09x" in text
+
+
+def test_a_launch_whose_cause_differs_is_named_in_its_group():
+    # readOffset at offsets 0, 11, 128 (one group): only launch 1 has the misaligned reads; the group panel shows
+    # the median launch and names launch 1 as one that differs, by its first advice
+    from kernelscope.analysis.groups import launch_groups
+
+    rd = diagnose_file(need(CORPUS_NCU / "Lashi0812__CudaProgramming__profile.ncu-rep"))
+    (g,) = launch_groups(rd)
+    firsts = {d.kernel.index: d.advice[0] for d in rd.kernels}
+    rep = g.representative.kernel.index
+    differ = {o.index for o in g.outliers if o.first_advice}
+    assert differ == {i for i, a in firsts.items() if a != firsts[rep] and a.startswith("finding:")}

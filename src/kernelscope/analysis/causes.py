@@ -328,6 +328,7 @@ def stall_causes(ctx: KernelContext, done: Done) -> Iterator[Finding]:
         values = {"reason": s.reason, "share": s.share_of_stalls}
         if s.reason == "long_scoreboard":
             values["remedy_kind"] = latency_remedy(ctx)
+            values["prefetches"] = async_copies(ctx)
         evidence = (Evidence(f"stall_share.{s.reason}", s.share_of_stalls, "share"), Evidence(M_ISSUE, issue, "%"))
         if issue is None:
             yield Finding(finding_id, "optimization", Note("f_stall", values), evidence, advice=f"finding:{finding_id}",
@@ -339,16 +340,33 @@ def stall_causes(ctx: KernelContext, done: Done) -> Iterator[Finding]:
                       evidence, advice=f"finding:{finding_id}", source=source(key), **ctx.sized(change))
 
 
+#: Asynchronous global -> shared copies a launch executed: cp.async (LDGSTS) and TMA loads (warp instructions).
+ASYNC_COPIES = ("smsp__inst_executed_op_ldgsts.sum", "smsp__inst_executed_op_tma_ld.sum",
+                "smsp__sass_inst_executed_op_tma_ld.sum")
+
+
+def async_copies(ctx: KernelContext) -> float | None:
+    """The asynchronous copies (cp.async / TMA loads, warp instructions) the launch executed, or None when the
+    report did not count them."""
+    values = [v for n in ASYNC_COPIES if (v := ctx.kernel.metrics.get(n)) is not None]
+    return sum(values) if values else None
+
+
 def latency_remedy(ctx: KernelContext) -> str:
-    """How to hide global-load latency in THIS kernel on THIS GPU: ``"tma"`` / ``"async"`` (prefetch the next
-    shared-memory tile asynchronously: TMA from compute capability 9.0, cp.async from 8.0; CUDA C++ Programming
+    """How to hide global-load latency in THIS kernel on THIS GPU: ``"deeper"`` (a deeper pipeline) for a kernel
+    that already copies asynchronously (cp.async / TMA instructions counted); ``"tma"`` / ``"async"`` (prefetch the
+    next shared-memory tile asynchronously: TMA from compute capability 9.0, cp.async from 8.0; CUDA C++ Programming
     Guide, "Asynchronous Data Copies") for a kernel that stages data in shared memory, ``"registers"`` (software
-    pipelining through registers) for one on an older GPU, ``"ilp"`` (more independent loads in flight) for a
-    kernel without shared memory, where there is no tile to double-buffer."""
+    pipelining through registers) for one on an older GPU; ``"ilp"`` (more independent loads in flight, and more
+    warps) for a kernel without shared memory, where there is no tile to double-buffer, ``"ilp_occupied"`` when its
+    warp slots are already nearly full (``occupied_pct``)."""
+    if async_copies(ctx):
+        return "deeper"
     la = ctx.kernel.launch
     shared = (la.shared_mem_static_bytes or 0) + (la.shared_mem_dynamic_bytes or 0)
     if not shared:
-        return "ilp"
+        achieved = ctx.kernel.achieved_occupancy_pct
+        return "ilp_occupied" if achieved is not None and achieved >= ctx.criteria["occupied_pct"] else "ilp"
     cc = ctx.kernel.device.compute_capability or (ctx.gpu.compute_capability if ctx.gpu is not None else None)
     if cc is None or cc < (8, 0):
         return "registers"
@@ -374,6 +392,28 @@ def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:
                       advice=f"stall:{s.reason}", source=source("advice_min_share"))
 
 
+#: Nsight Compute sections that decide a root cause, and a metric by which a report shows it collected them.
+SECTIONS = (("WarpStateStats", "stalls"), ("SourceCounters", M_SECTORS),
+            ("MemoryWorkloadAnalysis", GLOBAL_SECTORS[0]))
+
+
+def not_collected(ctx: KernelContext, done: Done) -> Finding | None:
+    """What the profile cannot tell: the sections of :data:`SECTIONS` a launch with Speed-of-Light figures lacks
+    (a ``--set basic`` report), with the ``ncu`` options that would collect them, instead of remedies no metric
+    supports. Only for an Nsight Compute report (its Launch Statistics, ``launch__grid_size``, are there). Not
+    estimated; listed after the bottleneck class's paragraph."""
+    m = ctx.kernel.metrics
+    if ctx.sol.compute_pct is None and ctx.sol.memory_pct is None or "launch__grid_size" not in m:
+        return None  # (an Nsight Compute report: its Launch Statistics; a plain-numbers file collects no sections)
+    missing = [name for name, probe in SECTIONS
+               if (not ctx.kernel.stall_values if probe == "stalls" else probe not in m)]
+    if not missing:
+        return None
+    flags = " ".join(f"--section {name}" for name in missing)
+    return cause(ctx, "not_collected", {"sections": " ".join(missing), "flags": flags}, (), "latency_sol_pct",
+                 note="not estimated: the report does not hold what would size a cause", severity="info")
+
+
 #: The root-cause rules, run after the class rules (:data:`kernelscope.analysis.kernel_rules.KERNEL_RULES`).
 CAUSE_RULES: tuple[Rule[KernelContext], ...] = (
     Rule("uncoalesced_global", uncoalesced_global,
@@ -394,8 +434,9 @@ CAUSE_RULES: tuple[Rule[KernelContext], ...] = (
     Rule("fp64_on_consumer_gpu", fp64_on_consumer_gpu, inputs=("sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",)),
     Rule("unfused_fp32", unfused_fp32, inputs=(*FP32_OPS, M_FMA_PIPE)),
     Rule("workload_imbalance", workload_imbalance, inputs=IMBALANCE),
-    Rule("stall_causes", stall_causes, inputs=(M_ISSUE,)),
+    Rule("stall_causes", stall_causes, inputs=(M_ISSUE, *ASYNC_COPIES)),
     Rule("stall_reasons", stall_reasons, parents=("stall_causes",)),
+    Rule("not_collected", not_collected, inputs=("launch__grid_size",)),
 )
 
 

@@ -40,6 +40,8 @@ __all__ = [
 
 #: Every rule a launch's diagnosis runs: the bottleneck classes, then the root causes.
 RULES = KERNEL_RULES + CAUSE_RULES
+#: Findings that do not replace the bottleneck class's generic paragraph (they say what the report lacks).
+FALLBACK_FINDINGS = ("not_collected",)
 #: Findings shown as occupancy notes, in this order.
 OCCUPANCY_NOTES = ("occupancy_busy", "tail_effect", "occupancy_gap")
 
@@ -121,7 +123,8 @@ class KernelDiagnosis:
         else:
             ranked = [f for f in by_gain(self.findings) if f.advice]
         specific = [f for f in ranked if f.advice.startswith("finding:")]  # type: ignore[union-attr]
-        if specific and all(f.negligible for f in specific):  # nothing worth it: the generic paragraph first
+        if specific and all(f.negligible or f.id in FALLBACK_FINDINGS for f in specific):
+            # nothing worth it, or only what the report cannot tell: the generic paragraph first
             specific = [f for f in ranked if not f.advice.startswith("finding:")][:1] + specific  # type: ignore[union-attr]
         chosen: dict[str, Finding] = {}
         for f in specific or ranked:

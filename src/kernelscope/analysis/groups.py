@@ -74,11 +74,14 @@ class Outlier:
             not measured).
         verdict: its bottleneck classes (``KernelDiagnosis.verdict``) when they differ from the representative's;
             None when they are the same.
+        first_advice: its first advice (``KernelDiagnosis.advice[0]``) when it differs from the representative's
+            (a cause only this launch shows, e.g. the one misaligned launch of three); None when the same.
     """
 
     index: int
     duration_ratio: float | None
     verdict: tuple[str, ...] | None
+    first_advice: str | None = None
 
 
 @dataclass(frozen=True)
@@ -146,8 +149,10 @@ def _outliers(launches: Sequence[KernelDiagnosis], rep: KernelDiagnosis, median_
             r = t / median_s
             ratio = r if (r > factor or r < 1.0 / factor) else None
         verdict = d.verdict if d.verdict != rep.verdict else None
-        if ratio is not None or verdict is not None:
-            out.append(Outlier(index=d.kernel.index, duration_ratio=ratio, verdict=verdict))
+        first, rep_first = (d.advice[0] if d.advice else None), (rep.advice[0] if rep.advice else None)
+        other = first if first != rep_first and first is not None and first.startswith("finding:") else None
+        if ratio is not None or verdict is not None or other is not None:
+            out.append(Outlier(index=d.kernel.index, duration_ratio=ratio, verdict=verdict, first_advice=other))
     return tuple(out)
 
 

@@ -190,17 +190,26 @@ class KernelContext:
 
     def class_advice(self, bound: str) -> str:
         """The advice id of a class: the ``occupied`` variant when achieved occupancy is at least ``occupied_pct``
-        (no "more warps" advice then), the ``no_tensor`` variant on a GPU without tensor cores, the ``tensor`` variant
+        (no "more warps" advice then), the ``ready`` variant when Not Selected is the top stall reason (ready warps
+        already wait for an issue slot), the ``no_tensor`` variant on a GPU without tensor cores, the ``tensor`` variant
         when the tensor cores are the busiest unit (no "move the math onto tensor cores" then), the ``issue`` variant
         when instruction issue is (the kernel executes too many instructions), else the plain one."""
         achieved = self.kernel.achieved_occupancy_pct
         if achieved is not None and achieved >= self.criteria["occupied_pct"] and has_class_variant(bound, "occupied"):
             return f"class:{bound}:occupied"
+        if self.stalls is not None and self.stalls.shares and self.stalls.shares[0].reason == "not_selected" \
+                and has_class_variant(bound, "ready"):
+            return f"class:{bound}:ready"  # ready warps wait for issue slots: not "more warps"
         no_tensor = self.gpu is not None and not any("_tensor" in p for p in self.gpu.peak_flops_per_s)
         if no_tensor and has_class_variant(bound, "no_tensor"):
             return f"class:{bound}:no_tensor"
         busiest = self.units.busiest
         if busiest is not None and busiest.unit == "tensor" and has_class_variant(bound, "tensor"):
+            pipelined = any(self.kernel.metrics.get(n) for n in ("smsp__inst_executed_op_ldgsts.sum",
+                                                                 "smsp__inst_executed_op_tma_ld.sum",
+                                                                 "smsp__sass_inst_executed_op_tma_ld.sum"))
+            if pipelined and has_class_variant(bound, "tensor_pipelined"):
+                return f"class:{bound}:tensor_pipelined"  # already copies asynchronously: deeper, not "add one"
             return f"class:{bound}:tensor"  # the tensor cores are the busiest unit: keep them fed
         if busiest is not None and busiest.unit == "issue" and has_class_variant(bound, "issue"):
             return f"class:{bound}:issue"  # instruction issue is the busiest unit: fewer instructions
@@ -246,8 +255,14 @@ def small_grid(ctx: KernelContext, done: Done) -> Finding | None:
     idle = 1.0 - blocks / sms  # SM time of the SMs without a block
     if ctx.units.idle_sm is not None:
         idle = min(idle, ctx.units.idle_sm)
-    change = Change(idle=max(0.0, idle), spreads=True, kind=UPPER_BOUND,
-                    what=f"the work spread over all {sms} SMs: {idle:.3f} of the elapsed SM time was idle")
+    # split into more blocks, the work also fills the busy SMs' empty warp slots (up to the theoretical occupancy)
+    achieved, theoretical = ctx.kernel.achieved_occupancy_pct, ctx.theoretical_pct
+    gap = achieved and theoretical and achieved < ctx.criteria["occupancy_gap_ratio"] * theoretical
+    warps = theoretical / achieved if gap else 1.0
+    change = Change(idle=max(0.0, idle), warps=warps, spreads=True, kind=UPPER_BOUND,
+                    what=f"the work spread over all {sms} SMs: {idle:.3f} of the elapsed SM time was idle"
+                         + (f", and {warps:.1f}x the resident warps on each (achieved {achieved:.0f}% of "
+                            f"{theoretical:.0f}% occupancy)" if warps > 1.0 else ""))
     return Finding("small_grid", severity, note, evidence, bound=bound, advice="finding:small_grid",
                    source=source("small_grid_waves"), **ctx.sized(change))
 
@@ -315,7 +330,8 @@ def compute_throughput(ctx: KernelContext, done: Done) -> Finding | None:
             and (t > limit or m is None or t - m >= ctx.criteria["balanced_margin_pct"]):
         # a tensor data path busier than the SM throughput shows (the pipe-cycle counter is measured against the
         # fastest path's peak): compute-bound on the tensor cores, as Nsight's bands would say of that figure
-        note = Note("rule_compute_tensor", {"pct": t, "c": c, "m": m, "limit": limit})
+        note = Note("rule_compute_tensor", {"pct": t, "c": c, "m": m, "limit": limit,
+                                            "headroom": 1.0 / max(tensor.hottest, 1e-9)})
         return ctx.bound("compute_throughput", COMPUTE_BOUND, note, Evidence(tensor.metric, t, "%"),
                          Evidence(SOL_COMPUTE, c, "%"), Evidence(SOL_MEMORY, m, "%"), key="compute_high_pct")
     if c is None and top is not None and top.pct > limit:
@@ -393,7 +409,8 @@ def latency_from_long_scoreboard(ctx: KernelContext, done: Done) -> Finding | No
 def occupancy_limited(ctx: KernelContext, done: Done) -> Finding | None:
     """occupancy-bound: registers or shared memory limit the resident blocks (the lesson's limiter), or the
     blocks-per-SM limit does (blocks too small to fill the warp slots: 32-thread blocks reach 32 of 64 warps), the
-    warps are not busy (see :func:`occupancy_busy`), and either
+    warps are not busy (see :func:`occupancy_busy`; nor is Not Selected the top stall reason: ready warps already
+    wait for an issue slot), and either
     (a) achieved occupancy is below ``occupancy_gap_ratio`` of theoretical with at least one full wave (a
         smaller grid explains the gap by itself), or
     (b) theoretical occupancy is at most ``occupancy_low_pct`` and the kernel shows latency: compute and memory
@@ -406,6 +423,8 @@ def occupancy_limited(ctx: KernelContext, done: Done) -> Finding | None:
     limiters = [name for name in occ.limiters if name in ("registers", "shared_mem", "blocks")]
     if not limiters or done.get("occupancy_busy"):
         return None
+    if ctx.stalls is not None and ctx.stalls.shares and ctx.stalls.shares[0].reason == "not_selected":
+        return None  # the schedulers already have ready warps to pick from: more of them is not the remedy
     cr = ctx.criteria
     theoretical = occ.occupancy_pct
     achieved = ctx.kernel.achieved_occupancy_pct

@@ -190,10 +190,40 @@ class Limiters:
         return c is not None and m is not None and c.unit is not None and c.unit == m.unit
 
 
+#: The whole L1/TEX cache's throughput, % of its peak over its ACTIVE cycles (Nsight's "L1/TEX Cache Throughput").
+L1_TOTAL = "l1tex__throughput.avg.pct_of_peak_sustained_active"
+#: Active and elapsed cycles that bring it to the elapsed time: the L1's own, else the SMs'.
+L1_CYCLES = (("l1tex__cycles_active.avg", "l1tex__cycles_elapsed.avg"), ("sm__cycles_active.avg", "sm__cycles_elapsed.avg"))
+
+
+def l1_total_elapsed(kernel: KernelProfile) -> tuple[float, float | None] | None:
+    """(average, busiest SM) of the whole L1/TEX cache's throughput as % of its peak over the ELAPSED cycles: Nsight
+    Compute's ``l1tex__throughput`` (the busiest of all its stages, the tag stage of uncoalesced accesses and the data
+    banks of conflicting shared accesses among them, which the Speed-of-Light breakdown does not all list) measured
+    over the L1's active cycles, times active / elapsed cycles (:data:`L1_CYCLES`); the busiest SM from its ``.max``
+    twin likewise (None when absent). None when the throughput or the cycles were not measured."""
+    m = kernel.metrics
+    pct = m.get(L1_TOTAL)
+    if pct is None or not math.isfinite(pct):
+        return None
+    for active_name, elapsed_name in L1_CYCLES:
+        active, elapsed = m.get(active_name), m.get(elapsed_name)
+        if active is not None and elapsed and elapsed > 0 and math.isfinite(active):
+            ratio = min(1.0, max(0.0, active / elapsed))
+            hot = m.get(L1_TOTAL.replace(".avg.", ".max."))
+            return pct * ratio, (hot * ratio if hot is not None and math.isfinite(hot) else None)
+    return None
+
+
 def limiters(kernel: KernelProfile) -> Limiters:
-    """The launch's busiest units on both sides."""
-    return Limiters(unit_loads(kernel.compute_breakdown_pct, "compute"),
-                    unit_loads(kernel.memory_breakdown_pct, "memory"))
+    """The launch's busiest units on both sides; on the memory side the whole L1/TEX cache over the elapsed cycles
+    (:func:`l1_total_elapsed`) counts as the L1 unit's load when it is the busier figure, so that the L1 shows one
+    figure everywhere."""
+    memory = dict(kernel.memory_breakdown_pct)
+    total = l1_total_elapsed(kernel)
+    if total is not None:
+        memory[L1_TOTAL] = total[0]
+    return Limiters(unit_loads(kernel.compute_breakdown_pct, "compute"), unit_loads(memory, "memory"))
 
 
 def memory_levels(kernel: KernelProfile, flops: float | None) -> tuple[MemoryLevel, ...]:
@@ -213,8 +243,9 @@ def memory_levels(kernel: KernelProfile, flops: float | None) -> tuple[MemoryLev
     l2 = _traffic(kernel, TRAFFIC["l2"])
     dram_t = TRAFFIC["dram"][0]
     dram = (kernel.dram_bytes, None if kernel.dram_bytes is None else _dram_name(kernel), dram_t)
+    total = l1_total_elapsed(kernel)
     raw = (
-        ("l1", m.get(LEVEL_METRICS["l1"]["pct"]), l1, m.get(LEVEL_METRICS["l1"]["hit"])),
+        ("l1", total[0] if total is not None else m.get(LEVEL_METRICS["l1"]["pct"]), l1, m.get(LEVEL_METRICS["l1"]["hit"])),
         ("shared", m.get(LEVEL_METRICS["shared"]["pct"]), None, None),
         ("l2", m.get(LEVEL_METRICS["l2"]["pct"]), l2, m.get(LEVEL_METRICS["l2"]["hit"])),
         ("dram", kernel.dram_throughput_pct, dram, None),

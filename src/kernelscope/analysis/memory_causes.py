@@ -86,7 +86,9 @@ def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
 
     Change (prediction): the excess sectors leave the L1 (their share of its global + local sectors); those that miss
     L1 (1 - L1 hit rate) leave the L2 (of all its sectors, ``lts__t_sectors``) and the L1-L2 interconnect, and of
-    those the ones that miss L2 (1 - L2 hit rate) leave DRAM (of its bytes); the instructions stay."""
+    those the ones that miss L2 (1 - L2 hit rate) leave DRAM (of its bytes), at most the DRAM bytes beyond the ideal
+    sectors' (a misaligned access's extra sectors are its neighbour's, read from DRAM once anyway); the instructions
+    stay."""
     m = ctx.kernel.metrics
     sectors, ideal = m.get(M_SECTORS), m.get(M_SECTORS_IDEAL)
     if not sectors or ideal is None or sectors <= ideal:
@@ -105,6 +107,10 @@ def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
     hit, dram_bytes = m.get(M_L2_HIT), ctx.kernel.dram_bytes
     dram_share = _share(excess * (1.0 - l1_hit / 100.0) * 32.0 * (1.0 - hit / 100.0), dram_bytes) \
         if hit is not None and l1_hit is not None else None
+    if dram_share and dram_bytes:
+        # DRAM can lose only what it moves beyond the ideal accesses' bytes: excess sectors of misaligned accesses
+        # are the neighbours' sectors, fetched from DRAM once anyway (readOffset: the same DRAM bytes at offset 11)
+        dram_share = min(dram_share, max(0.0, dram_bytes - 32.0 * ideal) / dram_bytes)
     if dram_share:
         work["dram"] = dram_share
     per_request = {op: _share_ratio(m.get(GLOBAL_SECTORS[i]), m.get(REQUESTS[f"global_{op}"]))

@@ -57,6 +57,7 @@ from typing import Iterable, Mapping, Sequence
 from ..knowledge.metrics import hottest_twin
 from ..knowledge.units import by_metric
 from ..model import KernelProfile
+from .limiters import L1_TOTAL, l1_total_elapsed
 
 #: An estimate of a definite change whose work the report counts.
 PREDICTION = "prediction"
@@ -70,10 +71,13 @@ SHARED_PCT = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustain
 #: The whole L1 data pipe (shared and global/local wavefronts): the sub-metric of the L1 unit the shared part is of.
 DATA_PIPE_PCT = "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"
 SHARED_UNIT = "shared"
+#: Stall reasons that are a wait on a latency, which more resident warps overlap (Nsight Compute Kernel Profiling
+#: Guide, "Warp Stall Reasons"): not the issuing or ready ones (selected, not selected), not the full queues or busy
+#: pipes (MIO / LG / TEX throttle, math pipe throttle, dispatch), not the end of the kernel (drain) or a sleep.
+HIDEABLE = frozenset({"long_scoreboard", "short_scoreboard", "wait", "barrier", "membar", "no_instruction", "imc_miss",
+                      "branch_resolving"})
 #: The tensor cores' work per data path, % of that path's peak (``sm__ops_path_tensor_src_*``).
 TENSOR_PATHS = "sm__ops_path_tensor_src_"
-#: The whole L1/TEX cache's throughput, % of its peak over its ACTIVE cycles (Nsight's "L1/TEX Cache Throughput").
-L1_TOTAL = "l1tex__throughput.avg.pct_of_peak_sustained_active"
 SOL_COMPUTE = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 SOL_MEMORY = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
 #: SM cycles with at least one warp resident, and all SM cycles (per SM: .avg; over the SMs: .sum).
@@ -125,6 +129,15 @@ class Units:
     stall_shares: Mapping[str, float] = field(default_factory=dict)
     selected_share: float | None = None
     min_share: float = MIN_TIME_SHARE
+
+    @property
+    def hideable(self) -> float | None:
+        """The share of all warp cycles spent waiting on a latency that more resident warps can overlap (the stall
+        reasons of :data:`HIDEABLE`), or None without stall data: more warps cannot remove more than that (a warp
+        ready but not selected, or waiting for a full queue, gains nothing from more warps)."""
+        if not self.stall_shares:
+            return None
+        return min(1.0, sum(v for r, v in self.stall_shares.items() if r in HIDEABLE))
 
     def of(self, unit: str) -> tuple[Counter, ...]:
         """The counters of one unit."""
@@ -198,22 +211,13 @@ def units_of(kernel: KernelProfile, stall_shares: Mapping[str, float] | None = N
 
 
 def _l1_total(kernel: KernelProfile) -> tuple[float, float] | None:
-    """(busy, busiest SM) of the whole L1/TEX cache, Nsight Compute's "L1/TEX Cache Throughput"
-    (``l1tex__throughput``: the busiest of all its stages, the tag stage of uncoalesced accesses and the data banks of
-    conflicting shared accesses among them, which the Speed-of-Light breakdown does not all list), measured over the
-    L1's active cycles and brought to the elapsed ones with ``l1tex__cycles_active`` / ``l1tex__cycles_elapsed``
-    (else the SMs' own); None without those."""
-    m = kernel.metrics
-    pct = _pct(m.get(L1_TOTAL))
-    if pct is None:
+    """(busy, busiest SM) of the whole L1/TEX cache over the elapsed time, 0-1 (:func:`.limiters.l1_total_elapsed`)."""
+    total = l1_total_elapsed(kernel)
+    if total is None:
         return None
-    for active_name, elapsed_name in (("l1tex__cycles_active.avg", "l1tex__cycles_elapsed.avg"), (SM_ACTIVE[0], SM_ELAPSED[0])):
-        active, elapsed = m.get(active_name), m.get(elapsed_name)
-        if active is not None and elapsed and elapsed > 0:
-            ratio = min(1.0, max(0.0, active / elapsed))
-            hot = _pct(m.get(L1_TOTAL.replace(".avg.", ".max.")))
-            return pct * ratio, max(pct * ratio, min(1.0, hot if hot is not None else 0.0))
-    return None
+    busy = _pct(total[0]) or 0.0
+    hot = _pct(total[1]) if total[1] is not None else None
+    return busy, max(busy, hot or 0.0)
 
 
 def idle_sm_share(kernel: KernelProfile) -> float | None:
@@ -237,7 +241,9 @@ class Change:
         idle: the share of the elapsed time (0-1) of idle SM time the change recovers (the work spread over SMs that
             sat idle: a partial last wave, uneven blocks, fewer blocks than SMs).
         waiting: the share of all warp cycles (0-1) the change stops waiting (a stall reason hidden).
-        warps: the factor by which the change multiplies the resident warps (occupancy), >= 1.
+        warps: the factor by which the change multiplies the resident warps (occupancy), >= 1; it removes at most
+            1 - 1 / warps of the time, and at most the warp cycles spent on a latency more warps can overlap
+            (:attr:`Units.hideable`).
         spreads: the change moves work between instances (SMs, slices): floors use the average instance, not the
             busiest.
         pools: what the change draws on that others may draw on too (for the joint model): ``"idle_sm"``,
@@ -328,7 +334,9 @@ def predict(units: Units, change: Change) -> Estimate:
     saved_work = _saved(units.counters, {m: a[1] for m, a in after.items()})
     waiting = change.waiting
     if change.warps > 1.0:  # Little's law: k times the warps issue k times as often, until a unit saturates
-        waiting = max(waiting, 1.0 - 1.0 / change.warps)
+        by_warps = 1.0 - 1.0 / change.warps
+        hideable = units.hideable
+        waiting = max(waiting, by_warps if hideable is None else min(by_warps, hideable))
     saved = min(1.0, saved_work + change.idle + waiting)
     if units.min_share > floor:
         floor, limiter = units.min_share, "launch_overhead"

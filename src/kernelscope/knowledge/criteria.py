@@ -41,6 +41,10 @@ class ClassText(Model, kw_only=True):
     advice_tensor_zh: str | None = None
     advice_issue_en: str | None = None
     advice_issue_zh: str | None = None
+    advice_tensor_pipelined_en: str | None = None
+    advice_tensor_pipelined_zh: str | None = None
+    advice_ready_en: str | None = None
+    advice_ready_zh: str | None = None
 
 
 class Verdicts(Model, kw_only=True):

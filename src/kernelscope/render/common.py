@@ -305,7 +305,9 @@ class Fmt:
         if finding.id == "occupancy_limited":
             values["step"] = self.occupancy_step(values)
         if "remedy_kind" in values:  # the remedy that fits the kernel and the GPU (chosen by the rule)
-            values["remedy"] = self.label(f"ls_remedy_{values['remedy_kind']}")
+            values["remedy"] = self.label(f"ls_remedy_{values['remedy_kind']}", **values)
+        if finding.id == "not_collected":  # the sections the report lacks, and what each would show
+            values["shown"] = self.semi.join(self.label(f"gap_{name}") for name in str(values["sections"]).split())
         return values
 
     def finding_title(self, finding_id: str, finding: Finding | None = None) -> str:
@@ -344,7 +346,14 @@ class Fmt:
             return safe(fill(findings()[rest].action(self.lang), values, self.lang))
         if kind == "class":
             bound, _, variant = rest.partition(":")
-            return class_text(bound, "advice", self.lang, variant or None)
+            text = class_text(bound, "advice", self.lang, variant or None)
+            if "{" in text:  # a class paragraph with the numbers of the finding that chose it
+                values = self.words(finding.message.key, finding.message.values) if finding is not None else {}
+                try:
+                    return safe(fill(text, values, self.lang))
+                except (KeyError, IndexError, ValueError):
+                    return safe(text)
+            return text
         r = describe(rest)
         return self.head(self.stall_name(rest), r.advice_zh if self.zh else r.advice_en)
 
@@ -439,7 +448,9 @@ def advice_lines(d: KernelDiagnosis, f: Fmt) -> list[str]:
     out = []
     for a in d.advice_findings:
         text = f.advice(a.advice, a)  # type: ignore[arg-type]
-        if a.advice.startswith("finding:"):  # type: ignore[union-attr]
+        if a.advice.startswith("finding:") and a.severity == "info":  # what the report lacks: no gain to state
+            text = f"{f.finding_title(a.id, a)}。{text}" if f.zh else f"{f.finding_title(a.id, a)}: {text}"
+        elif a.advice.startswith("finding:"):  # type: ignore[union-attr]
             title, gain = f.finding_title(a.id, a), f.gain(a, d.program_gain(a))
             text = f"{title}。{gain}。{text}" if f.zh else f"{title} [{gain}]: {text}"
             where = places(d, a.id, f)
