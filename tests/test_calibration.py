@@ -59,7 +59,8 @@ def test_the_targets_of_the_model():
     need(CORPUS_NCU)
     rows = _rows()
     s = calibration.summary(rows)
-    assert s["single_change_predictions"] >= 4
+    # (3 since a prediction its floor decides is an upper bound: N6's padding, bounded by its DRAM, is one now)
+    assert s["single_change_predictions"] >= 3 and s["bounds"] >= 5
     assert s["within_2"] == s["single_change_predictions"]
     assert not s["wrong_direction"], s["wrong_direction"]
     assert s["bounds_held"] == s["bounds"]

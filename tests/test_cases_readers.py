@@ -147,15 +147,14 @@ def test_c22_rows_indented_past_the_separator_are_read():
     assert d.classes[0] == "memory-bound" and d.sol.bound == "memory-bound"
 
 
-def test_n07_unknown_gpu_is_diagnosed_without_ceilings_and_levels_give_a_verdict(capsys):
+def test_n07_named_gpu_is_in_the_catalogue_and_levels_give_a_verdict(capsys):
     path = _case("N07_nvprof_shared_util_levels.txt")
     rd = diagnose_file(path)
     assert len(rd.kernels) == 2
     for d in rd.kernels:
-        # "Tesla K80" is named but not in the catalogue: no ceilings, the hint instead of an error (exit 2 before)
-        assert d.kernel.device.display_name == "Tesla K80" and d.gpu is None and d.roofline.peak_flops_per_s is None
-        (note,) = d.provenance
-        assert note.key.startswith("gpu_not_in_catalogue") and note.values["gpu"] == "Tesla K80"
+        # "Tesla K80" (one GPU of the board) is in the catalogue now: its datasheet ceilings, not the --spec hint
+        assert d.kernel.device.display_name == "Tesla K80" and d.gpu.name == "Tesla K80"
+        assert d.provenance[0].key == "peaks_catalogue"
         # l1_shared_utilization "Max (10)": level 10 of 0-10 -> 10 x 10 = 100 % of peak (an approximation of the band)
         assert dict(d.kernel.memory_breakdown_pct) == {
             "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed": 100.0}
@@ -168,7 +167,7 @@ def test_n07_unknown_gpu_is_diagnosed_without_ceilings_and_levels_give_a_verdict
         assert f.message.values["unit_pct"] == 100.0
     code, out, err = _run(capsys, "diagnose", str(path))
     assert code == 0, err
-    assert "K80" in out and "--spec" in out and "memory-bound" in out
+    assert "K80" in out and "--spec" not in out and "memory-bound" in out
 
 
 def test_n09_bandwidth_above_the_dram_peak_is_not_a_dram_figure():

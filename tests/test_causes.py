@@ -366,9 +366,11 @@ def test_no_more_warps_advice_when_warp_slots_are_full():
     # latency-bound (compute 30%, memory 40%, one full wave) at 94% achieved occupancy: not "more warps"
     launch = LaunchConfig(grid=(1080, 1, 1), block=(256, 1, 1))
     busy = diagnose(_k(sol_compute_pct=30.0, sol_memory_pct=40.0, achieved_occupancy_pct=94.0, launch=launch), A100)
-    assert busy.advice == ("class:latency-bound:occupied",)
+    assert busy.advice == ("class:latency-bound",)
+    assert "latency_occupied" in busy.advice_findings[0].remedies
+    assert "latency_more_warps" not in busy.advice_findings[0].remedies
     low = diagnose(_k(sol_compute_pct=30.0, sol_memory_pct=40.0, achieved_occupancy_pct=40.0, launch=launch), A100)
-    assert low.advice == ("class:latency-bound",)
+    assert low.advice == ("class:latency-bound",) and "latency_occupied" not in low.advice_findings[0].remedies
 
 
 def test_nsight_findings_beside_ours():

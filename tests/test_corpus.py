@@ -141,7 +141,8 @@ NO_CEILINGS = ("InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK
 
 @pytest.mark.parametrize("name", NO_CEILINGS)
 def test_derived_values_without_ceilings(name):
-    """The same reports as if they named a GPU the catalogue lacks: no ceilings, every other value still checked."""
+    """The same reports as if they named a GPU the catalogue lacks and held no memory clock to derive ceilings from:
+    no ceilings, every other value still checked."""
     from dataclasses import replace
 
     from kernelscope.analysis.diagnosis import diagnose_report
@@ -150,7 +151,8 @@ def test_derived_values_without_ceilings(name):
     path = need(CORPUS_NCU / name)
     report = load(path)
     unknown = replace(report, kernels=tuple(
-        replace(k, device=replace(k.device, display_name="NVIDIA Imaginary GPU 9000")) for k in report.kernels))
+        replace(k, device=replace(k.device, display_name="NVIDIA Imaginary GPU 9000", max_mem_clock_hz=None))
+        for k in report.kernels))
     res = diagnose_report(unknown)
     assert all(d.gpu is None for d in res.kernels)
     assert all(d.roofline is None or d.roofline.peak_flops_per_s is None for d in res.kernels)

@@ -159,9 +159,13 @@ def test_tensor_ops_all_zero_overrides_pipe_activity():
 
 def test_no_tensor_advice_on_gpus_without_tensor_cores():
     k = _kernel(sol_compute_pct=90.0, sol_memory_pct=20.0)
-    assert diagnose(k, GPU).advice[0] == "class:compute-bound"
+    d = diagnose(k, GPU)
+    assert d.advice[0] == "class:compute-bound"
+    assert "compute_tensor_cores" in d.advice_findings[0].remedies and "compute_half2" not in d.advice_findings[0].remedies
     no_tc = GpuSpec(name="GTX", dram_bandwidth_bytes_per_s=1e11, peak_flops_per_s={"fp32": 5e12})
-    assert diagnose(k, no_tc).advice[0] == "class:compute-bound:no_tensor"
+    first = diagnose(k, no_tc).advice_findings[0]
+    assert first.advice == "class:compute-bound"
+    assert "compute_half2" in first.remedies and "compute_tensor_cores" not in first.remedies
 
 
 def test_consistency_notes():

@@ -179,6 +179,7 @@ def test_levels_on_a_gpu_the_catalogue_lacks_draws_the_report_s_own_ceilings(tmp
         raise UnknownGpuError(name, [])
 
     monkeypatch.setattr(diagnosis, "find_gpu", unknown)
+    monkeypatch.setattr(diagnosis, "derived_spec", lambda device: None)  # (nor ceilings derived from the report)
     code, out, _ = _run(capsys, "roofline", str(need(GEMM)), "--levels", "--launch", "1", "--format", "json")
     doc = json.loads(out)
     assert code == 0 and doc["gpu"] is None and doc["compute_roofs"] == []

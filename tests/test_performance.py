@@ -218,7 +218,9 @@ def corpus():
 
 
 def _estimated(d):
-    return [f for f in d.findings if f.estimated_speedup is not None and f.change is not None]
+    """The estimated findings a panel lists (a finding without advice, e.g. a code-level remedy of a library kernel or a
+    debug build, is kept as evidence only)."""
+    return [f for f in d.findings if f.estimated_speedup is not None and f.change is not None and f.advice]
 
 
 def test_every_corpus_estimate_respects_the_units_it_does_not_relieve(corpus):
@@ -282,7 +284,7 @@ def test_upper_bounds_are_labelled_in_every_format(corpus):
     d = rd.kernels[0]
     bounds = [f for f in d.findings if f.estimate_kind == UPPER_BOUND]
     preds = [f for f in d.findings if f.estimate_kind == PREDICTION]
-    assert bounds and preds
+    assert bounds  # (its one prediction, the padding, is decided by the DRAM floor: an upper bound, see below)
     for lang, word in (("en", "at most"), ("zh", "至多")):
         for fmt in ("table", "markdown", "html"):
             assert word in render([rd], fmt, lang), (fmt, lang)
@@ -305,13 +307,14 @@ def test_the_headline_follows_the_limiter():
     assert d.bound == "memory-bound" and "launch-bound" not in d.verdict
 
 
-def test_the_transpose_pair_predicts_within_two_x():
-    # corpus pair N6: padding the shared tile of a 4096^2 transpose measured 1.33x; the finding for that change
-    # predicts within 2x and no more than the DRAM channel that stays (60.5 % busy) allows
+def test_the_transpose_pair_is_bounded_by_the_dram_that_stays():
+    # corpus pair N6: padding the shared tile of a 4096^2 transpose measured 1.33x; removing the conflict wavefronts
+    # saves more than the DRAM channel that stays (60.5 % busy) lets go, so the estimate is that floor: an upper bound
+    # (the DRAM at its peak), within 2x of the measurement, and held by it
     rd = diagnose_file(need(CORPUS_NCU / "Atopos0313__cuda_learning__reports_day08_before.ncu-rep"))
     f = next(f for f in rd.kernels[0].findings if f.id == "uncoalesced_shared")
-    assert f.estimate_kind == PREDICTION
-    assert 1.33 / 2 <= f.estimated_speedup <= 2 * 1.33
+    assert f.estimate_kind == UPPER_BOUND
+    assert 1.33 <= f.estimated_speedup <= 2 * 1.33
     assert f.estimated_speedup <= 1 / 0.605 + 1e-3
     assert rd.kernels[0].advice[0] == "finding:uncoalesced_shared"
 
@@ -405,10 +408,12 @@ def test_corpus_headlines_name_the_limiter():
     assert _first("armleth__cuda-mlp-inference__report_v4_8_per_thread.ncu-rep").bound == "memory-bound"
     # FlashAttention on an RTX 4060 Ti: the FP16 -> FP32 tensor path at 61.5 % of its own peak while SOL compute says
     # 35 % (the pipe-cycle counter against the FP16-accumulate rate): compute-bound, with the tensor variant of advice
+    # and, on a GeForce part whose FP16-accumulate MMAs run at twice the rate, the one change that raises the ceiling
     d = _first("Bias92__flashattn-cuda__docs_profiling_ncu_sections_fa3_before_n4096_full.ncu-rep")
     assert d.bound == "compute-bound" and d.evidence[0].key == "rule_compute_tensor"
     assert d.evidence[0].values["pct"] == pytest.approx(61.53, abs=0.01)
-    assert d.advice[0] == "class:compute-bound:tensor"
+    assert d.advice[0] == "class:compute-bound" and d.advice_findings[0].remedies == ("compute_tensor_feed",
+                                                                                            "compute_tensor_fp16acc")
     assert max(f.estimated_speedup for f in d.findings if f.estimated_speedup) <= 1 / 0.6946 + 1e-6
 
 
@@ -424,8 +429,10 @@ def test_corpus_texts_are_their_evidence():
     d = _first("panjd123__cutlass__report-s8.ncu-rep", "ReferenceGemm_kernel")
     f = next(f for f in d.findings if f.id == "uncoalesced_global")
     assert f.message.values["ideal_per_request"] == pytest.approx(1.0, abs=0.05)
+    # ... kept as evidence: a correctness reference kernel is not the code under test, so its first advice says so
+    assert f.advice is None and d.advice[0] == "finding:library_kernel"
     text = render([diagnose_file(need(CORPUS_NCU / "panjd123__cutlass__report-s8.ncu-rep"))], "markdown", "en")
-    assert "where their access widths need 1.0 on average" in text
+    assert "This is a correctness reference kernel" in text and "where their access widths need" not in text
     # the transpose's report has no bank-conflict counters: the excess is not said to be "not due to bank conflicts"
     d = _first("Atopos0313__cuda_learning__reports_day08_before.ncu-rep")
     f = next(f for f in d.findings if f.id == "uncoalesced_shared")
@@ -434,7 +441,7 @@ def test_corpus_texts_are_their_evidence():
     d = _first("bwd29__self-join-MiSTIC__ilpProf.ncu-rep")
     assert d.occupancy.limiters == ("blocks",)
     ls = next(f for f in d.findings if f.id == "long_scoreboard_latency")
-    assert ls.message.values["remedy_kind"] == "ilp"  # no shared-memory tile to double-buffer
+    assert ls.remedies == ("ls_ilp",)  # no shared-memory tile to double-buffer, and bigger blocks are not "fewer registers"
 
 
 def test_the_main_remedy_of_a_memory_instruction_limit_has_its_roof():
@@ -466,12 +473,14 @@ def test_corpus_kernels_get_advice_that_fits_them():
     # the warp-tiled GEMM whose top stall is Not Selected: ready warps wait for issue slots, no "more warps" finding
     d = _first("InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_08_warp_tile.ncu-rep", "warp_tile")
     assert d.stalls.shares[0].reason == "not_selected"
-    assert "occupancy_limited" not in {f.id for f in d.findings} and d.advice[0] == "class:latency-bound:ready"
+    assert "occupancy_limited" not in {f.id for f in d.findings} and d.advice[0] == "class:latency-bound"
+    assert d.advice_findings[0].remedies[0] == "latency_ready"
     # FlashAttention with cp.async double buffering (LDGSTS counted) and its tensor path at 86.7 %: the advice knows
     # the kernel pipelines already and names the headroom the tensor path leaves
     d = _first("Bias92__flashattn-cuda__docs_profiling_ncu_sections_db_full_after_n4096_full.ncu-rep")
     assert d.kernel.metrics["smsp__inst_executed_op_ldgsts.sum"] > 0
-    assert d.advice[0] == "class:compute-bound:tensor_pipelined"
+    assert d.advice[0] == "class:compute-bound" and d.advice_findings[0].remedies == ("compute_tensor_pipelined",
+                                                                                            "compute_tensor_fp16acc")
     report = CORPUS_NCU / "Bias92__flashattn-cuda__docs_profiling_ncu_sections_db_full_after_n4096_full.ncu-rep"
     text = render([diagnose_file(need(report))], "markdown", "en")
     assert "already copies asynchronously" in text and "gains more than 1.09x" in text

@@ -250,7 +250,8 @@ def _html_text(page: str) -> str:
 def _zh_texts() -> dict[str, str]:
     """Every Chinese text of the data files: ``file:key`` -> text."""
     out = {}
-    for file in ("labels.toml", "findings.toml", "stalls.toml", "verdicts.toml", "units.toml"):
+    for file in ("labels.toml", "findings.toml", "stalls.toml", "verdicts.toml", "units.toml", "remedies.toml",
+                 "libraries.toml"):
         for key, en, zh in _pairs(tomllib.loads((DATA / file).read_text(encoding="utf-8"))):
             out[f"{file}:{key}"] = zh
     return out
@@ -365,7 +366,8 @@ def test_glossary_terms_are_used():
 def test_a_text_that_says_the_term_in_english_says_it_in_chinese():
     """Where a text's English says a glossary term (its ``en_match``), its Chinese uses the glossary's word."""
     bad = []
-    for file in ("labels.toml", "findings.toml", "stalls.toml", "verdicts.toml", "units.toml"):
+    for file in ("labels.toml", "findings.toml", "stalls.toml", "verdicts.toml", "units.toml", "remedies.toml",
+                 "libraries.toml"):
         for key, en, zh in _pairs(tomllib.loads((DATA / file).read_text(encoding="utf-8"))):
             for t in glossary().term:
                 if t.en_match and re.search(t.en_match, _literal(en)) and t.zh not in zh:

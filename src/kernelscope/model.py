@@ -155,6 +155,12 @@ class LaunchConfig:
         return x * y * z
 
     @property
+    def no_shared_memory(self) -> bool:
+        """True when the launch is known to allocate no shared memory (static and dynamic both recorded as 0): shared
+        wavefronts it is said to issue are not its own (a counter of another use of the L1 data pipe)."""
+        return self.shared_mem_static_bytes == 0 and self.shared_mem_dynamic_bytes == 0
+
+    @property
     def blocks(self) -> int | None:
         """Blocks in the grid, or None if the grid shape is unknown."""
         if self.grid is None:
@@ -285,6 +291,8 @@ class KernelProfile:
         duration_range_s: ``(min, max)`` duration (s) of the launches a summary row stands for
             (``launch_count`` > 1), when its source records them (a timeline's per-name minimum and maximum);
             None otherwise.
+        opcode_counts: SASS opcode -> warp-level instructions executed (Nsight Compute's Instruction Statistics,
+            ``sass__inst_executed_per_opcode``: ``"LDGSTS"``, ``"HMMA"``, ``"LDG"``, ...); empty when not collected.
     """
 
     index: int
@@ -325,11 +333,12 @@ class KernelProfile:
     implausible: tuple[Implausible, ...] = ()
     useful_flops: float | None = None
     duration_range_s: tuple[float, float] | None = None
+    opcode_counts: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in (
             "flop_counts", "tensor_ops_pct", "tensor_pipe_op_active_pct", "stall_values", "metrics", "metric_units",
-            "compute_breakdown_pct", "memory_breakdown_pct",
+            "compute_breakdown_pct", "memory_breakdown_pct", "opcode_counts",
         ):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 

@@ -17,7 +17,8 @@ from .analysis.roofline import COMPUTE_BOUND, roofline_point
 from .errors import InputError
 from .knowledge import check_lang
 from .knowledge.stalls import canonical_reason, reasons
-from .knowledge.text import class_text
+from .knowledge.remedies import applicable, remedy
+from .knowledge.text import class_remedies
 
 
 def _number(source: str, mapping: Any, field: str, expected: str, *, positive: bool = False) -> float:
@@ -82,7 +83,9 @@ def diagnose_kernel_profile(hw_specs: Mapping[str, Any], kernel_metrics: Mapping
     stalling = [k for k in stalls if ids[k] != "selected"]
     top = max(stalling, key=lambda k: stalls[k]) if stalling else None
 
-    advice = class_text(point.bound, "advice", lang) if point.bound else ""
+    # plain numbers say nothing of the kernel's design or GPU: the class's remedies that need no fact of it
+    chosen = applicable(class_remedies(point.bound), frozenset(), None) if point.bound else ()
+    advice = ("" if check_lang(lang) == "zh" else " ").join(remedy(i).text(lang) for i in chosen)
     if top is not None:
         advice = f"{advice} {getattr(reasons()[ids[top]], f'advice_{check_lang(lang)}')}".strip()
     return {

@@ -18,12 +18,14 @@ import math
 from typing import Iterator
 
 from ..knowledge.criteria import source
+from ..knowledge.findings import findings
 from ..knowledge.stalls import describe, reasons
 from ..notes import Note
+from .design import ASYNC_COUNTERS
 from .engine import Done, Evidence, Finding, Rule
 from .kernel_rules import KernelContext
 from .memory_causes import (
-    GLOBAL_SECTORS, LOCAL_INSTRUCTIONS, LOCAL_MISSES, LOCAL_SECTORS, M_INST, M_L1_HIT, M_L2_HIT, M_L2_SECTORS, M_LDSM,
+    DATA_PIPE_PCT, GLOBAL_SECTORS, LOCAL_INSTRUCTIONS, LSUIN_PCT, WAVEFRONT_FINDINGS, excess_l1_wavefronts, LOCAL_MISSES, LOCAL_SECTORS, M_INST, M_L1_HIT, M_L2_HIT, M_L2_SECTORS, M_LDSM,
     M_SECTORS, M_SECTORS_IDEAL, M_SECTORS_LOCAL, M_SHARED_IDEAL, M_SHARED_WAVEFRONTS, REQUESTS, SHARED_OPS, cause,
     register_spills, shared_bank_conflicts, uncoalesced_global, uncoalesced_shared,
 )
@@ -240,10 +242,11 @@ def tensor_cores_unused(ctx: KernelContext, done: Done) -> Finding | None:
 
 def fp64_on_consumer_gpu(ctx: KernelContext, done: Done) -> Finding | None:
     """FP64 work on a GPU whose FP64 peak is at most 1/``fp64_slow_ratio`` of its FP32 peak, with the FP64 pipe at
-    ``fp64_pipe_pct`` of its peak or more. Change (upper bound: all of it in FP32): 1 - FP64 / FP32 peak of the FP64
-    pipe's work."""
+    ``fp64_pipe_pct`` of its peak or more (the pipe's utilisation is the evidence; the FP64 FLOP count, from the
+    roofline section, is shown when the report has it). Change (upper bound: all of it in FP32): 1 - FP64 / FP32 peak
+    of the FP64 pipe's work."""
     gpu = ctx.gpu
-    if gpu is None or not ctx.kernel.flop_counts.get("fp64"):
+    if gpu is None:
         return None
     fp64, fp32 = gpu.peak_flops_per_s.get("fp64"), gpu.peak_flops_per_s.get("fp32")
     pct = max((load.pct for load in ctx.limiters.compute if load.unit == "fp64"), default=None)
@@ -253,7 +256,7 @@ def fp64_on_consumer_gpu(ctx: KernelContext, done: Done) -> Finding | None:
     f = 1.0 - fp64 / fp32
     change = Change({"fp64": f}, kind=UPPER_BOUND, what=f"the FP64 pipe's work at the FP32 rate: {f:.3f} of it")
     return cause(ctx, "fp64_on_consumer_gpu", {"ratio": fp32 / fp64, "pct": pct},
-                 (Evidence("flops.fp64", ctx.kernel.flop_counts["fp64"], "FLOP"), Evidence("pipe.fp64", pct, "%")),
+                 (Evidence("flops.fp64", ctx.kernel.flop_counts.get("fp64"), "FLOP"), Evidence("pipe.fp64", pct, "%")),
                  "fp64_slow_ratio", change)
 
 
@@ -326,51 +329,20 @@ def stall_causes(ctx: KernelContext, done: Done) -> Iterator[Finding]:
         if s.share_of_stalls < ctx.criteria[key]:
             continue
         values = {"reason": s.reason, "share": s.share_of_stalls}
+        remedy = ctx.remedies(findings()[finding_id].remedies)[:1]  # the first that fits the kernel and the GPU
         if s.reason == "long_scoreboard":
-            values["remedy_kind"] = latency_remedy(ctx)
-            values["prefetches"] = async_copies(ctx)
+            values["prefetches"] = ctx.design.async_copies if ctx.design is not None else None
         evidence = (Evidence(f"stall_share.{s.reason}", s.share_of_stalls, "share"), Evidence(M_ISSUE, issue, "%"))
         if issue is None:
             yield Finding(finding_id, "optimization", Note("f_stall", values), evidence, advice=f"finding:{finding_id}",
-                          speedup_note="not estimated: sm__issue_active was not measured", source=source(key))
+                          speedup_note="not estimated: sm__issue_active was not measured", source=source(key),
+                          remedies=remedy)
             continue
         change = Change(waiting=min(1.0, s.share), kind=UPPER_BOUND,
                         what=f"{describe(s.reason).display_name} hidden: {s.share:.3f} of all warp cycles")
         yield Finding(finding_id, "optimization", Note(f"f_{finding_id}", {**values, "idle": 1.0 - issue / 100.0}),
-                      evidence, advice=f"finding:{finding_id}", source=source(key), **ctx.sized(change))
-
-
-#: Asynchronous global -> shared copies a launch executed: cp.async (LDGSTS) and TMA loads (warp instructions).
-ASYNC_COPIES = ("smsp__inst_executed_op_ldgsts.sum", "smsp__inst_executed_op_tma_ld.sum",
-                "smsp__sass_inst_executed_op_tma_ld.sum")
-
-
-def async_copies(ctx: KernelContext) -> float | None:
-    """The asynchronous copies (cp.async / TMA loads, warp instructions) the launch executed, or None when the
-    report did not count them."""
-    values = [v for n in ASYNC_COPIES if (v := ctx.kernel.metrics.get(n)) is not None]
-    return sum(values) if values else None
-
-
-def latency_remedy(ctx: KernelContext) -> str:
-    """How to hide global-load latency in THIS kernel on THIS GPU: ``"deeper"`` (a deeper pipeline) for a kernel
-    that already copies asynchronously (cp.async / TMA instructions counted); ``"tma"`` / ``"async"`` (prefetch the
-    next shared-memory tile asynchronously: TMA from compute capability 9.0, cp.async from 8.0; CUDA C++ Programming
-    Guide, "Asynchronous Data Copies") for a kernel that stages data in shared memory, ``"registers"`` (software
-    pipelining through registers) for one on an older GPU; ``"ilp"`` (more independent loads in flight, and more
-    warps) for a kernel without shared memory, where there is no tile to double-buffer, ``"ilp_occupied"`` when its
-    warp slots are already nearly full (``occupied_pct``)."""
-    if async_copies(ctx):
-        return "deeper"
-    la = ctx.kernel.launch
-    shared = (la.shared_mem_static_bytes or 0) + (la.shared_mem_dynamic_bytes or 0)
-    if not shared:
-        achieved = ctx.kernel.achieved_occupancy_pct
-        return "ilp_occupied" if achieved is not None and achieved >= ctx.criteria["occupied_pct"] else "ilp"
-    cc = ctx.kernel.device.compute_capability or (ctx.gpu.compute_capability if ctx.gpu is not None else None)
-    if cc is None or cc < (8, 0):
-        return "registers"
-    return "tma" if cc >= (9, 0) else "async"
+                      evidence, advice=f"finding:{finding_id}", source=source(key), remedies=remedy,
+                      **ctx.sized(change))
 
 
 def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:
@@ -392,9 +364,11 @@ def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:
                       advice=f"stall:{s.reason}", source=source("advice_min_share"))
 
 
-#: Nsight Compute sections that decide a root cause, and a metric by which a report shows it collected them.
-SECTIONS = (("WarpStateStats", "stalls"), ("SourceCounters", M_SECTORS),
-            ("MemoryWorkloadAnalysis", GLOBAL_SECTORS[0]))
+#: Nsight Compute sections that decide a root cause, and the metrics by which a report shows it collected them (any
+#: one: the names differ between Nsight Compute versions and GPUs).
+SECTIONS = (("WarpStateStats", ("stalls",)), ("SourceCounters", (M_SECTORS,)),
+            ("MemoryWorkloadAnalysis", (GLOBAL_SECTORS[0], "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                                        M_L2_HIT, M_L1_HIT)))
 
 
 def not_collected(ctx: KernelContext, done: Done) -> Finding | None:
@@ -405,8 +379,8 @@ def not_collected(ctx: KernelContext, done: Done) -> Finding | None:
     m = ctx.kernel.metrics
     if ctx.sol.compute_pct is None and ctx.sol.memory_pct is None or "launch__grid_size" not in m:
         return None  # (an Nsight Compute report: its Launch Statistics; a plain-numbers file collects no sections)
-    missing = [name for name, probe in SECTIONS
-               if (not ctx.kernel.stall_values if probe == "stalls" else probe not in m)]
+    missing = [name for name, probes in SECTIONS
+               if (not ctx.kernel.stall_values if probes == ("stalls",) else not any(p in m for p in probes))]
     if not missing:
         return None
     flags = " ".join(f"--section {name}" for name in missing)
@@ -421,6 +395,7 @@ CAUSE_RULES: tuple[Rule[KernelContext], ...] = (
     Rule("shared_bank_conflicts", shared_bank_conflicts, inputs=(*(n for t in SHARED_OPS.values() for n in t), M_LDSM)),
     Rule("uncoalesced_shared", uncoalesced_shared, parents=("shared_bank_conflicts",),
          inputs=(M_SHARED_WAVEFRONTS, M_SHARED_IDEAL)),
+    Rule("excess_l1_wavefronts", excess_l1_wavefronts, parents=WAVEFRONT_FINDINGS, inputs=(DATA_PIPE_PCT, LSUIN_PCT)),
     Rule("register_spills", register_spills,
          inputs=LOCAL_SECTORS + GLOBAL_SECTORS + LOCAL_MISSES + (M_SECTORS_LOCAL, M_INST, *LOCAL_INSTRUCTIONS)),
     Rule("l2_bound", l2_bound, inputs=(M_L2_PCT,)),
@@ -434,7 +409,7 @@ CAUSE_RULES: tuple[Rule[KernelContext], ...] = (
     Rule("fp64_on_consumer_gpu", fp64_on_consumer_gpu, inputs=("sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",)),
     Rule("unfused_fp32", unfused_fp32, inputs=(*FP32_OPS, M_FMA_PIPE)),
     Rule("workload_imbalance", workload_imbalance, inputs=IMBALANCE),
-    Rule("stall_causes", stall_causes, inputs=(M_ISSUE, *ASYNC_COPIES)),
+    Rule("stall_causes", stall_causes, inputs=(M_ISSUE, *ASYNC_COUNTERS)),
     Rule("stall_reasons", stall_reasons, parents=("stall_causes",)),
     Rule("not_collected", not_collected, inputs=("launch__grid_size",)),
 )

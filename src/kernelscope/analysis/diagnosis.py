@@ -15,20 +15,23 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import UnknownGpuError
 from ..knowledge.criteria import criteria as default_criteria
-from ..knowledge.gpus import find_gpu
+from ..knowledge.criteria import source
+from ..knowledge.gpus import DERIVED_ORIGIN, derived_spec, find_gpu
 from ..knowledge.plausibility import screen
 from ..model import GpuSpec, KernelProfile, ProfileReport
 from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
-from .engine import Finding, by_gain, run_rules
+from .engine import Evidence, Finding, by_gain, run_rules
 from .performance import Units, rank_and_share, units_of
 from .causes import CAUSE_RULES, limiter_unit, program_gain
+from .design import Design, design_of, facts_of
+from .design_rules import DESIGN_RULES, GATE_FINDINGS
 from .kernel_rules import CLASS_ORDER, KERNEL_RULES, KernelContext, SolVerdict, classify_sol, waves_per_sm
 from .limiters import Limiters, MemoryLevel, limiters, limiting_level, memory_levels
 from .nsight import NsightMatch, match_nsight
 from .occupancy import Occupancy, occupancy_of
 from .plausible import screen_against_gpu
 from .roofline import RooflinePoint, kernel_points, useful_point
-from .scaling import serialised_blocks
+from .scaling import same_traffic, serialised_blocks
 from .selection import select_kernels
 from .stalls import StallBreakdown, stall_breakdown
 
@@ -38,10 +41,12 @@ __all__ = [
     "diagnose_report", "group_by_name",
 ]
 
-#: Every rule a launch's diagnosis runs: the bottleneck classes, then the root causes.
-RULES = KERNEL_RULES + CAUSE_RULES
+#: Every rule a launch's diagnosis runs: what the kernel is, the bottleneck classes, then the root causes.
+RULES = DESIGN_RULES + KERNEL_RULES + CAUSE_RULES
 #: Findings that do not replace the bottleneck class's generic paragraph (they say what the report lacks).
 FALLBACK_FINDINGS = ("not_collected",)
+#: Stall families whose values are sample counts (a share of few samples is noise).
+SAMPLED_FAMILIES = ("pc_sampling", "warp_id_sampling")
 #: Findings shown as occupancy notes, in this order.
 OCCUPANCY_NOTES = ("occupancy_busy", "tail_effect", "occupancy_gap")
 
@@ -75,6 +80,9 @@ class KernelDiagnosis:
             on the same pipe, ceilings, bytes and duration as ``roofline`` (whose FLOPs are the executed ones); None
             when no useful count was given or there is no roofline (:func:`.roofline.useful_point`).
         units: the busy shares of the launch's units, as the performance model sees them (:mod:`.performance`).
+        design: what the report shows of the kernel itself (library, asynchronous copies, tensor instructions, debug
+            build, persistent grid: :func:`.design.design_of`), or None for a launch built without it.
+        facts: the facts its remedies' preconditions were checked against (:func:`.design.facts_of`).
     """
 
     kernel: KernelProfile
@@ -94,6 +102,8 @@ class KernelDiagnosis:
     locations: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     useful_roofline: RooflinePoint | None = None
     units: Units = Units()
+    design: Design | None = None
+    facts: frozenset[str] = frozenset()
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -134,7 +144,7 @@ class KernelDiagnosis:
     @property
     def advice(self) -> tuple[str, ...]:
         """Advice ids, most important first (see :attr:`advice_findings`): ``"finding:<id>"``, or as a fallback
-        ``"class:<bound>"`` (``"class:<bound>:no_tensor"`` for a GPU without tensor cores) and ``"stall:<reason>"``."""
+        ``"class:<bound>"`` (its sentences: the finding's ``remedies``) and ``"stall:<reason>"``."""
         return tuple(f.advice for f in self.advice_findings)  # type: ignore[misc]
 
     def program_gain(self, finding: Finding) -> float | None:
@@ -250,6 +260,11 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
     stalls = None
     if kernel.stall_values:
         stalls = stall_breakdown(kernel.stall_values, kernel.stall_family, kernel.cycles_per_issued_instruction)
+    sample_notes: tuple[Note, ...] = ()
+    if stalls is not None and stalls.family in SAMPLED_FAMILIES and stalls.total < crit["min_stall_samples"]:
+        # too few samples for shares: +-1/sqrt(n) of noise (10 samples: +-30 points); not a measurement
+        sample_notes = (Note("stall_samples_too_few", {"samples": stalls.total, "limit": crit["min_stall_samples"]}),)
+        stalls = None
     occ = occupancy_of(kernel, gpu.compute_capability if gpu is not None else None)
     waves = waves_per_sm(kernel, occ, sm_count)
     useful, useful_notes = useful_point(kernel, main)
@@ -258,15 +273,19 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
     units = units_of(kernel, {s.reason: s.share for s in stalls.shares} if stalls is not None else None,
                      stalls.selected_value / stalls.total if stalls is not None and stalls.selected_value is not None
                      and stalls.total else None, crit["short_kernel_s"])
-    ctx = KernelContext(kernel, gpu, sol, occ, stalls, waves, headline, crit, limits, levels, main, units)
-    found = ranked(run_rules(RULES, ctx), units, crit["min_worthwhile_speedup"])
+    design = design_of(kernel, occ, sm_count)
+    facts = facts_of(design, kernel, gpu, occ, stalls, units, notes, crit)
+    ctx = KernelContext(kernel, gpu, sol, occ, stalls, waves, headline, crit, limits, levels, main, units, design, facts)
+    found = ranked(run_rules(RULES, ctx, ctx.admit), units, crit["min_worthwhile_speedup"], kernel.duration_s,
+                   crit["not_worth_tuning_s"])
     return KernelDiagnosis(
         kernel=kernel,
         gpu=gpu,
         provenance=provenance(gpu, kernel) if gpu is not None else (Note("no_gpu"),),
         roofline=main,
         roofline_by_pipe=by_pipe,
-        notes=_unique((*notes, *useful_notes, *consistency_notes(kernel, main, sol, crit["efficiency_warning"]))),
+        notes=_unique((*notes, *useful_notes, *sample_notes,
+                       *consistency_notes(kernel, main, sol, crit["efficiency_warning"]))),
         sol=sol,
         occupancy=occ,
         waves_per_sm=waves,
@@ -276,23 +295,45 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
         levels=levels,
         useful_roofline=useful,
         units=units,
+        design=design,
+        facts=facts,
     )
 
 
-def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float) -> tuple[Finding, ...]:
+def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
+           duration_s: float | None = None, small_s: float = 0.0) -> tuple[Finding, ...]:
     """The findings (rule order) with the advice order (``rank``), the marginal gains, the saved shares and the
     negligible mark set: the performance model's ranking (:func:`.performance.rank_and_share`) of the findings that
-    carry advice."""
+    carry advice, after the findings that say what the kernel is (:data:`.design_rules.GATE_FINDINGS`: a debug build,
+    a library kernel), which come first. When every advised root cause is estimated and negligible on a launch shorter
+    than ``small_s`` (a few launch overheads: the class paragraph of a longer one may still hold its headroom), or
+    whose busiest unit leaves no 1.05x to any change, a ``nothing_worthwhile`` finding says so first (``duration_s``:
+    the launch's)."""
+    findings = tuple(f for f in findings if f.id != "nothing_worthwhile")
     advised = [(i, f) for i, f in enumerate(findings) if f.advice]
     order = rank_and_share([(i, f.change, f.estimated_speedup, f.estimate_kind, limiter_unit(f)) for i, f in advised],
                            units, worthwhile)
+    order = sorted(order, key=lambda o: findings[o[0]].id not in GATE_FINDINGS)  # (stable: the model's order after)
     out = list(findings)
     for rank, (i, marginal, saved, tier) in enumerate(order):
         f = out[i]  # type: ignore[index]
         gain = min(marginal, f.estimated_speedup) if marginal is not None and f.estimated_speedup is not None else None
         out[i] = replace(f, rank=rank, marginal_speedup=gain, saved_share=saved,  # type: ignore[index]
                          negligible=tier == "negligible")
-    return tuple(out)
+    out = tuple(out)
+    specific = [f for f in out if f.advice and f.advice.startswith("finding:") and f.id not in FALLBACK_FINDINGS]
+    busiest = units.busiest
+    small = (duration_s is not None and duration_s < small_s) or (busiest is not None and busiest.hottest * worthwhile >= 1.0)
+    if small and specific and all(f.negligible and f.estimated_speedup is not None for f in specific):
+        best = max(specific, key=lambda f: f.estimated_speedup or 1.0)
+        note = Note("f_nothing_worthwhile", {"limit": worthwhile, "best": best.estimated_speedup, "best_id": best.id,
+                                             "us": duration_s * 1e6 if duration_s is not None else None})
+        verdict = Finding("nothing_worthwhile", "info", note, (Evidence("estimated_speedup.max", best.estimated_speedup),),
+                          advice="finding:nothing_worthwhile", source=source("min_worthwhile_speedup"),
+                          speedup_note="not estimated: every estimated gain is below min_worthwhile_speedup")
+        # first (rank 0), the others after it in their order: it has no change, so no gain of theirs moves
+        return tuple(replace(f, rank=f.rank + 1) if f.rank is not None else f for f in out) + (replace(verdict, rank=0),)
+    return out
 
 
 def _unique(notes: Iterable[Note]) -> tuple[Note, ...]:
@@ -387,7 +428,9 @@ def diagnose_report(
         InputError: bad selection arguments (an ambiguous ``kernel`` name lists the candidates). A kernel whose profile names no device (CSV exports, console
             text), or a device the catalogue lacks, is diagnosed without roofline ceilings when ``gpu`` is None
             (its provenance says so: ``no_gpu``, or ``gpu_not_in_catalogue`` with the closest catalogue names and
-            the hint to pass ``--gpu`` / ``--spec``).
+            the hint to pass ``--gpu`` / ``--spec``); a device the catalogue lacks whose report holds its SM count,
+            clocks, compute capability and bus width gets ceilings derived from them instead
+            (:func:`kernelscope.knowledge.gpus.derived_spec`; provenance ``gpu_derived``).
     """
     specs: dict[str, GpuSpec] = {}
     if isinstance(gpu, str):
@@ -399,22 +442,41 @@ def diagnose_report(
         if gpu is not None:
             return gpu
         name = kernel.device.display_name
+        if name and name in specs:
+            return specs[name]  # a catalogue entry, or ceilings derived from the report (note in unknown[name])
         if not name or name in unknown:
             return None  # diagnosed without roofline ceilings; the diagnosis says to pass --gpu / --spec
-        if name not in specs:
-            try:
-                specs[name] = find_gpu(name)
-            except UnknownGpuError as exc:  # named but not in the catalogue: as an unnamed GPU, with the hint
-                closest = ", ".join(exc.closest)
-                unknown[name] = Note("gpu_not_in_catalogue_closest" if closest else "gpu_not_in_catalogue",
-                                     {"gpu": name, "closest": closest})
-                return None
+        try:
+            specs[name] = find_gpu(name)
+        except UnknownGpuError as exc:  # named but not in the catalogue: ceilings from the report's own attributes
+            derived = derived_spec(kernel.device)
+            if derived is not None:
+                specs[name] = derived
+                unknown[name] = Note("gpu_derived", {
+                    "gpu": name, "sms": derived.sm_count, "ghz": derived.boost_clock_hz / 1e9,  # type: ignore[operator]
+                    "cc": ".".join(map(str, derived.compute_capability or ())),
+                    "tflops": derived.peak_flops_per_s["fp32"] / 1e12,
+                    "gbps": derived.dram_bandwidth_bytes_per_s / 1e9})
+                return derived
+            # nothing to derive them from (no SM count, clock, compute capability or bus width): as an unnamed GPU
+            closest = ", ".join(exc.closest)
+            unknown[name] = Note("gpu_not_in_catalogue_closest" if closest else "gpu_not_in_catalogue",
+                                 {"gpu": name, "closest": closest})
+            return None
         return specs[name]
 
     def diagnosed(k: KernelProfile) -> KernelDiagnosis:
         d = diagnose(k, gpu_for(k), crit)
-        note = unknown.get(k.device.display_name or "") if d.gpu is None else None
-        return replace(d, time_share=share(k), provenance=(note,) if note is not None else d.provenance)
+        note = unknown.get(k.device.display_name or "")
+        if note is None:
+            provenance = d.provenance
+        elif d.gpu is None:
+            provenance = (note,)
+        elif d.gpu.origin == DERIVED_ORIGIN:  # the derived note replaces "peaks of X from <origin>"
+            provenance = (note, *(n for n in d.provenance if n.key != "peaks_given"))
+        else:
+            provenance = d.provenance
+        return replace(d, time_share=share(k), provenance=provenance)
 
     crit = criteria if criteria is not None else default_criteria()
     chosen = select_kernels(report.kernels, kernel_regex, top, kernel=kernel, source=report.path)
@@ -424,9 +486,10 @@ def diagnose_report(
         return k.duration_s * k.launch_count / total if k.duration_s is not None and total > 0 else None
 
     kernels = tuple(map(diagnosed, chosen))
-    serial = serialised_blocks(kernels, crit)
-    if serial:  # a finding that needs two launches: added to each, and the advice ranked again
-        kernels = tuple(replace(d, findings=ranked(d.findings + (serial[d.kernel.index],), d.units,
-                                                   crit["min_worthwhile_speedup"]))
-                        if d.kernel.index in serial else d for d in kernels)
+    for pairwise in (serialised_blocks, same_traffic):  # findings that need two launches: added, the advice ranked again
+        extra = pairwise(kernels, crit)
+        kernels = tuple(replace(d, findings=ranked(d.findings + (extra[d.kernel.index],), d.units,
+                                                   crit["min_worthwhile_speedup"], d.kernel.duration_s,
+                                                   crit["not_worth_tuning_s"]))
+                        if d.kernel.index in extra else d for d in kernels)
     return ReportDiagnosis(report=report, groups=group_by_name(report.kernels), kernels=kernels)

@@ -70,6 +70,8 @@ class Finding:
         saved_share: the share (0-1) of its launch's measured time the finding saves after the findings ranked above
             it (set with ``marginal_speedup``); the saved shares of one launch add up to at most 1. None when not set.
         negligible: its gain is below ``min_worthwhile_speedup`` (set by the diagnosis): listed last.
+        remedies: the remedies (``data/remedies.toml`` ids) whose preconditions hold for this launch, chosen by the
+            rule: a class paragraph's sentences, or a root cause's ``{remedy}``; empty for none.
     """
 
     id: str
@@ -87,6 +89,7 @@ class Finding:
     rank: int | None = None
     saved_share: float | None = None
     negligible: bool = False
+    remedies: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
@@ -168,8 +171,13 @@ def order(rules: tuple[Rule[C], ...]) -> tuple[Rule[C], ...]:
 _LAST_ORDER: list = []
 
 
-def run_rules(rules: Sequence[Rule[C]], context: C) -> tuple[Finding, ...]:
+def run_rules(rules: Sequence[Rule[C]], context: C,
+              admit: Callable[[Finding], Finding | None] | None = None) -> tuple[Finding, ...]:
     """Run ``rules`` over one ``context`` (parents first) and return every finding, in rule order.
+
+    ``admit`` (optional) sees each finding as its rule returns it and gives it back, changed (e.g. without its
+    advice), or None to drop it: a finding whose preconditions do not hold for the kernel. Later rules see only what
+    it admitted.
 
     Raises:
         ValueError: see :func:`order`; a rule returning something that is not a Finding.
@@ -186,6 +194,8 @@ def run_rules(rules: Sequence[Rule[C]], context: C) -> tuple[Finding, ...]:
         for f in found:
             if not isinstance(f, Finding):
                 raise ValueError(f"rule {rule.id!r} returned {type(f).__name__}, expected Finding")
+        if admit is not None:
+            found = tuple(a for f in found if (a := admit(f)) is not None)
         done[rule.id] = found
         out.extend(found)
     return tuple(out)

@@ -15,10 +15,13 @@ from typing import Any, Mapping
 
 from ..knowledge.criteria import criteria as default_criteria
 from ..knowledge.criteria import source
-from ..knowledge.text import has_class_variant
+from ..knowledge.findings import findings
+from ..knowledge.remedies import applicable, holds
+from ..knowledge.text import class_remedies
 from ..model import GpuSpec, KernelProfile
 from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
 from .engine import Done, Evidence, Finding, Rule
+from .design import Design
 from .limiters import Limiters, MemoryLevel, limiting_level
 from .occupancy import Occupancy, next_step
 from .performance import L1_TOTAL, UPPER_BOUND, Change, Units, describe, predict
@@ -127,6 +130,8 @@ class KernelContext:
         levels: the memory levels the profile measured.
         roofline: the roofline point of the pipe the kernel uses most, or None.
         units: the busy shares of its units, for the performance model (:mod:`.performance`).
+        design: what the report shows of the kernel itself (:func:`.design.design_of`), or None.
+        facts: the facts the remedies' preconditions name (:func:`.design.facts_of`).
     """
 
     kernel: KernelProfile
@@ -141,6 +146,8 @@ class KernelContext:
     levels: tuple[MemoryLevel, ...] = ()
     roofline: RooflinePoint | None = None
     units: Units = Units()
+    design: Design | None = None
+    facts: frozenset[str] = frozenset()
 
     def sized(self, change: Change) -> dict:
         """The keyword arguments of a :class:`~.engine.Finding` for the estimate of ``change`` by the performance
@@ -152,8 +159,8 @@ class KernelContext:
                     "speedup_note": "not estimated: no unit's throughput was measured (Speed-of-Light breakdown)"}
         e = predict(self.units, change)
         what = f"{change.what}; " if change.what else ""
-        kind = "upper bound" if change.kind == UPPER_BOUND else "prediction"
-        return {"estimated_speedup": max(1.0, e.speedup), "estimate_kind": change.kind, "change": change,
+        kind = "upper bound" if e.kind == UPPER_BOUND else "prediction"
+        return {"estimated_speedup": max(1.0, e.speedup), "estimate_kind": e.kind, "change": change,
                 "speedup_note": f"{kind}: {what}{describe(e, self.units)}"}
 
     @property
@@ -188,36 +195,38 @@ class KernelContext:
             return None
         return sum(s.share_of_stalls for s in self.stalls.shares if s.reason in reason_ids)
 
-    def class_advice(self, bound: str) -> str:
-        """The advice id of a class: the ``occupied`` variant when achieved occupancy is at least ``occupied_pct``
-        (no "more warps" advice then), the ``ready`` variant when Not Selected is the top stall reason (ready warps
-        already wait for an issue slot), the ``no_tensor`` variant on a GPU without tensor cores, the ``tensor`` variant
-        when the tensor cores are the busiest unit (no "move the math onto tensor cores" then), the ``issue`` variant
-        when instruction issue is (the kernel executes too many instructions), else the plain one."""
-        achieved = self.kernel.achieved_occupancy_pct
-        if achieved is not None and achieved >= self.criteria["occupied_pct"] and has_class_variant(bound, "occupied"):
-            return f"class:{bound}:occupied"
-        if self.stalls is not None and self.stalls.shares and self.stalls.shares[0].reason == "not_selected" \
-                and has_class_variant(bound, "ready"):
-            return f"class:{bound}:ready"  # ready warps wait for issue slots: not "more warps"
-        no_tensor = self.gpu is not None and not any("_tensor" in p for p in self.gpu.peak_flops_per_s)
-        if no_tensor and has_class_variant(bound, "no_tensor"):
-            return f"class:{bound}:no_tensor"
-        busiest = self.units.busiest
-        if busiest is not None and busiest.unit == "tensor" and has_class_variant(bound, "tensor"):
-            pipelined = any(self.kernel.metrics.get(n) for n in ("smsp__inst_executed_op_ldgsts.sum",
-                                                                 "smsp__inst_executed_op_tma_ld.sum",
-                                                                 "smsp__sass_inst_executed_op_tma_ld.sum"))
-            if pipelined and has_class_variant(bound, "tensor_pipelined"):
-                return f"class:{bound}:tensor_pipelined"  # already copies asynchronously: deeper, not "add one"
-            return f"class:{bound}:tensor"  # the tensor cores are the busiest unit: keep them fed
-        if busiest is not None and busiest.unit == "issue" and has_class_variant(bound, "issue"):
-            return f"class:{bound}:issue"  # instruction issue is the busiest unit: fewer instructions
-        return f"class:{bound}"
+    @property
+    def compute_capability(self) -> tuple[int, int] | None:
+        """The device's compute capability: the report's, else the spec's, else None."""
+        return self.kernel.device.compute_capability or (self.gpu.compute_capability if self.gpu is not None else None)
+
+    def remedies(self, ids: tuple[str, ...]) -> tuple[str, ...]:
+        """The remedies of ``ids`` whose preconditions hold for this launch (:func:`~kernelscope.knowledge.remedies.applicable`)."""
+        return applicable(ids, self.facts, self.compute_capability)
+
+    def class_advice(self, bound: str) -> dict:
+        """The keyword arguments of a finding that gives class ``bound``'s paragraph: ``advice="class:<bound>"`` and
+        the class's remedies that hold for this launch (``verdicts.toml`` ``remedies``, ``data/remedies.toml``)."""
+        return {"advice": f"class:{bound}", "remedies": self.remedies(class_remedies(bound))}
+
+    def admit(self, finding: Finding) -> Finding | None:
+        """A finding as this kernel may be told it (the ``admit`` hook of :func:`~.engine.run_rules`): dropped when
+        its preconditions (``findings.toml`` ``requires``) do not hold; for a library kernel or a device-debug build
+        (``library`` / ``debug_build`` facts) a code-level remedy (``level = "code"``) loses its advice and stays as
+        evidence: there is no code to edit, or the code measured is not the program's."""
+        text = findings().get(finding.id)
+        if text is None:
+            return finding
+        if text.requires and not holds(text.requires, self.facts, self.compute_capability):
+            return None
+        if text.level == "code" and finding.advice is not None and finding.advice.startswith("finding:") \
+                and self.facts & {"library", "debug_build"}:
+            return replace(finding, advice=None)
+        return finding
 
     def bound(self, rule_id: str, bound: str, note: Note, *evidence: Evidence, key: str) -> Finding:
         """A bottleneck-class finding of ``rule_id`` citing criterion ``key``."""
-        return Finding(rule_id, "bound", note, evidence, bound=bound, advice=self.class_advice(bound), source=source(key))
+        return Finding(rule_id, "bound", note, evidence, bound=bound, source=source(key), **self.class_advice(bound))
 
 
 # --------------------------------------------------------------------------------------------- Speed-of-Light
@@ -443,7 +452,7 @@ def occupancy_limited(ctx: KernelContext, done: Done) -> Finding | None:
         return None
     # the parameters that lift the limit: registers / shared memory, or for a block-count limit the block size
     params = ("threads_per_block",) if limiters == ["blocks"] else ("registers_per_thread", "shared_mem_per_block_bytes")
-    steps = [st for st in next_step(occ) if st.parameter in params]
+    steps = [st for st in next_step(occ, driver_carveout=True) if st.parameter in params]
     note = Note("rule_occupancy", {
         "limiter": limiters[0], "theoretical": theoretical, "achieved": achieved,
         "warps": occ.active_warps_per_sm, "max_warps": occ.max_warps_per_sm,
@@ -453,14 +462,14 @@ def occupancy_limited(ctx: KernelContext, done: Done) -> Finding | None:
     })
     found = ctx.bound("occupancy_limited", OCCUPANCY_BOUND, note, Evidence("occupancy.theoretical_pct", theoretical, "%"),
                       Evidence(ACHIEVED, achieved, "%"), key="occupancy_low_pct" if low else "occupancy_gap_ratio")
-    if not steps or not occ.active_warps_per_sm:
-        return replace(found, advice="finding:occupancy_limited", speedup_note="not estimated: no single change of "
-                       "registers or shared memory raises the warps per SM")
+    if not steps or not occ.active_warps_per_sm:  # the class holds, but no remedy: the other findings advise
+        return replace(found, advice=None, remedies=(), speedup_note="not estimated: no single change of registers "
+                       "or shared memory raises the warps per SM")
     k = steps[0].result.active_warps_per_sm / occ.active_warps_per_sm
     change = Change(warps=max(1.0, k), kind=UPPER_BOUND,
                     what=f"{steps[0].result.active_warps_per_sm} instead of {occ.active_warps_per_sm} warps per SM "
                          f"({k:.2f}x: Little's law, until a unit saturates)")
-    return replace(found, advice="finding:occupancy_limited", **ctx.sized(change))
+    return replace(found, advice="finding:occupancy_limited", remedies=(), **ctx.sized(change))
 
 
 def one_unit_not_balanced(ctx: KernelContext, done: Done) -> Finding | None:
@@ -484,7 +493,7 @@ def headline_advice(ctx: KernelContext, done: Done) -> Finding | None:
             or ctx.headline is None:
         return None
     return Finding("headline_advice", "info", Note("headline_advice", {"bound": ctx.headline}),
-                   bound=None, advice=ctx.class_advice(ctx.headline), source=source("latency_sol_pct"))
+                   bound=None, source=source("latency_sol_pct"), **ctx.class_advice(ctx.headline))
 
 
 # ----------------------------------------------------------------------------------------- occupancy notes

@@ -9,10 +9,11 @@ import math
 from typing import Iterator
 
 from ..knowledge.criteria import source
+from ..knowledge.findings import findings
 from ..notes import Note
 from .engine import Done, Evidence, Finding
 from .kernel_rules import KernelContext
-from .performance import DATA_PIPE_PCT, L1_TOTAL, PREDICTION, SHARED_UNIT, Change
+from .performance import DATA_PIPE_PCT, L1_TOTAL, PREDICTION, SHARED_UNIT, UPPER_BOUND, Change
 
 M_SECTORS = "memory_l2_theoretical_sectors_global"
 M_SECTORS_IDEAL = "memory_l2_theoretical_sectors_global_ideal"
@@ -42,11 +43,14 @@ LOCAL_INSTRUCTIONS = ("sass__inst_executed_local_loads", "sass__inst_executed_lo
 
 def cause(ctx: KernelContext, finding_id: str, values: dict, evidence: tuple[Evidence, ...], key: str,
           change: Change | None = None, note: str | None = None, severity: str = "optimization") -> Finding:
-    """A root-cause finding: message ``f_<id>`` of labels.toml, advice ``finding:<id>``, criterion ``key``'s source;
-    its estimate is the performance model's for ``change`` (no change: not estimated, ``note`` says why)."""
+    """A root-cause finding: message ``f_<id>`` of labels.toml, advice ``finding:<id>``, criterion ``key``'s source,
+    the first of its ``findings.toml`` remedies that holds for the launch (its action's ``{remedy}``); its estimate is
+    the performance model's for ``change`` (no change: not estimated, ``note`` says why)."""
     sized = ctx.sized(change) if change is not None else {"speedup_note": note or "not estimated"}
+    text = findings().get(finding_id)
+    chosen = ctx.remedies(text.remedies)[:1] if text is not None else ()
     return Finding(finding_id, severity, Note(f"f_{finding_id}", values), evidence, advice=f"finding:{finding_id}",
-                   source=source(key), **sized)
+                   source=source(key), remedies=chosen, **sized)
 
 
 def _share(part: float | None, whole: float | None) -> float | None:
@@ -259,4 +263,35 @@ def register_spills(ctx: KernelContext, done: Done) -> Finding | None:
         + (f", {issue:.3f} of the instructions" if issue else "")))
     return cause(ctx, "register_spills", {"local_pct": 100 * e, "local": local, "total": total},
                  tuple(Evidence(n, m[n], "sector") for n in LOCAL_SECTORS + GLOBAL_SECTORS), "spill_local_share",
+                 change)
+
+
+#: The L1's requests accepted from the LSU pipe and its data-pipe wavefronts, % of their peaks (Speed-of-Light
+#: breakdown): their ratio is the wavefronts each request takes, in the report's own units.
+LSUIN_PCT = "l1tex__lsuin_requests.avg.pct_of_peak_sustained_elapsed"
+#: That ratio for coalesced 4-byte accesses (one wavefront per request): 0.50-0.52 over the coalesced kernels of the
+#: shared corpus (silu, matrix add, coalesced GEMMs and transposes on Turing to Hopper), the two peaks differing 2x.
+COALESCED_RATIO = 0.5
+#: Findings that already name the wasted wavefronts from the sector and wavefront counters.
+WAVEFRONT_FINDINGS = ("uncoalesced_global", "uncoalesced_shared", "shared_bank_conflicts")
+
+
+def excess_l1_wavefronts(ctx: KernelContext, done: Done) -> Finding | None:
+    """The L1 data pipe at ``l1_wavefront_busy_pct`` of its peak or more while each request takes at least
+    ``l1_wavefronts_per_request`` times the wavefronts of a coalesced 4-byte access (data-pipe wavefronts % / LSU
+    requests % over :data:`COALESCED_RATIO`), in a report whose sector and wavefront counters did not name it (a
+    Speed-of-Light-only report): uncoalesced global or bank-conflicted shared accesses, which the report cannot tell
+    apart. Change (upper bound: one wavefront per request): 1 - 1 / that factor of the L1's work."""
+    if any(done.get(i) for i in WAVEFRONT_FINDINGS):
+        return None
+    wave, req = ctx.kernel.memory_breakdown_pct.get(DATA_PIPE_PCT), ctx.kernel.memory_breakdown_pct.get(LSUIN_PCT)
+    if not wave or not req or wave < ctx.criteria["l1_wavefront_busy_pct"]:
+        return None
+    factor = wave / req / COALESCED_RATIO
+    if factor < ctx.criteria["l1_wavefronts_per_request"]:
+        return None
+    f = 1.0 - 1.0 / factor
+    change = Change({"l1": f}, kind=UPPER_BOUND, what=f"one wavefront per request: {f:.3f} of the L1's work")
+    return cause(ctx, "excess_l1_wavefronts", {"wave_pct": wave, "req_pct": req, "factor": factor},
+                 (Evidence(DATA_PIPE_PCT, wave, "%"), Evidence(LSUIN_PCT, req, "%")), "l1_wavefronts_per_request",
                  change)

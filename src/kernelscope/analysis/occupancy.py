@@ -395,8 +395,14 @@ def what_if(base: Occupancy, vary: str) -> tuple[tuple[int, Occupancy], ...]:
     return tuple((v, _with(base, **{vary: v})) for v in _values(base, vary))
 
 
-def next_step(base: Occupancy) -> list[NextStep]:
+def next_step(base: Occupancy, driver_carveout: bool = False) -> list[NextStep]:
     """For each launch parameter, the smallest change that raises the resident warps per SM above ``base``.
+
+    ``driver_carveout``: the carveout of ``base`` is the one the driver chose for the launch as it is (a profiled
+    launch's ``launch__shared_mem_config_size``), not one the caller fixed: the driver picks the carveout per launch
+    from the kernel's needs (CUDA C++ Programming Guide, "Shared Memory": the preferred carveout is a hint), so the
+    registers, shared memory and threads steps are evaluated with the carveout free. A 32 KiB carveout of a
+    one-block launch does not cap the launch that uses fewer registers.
 
     Registers and shared memory are only lowered (the largest value that reaches more warps); threads per
     block may go either way (nearest multiple of 32 that reaches more warps; the smaller one on a tie); a
@@ -406,22 +412,23 @@ def next_step(base: Occupancy) -> list[NextStep]:
         :class:`NextStep` entries in the order registers, shared memory, threads, carveout.
     """
     out: list[NextStep] = []
-    regs = [(v, o) for v, o in what_if(base, "registers_per_thread") if v < base.registers_per_thread]
+    probe = replace(base, shared_mem_config_requested_bytes=None) if driver_carveout else base
+    regs = [(v, o) for v, o in what_if(probe, "registers_per_thread") if v < base.registers_per_thread]
     for v, o in sorted(regs, reverse=True, key=lambda p: p[0]):
         if o.active_warps_per_sm > base.active_warps_per_sm:
             out.append(NextStep("registers_per_thread", base.registers_per_thread, v, o))
             break
-    smem = [(v, o) for v, o in what_if(base, "shared_mem_per_block_bytes") if v < base.shared_mem_per_block_bytes]
+    smem = [(v, o) for v, o in what_if(probe, "shared_mem_per_block_bytes") if v < base.shared_mem_per_block_bytes]
     for v, o in sorted(smem, reverse=True, key=lambda p: p[0]):
         if o.active_warps_per_sm > base.active_warps_per_sm:
             out.append(NextStep("shared_mem_per_block_bytes", base.shared_mem_per_block_bytes, v, o))
             break
-    better = [(v, o) for v, o in what_if(base, "threads_per_block")
+    better = [(v, o) for v, o in what_if(probe, "threads_per_block")
               if v != base.threads_per_block and o.active_warps_per_sm > base.active_warps_per_sm]
     if better:
         v, o = min(better, key=lambda p: (abs(p[0] - base.threads_per_block), p[0]))
         out.append(NextStep("threads_per_block", base.threads_per_block, v, o))
-    if base.shared_mem_config_requested_bytes is not None:
+    if base.shared_mem_config_requested_bytes is not None and not driver_carveout:
         a = arch_limits(base.compute_capability)
         for c in a.shared_mem_carveouts_bytes:
             if c > base.shared_mem_config_bytes:

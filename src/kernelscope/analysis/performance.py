@@ -196,7 +196,7 @@ def units_of(kernel: KernelProfile, stall_shares: Mapping[str, float] | None = N
     total = _l1_total(kernel)
     if total is not None:
         counters.append(Counter(L1_TOTAL, "l1", *total))
-    shared = _pct(m.get(SHARED_PCT))
+    shared = None if kernel.launch.no_shared_memory else _pct(m.get(SHARED_PCT))
     if shared is not None:
         pipe = next((c for c in counters if c.metric == DATA_PIPE_PCT), None)
         # the shared part's busiest SM: at the data pipe's ratio of busiest to average SM (not measured on its own)
@@ -311,7 +311,8 @@ def _fraction(change: Change, c: Counter) -> float:
 
 
 def predict(units: Units, change: Change) -> Estimate:
-    """The new time of the launch after ``change`` (module docstring): T'/T = max(1 - saved, floor), speedup T/T'."""
+    """The new time of the launch after ``change`` (module docstring): T'/T = max(1 - saved, floor), speedup T/T'. A
+    prediction the floor decides (the busiest unit after the change at its peak, not the saving) is an upper bound."""
     after: dict[str, tuple[float, float]] = {}
     for c in units.counters:
         f = _fraction(change, c)
@@ -341,7 +342,9 @@ def predict(units: Units, change: Change) -> Estimate:
     if units.min_share > floor:
         floor, limiter = units.min_share, "launch_overhead"
     share = max(1.0 - saved, floor)
-    return Estimate(1.0 / share, change.kind, share, saved, floor, limiter, 1.0 / floor)
+    # a definite change whose time the floor decides is only as good as that unit running at its peak: an ideal
+    kind = UPPER_BOUND if floor >= 1.0 - saved - 1e-12 else change.kind
+    return Estimate(1.0 / share, kind, share, saved, floor, limiter, 1.0 / floor)
 
 
 def _saved(counters: Sequence[Counter], after_hottest: Mapping[str, float]) -> float:

@@ -9,6 +9,9 @@ factor by which the kernel waits: the busiest unit's work is all that must stay.
 such pairs among the diagnosed launches of a report and adds the finding to both, sized by the performance model
 (:mod:`.performance`: the waiting hidden completely, an upper bound).
 
+Kernels of one report compared with each other: two different kernels that move the same L2 traffic to the request
+(:func:`same_traffic`) make the same global accesses, so a rewrite that was meant to fix them did not.
+
 Pure functions over :class:`~.diagnosis.KernelDiagnosis`; no I/O.
 """
 
@@ -118,4 +121,41 @@ def serialised_blocks(diagnoses: Sequence, crit: Mapping[str, float]) -> dict[in
             advice="finding:serialised_blocks", source=source("scaling_work_tolerance"),
             estimated_speedup=max(1.0, e.speedup), estimate_kind=UPPER_BOUND, change=change,
             speedup_note=f"upper bound: {change.what}; {describe(e, d.units)}")
+    return found
+
+
+#: The L2 traffic two kernels are compared by, in the order tried.
+L2_TRAFFIC = ("lts__t_requests.sum", "lts__t_sectors.sum")
+#: The fewest requests (or sectors) for a comparison: small kernels agree by chance.
+MIN_TRAFFIC = 1000.0
+
+
+def same_traffic(diagnoses: Sequence, crit: Mapping[str, float]) -> dict[int, Finding]:
+    """Launch index -> a ``same_traffic`` finding for each launch whose L2 traffic (:data:`L2_TRAFFIC`, at least
+    :data:`MIN_TRAFFIC`) agrees within ``same_traffic_tolerance`` with a FASTER launch of another kernel (another
+    name), where either has uncoalesced global accesses (an ``uncoalesced_global`` finding): the variant did not change
+    the access pattern the faster one already has. Not estimated (the faster kernel's finding sizes the fix)."""
+    tol = crit["same_traffic_tolerance"]
+    measured = []
+    for d in diagnoses:
+        t = _work(d, L2_TRAFFIC)
+        if t is not None and t[1] >= MIN_TRAFFIC and d.kernel.duration_s:
+            measured.append((d, t))
+    found: dict[int, Finding] = {}
+    for d, (metric, value) in measured:
+        name = d.kernel.demangled_name or d.kernel.name
+        siblings = [(s, v) for s, (m, v) in measured
+                    if m == metric and (s.kernel.demangled_name or s.kernel.name) != name
+                    and s.kernel.duration_s < d.kernel.duration_s and abs(v / value - 1.0) <= tol
+                    and any(f.id == "uncoalesced_global" for f in (*s.findings, *d.findings))]
+        if not siblings:
+            continue
+        s, v = min(siblings, key=lambda x: x[0].kernel.duration_s)
+        values = {"sibling": s.kernel.name, "requests": value, "sibling_requests": v, "metric": metric}
+        found[d.kernel.index] = Finding(
+            "same_traffic", "optimization", Note("f_same_traffic", values),
+            (Evidence(metric, value), Evidence(metric, v), Evidence("gpu__time_duration.sum", d.kernel.duration_s, "s"),
+             Evidence("gpu__time_duration.sum", s.kernel.duration_s, "s")),
+            advice="finding:same_traffic", source=source("same_traffic_tolerance"),
+            speedup_note="not estimated: it compares two kernels; the faster one's uncoalesced-access finding sizes the fix")
     return found

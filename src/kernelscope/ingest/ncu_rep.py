@@ -263,7 +263,8 @@ class _Request:
 
     def __init__(self) -> None:
         req = request()
-        self.names = frozenset(req.names)
+        self.opcodes = OPCODES in req.names  # a table (one instance per opcode): read by _opcodes, not as a value
+        self.names = frozenset(req.names) - {OPCODES}
         self.prefixes = tuple(req.prefixes)
         self.units: dict[str, str] = {}
         self._wanted: dict[tuple[str, ...], list[str]] = {}  # results of one report mostly share their metric list
@@ -422,7 +423,29 @@ def _kernel(source: str, index: int, action: Any, req: _Request | None = None,
     # on the profile just built, before anyone sees it: dataclasses.replace would copy its eight mappings again.
     object.__setattr__(profile, "origin", origin)
     object.__setattr__(profile, "instruction_metrics", req.per_instruction(m.names))
+    if req.opcodes and OPCODES in m.names:
+        object.__setattr__(profile, "opcode_counts", _opcodes(action))
     return profile
+
+
+#: Instruction Statistics: warp instructions executed per SASS opcode, one instance per opcode.
+OPCODES = "sass__inst_executed_per_opcode"
+
+
+def _opcodes(action: Any) -> dict[str, float]:
+    """SASS opcode -> warp instructions executed (:data:`OPCODES`, its instances keyed by the opcode); empty when the
+    table cannot be read (a corrupted result keeps the rest of its metrics)."""
+    try:
+        metric = action.metric_by_name(OPCODES)
+        ids = metric.correlation_ids()
+        out = {}
+        for i in range(metric.num_instances()):
+            name, value = _printable(str(ids.as_string(i))), float(metric.as_double(i))
+            if name and math.isfinite(value):
+                out[name] = out.get(name, 0.0) + value
+        return out
+    except Exception:  # noqa: BLE001 - a damaged table: no opcode mix, never a failed read
+        return {}
 
 
 def _name(action: Any, base: str | None) -> str | None:

@@ -23,28 +23,14 @@ class Criterion(Model, kw_only=True):
 
 
 class ClassText(Model, kw_only=True):
-    """Title, meaning and advice of one bottleneck class; ``advice_no_tensor_*`` is the variant for a GPU
-    without tensor cores, ``advice_occupied_*`` the variant for a kernel whose warp slots are already full (more
-    warps per SM cannot be the advice)."""
+    """Title, meaning and remedies of one bottleneck class: its paragraph is every remedy of ``remedies``
+    (``data/remedies.toml`` ids) whose preconditions hold for the launch, in this order."""
 
     title_en: str
     title_zh: str
     meaning_en: str
     meaning_zh: str
-    advice_en: str
-    advice_zh: str
-    advice_no_tensor_en: str | None = None
-    advice_no_tensor_zh: str | None = None
-    advice_occupied_en: str | None = None
-    advice_occupied_zh: str | None = None
-    advice_tensor_en: str | None = None
-    advice_tensor_zh: str | None = None
-    advice_issue_en: str | None = None
-    advice_issue_zh: str | None = None
-    advice_tensor_pipelined_en: str | None = None
-    advice_tensor_pipelined_zh: str | None = None
-    advice_ready_en: str | None = None
-    advice_ready_zh: str | None = None
+    remedies: tuple[str, ...]
 
 
 class Verdicts(Model, kw_only=True):

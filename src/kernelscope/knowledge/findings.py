@@ -5,6 +5,7 @@ cause."""
 from __future__ import annotations
 
 from functools import cache
+from typing import Literal
 
 from . import Model, NonEmpty, check_lang, load
 
@@ -12,7 +13,11 @@ from . import Model, NonEmpty, check_lang, load
 class FindingText(Model, kw_only=True):
     """One ``[finding.<id>]`` table: title / action templates (en, zh), the change of work its estimate is made from
     (:mod:`kernelscope.analysis.performance`; documentation, the rule is the code), the Nsight rules that report the
-    same cause, and the per-instruction metrics that locate it (first one present wins)."""
+    same cause, the per-instruction metrics that locate it (first one present wins), and the level of its remedy:
+    ``"code"`` (edit the kernel: not advised for a library kernel) or ``"call"`` (how and how often it is launched,
+    what it is fused with, what the report collects: advised for any kernel), the preconditions under which the finding is reported at all
+    (``requires``: :func:`kernelscope.knowledge.remedies.holds`) and the candidates of its action's ``{remedy}``
+    (``remedies``, first that holds)."""
 
     title_en: NonEmpty
     title_zh: NonEmpty
@@ -21,6 +26,9 @@ class FindingText(Model, kw_only=True):
     change: NonEmpty
     nsight_rules: tuple[str, ...] = ()
     locate: tuple[str, ...] = ()
+    level: Literal["code", "call"] = "code"
+    requires: tuple[str, ...] = ()
+    remedies: tuple[str, ...] = ()
 
     def title(self, lang: str) -> str:
         """The finding's title in ``lang`` (a template: it may hold fields of the finding's values)."""

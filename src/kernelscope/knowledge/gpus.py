@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import msgspec
 
 from ..errors import InputError, UnknownGpuError
-from ..model import PIPES, GpuSpec
+from ..model import PIPES, DeviceInfo, GpuSpec
 from . import Model, Positive, PositiveInt, NonEmpty, problem, raw
 
 _CATALOGUE_FILE = "gpus.toml"
@@ -249,3 +249,112 @@ def spec_from_numbers(
     data = {"dram_bandwidth_bytes_per_s": dram_bandwidth_bytes_per_s, "peak_flops_per_s": {pipe: peak_flops_per_s}}
     return entry_from(data, "arguments").to_spec(origin="arguments", default_name=name,
                                                  default_source="given as arguments")
+
+
+# ------------------------------------------------------------------------------------- derived from a report
+
+#: The ``origin`` (and every ``sources`` entry) of a spec from :func:`derived_spec`.
+DERIVED_ORIGIN = "derived from the report's SM count, clocks and bus width"
+
+#: FP32 add/multiply/FMA results per clock per SM, by compute capability: CUDA C++ Programming Guide, "Arithmetic
+#: Instructions", throughput table (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#arithmetic-instructions:
+#: 192 on 3.x, 128 on 5.x, 64 on 6.0, 128 on 6.1/6.2, 64 on 7.x and 8.0, 128 on 8.6/8.7/8.9/9.0), and for the CCs the
+#: table's older copies lack, NVIDIA/cuda-samples Common/helper_cuda.h ``_ConvertSMVer2Cores`` (128 on 9.0, 10.0,
+#: 10.1, 10.3, 11.0, 12.0, 12.1). Checked against datasheet FP32 peaks = SMs x lanes x 2 FLOP x boost clock: H100 SXM5
+#: 132 x 128 x 2 x 1.98 GHz = 66.9 (67), A100 108 x 64 x 2 x 1.41 GHz = 19.5 (19.5), V100 SXM2 80 x 64 x 2 x 1.53 GHz
+#: = 15.7, RTX 4090 128 x 128 x 2 x 2.52 GHz = 82.6, Tesla K20c 13 x 192 x 2 x 0.706 GHz = 3.52; B200 with its report's
+#: clock 148 x 128 x 2 x 1.965 GHz = 74.4 (75). tests/test_gpu_coverage.py checks every catalogue entry (within 1 %).
+FP32_LANES_PER_SM: dict[tuple[int, int], int] = {
+    (3, 0): 192, (3, 2): 192, (3, 5): 192, (3, 7): 192,
+    (5, 0): 128, (5, 2): 128, (5, 3): 128,
+    (6, 0): 64, (6, 1): 128, (6, 2): 128,
+    (7, 0): 64, (7, 2): 64, (7, 5): 64,
+    (8, 0): 64, (8, 6): 128, (8, 7): 128, (8, 9): 128,
+    (9, 0): 128,
+    (10, 0): 128, (10, 1): 128, (10, 3): 128, (11, 0): 128,
+    (12, 0): 128, (12, 1): 128,
+}
+
+#: FP64 add/multiply/FMA results per clock per SM, from the same Programming Guide table, only where it is one
+#: number for every GPU of the CC: 8 on 3.0/3.2, 4 on 5.x, 32 on 6.0, 4 on 6.1/6.2, 32 on 7.0, 2 on 7.5, 32 on 8.0,
+#: 2 on 8.6/8.9, 64 on 9.0, 2 on 12.0; 64 on 10.0 (B200 datasheet: 37 TFLOPS FP64 = 148 x 64 x 2 x 1.965 GHz). Left
+#: out, so that no FP64 ceiling is derived: 3.5/3.7 (64 on Tesla parts, 8 on GeForce ones: a footnote of the
+#: table), 7.2, 8.7, 10.1, 10.3, 11.0 and 12.1 (no figure confirmed for them).
+FP64_LANES_PER_SM: dict[tuple[int, int], int] = {
+    (3, 0): 8, (3, 2): 8,
+    (5, 0): 4, (5, 2): 4, (5, 3): 4,
+    (6, 0): 32, (6, 1): 4, (6, 2): 4,
+    (7, 0): 32, (7, 5): 2,
+    (8, 0): 32, (8, 6): 2, (8, 9): 2,
+    (9, 0): 64, (10, 0): 64, (12, 0): 2,
+}
+
+
+def derived_dram_bandwidth(device: DeviceInfo) -> float | None:
+    """Peak DRAM bandwidth in bytes/s from the report's memory attributes: 2 (double data rate) x
+    ``max_mem_clock_hz`` x ``memory_bus_width_bits`` / 8; None when either is missing or not positive.
+
+    Nsight Compute's ``device__attribute_max_mem_frequency_khz`` is already the clock this formula wants for
+    every memory type: for HBM2/HBM2e/HBM3/HBM3e it is the HBM clock (A100 1215 MHz x 5120 bit = 1555 GB/s), for
+    GDDR6/GDDR6X/GDDR7 half the per-pin data rate (RTX 4090 10501 MHz x 384 bit = 1008 GB/s at 21 Gbps; RTX 5060
+    Laptop 12001 MHz x 128 bit = 384 GB/s at 24 Gbps). Checked on the 19 GPUs of the corpus reports that the
+    catalogue has: within 1 % of the datasheet figure for HBM2 (A100 40GB), HBM2e (A100 80GB PCIe 1935), HBM3 (GH200
+    4023 vs 4000), HBM3e (B200 7672 vs 7700), GDDR6 (T4, RTX 2080 Ti, 4060 Ti, L20, ...), GDDR6X (RTX 3080, 4090) and
+    GDDR7 (RTX 5060 Laptop) alike, so no memory type needs a correction factor. The one exception is a board
+    variant, not the formula: the GTX 1650 report's device has 6001 MHz x 128 bit = 192 GB/s (the 12 Gbps GDDR6
+    board) while the catalogue entry is the GDDR5 board's 128 GB/s (tests/test_gpu_coverage.py holds the figures).
+    """
+    clock, width = device.max_mem_clock_hz, device.memory_bus_width_bits
+    if clock is None or width is None or not (math.isfinite(clock) and clock > 0 and width > 0):
+        return None
+    return 2.0 * clock * width / 8.0
+
+
+def derived_spec(device: DeviceInfo) -> GpuSpec | None:
+    """Roofline ceilings from a report's own device attributes, for a GPU the catalogue lacks.
+
+    * DRAM bandwidth: :func:`derived_dram_bandwidth` (2 x max memory clock x bus width / 8).
+    * FP32 peak: SMs x :data:`FP32_LANES_PER_SM` for the compute capability x 2 FLOP (an FMA) x max SM clock
+      (``device__attribute_max_gpu_frequency_khz``, the device's maximum boost clock, so the peak is an upper bound).
+    * FP64 peak: the same with :data:`FP64_LANES_PER_SM`, where that table has the compute capability.
+    * No tensor-core, FP16 or INT8 peaks: their per-SM rate differs between GPUs of one compute capability
+      (GeForce Ada and RTX Blackwell run FP16 with FP32 accumulate at half the rate of the datacenter parts), so
+      it cannot be read from the report. A tensor kernel's roofline falls back to the FP32 ceiling and says so.
+
+    Every number is cited ``"derived from the report's SM count, clocks and bus width"`` (:data:`DERIVED_ORIGIN`,
+    also the spec's ``origin``) with its formula.
+
+    Returns:
+        The spec (named after the report's display name, ``measured=False``), or None when the SM count, the max
+        SM clock or the compute capability is missing, the compute capability is not in
+        :data:`FP32_LANES_PER_SM`, or the bandwidth cannot be derived (every roofline needs it).
+    """
+    sms, clock, cc = device.sm_count, device.max_sm_clock_hz, device.compute_capability
+    if sms is None or clock is None or cc is None or sms <= 0 or not (math.isfinite(clock) and clock > 0):
+        return None
+    lanes = FP32_LANES_PER_SM.get(tuple(cc))  # type: ignore[arg-type]
+    bandwidth = derived_dram_bandwidth(device)
+    if lanes is None or bandwidth is None:
+        return None
+    ghz, cc_text, mem_mhz = clock / 1e9, f"{cc[0]}.{cc[1]}", device.max_mem_clock_hz / 1e6  # type: ignore[operator]
+    peaks = {"fp32": sms * lanes * 2.0 * clock}
+    sources = {
+        "dram_bandwidth_bytes_per_s": f"{DERIVED_ORIGIN}: 2 (DDR) x {mem_mhz:g} MHz x "
+                                      f"{device.memory_bus_width_bits}-bit / 8",
+        "peak_flops_per_s.fp32": f"{DERIVED_ORIGIN}: {sms} SMs x {lanes} FP32/clk (CUDA C++ Programming Guide, "
+                                 f"CC {cc_text}) x 2 FLOP x {ghz:g} GHz",
+        "sm_count": f"{DERIVED_ORIGIN}: device__attribute_multiprocessor_count",
+        "boost_clock_hz": f"{DERIVED_ORIGIN}: device__attribute_max_gpu_frequency_khz",
+        "compute_capability": f"{DERIVED_ORIGIN}: device__attribute_compute_capability_major/minor",
+    }
+    fp64 = FP64_LANES_PER_SM.get(tuple(cc))  # type: ignore[arg-type]
+    if fp64 is not None:
+        peaks["fp64"] = sms * fp64 * 2.0 * clock
+        sources["peak_flops_per_s.fp64"] = (f"{DERIVED_ORIGIN}: {sms} SMs x {fp64} FP64/clk (CUDA C++ Programming "
+                                            f"Guide, CC {cc_text}) x 2 FLOP x {ghz:g} GHz")
+    if device.l2_cache_bytes:
+        sources["l2_cache_bytes"] = f"{DERIVED_ORIGIN}: device__attribute_l2_cache_size"
+    name = device.display_name or f"GPU of compute capability {cc_text}"
+    return GpuSpec(name=name, dram_bandwidth_bytes_per_s=bandwidth, peak_flops_per_s=peaks,
+                   compute_capability=(int(cc[0]), int(cc[1])), sm_count=int(sms), boost_clock_hz=float(clock),
+                   l2_cache_bytes=device.l2_cache_bytes or None, sources=sources, origin=DERIVED_ORIGIN)

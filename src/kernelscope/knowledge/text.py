@@ -61,26 +61,20 @@ def pipe_name(key: str, lang: str) -> str:
     return key if entry is None else entry.get(lang)
 
 
-def class_text(bound: str, field: str, lang: str, variant: str | None = None) -> str:
-    """Text of one bottleneck class: ``field`` is ``"title"``, ``"meaning"`` or ``"advice"``; ``variant``
-    (e.g. ``"no_tensor"``) picks ``<field>_<variant>_<lang>`` when the class has it.
+def class_text(bound: str, field: str, lang: str) -> str:
+    """Text of one bottleneck class: ``field`` is ``"title"`` or ``"meaning"`` (its advice is built from remedies:
+    :func:`class_remedies`).
 
     Raises:
         KeyError: for an unknown class; ValueError: for an unsupported language.
     """
-    entry = verdicts().classes[bound]
-    lang = check_lang(lang)
-    if variant is not None:
-        text = getattr(entry, f"{field}_{variant}_{lang}", None)
-        if text is not None:
-            return text
-    return getattr(entry, f"{field}_{lang}")
+    return getattr(verdicts().classes[bound], f"{field}_{check_lang(lang)}")
 
 
-def has_class_variant(bound: str, variant: str) -> bool:
-    """Whether bottleneck class ``bound`` has advice text for ``variant`` (e.g. ``"no_tensor"``)."""
-    entry = verdicts().classes.get(bound)
-    return entry is not None and getattr(entry, f"advice_{variant}_en", None) is not None
+def class_remedies(bound: str) -> tuple[str, ...]:
+    """The remedy ids of bottleneck class ``bound``'s paragraph, in order (``data/remedies.toml``). Raises KeyError
+    for an unknown class."""
+    return verdicts().classes[bound].remedies
 
 
 def note_text(key: str, values: Mapping[str, Any], lang: str) -> str:

@@ -14,6 +14,8 @@ from ..knowledge import check_lang
 from ..knowledge.stalls import describe
 from ..knowledge.findings import findings
 from ..knowledge.plausibility import implausible_note, implausible_text
+from ..knowledge.libraries import family
+from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit
 from ..notes import Note
@@ -304,11 +306,31 @@ class Fmt:
         values = self.words(finding.message.key, finding.message.values)
         if finding.id == "occupancy_limited":
             values["step"] = self.occupancy_step(values)
-        if "remedy_kind" in values:  # the remedy that fits the kernel and the GPU (chosen by the rule)
-            values["remedy"] = self.label(f"ls_remedy_{values['remedy_kind']}", **values)
+        if finding.remedies:  # the remedy that fits the kernel and the GPU (chosen by the rule)
+            values["remedy"] = self.remedy_text(finding.remedies, values)
+        if finding.id == "nothing_worthwhile":  # the largest gain's finding, by its title
+            values["best_title"] = self.finding_title(str(finding.message.values["best_id"]))
+        if finding.id == "library_kernel":  # the family's advice, with the launch's busiest unit
+            limiter = values.get("limiter")
+            values["advice"] = fill(family(str(values["family_id"])).advice(self.lang),
+                                    {"limiter": self.nm if limiter is None else self.spaced(self.unit(str(limiter)),
+                                                                                             self.pct(values.get("limiter_pct")))},
+                                    self.lang)
         if finding.id == "not_collected":  # the sections the report lacks, and what each would show
             values["shown"] = self.semi.join(self.label(f"gap_{name}") for name in str(values["sections"]).split())
         return values
+
+    def remedy_text(self, ids: tuple[str, ...], values: Mapping[str, Any]) -> str:
+        """The remedies ``ids`` (``data/remedies.toml``) in this language, filled with ``values`` and joined as
+        sentences (a remedy whose numbers are not among the values is given without them)."""
+        parts = []
+        for i in ids:
+            text = remedy(i).text(self.lang)
+            try:
+                parts.append(fill(text, values, self.lang))
+            except (KeyError, IndexError, ValueError):
+                parts.append(text)
+        return safe(("" if self.zh else " ").join(parts))
 
     def finding_title(self, finding_id: str, finding: Finding | None = None) -> str:
         """The title of a root-cause finding (``data/findings.toml``) filled with ``finding``'s values; a finding
@@ -344,16 +366,10 @@ class Fmt:
         if kind == "finding":
             values = self.finding_values(finding) if finding is not None else {}
             return safe(fill(findings()[rest].action(self.lang), values, self.lang))
-        if kind == "class":
-            bound, _, variant = rest.partition(":")
-            text = class_text(bound, "advice", self.lang, variant or None)
-            if "{" in text:  # a class paragraph with the numbers of the finding that chose it
-                values = self.words(finding.message.key, finding.message.values) if finding is not None else {}
-                try:
-                    return safe(fill(text, values, self.lang))
-                except (KeyError, IndexError, ValueError):
-                    return safe(text)
-            return text
+        if kind == "class":  # the class's remedies that hold for the launch, with the numbers of the finding
+            ids = finding.remedies if finding is not None else ()
+            values = self.words(finding.message.key, finding.message.values) if finding is not None else {}
+            return self.remedy_text(ids, values)
         r = describe(rest)
         return self.head(self.stall_name(rest), r.advice_zh if self.zh else r.advice_en)
 

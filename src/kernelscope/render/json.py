@@ -31,7 +31,7 @@ from .documents.common import EvidenceDoc, FindingDoc, LocationDoc, NoteDoc, Nul
 from .documents.diagnosis import (
     AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, GroupSavingDoc, GroupSpreadDoc, ImplausibleDoc,
     InputDoc,
-    KernelGroupDoc, LaunchConfigDoc, LaunchDoc, LaunchGroupDoc, MemoryLevelDoc, NsightDoc, NsightMatchDoc, OccupancyDoc,
+    DesignDoc, KernelGroupDoc, LaunchConfigDoc, LaunchDoc, LaunchGroupDoc, MemoryLevelDoc, NsightDoc, NsightMatchDoc, OccupancyDoc,
     OutlierDoc, RooflineDoc, RuleDoc, SolBottleneckDoc, SolDoc, SpreadDoc, StallReasonDoc, StallsDoc, UnitLoadDoc,
 )
 from .launch_groups import as_group, outlier_text
@@ -66,6 +66,7 @@ def findings(items: Iterable[Finding], f: Fmt, d: KernelDiagnosis | None = None)
             bound=x.bound, advice=x.advice, estimated_speedup=x.estimated_speedup,  # type: ignore[arg-type]
             speedup_note=x.speedup_note, source=x.source, estimate_kind=x.estimate_kind,  # type: ignore[arg-type]
             marginal_speedup=x.marginal_speedup, kernel_time_saved_share=finite(x.saved_share),
+            remedies=list(x.remedies),
             title=f.finding_title(x.id, x) if d is not None and (x.advice or "").startswith("finding:") else None,
             program_time_saved_share=None if d is None else finite(d.program_gain(x)),
             locations=[] if d is None else [
@@ -218,6 +219,15 @@ def _implausible(k: KernelProfile, f: Fmt) -> list[ImplausibleDoc]:
             for x in k.implausible if math.isfinite(x.value)]
 
 
+def _design(d: KernelDiagnosis) -> DesignDoc | None:
+    g = d.design
+    if g is None:
+        return None
+    return DesignDoc(library=None if g.library is None else g.library.id, async_copies=g.async_copies,
+                     tensor_instructions=g.tensor_instructions, warpgroup_mma=g.warpgroup_mma,
+                     debug_build=g.debug_build, persistent=g.persistent, facts=sorted(d.facts))
+
+
 def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
     """One launch's diagnosis as a document, with ``not_measured``: the reason for every null."""
     k = d.kernel
@@ -249,6 +259,7 @@ def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
                                           speedup_type=m.speedup_type, findings=list(m.findings))
                            for m in d.nsight_matches],
         findings=findings(d.findings, f, d), advice=[AdviceDoc(id=a.advice, text=f.advice(a.advice, a)) for a in d.advice_findings],  # type: ignore[arg-type]
+        design=_design(d),
         nsight_compute=NsightDoc(
             sol_bottleneck=SolBottleneckDoc(bound=d.ncu_bottleneck, title=d.ncu_bottleneck_title),  # type: ignore[arg-type]
             rules=[RuleDoc(rule_id=r.rule_id, title=r.title, message_type=r.message_type, message=r.message,

@@ -77,7 +77,9 @@ class FindingDoc(Doc):
     message: NoteDoc
     evidence: Annotated[list[EvidenceDoc], Meta(description="the measured values that triggered it")]
     bound: Annotated[Class | None, Meta(description="the bottleneck class it supports; null: none")]
-    advice: Annotated[str | None, Meta(description="the advice id it points to (class:<bound>[:variant], stall:<reason>); null: none")]
+    advice: Annotated[str | None, Meta(description=(
+        "the advice id it points to (finding:<id>, class:<bound>, stall:<reason>); null: none (a code-level finding of "
+        "a library kernel or a debug build is kept as evidence only)"))]
     estimated_speedup: Annotated[float | None, Meta(description=(
         "how many times faster the kernel (the program, for timeline checks) would be without the cause, a factor >= 1; "
         "null: not estimated (speedup_note says why)"))]
@@ -102,6 +104,9 @@ class FindingDoc(Doc):
         "the launch's share of GPU time x kernel_time_saved_share; without a ranking x (1 - 1/estimated_speedup)), "
         "fraction 0-1; the shares of one launch's findings add up to at most its share. null: no estimate, or the "
         "launch's share of time unknown"))] = None
+    remedies: Annotated[list[str], Meta(description=(
+        "the remedies whose preconditions hold for this launch (kernelscope/data/remedies.toml ids): a class "
+        "paragraph's sentences, or the one remedy of a root cause's action"))] = []
     locations: Annotated[list[LocationDoc], Meta(description=(
         "the instructions behind the finding, largest first; empty when the report holds no per-instruction data "
         "for it"))] = []

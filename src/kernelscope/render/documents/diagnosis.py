@@ -252,6 +252,29 @@ class ImplausibleDoc(Doc):
         "for *_above_peak: the rate the value implies over the launch's duration (bytes/s or FLOP/s); else null"))]
 
 
+class DesignDoc(Doc):
+    """what the report shows of the kernel itself, before any remedy (kernelscope.analysis.design)"""
+
+    library: Annotated[str | None, Meta(description=(
+        "the library family its name belongs to (kernelscope/data/libraries.toml: cublas, cudnn, cutlass, "
+        "flash_attention, nccl, pytorch, triton, cub, reference); null: user code"))]
+    async_copies: Annotated[float | None, Meta(description=(
+        "asynchronous global -> shared copies executed (cp.async LDGSTS, TMA UTMALDG / UBLKCP), warp instructions; "
+        "null: neither the opcode mix nor the counters were collected"))]
+    tensor_instructions: Annotated[float | None, Meta(description=(
+        "tensor-core MMA instructions executed (HMMA, IMMA, HGMMA, UTC*MMA), warp instructions; null: no opcode mix"))]
+    warpgroup_mma: Annotated[bool | None, Meta(description="issues Hopper warpgroup MMAs (HGMMA ...); null: no opcode mix")]
+    debug_build: Annotated[bool | None, Meta(description=(
+        "the opcode mix is a device-debug build's (nvcc -G: generic LD/ST, register moves and branches); null: no "
+        "opcode mix"))]
+    persistent: Annotated[bool | None, Meta(description=(
+        "the grid is one wave of blocks sized to the GPU (a multiple of the SM count, all resident at once); null: "
+        "block count, SM count or occupancy unknown"))]
+    facts: Annotated[list[str], Meta(description=(
+        "the facts the remedies' preconditions were checked against (kernelscope.knowledge.remedies.FACTS, "
+        "busiest:<unit>)"))]
+
+
 class LaunchDoc(Doc):
     """one diagnosed kernel launch"""
 
@@ -296,6 +319,7 @@ class LaunchDoc(Doc):
         "every finding of kernelscope's kernel rules, in rule order (Speed-of-Light first), each with its evidence, "
         "advice and estimated speedup"))]
     advice: Annotated[list[AdviceDoc], Meta(description="what to do, most important (largest estimated gain) first")]
+    design: Annotated[DesignDoc | None, Meta(description="what the report shows of the kernel itself; null: not derived")]
     nsight_compute: Annotated[NsightDoc, Meta(description="what Nsight Compute itself concluded")]
     nsight_comparison: Annotated[list[NsightMatchDoc], Meta(description=(
         "Nsight Compute's fired rules (SOLBottleneck apart) beside kernelscope's findings, then kernelscope findings "

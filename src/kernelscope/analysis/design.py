@@ -1,0 +1,180 @@
+"""What the kernel is, before advising it: its design, its build and its origin, as its report shows them.
+
+A performance engineer looks at the kernel before proposing a remedy: a persistent grid sized to the GPU has one
+block per SM by design (occupancy advice does not apply), a kernel that already copies with cp.async / TMA needs a
+deeper pipeline rather than "add a double buffer", a kernel already on the tensor cores needs feeding rather than
+"use tensor cores", a library kernel (cuBLAS, cuDNN, ATen, a generated Triton kernel) has no code to edit, and a
+device-debug build (``nvcc -G``) measures the debugger's code, not the program's. :func:`design_of` derives that once
+per launch from what the report holds: the SASS opcode mix (Instruction Statistics, ``sass__inst_executed_per_opcode``,
+when collected), the asynchronous-copy and tensor counters, the launch geometry and occupancy, the compute
+capability and the kernel's name; :func:`facts_of` turns it, with the rest of the launch's diagnosis, into the facts
+the remedies' preconditions name (:data:`kernelscope.knowledge.remedies.FACTS`). Pure functions; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from ..knowledge.gpus import DERIVED_ORIGIN
+from ..knowledge.libraries import Family, family_of
+from ..model import GpuSpec, KernelProfile
+from ..notes import Note
+from .occupancy import Occupancy
+from .performance import Units
+from .stalls import StallBreakdown
+
+#: Opcodes of asynchronous global -> shared copies: cp.async (LDGSTS) and the TMA / bulk copies (Hopper and later).
+ASYNC_OPCODES = ("LDGSTS", "UTMALDG", "UBLKCP", "UTMAPF")
+#: Opcodes of the tensor cores: warp-level MMA (HMMA, IMMA, DMMA, BMMA), warpgroup MMA (Hopper: HGMMA, IGMMA, QGMMA,
+#: BGMMA) and the tcgen05 MMAs of Blackwell (UTC*MMA).
+TENSOR_OPCODES = ("HMMA", "IMMA", "DMMA", "BMMA", "HGMMA", "IGMMA", "QGMMA", "BGMMA", "UTCHMMA", "UTCIMMA", "UTCQMMA",
+                  "UTCOMMA", "UTCMMA")
+#: Counters of the same, for reports without the opcode table (warp instructions).
+ASYNC_COUNTERS = ("smsp__inst_executed_op_ldgsts.sum", "smsp__inst_executed_op_tma_ld.sum",
+                  "smsp__sass_inst_executed_op_tma_ld.sum")
+#: Global memory opcodes as compiled code spells them, and the generic ones device-debug code uses instead.
+GLOBAL_OPCODES = ("LDG", "STG")
+GENERIC_OPCODES = ("LD", "ST")
+#: Share of the memory instructions that generic accesses reach in a device-debug build (``nvcc -G`` keeps every
+#: pointer generic: LD.E / ST.E, no LDG / STG), and share of all instructions its register moves and branches reach
+#: (``MOV R5, R5``, a BRA to the next instruction around every statement). Optimised code has neither: the shared
+#: corpus' optimised kernels issue LDG / STG for their global accesses, and MOV + BRA below 15 % of their instructions.
+DEBUG_GENERIC_SHARE = 0.5
+DEBUG_MOVE_BRANCH_SHARE = 0.3
+#: Global loads per warp below which a kernel makes one pass over its data (a reduction, an element-wise kernel:
+#: each warp loads its few elements once) rather than looping over tiles: a double buffer has no next tile to
+#: prefetch. The tiled GEMMs of the shared corpus issue 64-1024 LDG (or LDGSTS) per warp, its reductions 1-4.
+SINGLE_PASS_LOADS = 8.0
+#: Global load requests (one per warp-level load instruction), for reports without the opcode mix.
+LOAD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+
+
+@dataclass(frozen=True)
+class Design:
+    """What one launch's report shows of the kernel itself.
+
+    Attributes:
+        library: the library family the kernel's name belongs to (``data/libraries.toml``), or None for user code.
+        async_copies: asynchronous global -> shared copies executed (cp.async / TMA, warp instructions), or None
+            when the report counted neither the opcodes nor the counters.
+        tensor_instructions: tensor-core MMA instructions executed (warp instructions), or None when not counted.
+        warpgroup_mma: the kernel issues Hopper warpgroup MMAs (HGMMA ...), or None when not counted.
+        debug_build: True when the opcode mix is a device-debug build's (generic loads and stores instead of
+            LDG / STG, register moves and branches everywhere: :data:`DEBUG_GENERIC_SHARE`,
+            :data:`DEBUG_MOVE_BRANCH_SHARE`), False when it is not, None without the opcode mix.
+        persistent: the grid is sized to the GPU rather than to the data: at least as many blocks as SMs and no
+            more than fit at once (one wave, ``blocks <= SMs x resident blocks per SM``), each block looping over
+            work: occupancy is the design's choice, not a limit to lift. None when not known.
+        evidence: the figures behind the flags (``"generic_share"``, ``"move_branch_share"``, ``"blocks"``,
+            ``"global_loads_per_warp"`` ...).
+    """
+
+    library: Family | None
+    async_copies: float | None
+    tensor_instructions: float | None
+    warpgroup_mma: bool | None
+    debug_build: bool | None
+    persistent: bool | None
+    evidence: Mapping[str, float]
+
+    @property
+    def editable(self) -> bool:
+        """False for a library kernel: code-level remedies do not apply."""
+        return self.library is None
+
+
+def _sum(counts: Mapping[str, float], names: tuple[str, ...]) -> float:
+    return sum(v for k, v in counts.items() if k in names)
+
+
+def design_of(kernel: KernelProfile, occupancy: Occupancy | None, sm_count: int | None) -> Design:
+    """The :class:`Design` of one launch (see the module docstring)."""
+    ops, m = kernel.opcode_counts, kernel.metrics
+    evidence: dict[str, float] = {}
+    counted = [v for n in ASYNC_COUNTERS if (v := m.get(n)) is not None]
+    if ops:
+        async_copies: float | None = _sum(ops, ASYNC_OPCODES)
+        tensor: float | None = _sum(ops, TENSOR_OPCODES)
+        wgmma: bool | None = any(ops.get(op) for op in ("HGMMA", "IGMMA", "QGMMA", "BGMMA"))
+    else:
+        async_copies = sum(counted) if counted else None
+        tensor, wgmma = None, None
+    debug = None
+    if ops:
+        total = sum(ops.values())
+        generic, global_ = _sum(ops, GENERIC_OPCODES), _sum(ops, GLOBAL_OPCODES)
+        moves = ops.get("MOV", 0.0) + ops.get("BRA", 0.0)
+        if total > 0 and generic + global_ > 0:
+            evidence["generic_share"] = generic / (generic + global_)
+            evidence["move_branch_share"] = moves / total
+            debug = evidence["generic_share"] >= DEBUG_GENERIC_SHARE and \
+                evidence["move_branch_share"] >= DEBUG_MOVE_BRANCH_SHARE
+        elif total > 0:
+            debug = False
+    blocks = kernel.launch.blocks
+    threads = kernel.launch.threads_per_block
+    requests = m.get(LOAD_REQUESTS)
+    if blocks and threads and (ops or requests is not None):
+        warps = blocks * -(-threads // 32)
+        loads = ops.get("LDG", 0.0) + ops.get("LDGSTS", 0.0) + ops.get("LD", 0.0) if ops else requests
+        evidence["global_loads_per_warp"] = loads / warps  # type: ignore[operator]
+    persistent = None
+    if blocks and sm_count and occupancy is not None and occupancy.active_blocks_per_sm:
+        evidence["blocks"], evidence["sms"] = float(blocks), float(sm_count)
+        persistent = sm_count <= blocks <= sm_count * occupancy.active_blocks_per_sm and blocks % sm_count == 0
+    return Design(family_of(kernel.demangled_name or kernel.name), async_copies, tensor, wgmma, debug, persistent,
+                  evidence)
+
+
+#: Units of the performance model that are math pipes of the CUDA cores.
+MATH_UNITS = ("fma", "fp16", "fp64")
+
+
+def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupancy: Occupancy | None,
+             stalls: StallBreakdown | None, units: Units, notes: tuple[Note, ...],
+             criteria: Mapping[str, float]) -> frozenset[str]:
+    """The facts of one launch that the remedies' preconditions name (:data:`kernelscope.knowledge.remedies.FACTS`):
+    from its design, its occupancy (``occupied``: achieved occupancy >= ``occupied_pct``; ``more_warps_possible``:
+    theoretical below 100 % with registers or shared memory the limit), its stalls (``ready_warps``: Not Selected
+    first), its busiest unit (``busiest:<unit>``), the GPU's tensor cores and the roofline's notes
+    (``l2_resident_intensity``). A fact the report cannot show is absent."""
+    out: set[str] = set()
+    if design.async_copies:
+        out.add("async_copies")
+    tensor_pct = kernel.tensor_pipe_active_pct
+    if design.tensor_instructions or (tensor_pct is not None and tensor_pct >= criteria["tensor_pipe_active_pct"]):
+        out.add("tensor_instructions")
+    for fact, flag in (("warpgroup_mma", design.warpgroup_mma), ("library", design.library is not None),
+                       ("debug_build", design.debug_build), ("persistent", design.persistent)):
+        if flag:
+            out.add(fact)
+    la = kernel.launch
+    if (la.shared_mem_static_bytes or 0) + (la.shared_mem_dynamic_bytes or 0) > 0:
+        out.add("shared_memory")
+    if stalls is not None and stalls.shares:
+        out.add("stalls")
+        if stalls.shares[0].reason == "not_selected":
+            out.add("ready_warps")
+    achieved = kernel.achieved_occupancy_pct
+    if achieved is not None and achieved >= criteria["occupied_pct"]:
+        out.add("occupied")
+    if occupancy is not None and occupancy.occupancy_pct < 100.0 - 1e-9 and occupancy.limiters \
+            and set(occupancy.limiters) <= {"registers", "shared_mem"}:  # (a block-size limit tied with them stays)
+        out.add("more_warps_possible")
+    if gpu is not None and gpu.origin != DERIVED_ORIGIN:  # (derived ceilings have no tensor peaks to tell)
+        out.add("tensor_cores" if any("_tensor" in p for p in gpu.peak_flops_per_s) else "no_tensor_cores")
+        peaks = gpu.peak_flops_per_s
+        if peaks.get("fp16_tensor_fp16acc", 0.0) > 1.01 * peaks.get("fp16_tensor", float("inf")):
+            out.add("fp16_accumulate_faster")
+    busiest = units.busiest
+    if busiest is not None:
+        out.add(f"busiest:{busiest.unit}")
+        if busiest.unit in MATH_UNITS:
+            out.add("math_busiest")
+    loads = design.evidence.get("global_loads_per_warp")
+    if loads is not None and not design.async_copies and loads < SINGLE_PASS_LOADS:
+        out.add("single_pass")
+    if any(n.key == "intensity_l2_resident" for n in notes):
+        out.add("l2_resident_intensity")
+    return frozenset(out)

@@ -1,0 +1,55 @@
+"""Kernel families whose code the user does not edit (``data/libraries.toml``): library kernels recognised by their
+demangled names, and the advice they get instead of code-level remedies."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from . import Model, NonEmpty, check_lang, load
+
+
+class Family(Model, kw_only=True):
+    """One ``[[family]]``: id, display name, name patterns (regular expressions), advice (en, zh), source."""
+
+    id: NonEmpty
+    name: NonEmpty
+    patterns: tuple[str, ...]
+    advice_en: NonEmpty
+    advice_zh: NonEmpty
+    source: NonEmpty
+
+    def advice(self, lang: str) -> str:
+        """The advice template in ``lang`` (``{limiter}``: the launch's busiest unit)."""
+        return self.advice_zh if check_lang(lang) == "zh" else self.advice_en
+
+
+class _LibrariesFile(Model, kw_only=True):
+    family: tuple[Family, ...]
+
+
+@cache
+def families() -> tuple[Family, ...]:
+    """Every family, in file order."""
+    return load("libraries.toml", _LibrariesFile).family
+
+
+@cache
+def _compiled() -> tuple[tuple[Family, tuple[re.Pattern[str], ...]], ...]:
+    return tuple((f, tuple(re.compile(p) for p in f.patterns)) for f in families())
+
+
+def family_of(name: str) -> Family | None:
+    """The first family one of whose patterns occurs in ``name`` (a demangled kernel name), or None."""
+    for family, patterns in _compiled():
+        if any(p.search(name) for p in patterns):
+            return family
+    return None
+
+
+def family(family_id: str) -> Family:
+    """A family by id. Raises KeyError for an unknown id."""
+    for f in families():
+        if f.id == family_id:
+            return f
+    raise KeyError(family_id)
