@@ -18,16 +18,16 @@ import math
 from typing import Iterator
 
 from ..knowledge.criteria import source
-from ..knowledge.findings import findings
 from ..knowledge.stalls import describe, reasons
 from ..notes import Note
 from .design import ASYNC_COUNTERS
 from .engine import Done, Evidence, Finding, Rule
 from .kernel_rules import KernelContext
 from .memory_causes import (
-    DATA_PIPE_PCT, GLOBAL_SECTORS, LOCAL_INSTRUCTIONS, LSUIN_PCT, WAVEFRONT_FINDINGS, excess_l1_wavefronts, LOCAL_MISSES, LOCAL_SECTORS, M_INST, M_L1_HIT, M_L2_HIT, M_L2_SECTORS, M_LDSM,
-    M_SECTORS, M_SECTORS_IDEAL, M_SECTORS_LOCAL, M_SHARED_IDEAL, M_SHARED_WAVEFRONTS, REQUESTS, SHARED_OPS, cause,
-    register_spills, shared_bank_conflicts, uncoalesced_global, uncoalesced_shared,
+    DATA_PIPE_PCT, GLOBAL_SECTORS, LOCAL_INSTRUCTIONS, LOCAL_MISSES, LOCAL_SECTORS, LSUIN_PCT, M_INST, M_L1_HIT,
+    M_L2_HIT, M_L2_SECTORS, M_LDSM, M_SECTORS, M_SECTORS_IDEAL, M_SECTORS_LOCAL, M_SHARED_IDEAL, M_SHARED_WAVEFRONTS,
+    REQUESTS, SHARED_OPS, WAVEFRONT_FINDINGS, cause, excess_l1_wavefronts, register_spills, shared_bank_conflicts,
+    uncoalesced_global, uncoalesced_shared,
 )
 from .performance import PREDICTION, SHARED_UNIT, UPPER_BOUND, Change
 
@@ -329,7 +329,7 @@ def stall_causes(ctx: KernelContext, done: Done) -> Iterator[Finding]:
         if s.share_of_stalls < ctx.criteria[key]:
             continue
         values = {"reason": s.reason, "share": s.share_of_stalls}
-        remedy = ctx.remedies(findings()[finding_id].remedies)[:1]  # the first that fits the kernel and the GPU
+        remedy = ctx.first_remedy(finding_id)
         if s.reason == "long_scoreboard":
             values["prefetches"] = ctx.design.async_copies if ctx.design is not None else None
         evidence = (Evidence(f"stall_share.{s.reason}", s.share_of_stalls, "share"), Evidence(M_ISSUE, issue, "%"))

@@ -78,11 +78,6 @@ class Design:
     persistent: bool | None
     evidence: Mapping[str, float]
 
-    @property
-    def editable(self) -> bool:
-        """False for a library kernel: code-level remedies do not apply."""
-        return self.library is None
-
 
 def _sum(counts: Mapping[str, float], names: tuple[str, ...]) -> float:
     return sum(v for k, v in counts.items() if k in names)

@@ -1,8 +1,8 @@
 """Rules about what the kernel and its profile are, before any remedy (:mod:`.design`): a failed collection (nothing
 measured: profile again), a device-debug build, whose timing measures the debugger's code (the first advice must be
-to rebuild without ``-G``), and a library kernel, whose code nobody edits (its advice is how it is called). Both are "gates": the diagnosis ranks them first
-(:data:`GATE_FINDINGS`), and :meth:`.kernel_rules.KernelContext.admit` withholds code-level remedies from such a
-kernel."""
+to rebuild without ``-G``), and a library kernel, whose code nobody edits (its advice is how it is called). They are
+"gates", with the diagnosis' ``nothing_worthwhile``: ranked first (:data:`GATE_FINDINGS`); and
+:meth:`.kernel_rules.KernelContext.admit` withholds code-level remedies from a debug build or a library kernel."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ def debug_build(ctx: KernelContext, done: Done) -> Finding | None:
     if d is None or not d.debug_build:
         return None
     generic, moves = d.evidence["generic_share"], d.evidence["move_branch_share"]
-    return Finding("debug_build", "warning", Note("f_debug_build", {"generic_pct": 100 * generic, "moves_pct": 100 * moves}),
+    note = Note("f_debug_build", {"generic_pct": 100 * generic, "moves_pct": 100 * moves})
+    return Finding("debug_build", "warning", note,
                    (Evidence("sass__inst_executed_per_opcode: LD+ST / (LD+ST+LDG+STG)", generic, "share"),
                     Evidence("sass__inst_executed_per_opcode: (MOV+BRA) / all", moves, "share")),
                    advice="finding:debug_build", speedup_note="not estimated: the measurement is of debug code",
@@ -55,10 +56,12 @@ def profile_failed(ctx: KernelContext, done: Done) -> Finding | None:
     if k.duration_s is not None or ctx.sol.compute_pct is not None or ctx.sol.memory_pct is not None \
             or not k.rules or len(failed) < len(k.rules):
         return None
-    return Finding("profile_failed", "warning", Note("f_profile_failed", {"rules_failed": len(failed), "rules": len(k.rules)}),
+    note = Note("f_profile_failed", {"rules_failed": len(failed), "rules": len(k.rules)})
+    return Finding("profile_failed", "warning", note,
                    (Evidence("gpu__time_duration.sum", None, "s"), Evidence("nsight_rules_failed", float(len(failed)))),
                    advice="finding:profile_failed", speedup_note="not estimated: nothing was measured",
-                   source="Nsight Compute rule results (message type ERROR: the metrics a rule needs were not collected)")
+                   source="Nsight Compute rule results (message type ERROR: the metrics a rule needs were not "
+                          "collected)")
 
 
 DESIGN_RULES: tuple[Rule[KernelContext], ...] = (

@@ -323,7 +323,8 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
     out = tuple(out)
     specific = [f for f in out if f.advice and f.advice.startswith("finding:") and f.id not in FALLBACK_FINDINGS]
     busiest = units.busiest
-    small = (duration_s is not None and duration_s < small_s) or (busiest is not None and busiest.hottest * worthwhile >= 1.0)
+    small = (duration_s is not None and duration_s < small_s) or (
+        busiest is not None and busiest.hottest * worthwhile >= 1.0)
     if small and specific and all(f.negligible and f.estimated_speedup is not None for f in specific):
         best = max(specific, key=lambda f: f.estimated_speedup or 1.0)
         note = Note("f_nothing_worthwhile", {"limit": worthwhile, "best": best.estimated_speedup, "best_id": best.id,

@@ -204,6 +204,12 @@ class KernelContext:
         """The remedies of ``ids`` whose preconditions hold for this launch (:func:`~kernelscope.knowledge.remedies.applicable`)."""
         return applicable(ids, self.facts, self.compute_capability)
 
+    def first_remedy(self, finding_id: str) -> tuple[str, ...]:
+        """The first of finding ``finding_id``'s candidate remedies (``findings.toml`` ``remedies``) that holds for this
+        launch, as a one-element tuple (the action's ``{remedy}``); empty when it has none or none holds."""
+        text = findings().get(finding_id)
+        return self.remedies(text.remedies)[:1] if text is not None else ()
+
     def class_advice(self, bound: str) -> dict:
         """The keyword arguments of a finding that gives class ``bound``'s paragraph: ``advice="class:<bound>"`` and
         the class's remedies that hold for this launch (``verdicts.toml`` ``remedies``, ``data/remedies.toml``)."""

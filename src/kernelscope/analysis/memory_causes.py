@@ -9,7 +9,6 @@ import math
 from typing import Iterator
 
 from ..knowledge.criteria import source
-from ..knowledge.findings import findings
 from ..notes import Note
 from .engine import Done, Evidence, Finding
 from .kernel_rules import KernelContext
@@ -47,10 +46,8 @@ def cause(ctx: KernelContext, finding_id: str, values: dict, evidence: tuple[Evi
     the first of its ``findings.toml`` remedies that holds for the launch (its action's ``{remedy}``); its estimate is
     the performance model's for ``change`` (no change: not estimated, ``note`` says why)."""
     sized = ctx.sized(change) if change is not None else {"speedup_note": note or "not estimated"}
-    text = findings().get(finding_id)
-    chosen = ctx.remedies(text.remedies)[:1] if text is not None else ()
     return Finding(finding_id, severity, Note(f"f_{finding_id}", values), evidence, advice=f"finding:{finding_id}",
-                   source=source(key), remedies=chosen, **sized)
+                   source=source(key), remedies=ctx.first_remedy(finding_id), **sized)
 
 
 def _share(part: float | None, whole: float | None) -> float | None:

@@ -4,6 +4,7 @@ label/value rows that the table and Markdown renderers lay out. No analysis here
 from __future__ import annotations
 
 import math
+import string
 
 from typing import Any, Mapping
 
@@ -322,14 +323,12 @@ class Fmt:
 
     def remedy_text(self, ids: tuple[str, ...], values: Mapping[str, Any]) -> str:
         """The remedies ``ids`` (``data/remedies.toml``) in this language, filled with ``values`` and joined as
-        sentences (a remedy whose numbers are not among the values is given without them)."""
+        sentences (a number the values lack prints as "not measured", never as a raw template field)."""
         parts = []
         for i in ids:
             text = remedy(i).text(self.lang)
-            try:
-                parts.append(fill(text, values, self.lang))
-            except (KeyError, IndexError, ValueError):
-                parts.append(text)
+            fields = {name: None for _, name, _, _ in string.Formatter().parse(text) if name}
+            parts.append(fill(text, {**fields, **values}, self.lang))
         return safe(("" if self.zh else " ").join(parts))
 
     def finding_title(self, finding_id: str, finding: Finding | None = None) -> str:
