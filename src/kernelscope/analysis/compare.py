@@ -7,6 +7,18 @@ of peak, achieved FLOP/s and % of attainable, Speed-of-Light and class changes, 
 occupancy, and an explanation of what moved. For the whole program: total GPU time and the overall speedup,
 with each kernel's Amdahl-consistent share of it (Amdahl, "Validity of the single processor approach to
 achieving large scale computing capabilities", AFIPS 1967: S = T_before / (T_before - t_before + t_after)).
+
+The noise rule (every figure the gate tests): a side's run-to-run noise is the relative standard deviation of its
+launch durations (sample standard deviation / mean, as nvbench's "Noise" column), or, for a summary row that records
+only a (min, max) range, half that range / the mean (an upper bound of the standard deviation of any distribution on
+the range). A change is beyond the noise when |after / before - 1| exceeds the larger of the two sides' noise
+(nvbench's compare calls SLOW/FAST beyond the smaller one, which flags A/A runs of the same build, NVIDIA/nvbench#316);
+with one side's noise unknown, a change within the other side's is within the noise and any larger one is of unknown
+significance. The matched kernels' total carries each side's time-weighted mean of its kernels' noise (run-to-run
+drift of the clocks moves every kernel together, so the relative noises do not average out), known when the kernels
+of known noise hold at least half of that side's time (:func:`weighted_noise`); a program compared per
+profiler step carries the relative standard deviation of each side's step times. The gate (:meth:`Comparison.
+regressions`) fails on a figure slower by more than the threshold unless that change is within the noise.
 """
 
 from __future__ import annotations
@@ -21,7 +33,7 @@ from ..model import Measurement
 from ..notes import Note
 from .diagnosis import KernelDiagnosis
 from .engine import by_gain
-from .names import signature
+from .names import generated_stem, signature
 from .performance import PostHoc, posthoc
 from .selection import kernel_names, match, select
 
@@ -76,6 +88,20 @@ class LaunchSet:
         return None
 
     @property
+    def noise(self) -> float | None:
+        """Relative run-to-run noise of the launch durations (a fraction; see the module docstring): sample
+        standard deviation / mean of two or more measured launches, else half the range a summary row records /
+        its mean; None when neither is known."""
+        durations = self.durations_s
+        if len(durations) >= 2:
+            mean = statistics.fmean(durations)
+            return statistics.stdev(durations) / mean if mean > 0 else None
+        spread, mean = self.spread_s, self.median_s
+        if spread is not None and mean:
+            return (spread[1] - spread[0]) / 2.0 / mean
+        return None
+
+    @property
     def representative(self) -> KernelDiagnosis:
         """The launch whose duration is closest to the median (the first launch when none is measured)."""
         med = self.median_s
@@ -119,6 +145,67 @@ class Side:
     mean_s: float | None = None
     grid: tuple[int, int, int] | None = None
     block: tuple[int, int, int] | None = None
+    noise: float | None = None
+
+
+def significance(before_noise: float | None, after_noise: float | None, change: float | None) -> tuple[float | None, bool | None]:
+    """``(noise, beyond)`` of a relative change ``after / before - 1`` between two sides of relative noise
+    ``before_noise`` / ``after_noise`` (fractions): noise = the larger of the two known; beyond = |change| > that
+    noise with both known, False when |change| is within the one known, else None (module docstring)."""
+    known = [x for x in (before_noise, after_noise) if x is not None]
+    noise = max(known) if known else None
+    if change is None or noise is None:
+        return noise, None
+    if abs(change) <= noise:
+        return noise, False
+    return noise, True if len(known) == 2 else None
+
+
+#: The share of a side's matched time whose kernels must have a known noise for the total to carry one.
+NOISE_COVERAGE = 0.5
+
+
+def weighted_noise(values: Sequence[tuple[float | None, float]]) -> float | None:
+    """The noise of a sum of kernel times: the time-weighted mean of the kernels' relative noise ``(noise, time_s)``
+    over the kernels whose noise is known, when they hold at least :data:`NOISE_COVERAGE` of the time; else None
+    (a total mostly of single launches has no known noise)."""
+    total = math.fsum(t for _, t in values)
+    known = [(n, t) for n, t in values if n is not None]
+    weight = math.fsum(t for _, t in known)
+    if total <= 0 or weight < NOISE_COVERAGE * total:
+        return None
+    return math.fsum(n * t for n, t in known) / weight
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What became of one BEFORE finding in AFTER: the "verify" step, from the counters themselves.
+
+    Attributes:
+        finding_id: the BEFORE finding.
+        status: ``"resolved"`` (its waste counter fell to at most :data:`RESOLVED_SHARE` of BEFORE's, or to 0),
+            ``"reduced"`` (below :data:`UNCHANGED_BAND`), ``"unchanged"`` (within it), ``"worse"`` (above it),
+            ``"not_measured"`` (AFTER lacks the counter); for a finding without a waste counter ``"gone"`` (AFTER does
+            not report it) or ``"still_reported"``.
+        measure: the waste counter (``data/findings.toml`` ``verify``: signed terms), empty when none.
+        before_value / after_value: the counter on each side (None: not measured or no counter).
+        estimated_speedup / estimate_kind: the BEFORE finding's own estimate (a factor >= 1, ``"prediction"`` or
+            ``"upper_bound"``), None when it has none.
+    """
+
+    finding_id: str
+    status: str
+    measure: tuple[str, ...]
+    before_value: float | None
+    after_value: float | None
+    estimated_speedup: float | None
+    estimate_kind: str | None
+
+
+#: A waste counter at or below this share of BEFORE's is resolved; within (1 -/+ UNCHANGED_BAND) it is unchanged.
+#: Judgement: counters of one kernel re-profiled are reproducible to well under 10 % (corpus controls O7-O9).
+RESOLVED_SHARE = 0.05
+UNCHANGED_BAND = 0.10
 
 
 @dataclass(frozen=True)
@@ -143,11 +230,16 @@ class KernelComparison:
     Attributes:
         before_name / after_name: kernel names (differ for hand-made pairs).
         matched_by: ``"name+shape"``, ``"name"``, ``"signature"`` (the same demangled signature spelled differently,
-            e.g. by Nsight Compute and a timeline) or ``"hand"``.
+            e.g. by Nsight Compute and a timeline), ``"generated"`` (the same name up to the ordinal or hash its
+            generator appends, the same grid and block, the nearest duration) or ``"hand"``.
         before / after: the two sides.
         speedup: before duration / after duration (> 1 is faster), or None.
-        beyond_noise: True when the duration ranges of the two sides do not overlap (both sides with at least
-            two launches), False when they overlap, None when the spread is unknown.
+        beyond_noise: whether the change of the median is beyond the run-to-run noise (:func:`significance`:
+            True / False, None when it cannot be told).
+        noise: the larger of the two sides' relative noise (a fraction), None when neither is known.
+        generator: for ``matched_by == "generated"``, the generator whose ordinal or hash was set aside
+            (:func:`kernelscope.analysis.names.generated_stem`), else None.
+        resolved: what became of the BEFORE findings in AFTER (:func:`resolutions`).
         program_speedup: whole-program speedup if only this kernel had changed (Amdahl), or None.
         stall_shift: (reason, share before, share after) for the reasons that moved most, largest move first.
         predictions: the BEFORE profile's own estimates next to the measured result.
@@ -177,6 +269,9 @@ class KernelComparison:
     predicted: tuple[tuple[str, float], ...] = ()
     shape_differs: bool = False
     posthoc: PostHoc | None = None
+    noise: float | None = None
+    generator: str | None = None
+    resolved: tuple[Resolution, ...] = ()
 
     @property
     def predicted_top(self) -> tuple[str, float] | None:
@@ -201,6 +296,8 @@ class ProgramSide:
             sums of the per-name totals (overlap not known).
         gpu_idle_s: time of the wall with no GPU work at all, None for a summary.
         host_api_s: union of host-side CUDA API time (that rank's), None when not recorded.
+        steps_s: the duration of each profiler step (``ProfilerStep#N`` ranges; of the slowest rank where several
+            record it), in step order; empty when the trace marks no steps.
     """
 
     path: str
@@ -211,14 +308,61 @@ class ProgramSide:
     memset_s: float
     gpu_idle_s: float | None
     host_api_s: float | None
+    steps_s: tuple[float, ...] = ()
 
 
-def wall_speedup(programs: tuple[ProgramSide, ProgramSide] | None) -> float | None:
-    """Program wall before / after, or None when a wall is not known."""
+@dataclass(frozen=True)
+class ProgramFigure:
+    """The program-level figure of two timelines: per profiler step when both mark steps, else the wall.
+
+    Attributes:
+        basis: ``"steps"`` (median step time of each side), ``"wall"`` (neither side marks steps: the walls), or
+            ``"none"`` (one side marks steps and the other does not, or a wall is unknown: no program figure; raw walls
+            of captures holding different numbers of steps are not comparable).
+        before_s / after_s: the compared times (s), None for ``"none"``.
+        steps_before / steps_after: steps per side (0 when none are marked).
+        speedup: before_s / after_s, None for ``"none"``.
+        noise / beyond_noise: per step, the step times' relative standard deviation (:func:`significance`); None
+            for walls (one sample per side).
+    """
+
+    basis: str
+    before_s: float | None
+    after_s: float | None
+    steps_before: int
+    steps_after: int
+    speedup: float | None
+    noise: float | None = None
+    beyond_noise: bool | None = None
+
+    def slower_by(self) -> float | None:
+        """after / before - 1 (a fraction; > 0 is slower), None without a figure."""
+        return None if self.speedup is None else 1.0 / self.speedup - 1.0
+
+
+def _step_noise(steps: tuple[float, ...]) -> float | None:
+    if len(steps) < 2:
+        return None
+    mean = statistics.fmean(steps)
+    return statistics.stdev(steps) / mean if mean > 0 else None
+
+
+def program_figure(programs: tuple[ProgramSide, ProgramSide] | None) -> ProgramFigure | None:
+    """The program figure of two timelines (:class:`ProgramFigure`), or None when the sides are not both timelines.
+    "3 steps of 11 ms vs 5 steps of 10 ms" is 1.10x faster per step, never the 33 / 50 ms of the walls."""
     if programs is None:
         return None
-    b, a = programs[0].wall_s, programs[1].wall_s
-    return b / a if b and a else None
+    b, a = programs
+    nb, na = len(b.steps_s), len(a.steps_s)
+    if nb and na:
+        mb, ma = statistics.median(b.steps_s), statistics.median(a.steps_s)
+        speedup = mb / ma if mb > 0 and ma > 0 else None
+        noise, beyond = significance(_step_noise(b.steps_s), _step_noise(a.steps_s),
+                                     None if speedup is None else 1.0 / speedup - 1.0)
+        return ProgramFigure("steps", mb, ma, nb, na, speedup, noise, beyond)
+    if nb or na or not b.wall_s or not a.wall_s:
+        return ProgramFigure("none", None, None, nb, na, None)
+    return ProgramFigure("wall", b.wall_s, a.wall_s, 0, 0, b.wall_s / a.wall_s)
 
 
 @dataclass(frozen=True)
@@ -239,6 +383,8 @@ class Comparison:
         warnings: what makes the comparison less than like for like (Notes), e.g. ``cmp_method`` when the sides
             measured differently.
         programs: ``(before, after)`` program timelines (wall time and its split) when both sides are timelines.
+        by_hand: the kernels were paired by hand (``--pair``, ``--before-kernel/--after-kernel``): only those pairs
+            are compared, the other kernels are neither matched nor listed as unmatched.
     """
 
     pairs: tuple[KernelComparison, ...]
@@ -254,6 +400,30 @@ class Comparison:
     after_method: Measurement | None = None
     warnings: tuple[Note, ...] = ()
     programs: tuple[ProgramSide, ProgramSide] | None = None
+    by_hand: bool = False
+
+    @property
+    def noise(self) -> tuple[float | None, bool | None]:
+        """``(noise, beyond)`` of the matched kernels' total (:func:`significance`); each side's noise is
+        :func:`weighted_noise` of its kernels."""
+        nb = weighted_noise([(p.before.noise, p.before.total_s) for p in self.pairs])
+        na = weighted_noise([(p.after.noise, p.after.total_s * p.before.launches / p.after.launches)
+                             for p in self.pairs if p.after.launches])
+        s = self.speedup
+        return significance(nb, na, None if s is None else 1.0 / s - 1.0)
+
+    @property
+    def program(self) -> ProgramFigure | None:
+        """The program figure when both sides are timelines (:func:`program_figure`), else None."""
+        return program_figure(self.programs)
+
+    @property
+    def unmatched_growth(self) -> float | None:
+        """(after-only time - before-only time) / the BEFORE side's total kernel time (a fraction; > 0: the kernels
+        found only AFTER take more time than those found only BEFORE), None without program totals."""
+        if self.total_before_s <= 0:
+            return None
+        return (self.unmatched_after_s - self.unmatched_before_s) / self.total_before_s
 
     @property
     def speedup(self) -> float | None:
@@ -268,14 +438,25 @@ class Comparison:
         return self.total_before_s / self.total_after_s if self.total_after_s > 0 and self.total_before_s > 0 else None
 
     def regressions(self, threshold: float) -> tuple[str, ...]:
-        """What got slower by more than ``threshold`` (a fraction, 0.05 = 5 %): kernel names (only changes
-        beyond the run-to-run spread when it is known) and ``"total"`` for the matched kernels together."""
+        """What the gate fails on at ``threshold`` (a fraction, 0.05 = 5 %), each slower by more than it and not
+        within the run-to-run noise (module docstring): the AFTER names of kernels; ``"total"`` for the matched
+        kernels together; ``"program"`` for the program figure of two timelines (per step, or the walls); and
+        ``"unmatched"`` when the kernels found only AFTER take more time than those found only BEFORE by more than
+        the threshold of the BEFORE side's kernel time (:attr:`unmatched_growth`; the names are
+        ``unmatched_after``)."""
         out = [
             p.after_name for p in self.pairs
             if (s := p.slower_by()) is not None and s > threshold and p.beyond_noise is not False
         ]
-        if self.speedup is not None and 1.0 / self.speedup - 1.0 > threshold:
+        if self.speedup is not None and 1.0 / self.speedup - 1.0 > threshold and self.noise[1] is not False:
             out.append("total")
+        figure = self.program
+        if figure is not None and (s := figure.slower_by()) is not None and s > threshold \
+                and figure.beyond_noise is not False:
+            out.append("program")
+        growth = self.unmatched_growth
+        if growth is not None and growth > threshold and self.unmatched_after:
+            out.append("unmatched")
         return tuple(out)
 
 
@@ -329,6 +510,7 @@ def _side(s: LaunchSet) -> Side:
         mean_s=s.total_s / s.count if durations and s.count else None,
         grid=s.grid,
         block=s.block,
+        noise=s.noise,
     )
 
 
@@ -354,13 +536,12 @@ def _explain(b: Side, a: Side, speedup: float | None, shift) -> tuple[Note, ...]
     return tuple(notes)
 
 
-def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_before_s: float) -> KernelComparison:
+def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_before_s: float,
+                 generator: str | None = None) -> KernelComparison:
     """Compare one kernel's launches before and after (see :class:`KernelComparison`)."""
     b, a = _side(before), _side(after)
     speedup = b.duration_s / a.duration_s if b.duration_s and a.duration_s else None
-    noise = None
-    if b.spread_s is not None and a.spread_s is not None:
-        noise = a.spread_s[1] < b.spread_s[0] or a.spread_s[0] > b.spread_s[1]
+    noise_level, noise = significance(b.noise, a.noise, None if speedup is None else 1.0 / speedup - 1.0)
     program = None
     if total_before_s > 0 and b.duration_s and a.duration_s:
         t_b = before.total_s
@@ -394,7 +575,62 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
         predicted=predicted_speedups(before.representative),
         shape_differs=matched_by in ("name", "signature") and _shape_differs(before, after),
         posthoc=_posthoc(before, after),
+        noise=noise_level,
+        generator=generator,
+        resolved=resolutions(before.representative, after.representative),
     )
+
+
+def _waste(terms: tuple[str, ...], metrics) -> float | None:
+    """The signed sum of ``terms`` (metric names, ``-name``, or numbers) over a launch's metrics; None when one is
+    missing."""
+    total = 0.0
+    for term in terms:
+        sign, name = (-1.0, term[1:]) if term.startswith("-") else (1.0, term)
+        try:
+            value = float(name)
+        except ValueError:
+            value = metrics.get(name)
+            if value is None or not math.isfinite(value):
+                return None
+        total += sign * value
+    return max(total, 0.0)
+
+
+def resolutions(before: KernelDiagnosis, after: KernelDiagnosis) -> tuple[Resolution, ...]:
+    """What became of each finding of the BEFORE launch in the AFTER launch (:class:`Resolution`): for a finding
+    with a waste counter (``data/findings.toml`` ``verify``) from that counter on both sides, else from whether AFTER
+    still reports it. Only root causes are followed: findings with an estimate, or with a waste counter; BEFORE's
+    order."""
+    from ..knowledge.findings import findings as finding_texts
+
+    texts = finding_texts()
+    after_ids = {f.id for f in after.findings}
+    out: list[Resolution] = []
+    seen: set[str] = set()
+    for f in before.findings:
+        text = texts.get(f.id)
+        terms = text.verify if text is not None else ()
+        if f.id in seen or (not terms and f.estimated_speedup is None):
+            continue
+        seen.add(f.id)
+        if not terms:
+            status = "still_reported" if f.id in after_ids else "gone"
+            out.append(Resolution(f.id, status, (), None, None, f.estimated_speedup, f.estimate_kind))
+            continue
+        vb, va = _waste(terms, before.kernel.metrics), _waste(terms, after.kernel.metrics)
+        if va is None or vb is None:
+            status = "not_measured"
+        elif va <= RESOLVED_SHARE * vb or va == 0:
+            status = "resolved"
+        elif va < (1 - UNCHANGED_BAND) * vb:
+            status = "reduced"
+        elif va <= (1 + UNCHANGED_BAND) * vb:
+            status = "unchanged"
+        else:
+            status = "worse"
+        out.append(Resolution(f.id, status, terms, vb, va, f.estimated_speedup, f.estimate_kind))
+    return tuple(out)
 
 
 def _posthoc(before: LaunchSet, after: LaunchSet) -> PostHoc | None:
@@ -472,7 +708,10 @@ def compare(
     for pb, pa in pairs:
         sb, sa = take(free_b, pb, "before"), take(free_a, pa, "after")
         matched.append(compare_sets(merged(sb), merged(sa), "hand", total_b))
-    _match_by_names(free_b, free_a, total_b, matched)
+    if pairs:  # the user named what to compare: just that, nothing else matched or listed
+        free_b, free_a = [], []
+    else:
+        _match_by_names(free_b, free_a, total_b, matched)
     matched.sort(key=lambda p: -(p.before.duration_s or 0.0) * p.before.launches)
     matched_b = math.fsum(p.before.total_s for p in matched) if program else 0.0
     matched_a = math.fsum(p.after.total_s * p.before.launches / p.after.launches for p in matched
@@ -495,13 +734,15 @@ def compare(
         after_method=methods[1],
         warnings=warnings,
         programs=programs,
+        by_hand=bool(pairs),
     )
 
 
 def _match_by_names(free_b: list[LaunchSet], free_a: list[LaunchSet], total_b: float,
                     matched: list[KernelComparison]) -> None:
     """Pair the sets left in ``free_b`` / ``free_a`` (removed from them as they pair, appended to ``matched``): by
-    name and launch shape, then by name, then by demangled signature (first partner in order each time)."""
+    name and launch shape, then by name, then by demangled signature (first partner in order each time), then by
+    generated name (:func:`_match_generated`)."""
     stages = [((lambda s: (s.name, s.grid, s.block)), "name+shape"), ((lambda s: s.name), "name"),
               (_signature_key, "signature")]
     for key, how in stages:
@@ -517,6 +758,35 @@ def _match_by_names(free_b: list[LaunchSet], free_a: list[LaunchSet], total_b: f
                 free_b.remove(s)
                 free_a.remove(partner)
                 matched.append(compare_sets(s, partner, how, total_b))
+    _match_generated(free_b, free_a, total_b, matched)
+
+
+def _match_generated(free_b: list[LaunchSet], free_a: list[LaunchSet], total_b: float,
+                     matched: list[KernelComparison]) -> None:
+    """Pair sets whose names differ only by the ordinal or hash their generator appends (Inductor renumbers
+    ``..._16`` to ``..._17`` when the graph changes: :func:`kernelscope.analysis.names.generated_stem`), with the same
+    grid and block; among several candidates of one stem and shape, the nearest median durations pair first."""
+    def key(s: LaunchSet):
+        stem = generated_stem(s.name)
+        return None if stem is None else (stem, s.grid, s.block)
+
+    candidates = sorted(
+        ((abs((b.median_s or 0.0) - (a.median_s or 0.0)), i, j, b, a)
+         for i, b in enumerate(free_b) for j, a in enumerate(free_a)
+         if (kb := key(b)) is not None and kb == key(a)),
+        key=lambda t: t[:3])
+    used_b: set[int] = set()
+    used_a: set[int] = set()
+    for _, i, j, b, a in candidates:
+        if i in used_b or j in used_a:
+            continue
+        used_b.add(i)
+        used_a.add(j)
+        matched.append(compare_sets(b, a, "generated", total_b, generator=generated_stem(b.name)[0]))
+    for i in sorted(used_b, reverse=True):
+        del free_b[i]
+    for j in sorted(used_a, reverse=True):
+        del free_a[j]
 
 
 def _signature_key(s: LaunchSet) -> str:

@@ -6,7 +6,9 @@ Pure functions over the ``launches`` tables of two kernelscope datasets (Arrow t
 launches are aggregated per kernel key (demangled name, else name; grid; block): launch count, median and total
 ``duration_s``. Keys are matched exactly; per matched kernel the speedup is median before / median after; the
 overall speedup is of the matched kernels' total time only, with the unmatched kernels' time apart (as
-:mod:`kernelscope.analysis.compare`).
+:mod:`kernelscope.analysis.compare`). Kernels left unmatched whose names differ only by a generated ordinal or hash
+pair as in :mod:`kernelscope.analysis.compare` (same grid and block, nearest median); the gate follows the same noise
+rule (:func:`kernelscope.analysis.compare.significance`) and gates unmatched time the same way.
 """
 
 from __future__ import annotations
@@ -16,28 +18,40 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from .compare import significance, weighted_noise
+from .names import generated_stem
+
 #: (kernel name, grid, block): grid and block as (x, y, z) tuples, or None when not recorded.
 Key = tuple[str, tuple[int, ...] | None, tuple[int, ...] | None]
 
 
 @dataclass(frozen=True)
 class KernelAggregate:
-    """One kernel key's launches on one side: count, median and total duration (s; None / 0 when none measured)."""
+    """One kernel key's launches on one side: count, median and total duration (s; None / 0 when none measured), and
+    the run-to-run noise (sample standard deviation / mean of the durations, a fraction; None with fewer than two)."""
 
     count: int
     median_s: float | None
     total_s: float
+    noise: float | None = None
 
 
 @dataclass(frozen=True)
 class DatasetKernel:
-    """One matched kernel: its key, both sides, and speedup = median before / median after (None when unknown)."""
+    """One matched kernel: its key, both sides, and speedup = median before / median after (None when unknown);
+    ``after_name`` the AFTER name when it was paired by generated name (else None)."""
 
     name: str
     grid: tuple[int, ...] | None
     block: tuple[int, ...] | None
     before: KernelAggregate
     after: KernelAggregate
+    after_name: str | None = None
+
+    @property
+    def significance(self) -> tuple[float | None, bool | None]:
+        """``(noise, beyond)`` of the change of the medians (:func:`kernelscope.analysis.compare.significance`)."""
+        return significance(self.before.noise, self.after.noise, self.slower_by())
 
     @property
     def speedup(self) -> float | None:
@@ -93,14 +107,49 @@ class DatasetComparison:
     def total_after_s(self) -> float:
         return self.matched_after_s + self.unmatched_after_s
 
+    @property
+    def noise(self) -> tuple[float | None, bool | None]:
+        """``(noise, beyond)`` of the matched total: each side's :func:`kernelscope.analysis.compare.weighted_noise`."""
+        s = self.speedup
+        return significance(weighted_noise([(k.before.noise, k.before.total_s) for k in self.kernels]),
+                            weighted_noise([(k.after.noise, k.after.total_s) for k in self.kernels]),
+                            None if s is None else 1.0 / s - 1.0)
+
+    @property
+    def unmatched_growth(self) -> float | None:
+        """(after-only - before-only time) / the BEFORE total (a fraction), None when BEFORE has no time."""
+        total = self.total_before_s
+        return (self.unmatched_after_s - self.unmatched_before_s) / total if total > 0 else None
+
     def regressions(self, threshold: float) -> tuple[str, ...]:
-        """Kernels whose median got slower by more than ``threshold`` (a fraction, 0.05 = 5 %), and ``"total"``
-        when the matched kernels together did."""
+        """What the gate fails on at ``threshold`` (a fraction, 0.05 = 5 %), each slower by more than it and not
+        within the run-to-run noise: kernels (``name [grid .. block ..]``), ``"total"`` for the matched kernels
+        together, ``"unmatched"`` when after-only time grew by more than the threshold of the BEFORE total."""
         out = [key_text((k.name, k.grid, k.block)) for k in self.kernels
-               if (s := k.slower_by()) is not None and s > threshold]
-        if self.speedup is not None and 1.0 / self.speedup - 1.0 > threshold:
+               if (s := k.slower_by()) is not None and s > threshold and k.significance[1] is not False]
+        if self.speedup is not None and 1.0 / self.speedup - 1.0 > threshold and self.noise[1] is not False:
             out.append("total")
+        growth = self.unmatched_growth
+        if growth is not None and growth > threshold and self.unmatched_after:
+            out.append("unmatched")
         return tuple(out)
+
+
+def _generated_pairs(left_b: dict[Key, KernelAggregate], left_a: dict[Key, KernelAggregate]) -> list[DatasetKernel]:
+    """Pair (and remove from ``left_b`` / ``left_a``) keys whose names differ only by a generated suffix, with the
+    same grid and block, nearest medians first."""
+    def stem(key: Key):
+        g = generated_stem(key[0])
+        return None if g is None else (g[1], key[1], key[2])
+
+    candidates = sorted((abs((xb.median_s or 0.0) - (xa.median_s or 0.0)), i, j, kb, ka)
+                        for i, (kb, xb) in enumerate(left_b.items()) for j, (ka, xa) in enumerate(left_a.items())
+                        if (s := stem(kb)) is not None and s == stem(ka))
+    out = []
+    for _, _, _, kb, ka in candidates:
+        if kb in left_b and ka in left_a:
+            out.append(DatasetKernel(kb[0], kb[1], kb[2], left_b.pop(kb), left_a.pop(ka), after_name=ka[0]))
+    return out
 
 
 def key_text(key: Key) -> str:
@@ -129,8 +178,10 @@ def aggregate(table: Any) -> dict[Key, KernelAggregate]:
     out = {}
     for key, values in groups.items():
         measured = [v for v in values if v is not None]
+        mean = statistics.fmean(measured) if len(measured) >= 2 else 0.0
         out[key] = KernelAggregate(count=len(values), median_s=statistics.median(measured) if measured else None,
-                                   total_s=math.fsum(measured))
+                                   total_s=math.fsum(measured),
+                                   noise=statistics.stdev(measured) / mean if mean > 0 else None)
     return out
 
 
@@ -138,9 +189,11 @@ def compare_datasets(before: Any, after: Any) -> DatasetComparison:
     """Compare the ``launches`` tables of two datasets (see the module docstring)."""
     b, a = aggregate(before), aggregate(after)
     kernels = [DatasetKernel(k[0], k[1], k[2], b[k], a[k]) for k in b if k in a]
+    left_b = {k: x for k, x in b.items() if k not in a}
+    left_a = {k: x for k, x in a.items() if k not in b}
+    kernels += _generated_pairs(left_b, left_a)
     kernels.sort(key=lambda k: (-(k.slower_by() or -math.inf), -k.before.total_s))
     return DatasetComparison(
-        kernels=tuple(kernels), unmatched_before=tuple((k, x) for k, x in b.items() if k not in a),
-        unmatched_after=tuple((k, x) for k, x in a.items() if k not in b),
+        kernels=tuple(kernels), unmatched_before=tuple(left_b.items()), unmatched_after=tuple(left_a.items()),
         launches_before=sum(x.count for x in b.values()), launches_after=sum(x.count for x in a.values()),
     )

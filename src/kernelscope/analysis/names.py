@@ -75,3 +75,34 @@ def function_name(name: str) -> str:
         elif depth == 0:
             out.append(ch)
     return "".join(out)
+
+
+#: Kernel names whose generator numbers or hashes them per build: ``(generator, pattern)``; group 1 of the pattern is
+#: the name without the generated suffix. Sources: PyTorch Inductor names its Triton kernels
+#: ``triton_<kind>_fused_<ops>_<ordinal>`` and renumbers them when the graph changes (pytorch/pytorch#123126:
+#: ``triton_red_fused__to_copy_native_layer_norm_16`` became ``..._17``); Triton before 3.0 appended its argument
+#: specialisation (``triton__0d1d2d3de``: ``d`` divisible by 16, ``c`` constant, ``e`` equal to 1); XLA (JAX,
+#: TensorFlow) names fusion kernels after the HLO instruction, ``loop_add_fusion_4`` / ``fusion.12`` /
+#: ``wrapped_transpose_3`` / ``triton_gemm_dot_5``, numbered per module; JIT caches (CUTLASS and Inductor C++
+#: templates, NVRTC-based libraries) append a hexadecimal hash of the source or configuration.
+GENERATED_NAMES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("inductor", re.compile(r"^(triton_(?:poi|red|per|tem|for|spl|unk)_\w*?)(?:_\d+)+$")),
+    ("triton", re.compile(r"^(triton\w*?)_(?=\d)(?=[\dcde]*d)[\dcde]+$")),
+    ("xla", re.compile(r"^(\w*fusion|wrapped_\w+?|triton_(?:gemm|softmax)\w*?)(?:[._]\d+)+$")),
+    ("hash", re.compile(r"^(\w+?)_(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}$")),
+)
+_IDENTIFIER = re.compile(r"^[A-Za-z_][\w.]*$")
+
+
+def generated_stem(name: str) -> tuple[str, str] | None:
+    """``(generator, stem)``: the kernel name without the ordinal or hash its generator appends (see
+    :data:`GENERATED_NAMES`), e.g. ``triton_red_fused__to_copy_native_layer_norm_16`` -> ``("inductor",
+    "triton_red_fused__to_copy_native_layer_norm")``; None for a name no generator numbers (C++ signatures, plain
+    names without such a suffix)."""
+    if not _IDENTIFIER.match(name):
+        return None
+    for generator, pattern in GENERATED_NAMES:
+        m = pattern.match(name)
+        if m:
+            return generator, m.group(1)
+    return None

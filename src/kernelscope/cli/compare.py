@@ -4,6 +4,7 @@ on a regression beyond ``--fail-if-slower``."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
@@ -151,7 +152,9 @@ def _compare(args: argparse.Namespace) -> int:
         loaded: list[_Loaded] = []
         before, after = _sides(args, gpu, pairs, spools, loaded)
         programs = (loaded[0].program, loaded[-1].program) if len(loaded) == 2 else None
-        result = compare(before, after, pairs, program=len(args.reports) != 1, pair_rule="name",
+        # one report, or kernels paired inside the same file given twice: no program totals
+        same = len(args.reports) == 1 or bool(pairs) and os.path.realpath(args.reports[0]) == os.path.realpath(args.reports[1])
+        result = compare(before, after, pairs, program=not same, pair_rule="name",
                          methods=(loaded[0].measurement, loaded[-1].measurement),
                          programs=programs if programs and None not in programs else None)
         if not result.pairs:  # nothing compared: neither a result nor a passed gate

@@ -17,7 +17,9 @@ class FindingText(Model, kw_only=True):
     ``"code"`` (edit the kernel: not advised for a library kernel) or ``"call"`` (how and how often it is launched,
     what it is fused with, what the report collects: advised for any kernel), the preconditions under which the finding is reported at all
     (``requires``: :func:`kernelscope.knowledge.remedies.holds`) and the candidates of its action's ``{remedy}``
-    (``remedies``, first that holds)."""
+    (``remedies``, first that holds), and its waste counter (``verify``: signed terms, each a metric name, ``-name``
+    or a number, summed; what ``compare`` follows from BEFORE to AFTER to say whether the change resolved it:
+    :func:`kernelscope.analysis.compare.resolutions`)."""
 
     title_en: NonEmpty
     title_zh: NonEmpty
@@ -29,6 +31,7 @@ class FindingText(Model, kw_only=True):
     level: Literal["code", "call"] = "code"
     requires: tuple[str, ...] = ()
     remedies: tuple[str, ...] = ()
+    verify: tuple[str, ...] = ()
 
     def title(self, lang: str) -> str:
         """The finding's title in ``lang`` (a template: it may hold fields of the finding's values)."""

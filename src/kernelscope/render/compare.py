@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis.compare import METHOD_FIELDS, Comparison, KernelComparison, ProgramSide, Side, wall_speedup
+from ..analysis.compare import METHOD_FIELDS, Comparison, KernelComparison, ProgramSide, Resolution, Side
 from ..model import Measurement
 from ..notes import Note
 from ..version import __version__
@@ -26,7 +26,9 @@ from .documents.compare import (
     PostHocDoc,
     PredictionDoc,
     ProgramDoc,
+    ProgramFigureDoc,
     ProgramsDoc,
+    ResolutionDoc,
     SideDoc,
     StallShiftDoc,
     WorkChangeDoc,
@@ -46,7 +48,8 @@ _DERIVED_NULLS = {
     f"/{side}/{field}": "not_derivable"
     for side in ("before", "after")
     for field in ("spread_s", "bandwidth_bytes_per_s", "bandwidth_pct_of_peak", "achieved_flops_per_s", "efficiency")
-} | {"/speedup": "not_derivable", "/beyond_noise": "not_derivable", "/program_speedup": "not_derivable"}
+} | {"/speedup": "not_derivable", "/beyond_noise": "not_derivable", "/program_speedup": "not_derivable",
+     "/noise": "not_derivable", "/before/noise": "not_derivable", "/after/noise": "not_derivable"}
 
 
 def _pair_rows(p: KernelComparison, f: Fmt) -> list[tuple[str, str, str]]:
@@ -90,10 +93,17 @@ def _speed(value: float | None, f: Fmt) -> str:
     return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}")
 
 
+def noise_text(beyond: bool | None, noise: float | None, f: Fmt) -> str:
+    """"within the run-to-run noise of 7.9%" (and the other cases of :func:`kernelscope.analysis.compare.
+    significance`)."""
+    if beyond is None:
+        return f.label("noise_one_side", noise=f.pct(100.0 * noise)) if noise is not None else f.label("noise_unknown")
+    return f.label("beyond_noise" if beyond else "within_noise", noise=f.pct(100.0 * noise))
+
+
 def _verdict(p: KernelComparison, f: Fmt) -> str:
     speed = _speed(p.speedup, f)
-    noise = {True: "beyond_noise", False: "within_noise", None: "noise_unknown"}[p.beyond_noise]
-    text = f.spaced(f.label("speedup"), speed) + f.paren(f.label(noise))
+    text = f.spaced(f.label("speedup"), speed) + f.paren(noise_text(p.beyond_noise, p.noise, f))
     if p.program_speedup is not None:
         text += f.semi + f.spaced(f.label("program_effect"), f.factor(p.program_speedup, 3))
     return text
@@ -149,17 +159,24 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
     lines = [f.head(f.label("warning"), _worded(n, f)) for n in c.warnings]
     if c.total_before_s == 0 and c.total_after_s == 0:
         return lines  # kernels picked inside one report: no program totals
+    noise, beyond = c.noise
     lines.append(f.head(f.label("matched_kernels", n=len(c.pairs)), f"{f.time(c.matched_before_s)} -> "
-                 f"{f.time(c.matched_after_s)}{f.semi}" + f.spaced(f.label("speedup"), _speed(c.speedup, f))))
+                 f"{f.time(c.matched_after_s)}{f.semi}" + f.spaced(f.label("speedup"), _speed(c.speedup, f))
+                 + f.paren(noise_text(beyond, noise, f))))
     if c.unmatched_before or c.unmatched_after:
         zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731 - nothing there, not "0.000 ns"
         lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
                              before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
         lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)} -> {f.time(c.total_after_s)}"))
-    if c.programs is not None:
-        b, a = c.programs
-        lines.append(f.head(f.label("program_wall"), f"{f.time(b.wall_s)} -> {f.time(a.wall_s)}{f.semi}"
-                            + f.spaced(f.label("speedup"), _speed(wall_speedup(c.programs), f))))
+    figure = c.program
+    if figure is not None and figure.basis == "none":
+        lines.append(f.label("program_no_figure", nb=figure.steps_before, na=figure.steps_after))
+    elif figure is not None:
+        head = f.label("program_steps", nb=figure.steps_before, na=figure.steps_after) if figure.basis == "steps" \
+            else f.label("program_wall")
+        noise = f.paren(noise_text(figure.beyond_noise, figure.noise, f)) if figure.basis == "steps" else ""
+        lines.append(f.head(head, f"{f.time(figure.before_s)} -> {f.time(figure.after_s)}{f.semi}"
+                            + f.spaced(f.label("speedup"), _speed(figure.speedup, f)) + noise))
     return lines
 
 
@@ -199,8 +216,50 @@ def _posthoc(p: KernelComparison, f: Fmt) -> str | None:
     return f.label("posthoc_items", items=items or "-", model=_speed(check.speedup, f), got=_speed(p.speedup, f))
 
 
-def _regressions_line(regressions: tuple[str, ...], threshold_pct: float, f: Fmt) -> str:
-    return f.head(f.label("regressions", pct=threshold_pct), f.comma.join(safe(r) for r in regressions) or "-")
+def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
+    """One line per followed BEFORE finding: "uncoalesced shared-memory accesses: resolved (1.625e+07 -> 0);
+    BEFORE estimated at most 1.65x", then the measured speedup once."""
+    out = []
+    for r in p.resolved:
+        text = f.label("resolved_item", finding=f.finding_title(r.finding_id), status=f.label(f"status_{r.status}"))
+        if r.before_value is not None or r.after_value is not None:
+            text += f.paren(f.label("resolved_counts", before=_count(r.before_value, f), after=_count(r.after_value, f)))
+        if r.estimated_speedup is not None:
+            key = "est_kernel_bound" if r.estimate_kind == "upper_bound" else "est_kernel"
+            text += f.semi + f.label("resolved_estimate", estimate=f.label(key, x=r.estimated_speedup))
+        out.append(text)
+    if out:
+        out.append(f.label("resolved_measured", speedup=_speed(p.speedup, f)))
+    return out
+
+
+def _count(value: float | None, f: Fmt) -> str:
+    if value is None:
+        return f.nm
+    if value == 0:
+        return "0"
+    for scale, suffix in ((1e9, " G"), (1e6, " M")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.4g}"
+
+
+def _gate_item(item: str, c, f: Fmt) -> str:
+    if item == "total":
+        return f.label("gate_total")
+    if item == "program":
+        return f.label("gate_program")
+    if item == "unmatched":
+        names = tuple(x[0][0] if isinstance(x, tuple) else x for x in c.unmatched_after)
+        return f.label("unmatched_gate", names=_names(names), growth=100.0 * (c.unmatched_growth or 0.0))
+    return safe(item)
+
+
+def _regressions_line(regressions: tuple[str, ...], threshold_pct: float, f: Fmt, c) -> str:
+    """"Regressions beyond 5%: k, total, after-only kernels (...)": ``c`` a :class:`Comparison` or a
+    :class:`kernelscope.analysis.compare_datasets.DatasetComparison` (both name ``unmatched_after`` and
+    ``unmatched_growth``)."""
+    return f.head(f.label("regressions", pct=threshold_pct), f.comma.join(_gate_item(r, c, f) for r in regressions) or "-")
 
 
 def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> list:
@@ -229,7 +288,13 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
         shape = _shape_note(p, f)
         if shape is not None:
             out.append(Text(shape, style="bold"))
+        if p.generator is not None:
+            out.append(Text(f.label("cmp_matched_generated", generator=p.generator)))
         out.append(Text(f.head(f.label("what_moved"), f.notes(p.explanation))))
+        resolved = _resolved(p, f)
+        if resolved:
+            out.append(Text(f.label("resolved_title"), style="bold"))
+            out += [Text("  " + line) for line in resolved]
         out.append(Text(f.head(f.label("estimated_by_findings"), _estimates(p, f))))
         check = _posthoc(p, f)
         if check is not None:
@@ -237,7 +302,7 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
         for line in _predictions(p, f):
             out.append(Text(f.head(f.label("predicted"), line)))
     if threshold_pct is not None:
-        out += [Text(""), Text(_regressions_line(regressions, threshold_pct, f), style="bold")]
+        out += [Text(""), Text(_regressions_line(regressions, threshold_pct, f, c), style="bold")]
     return [Group(*out)]
 
 
@@ -261,23 +326,25 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         lines += [f"| {cell(a)} | {b} | {x} | {d} |" for a, b, x, d in _program_rows(c.programs, f)] + [""]
     lines += [f"| {f.label('kernel')} | {f.label('before')} | {f.label('after')} | {f.label('speedup')} | {f.label('spread')} |", "|---|---:|---:|---:|---|"]
     for p in c.pairs:
-        noise = {True: "beyond_noise", False: "within_noise", None: "noise_unknown"}[p.beyond_noise]
         lines.append(f"| `{cell(_title(p, f))}` | {f.time(p.before.duration_s)} | {f.time(p.after.duration_s)} | "
-                     f"{_speed(p.speedup, f)} | {f.label(noise)} |")
+                     f"{_speed(p.speedup, f)} | {cell(noise_text(p.beyond_noise, p.noise, f))} |")
     lines.append("")
     for p in c.pairs:
         lines += [f"### `{cell(_title(p, f))}`", "", _verdict(p, f), "", f"| | {f.label('before')} | {f.label('after')} |", "|---|---|---|"]
         lines += [f"| {cell(a)} | {cell(b)} | {cell(x)} |" for a, b, x in _pair_rows(p, f)]
         shape = _shape_note(p, f)
         lines += ["", f"**{cell(shape)}**"] if shape is not None else []
+        lines += ["", cell(f.label("cmp_matched_generated", generator=p.generator))] if p.generator else []
         lines += ["", f.head(f.label("what_moved"), cell(f.notes(p.explanation)))]
+        resolved = _resolved(p, f)
+        lines += ["", f"**{cell(f.label('resolved_title'))}**", ""] + [f"- {cell(x)}" for x in resolved] if resolved else []
         lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))]
         check = _posthoc(p, f)
         lines += ["", f.head(f.label("posthoc"), cell(check))] if check is not None else []
         lines += ["\n" + f.head(f.label("predicted"), cell(x)) for x in _predictions(p, f)]
         lines.append("")
     if threshold_pct is not None:
-        lines += ["", f"**{cell(_regressions_line(regressions, threshold_pct, f))}**"]
+        lines += ["", f"**{cell(_regressions_line(regressions, threshold_pct, f, c))}**"]
     return "\n".join(lines) + "\n"
 
 
@@ -301,9 +368,11 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
             posthoc=None if p.posthoc is None or p.posthoc.speedup is None else PostHocDoc(
                 changes=[WorkChangeDoc(unit=w.unit, metric=w.metric, before_s=w.before_s, after_s=w.after_s)
                          for w in p.posthoc.changes], speedup=p.posthoc.speedup),
+            noise=finite(p.noise), generator=p.generator, resolved=[_resolution(r) for r in p.resolved],
         )
         k.not_measured = null_reasons(k, f, {**_DERIVED_NULLS, "/posthoc": "posthoc_none"},
-                                      ("/explanation", "/predictions", "/not_measured", "/posthoc"))
+                                      ("/explanation", "/predictions", "/not_measured", "/posthoc", "/resolved",
+                                       "/generator"))
         kernels.append(k)
     return encode(CompareDoc(
         schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
@@ -313,9 +382,17 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
         unmatched_before_s=c.unmatched_before_s, unmatched_after_s=c.unmatched_after_s,
         before_method=_method(c.before_method), after_method=_method(c.after_method),
         warnings=[NoteDoc(key=n.key, text=_worded(n, f), values=dict(n.values)) for n in c.warnings],
-        programs=_programs(c.programs),
+        programs=_programs(c),
         fail_if_slower_pct=threshold_pct, regressions=list(regressions), kernels=kernels,
+        noise=finite(c.noise[0]), beyond_noise=c.noise[1], unmatched_growth=finite(c.unmatched_growth),
+        by_hand=c.by_hand,
     ))
+
+
+def _resolution(r: Resolution) -> ResolutionDoc:
+    return ResolutionDoc(finding_id=r.finding_id, status=r.status, measure=list(r.measure),  # type: ignore[arg-type]
+                         before_value=finite(r.before_value), after_value=finite(r.after_value),
+                         estimated_speedup=finite(r.estimated_speedup), estimate_kind=r.estimate_kind)  # type: ignore[arg-type]
 
 
 def _method(m: Measurement | None) -> MethodDoc | None:
@@ -325,15 +402,21 @@ def _method(m: Measurement | None) -> MethodDoc | None:
                      cache_control=m.cache_control, clock_control=m.clock_control)
 
 
-def _programs(programs: tuple[ProgramSide, ProgramSide] | None) -> ProgramsDoc | None:
-    if programs is None:
+def _programs(c: Comparison) -> ProgramsDoc | None:
+    programs, figure = c.programs, c.program
+    if programs is None or figure is None:
         return None
 
     def one(p: ProgramSide) -> ProgramDoc:
         return ProgramDoc(wall_s=p.wall_s, kernel_s=p.kernel_s, memcpy_s=p.memcpy_s, memset_s=p.memset_s,
-                          gpu_idle_s=p.gpu_idle_s, host_api_s=p.host_api_s)
+                          gpu_idle_s=p.gpu_idle_s, host_api_s=p.host_api_s, steps_s=list(p.steps_s))
 
-    return ProgramsDoc(before=one(programs[0]), after=one(programs[1]), wall_speedup=finite(wall_speedup(programs)))
+    b, a = programs
+    wall = b.wall_s / a.wall_s if b.wall_s and a.wall_s else None
+    return ProgramsDoc(before=one(b), after=one(a), wall_speedup=finite(wall), figure=ProgramFigureDoc(
+        basis=figure.basis, before_s=figure.before_s, after_s=figure.after_s,  # type: ignore[arg-type]
+        steps_before=figure.steps_before, steps_after=figure.steps_after, speedup=finite(figure.speedup),
+        noise=finite(figure.noise), beyond_noise=figure.beyond_noise))
 
 
 def _side(s: Side) -> SideDoc:
@@ -344,4 +427,5 @@ def _side(s: Side) -> SideDoc:
         sol_compute_pct=s.sol_compute_pct, sol_memory_pct=s.sol_memory_pct, classes=list(s.classes),  # type: ignore[arg-type]
         achieved_occupancy_pct=s.achieved_occupancy_pct, theoretical_occupancy_pct=s.theoretical_occupancy_pct,
         stall_shares=dict(s.stall_shares), total_s=s.total_s, mean_s=finite(s.mean_s), grid=s.grid, block=s.block,
+        noise=finite(s.noise),
     )

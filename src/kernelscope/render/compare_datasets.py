@@ -14,7 +14,7 @@ from ..analysis.compare_datasets import DatasetComparison, KernelAggregate, Key,
 from ..version import __version__
 from .cjk import CJKConsole
 from .common import Fmt, safe, short_name
-from .compare import _regressions_line, _speed
+from .compare import _regressions_line, _speed, noise_text
 from .documents import encode
 from .documents.compare_datasets import CompareDatasetsDoc, DatasetKernelDoc, DatasetSideDoc, KernelKeyDoc
 from .json import finite
@@ -34,7 +34,8 @@ def _dims(d: tuple[int, ...] | None, f: Fmt) -> str:
 def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
     lines = [f.label("dsc_title", before=c.launches_before, after=c.launches_after),
              f.head(f.label("matched_kernels", n=len(c.kernels)), f"{f.time(c.matched_before_s)} -> "
-                    f"{f.time(c.matched_after_s)}{f.semi}" + f.spaced(f.label("speedup"), _speed(c.speedup, f)))]
+                    f"{f.time(c.matched_after_s)}{f.semi}" + f.spaced(f.label("speedup"), _speed(c.speedup, f))
+                    + f.paren(noise_text(c.noise[1], c.noise[0], f)))]
     if c.unmatched_before or c.unmatched_after:
         zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731
         lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
@@ -44,7 +45,7 @@ def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
 
 
 def _rows(c: DatasetComparison, f: Fmt) -> list[tuple[str, ...]]:
-    return [(short_name(k.name), f.span(_dims(k.grid, f), _dims(k.block, f)) if k.grid or k.block else f.nm,
+    return [(short_name(k.name) + (f" -> {short_name(k.after_name)}" if k.after_name else ""), f.span(_dims(k.grid, f), _dims(k.block, f)) if k.grid or k.block else f.nm,
              f"{k.before.count} -> {k.after.count}", f.time(k.before.median_s), f.time(k.after.median_s),
              _speed(k.speedup, f), f"{f.time(k.before.total_s)} -> {f.time(k.after.total_s)}") for k in c.kernels]
 
@@ -66,7 +67,7 @@ def to_table(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (),
         t.add_row(*(Text(x) for x in row))
     out.append(t)
     if threshold_pct is not None:
-        out += [Text(""), Text(_regressions_line(regressions, threshold_pct, f), style="bold")]
+        out += [Text(""), Text(_regressions_line(regressions, threshold_pct, f, c), style="bold")]
     return [Group(*out)]
 
 
@@ -86,7 +87,7 @@ def to_markdown(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = 
     lines += ["| " + " | ".join(_heads(f)) + " |", "|---|---|---:|---:|---:|---:|---:|"]
     lines += [f"| `{cell(r[0])}` | " + " | ".join(cell(x) for x in r[1:]) + " |" for r in _rows(c, f)]
     if threshold_pct is not None:
-        lines += ["", f"**{cell(_regressions_line(regressions, threshold_pct, f))}**"]
+        lines += ["", f"**{cell(_regressions_line(regressions, threshold_pct, f, c))}**"]
     return "\n".join(lines) + "\n"
 
 

@@ -4,6 +4,9 @@ Version 2 (``schemas/compare-2.schema.json``): ``speedup`` is of the MATCHED ker
 now ``total_speedup``), with the unmatched time apart (``unmatched_before_s`` / ``unmatched_after_s``); each side's
 measurement method (``before_method`` / ``after_method``) and ``warnings``; program timelines (``programs``); per
 side ``total_s``, ``mean_s``, ``grid``, ``block``; per pair ``shape_differs``; ``matched_by`` may be ``signature``.
+Additive since: run-to-run ``noise`` per side, per pair and for the matched total (the gate's noise rule), pairs
+``matched_by`` ``generated`` (with ``generator``), per pair ``resolved`` (what became of the BEFORE findings), the
+program figure per profiler step (``programs.figure``), ``unmatched_growth`` and ``by_hand``.
 """
 
 from typing import Annotated, Literal
@@ -12,7 +15,8 @@ from msgspec import Meta
 
 from .common import Class, Doc, Lang, NoteDoc, NullReason, Version
 
-__all__ = ["CompareDoc", "ComparedKernelDoc", "FindingEstimateDoc", "MethodDoc", "ProgramDoc", "ProgramsDoc", "SideDoc"]
+__all__ = ["CompareDoc", "ComparedKernelDoc", "FindingEstimateDoc", "MethodDoc", "ProgramDoc", "ProgramFigureDoc", "ProgramsDoc",
+           "ResolutionDoc", "SideDoc"]
 
 Dim3 = Annotated[tuple[int, int, int] | None, Meta(description="[x, y, z]; null when not recorded")]
 
@@ -38,6 +42,25 @@ class SideDoc(Doc):
     mean_s: Annotated[float | None, Meta(description="total_s / launches, seconds")]
     grid: Dim3
     block: Dim3
+    noise: Annotated[float | None, Meta(description=(
+        "run-to-run noise: sample standard deviation / mean of the launch durations, or half the recorded range / "
+        "the mean for a summary row (fraction); null with fewer than two launches"))] = None
+
+
+class ResolutionDoc(Doc):
+    """what became of one BEFORE finding in AFTER, from its waste counter"""
+
+    finding_id: Annotated[str, Meta(description="the BEFORE finding (a table [finding.<id>] of kernelscope/data/findings.toml)")]
+    status: Annotated[Literal["resolved", "reduced", "unchanged", "worse", "not_measured", "gone", "still_reported"],
+                      Meta(description=(
+                          "resolved: its waste counter fell to <= 5 % of BEFORE's; reduced: below 90 %; unchanged: "
+                          "within 10 %; worse: above 110 %; not_measured: a side lacks the counter; for a finding "
+                          "without a waste counter, gone (AFTER does not report it) or still_reported"))]
+    measure: Annotated[list[str], Meta(description="the waste counter: signed terms (metric, -metric, number), summed")]
+    before_value: Annotated[float | None, Meta(description="the counter BEFORE (in the metric's unit)")]
+    after_value: Annotated[float | None, Meta(description="the counter AFTER")]
+    estimated_speedup: Annotated[float | None, Meta(description="the BEFORE finding's own estimate (ratio >= 1)")]
+    estimate_kind: Annotated[Literal["prediction", "upper_bound"] | None, Meta(description="what the estimate is")]
 
 
 class StallShiftDoc(Doc):
@@ -88,15 +111,17 @@ class ComparedKernelDoc(Doc):
 
     before_name: Annotated[str, Meta(description="BEFORE kernel name (user data)")]
     after_name: Annotated[str, Meta(description="AFTER kernel name (user data)")]
-    matched_by: Annotated[Literal["name+shape", "name", "signature", "hand"], Meta(description=(
+    matched_by: Annotated[Literal["name+shape", "name", "signature", "generated", "hand"], Meta(description=(
         "how the two were paired: name and grid/block, name, demangled signature (the same kernel spelled "
-        "differently by two tools), or by hand"))]
+        "differently by two tools), generated name (the same up to the ordinal or hash its generator appends, same "
+        "grid and block, nearest duration), or by hand"))]
     shape_differs: Annotated[bool, Meta(description=(
         "true when a pair matched by name or signature has a different grid or block on the two sides (both "
         "recorded): not the same launch"))]
     speedup: Annotated[float | None, Meta(description="before duration / after duration (ratio, > 1 is faster)")]
     beyond_noise: Annotated[bool | None, Meta(description=(
-        "true when the duration ranges do not overlap; null: spread unknown (fewer than two launches on a side)"))]
+        "true when |after median / before median - 1| exceeds the larger of the two sides' noise; false when it is "
+        "within the noise of a side; null: cannot be told (a side's noise unknown)"))]
     program_speedup: Annotated[float | None, Meta(description="whole-program speedup if only this kernel had changed (Amdahl; ratio)")]
     before: SideDoc
     after: SideDoc
@@ -109,6 +134,10 @@ class ComparedKernelDoc(Doc):
     not_measured: Annotated[list[NullReason], Meta(description="the reason for every null field of this kernel")]
     posthoc: Annotated[PostHocDoc | None, Meta(description=(
         "the performance model's post-hoc check of the pair; null: no unit was measured on both sides"))] = None
+    noise: Annotated[float | None, Meta(description="the larger of the two sides' noise (fraction); null when neither is known")] = None
+    generator: Annotated[str | None, Meta(description=(
+        "for matched_by generated: the generator whose suffix was set aside (inductor, triton, xla, hash)"))] = None
+    resolved: Annotated[list[ResolutionDoc], Meta(description="what became of the BEFORE findings in AFTER")] = []
 
 
 class MethodDoc(Doc):
@@ -133,6 +162,22 @@ class ProgramDoc(Doc):
     memset_s: Annotated[float, Meta(description="time with memsets only, seconds")]
     gpu_idle_s: Annotated[float | None, Meta(description="time of the wall with no GPU work, seconds; null for a summary")]
     host_api_s: Annotated[float | None, Meta(description="union of host-side CUDA API time, seconds; null when not recorded")]
+    steps_s: Annotated[list[float], Meta(description="duration of each profiler step (ProfilerStep#N), seconds; empty: none marked")] = []
+
+
+class ProgramFigureDoc(Doc):
+    """the program figure the gate tests: per profiler step when both sides mark steps, else the walls"""
+
+    basis: Annotated[Literal["steps", "wall", "none"], Meta(description=(
+        "steps: median step time of each side; wall: neither side marks steps; none: one side marks steps and "
+        "the other does not (walls of captures holding different numbers of steps are not comparable)"))]
+    before_s: Annotated[float | None, Meta(description="the BEFORE time compared, seconds")]
+    after_s: Annotated[float | None, Meta(description="the AFTER time compared, seconds")]
+    steps_before: Annotated[int, Meta(description="profiler steps BEFORE (count)")]
+    steps_after: Annotated[int, Meta(description="profiler steps AFTER (count)")]
+    speedup: Annotated[float | None, Meta(description="before_s / after_s (ratio); null for basis none")]
+    noise: Annotated[float | None, Meta(description="the larger step-time noise of the two sides (fraction); null for walls")]
+    beyond_noise: Annotated[bool | None, Meta(description="whether the change is beyond that noise; null: cannot be told")]
 
 
 class ProgramsDoc(Doc):
@@ -141,6 +186,7 @@ class ProgramsDoc(Doc):
     before: ProgramDoc
     after: ProgramDoc
     wall_speedup: Annotated[float | None, Meta(description="before wall_s / after wall_s (ratio); null when a wall is unknown")]
+    figure: Annotated[ProgramFigureDoc | None, Meta(description="the program figure the gate tests")] = None
 
 
 class CompareDoc(Doc):
@@ -175,5 +221,14 @@ class CompareDoc(Doc):
         "counts differ)"))]
     programs: Annotated[ProgramsDoc | None, Meta(description="program wall and split of each side; null unless both are timelines")]
     fail_if_slower_pct: Annotated[float | None, Meta(description="the --fail-if-slower threshold, percent; null: not given")]
-    regressions: Annotated[list[str], Meta(description='kernel names (and "total") slower than the threshold')]
+    regressions: Annotated[list[str], Meta(description=(
+        'what the gate fails on: AFTER kernel names, "total" (matched kernels), "program" (the program figure) and '
+        '"unmatched" (after-only time grew beyond the threshold of the BEFORE kernel time: the names are '
+        "unmatched_after), each slower than the threshold and not within the run-to-run noise"))]
     kernels: Annotated[list[ComparedKernelDoc], Meta(description="compared kernels, largest BEFORE time first")]
+    noise: Annotated[float | None, Meta(description=(
+        "the matched total's noise: the larger of the two sides' time-weighted mean kernel noise (fraction)"))] = None
+    beyond_noise: Annotated[bool | None, Meta(description="whether the matched total's change is beyond that noise")] = None
+    unmatched_growth: Annotated[float | None, Meta(description=(
+        "(unmatched_after_s - unmatched_before_s) / total_before_s (fraction); null without program totals"))] = None
+    by_hand: Annotated[bool, Meta(description="kernels paired by hand: only those pairs compared, nothing else listed")] = False
