@@ -286,3 +286,23 @@ def test_noise_of_a_summary_row_is_half_its_range():
     (p,) = c.pairs
     assert p.before.noise == pytest.approx(0.25) and p.after.noise is None
     assert (p.noise, p.beyond_noise) == (pytest.approx(0.25), False)  # 10 % slower, within BEFORE's 25 %
+
+
+def test_datasets_pair_generated_names_and_follow_the_noise_rule():
+    pa = pytest.importorskip("pyarrow", reason="the dataset extra (pyarrow) is not installed")
+    from kernelscope.analysis.compare_datasets import compare_datasets
+
+    def table(rows):
+        return pa.table({"name": [r[0] for r in rows], "demangled_name": [None] * len(rows),
+                         "grid": [[384, 1, 1]] * len(rows), "block": [[256, 1, 1]] * len(rows),
+                         "duration_s": [r[1] for r in rows]})
+
+    before = table([("triton_red_fused_layer_norm_16", t) for t in (40e-6, 40e-6, 41e-6, 39e-6)])
+    after = table([("triton_red_fused_layer_norm_17", t) for t in (60e-6, 60e-6, 61e-6, 59e-6)])
+    c = compare_datasets(before, after)
+    (k,) = c.kernels
+    assert (k.name, k.after_name) == ("triton_red_fused_layer_norm_16", "triton_red_fused_layer_norm_17")
+    # noise: stdev of (40, 40, 41, 39) = 0.8165 / mean 40 = 2.04 %; the medians moved 40 -> 60: +50 %, beyond
+    assert k.before.noise == pytest.approx(0.8165 / 40, rel=1e-3) and k.significance[1] is True
+    assert c.regressions(0.05) == ("triton_red_fused_layer_norm_16 [grid 384x1x1 block 256x1x1]", "total")
+    assert c.unmatched_before == () and c.unmatched_after == ()

@@ -102,9 +102,12 @@ def to_json(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (), 
         slower = k.slower_by()
         kernels.append(DatasetKernelDoc(
             name=k.name, grid=k.grid, block=k.block,  # type: ignore[arg-type]
-            before=DatasetSideDoc(launches=k.before.count, median_s=k.before.median_s, total_s=k.before.total_s),
-            after=DatasetSideDoc(launches=k.after.count, median_s=k.after.median_s, total_s=k.after.total_s),
-            speedup=finite(k.speedup), slower_pct=finite(100.0 * slower) if slower is not None and slower > 0 else None))
+            before=DatasetSideDoc(launches=k.before.count, median_s=k.before.median_s, total_s=k.before.total_s,
+                                  noise=finite(k.before.noise)),
+            after=DatasetSideDoc(launches=k.after.count, median_s=k.after.median_s, total_s=k.after.total_s,
+                                 noise=finite(k.after.noise)),
+            speedup=finite(k.speedup), slower_pct=finite(100.0 * slower) if slower is not None and slower > 0 else None,
+            beyond_noise=k.significance[1], after_name=k.after_name))
     return encode(CompareDatasetsDoc(
         schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
         launches_before=c.launches_before, launches_after=c.launches_after,
@@ -113,6 +116,7 @@ def to_json(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (), 
         unmatched_before=[_key_doc(k, x) for k, x in c.unmatched_before],
         unmatched_after=[_key_doc(k, x) for k, x in c.unmatched_after],
         fail_if_slower_pct=threshold_pct, regressions=list(regressions), kernels=kernels,
+        noise=finite(c.noise[0]), beyond_noise=c.noise[1], unmatched_growth=finite(c.unmatched_growth),
     ))
 
 

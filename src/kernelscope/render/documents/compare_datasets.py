@@ -18,6 +18,8 @@ class DatasetSideDoc(Doc):
     launches: Annotated[int, Meta(description="launches of this kernel key in the dataset (count)")]
     median_s: Annotated[float | None, Meta(description="median duration_s of those launches, seconds; null when none measured")]
     total_s: Annotated[float, Meta(description="summed duration_s of those launches, seconds")]
+    noise: Annotated[float | None, Meta(description=(
+        "run-to-run noise: sample standard deviation / mean of the durations (fraction); null with fewer than two"))] = None
 
 
 class KernelKeyDoc(Doc):
@@ -40,6 +42,10 @@ class DatasetKernelDoc(Doc):
     speedup: Annotated[float | None, Meta(description="median before / median after; below 1 is a regression; null when unknown")]
     slower_pct: Annotated[float | None, Meta(description=(
         "how much slower the median got, percent (after / before - 1); null when not slower or unknown"))]
+    beyond_noise: Annotated[bool | None, Meta(description=(
+        "whether the change of the medians exceeds the larger of the two sides' noise; null: cannot be told"))] = None
+    after_name: Annotated[str | None, Meta(description=(
+        "the AFTER name when it differs only by a generated ordinal or hash (paired by generated name); else null"))] = None
 
 
 class CompareDatasetsDoc(Doc):
@@ -60,5 +66,10 @@ class CompareDatasetsDoc(Doc):
     unmatched_after: Annotated[list[KernelKeyDoc], Meta(description="kernel keys found only in the AFTER dataset")]
     fail_if_slower_pct: Annotated[float | None, Meta(description="the --fail-if-slower threshold, percent; null when not given")]
     regressions: Annotated[list[str], Meta(description=(
-        "kernels (name [grid, block]) slower by more than the threshold, and \"total\" for the matched kernels together"))]
+        "what the gate fails on, each slower by more than the threshold and not within the noise: kernels (name "
+        "[grid, block]), \"total\" for the matched kernels together, \"unmatched\" for after-only time"))]
     kernels: Annotated[list[DatasetKernelDoc], Meta(description="matched kernels, most regressed first")]
+    noise: Annotated[float | None, Meta(description="the matched total's noise (time-weighted kernel noise, fraction)")] = None
+    beyond_noise: Annotated[bool | None, Meta(description="whether the matched total's change is beyond that noise")] = None
+    unmatched_growth: Annotated[float | None, Meta(description=(
+        "(unmatched_after_s - unmatched_before_s) / the BEFORE total (fraction); the gate's \"unmatched\" entry"))] = None
