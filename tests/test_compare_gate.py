@@ -8,8 +8,10 @@ import json
 import pytest
 
 from conftest import CASES, CORPUS_NCU, need
-from kernelscope.analysis.compare import (ProgramSide, compare, program_figure, resolutions, significance,
-                                          weighted_noise)
+from kernelscope.analysis.compare import compare
+from kernelscope.analysis.compare_program import ProgramSide, program_figure
+from kernelscope.analysis.noise import significance, weighted_noise
+from kernelscope.analysis.resolved import resolutions
 from kernelscope.analysis.diagnosis import diagnose
 from kernelscope.analysis.names import generated_stem
 from kernelscope.cli import main

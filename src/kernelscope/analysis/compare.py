@@ -8,17 +8,8 @@ occupancy, and an explanation of what moved. For the whole program: total GPU ti
 with each kernel's Amdahl-consistent share of it (Amdahl, "Validity of the single processor approach to
 achieving large scale computing capabilities", AFIPS 1967: S = T_before / (T_before - t_before + t_after)).
 
-The noise rule (every figure the gate tests): a side's run-to-run noise is the relative standard deviation of its
-launch durations (sample standard deviation / mean, as nvbench's "Noise" column), or, for a summary row that records
-only a (min, max) range, half that range / the mean (an upper bound of the standard deviation of any distribution on
-the range). A change is beyond the noise when |after / before - 1| exceeds the larger of the two sides' noise
-(nvbench's compare calls SLOW/FAST beyond the smaller one, which flags A/A runs of the same build, NVIDIA/nvbench#316);
-with one side's noise unknown, a change within the other side's is within the noise and any larger one is of unknown
-significance. The matched kernels' total carries each side's time-weighted mean of its kernels' noise (run-to-run
-drift of the clocks moves every kernel together, so the relative noises do not average out), known when the kernels
-of known noise hold at least half of that side's time (:func:`weighted_noise`); a program compared per
-profiler step carries the relative standard deviation of each side's step times. The gate (:meth:`Comparison.
-regressions`) fails on a figure slower by more than the threshold unless that change is within the noise.
+The gate's noise rule is :mod:`.noise`; what a change resolved, :mod:`.resolved`; the program figure of two
+timelines, :mod:`.compare_program`.
 """
 
 from __future__ import annotations
@@ -33,8 +24,11 @@ from ..model import Measurement
 from ..notes import Note
 from .diagnosis import KernelDiagnosis
 from .engine import by_gain
+from .compare_program import ProgramFigure, ProgramSide, program_figure
 from .names import generated_stem, signature
+from .noise import significance, weighted_noise
 from .performance import PostHoc, posthoc
+from .resolved import Resolution, resolutions
 from .selection import kernel_names, match, select
 
 
@@ -89,7 +83,7 @@ class LaunchSet:
 
     @property
     def noise(self) -> float | None:
-        """Relative run-to-run noise of the launch durations (a fraction; see the module docstring): sample
+        """Relative run-to-run noise of the launch durations (a fraction; the rule of :mod:`.noise`): sample
         standard deviation / mean of two or more measured launches, else half the range a summary row records /
         its mean; None when neither is known."""
         durations = self.durations_s
@@ -146,66 +140,6 @@ class Side:
     grid: tuple[int, int, int] | None = None
     block: tuple[int, int, int] | None = None
     noise: float | None = None
-
-
-def significance(before_noise: float | None, after_noise: float | None, change: float | None) -> tuple[float | None, bool | None]:
-    """``(noise, beyond)`` of a relative change ``after / before - 1`` between two sides of relative noise
-    ``before_noise`` / ``after_noise`` (fractions): noise = the larger of the two known; beyond = |change| > that
-    noise with both known, False when |change| is within the one known, else None (module docstring)."""
-    known = [x for x in (before_noise, after_noise) if x is not None]
-    noise = max(known) if known else None
-    if change is None or noise is None:
-        return noise, None
-    if abs(change) <= noise:
-        return noise, False
-    return noise, True if len(known) == 2 else None
-
-
-#: The share of a side's matched time whose kernels must have a known noise for the total to carry one.
-NOISE_COVERAGE = 0.5
-
-
-def weighted_noise(values: Sequence[tuple[float | None, float]]) -> float | None:
-    """The noise of a sum of kernel times: the time-weighted mean of the kernels' relative noise ``(noise, time_s)``
-    over the kernels whose noise is known, when they hold at least :data:`NOISE_COVERAGE` of the time; else None
-    (a total mostly of single launches has no known noise)."""
-    total = math.fsum(t for _, t in values)
-    known = [(n, t) for n, t in values if n is not None]
-    weight = math.fsum(t for _, t in known)
-    if total <= 0 or weight < NOISE_COVERAGE * total:
-        return None
-    return math.fsum(n * t for n, t in known) / weight
-
-
-@dataclass(frozen=True)
-class Resolution:
-    """What became of one BEFORE finding in AFTER: the "verify" step, from the counters themselves.
-
-    Attributes:
-        finding_id: the BEFORE finding.
-        status: ``"resolved"`` (its waste counter fell to at most :data:`RESOLVED_SHARE` of BEFORE's, or to 0),
-            ``"reduced"`` (below :data:`UNCHANGED_BAND`), ``"unchanged"`` (within it), ``"worse"`` (above it),
-            ``"not_measured"`` (AFTER lacks the counter); for a finding without a waste counter ``"gone"`` (AFTER does
-            not report it) or ``"still_reported"``.
-        measure: the waste counter (``data/findings.toml`` ``verify``: signed terms), empty when none.
-        before_value / after_value: the counter on each side (None: not measured or no counter).
-        estimated_speedup / estimate_kind: the BEFORE finding's own estimate (a factor >= 1, ``"prediction"`` or
-            ``"upper_bound"``), None when it has none.
-    """
-
-    finding_id: str
-    status: str
-    measure: tuple[str, ...]
-    before_value: float | None
-    after_value: float | None
-    estimated_speedup: float | None
-    estimate_kind: str | None
-
-
-#: A waste counter at or below this share of BEFORE's is resolved; within (1 -/+ UNCHANGED_BAND) it is unchanged.
-#: Judgement: counters of one kernel re-profiled are reproducible to well under 10 % (corpus controls O7-O9).
-RESOLVED_SHARE = 0.05
-UNCHANGED_BAND = 0.10
 
 
 @dataclass(frozen=True)
@@ -284,88 +218,6 @@ class KernelComparison:
 
 
 @dataclass(frozen=True)
-class ProgramSide:
-    """One side's program timeline: its wall time and where it went (seconds).
-
-    Attributes:
-        path / format: the input.
-        wall_s: program wall time (first to last recorded interval; the slowest rank's), None for ``nsys stats``
-            summaries (no intervals).
-        kernel_s / memcpy_s / memset_s: GPU time with at least one kernel running / copies and no kernel / memsets
-            only (exclusive, summed over the devices of the rank that ends the program); for a summary the plain
-            sums of the per-name totals (overlap not known).
-        gpu_idle_s: time of the wall with no GPU work at all, None for a summary.
-        host_api_s: union of host-side CUDA API time (that rank's), None when not recorded.
-        steps_s: the duration of each profiler step (``ProfilerStep#N`` ranges; of the slowest rank where several
-            record it), in step order; empty when the trace marks no steps.
-    """
-
-    path: str
-    format: str
-    wall_s: float | None
-    kernel_s: float
-    memcpy_s: float
-    memset_s: float
-    gpu_idle_s: float | None
-    host_api_s: float | None
-    steps_s: tuple[float, ...] = ()
-
-
-@dataclass(frozen=True)
-class ProgramFigure:
-    """The program-level figure of two timelines: per profiler step when both mark steps, else the wall.
-
-    Attributes:
-        basis: ``"steps"`` (median step time of each side), ``"wall"`` (neither side marks steps: the walls), or
-            ``"none"`` (one side marks steps and the other does not, or a wall is unknown: no program figure; raw walls
-            of captures holding different numbers of steps are not comparable).
-        before_s / after_s: the compared times (s), None for ``"none"``.
-        steps_before / steps_after: steps per side (0 when none are marked).
-        speedup: before_s / after_s, None for ``"none"``.
-        noise / beyond_noise: per step, the step times' relative standard deviation (:func:`significance`); None
-            for walls (one sample per side).
-    """
-
-    basis: str
-    before_s: float | None
-    after_s: float | None
-    steps_before: int
-    steps_after: int
-    speedup: float | None
-    noise: float | None = None
-    beyond_noise: bool | None = None
-
-    def slower_by(self) -> float | None:
-        """after / before - 1 (a fraction; > 0 is slower), None without a figure."""
-        return None if self.speedup is None else 1.0 / self.speedup - 1.0
-
-
-def _step_noise(steps: tuple[float, ...]) -> float | None:
-    if len(steps) < 2:
-        return None
-    mean = statistics.fmean(steps)
-    return statistics.stdev(steps) / mean if mean > 0 else None
-
-
-def program_figure(programs: tuple[ProgramSide, ProgramSide] | None) -> ProgramFigure | None:
-    """The program figure of two timelines (:class:`ProgramFigure`), or None when the sides are not both timelines.
-    "3 steps of 11 ms vs 5 steps of 10 ms" is 1.10x faster per step, never the 33 / 50 ms of the walls."""
-    if programs is None:
-        return None
-    b, a = programs
-    nb, na = len(b.steps_s), len(a.steps_s)
-    if nb and na:
-        mb, ma = statistics.median(b.steps_s), statistics.median(a.steps_s)
-        speedup = mb / ma if mb > 0 and ma > 0 else None
-        noise, beyond = significance(_step_noise(b.steps_s), _step_noise(a.steps_s),
-                                     None if speedup is None else 1.0 / speedup - 1.0)
-        return ProgramFigure("steps", mb, ma, nb, na, speedup, noise, beyond)
-    if nb or na or not b.wall_s or not a.wall_s:
-        return ProgramFigure("none", None, None, nb, na, None)
-    return ProgramFigure("wall", b.wall_s, a.wall_s, 0, 0, b.wall_s / a.wall_s)
-
-
-@dataclass(frozen=True)
 class Comparison:
     """Two profiles compared.
 
@@ -439,7 +291,7 @@ class Comparison:
 
     def regressions(self, threshold: float) -> tuple[str, ...]:
         """What the gate fails on at ``threshold`` (a fraction, 0.05 = 5 %), each slower by more than it and not
-        within the run-to-run noise (module docstring): the AFTER names of kernels; ``"total"`` for the matched
+        within the run-to-run noise (:mod:`.noise`): the AFTER names of kernels; ``"total"`` for the matched
         kernels together; ``"program"`` for the program figure of two timelines (per step, or the walls); and
         ``"unmatched"`` when the kernels found only AFTER take more time than those found only BEFORE by more than
         the threshold of the BEFORE side's kernel time (:attr:`unmatched_growth`; the names are
@@ -579,58 +431,6 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
         generator=generator,
         resolved=resolutions(before.representative, after.representative),
     )
-
-
-def _waste(terms: tuple[str, ...], metrics) -> float | None:
-    """The signed sum of ``terms`` (metric names, ``-name``, or numbers) over a launch's metrics; None when one is
-    missing."""
-    total = 0.0
-    for term in terms:
-        sign, name = (-1.0, term[1:]) if term.startswith("-") else (1.0, term)
-        try:
-            value = float(name)
-        except ValueError:
-            value = metrics.get(name)
-            if value is None or not math.isfinite(value):
-                return None
-        total += sign * value
-    return max(total, 0.0)
-
-
-def resolutions(before: KernelDiagnosis, after: KernelDiagnosis) -> tuple[Resolution, ...]:
-    """What became of each finding of the BEFORE launch in the AFTER launch (:class:`Resolution`): for a finding
-    with a waste counter (``data/findings.toml`` ``verify``) from that counter on both sides, else from whether AFTER
-    still reports it. Only root causes are followed: findings with an estimate, or with a waste counter; BEFORE's
-    order."""
-    from ..knowledge.findings import findings as finding_texts
-
-    texts = finding_texts()
-    after_ids = {f.id for f in after.findings}
-    out: list[Resolution] = []
-    seen: set[str] = set()
-    for f in before.findings:
-        text = texts.get(f.id)
-        terms = text.verify if text is not None else ()
-        if f.id in seen or (not terms and f.estimated_speedup is None):
-            continue
-        seen.add(f.id)
-        if not terms:
-            status = "still_reported" if f.id in after_ids else "gone"
-            out.append(Resolution(f.id, status, (), None, None, f.estimated_speedup, f.estimate_kind))
-            continue
-        vb, va = _waste(terms, before.kernel.metrics), _waste(terms, after.kernel.metrics)
-        if va is None or vb is None:
-            status = "not_measured"
-        elif va <= RESOLVED_SHARE * vb or va == 0:
-            status = "resolved"
-        elif va < (1 - UNCHANGED_BAND) * vb:
-            status = "reduced"
-        elif va <= (1 + UNCHANGED_BAND) * vb:
-            status = "unchanged"
-        else:
-            status = "worse"
-        out.append(Resolution(f.id, status, terms, vb, va, f.estimated_speedup, f.estimate_kind))
-    return tuple(out)
 
 
 def _posthoc(before: LaunchSet, after: LaunchSet) -> PostHoc | None:

@@ -8,7 +8,7 @@ launches are aggregated per kernel key (demangled name, else name; grid; block):
 overall speedup is of the matched kernels' total time only, with the unmatched kernels' time apart (as
 :mod:`kernelscope.analysis.compare`). Kernels left unmatched whose names differ only by a generated ordinal or hash
 pair as in :mod:`kernelscope.analysis.compare` (same grid and block, nearest median); the gate follows the same noise
-rule (:func:`kernelscope.analysis.compare.significance`) and gates unmatched time the same way.
+rule (:func:`kernelscope.analysis.noise.significance`) and gates unmatched time the same way.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from .compare import significance, weighted_noise
+from .noise import significance, weighted_noise
 from .names import generated_stem
 
 #: (kernel name, grid, block): grid and block as (x, y, z) tuples, or None when not recorded.
@@ -50,7 +50,7 @@ class DatasetKernel:
 
     @property
     def significance(self) -> tuple[float | None, bool | None]:
-        """``(noise, beyond)`` of the change of the medians (:func:`kernelscope.analysis.compare.significance`)."""
+        """``(noise, beyond)`` of the change of the medians (:func:`kernelscope.analysis.noise.significance`)."""
         return significance(self.before.noise, self.after.noise, self.slower_by())
 
     @property
@@ -109,7 +109,7 @@ class DatasetComparison:
 
     @property
     def noise(self) -> tuple[float | None, bool | None]:
-        """``(noise, beyond)`` of the matched total: each side's :func:`kernelscope.analysis.compare.weighted_noise`."""
+        """``(noise, beyond)`` of the matched total: each side's :func:`kernelscope.analysis.noise.weighted_noise`."""
         s = self.speedup
         return significance(weighted_noise([(k.before.noise, k.before.total_s) for k in self.kernels]),
                             weighted_noise([(k.after.noise, k.after.total_s) for k in self.kernels]),

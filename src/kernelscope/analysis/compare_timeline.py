@@ -14,7 +14,7 @@ import math
 import re
 
 from ..model import DeviceInfo, KernelProfile, LaunchConfig, Measurement, ProfileReport
-from .compare import ProgramSide
+from .compare_program import ProgramSide
 from .timeline.report import ItemStat, TimelineReport
 
 

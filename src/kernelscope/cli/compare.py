@@ -21,7 +21,7 @@ from .options import OUTPUT_HELP, Command, Shared
 from .output import refuse_inputs, write_atomic
 
 if TYPE_CHECKING:
-    from ..analysis.compare import ProgramSide
+    from ..analysis.compare_program import ProgramSide
     from ..analysis.diagnosis import KernelDiagnosis
     from ..model import GpuSpec, Measurement
 

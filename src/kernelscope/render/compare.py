@@ -10,7 +10,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis.compare import METHOD_FIELDS, Comparison, KernelComparison, ProgramSide, Resolution, Side
+from ..analysis.compare import METHOD_FIELDS, Comparison, KernelComparison, Side
+from ..analysis.compare_program import ProgramSide
+from ..analysis.resolved import Resolution
 from ..model import Measurement
 from ..notes import Note
 from ..version import __version__
