@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from ..api import diagnose_file
 from ..errors import InputError
@@ -94,11 +95,16 @@ def _as_ranks(args: argparse.Namespace) -> int:
     if args.output:
         refuse_inputs([args.output], args.traces)
     with spooled(args.traces) as spools, Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
-        summaries = run_map(timeline_rank_one,
+        per_input = run_map(timeline_rank_one,
                             [(spools.path(path), path, args.input_format, i) for i, path in enumerate(args.traces)],
                             jobs=args.jobs or default_jobs(), engine=args.engine, address=args.address,
                             step=steps.stage("reading", len(args.traces)))
-    reduced = reduce_ranks(summaries, top=args.top)
+    # every rank of every input (an archive or a directory of traces holds several), in input order
+    summaries = [replace(s, order=i) for i, s in enumerate(s for ranks in per_input for s in ranks)]
+    try:
+        reduced = reduce_ranks(summaries, top=args.top)
+    except ValueError as exc:
+        raise InputError("--as-ranks", str(exc)) from None
     if args.output:
         write_atomic(args.output, render_ranks(reduced, args.format, args.lang))
     elif args.format == "table":
