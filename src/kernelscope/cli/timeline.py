@@ -24,14 +24,18 @@ def _add_timeline_parser(t: argparse.ArgumentParser) -> None:
     t.add_argument("traces", nargs="+", metavar="FILE",
                    help="Nsight Systems SQLite export (nsys export --type sqlite), `nsys stats` output (text, "
                    "--format csv or table), or a PyTorch profiler trace (.json, .json.gz, a directory or .tar.gz); "
-                   "a directory of PyTorch profiler traces is one multi-rank program (its files are the ranks), any "
-                   "other directory gives its files, each its own program; a glob is expanded by kernelscope, sorted")
+                   "a directory of PyTorch profiler traces is one multi-rank program (its files are the ranks; "
+                   "refused when they record different world sizes or GPUs: give a glob of its files to analyse each "
+                   "as its own program), any other directory gives its files, each its own program; a glob is "
+                   "expanded by kernelscope, sorted")
     t.add_argument("--as-ranks", action="store_true",
                    help="the inputs (files, directories, globs) are the ranks of ONE program: each rank's trace is "
                    "read and analysed alone (memory of about one file; with --jobs / --engine ray) into a small "
-                   "summary, then reduced: program wall (the slowest rank's), per-rank table, slowest rank, "
-                   "stragglers and the cross-rank imbalance of the top kernels; a directory gives its files (one "
-                   "rank each); not with --kernels or parquet output")
+                   "summary (every rank of an archive or directory of traces), then reduced: program wall (the "
+                   "slowest rank's), per-rank computation / communication unions and collective wait, the straggler "
+                   "(the longest own work: wall minus collective wait), program projections beyond the waits and "
+                   "the cross-rank imbalance of the top kernels; a directory gives its files; traces of different "
+                   "runs (world size, GPU) are refused; not with --kernels or parquet output")
     add_map_arguments(t)
     add_dataset_argument(t)
     t.add_argument("--top", type=int, default=10, metavar="N", help="rows per ranking (default 10)")

@@ -289,15 +289,15 @@ def _tiny_rows(rep: TimelineReport, f: Fmt, top: int) -> tuple[list[str], list[l
 
 
 def _rank_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
-    head = [f.label("tl_rank"), f.label("tl_wall"), f.label("tl_kernels"), f.label("tl_memcpy"), f.label("tl_idle"),
-            f.label("tl_util"), f.label("tl_communication"), f.label("tl_computation"), f.label("tl_overlap_short"),
+    head = [f.label("tl_rank"), f.label("tl_wall"), f.label("tl_util"), f.label("tl_communication"),
+            f.label("tl_computation"), f.label("tl_overlap_short"),
             f.label("tl_exposed_short"), f.label("tl_wait_short"), f.label("tl_own_short"), f.label("tl_no_gpu"),
             f.label("tl_host_api_short")]
     rows = []
     for r in rep.ranks:
         mark = " *" if rep.slowest_rank is not None and r.rank == rep.slowest_rank else ""
-        rows.append([_rank(f, r.rank) + mark, f.time(r.wall_s), f.time(r.kernel_s), f.time(r.memcpy_s),
-                     f.time(r.idle_s), f.pct(r.utilisation_pct), f.time(r.communication_s), f.time(r.computation_s),
+        rows.append([_rank(f, r.rank) + mark, f.time(r.wall_s), f.pct(r.utilisation_pct), f.time(r.communication_s),
+                     f.time(r.computation_s),
                      f.time(r.overlap_s), f.time(r.exposed_communication_s), f.time(r.collective_wait_s),
                      f.time(r.own_s), f.time(r.no_gpu_s), f.time(r.host_api_s)])
     return head, rows

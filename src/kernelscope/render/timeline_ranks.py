@@ -15,6 +15,7 @@ from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
 from .cjk import CJKConsole
 from .common import Fmt
+from .timeline import _F
 from .documents import encode
 from .documents.timeline import KernelImbalanceDoc, RankLineDoc, RanksDoc, TimelineDoc
 
@@ -103,7 +104,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
 
 def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
     """rich renderables of the reduce."""
-    f = Fmt(lang)
+    f = _F(lang)
     overview, tables = _tables(rr, f)
     out: list[RenderableType] = [Text(f.label("tl_ar_title"), style="bold")]
     t = Table(box=box.SIMPLE, show_header=False)
@@ -133,7 +134,7 @@ def render_ranks(rr: RanksReport, fmt: str = "table", lang: str = "en", width: i
     Raises:
         ValueError: unknown format or language.
     """
-    f = Fmt(lang)
+    f = _F(lang)
     if fmt == "json":
         return encode(TimelineDoc(schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
                                   reports=[], ranks=ranks_doc(rr)))

@@ -19,9 +19,17 @@ Definitions:
   for the whole program (:mod:`.scopes`): a kernel, copy or memset loses the time it ADDS to its device's busy
   union (the time it alone covers: overlapped time gains nothing), each rank's wall shrinks by the least time the
   item takes from any of its devices, and the program by its slowest rank. Host API time is per rank.
+* Several ranks (:mod:`.collectives`): a rank's computation and communication are wall-clock unions of its
+  kernels (never sums over concurrent streams); the communication not under computation is exposed, and the part
+  of it spent waiting in collectives for other ranks is wait, not work: the straggler is the rank whose own work
+  (wall minus wait) is the longest, and program projections shrink each rank's own work (the program wall is
+  shifted by the slowest rank's wait). Exposed communication is one row, a candidate for the black hole.
+* Steps: ``ProfilerStep#N`` ranges give the median, slowest and fastest step and their spread.
 
 Modules: :mod:`.report` (result objects), :mod:`.intervals` (union / gap algebra), :mod:`.breakdown` (per device
-and stream split, ranks), :mod:`.scopes` (per-device / per-rank shares, program projections, GPU idle),
+and stream split, ranks, steps), :mod:`.collectives` (computation / communication unions, collective waits,
+projections beyond them), :mod:`.scopes` (per-device / per-rank shares, program projections, GPU idle, exposed
+communication),
 :mod:`.rankings` (per-name rankings, Amdahl, launch shapes, black hole), :mod:`.correlation`
 (API call -> kernel join, launch latency, tiny kernels), :mod:`.graphs` (CUDA graph nodes, per-launch cost,
 launch-bound loops and the predicted graph saving), :mod:`.checks` (the expert checks, engine rules),

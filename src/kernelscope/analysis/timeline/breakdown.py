@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -22,8 +22,7 @@ from .intervals import (
 )
 from .report import NS, CopyDirection, RankRow, Steps, TimeSplit
 
-if TYPE_CHECKING:
-    from .collectives import RankComm
+from .collectives import RankComm, compared
 
 
 def rank_value(r: int) -> int | None:
@@ -218,7 +217,8 @@ def host_api_ns(tl: Timeline, api_rows: np.ndarray, rank: int, one_rank: bool) -
 def rank_rows(tl: Timeline, w: Walls, devices: tuple[TimeSplit, ...], rows: KindRows,
               comms: Sequence[RankComm], wait_ns: Mapping[int, int],
               no_gpu_ns: Mapping[int, int] | None = None) -> tuple[tuple[RankRow, ...], int | None, Note | None]:
-    """Every rank side by side, the straggler (the largest own time: wall minus collective wait, ties the most
+    """Every rank side by side, the straggler (the largest own time: wall minus collective wait, per
+    ``ProfilerStep`` when the ranks hold different step counts, :func:`.collectives.compared`; ties the most
     computation; None with one rank) and the note naming it. ``comms``: each rank's computation and communication
     unions (:mod:`.collectives`, in ``w.ranks`` order); ``wait_ns``: rank -> its collective wait; ``no_gpu_ns``:
     per rank, the time of its wall with no GPU work (ranks without GPU work absent)."""
@@ -240,7 +240,9 @@ def rank_rows(tl: Timeline, w: Walls, devices: tuple[TimeSplit, ...], rows: Kind
             own_s=(w.by_rank[rk] - wait) * NS, communication_sum_s=c.comm_sum_ns * NS))
     if len(out) < 2:
         return tuple(out), None, None
-    slowest = max(out, key=lambda x: (x.own_s, x.computation_s))
+    per_rank_steps = step_times(tl, rows.annotation)
+    values, _ = compared([x.own_s for x in out], [len(per_rank_steps.get(rk, {})) for rk in w.ranks.tolist()])
+    slowest = max(zip(values, out), key=lambda p: (p[0], p[1].computation_s))[1]
     others = [x for x in out if x is not slowest]
     median_own = statistics.median(x.own_s for x in out)
     note = Note("tl_straggler_rank", {

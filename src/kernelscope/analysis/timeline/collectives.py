@@ -210,3 +210,12 @@ def balanced_wall_s(w_by_rank: Mapping[int, int], waits: Waits) -> float | None:
     walls = np.array([w_by_rank[r] for r in sorted(w_by_rank)], dtype=np.float64)
     own = walls - np.array([waits.wait_ns.get(r, 0) for r in sorted(w_by_rank)], dtype=np.float64)
     return float(walls.max() - (own.max() - np.median(own))) * 1e-9
+
+
+def compared(own_s: Sequence[float], steps: Sequence[int]) -> tuple[list[float], bool]:
+    """What ranks are compared by: their own work (seconds), or their own work per ``ProfilerStep`` when their
+    traces hold different step counts (whole walls of traces of different lengths are not comparable). Returns the
+    values and whether they are per step."""
+    counts = set(steps)
+    per_step = len(counts) > 1 and 0 not in counts
+    return [o / (n if per_step else 1) for o, n in zip(own_s, steps)], per_step

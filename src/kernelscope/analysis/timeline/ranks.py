@@ -23,6 +23,7 @@ import numpy as np
 
 from ...timeline_model import run_mismatch
 from .collectives import CollectiveCalls, collective_waits, comms_of, program_after
+from .collectives import compared as compare_by
 
 if TYPE_CHECKING:
     from ...timeline_model import Timeline
@@ -240,9 +241,7 @@ def reduce_ranks(summaries: Sequence[RankSummary], *, top: int = 10, straggler_p
     wait_ns = [min(sum(w.values()), round(s.exposed_s * 1e9)) for w, (_, s) in zip(per_name, pairs)]
     walls_ns = np.array([round(s.wall_s * 1e9) for _, s in pairs], dtype=np.int64)
     own_ns = walls_ns - np.array(wait_ns, dtype=np.int64)
-    step_counts = {s.steps for _, s in pairs}
-    per_step = len(step_counts) > 1 and 0 not in step_counts
-    compared = [float(o) * 1e-9 / (s.steps if per_step else 1) for o, (_, s) in zip(own_ns.tolist(), pairs)]
+    compared, per_step = compare_by([float(o) * 1e-9 for o in own_ns.tolist()], [s.steps for _, s in pairs])
     median_cmp = statistics.median(compared)
     median_wall = statistics.median(s.wall_s for _, s in pairs)
     kernel_total = sum(s.kernel_s for _, s in pairs)

@@ -15,6 +15,11 @@ Definitions (every projection says its ``scope`` and ``basis``, see :class:`~.re
   LEAST time the item takes from any of its devices (a device without the item keeps the wall); ranks run side by
   side: ``T'(f) = max over ranks r of (W_r - (1 - 1/f) * min over devices d of r of a_rd)``. One device: classic
   Amdahl on the wall. Speedup ``T / T'``, saved share ``1 - T'/T``; ``fraction`` is the saved share when gone.
+  Ranks that wait in collectives (:mod:`.collectives`): each rank's own work ``W_r - wait_r`` shrinks, the program
+  wall is ``T - (B - B'(f))`` with ``B = max_r(W_r - wait_r)``, and a collective loses only its time beyond its
+  wait there (waiting for another rank is not work to speed up, case N14).
+* Exposed communication (basis ``"exposed_communication"``): per rank, its communication not under computation,
+  beyond its collective wait.
 * GPU idle (basis ``"no_gpu_work"``): per rank, the time of its wall with no GPU work on any of its devices.
 
 Vectorised: per-item times come from :func:`.intervals.item_times` (one sort of the boundaries per lane); the
