@@ -179,3 +179,35 @@ def test_steps_median_slowest_spread_and_per_step_comparison(tmp_path, capsys):
     # own work per step: 340 / 3 = 113.3 us vs 200 / 2 = 100 us: rank 0 is slower although its wall is not 1.7x
     assert lines[0]["compared_s"] == pytest.approx(340e-6 / 3) and lines[1]["compared_s"] == pytest.approx(100e-6)
     assert rr["slowest_rank"] == 0
+
+
+# ------------------------------------------------------------------------------------------ the wait model
+def test_collective_waits_match_calls_by_name_and_occurrence():
+    import numpy as np
+
+    from kernelscope.analysis.timeline.collectives import CollectiveCalls, collective_waits, program_after
+
+    def calls(rank, names, index, dur, exposed):
+        return CollectiveCalls(rank, names, np.array(index), np.array(dur), np.array(exposed))
+
+    # rank 0: all-reduce 50, 30, a broadcast 7 (rank 1 never calls it: no barrier to match);
+    # rank 1: all-reduce 30 (20 of it under computation), 40, 60 (a third call rank 0 lacks: not matched)
+    a = calls(0, ("ar", "bc"), [0, 1, 0], [50, 7, 30], [50, 7, 30])
+    b = calls(1, ("ar",), [0, 0, 0], [30, 40, 60], [10, 40, 60])
+    wa, wb = collective_waits([a, b])
+    assert wa == {"ar": 20} and wb == {"ar": 10}  # 50 - 30 on rank 0's first; 40 - 30 on rank 1's second
+    assert collective_waits([a]) == [{}]  # one rank: nothing to wait for
+    # program_after: walls 100 / 90, waits 20 / 10 -> own 80 / 80, B = 80, T = 100 (shift 20); an item saving
+    # 40 on rank 0 and 10 on rank 1: gone -> max(40, 70) + 20 = 90; 2x -> max(60, 75) + 20 = 95
+    after = program_after(np.array([100, 90]), np.array([20, 10]), np.array([[40.0, 10.0]]), (2.0, float("inf")))
+    assert after.tolist() == [[95.0, 90.0]]
+    # no wait: classic per-rank Amdahl, max(100 - 40, 90 - 10) = 80
+    assert program_after(np.array([100, 90]), None, np.array([[40.0, 10.0]]), (float("inf"),)).tolist() == [[80.0]]
+
+
+def test_ranks_are_compared_per_step_only_when_step_counts_differ():
+    from kernelscope.analysis.timeline.collectives import compared
+
+    assert compared([3.0, 2.0], [3, 2]) == ([1.0, 1.0], True)
+    assert compared([3.0, 2.0], [4, 4]) == ([3.0, 2.0], False)
+    assert compared([3.0, 2.0], [0, 2]) == ([3.0, 2.0], False)  # a trace without steps: whole traces

@@ -81,8 +81,8 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                  for r in rr.ranks])
     proj_rows = []
     if rr.balanced_wall_s is not None:
-        proj_rows.append([f.label("tl_ar_p_balanced"), f.time(rr.balanced_wall_s), _x(rr.wall_s / rr.balanced_wall_s
-                                                                                      if rr.balanced_wall_s > 0 else math.inf, f)])
+        sp = rr.wall_s / rr.balanced_wall_s if rr.balanced_wall_s > 0 else math.inf
+        proj_rows.append([f.label("tl_ar_p_balanced"), f.time(rr.balanced_wall_s), _x(sp, f)])
     if rr.hidden_wall_s is not None and rr.exposed_s > 0:
         proj_rows.append([f.label("tl_ar_p_hidden"), f.time(rr.hidden_wall_s),
                           _x(rr.wall_s / rr.hidden_wall_s if rr.hidden_wall_s > 0 else math.inf, f)])

@@ -47,7 +47,7 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
         return None
     sp = b.amdahl.speedups if b.amdahl is not None else (None, None, None)
     category = b.category
-    if lang == "zh" and category in ("kernel", "memcpy", "memset", "communication"):  # the word, not the id ("gemm（Kernel）")
+    if lang == "zh" and category in ("kernel", "memcpy", "memset", "communication"):  # the word ("gemm（Kernel）")
         category = Fmt(lang).label(f"tl_category_{category}")
     values = {"name": b.name, "category": category, "time_s": b.time_s,
               "pct": (b.program_fraction * 100.0) if b.program_fraction is not None else None,

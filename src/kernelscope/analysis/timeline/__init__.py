@@ -46,7 +46,9 @@ from ...knowledge.timeline_checks import timeline_checks
 from ...notes import Note
 from ...timeline_model import Timeline, TimelineSummary
 from ..engine import Finding, run_rules
-from .breakdown import Breakdown, Walls, breakdown, program_idle, rank_rows, rank_value, steps_of, walls
+from .breakdown import (
+    Breakdown, Walls, breakdown, program_idle, rank_rows, rank_value, steps_of, walls,
+)
 from .collectives import Waits, balanced_wall_s, comms_of, waits_of
 from .checks import TIMELINE_RULES, IntervalFacts, TimelineContext, is_sync_api, time_and_count
 from .correlation import ApiJoin, launch_overhead, tiny_kernels

@@ -235,7 +235,8 @@ def rank_rows(tl: Timeline, w: Walls, devices: tuple[TimeSplit, ...], rows: Kind
             memset_s=sum(d.memset_s for d in ds), idle_s=sum(d.idle_s for d in ds),
             utilisation_pct=(100.0 * sum(d.busy_s for d in ds) / span) if span > 0 else None,
             communication_s=c.communication_ns * NS, computation_s=c.compute_ns * NS,
-            host_api_s=api_ns * NS if api_ns is not None else None, no_gpu_s=no_gpu * NS if no_gpu is not None else None,
+            host_api_s=api_ns * NS if api_ns is not None else None,
+            no_gpu_s=no_gpu * NS if no_gpu is not None else None,
             overlap_s=c.overlap_ns * NS, exposed_communication_s=c.exposed_ns * NS, collective_wait_s=wait * NS,
             own_s=(w.by_rank[rk] - wait) * NS, communication_sum_s=c.comm_sum_ns * NS))
     if len(out) < 2:

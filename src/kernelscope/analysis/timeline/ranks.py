@@ -197,7 +197,8 @@ def summarize(report: "TimelineReport", path: str, order: int, tl: "Timeline | N
             total = sum(d.total_s for d in lanes) if lanes else float(k.total_s or 0.0)
             count = sum(d.count for d in lanes) if lanes else int(k.count or 0)
             kernels.append((k.name, float(total), int(count)))
-            exclusive.append((k.name, float(sum(d.exclusive_s or 0.0 for d in lanes) if lanes else k.exclusive_s or 0.0)))
+            alone = sum(d.exclusive_s or 0.0 for d in lanes) if lanes else k.exclusive_s or 0.0
+            exclusive.append((k.name, float(alone)))
         per_step = steps.get(rk, {})
         out.append(RankSummary(
             order=order + i, path=path, recorded_rank=r.rank, wall_s=float(r.wall_s), busy_s=float(r.busy_s),

@@ -415,9 +415,10 @@ class RankRow:
 
     ``communication_s`` / ``computation_s``: the UNION over all its devices and streams of its communication
     kernels (names matching ``[ranks] communication_regex``) and of its other kernels, seconds (wall-clock time,
-    never a sum over concurrent streams, :mod:`.collectives`); ``overlap_s``: time both ran; ``exposed_communication_s``:
-    communication not hidden under computation; ``communication_sum_s``: the plain sum of its communication kernels'
-    durations (concurrent ones counted twice: not wall time); ``collective_wait_s``: the part of it spent waiting in collectives
+    never a sum over concurrent streams, :mod:`.collectives`); ``overlap_s``: time both ran;
+    ``exposed_communication_s``: communication not hidden under computation; ``communication_sum_s``: the plain sum
+    of its communication kernels' durations (concurrent ones counted twice: not wall time); ``collective_wait_s``:
+    the part of it spent waiting in collectives
     for other ranks (0 with one rank); ``own_s``: ``wall_s - collective_wait_s``, the time its own work takes (the
     straggler has the largest). ``host_api_s``: the union of this rank's host CUDA API intervals, seconds
     (<= ``wall_s``; None when none was recorded); ``no_gpu_s``: the time of its wall with no GPU work on any of its

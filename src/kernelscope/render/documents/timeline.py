@@ -35,7 +35,8 @@ AmdahlScope = Annotated[Literal["program", "device", "rank"], Meta(description=(
     "whose time is projected: program (the program wall: the longest rank wall, the slowest rank / device ends it; "
     "each rank's wall shrinks by the least time the item takes from any of its devices), device (one GPU: its "
     "rank's wall) or rank (one rank as a whole: its wall)"))]
-AmdahlBasis = Annotated[Literal["exclusive", "serial", "host", "no_gpu_work", "exposed_communication"], Meta(description=(
+AmdahlBasis = Annotated[Literal["exclusive", "serial", "host", "no_gpu_work", "exposed_communication"],
+                        Meta(description=(
     "which of the item's time goes: exclusive (the time it adds to its device's busy union, i.e. covered by it "
     "alone: overlapped time gains nothing), serial (its summed time, assuming serial execution: an nsys stats "
     "summary has no intervals), host (the union of its host intervals on each rank, assuming the rank waits for "
