@@ -67,6 +67,12 @@ def test_n14_directory_straggler_is_the_rank_that_waits_least():
     assert ar.amdahl.projected_s[-1] == pytest.approx(352.1 * MS)
     # exposed communication beyond the waits: 10 ms on every rank
     assert rep.communication.amdahl.projected_s[-1] == pytest.approx(352.1 * MS)
+    assert rep.communication.total_s == pytest.approx(640 * MS)  # 3 x 210 + 10, of which 600 ms waiting
+    from kernelscope.render.timeline import render_timeline
+
+    text = render_timeline([rep], "table", "en", width=400)
+    assert "600.0 ms of it waiting" in text and "362.1 ms -> 352.1 ms (1.03x)" in text
+    assert "362.1 ms -> 162.1 ms (2.23x" in text
 
 
 def test_n14_as_ranks_names_rank_1_in_every_mode(capsys):

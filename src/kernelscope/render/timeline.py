@@ -165,11 +165,17 @@ def _comm_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
             comm_sum=f.time(r.communication_sum_s),
             overlap=f.time(r.overlap_s), exposed=f.time(r.exposed_communication_s),
             pct=100.0 * r.exposed_communication_s / r.wall_s if r.wall_s > 0 else 0.0)))
+    c = rep.communication
+    if c is not None and len(rep.ranks) > 1 and c.amdahl is not None and c.amdahl.projected_s:
+        rows.append((f.label("tl_comm_line"), f.label(
+            "tl_comm_ranks", exposed=f.time(c.total_s), n=len(rep.ranks),
+            wait=f.time(sum(r.collective_wait_s for r in rep.ranks)), before=f.time(c.amdahl.base_s),
+            after=f.time(c.amdahl.projected_s[-1]), speedup=_speed_text(c.amdahl.speedups[-1], f))))
     if rep.balanced_wall_s is not None and rep.wall_s:
         sp = rep.wall_s / rep.balanced_wall_s if rep.balanced_wall_s > 0 else math.inf
         rows.append((f.label("tl_balanced"), f.label(
             "tl_balanced_line", before=f.time(rep.wall_s), after=f.time(rep.balanced_wall_s),
-            speedup="∞" if math.isinf(sp) else (f"{sp:.3g}×" if f.lang == "zh" else f"{sp:.3g}x"))))
+            speedup=_speed_text(sp, f))))
     st = rep.steps
     if st is not None:
         of_rank = "" if st.rank is None or len(rep.ranks) < 2 else f.label("tl_steps_of_rank", rank=st.rank)
@@ -177,6 +183,11 @@ def _comm_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
             "tl_steps_line", n=st.count, first=st.first, last=st.last, of_rank=of_rank, median=f.time(st.median_s),
             slow_n=st.slowest_step, slow=f.time(st.slowest_s), fast=f.time(st.fastest_s), spread=st.spread_pct)))
     return rows
+
+
+def _speed_text(sp: float, f: Fmt) -> str:
+    """A speedup as "2.23x" (zh "2.23×"), "∞" when unbounded."""
+    return "∞" if math.isinf(sp) else (f"{sp:.3g}×" if f.lang == "zh" else f"{sp:.3g}x")
 
 
 def _graph_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
