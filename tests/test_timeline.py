@@ -276,7 +276,11 @@ def test_multi_rank_side_by_side_and_slowest():
     assert rep.slowest_rank == 1
     r1 = rep.ranks[1]
     assert r1.computation_s == pytest.approx(160e-6) and r1.communication_s == pytest.approx(40e-6)
-    assert any(n.key == "tl_slowest_rank" for n in rep.notes)
+    # all-reduce 100 / 40 / 80 us: the last to arrive (rank 1) waits 0, the others 60 and 40 us
+    assert [r.collective_wait_s for r in rep.ranks] == pytest.approx([60e-6, 0.0, 40e-6])
+    assert [r.own_s for r in rep.ranks] == pytest.approx([140e-6, 200e-6, 160e-6])
+    note = next(n for n in rep.notes if n.key == "tl_straggler_rank")
+    assert note.values["rank"] == 1 and note.values["wait_s"] == 0.0
     # the black hole's share is of the same program time as the rankings' (the summed rank walls)
     assert rep.black_hole.name == "gemm" and rep.black_hole.program_fraction == rep.kernels[0].program_fraction
     assert len(rep.devices) == 3 and all(d.utilisation_pct == pytest.approx(100.0) for d in rep.devices)

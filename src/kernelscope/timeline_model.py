@@ -306,6 +306,24 @@ class Timeline:
         )
 
 
+def run_mismatch(facts: Sequence[tuple[int | None, str | None, int | None]]) -> str | None:
+    """Why traces are not the ranks of one run (one line), or None. ``facts``: per trace (world size, GPU name,
+    rank), None where not recorded. Ranks of one run agree on the world size and the GPU kind where their traces
+    record them, and a recorded world size holds every recorded rank (a directory of unrelated traces -- other
+    GPUs, other programs -- is not one multi-rank program)."""
+    worlds = sorted({w for w, _, _ in facts if w is not None})
+    if len(worlds) > 1:
+        return "the traces record different world sizes (" + ", ".join(map(str, worlds)) + ")"
+    gpus = sorted({g for _, g, _ in facts if g})
+    if len(gpus) > 1:
+        return "the traces ran on different GPUs (" + ", ".join(gpus) + ")"
+    if worlds and worlds[0] > 0:
+        out = sorted({r for _, _, r in facts if r is not None and r >= worlds[0]})
+        if out:
+            return f"rank {out[0]} is outside the recorded world size {worlds[0]}"
+    return None
+
+
 def merge_timelines(timelines: Sequence[Timeline], path: str | None = None, format: str | None = None) -> Timeline:
     """Concatenate several Timelines (e.g. one per rank) into one; name tables are merged and ``name_id``
     remapped. Devices, invalid and repaired records and problems are concatenated (devices de-duplicated); launch

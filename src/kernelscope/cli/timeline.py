@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from ..api import diagnose_file
 from ..errors import InputError
@@ -23,14 +24,18 @@ def _add_timeline_parser(t: argparse.ArgumentParser) -> None:
     t.add_argument("traces", nargs="+", metavar="FILE",
                    help="Nsight Systems SQLite export (nsys export --type sqlite), `nsys stats` output (text, "
                    "--format csv or table), or a PyTorch profiler trace (.json, .json.gz, a directory or .tar.gz); "
-                   "a directory of PyTorch profiler traces is one multi-rank program (its files are the ranks), any "
-                   "other directory gives its files, each its own program; a glob is expanded by kernelscope, sorted")
+                   "a directory of PyTorch profiler traces is one multi-rank program (its files are the ranks; "
+                   "refused when they record different world sizes or GPUs: give a glob of its files to analyse each "
+                   "as its own program), any other directory gives its files, each its own program; a glob is "
+                   "expanded by kernelscope, sorted")
     t.add_argument("--as-ranks", action="store_true",
                    help="the inputs (files, directories, globs) are the ranks of ONE program: each rank's trace is "
                    "read and analysed alone (memory of about one file; with --jobs / --engine ray) into a small "
-                   "summary, then reduced: program wall (the slowest rank's), per-rank table, slowest rank, "
-                   "stragglers and the cross-rank imbalance of the top kernels; a directory gives its files (one "
-                   "rank each); not with --kernels or parquet output")
+                   "summary (every rank of an archive or directory of traces), then reduced: program wall (the "
+                   "slowest rank's), per-rank computation / communication unions and collective wait, the straggler "
+                   "(the longest own work: wall minus collective wait), program projections beyond the waits and "
+                   "the cross-rank imbalance of the top kernels; a directory gives its files; traces of different "
+                   "runs (world size, GPU) are refused; not with --kernels or parquet output")
     add_map_arguments(t)
     add_dataset_argument(t)
     t.add_argument("--top", type=int, default=10, metavar="N", help="rows per ranking (default 10)")
@@ -94,11 +99,16 @@ def _as_ranks(args: argparse.Namespace) -> int:
     if args.output:
         refuse_inputs([args.output], args.traces)
     with spooled(args.traces) as spools, Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
-        summaries = run_map(timeline_rank_one,
+        per_input = run_map(timeline_rank_one,
                             [(spools.path(path), path, args.input_format, i) for i, path in enumerate(args.traces)],
                             jobs=args.jobs or default_jobs(), engine=args.engine, address=args.address,
                             step=steps.stage("reading", len(args.traces)))
-    reduced = reduce_ranks(summaries, top=args.top)
+    # every rank of every input (an archive or a directory of traces holds several), in input order
+    summaries = [replace(s, order=i) for i, s in enumerate(s for ranks in per_input for s in ranks)]
+    try:
+        reduced = reduce_ranks(summaries, top=args.top)
+    except ValueError as exc:
+        raise InputError("--as-ranks", str(exc)) from None
     if args.output:
         write_atomic(args.output, render_ranks(reduced, args.format, args.lang))
     elif args.format == "table":

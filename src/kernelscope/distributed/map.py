@@ -109,18 +109,22 @@ def timeline_one(job: tuple[str, str | None, int]) -> Any:
 
 
 def timeline_rank_one(job: tuple[str, str, str | None, int]) -> Any:
-    """``timeline --as-ranks``: read and analyse one rank's trace alone and keep only its small
-    :class:`~kernelscope.analysis.timeline.ranks.RankSummary`: ``job`` is (path to read, path as given, input
-    format, position in the input)."""
+    """``timeline --as-ranks``: read and analyse one input alone and keep only the small
+    :class:`~kernelscope.analysis.timeline.ranks.RankSummary` of each rank it holds (one per trace file; every rank
+    of an archive or directory of traces): ``job`` is (path to read, path as given, input format, position in the
+    input). Returns the list of summaries."""
+    from ..analysis.timeline import analyse
     from ..analysis.timeline.ranks import summarize
-    from ..api import timeline_file
+    from ..ingest import load_timeline
+    from ..timeline_model import Timeline
 
     path, label, input_format, order = job
-    reports = timeline_file(path, input_format, 1)
+    data = load_timeline(path, input_format)
+    reports = analyse(data, 1)
     if len(reports) != 1:
         raise InputError(label, f"holds {len(reports)} program runs: --as-ranks needs one rank's trace per file")
     try:
-        return summarize(reports[0], label, order)
+        return summarize(reports[0], label, order, data if isinstance(data, Timeline) else None)
     except ValueError as exc:
         raise InputError(label, str(exc)) from None
 

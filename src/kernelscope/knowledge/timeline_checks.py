@@ -102,9 +102,9 @@ class AmdahlFactors(Sourced, kw_only=True):
 
 
 class Ranks(Sourced, kw_only=True):
-    """Kernel names matching ``communication_regex`` (case-insensitive) are communication, not computation;
-    ``timeline --as-ranks``: a rank whose wall exceeds the median rank wall by more than ``straggler_pct`` percent
-    is a straggler."""
+    """Kernel names matching ``communication_regex`` (case-insensitive) are communication, not computation; a rank
+    whose own work (wall minus collective wait, :mod:`kernelscope.analysis.timeline.collectives`) exceeds the
+    median rank's by more than ``straggler_pct`` percent is a straggler."""
 
     communication_regex: NonEmpty
     straggler_pct: NonNegative

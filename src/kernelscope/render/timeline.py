@@ -42,7 +42,7 @@ from .documents.timeline import (
     LaunchBoundDoc, LaunchOverheadDoc, LaunchShapeDoc, RankRowDoc, TimeSplitDoc, TimelineDoc, TimelineFindingDoc,
     TimelineReportDoc, TinyKernelDoc,
 )
-from .documents.timeline import ScopeShareDoc
+from .documents.timeline import ScopeShareDoc, StepsDoc
 from .timeline_join import absent_section, join_section
 from .timeline_scopes import amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
@@ -144,6 +144,7 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
         if isinstance(bh.values.get("name"), str):  # the table's short name (JSON keeps it whole)
             bh = Note(bh.key, {**bh.values, "name": short_name(bh.values["name"])})
         rows.append((f.label("tl_black_hole"), f.note(bh)))
+    rows += _comm_rows(rep, f)
     if rep.launch is not None:
         L = rep.launch
         rows.append((f.label("tl_launch"), f.label(
@@ -152,6 +153,41 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
             matched=L.matched, median=f.time(L.latency_median_s), p95=f.time(L.latency_p95_s),
             max=f.time(L.latency_max_s), api=f.time(L.api_median_s))))
     return rows + _graph_rows(rep, f)
+
+
+def _comm_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
+    """Overview rows: one rank's computation / communication unions, the straggler fixed, the training steps."""
+    rows = []
+    if rep.communication is not None and len(rep.ranks) == 1:
+        r = rep.ranks[0]
+        rows.append((f.label("tl_comm_line"), f.label(
+            "tl_comm_split", compute=f.time(r.computation_s), comm=f.time(r.communication_s),
+            comm_sum=f.time(r.communication_sum_s),
+            overlap=f.time(r.overlap_s), exposed=f.time(r.exposed_communication_s),
+            pct=100.0 * r.exposed_communication_s / r.wall_s if r.wall_s > 0 else 0.0)))
+    c = rep.communication
+    if c is not None and len(rep.ranks) > 1 and c.amdahl is not None and c.amdahl.projected_s:
+        rows.append((f.label("tl_comm_line"), f.label(
+            "tl_comm_ranks", exposed=f.time(c.total_s), n=len(rep.ranks),
+            wait=f.time(sum(r.collective_wait_s for r in rep.ranks)), before=f.time(c.amdahl.base_s),
+            after=f.time(c.amdahl.projected_s[-1]), speedup=_speed_text(c.amdahl.speedups[-1], f))))
+    if rep.balanced_wall_s is not None and rep.wall_s:
+        sp = rep.wall_s / rep.balanced_wall_s if rep.balanced_wall_s > 0 else math.inf
+        rows.append((f.label("tl_balanced"), f.label(
+            "tl_balanced_line", before=f.time(rep.wall_s), after=f.time(rep.balanced_wall_s),
+            speedup=_speed_text(sp, f))))
+    st = rep.steps
+    if st is not None:
+        of_rank = "" if st.rank is None or len(rep.ranks) < 2 else f.label("tl_steps_of_rank", rank=st.rank)
+        rows.append((f.label("tl_steps"), f.label(
+            "tl_steps_line", n=st.count, first=st.first, last=st.last, of_rank=of_rank, median=f.time(st.median_s),
+            slow_n=st.slowest_step, slow=f.time(st.slowest_s), fast=f.time(st.fastest_s), spread=st.spread_pct)))
+    return rows
+
+
+def _speed_text(sp: float, f: Fmt) -> str:
+    """A speedup as "2.23x" (zh "2.23×"), "∞" when unbounded."""
+    return "∞" if math.isinf(sp) else (f"{sp:.3g}×" if f.lang == "zh" else f"{sp:.3g}x")
 
 
 def _graph_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
@@ -264,15 +300,17 @@ def _tiny_rows(rep: TimelineReport, f: Fmt, top: int) -> tuple[list[str], list[l
 
 
 def _rank_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
-    head = [f.label("tl_rank"), f.label("tl_wall"), f.label("tl_kernels"), f.label("tl_memcpy"), f.label("tl_idle"),
-            f.label("tl_util"), f.label("tl_communication"), f.label("tl_computation"), f.label("tl_no_gpu"),
+    head = [f.label("tl_rank"), f.label("tl_wall"), f.label("tl_util"), f.label("tl_communication"),
+            f.label("tl_computation"), f.label("tl_overlap_short"),
+            f.label("tl_exposed_short"), f.label("tl_wait_short"), f.label("tl_own_short"), f.label("tl_no_gpu"),
             f.label("tl_host_api_short")]
     rows = []
     for r in rep.ranks:
         mark = " *" if rep.slowest_rank is not None and r.rank == rep.slowest_rank else ""
-        rows.append([_rank(f, r.rank) + mark, f.time(r.wall_s), f.time(r.kernel_s), f.time(r.memcpy_s),
-                     f.time(r.idle_s), f.pct(r.utilisation_pct), f.time(r.communication_s), f.time(r.computation_s),
-                     f.time(r.no_gpu_s), f.time(r.host_api_s)])
+        rows.append([_rank(f, r.rank) + mark, f.time(r.wall_s), f.pct(r.utilisation_pct), f.time(r.communication_s),
+                     f.time(r.computation_s),
+                     f.time(r.overlap_s), f.time(r.exposed_communication_s), f.time(r.collective_wait_s),
+                     f.time(r.own_s), f.time(r.no_gpu_s), f.time(r.host_api_s)])
     return head, rows
 
 
@@ -524,6 +562,8 @@ def report_doc(rep: TimelineReport, f: Fmt, join: KernelJoin | None = None) -> T
         black_hole=None if b is None else _copy(BlackHoleDoc, b, amdahl=_amdahl(b.amdahl),
                                                 lane=None if b.lane is None else _share(b.lane)),
         gpu_idle=None if rep.gpu_idle is None else _item(rep.gpu_idle),
+        communication=None if rep.communication is None else _item(rep.communication),
+        steps=None if rep.steps is None else _copy(StepsDoc, rep.steps),
         ranks=[_copy(RankRowDoc, r) for r in rep.ranks], findings=_findings(rep.findings, f),
         notes=notes([_note(n) for n in rep.notes], f), invalid=[_copy(InvalidRecordDoc, r) for r in rep.invalid],
         repaired=repaired_docs(rep), one_off_calls=one_off_docs(rep),

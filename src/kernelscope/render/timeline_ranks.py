@@ -4,6 +4,7 @@ the ``ranks`` section of the ``kernelscope.timeline/1`` document, a rich table v
 from __future__ import annotations
 
 import io
+import math
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -14,6 +15,7 @@ from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
 from .cjk import CJKConsole
 from .common import Fmt
+from .timeline import _F
 from .documents import encode
 from .documents.timeline import KernelImbalanceDoc, RankLineDoc, RanksDoc, TimelineDoc
 
@@ -25,13 +27,27 @@ def ranks_doc(rr: RanksReport) -> RanksDoc:
     return RanksDoc(
         rank_source=rr.rank_source, wall_s=rr.wall_s, median_wall_s=rr.median_wall_s,  # type: ignore[arg-type]
         busy_s=rr.busy_s, kernel_s=rr.kernel_s, slowest_rank=rr.slowest_rank, stragglers=list(rr.stragglers),
-        straggler_pct=rr.straggler_pct,
+        straggler_pct=rr.straggler_pct, compared_by=rr.compared_by,  # type: ignore[arg-type]
+        factors=[None if math.isinf(x) else x for x in rr.factors], balanced_wall_s=rr.balanced_wall_s,
+        hidden_wall_s=rr.hidden_wall_s, exposed_s=rr.exposed_s, wait_s=rr.wait_s,
         ranks=[RankLineDoc(rank=r.rank, path=r.path, wall_s=r.wall_s, busy_s=r.busy_s, kernel_s=r.kernel_s,
-                           share_pct=r.share_pct, vs_median_pct=r.vs_median_pct, straggler=r.straggler)
+                           share_pct=r.share_pct, vs_median_pct=r.vs_median_pct, straggler=r.straggler,
+                           computation_s=r.computation_s, communication_s=r.communication_s, overlap_s=r.overlap_s,
+                           exposed_s=r.exposed_s, wait_s=r.wait_s, own_s=r.own_s, steps=r.steps,
+                           median_step_s=r.median_step_s, compared_s=r.compared_s)
                for r in rr.ranks],
         kernels=[KernelImbalanceDoc(name=k.name, total_s=k.total_s, count=k.count, ranks_with=k.ranks_with,
                                     min_s=k.min_s, median_s=k.median_s, max_s=k.max_s,
-                                    max_over_median=k.max_over_median, max_rank=k.max_rank) for k in rr.kernels])
+                                    max_over_median=k.max_over_median, max_rank=k.max_rank,
+                                    projected_s=list(k.projected_s),
+                                    speedups=[None if math.isinf(x) else x for x in k.speedups])
+                 for k in rr.kernels])
+
+
+def _x(value: float, f: Fmt) -> str:
+    if math.isinf(value):
+        return "∞"
+    return f"{value:.3g}×" if f.lang == "zh" else f"{value:.3g}x"
 
 
 def _signed_pct(value: float | None, f: Fmt) -> str:
@@ -45,28 +61,50 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
         (f.label("tl_ar_rank_source"), f.label("tl_ar_" + rr.rank_source)),
         (f.label("tl_ar_wall"), f.time(rr.wall_s)),
         (f.label("tl_ar_median_wall"), f.time(rr.median_wall_s)),
+        (f.label("tl_ar_compared"), f.label("tl_ar_by_step" if rr.compared_by == "own_per_step" else "tl_ar_by_own")),
         (f.label("tl_ar_slowest"), str(rr.slowest_rank)),
         (f.label("tl_ar_stragglers", pct=f.pct(rr.straggler_pct, 0)),
          ", ".join(str(r) for r in rr.stragglers) or f.label("tl_ar_none")),
     ]
+    steps = any(r.steps for r in rr.ranks)
     per_rank = (f.label("tl_ar_per_rank"),
-                [f.label("tl_rank"), f.label("tl_ar_file"), f.label("tl_ar_rank_wall"), f.label("tl_ar_busy"),
-                 f.label("tl_ar_kernel"), f.label("tl_ar_share"), f.label("tl_ar_vs_median")],
-                [[str(r.rank), r.path, f.time(r.wall_s), f.time(r.busy_s), f.time(r.kernel_s), f.pct(r.share_pct),
-                  _signed_pct(r.vs_median_pct, f) + (" (" + f.label("tl_ar_straggler") + ")" if r.straggler else "")]
+                [f.label("tl_rank"), f.label("tl_ar_file"), f.label("tl_ar_rank_wall"),
+                 f.label("tl_computation"), f.label("tl_communication"), f.label("tl_overlap_short"),
+                 f.label("tl_exposed_short"), f.label("tl_wait_short"), f.label("tl_ar_own")]
+                + ([f.label("tl_ar_steps"), f.label("tl_ar_median_step")] if steps else [])
+                + [f.label("tl_ar_vs_median")],
+                [[str(r.rank), r.path, f.time(r.wall_s), f.time(r.computation_s),
+                  f.time(r.communication_s), f.time(r.overlap_s), f.time(r.exposed_s), f.time(r.wait_s),
+                  f.time(r.own_s)]
+                 + ([str(r.steps), f.time(r.median_step_s)] if steps else [])
+                 + [_signed_pct(r.vs_median_pct, f) + (" (" + f.label("tl_ar_straggler") + ")" if r.straggler else "")]
                  for r in rr.ranks])
+    proj_rows = []
+    if rr.balanced_wall_s is not None:
+        sp = rr.wall_s / rr.balanced_wall_s if rr.balanced_wall_s > 0 else math.inf
+        proj_rows.append([f.label("tl_ar_p_balanced"), f.time(rr.balanced_wall_s), _x(sp, f)])
+    if rr.hidden_wall_s is not None and rr.exposed_s > 0:
+        proj_rows.append([f.label("tl_ar_p_hidden"), f.time(rr.hidden_wall_s),
+                          _x(rr.wall_s / rr.hidden_wall_s if rr.hidden_wall_s > 0 else math.inf, f)])
+    for k in rr.kernels[:3]:
+        for factor, after, sp in zip(rr.factors, k.projected_s, k.speedups):
+            what = (f.label("tl_ar_p_gone", name=k.name) if math.isinf(factor)
+                    else f.label("tl_ar_p_kernel", name=k.name, factor=_x(factor, f)))
+            proj_rows.append([what, f.time(after), _x(sp, f)])
+    projections = (f.label("tl_ar_projections"), [f.label("tl_ar_what"), f.label("tl_ar_after"),
+                                                   f.label("tl_ar_speedup")], proj_rows)
     imbalance = (f.label("tl_ar_imbalance"),
                  [f.label("kernel"), f.label("total_time"), f.label("tl_ar_min"), f.label("tl_ar_median"),
                   f.label("tl_ar_max"), f.label("tl_ar_ratio"), f.label("tl_ar_max_rank"), f.label("tl_ar_ranks_with")],
                  [[k.name, f.time(k.total_s), f.time(k.min_s), f.time(k.median_s), f.time(k.max_s),
                    "∞" if k.max_over_median is None else f"{k.max_over_median:.2f}x", str(k.max_rank),
                    f"{k.ranks_with}/{len(rr.ranks)}"] for k in rr.kernels])
-    return overview, [per_rank, imbalance]
+    return overview, [per_rank, projections, imbalance]
 
 
 def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
     """rich renderables of the reduce."""
-    f = Fmt(lang)
+    f = _F(lang)
     overview, tables = _tables(rr, f)
     out: list[RenderableType] = [Text(f.label("tl_ar_title"), style="bold")]
     t = Table(box=box.SIMPLE, show_header=False)
@@ -96,7 +134,7 @@ def render_ranks(rr: RanksReport, fmt: str = "table", lang: str = "en", width: i
     Raises:
         ValueError: unknown format or language.
     """
-    f = Fmt(lang)
+    f = _F(lang)
     if fmt == "json":
         return encode(TimelineDoc(schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
                                   reports=[], ranks=ranks_doc(rr)))

@@ -47,12 +47,18 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
         return None
     sp = b.amdahl.speedups if b.amdahl is not None else (None, None, None)
     category = b.category
-    if lang == "zh" and category in ("kernel", "memcpy", "memset"):  # the word, not the id ("gemm（Kernel）")
+    if lang == "zh" and category in ("kernel", "memcpy", "memset", "communication"):  # the word ("gemm（Kernel）")
         category = Fmt(lang).label(f"tl_category_{category}")
     values = {"name": b.name, "category": category, "time_s": b.time_s,
               "pct": (b.program_fraction * 100.0) if b.program_fraction is not None else None,
               "s2": sp[0], "s10": sp[1], "sinf": _speed(sp[-1], lang)}
     lane = b.lane
+    if b.category == "communication":
+        base, after, _ = _gone(b.amdahl)
+        f = Fmt(lang)
+        where_text = "" if lane is None or b.lanes < 2 else f.label(
+            "tl_comm_where", n=b.lanes, lane_s=f.time(lane.busy_s), where=where(f, lane.rank, lane.device))
+        return Note("tl_black_hole_comm", values | {"base_s": base, "after_s": after, "where_text": where_text})
     if lane is not None and b.lanes > 1:
         base, after, _ = _gone(b.amdahl)
         lane_base, lane_after, lane_inf = _gone(lane.amdahl)
@@ -78,7 +84,7 @@ def amdahl_caption(items: Sequence[ItemStat], f: Fmt) -> str:
     if a is None:
         return ""
     key = {"exclusive": "tl_basis_exclusive", "serial": "tl_basis_serial", "host": "tl_basis_host",
-           "no_gpu_work": "tl_basis_idle"}.get(a.basis, "tl_basis_serial")
+           "no_gpu_work": "tl_basis_idle", "exposed_communication": "tl_basis_comm"}.get(a.basis, "tl_basis_serial")
     return f.label(key, time=f.time(a.base_s))
 
 

@@ -19,9 +19,17 @@ Definitions:
   for the whole program (:mod:`.scopes`): a kernel, copy or memset loses the time it ADDS to its device's busy
   union (the time it alone covers: overlapped time gains nothing), each rank's wall shrinks by the least time the
   item takes from any of its devices, and the program by its slowest rank. Host API time is per rank.
+* Several ranks (:mod:`.collectives`): a rank's computation and communication are wall-clock unions of its
+  kernels (never sums over concurrent streams); the communication not under computation is exposed, and the part
+  of it spent waiting in collectives for other ranks is wait, not work: the straggler is the rank whose own work
+  (wall minus wait) is the longest, and program projections shrink each rank's own work (the program wall is
+  shifted by the slowest rank's wait). Exposed communication is one row, a candidate for the black hole.
+* Steps: ``ProfilerStep#N`` ranges give the median, slowest and fastest step and their spread.
 
 Modules: :mod:`.report` (result objects), :mod:`.intervals` (union / gap algebra), :mod:`.breakdown` (per device
-and stream split, ranks), :mod:`.scopes` (per-device / per-rank shares, program projections, GPU idle),
+and stream split, ranks, steps), :mod:`.collectives` (computation / communication unions, collective waits,
+projections beyond them), :mod:`.scopes` (per-device / per-rank shares, program projections, GPU idle, exposed
+communication),
 :mod:`.rankings` (per-name rankings, Amdahl, launch shapes, black hole), :mod:`.correlation`
 (API call -> kernel join, launch latency, tiny kernels), :mod:`.graphs` (CUDA graph nodes, per-launch cost,
 launch-bound loops and the predicted graph saving), :mod:`.checks` (the expert checks, engine rules),
@@ -38,14 +46,17 @@ from ...knowledge.timeline_checks import timeline_checks
 from ...notes import Note
 from ...timeline_model import Timeline, TimelineSummary
 from ..engine import Finding, run_rules
-from .breakdown import Breakdown, Walls, breakdown, program_idle, rank_rows, rank_value, walls
+from .breakdown import (
+    Breakdown, Walls, breakdown, program_idle, rank_rows, rank_value, steps_of, walls,
+)
+from .collectives import Waits, balanced_wall_s, comms_of, waits_of
 from .checks import TIMELINE_RULES, IntervalFacts, TimelineContext, is_sync_api, time_and_count
 from .correlation import ApiJoin, launch_overhead, tiny_kernels
 from .graphs import KernelLaunches, graph_use, launch_bound, mark_graph_kernels
 from .intervals import KindRows, union_length_ns, union_segments
 from .join import AbsentKernel, JoinedKernel, KernelJoin, NcuKernel, join_kernels
 from .rankings import Rankings, amdahl, amdahl_speedup, black_hole, rankings
-from .scopes import RankIdle, gpu_idle_row
+from .scopes import RankIdle, communication_row, gpu_idle_row
 from .report import (
     GAP_EDGES_S,
     NS,
@@ -60,6 +71,7 @@ from .report import (
     LaunchShape,
     RankRow,
     ScopeShare,
+    Steps,
     TimelineReport,
     TimeSplit,
     TinyKernel,
@@ -69,7 +81,7 @@ from .summary import analyse_runs, analyse_summary, summary_runs
 __all__ = [
     "GAP_EDGES_S", "TIMELINE_RULES", "Amdahl", "BlackHole", "CopyDirection", "Finding", "GapHistogram", "GraphUse",
     "AbsentKernel", "ItemStat", "JoinedKernel", "KernelJoin", "LaunchBound", "LaunchOverhead", "LaunchShape", "NcuKernel",
-    "RankRow", "ScopeShare", "TimeSplit", "TimelineContext",
+    "RankRow", "ScopeShare", "Steps", "TimeSplit", "TimelineContext",
     "TimelineReport", "TinyKernel",
     "amdahl", "amdahl_speedup", "analyse", "analyse_summary", "analyse_timeline", "is_sync_api", "join_kernels",
     "summary_runs",
@@ -98,7 +110,9 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     w = walls(tl)
     split = breakdown(tl)  # first: its temporaries are gone before the per-kind row indexes exist (peak memory)
     rows = KindRows.of(tl)
-    ranked = rankings(tl, rows, w, top, split)
+    comms = comms_of(tl, rows.kernel, w.ranks.tolist(), dict(w.by_rank), checks.ranks.communication)
+    waits = waits_of(comms, tl.names)
+    ranked = rankings(tl, rows, w, top, split, waits)
     join = ApiJoin.of(tl, rows.api)
     launches = KernelLaunches.of(tl, rows.kernel, join.positions(tl, rows.kernel), join.api_rows[join.order], rows.dur)
     launch = launch_overhead(tl, launches, rows.dur)
@@ -111,9 +125,10 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     context = TimelineContext(checks, w.program_ns * NS, ranked.api_calls, tiny, facts, bound)
     findings = run_rules(TIMELINE_RULES, context)
     idle = RankIdle.of(w, split)
-    ranks, slowest, slowest_note = rank_rows(tl, w, split.devices, rows, checks.ranks.communication,
+    ranks, slowest, slowest_note = rank_rows(tl, w, split.devices, rows, comms, waits.wait_ns,
                                              dict(zip(idle.ranks, idle.idle_ns)))
-    idle_row, black = _black_hole(tl, w, idle, ranked, rows)
+    comm_row = communication_row(w, comms, waits, checks.amdahl.factors)
+    idle_row, black = _black_hole(tl, w, idle, ranked, rows, waits, comm_row)
     return TimelineReport(
         path=tl.path, format=tl.format, source="intervals", wall_s=w.wall_ns * NS, program_time_s=w.wall_ns * NS,
         devices=split.devices, streams=split.streams, host_api_s=_host_api_s(ranks, w),
@@ -123,7 +138,8 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
         black_hole=black, ranks=ranks, slowest_rank=slowest, findings=findings,
         not_computable=_not_computable(rows, launch, split), notes=_notes(tl, w, slowest_note) + _record_notes(tl, split.devices),
         invalid=tl.invalid, problems=tl.problems, tool_version=tl.tool_version, devices_named=tl.devices,
-        graphs=graphs, launch_bound=bound, repaired=tl.repaired,
+        graphs=graphs, launch_bound=bound, repaired=tl.repaired, communication=comm_row,
+        balanced_wall_s=balanced_wall_s(w.by_rank, waits), steps=steps_of(tl, rows.annotation, slowest),
     )
 
 
@@ -134,12 +150,13 @@ def _host_api_s(ranks: tuple[RankRow, ...], w: Walls) -> float | None:
     return next((r.host_api_s for r in ranks if r.rank == longest), None)
 
 
-def _black_hole(tl: Timeline, w: Walls, idle: RankIdle, ranked: Rankings,
-                rows: KindRows) -> tuple[ItemStat | None, BlackHole | None]:
-    """The GPU idle row and the largest black hole (:func:`.rankings.black_hole`); for GPU idle, with the API call
-    covering most of the idle time on the host of the rank where the idle share is largest."""
-    idle_row = gpu_idle_row(w, idle, timeline_checks().amdahl.factors)
-    black = black_hole(ranked.kernels, ranked.copies, ranked.memsets, idle_row)
+def _black_hole(tl: Timeline, w: Walls, idle: RankIdle, ranked: Rankings, rows: KindRows, waits: Waits,
+                comm_row: ItemStat | None) -> tuple[ItemStat | None, BlackHole | None]:
+    """The GPU idle row and the largest black hole (:func:`.rankings.black_hole`, exposed communication among the
+    candidates); for GPU idle, with the API call covering most of the idle time on the host of the rank where the
+    idle share is largest."""
+    idle_row = gpu_idle_row(w, idle, timeline_checks().amdahl.factors, waits)
+    black = black_hole(ranked.kernels, ranked.copies, ranked.memsets, idle_row, comm_row)
     if black is None or black.row != "gpu_idle" or black.lane is None:
         return idle_row, black
     rk = -1 if black.lane.rank is None else black.lane.rank

@@ -9,8 +9,9 @@ double-counts. Synchronisation records are host time: reported, never part of th
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass, field, replace
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -19,7 +20,9 @@ from ...timeline_model import BUSY_KINDS, COPY_KIND_NAMES, KERNEL, MEMCPY, MEMSE
 from .intervals import (
     ItemTimes, KindRows, Segments, busy_before, distinct, gap_histogram, item_times, union_length_ns, union_segments,
 )
-from .report import NS, CopyDirection, RankRow, TimeSplit
+from .report import NS, CopyDirection, RankRow, Steps, TimeSplit
+
+from .collectives import RankComm, compared
 
 
 def rank_value(r: int) -> int | None:
@@ -212,36 +215,41 @@ def host_api_ns(tl: Timeline, api_rows: np.ndarray, rank: int, one_rank: bool) -
 
 
 def rank_rows(tl: Timeline, w: Walls, devices: tuple[TimeSplit, ...], rows: KindRows,
-              communication: re.Pattern[str], no_gpu_ns: Mapping[int, int] | None = None,
-              ) -> tuple[tuple[RankRow, ...], int | None, Note | None]:
-    """Every rank side by side, the slowest one (the most non-communication GPU time; None with one rank) and
-    the note naming it. Kernel names matching ``communication`` are communication. ``no_gpu_ns``: per rank, the
-    time of its wall with no GPU work (ranks without GPU work absent)."""
-    names = tl.names
-    comm_name = np.array([bool(communication.search(nm)) for nm in names], dtype=bool) if names else np.zeros(0, bool)
-    k_rows, dur = rows.kernel, rows.dur
+              comms: Sequence[RankComm], wait_ns: Mapping[int, int],
+              no_gpu_ns: Mapping[int, int] | None = None) -> tuple[tuple[RankRow, ...], int | None, Note | None]:
+    """Every rank side by side, the straggler (the largest own time: wall minus collective wait, per
+    ``ProfilerStep`` when the ranks hold different step counts, :func:`.collectives.compared`; ties the most
+    computation; None with one rank) and the note naming it. ``comms``: each rank's computation and communication
+    unions (:mod:`.collectives`, in ``w.ranks`` order); ``wait_ns``: rank -> its collective wait; ``no_gpu_ns``:
+    per rank, the time of its wall with no GPU work (ranks without GPU work absent)."""
     out = []
-    for rk in w.ranks.tolist():
+    for rk, c in zip(w.ranks.tolist(), comms):
         ds = [d for d in devices if (d.rank if d.rank is not None else -1) == rk]
-        km = k_rows[tl.rank[k_rows] == rk] if w.ranks.size > 1 else k_rows
-        comm_ns = int(dur[km][comm_name[tl.name_id[km]]].sum()) if km.size else 0
-        k_total = int(dur[km].sum())
         span = sum(d.span_s for d in ds)
         api_ns = host_api_ns(tl, rows.api, rk, w.ranks.size == 1)
         no_gpu = (no_gpu_ns or {}).get(rk)
+        wait = int(wait_ns.get(rk, 0))
         out.append(RankRow(
             rank=rank_value(rk), wall_s=w.by_rank[rk] * NS, busy_s=sum(d.busy_s for d in ds),
             kernel_s=sum(d.kernel_s for d in ds), memcpy_s=sum(d.memcpy_s for d in ds),
             memset_s=sum(d.memset_s for d in ds), idle_s=sum(d.idle_s for d in ds),
             utilisation_pct=(100.0 * sum(d.busy_s for d in ds) / span) if span > 0 else None,
-            communication_s=comm_ns * NS, computation_s=(k_total - comm_ns) * NS,
-            host_api_s=api_ns * NS if api_ns is not None else None, no_gpu_s=no_gpu * NS if no_gpu is not None else None))
+            communication_s=c.communication_ns * NS, computation_s=c.compute_ns * NS,
+            host_api_s=api_ns * NS if api_ns is not None else None,
+            no_gpu_s=no_gpu * NS if no_gpu is not None else None,
+            overlap_s=c.overlap_ns * NS, exposed_communication_s=c.exposed_ns * NS, collective_wait_s=wait * NS,
+            own_s=(w.by_rank[rk] - wait) * NS, communication_sum_s=c.comm_sum_ns * NS))
     if len(out) < 2:
         return tuple(out), None, None
-    slowest = max(out, key=lambda x: (x.computation_s, x.wall_s))
-    fastest = min(out, key=lambda x: x.computation_s)
-    note = Note("tl_slowest_rank", {"rank": slowest.rank, "computation_s": slowest.computation_s,
-                                    "fastest": fastest.rank, "fastest_s": fastest.computation_s})
+    per_rank_steps = step_times(tl, rows.annotation)
+    values, _ = compared([x.own_s for x in out], [len(per_rank_steps.get(rk, {})) for rk in w.ranks.tolist()])
+    slowest = max(zip(values, out), key=lambda p: (p[0], p[1].computation_s))[1]
+    others = [x for x in out if x is not slowest]
+    median_own = statistics.median(x.own_s for x in out)
+    note = Note("tl_straggler_rank", {
+        "rank": slowest.rank, "own_s": slowest.own_s, "wall_s": slowest.wall_s, "wait_s": slowest.collective_wait_s,
+        "others_wait_s": statistics.median(x.collective_wait_s for x in others), "computation_s": slowest.computation_s,
+        "median_own_s": median_own})
     return tuple(out), slowest.rank, note
 
 
@@ -264,3 +272,49 @@ def program_idle(tl: Timeline, rank: int, wall_ns: int, api_rows: np.ndarray, du
         if per_name[top] > 0:
             host = (tl.names[top], float(per_name[top]) * NS)
     return idle_ns * NS, host
+
+
+#: A PyTorch profiler step range: ``ProfilerStep#N``.
+STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
+
+
+def step_times(tl: Timeline, ann_rows: np.ndarray) -> dict[int, dict[int, int]]:
+    """rank -> {step number N: its duration, ns} from the ``ProfilerStep#N`` annotation rows ``ann_rows`` (a step
+    recorded twice, e.g. by two threads, keeps its longest range)."""
+    ids = [i for i, n in enumerate(tl.names) if STEP_NAME.match(n)]
+    if not ids or ann_rows.size == 0:
+        return {}
+    number = {i: int(STEP_NAME.match(tl.names[i]).group(1)) for i in ids}  # type: ignore[union-attr]
+    sel = ann_rows[np.isin(tl.name_id[ann_rows], np.asarray(ids, dtype=tl.name_id.dtype))]
+    out: dict[int, dict[int, int]] = {}
+    for rk, nid, d in zip(tl.rank[sel].tolist(), tl.name_id[sel].tolist(),
+                          (tl.end_ns[sel] - tl.start_ns[sel]).tolist()):
+        per = out.setdefault(int(rk), {})
+        n = number[nid]
+        per[n] = max(per.get(n, 0), int(d))
+    return out
+
+
+def step_stats(per_step: Mapping[int, int], rank: int | None) -> Steps | None:
+    """Median, slowest and fastest step and the step-to-step spread of ``{N: duration ns}``; None when empty."""
+    if not per_step:
+        return None
+    nums = sorted(per_step)
+    durs = [per_step[n] for n in nums]
+    med = statistics.median(durs)
+    hi = max(durs)
+    lo = min(durs)
+    return Steps(rank=rank, count=len(nums), first=nums[0], last=nums[-1], median_s=med * NS, slowest_s=hi * NS,
+                 slowest_step=nums[durs.index(hi)], fastest_s=lo * NS,
+                 spread_pct=100.0 * (hi - lo) / med if med > 0 else 0.0)
+
+
+def steps_of(tl: Timeline, ann_rows: np.ndarray, rank: int | None) -> Steps | None:
+    """The :class:`~.report.Steps` of one rank (``rank``: its value, None: the first rank recording steps)."""
+    per_rank = step_times(tl, ann_rows)
+    if not per_rank:
+        return None
+    rk = -1 if rank is None else rank
+    if rk not in per_rank:
+        rk = min(per_rank)
+    return step_stats(per_rank[rk], rank_value(rk))

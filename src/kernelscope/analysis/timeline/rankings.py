@@ -18,6 +18,7 @@ import numpy as np
 from ...knowledge.timeline_checks import timeline_checks
 from ...timeline_model import MEMCPY, MEMSET, Timeline
 from .breakdown import Breakdown, Walls
+from .collectives import Waits
 from .intervals import KindRows
 from .report import NS, Amdahl, BlackHole, ItemStat, LaunchShape
 from .scopes import ItemScope, gpu_lanes, host_lanes
@@ -163,12 +164,14 @@ class Rankings:
     annotations: tuple[ItemStat, ...]
 
 
-def rankings(tl: Timeline, rows: KindRows, w: Walls, top: int, split: Breakdown) -> Rankings:
+def rankings(tl: Timeline, rows: KindRows, w: Walls, top: int, split: Breakdown,
+             waits: Waits | None = None) -> Rankings:
     """Rank the names of every kind of ``tl``; the first ``top`` of each get a median. Projections per device (the
-    devices of ``split``; host items: per rank) and for the program (the rank walls ``w``), see :mod:`.scopes`."""
+    devices of ``split``; host items: per rank) and for the program (the rank walls ``w``, less the ranks'
+    collective ``waits``), see :mod:`.scopes` and :mod:`.collectives`."""
     dur, names = rows.dur, tl.names
     fs = timeline_checks().amdahl.factors
-    gpu = gpu_lanes(w, split)
+    gpu = gpu_lanes(w, split, waits)
 
     def stats(kind: str, r: np.ndarray, scope: ItemScope, with_bytes: bool = False, shapes=None) -> tuple[ItemStat, ...]:
         return group_stats(kind, tl.name_id[r], dur[r], names, tl.bytes[r] if with_bytes else None, None, top,
@@ -186,14 +189,17 @@ def rankings(tl: Timeline, rows: KindRows, w: Walls, top: int, split: Breakdown)
 
 
 def black_hole(kernels: Sequence[ItemStat], copies: Sequence[ItemStat], memsets: Sequence[ItemStat],
-               idle: ItemStat | None = None) -> BlackHole | None:
+               idle: ItemStat | None = None, communication: ItemStat | None = None) -> BlackHole | None:
     """The row whose absence saves the largest share of the program time (its ``program_fraction``; ties: the
-    larger total, then the first in the order kernels, copies, memsets, GPU idle) among every kernel, copy and
-    memset and the GPU idle row ``idle``. Every figure is the row's own (rows without a fraction compare as 0)."""
+    larger total, then the first in the order kernels, copies, memsets, GPU idle, exposed communication) among
+    every kernel, copy and memset, the GPU idle row ``idle`` and the exposed communication row ``communication``
+    (a category: two concurrent collectives each hide the other, so neither alone gains anything, case N22).
+    Every figure is the row's own (rows without a fraction compare as 0)."""
     best: tuple[float, float] | None = None
     chosen = None
     for table, items in (("kernels", kernels), ("copies", copies), ("memsets", memsets),
-                         ("gpu_idle", (idle,) if idle is not None else ())):
+                         ("gpu_idle", (idle,) if idle is not None else ()),
+                         ("communication", (communication,) if communication is not None else ())):
         for it in items:
             key = (it.program_fraction or 0.0, it.total_s)
             if best is None or key > best:

@@ -411,11 +411,18 @@ class OneOffCall:
 
 @dataclass(frozen=True)
 class RankRow:
-    """One rank side by side with the others (sums over its devices).
+    """One rank side by side with the others (split times: sums over its devices).
 
-    ``host_api_s``: the union of this rank's host CUDA API intervals, seconds (<= ``wall_s``; None when none was
-    recorded); ``no_gpu_s``: the time of its wall with no GPU work on any of its devices, seconds (None without GPU
-    work)."""
+    ``communication_s`` / ``computation_s``: the UNION over all its devices and streams of its communication
+    kernels (names matching ``[ranks] communication_regex``) and of its other kernels, seconds (wall-clock time,
+    never a sum over concurrent streams, :mod:`.collectives`); ``overlap_s``: time both ran;
+    ``exposed_communication_s``: communication not hidden under computation; ``communication_sum_s``: the plain sum
+    of its communication kernels' durations (concurrent ones counted twice: not wall time); ``collective_wait_s``:
+    the part of it spent waiting in collectives
+    for other ranks (0 with one rank); ``own_s``: ``wall_s - collective_wait_s``, the time its own work takes (the
+    straggler has the largest). ``host_api_s``: the union of this rank's host CUDA API intervals, seconds
+    (<= ``wall_s``; None when none was recorded); ``no_gpu_s``: the time of its wall with no GPU work on any of its
+    devices, seconds (None without GPU work)."""
 
     rank: int | None
     wall_s: float
@@ -429,6 +436,37 @@ class RankRow:
     computation_s: float
     host_api_s: float | None = None
     no_gpu_s: float | None = None
+    overlap_s: float = 0.0
+    exposed_communication_s: float = 0.0
+    collective_wait_s: float = 0.0
+    own_s: float = 0.0
+    communication_sum_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Steps:
+    """Training steps: the ``ProfilerStep#N`` ranges (PyTorch profiler) of one rank, the unit a training engineer
+    reads (whole-trace walls of traces holding different step counts are not comparable).
+
+    Attributes:
+        rank: the rank they are of (None: not recorded); several ranks: the straggler's, else the first.
+        count: how many steps.
+        first, last: the first and last step number N.
+        median_s: the median step time, seconds.
+        slowest_s, slowest_step: the longest step (seconds) and its number N.
+        fastest_s: the shortest step, seconds.
+        spread_pct: ``(slowest - fastest) / median``, percent (step-to-step spread).
+    """
+
+    rank: int | None
+    count: int
+    first: int
+    last: int
+    median_s: float
+    slowest_s: float
+    slowest_step: int
+    fastest_s: float
+    spread_pct: float
 
 
 @dataclass(frozen=True)
@@ -464,6 +502,13 @@ class TimelineReport:
         gpu_idle: the time with no GPU work at all, as a row (kind "gpu_idle": summed over ranks, per rank in
             ``devices``, with its program projection); None when there is none or no interval.
         host_api_rank: the rank ``host_api_s`` is of (None: not recorded, or a single process).
+        communication: the exposed communication (not hidden under computation) as a row (kind "communication":
+            summed over ranks, per rank in ``devices``, with its program projection: the communication hidden, or
+            the collectives faster, beyond the collective waits); None without communication kernels.
+        balanced_wall_s: several ranks with collective waits: the program wall if every rank's own work took the
+            median rank's (the straggler fixed; a prediction under the one-barrier model of :mod:`.collectives`);
+            None otherwise.
+        steps: the ``ProfilerStep#N`` ranges of the trace (:class:`Steps`); None when it records none.
     """
 
     NON_FINITE: ClassVar[Mapping[str, str]] = {"gap_edges_s": "open_ended"}
@@ -502,6 +547,9 @@ class TimelineReport:
     host_api_rank: int | None = None
     repaired: tuple[RepairedRecord, ...] = ()
     one_off_calls: tuple[OneOffCall, ...] = ()
+    communication: ItemStat | None = None
+    balanced_wall_s: float | None = None
+    steps: Steps | None = None
 
     @property
     def kernel_time_s(self) -> float:

@@ -15,6 +15,11 @@ Definitions (every projection says its ``scope`` and ``basis``, see :class:`~.re
   LEAST time the item takes from any of its devices (a device without the item keeps the wall); ranks run side by
   side: ``T'(f) = max over ranks r of (W_r - (1 - 1/f) * min over devices d of r of a_rd)``. One device: classic
   Amdahl on the wall. Speedup ``T / T'``, saved share ``1 - T'/T``; ``fraction`` is the saved share when gone.
+  Ranks that wait in collectives (:mod:`.collectives`): each rank's own work ``W_r - wait_r`` shrinks, the program
+  wall is ``T - (B - B'(f))`` with ``B = max_r(W_r - wait_r)``, and a collective loses only its time beyond its
+  wait there (waiting for another rank is not work to speed up, case N14).
+* Exposed communication (basis ``"exposed_communication"``): per rank, its communication not under computation,
+  beyond its collective wait.
 * GPU idle (basis ``"no_gpu_work"``): per rank, the time of its wall with no GPU work on any of its devices.
 
 Vectorised: per-item times come from :func:`.intervals.item_times` (one sort of the boundaries per lane); the
@@ -25,12 +30,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from ...timeline_model import Timeline
 from .breakdown import Breakdown, Walls, rank_value
+from .collectives import RankComm, Waits
+from .collectives import program_after as waited_after
 from .intervals import ItemTimes, item_times, union_segments
 from .report import NS, Amdahl, ItemStat, ScopeShare
 
@@ -48,6 +55,9 @@ class Lanes:
         times: per lane, its :class:`~.intervals.ItemTimes` (keys: ``kind * len(names) + name_id`` for GPU lanes,
             ``name_id`` for host lanes).
         basis: what a lane's item loses when it goes (``"exclusive"`` or ``"host"``, see :class:`~.report.Amdahl`).
+        wait_ns: per rank (``ranks`` order), its collective wait (:mod:`.collectives`); None: no wait.
+        lane_wait: per lane, the collective wait of each item key there (ns): a collective loses only its time
+            beyond the wait (empty: none).
     """
 
     walls_ns: np.ndarray
@@ -56,6 +66,8 @@ class Lanes:
     devices: tuple[int | None, ...]
     times: tuple[ItemTimes, ...]
     basis: str
+    wait_ns: np.ndarray | None = None
+    lane_wait: tuple[Mapping[int, int], ...] = ()
 
 
 def _walls_of(w: Walls) -> tuple[np.ndarray, dict[int, int]]:
@@ -63,12 +75,18 @@ def _walls_of(w: Walls) -> tuple[np.ndarray, dict[int, int]]:
     return np.array([w.by_rank[r] for r in ranks], dtype=np.int64), {r: i for i, r in enumerate(ranks)}
 
 
-def gpu_lanes(w: Walls, split: Breakdown) -> Lanes:
-    """One lane per device of every rank, from the breakdown's per-device item times."""
+def gpu_lanes(w: Walls, split: Breakdown, waits: Waits | None = None) -> Lanes:
+    """One lane per device of every rank, from the breakdown's per-device item times; ``waits``: the ranks'
+    collective waits (None: none)."""
     walls_ns, index = _walls_of(w)
     devs = split.devices
-    return Lanes(walls_ns, w.ranks, tuple(index[-1 if d.rank is None else d.rank] for d in devs),
-                 tuple(d.device for d in devs), tuple(split.items), "exclusive")
+    ranks = tuple(-1 if d.rank is None else d.rank for d in devs)
+    if waits is None or not any(waits.wait_ns.values()):
+        return Lanes(walls_ns, w.ranks, tuple(index[r] for r in ranks), tuple(d.device for d in devs),
+                     tuple(split.items), "exclusive")
+    wait = np.array([waits.wait_ns.get(int(r), 0) for r in w.ranks.tolist()], dtype=np.int64)
+    return Lanes(walls_ns, w.ranks, tuple(index[r] for r in ranks), tuple(d.device for d in devs),
+                 tuple(split.items), "exclusive", wait, tuple(waits.by_key.get(r, {}) for r in ranks))
 
 
 def host_lanes(tl: Timeline, w: Walls, rows: np.ndarray) -> Lanes:
@@ -119,16 +137,16 @@ def projection(base_ns: float, after_ns: Sequence[float], fs: tuple[float, ...],
 
 
 def program_after(removed: np.ndarray, rank_index: Sequence[int], walls_ns: np.ndarray,
-                  fs: tuple[float, ...]) -> np.ndarray:
+                  fs: tuple[float, ...], wait_ns: np.ndarray | None = None) -> np.ndarray:
     """The program time after (ns, shape items x factors) when each item loses ``removed[i, lane]`` on every lane
-    (shape items x lanes): per rank the least of its lanes, the program the longest rank (module docstring)."""
+    (shape items x lanes): per rank the least of its lanes, the program the longest rank (module docstring);
+    ``wait_ns``: per rank, its collective wait (:func:`.collectives.program_after`)."""
     k = removed.shape[0]
-    walls = walls_ns.astype(np.float64)
-    least = np.zeros((k, walls.shape[0]))
+    least = np.zeros((k, walls_ns.shape[0]))
     lane_rank = np.asarray(rank_index, dtype=np.int64)
     for r in np.unique(lane_rank).tolist():
         least[:, r] = removed[:, lane_rank == r].min(axis=1)
-    return np.stack([(walls[None, :] - least * (1.0 - _keep(f))).max(axis=1) for f in fs], axis=1)
+    return waited_after(walls_ns, wait_ns, least, fs)
 
 
 @dataclass(frozen=True)
@@ -149,8 +167,8 @@ class ItemScope:
             return [(None, (), None)] * k
         cols = self._columns(ids.astype(np.int64) + self.offset)
         gpu = lanes.basis == "exclusive"
-        removed = (cols["excl"] if gpu else cols["busy"]).astype(np.float64)
-        after = program_after(removed, lanes.rank_index, lanes.walls_ns, fs)
+        removed = (cols["excl"] - cols["wait"] if gpu else cols["busy"]).astype(np.float64)
+        after = program_after(np.maximum(removed, 0.0), lanes.rank_index, lanes.walls_ns, fs, lanes.wait_ns)
         program = projections(np.full(k, float(lanes.walls_ns.max())), after, fs, "program", lanes.basis)
         shares = self._shares(cols, removed, fs)
         excl = (cols["excl"].sum(axis=1) * NS).tolist()
@@ -159,7 +177,10 @@ class ItemScope:
     def _columns(self, keys: np.ndarray) -> dict[str, np.ndarray]:
         """Count, total, busy and exclusive ns of each item key (rows) on each lane (columns); 0 where absent."""
         cols = {q: np.zeros((keys.shape[0], len(self.lanes.times)), dtype=np.int64)
-                for q in ("count", "total", "busy", "excl")}
+                for q in ("count", "total", "busy", "excl", "wait")}
+        for j, waits in enumerate(self.lanes.lane_wait):
+            if waits:
+                cols["wait"][:, j] = [waits.get(int(x), 0) for x in keys.tolist()]
         for j, t in enumerate(self.lanes.times):
             if t.keys.size == 0:
                 continue
@@ -176,7 +197,7 @@ class ItemScope:
         ii, jj = np.nonzero(cols["count"])
         walls = lanes.walls_ns[np.asarray(lanes.rank_index, dtype=np.int64)[jj]].astype(np.float64)
         keep = np.array([1.0 - _keep(f) for f in fs])
-        after = walls[:, None] - removed[ii, jj][:, None] * keep[None, :]
+        after = walls[:, None] - np.maximum(removed[ii, jj], 0.0)[:, None] * keep[None, :]
         gpu = lanes.basis == "exclusive"
         amdahls = projections(walls, after, fs, "device" if gpu else "rank", lanes.basis)
         ranks = [rank_value(int(lanes.ranks[r])) for r in lanes.rank_index]
@@ -188,6 +209,48 @@ class ItemScope:
                 exclusive_s=excl[p] * NS if gpu else None, time_s=wall * NS,
                 share_pct=100.0 * busy[p] / wall if wall > 0 else 100.0, amdahl=amdahls[p]))
         return [tuple(x) for x in out]
+
+
+def _wait_array(w: Walls, waits: Waits | None) -> np.ndarray | None:
+    """Per rank (``w.ranks`` order), its collective wait, ns; None when no rank waits."""
+    if waits is None or not any(waits.wait_ns.values()):
+        return None
+    return np.array([waits.wait_ns.get(int(r), 0) for r in w.ranks.tolist()], dtype=np.int64)
+
+
+def communication_row(w: Walls, comms: Sequence[RankComm], waits: Waits, factors: Sequence[float]) -> ItemStat | None:
+    """Exposed communication as one row (kind ``"communication"``, name ``"exposed communication"``): per rank
+    (``devices``, scope "rank") its communication not hidden under computation, and the program projection if that
+    time were hidden (or the collectives ``f`` times faster) on every rank, beyond the collective waits (a rank
+    that waits for another gains nothing by communicating faster: :mod:`.collectives`). None without any
+    communication kernel. ``total_s``: the exposed time summed over ranks; ``count``: communication kernels;
+    ``exclusive_s``: what hiding it removes from the ranks, summed."""
+    if not any(c.comm_sum_ns for c in comms):
+        return None
+    walls_ns, index = _walls_of(w)
+    fs = _factors(factors)
+    gain = [max(c.exposed_ns - waits.wait_ns.get(c.rank, 0), 0) for c in comms]
+    removed = np.zeros((1, walls_ns.shape[0]))
+    for c, g in zip(comms, gain):
+        removed[0, index[c.rank]] = g
+    after = waited_after(walls_ns, _wait_array(w, waits), removed, fs)[0]
+    program = projection(float(walls_ns.max()), after, fs, "program", "exposed_communication")
+    shares = []
+    for c, g in zip(comms, gain):
+        wall = c.wall_ns
+        shares.append(ScopeShare(
+            rank=rank_value(c.rank), device=None, count=c.calls.dur_ns.size, total_s=c.exposed_ns * NS,
+            busy_s=c.exposed_ns * NS, exclusive_s=g * NS, time_s=wall * NS,
+            share_pct=100.0 * c.exposed_ns / wall if wall > 0 else 100.0,
+            amdahl=projection(wall, [wall - g * (1.0 - _keep(f)) for f in fs], fs, "rank", "exposed_communication")))
+    total = sum(c.exposed_ns for c in comms)
+    count = sum(c.calls.dur_ns.size for c in comms)
+    walls_sum = sum(c.wall_ns for c in comms)
+    return ItemStat(kind="communication", name="exposed communication", count=count, total_s=total * NS,
+                    mean_s=None, min_s=None, max_s=None,
+                    share_pct=100.0 * total / walls_sum if walls_sum > 0 else None,
+                    program_fraction=program.fraction if program is not None else None, amdahl=program,
+                    exclusive_s=sum(gain) * NS, devices=tuple(shares))
 
 
 # ------------------------------------------------------------------------------------------------ GPU idle
@@ -232,7 +295,7 @@ class RankIdle:
                    tuple(hi for _, hi in lengths))
 
 
-def gpu_idle_row(w: Walls, idle: RankIdle, factors: Sequence[float]) -> ItemStat | None:
+def gpu_idle_row(w: Walls, idle: RankIdle, factors: Sequence[float], waits: Waits | None = None) -> ItemStat | None:
     """The time with no GPU work as a row (kind ``"gpu_idle"``): summed over ranks, each rank in ``devices``
     (scope "rank"), the program projection if that time were gone on every rank; None when there is none. Its
     ``count``, ``mean_s``, ``min_s``, ``max_s`` are of the stretches without GPU work, ``share_pct`` its share of the
@@ -243,7 +306,7 @@ def gpu_idle_row(w: Walls, idle: RankIdle, factors: Sequence[float]) -> ItemStat
     walls_ns, index = _walls_of(w)
     fs = _factors(factors)
     removed = np.array([idle.idle_ns], dtype=np.float64)
-    after = program_after(removed, [index[r] for r in idle.ranks], walls_ns, fs)[0]
+    after = program_after(removed, [index[r] for r in idle.ranks], walls_ns, fs, _wait_array(w, waits))[0]
     program = projection(float(walls_ns.max()), after, fs, "program", "no_gpu_work")
     shares = []
     for r, a, n in zip(idle.ranks, idle.idle_ns, idle.stretches):

@@ -28,6 +28,7 @@ from ...timeline_model import (
     LaunchArgs,
     Timeline,
     merge_timelines,
+    run_mismatch,
 )
 from .columns import _BUSY, _Parsed
 from .decode import _Top
@@ -78,6 +79,10 @@ def _build(parsed: list[_Parsed], src: str) -> Timeline:
         if notes:
             tl = _with(tl, problems=tuple(notes) + tl.problems)
         return tl
+    why = run_mismatch([(_world(tl), _gpu(tl), r if r >= 0 else None) for tl, r in zip(timelines, ranks)])
+    if why is not None:
+        raise InputError(src, f"not the ranks of one program: {why}; give its files (e.g. a glob of them) to "
+                              "analyse each as its own program")
     merged = merge_timelines(timelines, path=src, format=FORMAT)
     meta = dict(merged.meta)
     meta.pop("file", None)
@@ -85,6 +90,18 @@ def _build(parsed: list[_Parsed], src: str) -> Timeline:
     meta["rank"] = ", ".join(str(r) for r in ranks)
     meta["files"] = ", ".join(p.label for p in traces)
     return _with(merged, meta=meta, problems=tuple(notes) + merged.problems)
+
+
+def _world(tl: Timeline) -> int | None:
+    """The world size a trace records (``distributedInfo.world_size``), None when none or not a number."""
+    w = tl.meta.get("world_size")
+    return int(w) if w is not None and w.isdigit() else None
+
+
+def _gpu(tl: Timeline) -> str | None:
+    """The GPU kind of a trace (its one recorded device name), None when none or several."""
+    names = {n for _, n in tl.devices if n}
+    return names.pop() if len(names) == 1 else None
 
 
 def _with(tl: Timeline, **changes) -> Timeline:

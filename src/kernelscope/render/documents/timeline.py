@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from msgspec import UNSET, Meta, UnsetType
 
 from .common import Class, Doc, EvidenceDoc, FindingDoc, Lang, NoteDoc, Version
+from .timeline_ranks import KernelImbalanceDoc, RankLineDoc, RanksDoc
 
 __all__ = [
     "AbsentKernelDoc", "AmdahlDoc", "BlackHoleDoc", "CopyDirectionDoc", "EvidenceDoc", "GapHistogramDoc", "GraphUseDoc", "InvalidRecordDoc",
@@ -34,11 +35,13 @@ AmdahlScope = Annotated[Literal["program", "device", "rank"], Meta(description=(
     "whose time is projected: program (the program wall: the longest rank wall, the slowest rank / device ends it; "
     "each rank's wall shrinks by the least time the item takes from any of its devices), device (one GPU: its "
     "rank's wall) or rank (one rank as a whole: its wall)"))]
-AmdahlBasis = Annotated[Literal["exclusive", "serial", "host", "no_gpu_work"], Meta(description=(
+AmdahlBasis = Annotated[Literal["exclusive", "serial", "host", "no_gpu_work", "exposed_communication"],
+                        Meta(description=(
     "which of the item's time goes: exclusive (the time it adds to its device's busy union, i.e. covered by it "
     "alone: overlapped time gains nothing), serial (its summed time, assuming serial execution: an nsys stats "
     "summary has no intervals), host (the union of its host intervals on each rank, assuming the rank waits for "
-    "them) or no_gpu_work (GPU idle time: no GPU work at all)"))]
+    "them), no_gpu_work (GPU idle time: no GPU work at all) or exposed_communication (communication not hidden under "
+    "computation, beyond the ranks' collective waits)"))]
 
 
 class AmdahlDoc(Doc, kw_only=True):
@@ -103,8 +106,8 @@ class ItemStatDoc(Doc):
     """one named item (kernel, copy kind, API call, annotation range) summed over its occurrences"""
 
     kind: Annotated[str, Meta(description=(
-        'interval kind: "kernel", "memcpy", "memset", "runtime_api", "sync", "annotation", or "gpu_idle" (the GPU '
-        'idle row: time with no GPU work)'))]
+        'interval kind: "kernel", "memcpy", "memset", "runtime_api", "sync", "annotation", "gpu_idle" (the GPU '
+        'idle row: time with no GPU work) or "communication" (the exposed communication row)'))]
     name: Annotated[str, Meta(description="its name (user data); a name cut by nsys stats keeps its ellipsis")]
     count: Annotated[int, Meta(description="launches / calls / ranges (count)")]
     total_s: Annotated[float, Meta(description="summed duration, seconds")]
@@ -280,8 +283,9 @@ class BlackHoleDoc(Doc):
     """the single largest place the time goes: the row (see `row`) whose absence saves the largest share of the
     program time, with that row's own figures"""
 
-    category: Annotated[Literal["kernel", "memcpy", "memset", "gpu_idle"], Meta(description=(
-        "what it is: the top kernel, copy or memset, or GPU idle time (no GPU work at all)"))]
+    category: Annotated[Literal["kernel", "memcpy", "memset", "gpu_idle", "communication"], Meta(description=(
+        "what it is: the top kernel, copy or memset, GPU idle time (no GPU work at all) or the exposed "
+        "communication (not hidden under computation)"))]
     name: Annotated[str, Meta(description='item name (user data), "GPU idle" for gpu_idle')]
     time_s: Annotated[float, Meta(description="its time, seconds")]
     program_fraction: Annotated[float | None, Meta(description="time_s / program time, fraction 0-1; null: no program time")]
@@ -289,7 +293,7 @@ class BlackHoleDoc(Doc):
     host_api: Annotated[str | None, Meta(description=(
         "gpu_idle: the CUDA API call covering most of the idle time on the host; null: none recorded or not gpu_idle"))]
     host_api_s: Annotated[float | None, Meta(description="host time of host_api during the idle time, seconds")]
-    row: Annotated[Literal["kernels", "copies", "memsets", "gpu_idle"], Meta(description=(
+    row: Annotated[Literal["kernels", "copies", "memsets", "gpu_idle", "communication"], Meta(description=(
         "where its row is in this report: every figure here is that row's own (name, total_s = time_s, "
         "program_fraction, amdahl)"))]
     lane: Annotated[ScopeShareDoc | None, Meta(description=(
@@ -308,12 +312,21 @@ class RankRowDoc(Doc):
     memset_s: Annotated[float, Meta(description="memset time (split) summed over its devices, seconds")]
     idle_s: Annotated[float, Meta(description="idle time summed over its devices, seconds")]
     utilisation_pct: Annotated[float | None, Meta(description="busy / span, percent 0-100; null: no span")]
-    communication_s: Annotated[float, Meta(description="time of communication kernels (NCCL ...), seconds")]
-    computation_s: Annotated[float, Meta(description="time of the other kernels, seconds")]
+    communication_s: Annotated[float, Meta(description=(
+        "union of its communication kernels (NCCL ...) over its devices and streams (wall-clock), seconds"))]
+    computation_s: Annotated[float, Meta(description="union of its other kernels (wall-clock), seconds")]
     host_api_s: Annotated[float | None, Meta(description=(
         "union of this rank's host CUDA API intervals, seconds (<= wall_s); null: none recorded"))]
     no_gpu_s: Annotated[float | None, Meta(description=(
         "time of this rank's wall with no GPU work on any of its devices, seconds; null: no GPU work"))]
+    overlap_s: Annotated[float, Meta(description="time computation and communication both ran, seconds")]
+    exposed_communication_s: Annotated[float, Meta(description=(
+        "communication not hidden under computation, seconds"))]
+    collective_wait_s: Annotated[float, Meta(description=(
+        "time it waited in collectives for other ranks (0 with one rank), seconds"))]
+    own_s: Annotated[float, Meta(description="wall_s - collective_wait_s: its own work, seconds")]
+    communication_sum_s: Annotated[float, Meta(description=(
+        "plain sum of its communication kernels' durations (concurrent ones counted twice: not wall time), seconds"))]
 
 
 class InvalidRecordDoc(Doc):
@@ -452,6 +465,20 @@ class KernelsJoinedDoc(Doc):
         "report kernels matched by no kernel of the timeline (all its kernels, not only the top ones)"))]
 
 
+class StepsDoc(Doc):
+    """training steps: the ProfilerStep#N ranges of one rank"""
+
+    rank: Annotated[int | None, Meta(description="the rank they are of; null: not recorded")]
+    count: Annotated[int, Meta(description="steps (count)")]
+    first: Annotated[int, Meta(description="first step number N")]
+    last: Annotated[int, Meta(description="last step number N")]
+    median_s: Annotated[float, Meta(description="median step time, seconds")]
+    slowest_s: Annotated[float, Meta(description="longest step, seconds")]
+    slowest_step: Annotated[int, Meta(description="its step number N")]
+    fastest_s: Annotated[float, Meta(description="shortest step, seconds")]
+    spread_pct: Annotated[float, Meta(description="(slowest - fastest) / median, percent")]
+
+
 class TimelineReportDoc(Doc, kw_only=True):
     """everything `kernelscope timeline` says about one program run"""
 
@@ -506,58 +533,17 @@ class TimelineReportDoc(Doc, kw_only=True):
     gpu_idle: Annotated[ItemStatDoc | None, Meta(description=(
         "time with no GPU work as a row (kind gpu_idle): summed over ranks, each rank in devices, with its program "
         "projection; null: none"))]
+    communication: Annotated[ItemStatDoc | None, Meta(description=(
+        "exposed communication (not hidden under computation) as a row (kind communication): summed over ranks, each "
+        "rank in devices, with its program projection if hidden on every rank beyond the collective waits; null: no "
+        "communication kernel"))] = None
+    balanced_wall_s: Annotated[float | None, Meta(description=(
+        "program wall if every rank's own work (wall minus collective wait) took the median rank's (the straggler "
+        "fixed), seconds; null: one rank or no collective wait"))] = None
+    steps: Annotated[StepsDoc | None, Meta(description="the ProfilerStep#N ranges; null: none recorded")] = None
     kernels_joined: Annotated[KernelsJoinedDoc | None, Meta(description=(
         "the top kernels joined with their Nsight Compute diagnoses (timeline --kernels REPORT...); null: no "
         "report given"))] = None
-
-
-class RankLineDoc(Doc):
-    """one rank of `timeline --as-ranks` (its own file, read alone)"""
-
-    rank: Annotated[int, Meta(description="rank: the one the trace records, or the file's position (see rank_source)")]
-    path: Annotated[str, Meta(description="the rank's trace file, as given")]
-    wall_s: Annotated[float, Meta(description="the rank's wall time, seconds")]
-    busy_s: Annotated[float, Meta(description="GPU busy time (union per device, summed over its devices), seconds")]
-    kernel_s: Annotated[float, Meta(description="time at least one kernel ran (per device, summed), seconds")]
-    share_pct: Annotated[float | None, Meta(description=(
-        "kernel_s over the summed kernel_s of all ranks, percent 0-100; null: no kernel time"))]
-    vs_median_pct: Annotated[float | None, Meta(description=(
-        "wall_s above (+) or below (-) the median rank wall, percent; null: the median is 0"))]
-    straggler: Annotated[bool, Meta(description="wall_s exceeds the median rank wall by more than straggler_pct")]
-
-
-class KernelImbalanceDoc(Doc):
-    """one top kernel across the ranks: its total time on each rank (0 on a rank that never ran it)"""
-
-    name: Annotated[str, Meta(description="kernel name (user data)")]
-    total_s: Annotated[float, Meta(description="summed over ranks, seconds")]
-    count: Annotated[int, Meta(description="launches over all ranks (count)")]
-    ranks_with: Annotated[int, Meta(description="ranks that ran it (count)")]
-    min_s: Annotated[float, Meta(description="smallest per-rank total, seconds")]
-    median_s: Annotated[float, Meta(description="median per-rank total, seconds")]
-    max_s: Annotated[float, Meta(description="largest per-rank total, seconds")]
-    max_over_median: Annotated[float | None, Meta(description="max_s / median_s (ratio); null: the median is 0")]
-    max_rank: Annotated[int, Meta(description="the rank with max_s (the first in rank order on a tie)")]
-
-
-class RanksDoc(Doc):
-    """`timeline --as-ranks`: the files are the ranks of ONE program, each read alone; reduced from small per-rank
-    summaries"""
-
-    rank_source: Annotated[Literal["recorded", "file_order"], Meta(description=(
-        "recorded: the ranks the traces record (Kineto distributedInfo.rank); file_order: a trace records none or "
-        "two record the same, so ranks are the files' positions (0-based)"))]
-    wall_s: Annotated[float, Meta(description="program wall = the slowest rank's wall, seconds")]
-    median_wall_s: Annotated[float, Meta(description="median rank wall, seconds")]
-    busy_s: Annotated[float, Meta(description="GPU busy time summed over ranks, seconds")]
-    kernel_s: Annotated[float, Meta(description="kernel time summed over ranks, seconds")]
-    slowest_rank: Annotated[int, Meta(description="the rank with the longest wall (the first on a tie)")]
-    stragglers: Annotated[list[int], Meta(description="ranks whose wall exceeds the median by more than straggler_pct")]
-    straggler_pct: Annotated[float, Meta(description=(
-        "the straggler threshold, percent above the median rank wall (data/timeline_rules.toml [ranks])"))]
-    ranks: Annotated[list[RankLineDoc], Meta(description="per rank, in rank order")]
-    kernels: Annotated[list[KernelImbalanceDoc], Meta(description=(
-        "the top kernels by summed total time, largest first, with their imbalance across ranks"))]
 
 
 class TimelineDoc(Doc, kw_only=True):
