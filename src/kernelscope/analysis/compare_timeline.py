@@ -11,7 +11,6 @@ timeline and an Nsight Compute report, are matched and compared like those of tw
 from __future__ import annotations
 
 import math
-import re
 
 from ..model import DeviceInfo, KernelProfile, LaunchConfig, Measurement, ProfileReport
 from .compare_program import ProgramSide
@@ -44,22 +43,11 @@ def _row(index: int, item: ItemStat, device: DeviceInfo) -> KernelProfile:
                          duration_range_s=spread)
 
 
-#: The PyTorch profiler's step ranges (``torch.profiler.profile.step()`` records ``ProfilerStep#<N>``).
-STEP = re.compile(r"^ProfilerStep#(\d+)$")
-
-
-def steps_s(report: TimelineReport) -> tuple[float, ...]:
-    """The duration of each profiler step (s), in step order: the ``ProfilerStep#N`` annotation ranges, the longest
-    occurrence of each N (the slowest rank's where several ranks record it); empty when none is marked."""
-    found = sorted((int(m.group(1)), a) for a in report.annotations if (m := STEP.match(a.name)))
-    return tuple(a.max_s if a.max_s is not None else a.total_s / max(a.count, 1) for _, a in found)
-
-
 def program_side(report: TimelineReport) -> ProgramSide:
     """The program wall of one timeline and its split (see :class:`~kernelscope.analysis.compare.ProgramSide`): of
     the rank whose wall is the program's (the longest), or for an ``nsys stats`` summary the plain sums; with its
-    profiler steps (:func:`steps_s`)."""
-    steps = steps_s(report)
+    profiler steps (``TimelineReport.steps``: the slowest rank's)."""
+    steps = report.steps.durations_s if report.steps is not None else ()
     if report.ranks and report.wall_s is not None:
         row = max(report.ranks, key=lambda r: r.wall_s)
         idle = row.no_gpu_s if row.no_gpu_s is not None else max(row.wall_s - row.busy_s, 0.0)

@@ -306,7 +306,7 @@ def step_stats(per_step: Mapping[int, int], rank: int | None) -> Steps | None:
     lo = min(durs)
     return Steps(rank=rank, count=len(nums), first=nums[0], last=nums[-1], median_s=med * NS, slowest_s=hi * NS,
                  slowest_step=nums[durs.index(hi)], fastest_s=lo * NS,
-                 spread_pct=100.0 * (hi - lo) / med if med > 0 else 0.0)
+                 spread_pct=100.0 * (hi - lo) / med if med > 0 else 0.0, durations_s=tuple(d * NS for d in durs))
 
 
 def steps_of(tl: Timeline, ann_rows: np.ndarray, rank: int | None) -> Steps | None:

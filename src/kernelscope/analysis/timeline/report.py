@@ -456,6 +456,7 @@ class Steps:
         slowest_s, slowest_step: the longest step (seconds) and its number N.
         fastest_s: the shortest step, seconds.
         spread_pct: ``(slowest - fastest) / median``, percent (step-to-step spread).
+        durations_s: each step's time, seconds, in step order (what ``compare`` takes the step noise from).
     """
 
     rank: int | None
@@ -467,6 +468,7 @@ class Steps:
     slowest_step: int
     fastest_s: float
     spread_pct: float
+    durations_s: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
