@@ -15,6 +15,7 @@ from typing import ClassVar, Mapping
 from ...notes import Note
 from ...timeline_model import InvalidRecord, RepairedRecord
 from ..engine import Finding
+from ..fusion import FusionEstimate
 
 #: Seconds per nanosecond (the Timeline's integer unit).
 NS = 1e-9
@@ -464,6 +465,8 @@ class TimelineReport:
         gpu_idle: the time with no GPU work at all, as a row (kind "gpu_idle": summed over ranks, per rank in
             ``devices``, with its program projection); None when there is none or no interval.
         host_api_rank: the rank ``host_api_s`` is of (None: not recorded, or a single process).
+        fusion: fusion candidates (chains of memory-bound kernels) with what fusing each would save
+            (:mod:`.fusion`), largest total saving first.
     """
 
     NON_FINITE: ClassVar[Mapping[str, str]] = {"gap_edges_s": "open_ended"}
@@ -502,6 +505,7 @@ class TimelineReport:
     host_api_rank: int | None = None
     repaired: tuple[RepairedRecord, ...] = ()
     one_off_calls: tuple[OneOffCall, ...] = ()
+    fusion: tuple[FusionEstimate, ...] = ()
 
     @property
     def kernel_time_s(self) -> float:

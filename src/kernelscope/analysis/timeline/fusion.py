@@ -1,0 +1,281 @@
+"""Fusion candidates in a timeline: chains of memory-bound kernels (``data/fusion.toml`` families) run back to back
+on one stream, each consuming what the previous one produced, with the estimate of :mod:`kernelscope.analysis.fusion`.
+
+A chain is a maximal run of kernels on one (rank, device, stream), in start order, where every kernel is of a
+memory-bound family (by its name, else by the name of the host operator that launched it) and every link holds:
+
+* the second starts at most ``[chain] max_gap_s`` (``data/fusion.toml``) after the first ends ("back to back");
+* nothing else ran on the stream between them (a copy or memset on the stream ends the run: it is not fusible);
+* no kernel of another stream of the same device started between the two starts (it may produce what the next
+  kernel reads, and a fusion would reorder work across streams);
+* where both kernels' operators carry input shapes (Kineto ``record_shapes``), the first one's output (its shape
+  and dtype) is one of the next one's inputs. Without shapes the link is adjacency alone and the estimate says that
+  it assumes the chain.
+
+A run of at least two kernels is a candidate; one or more kernels right after a compute-bound kernel (a GEMM,
+convolution, attention) whose output they consume form an EPILOGUE candidate (the GEMM stays; its epilogue does the
+chain's work, so the chain's own reads of the GEMM output and its extra write disappear).
+
+Bytes from shapes (per kernel: its operator's tensor inputs read, its output written): pointwise operators write
+the broadcast shape of their tensor inputs in the first one's dtype, in-place operators (``aten::add_``,
+``aten::copy_``: destination first) write their first input, normalisations (``aten::native_layer_norm`` ...) a
+tensor like their first input (their per-row statistics, a few bytes per row, are not counted); an operator whose
+output the trace cannot give (reductions, casts) leaves the chain on the assumed basis. A kernel is given its
+operator's bytes when it is the first kernel that operator launched. The host operator of a kernel is the innermost
+operator with shapes enclosing its launch call on the same host thread (CUPTI correlation id -> API call).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Sequence
+
+import numpy as np
+
+from ...knowledge.fusion import chain_rule, fusion_family
+from ...knowledge.gpus import find_gpu
+from ...errors import KernelscopeError
+from ...timeline_model import ANNOTATION, KERNEL, MEMCPY, MEMSET, RUNTIME_API, Timeline
+from ..fusion import FusionEstimate, FusionKernel, estimate, route_of
+from .correlation import ApiJoin
+from .report import NS
+
+#: Bytes per element of the dtypes PyTorch's profiler writes in ``Input type`` (c10 scalar type names).
+DTYPE_BYTES: dict[str, int] = {
+    "float": 4, "double": 8, "c10::Half": 2, "c10::BFloat16": 2, "int": 4, "long int": 8, "long": 8,
+    "short int": 2, "short": 2, "signed char": 1, "unsigned char": 1, "bool": 1, "c10::complex<float>": 8,
+    "c10::complex<double>": 16, "c10::complex<c10::Half>": 4, "c10::Float8_e4m3fn": 1, "c10::Float8_e5m2": 1,
+    "c10::Float8_e4m3fnuz": 1, "c10::Float8_e5m2fnuz": 1,
+}
+#: How far back through the operators of a host thread the enclosing one is looked for (nesting depth).
+MAX_NESTING = 64
+
+Tensor = tuple[tuple[int, ...], str]
+
+
+def _nbytes(t: Tensor) -> float:
+    return float(np.prod(t[0], dtype=np.float64)) * DTYPE_BYTES[t[1]]
+
+
+def operator_traffic(op: str, family: str, dims: Sequence[tuple[int, ...] | None],
+                     types: Sequence[str]) -> tuple[list[Tensor], float, Tensor] | None:
+    """(tensor inputs, bytes read, output tensor) of one operator from its ``Input Dims`` / ``Input type``, or None
+    when the trace cannot give its output (see the module docstring for the rules). Tensors are the inputs with at
+    least one dimension and a dtype of :data:`DTYPE_BYTES` (a 0-d input is a scalar argument: a few bytes at most)."""
+    tensors = [(d, t) for d, t in zip(dims, types) if d and t in DTYPE_BYTES]  # (0-d: a scalar argument)
+    if not tensors or family in ("reduction", "gemm"):
+        return None
+    short = op.rsplit("::", 1)[-1]
+    if short.endswith("_") and not short.startswith("_"):  # in place: the first input is written
+        reads = tensors[1:] if short == "copy_" else tensors
+        return tensors, sum(_nbytes(t) for t in reads), tensors[0]
+    if family == "normalisation":
+        return tensors, sum(_nbytes(t) for t in tensors), tensors[0]
+    if family == "copy" and short not in ("clone", "contiguous"):
+        return None  # a cast's output dtype is a keyword the trace does not record
+    try:
+        shape = tuple(int(v) for v in np.broadcast_shapes(*(t[0] for t in tensors)))
+    except ValueError:
+        return None
+    return tensors, sum(_nbytes(t) for t in tensors), (shape, tensors[0][1])
+
+
+def _operators(tl: Timeline, k_rows: np.ndarray) -> np.ndarray:
+    """For each kernel row, the index into ``tl.op_inputs`` of the innermost operator with shapes enclosing its
+    launch call on the same rank and host thread, or -1."""
+    out = np.full(k_rows.shape[0], -1, dtype=np.int64)
+    ops = tl.op_inputs
+    if ops is None or not len(ops):
+        return out
+    api_rows = np.flatnonzero(tl.kind == RUNTIME_API)
+    api = ApiJoin.of(tl, api_rows).api_for(tl, k_rows)
+    o_rows = ops.row
+    key = (tl.rank[o_rows].astype(np.int64) << 40) ^ tl.stream[o_rows]
+    order = np.lexsort((tl.start_ns[o_rows], key))
+    key_s, start_s, end_s = key[order], tl.start_ns[o_rows][order], tl.end_ns[o_rows][order]
+    has = api >= 0
+    a = api[has]
+    akey = (tl.rank[a].astype(np.int64) << 40) ^ tl.stream[a]
+    lo = np.searchsorted(key_s, akey, "left")
+    found = np.full(a.shape[0], -1, dtype=np.int64)
+    for i, (k, t0, t1, first) in enumerate(zip(akey.tolist(), tl.start_ns[a].tolist(), tl.end_ns[a].tolist(),
+                                               lo.tolist())):
+        last = int(np.searchsorted(key_s, k, "right"))
+        j = int(np.searchsorted(start_s[first:last], t0, "right")) + first - 1
+        stop = max(first, j - MAX_NESTING)
+        while j >= stop and key_s[j] == k:
+            if end_s[j] >= t1:
+                found[i] = order[j]
+                break
+            j -= 1
+    out[has] = found
+    return out
+
+
+def _steps(tl: Timeline) -> int | None:
+    ann = np.flatnonzero(tl.kind == ANNOTATION)
+    names = tl.names
+    n = sum(1 for i in tl.name_id[ann].tolist() if names[i].startswith("ProfilerStep#"))
+    return n or None
+
+
+def _peak(tl: Timeline, device: int) -> float | None:
+    name = tl.device_name(device)
+    if not name:
+        return None
+    try:
+        return find_gpu(name).dram_bandwidth_bytes_per_s
+    except KernelscopeError:
+        return None
+
+
+def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple[FusionEstimate, ...]:
+    """The fusion candidates of a timeline, largest total saving first (at most ``top``), grouped by their kernel
+    names (and device): one estimate per distinct chain with its occurrences.
+
+    Args:
+        tl: the run.
+        program_s: the program wall time the gain is of, seconds (None: no program gain).
+        top: how many candidates to keep.
+    """
+    busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
+    if busy.size < 2:
+        return ()
+    busy = busy[np.lexsort((tl.start_ns[busy], tl.stream[busy], tl.device[busy], tl.rank[busy]))]
+    is_k = tl.kind[busy] == KERNEL
+    k_rows = busy[is_k]
+    op_of = np.full(busy.shape[0], -1, dtype=np.int64)
+    op_of[is_k] = _operators(tl, k_rows)
+    ops = tl.op_inputs
+    names = tl.names
+
+    fam_cache: dict[tuple[int, int], str | None] = {}
+
+    def family(pos: int) -> str | None:
+        if not is_k[pos]:
+            return None
+        nid = int(tl.name_id[busy[pos]])
+        o = int(op_of[pos])
+        key = (nid, o if o < 0 else int(tl.name_id[ops.row[o]]))  # type: ignore[union-attr]
+        if key not in fam_cache:
+            f = fusion_family(names[nid], None if key[1] < 0 else names[key[1]])
+            fam_cache[key] = None if f is None else f.id
+        return fam_cache[key]
+
+    # Kernel starts per device (all streams), to see other-stream kernels between two starts.
+    dev_starts: dict[tuple[int, int], np.ndarray] = {}
+    for r, d in set(zip(tl.rank[k_rows].tolist(), tl.device[k_rows].tolist())):
+        sel = k_rows[(tl.rank[k_rows] == r) & (tl.device[k_rows] == d)]
+        dev_starts[(r, d)] = np.sort(tl.start_ns[sel])
+
+    seen_op: set[int] = set()
+    traffic: dict[int, tuple[list[Tensor], float, Tensor] | None] = {}
+
+    def traffic_of(pos: int) -> tuple[list[Tensor], float, Tensor] | None:
+        o = int(op_of[pos])
+        if o < 0 or ops is None:
+            return None
+        if pos not in traffic:
+            first = o not in seen_op
+            seen_op.add(o)
+            fam = family(pos)
+            traffic[pos] = operator_traffic(names[int(tl.name_id[ops.row[o]])], fam or "", ops.dims[o],
+                                            ops.types[o]) if first and fam else None
+        return traffic[pos]
+
+    max_gap_ns = chain_rule().max_gap_s / NS
+
+    def linked(p: int, q: int) -> bool:
+        a, b = busy[p], busy[q]
+        if (tl.rank[a], tl.device[a], tl.stream[a]) != (tl.rank[b], tl.device[b], tl.stream[b]):
+            return False
+        if tl.start_ns[b] - tl.end_ns[a] > max_gap_ns:
+            return False
+        starts = dev_starts[(int(tl.rank[a]), int(tl.device[a]))]
+        between = np.searchsorted(starts, tl.start_ns[b], "left") - np.searchsorted(starts, tl.start_ns[a], "left")
+        if between > 1:
+            return False
+        ta, tb = traffic_of(p), traffic_of(q)
+        if ta is not None and tb is not None:
+            return ta[2] in tb[0]
+        return True
+
+    runs: list[tuple[int | None, list[int]]] = []  # (head position or None, kernel positions)
+    n = busy.shape[0]
+    i = 0
+    while i < n:
+        fam = family(i)
+        if fam is None or fam == "gemm":
+            i += 1
+            continue
+        run = [i]
+        while i + 1 < n and family(i + 1) not in (None, "gemm") and linked(i, i + 1):
+            i += 1
+            run.append(i)
+        head = run[0] - 1 if run[0] > 0 and family(run[0] - 1) == "gemm" and linked(run[0] - 1, run[0]) else None
+        if len(run) >= 2 or head is not None:
+            runs.append((head, run))
+        i += 1
+
+    groups: dict[tuple, list[tuple[int | None, list[int]]]] = defaultdict(list)
+    for head, run in runs:
+        key = (int(tl.rank[busy[run[0]]]), int(tl.device[busy[run[0]]]),
+               None if head is None else int(tl.name_id[busy[head]]),
+               tuple(int(tl.name_id[busy[p]]) for p in run))
+        groups[key].append((head, run))
+    steps = _steps(tl)
+    out = []
+    for (rank, device, head_id, ids), occ in groups.items():
+        out.append(_group_estimate(tl, busy, occ, ids, head_id, family, traffic_of, op_of, steps, program_s,
+                                   _peak(tl, device), rank, device))
+    out.sort(key=lambda e: -e.total_saving_s)
+    return tuple(e for e in out if e.total_saving_s > 0)[:top]
+
+
+def _group_estimate(tl: Timeline, busy: np.ndarray, occ, ids, head_id, family, traffic_of, op_of, steps,
+                    program_s, peak, rank, device) -> FusionEstimate:
+    dur = (tl.end_ns - tl.start_ns)
+    names = tl.names
+    n_occ = len(occ)
+    per_kernel_s = [float(np.mean([dur[busy[run[j]]] for _, run in occ])) * NS for j in range(len(ids))]
+    reads: list[float | None] = [0.0] * len(ids)
+    writes: list[float | None] = [0.0] * len(ids)
+    fused_total: float | None = 0.0
+    for head, run in occ:
+        t = [traffic_of(p) for p in run]
+        if any(x is None for x in t):
+            fused_total = None
+            reads = [None] * len(ids)
+            writes = [None] * len(ids)
+            break
+        fused = sum(x[1] for x in t)
+        for j in range(1, len(t)):
+            fused -= _nbytes(t[j - 1][2])  # the intermediate's read back
+        if head is not None:  # the GEMM output the chain reads: the largest of the first kernel's inputs
+            gemm_out = max(_nbytes(x) for x in t[0][0])
+            fused += max(0.0, _nbytes(t[-1][2]) - gemm_out) - gemm_out
+        else:
+            fused += _nbytes(t[-1][2])
+        fused_total += fused  # type: ignore[operator]
+        for j, x in enumerate(t):
+            reads[j] += x[1]  # type: ignore[operator]
+            writes[j] += _nbytes(x[2])  # type: ignore[operator]
+    ops = tl.op_inputs
+    first = occ[0][1]
+    kernels = []
+    for j, nid in enumerate(ids):
+        o = int(op_of[first[j]])
+        kernels.append(FusionKernel(
+            names[nid], None if o < 0 or ops is None else names[int(tl.name_id[ops.row[o]])], family(first[j]),
+            per_kernel_s[j], None if reads[j] is None else reads[j] / n_occ,
+            None if writes[j] is None else writes[j] / n_occ))
+    head = None
+    if head_id is not None:
+        head = FusionKernel(names[head_id], None, "gemm", float(np.mean([dur[busy[o[0]]] for o in occ])) * NS)
+    pytorch = tl.format == "kineto" or ops is not None
+    stream = int(tl.stream[busy[first[0]]])
+    return estimate(kernels, None if fused_total is None else fused_total / n_occ, head=head, occurrences=n_occ,
+                    steps=steps, basis="shapes", peak_bytes_per_s=peak, program_s=program_s,
+                    route=route_of([k.name for k in kernels], head is not None, pytorch),
+                    caveats=("host_bound",), device=None if device < 0 else device,
+                    stream=None if stream < 0 else stream, rank=None if rank < 0 else rank)
