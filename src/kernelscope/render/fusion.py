@@ -60,16 +60,16 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
     head = [f.label("fu_chain"), f.label("fu_runs"), f.label("fu_unfused"), f.label("fu_bytes"), f.label("fu_fused"),
             f.label("fu_bound"), f.label("fu_saving"), f.label("fu_program"), f.label("fu_route")]
     rows = []
-    for e in estimates:
-        rows.append([chain_text(e), _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
+    for i, e in enumerate(estimates):
+        rows.append([f"{i + 1}. {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
                      f"{f.time(e.fused_s)} ({_x(e.speedup, f)})", f.time(e.fused_bound_s),
                      f.time(e.saving_s), f"{f.share(e.program_fraction)} ({_x(e.program_speedup, f)})",
                      f.label(f"fu_route_{e.route}")])
     return f.label("fu_title"), head, rows
 
 
-def summary_note(e: FusionEstimate, f: Fmt) -> Note:
-    """The candidate in one sentence (its numbers are the estimate's own)."""
+def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
+    """The candidate (number ``i`` of the table) in one sentence (its numbers are the estimate's own)."""
     if e.unfused_bytes is None:
         bytes_text = f.note(Note("fu_bytes_assumed", {"fraction": f.share(e.bytes_fraction)}))
     else:
@@ -78,7 +78,7 @@ def summary_note(e: FusionEstimate, f: Fmt) -> Note:
                                                     "fraction": f.share(e.bytes_fraction)}))
     bw = f.nm if e.achieved_bytes_per_s is None else si(e.achieved_bytes_per_s, "B/s", 4)
     return Note("fu_summary", {
-        "n": len(e.kernels), "names": ", ".join(_kernel_text(k, CHAIN_NAME_WIDTH) for k in e.kernels),
+        "i": i, "n": len(e.kernels),
         "speedup": _x(e.speedup, f), "fused_s": e.fused_s, "unfused_s": e.unfused_s, "bw": bw, "bytes": bytes_text,
         "runs": _runs(e, f), "saving_s": e.total_saving_s, "share": f.share(e.program_fraction),
         "program": _x(e.program_speedup, f)})
@@ -93,7 +93,7 @@ def fusion_lines(estimates: Sequence[FusionEstimate], f: Fmt) -> list[tuple[str,
     """(label, text) lines: per candidate its sentence, then its advice; the caveats once, after them."""
     rows: list[tuple[str, str]] = []
     for i, e in enumerate(estimates):
-        rows.append((f.label("fu_command_title") if i == 0 else "", f"{i + 1}. {f.note(summary_note(e, f))}"))
+        rows.append((f.label("fu_command_title") if i == 0 else "", f.note(summary_note(e, f, i + 1))))
         rows.append(("", f"   {f.label('fu_advice')}{f.colon}{advice_text(e, f)}"))
     caveats = list(dict.fromkeys(c for e in estimates for c in e.caveats))
     if caveats:
@@ -147,9 +147,9 @@ def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], f
         return encode(FusionCommandDoc(schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
                                        path=path, source=source,  # type: ignore[arg-type]
                                        candidates=[fusion_doc(e, f) for e in estimates]))
-    section = fusion_section(estimates, f)
-    lines = fusion_lines(estimates, f)
     if fmt == "markdown":
+        section = fusion_section(estimates, f)
+        lines = fusion_lines(estimates, f)
         out = [f"## {f.label('fu_command_title')}", "", f"- {_md(path)}", ""]
         if section is None:
             out += [f.label("fu_none"), ""]
@@ -162,35 +162,43 @@ def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], f
             out += [f"- {_md(text.strip())}" for _, text in lines]
         return "\n".join(out) + "\n"
     if fmt == "table":
-        from rich import box
         from rich.console import Group
-        from rich.table import Table
-        from rich.text import Text
 
         from .cjk import CJKConsole
 
         buf = io.StringIO()
         console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-        parts: list = [Text(f"{f.label('fu_command_title')}: {safe(path)}", style="bold")]
-        if section is None:
-            parts.append(Text(f.label("fu_none")))
-        else:
-            title, head, rows = section
-            t = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
-            for i, h in enumerate(head):
-                t.add_column(h, justify="left" if i in (0, 3, 8) else "right", overflow="fold")
-            for r in rows:
-                t.add_row(*(Text(c) for c in r))
-            parts.append(t)
-            lt = Table(box=box.SIMPLE, show_header=False)
-            lt.add_column(style="bold", no_wrap=True)
-            lt.add_column(overflow="fold")
-            for label, text in lines:
-                lt.add_row(Text(label), Text(text))
-            parts.append(lt)
-        console.print(Group(*parts))
+        console.print(Group(*renderables(path, estimates, lang)))
         return buf.getvalue()
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> list:
+    """rich renderables of the ``kernelscope fusion`` table view (the terminal prints them at its width)."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    f = Fmt(lang)
+    section = fusion_section(estimates, f)
+    parts: list = [Text(f"{f.label('fu_command_title')}{f.colon}{safe(path)}", style="bold")]
+    if section is None:
+        return parts + [Text(f.label("fu_none"))]
+    title, head, rows = section
+    t = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+    for i, h in enumerate(head):  # the chain, the bytes and the route are words; the others numbers, kept whole
+        if i in (0, 3, 8):
+            t.add_column(h, justify="left", overflow="fold", min_width=12 if i == 0 else None)
+        else:
+            t.add_column(h, justify="right", no_wrap=True)
+    for r in rows:
+        t.add_row(*(Text(c) for c in r))
+    lt = Table(box=box.SIMPLE, show_header=False)
+    lt.add_column(style="bold", no_wrap=True)
+    lt.add_column(overflow="fold")
+    for label, text in fusion_lines(estimates, f):
+        lt.add_row(Text(label), Text(text))
+    return parts + [t, lt]
 
 
 def _md(text: str) -> str:
@@ -198,4 +206,4 @@ def _md(text: str) -> str:
 
 
 __all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_text", "fusion_doc", "fusion_lines", "fusion_section",
-           "render_fusion", "summary_note"]
+           "render_fusion", "renderables", "summary_note"]

@@ -129,6 +129,97 @@ def _peak(tl: Timeline, device: int) -> float | None:
         return None
 
 
+class _Chains:
+    """The busy rows of a timeline in stream order, with what the chain search asks of them: each kernel's family,
+    its operator's traffic (the first kernel of an operator only) and whether two rows are linked."""
+
+    def __init__(self, tl: Timeline) -> None:
+        busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
+        self.tl = tl
+        self.busy = busy[np.lexsort((tl.start_ns[busy], tl.stream[busy], tl.device[busy], tl.rank[busy]))]
+        self.is_k = tl.kind[self.busy] == KERNEL
+        k_rows = self.busy[self.is_k]
+        self.op_of = np.full(self.busy.shape[0], -1, dtype=np.int64)
+        self.op_of[self.is_k] = _operators(tl, k_rows)
+        self.dev_starts: dict[tuple[int, int], np.ndarray] = {}  # kernel starts per device, all streams
+        for r, d in set(zip(tl.rank[k_rows].tolist(), tl.device[k_rows].tolist())):
+            sel = k_rows[(tl.rank[k_rows] == r) & (tl.device[k_rows] == d)]
+            self.dev_starts[(r, d)] = np.sort(tl.start_ns[sel])
+        self.max_gap_ns = chain_rule().max_gap_s / NS
+        self._families: dict[tuple[int, int], str | None] = {}
+        self._traffic: dict[int, tuple[list[Tensor], float, Tensor] | None] = {}
+        self._seen_op: set[int] = set()
+
+    def operator(self, pos: int) -> str | None:
+        """The name of the operator that launched the kernel at ``pos``, or None."""
+        o = int(self.op_of[pos])
+        ops = self.tl.op_inputs
+        return None if o < 0 or ops is None else self.tl.names[int(self.tl.name_id[ops.row[o]])]
+
+    def family(self, pos: int) -> str | None:
+        """The fusion family of the row at ``pos`` (None: not a kernel, or of no family)."""
+        if not self.is_k[pos]:
+            return None
+        nid = int(self.tl.name_id[self.busy[pos]])
+        o = int(self.op_of[pos])
+        ops = self.tl.op_inputs
+        key = (nid, -1 if o < 0 or ops is None else int(self.tl.name_id[ops.row[o]]))
+        op = None if key[1] < 0 else self.tl.names[key[1]]
+        if key not in self._families:
+            f = fusion_family(self.tl.names[nid], op)
+            self._families[key] = None if f is None else f.id
+        return self._families[key]
+
+    def traffic(self, pos: int) -> tuple[list[Tensor], float, Tensor] | None:
+        """:func:`operator_traffic` of the kernel at ``pos`` when it is its operator's first kernel, else None."""
+        ops = self.tl.op_inputs
+        o = int(self.op_of[pos])
+        if o < 0 or ops is None:
+            return None
+        if pos not in self._traffic:
+            first = o not in self._seen_op
+            self._seen_op.add(o)
+            fam = self.family(pos)
+            self._traffic[pos] = operator_traffic(self.operator(pos) or "", fam, ops.dims[o], ops.types[o]) \
+                if first and fam else None
+        return self._traffic[pos]
+
+    def linked(self, p: int, q: int) -> bool:
+        """Whether the rows at ``p`` and ``q`` (consecutive in stream order) are one link of a chain."""
+        tl = self.tl
+        a, b = self.busy[p], self.busy[q]
+        if (tl.rank[a], tl.device[a], tl.stream[a]) != (tl.rank[b], tl.device[b], tl.stream[b]):
+            return False
+        if tl.start_ns[b] - tl.end_ns[a] > self.max_gap_ns:
+            return False
+        starts = self.dev_starts[(int(tl.rank[a]), int(tl.device[a]))]
+        if np.searchsorted(starts, tl.start_ns[b], "left") - np.searchsorted(starts, tl.start_ns[a], "left") > 1:
+            return False  # a kernel of another stream started between them
+        ta, tb = self.traffic(p), self.traffic(q)
+        return ta[2] in tb[0] if ta is not None and tb is not None else True
+
+    def runs(self) -> list[tuple[int | None, list[int]]]:
+        """Every candidate run: (the position of its epilogue head or None, the positions of its kernels)."""
+        out: list[tuple[int | None, list[int]]] = []
+        n = self.busy.shape[0]
+        i = 0
+        while i < n:
+            if self.family(i) in (None, "gemm"):
+                i += 1
+                continue
+            run = [i]
+            while i + 1 < n and self.family(i + 1) not in (None, "gemm") and self.linked(i, i + 1):
+                i += 1
+                run.append(i)
+            first = run[0]
+            head = first - 1 if first > 0 and self.family(first - 1) == "gemm" and self.linked(first - 1, first) \
+                else None
+            if len(run) >= 2 or head is not None:
+                out.append((head, run))
+            i += 1
+        return out
+
+
 def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple[FusionEstimate, ...]:
     """The fusion candidates of a timeline, largest total saving first (at most ``top``), grouped by their kernel
     names (and device): one estimate per distinct chain with its occurrences.
@@ -138,144 +229,64 @@ def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple
         program_s: the program wall time the gain is of, seconds (None: no program gain).
         top: how many candidates to keep.
     """
-    busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
-    if busy.size < 2:
+    if np.count_nonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET))) < 2:
         return ()
-    busy = busy[np.lexsort((tl.start_ns[busy], tl.stream[busy], tl.device[busy], tl.rank[busy]))]
-    is_k = tl.kind[busy] == KERNEL
-    k_rows = busy[is_k]
-    op_of = np.full(busy.shape[0], -1, dtype=np.int64)
-    op_of[is_k] = _operators(tl, k_rows)
-    ops = tl.op_inputs
-    names = tl.names
-
-    fam_cache: dict[tuple[int, int], str | None] = {}
-
-    def family(pos: int) -> str | None:
-        if not is_k[pos]:
-            return None
-        nid = int(tl.name_id[busy[pos]])
-        o = int(op_of[pos])
-        key = (nid, o if o < 0 else int(tl.name_id[ops.row[o]]))  # type: ignore[union-attr]
-        if key not in fam_cache:
-            f = fusion_family(names[nid], None if key[1] < 0 else names[key[1]])
-            fam_cache[key] = None if f is None else f.id
-        return fam_cache[key]
-
-    # Kernel starts per device (all streams), to see other-stream kernels between two starts.
-    dev_starts: dict[tuple[int, int], np.ndarray] = {}
-    for r, d in set(zip(tl.rank[k_rows].tolist(), tl.device[k_rows].tolist())):
-        sel = k_rows[(tl.rank[k_rows] == r) & (tl.device[k_rows] == d)]
-        dev_starts[(r, d)] = np.sort(tl.start_ns[sel])
-
-    seen_op: set[int] = set()
-    traffic: dict[int, tuple[list[Tensor], float, Tensor] | None] = {}
-
-    def traffic_of(pos: int) -> tuple[list[Tensor], float, Tensor] | None:
-        o = int(op_of[pos])
-        if o < 0 or ops is None:
-            return None
-        if pos not in traffic:
-            first = o not in seen_op
-            seen_op.add(o)
-            fam = family(pos)
-            traffic[pos] = operator_traffic(names[int(tl.name_id[ops.row[o]])], fam or "", ops.dims[o],
-                                            ops.types[o]) if first and fam else None
-        return traffic[pos]
-
-    max_gap_ns = chain_rule().max_gap_s / NS
-
-    def linked(p: int, q: int) -> bool:
-        a, b = busy[p], busy[q]
-        if (tl.rank[a], tl.device[a], tl.stream[a]) != (tl.rank[b], tl.device[b], tl.stream[b]):
-            return False
-        if tl.start_ns[b] - tl.end_ns[a] > max_gap_ns:
-            return False
-        starts = dev_starts[(int(tl.rank[a]), int(tl.device[a]))]
-        between = np.searchsorted(starts, tl.start_ns[b], "left") - np.searchsorted(starts, tl.start_ns[a], "left")
-        if between > 1:
-            return False
-        ta, tb = traffic_of(p), traffic_of(q)
-        if ta is not None and tb is not None:
-            return ta[2] in tb[0]
-        return True
-
-    runs: list[tuple[int | None, list[int]]] = []  # (head position or None, kernel positions)
-    n = busy.shape[0]
-    i = 0
-    while i < n:
-        fam = family(i)
-        if fam is None or fam == "gemm":
-            i += 1
-            continue
-        run = [i]
-        while i + 1 < n and family(i + 1) not in (None, "gemm") and linked(i, i + 1):
-            i += 1
-            run.append(i)
-        head = run[0] - 1 if run[0] > 0 and family(run[0] - 1) == "gemm" and linked(run[0] - 1, run[0]) else None
-        if len(run) >= 2 or head is not None:
-            runs.append((head, run))
-        i += 1
-
+    c = _Chains(tl)
     groups: dict[tuple, list[tuple[int | None, list[int]]]] = defaultdict(list)
-    for head, run in runs:
-        key = (int(tl.rank[busy[run[0]]]), int(tl.device[busy[run[0]]]),
-               None if head is None else int(tl.name_id[busy[head]]),
-               tuple(int(tl.name_id[busy[p]]) for p in run))
+    for head, run in c.runs():
+        row = c.busy[run[0]]
+        key = (int(tl.rank[row]), int(tl.device[row]), None if head is None else int(tl.name_id[c.busy[head]]),
+               tuple(int(tl.name_id[c.busy[p]]) for p in run))
         groups[key].append((head, run))
     steps = _steps(tl)
-    out = []
-    for (rank, device, head_id, ids), occ in groups.items():
-        out.append(_group_estimate(tl, busy, occ, ids, head_id, family, traffic_of, op_of, steps, program_s,
-                                   _peak(tl, device), rank, device))
+    out = [_group_estimate(c, occ, ids, head_id, steps, program_s, _peak(tl, device), rank, device)
+           for (rank, device, head_id, ids), occ in groups.items()]
     out.sort(key=lambda e: -e.total_saving_s)
     return tuple(e for e in out if e.total_saving_s > 0)[:top]
 
 
-def _group_estimate(tl: Timeline, busy: np.ndarray, occ, ids, head_id, family, traffic_of, op_of, steps,
-                    program_s, peak, rank, device) -> FusionEstimate:
-    dur = (tl.end_ns - tl.start_ns)
-    names = tl.names
-    n_occ = len(occ)
-    per_kernel_s = [float(np.mean([dur[busy[run[j]]] for _, run in occ])) * NS for j in range(len(ids))]
-    reads: list[float | None] = [0.0] * len(ids)
-    writes: list[float | None] = [0.0] * len(ids)
-    fused_total: float | None = 0.0
+def _bytes_of(occ, n: int, traffic) -> tuple[list[float | None], list[float | None], float | None]:
+    """Summed reads and writes per kernel of the chain, and the fused bytes, over its occurrences (None where any
+    occurrence's traffic is not known)."""
+    reads: list[float | None] = [0.0] * n
+    writes: list[float | None] = [0.0] * n
+    fused_total = 0.0
     for head, run in occ:
-        t = [traffic_of(p) for p in run]
+        t = [traffic(p) for p in run]
         if any(x is None for x in t):
-            fused_total = None
-            reads = [None] * len(ids)
-            writes = [None] * len(ids)
-            break
-        fused = sum(x[1] for x in t)
-        for j in range(1, len(t)):
-            fused -= _nbytes(t[j - 1][2])  # the intermediate's read back
+            return [None] * n, [None] * n, None
+        fused = sum(x[1] for x in t) - sum(_nbytes(t[j - 1][2]) for j in range(1, len(t)))  # intermediates' reads
         if head is not None:  # the GEMM output the chain reads: the largest of the first kernel's inputs
             gemm_out = max(_nbytes(x) for x in t[0][0])
             fused += max(0.0, _nbytes(t[-1][2]) - gemm_out) - gemm_out
         else:
             fused += _nbytes(t[-1][2])
-        fused_total += fused  # type: ignore[operator]
+        fused_total += fused
         for j, x in enumerate(t):
             reads[j] += x[1]  # type: ignore[operator]
             writes[j] += _nbytes(x[2])  # type: ignore[operator]
-    ops = tl.op_inputs
+    return reads, writes, fused_total
+
+
+def _group_estimate(c: _Chains, occ, ids, head_id, steps, program_s, peak, rank, device) -> FusionEstimate:
+    tl = c.tl
+    dur = tl.end_ns - tl.start_ns
+    n_occ = len(occ)
+    per_kernel_s = [float(np.mean([dur[c.busy[run[j]]] for _, run in occ])) * NS for j in range(len(ids))]
+    reads, writes, fused_total = _bytes_of(occ, len(ids), c.traffic)
     first = occ[0][1]
-    kernels = []
-    for j, nid in enumerate(ids):
-        o = int(op_of[first[j]])
-        kernels.append(FusionKernel(
-            names[nid], None if o < 0 or ops is None else names[int(tl.name_id[ops.row[o]])], family(first[j]),
-            per_kernel_s[j], None if reads[j] is None else reads[j] / n_occ,
-            None if writes[j] is None else writes[j] / n_occ))
+    kernels = [FusionKernel(tl.names[nid], c.operator(first[j]), c.family(first[j]), per_kernel_s[j],
+                            None if reads[j] is None else reads[j] / n_occ,  # type: ignore[operator]
+                            None if writes[j] is None else writes[j] / n_occ)  # type: ignore[operator]
+               for j, nid in enumerate(ids)]
     head = None
     if head_id is not None:
-        head = FusionKernel(names[head_id], None, "gemm", float(np.mean([dur[busy[o[0]]] for o in occ])) * NS)
-    pytorch = tl.format == "kineto" or ops is not None
-    stream = int(tl.stream[busy[first[0]]])
+        head = FusionKernel(tl.names[head_id], c.operator(occ[0][0]), "gemm",
+                            float(np.mean([dur[c.busy[o[0]]] for o in occ])) * NS)
+    stream = int(tl.stream[c.busy[first[0]]])
     return estimate(kernels, None if fused_total is None else fused_total / n_occ, head=head, occurrences=n_occ,
                     steps=steps, basis="shapes", peak_bytes_per_s=peak, program_s=program_s,
-                    route=route_of([k.name for k in kernels], head is not None, pytorch),
+                    route=route_of([k.name for k in kernels], head is not None,
+                                   tl.format == "kineto" or tl.op_inputs is not None),
                     caveats=("host_bound",), device=None if device < 0 else device,
                     stream=None if stream < 0 else stream, rank=None if rank < 0 else rank)
