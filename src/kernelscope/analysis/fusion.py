@@ -81,7 +81,8 @@ class FusionEstimate:
         fused_s: PREDICTION of the fused kernel's time per occurrence, seconds (at the achieved bandwidth).
         fused_bound_s: the fused time at the DRAM peak (the fastest it can be), seconds; None without bytes or peak.
         saving_s: unfused_s - fused_s (prediction); ``saving_bound_s`` unfused_s - fused_bound_s (upper bound).
-        speedup: unfused_s / fused_s, the chain's own (x).
+        speedup: unfused_s / fused_s, the chain's own (x); for an epilogue chain, the GEMM's and the chain's time
+            before over after, ``(head + unfused_s) / (head + fused_s)`` (the chain's work moves into the GEMM).
         total_saving_s: occurrences x saving_s.
         program_s: the time the program gain is of (timeline: the wall; report: the summed kernel time), or None.
         program_fraction: total_saving_s / program_s; ``program_speedup`` 1 / (1 - that) (Amdahl, prediction).
@@ -160,18 +161,24 @@ def estimate(kernels: Sequence[FusionKernel], fused_bytes: float | None, *, head
         fused_bytes=None if fused_bytes is None else float(fused_bytes), bytes_fraction=fraction, bytes_basis=basis,
         achieved_bytes_per_s=achieved, peak_bytes_per_s=peak_bytes_per_s, fused_s=fused_s, fused_bound_s=bound_s,
         saving_s=saving, saving_bound_s=None if bound_s is None else unfused_s - bound_s,
-        speedup=unfused_s / fused_s if fused_s > 0 else float("inf"), total_saving_s=total, program_s=program_s,
+        speedup=_speedup(unfused_s, fused_s, head), total_saving_s=total, program_s=program_s,
         program_fraction=frac, program_speedup=None if frac is None else (1.0 / (1.0 - frac) if frac < 1 else float("inf")),
-        route=route, caveats=_caveats(kernels, basis, caveats), device=device, stream=stream, rank=rank)
+        route=route, caveats=_caveats(kernels, basis, caveats, head), device=device, stream=stream, rank=rank)
 
 
-def _caveats(kernels: Sequence[FusionKernel], basis: str, extra: tuple[str, ...]) -> tuple[str, ...]:
+def _speedup(unfused_s: float, fused_s: float, head: FusionKernel | None) -> float:
+    before, after = (unfused_s, fused_s) if head is None else (head.time_s + unfused_s, head.time_s + fused_s)
+    return before / after if after > 0 else float("inf")
+
+
+def _caveats(kernels: Sequence[FusionKernel], basis: str, extra: tuple[str, ...],
+             head: FusionKernel | None = None) -> tuple[str, ...]:
     out = ["intermediate_elsewhere"]
     if any(k.family in ("normalisation", "reduction") for k in kernels[1:]) or (
             kernels and kernels[0].family == "reduction"):
         out.append("second_pass")
     if basis == "assumed_chain":
-        out.append("assumed_chain")
+        out.append("assumed_chain" if head is None else "epilogue_assumed")
     return tuple(dict.fromkeys([*out, *extra]))
 
 

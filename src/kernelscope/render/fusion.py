@@ -70,16 +70,16 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
 
 def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
     """The candidate (number ``i`` of the table) in one sentence (its numbers are the estimate's own)."""
-    if e.unfused_bytes is None:
+    if e.unfused_bytes is None or e.achieved_bytes_per_s is None:
         bytes_text = f.note(Note("fu_bytes_assumed", {"fraction": f.share(e.bytes_fraction)}))
     else:
         bytes_text = f.note(Note("fu_bytes_known", {"unfused": _bytes(e.unfused_bytes, f),
                                                     "fused": _bytes(e.fused_bytes, f),
-                                                    "fraction": f.share(e.bytes_fraction)}))
-    bw = f.nm if e.achieved_bytes_per_s is None else si(e.achieved_bytes_per_s, "B/s", 4)
+                                                    "fraction": f.share(e.bytes_fraction),
+                                                    "bw": si(e.achieved_bytes_per_s, "B/s", 4)}))
     return Note("fu_summary", {
-        "i": i, "n": len(e.kernels),
-        "speedup": _x(e.speedup, f), "fused_s": e.fused_s, "unfused_s": e.unfused_s, "bw": bw, "bytes": bytes_text,
+        "i": i, "n": len(e.kernels), "with_head": "" if e.head is None else f.note(Note("fu_with_head", {})),
+        "speedup": _x(e.speedup, f), "fused_s": e.fused_s, "unfused_s": e.unfused_s, "bytes": bytes_text,
         "runs": _runs(e, f), "saving_s": e.total_saving_s, "share": f.share(e.program_fraction),
         "program": _x(e.program_speedup, f)})
 
