@@ -365,3 +365,14 @@ def test_layernorm_example_estimate_against_the_measured_ratio():
     assert e.fused_s / e.unfused_s == pytest.approx(measured, rel=0.35), (e.fused_s, fused.kernel.duration_s)
     if e.fused_bound_s is not None:  # nothing runs faster than its bytes at the DRAM peak
         assert fused.kernel.duration_s >= 0.95 * e.fused_bound_s
+
+
+def test_timeline_kernels_join_keeps_the_fusion_beside_it(tmp_path, capsys):
+    """``timeline --kernels REPORT``: the joined per-kernel speedups and the fusion saving in one output."""
+    trace = _two_steps(tmp_path)
+    report = tmp_path / "unfused.toml"
+    report.write_text(REPORT, encoding="utf-8")
+    assert main(["timeline", trace, "--kernels", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "Largest fusion saving" in out and "Fusion candidates" in out
+    assert out.index("Fusion candidates") > out.index("Top kernels")

@@ -84,6 +84,13 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
         "program": _x(e.program_speedup, f)})
 
 
+def fusion_headline(e: FusionEstimate, f: Fmt) -> str:
+    """The largest candidate in one line, for the timeline's overview beside the black hole."""
+    return f.note(Note("fu_headline", {"chain": chain_text(e), "saving_s": e.total_saving_s,
+                                       "share": f.share(e.program_fraction), "program": _x(e.program_speedup, f),
+                                       "speedup": _x(e.speedup, f)}))
+
+
 def advice_text(e: FusionEstimate, f: Fmt) -> str:
     """What to do for the candidate's route."""
     return f.note(Note(f"fu_advice_{e.route}", {}))
@@ -205,5 +212,5 @@ def _md(text: str) -> str:
     return safe(text).replace("|", "\\|")
 
 
-__all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_text", "fusion_doc", "fusion_lines", "fusion_section",
+__all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_text", "fusion_doc", "fusion_headline", "fusion_lines", "fusion_section",
            "render_fusion", "renderables", "summary_note"]

@@ -43,7 +43,7 @@ from .documents.timeline import (
     TimelineReportDoc, TinyKernelDoc,
 )
 from .documents.timeline import ScopeShareDoc
-from .fusion import fusion_doc, fusion_lines, fusion_section
+from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section
 from .timeline_join import absent_section, join_section
 from .timeline_scopes import amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
@@ -145,6 +145,8 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
         if isinstance(bh.values.get("name"), str):  # the table's short name (JSON keeps it whole)
             bh = Note(bh.key, {**bh.values, "name": short_name(bh.values["name"])})
         rows.append((f.label("tl_black_hole"), f.note(bh)))
+    if rep.fusion:  # beside the black hole: the largest fusion saving
+        rows.append((f.label("fu_largest"), fusion_headline(rep.fusion[0], f)))
     if rep.launch is not None:
         L = rep.launch
         rows.append((f.label("tl_launch"), f.label(

@@ -131,24 +131,54 @@ def _peak(tl: Timeline, device: int) -> float | None:
 
 class _Chains:
     """The busy rows of a timeline in stream order, with what the chain search asks of them: each kernel's family,
-    its operator's traffic (the first kernel of an operator only) and whether two rows are linked."""
+    its operator's traffic (the first kernel of an operator only) and which consecutive rows are linked. Vectorised
+    over the rows; Python only over the distinct (kernel, operator) names and the links that shapes decide."""
 
     def __init__(self, tl: Timeline) -> None:
         busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
         self.tl = tl
-        self.busy = busy[np.lexsort((tl.start_ns[busy], tl.stream[busy], tl.device[busy], tl.rank[busy]))]
-        self.is_k = tl.kind[self.busy] == KERNEL
-        k_rows = self.busy[self.is_k]
-        self.op_of = np.full(self.busy.shape[0], -1, dtype=np.int64)
-        self.op_of[self.is_k] = _operators(tl, k_rows)
-        self.dev_starts: dict[tuple[int, int], np.ndarray] = {}  # kernel starts per device, all streams
-        for r, d in set(zip(tl.rank[k_rows].tolist(), tl.device[k_rows].tolist())):
-            sel = k_rows[(tl.rank[k_rows] == r) & (tl.device[k_rows] == d)]
-            self.dev_starts[(r, d)] = np.sort(tl.start_ns[sel])
-        self.max_gap_ns = chain_rule().max_gap_s / NS
-        self._families: dict[tuple[int, int], str | None] = {}
+        self.busy = busy = busy[np.lexsort((tl.start_ns[busy], tl.stream[busy], tl.device[busy], tl.rank[busy]))]
+        is_k = tl.kind[busy] == KERNEL
+        self.op_of = np.full(busy.shape[0], -1, dtype=np.int64)
+        self.op_of[is_k] = _operators(tl, busy[is_k])
+        ops = tl.op_inputs
+        op_name = np.full(busy.shape[0], -1, dtype=np.int64)
+        if ops is not None:
+            has = self.op_of >= 0
+            op_name[has] = tl.name_id[ops.row[self.op_of[has]]]
+        keys = np.where(is_k, tl.name_id[busy].astype(np.int64) * (len(tl.names) + 1) + op_name + 1, -1)
+        uniq, inv = np.unique(keys, return_inverse=True)
+        fams: list[str | None] = []
+        for key in uniq.tolist():
+            f = None if key < 0 else fusion_family(tl.names[key // (len(tl.names) + 1)],
+                                                   None if key % (len(tl.names) + 1) == 0
+                                                   else tl.names[key % (len(tl.names) + 1) - 1])
+            fams.append(None if f is None else f.id)
+        self.families = np.array(fams, dtype=object)[inv]
+        self.memory = np.array([f not in (None, "gemm") for f in fams], dtype=bool)[inv]
+        self.gemm = np.array([f == "gemm" for f in fams], dtype=bool)[inv]
+        self.pre = self._adjacent(is_k)
+        first = np.zeros(busy.shape[0], dtype=bool)  # the first kernel of each operator (in stream order)
+        if (self.op_of >= 0).any():
+            _, idx = np.unique(np.where(self.op_of >= 0, self.op_of, -1), return_index=True)
+            first[idx[self.op_of[idx] >= 0]] = True
+        self.first_of_op = first
         self._traffic: dict[int, tuple[list[Tensor], float, Tensor] | None] = {}
-        self._seen_op: set[int] = set()
+
+    def _adjacent(self, is_k: np.ndarray) -> np.ndarray:
+        """``pre[p]``: rows p and p + 1 are kernels of one stream, at most the chain gap apart, and no kernel of
+        another stream of the device started between their starts."""
+        tl, busy = self.tl, self.busy
+        a, b = busy[:-1], busy[1:]
+        same = is_k[:-1] & is_k[1:] & (tl.rank[a] == tl.rank[b]) & (tl.device[a] == tl.device[b]) & (
+            tl.stream[a] == tl.stream[b])
+        same &= tl.start_ns[b] - tl.end_ns[a] <= chain_rule().max_gap_s / NS
+        k = busy[is_k]  # kernel rank within its device, by start: consecutive ones differ by one
+        order = np.lexsort((tl.start_ns[k], tl.device[k], tl.rank[k]))
+        pos = np.empty(tl.kind.shape[0], dtype=np.int64)
+        pos[k[order]] = np.arange(k.shape[0])
+        same[same] &= (pos[b[same]] - pos[a[same]]) == 1
+        return same
 
     def operator(self, pos: int) -> str | None:
         """The name of the operator that launched the kernel at ``pos``, or None."""
@@ -158,65 +188,44 @@ class _Chains:
 
     def family(self, pos: int) -> str | None:
         """The fusion family of the row at ``pos`` (None: not a kernel, or of no family)."""
-        if not self.is_k[pos]:
-            return None
-        nid = int(self.tl.name_id[self.busy[pos]])
-        o = int(self.op_of[pos])
-        ops = self.tl.op_inputs
-        key = (nid, -1 if o < 0 or ops is None else int(self.tl.name_id[ops.row[o]]))
-        op = None if key[1] < 0 else self.tl.names[key[1]]
-        if key not in self._families:
-            f = fusion_family(self.tl.names[nid], op)
-            self._families[key] = None if f is None else f.id
-        return self._families[key]
+        return self.families[pos]
 
     def traffic(self, pos: int) -> tuple[list[Tensor], float, Tensor] | None:
         """:func:`operator_traffic` of the kernel at ``pos`` when it is its operator's first kernel, else None."""
         ops = self.tl.op_inputs
-        o = int(self.op_of[pos])
-        if o < 0 or ops is None:
+        if ops is None or not self.first_of_op[pos]:
             return None
         if pos not in self._traffic:
-            first = o not in self._seen_op
-            self._seen_op.add(o)
-            fam = self.family(pos)
+            o = int(self.op_of[pos])
+            fam = self.families[pos]
             self._traffic[pos] = operator_traffic(self.operator(pos) or "", fam, ops.dims[o], ops.types[o]) \
-                if first and fam else None
+                if fam else None
         return self._traffic[pos]
 
-    def linked(self, p: int, q: int) -> bool:
-        """Whether the rows at ``p`` and ``q`` (consecutive in stream order) are one link of a chain."""
-        tl = self.tl
-        a, b = self.busy[p], self.busy[q]
-        if (tl.rank[a], tl.device[a], tl.stream[a]) != (tl.rank[b], tl.device[b], tl.stream[b]):
-            return False
-        if tl.start_ns[b] - tl.end_ns[a] > self.max_gap_ns:
-            return False
-        starts = self.dev_starts[(int(tl.rank[a]), int(tl.device[a]))]
-        if np.searchsorted(starts, tl.start_ns[b], "left") - np.searchsorted(starts, tl.start_ns[a], "left") > 1:
-            return False  # a kernel of another stream started between them
-        ta, tb = self.traffic(p), self.traffic(q)
+    def _consumes(self, p: int) -> bool:
+        ta, tb = self.traffic(p), self.traffic(p + 1)
         return ta[2] in tb[0] if ta is not None and tb is not None else True
 
     def runs(self) -> list[tuple[int | None, list[int]]]:
         """Every candidate run: (the position of its epilogue head or None, the positions of its kernels)."""
+        link = self.pre & self.memory[:-1] & self.memory[1:]
+        if self.tl.op_inputs is not None:
+            for p in np.flatnonzero(link).tolist():
+                link[p] = self._consumes(p)
+        mem = np.flatnonzero(self.memory)
+        if mem.size == 0:
+            return []
+        before = np.zeros(self.busy.shape[0], dtype=bool)  # linked to the previous row
+        before[1:] = link
+        starts = mem[~before[mem]]
+        after = np.zeros(self.busy.shape[0], dtype=bool)
+        after[:-1] = link
+        ends = mem[~after[mem]]
         out: list[tuple[int | None, list[int]]] = []
-        n = self.busy.shape[0]
-        i = 0
-        while i < n:
-            if self.family(i) in (None, "gemm"):
-                i += 1
-                continue
-            run = [i]
-            while i + 1 < n and self.family(i + 1) not in (None, "gemm") and self.linked(i, i + 1):
-                i += 1
-                run.append(i)
-            first = run[0]
-            head = first - 1 if first > 0 and self.family(first - 1) == "gemm" and self.linked(first - 1, first) \
-                else None
-            if len(run) >= 2 or head is not None:
-                out.append((head, run))
-            i += 1
+        for s, e in zip(starts.tolist(), ends.tolist()):
+            head = s - 1 if s > 0 and self.gemm[s - 1] and self.pre[s - 1] else None
+            if e > s or head is not None:
+                out.append((head, list(range(s, e + 1))))
         return out
 
 
