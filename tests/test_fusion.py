@@ -376,3 +376,57 @@ def test_timeline_kernels_join_keeps_the_fusion_beside_it(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Largest fusion saving" in out and "Fusion candidates" in out
     assert out.index("Fusion candidates") > out.index("Top kernels")
+
+
+def test_operator_inputs_follow_take_and_merge(tmp_path):
+    """Rows left out by take() drop their shapes and the others are renumbered; merge() shifts them."""
+    import numpy as np
+
+    from kernelscope.timeline_model import merge_timelines
+
+    tl = load_timeline(_two_steps(tmp_path))
+    names = lambda t: [t.names[t.name_id[r]] for r in t.op_inputs.row.tolist()]  # noqa: E731
+    keep = np.flatnonzero(tl.name_id != tl.names.index("aten::add"))
+    kept = tl.take(keep)
+    assert names(kept) == [n for n in names(tl) if n != "aten::add"]
+    assert all(kept.kind[r] == 7 for r in kept.op_inputs.row.tolist())
+    merged = merge_timelines([kept, tl], path="x")
+    assert names(merged) == names(kept) + names(tl)
+    assert merged.op_inputs.dims[len(kept.op_inputs):] == tl.op_inputs.dims
+
+
+def test_nsys_export_chain_by_adjacency(tmp_path):
+    """An Nsight Systems export (no shapes): GeLU -> add -> LayerNorm on stream 7, three times 1 ms apart; a
+    kernel on stream 8 in the middle of the second run breaks that one."""
+    import sqlite3
+
+    path = tmp_path / "chain.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+          contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, shortName INTEGER NOT NULL);
+        INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA A100-SXM4-80GB');
+    """)
+    con.executemany("INSERT INTO StringIds VALUES (?, ?)", [(1, GELU), (2, ADD), (3, LN), (4, "other_kernel")])
+    rows, corr = [], 0
+    for run in range(3):
+        t = 1_000_000_000 + run * 1_000_000  # ns
+        for name_id, dur_us in ((1, 40), (2, 60), (3, 45)):
+            corr += 1
+            rows.append((t, t + dur_us * 1000, 7, corr, name_id))
+            t += dur_us * 1000 + 500
+        if run == 1:  # another stream's kernel starts between the add and the LayerNorm of run 2
+            corr += 1
+            rows.append((rows[-2][1] + 100, rows[-2][1] + 300, 8, corr, 4))
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?,?,0,1,?,?,?)", rows)
+    con.commit()
+    con.close()
+    e, broken = fusion_chains(load_timeline(str(path)), 1.0)
+    assert [k.name for k in broken.kernels] == [GELU, ADD] and broken.occurrences == 1  # run 2, up to the break
+    assert broken.saving_s == pytest.approx(100e-6 / 2)
+    assert [k.name for k in e.kernels] == [GELU, ADD, LN]
+    assert e.occurrences == 2 and e.bytes_basis == "assumed_chain" and e.route == "torch_compile"  # ATen names
+    assert e.unfused_s == pytest.approx(145e-6) and e.saving_s == pytest.approx(145e-6 * 2 / 3)
+    assert e.steps is None and e.fused_bound_s is None

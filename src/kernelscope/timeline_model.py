@@ -353,7 +353,8 @@ class Timeline:
 def merge_timelines(timelines: Sequence[Timeline], path: str | None = None, format: str | None = None) -> Timeline:
     """Concatenate several Timelines (e.g. one per rank) into one; name tables are merged and ``name_id``
     remapped. Devices, invalid and repaired records and problems are concatenated (devices de-duplicated); launch
-    args are kept when any input has them (unknown elsewhere)."""
+    args are kept when any input has them (unknown elsewhere); operator input shapes are concatenated, their rows
+    shifted to the merged rows."""
     if not timelines:
         raise ValueError("merge_timelines needs at least one Timeline")
     if len(timelines) == 1 and path is None and format is None:

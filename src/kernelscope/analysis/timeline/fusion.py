@@ -113,6 +113,7 @@ def _operators(tl: Timeline, k_rows: np.ndarray) -> np.ndarray:
 
 
 def _steps(tl: Timeline) -> int | None:
+    """How many PyTorch profiler steps (``ProfilerStep#N`` annotations) the trace holds, None when none."""
     ann = np.flatnonzero(tl.kind == ANNOTATION)
     names = tl.names
     n = sum(1 for i in tl.name_id[ann].tolist() if names[i].startswith("ProfilerStep#"))
@@ -120,6 +121,8 @@ def _steps(tl: Timeline) -> int | None:
 
 
 def _peak(tl: Timeline, device: int) -> float | None:
+    """The catalogue's DRAM bandwidth of the device's GPU (bytes/s), None when the trace does not name it or the
+    catalogue does not hold it."""
     name = tl.device_name(device)
     if not name:
         return None
@@ -278,6 +281,8 @@ def _bytes_of(occ, n: int, traffic) -> tuple[list[float | None], list[float | No
 
 
 def _group_estimate(c: _Chains, occ, ids, head_id, steps, program_s, peak, rank, device) -> FusionEstimate:
+    """The estimate of one distinct chain (``ids``: its kernels' name ids) from its occurrences ``occ``: mean
+    kernel times and bytes per occurrence."""
     tl = c.tl
     dur = tl.end_ns - tl.start_ns
     n_occ = len(occ)
