@@ -376,6 +376,7 @@ def test_timeline_kernels_join_keeps_the_fusion_beside_it(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Largest fusion saving" in out and "Fusion candidates" in out
     assert out.index("Fusion candidates") > out.index("Top kernels")
+    assert "chain 1: 8.3% of" in out  # in the joined table, beside each kernel's own speedup
 
 
 def test_operator_inputs_follow_take_and_merge(tmp_path):

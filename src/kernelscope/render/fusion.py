@@ -68,6 +68,21 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
     return f.label("fu_title"), head, rows
 
 
+def with_fusion_column(section: Section, names: Sequence[str], estimates: Sequence[FusionEstimate],
+                       f: Fmt) -> Section:
+    """``section`` (one row per kernel of ``names``, in order) with a column beside its per-kernel figures: the
+    fusion candidate each kernel is in (its number in the fusion table) and that chain's program saving; the
+    section unchanged when no kernel is in one."""
+    cells = []
+    for name in names:
+        i = next((i for i, e in enumerate(estimates) if any(k.name == name for k in e.kernels)), None)
+        cells.append("" if i is None else f.label("fu_in_chain", i=i + 1, share=f.share(estimates[i].program_fraction)))
+    if not any(cells):
+        return section
+    title, head, rows = section
+    return title, [*head, f.label("fu_column")], [[*r, c] for r, c in zip(rows, cells)]
+
+
 def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
     """The candidate (number ``i`` of the table) in one sentence (its numbers are the estimate's own)."""
     if e.unfused_bytes is None or e.achieved_bytes_per_s is None:
@@ -212,5 +227,5 @@ def _md(text: str) -> str:
     return safe(text).replace("|", "\\|")
 
 
-__all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_text", "fusion_doc", "fusion_headline", "fusion_lines", "fusion_section",
+__all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_text", "fusion_doc", "fusion_headline", "fusion_lines", "fusion_section", "with_fusion_column",
            "render_fusion", "renderables", "summary_note"]

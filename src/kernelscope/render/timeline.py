@@ -43,7 +43,7 @@ from .documents.timeline import (
     TimelineReportDoc, TinyKernelDoc,
 )
 from .documents.timeline import ScopeShareDoc
-from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section
+from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section, with_fusion_column
 from .timeline_join import absent_section, join_section
 from .timeline_scopes import amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
@@ -304,7 +304,8 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
         out.append((_titled(f, "tl_top_kernels", rep.kernels), *_item_rows(rep.kernels, f, top, True)))
     if join is not None:
         if join.kernels:
-            out.append(join_section(join, rep.kernels, f))
+            out.append(with_fusion_column(join_section(join, rep.kernels, f), [k.name for k in join.kernels],
+                                          rep.fusion, f))
         absent = absent_section(join, f)
         if absent is not None:
             out.append(absent)
@@ -352,7 +353,7 @@ def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
 
 # ----------------------------------------------------------------------------------------------- table
 #: Label keys of the columns holding words, not numbers: left-justified and wrapped in the table view.
-TEXT_COLUMNS = ("bound", "tl_join_top_finding", "tl_join_kernel_speedup", "tl_join_launch", "tl_join_report", "fu_bytes", "fu_route")
+TEXT_COLUMNS = ("bound", "tl_join_top_finding", "tl_join_kernel_speedup", "tl_join_launch", "tl_join_report", "fu_bytes", "fu_route", "fu_column")
 
 
 def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
