@@ -12,7 +12,8 @@ memory-bound family (by its name, else by the name of the host operator that lau
   and dtype) is one of the next one's inputs. Without shapes the link is adjacency alone and the estimate says that
   it assumes the chain.
 
-A run of at least two kernels is a candidate; one or more kernels right after a compute-bound kernel (a GEMM,
+A run of at least two kernels is a candidate (a longer run than :data:`MAX_CHAIN` is cut into chains of that
+many); one or more kernels right after a compute-bound kernel (a GEMM,
 convolution, attention) whose output they consume form an EPILOGUE candidate (the GEMM stays; its epilogue does the
 chain's work, so the chain's own reads of the GEMM output and its extra write disappear).
 
@@ -27,7 +28,6 @@ operator with shapes enclosing its launch call on the same host thread (CUPTI co
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Sequence
 
 import numpy as np
@@ -49,6 +49,9 @@ DTYPE_BYTES: dict[str, int] = {
 }
 #: How far back through the operators of a host thread the enclosing one is looked for (nesting depth).
 MAX_NESTING = 64
+#: Most kernels in one chain: a longer run of memory-bound kernels is cut into chains of this many (one fused
+#: kernel of 16 operators is already more than an eager program's neighbours usually allow).
+MAX_CHAIN = 16
 
 Tensor = tuple[tuple[int, ...], str]
 
@@ -209,32 +212,43 @@ class _Chains:
         ta, tb = self.traffic(p), self.traffic(p + 1)
         return ta[2] in tb[0] if ta is not None and tb is not None else True
 
-    def runs(self) -> list[tuple[int | None, list[int]]]:
-        """Every candidate run: (the position of its epilogue head or None, the positions of its kernels)."""
+    def runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every candidate run as arrays: its first and last positions and its epilogue head's position (-1: none);
+        a run longer than :data:`MAX_CHAIN` kernels is cut into pieces of that many (only the first has a head)."""
         link = self.pre & self.memory[:-1] & self.memory[1:]
         if self.tl.op_inputs is not None:
             for p in np.flatnonzero(link).tolist():
                 link[p] = self._consumes(p)
         mem = np.flatnonzero(self.memory)
-        if mem.size == 0:
-            return []
         before = np.zeros(self.busy.shape[0], dtype=bool)  # linked to the previous row
         before[1:] = link
-        starts = mem[~before[mem]]
         after = np.zeros(self.busy.shape[0], dtype=bool)
         after[:-1] = link
-        ends = mem[~after[mem]]
-        out: list[tuple[int | None, list[int]]] = []
-        for s, e in zip(starts.tolist(), ends.tolist()):
-            head = s - 1 if s > 0 and self.gemm[s - 1] and self.pre[s - 1] else None
-            if e > s or head is not None:
-                out.append((head, list(range(s, e + 1))))
-        return out
+        starts, ends = mem[~before[mem]], mem[~after[mem]]
+        prev = np.maximum(starts - 1, 0)
+        heads = np.where((starts > 0) & self.gemm[prev] & self.pre[prev], starts - 1, -1)
+        pieces = (ends - starts) // MAX_CHAIN + 1
+        k = np.arange(pieces.sum()) - np.repeat(np.cumsum(pieces) - pieces, pieces)  # piece index within its run
+        s = np.repeat(starts, pieces) + k * MAX_CHAIN
+        e = np.minimum(s + MAX_CHAIN - 1, np.repeat(ends, pieces))
+        h = np.where(k == 0, np.repeat(heads, pieces), -1)
+        keep = (e > s) | (h >= 0)
+        return s[keep], e[keep], h[keep]
+
+
+def _row_groups(keys: np.ndarray) -> np.ndarray:
+    """The group number (0 ..) of each row of the int64 matrix ``keys``: equal rows, equal numbers. Column by
+    column, each time densified (a sort of one int64 column per step, not of the rows as bytes)."""
+    code = np.zeros(keys.shape[0], dtype=np.int64)
+    for col in keys.T:
+        _, dense = np.unique(col, return_inverse=True)
+        _, code = np.unique(code * (int(dense.max()) + 1) + dense, return_inverse=True)
+    return code.reshape(-1)
 
 
 def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple[FusionEstimate, ...]:
     """The fusion candidates of a timeline, largest total saving first (at most ``top``), grouped by their kernel
-    names (and device): one estimate per distinct chain with its occurrences.
+    names (and rank, device, epilogue head): one estimate per distinct chain with its occurrences.
 
     Args:
         tl: the run.
@@ -244,17 +258,39 @@ def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple
     if np.count_nonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET))) < 2:
         return ()
     c = _Chains(tl)
-    groups: dict[tuple, list[tuple[int | None, list[int]]]] = defaultdict(list)
-    for head, run in c.runs():
-        row = c.busy[run[0]]
-        key = (int(tl.rank[row]), int(tl.device[row]), None if head is None else int(tl.name_id[c.busy[head]]),
-               tuple(int(tl.name_id[c.busy[p]]) for p in run))
-        groups[key].append((head, run))
+    s, e, h = c.runs()
+    if s.size == 0:
+        return ()
+    pos = s[:, None] + np.arange(MAX_CHAIN)[None, :]
+    valid = pos <= e[:, None]
+    rows = c.busy[np.minimum(pos, c.busy.shape[0] - 1)]
+    ids = np.where(valid, tl.name_id[rows], -1)
+    head_rows = c.busy[np.maximum(h, 0)]
+    first = c.busy[s]
+    keys = np.column_stack([tl.rank[first], tl.device[first], np.where(h >= 0, tl.name_id[head_rows], -1), ids])
+    inv = _row_groups(keys)
+    first_of, counts = np.unique(inv, return_index=True, return_counts=True)[1:]
+    uniq = keys[first_of]
+    dur = np.where(valid, (tl.end_ns[rows] - tl.start_ns[rows]), 0).astype(np.float64)
+    sums = np.zeros((uniq.shape[0], MAX_CHAIN))
+    np.add.at(sums, inv, dur)
+    head_sums = np.zeros(uniq.shape[0])
+    np.add.at(head_sums, inv, np.where(h >= 0, tl.end_ns[head_rows] - tl.start_ns[head_rows], 0))
+    example = np.full(uniq.shape[0], -1, dtype=np.int64)
+    example[inv[::-1]] = np.arange(inv.shape[0])[::-1]  # each group's first run
     steps = _steps(tl)
-    out = [_group_estimate(c, occ, ids, head_id, steps, program_s, _peak(tl, device), rank, device)
-           for (rank, device, head_id, ids), occ in groups.items()]
-    out.sort(key=lambda e: -e.total_saving_s)
-    return tuple(e for e in out if e.total_saving_s > 0)[:top]
+    members = np.split(np.argsort(inv, kind="stable"), np.cumsum(counts)[:-1]) if tl.op_inputs is not None else None
+    peaks = {d: _peak(tl, d) for d in set(uniq[:, 1].tolist())}
+    out = []
+    for g in range(uniq.shape[0]):
+        r = int(example[g])
+        occ = None if members is None else [(int(h[m]) if h[m] >= 0 else None, list(range(int(s[m]), int(e[m]) + 1)))
+                                            for m in members[g].tolist()]
+        out.append(_group_estimate(c, int(s[r]), int(e[r]), int(h[r]), sums[g] / counts[g] * NS,
+                                   head_sums[g] / counts[g] * NS, int(counts[g]), occ, steps, program_s,
+                                   peaks[int(uniq[g, 1])], int(uniq[g, 0]), int(uniq[g, 1])))
+    out.sort(key=lambda x: -x.total_saving_s)
+    return tuple(x for x in out if x.total_saving_s > 0)[:top]
 
 
 def _bytes_of(occ, n: int, traffic) -> tuple[list[float | None], list[float | None], float | None]:
@@ -280,24 +316,21 @@ def _bytes_of(occ, n: int, traffic) -> tuple[list[float | None], list[float | No
     return reads, writes, fused_total
 
 
-def _group_estimate(c: _Chains, occ, ids, head_id, steps, program_s, peak, rank, device) -> FusionEstimate:
-    """The estimate of one distinct chain (``ids``: its kernels' name ids) from its occurrences ``occ``: mean
-    kernel times and bytes per occurrence."""
+def _group_estimate(c: _Chains, s: int, e: int, h: int, per_kernel_s: np.ndarray, head_s: float, n_occ: int,
+                    occ, steps, program_s, peak, rank, device) -> FusionEstimate:
+    """The estimate of one distinct chain, from its first run (positions ``s`` .. ``e``, head ``h`` or -1), its
+    kernels' mean times (seconds, per slot), its head's mean time and, where the trace records shapes, every
+    occurrence ``occ`` ((head or None, positions) per run) for the bytes."""
     tl = c.tl
-    dur = tl.end_ns - tl.start_ns
-    n_occ = len(occ)
-    per_kernel_s = [float(np.mean([dur[c.busy[run[j]]] for _, run in occ])) * NS for j in range(len(ids))]
-    reads, writes, fused_total = _bytes_of(occ, len(ids), c.traffic)
-    first = occ[0][1]
-    kernels = [FusionKernel(tl.names[nid], c.operator(first[j]), c.family(first[j]), per_kernel_s[j],
-                            None if reads[j] is None else reads[j] / n_occ,  # type: ignore[operator]
+    n = e - s + 1
+    reads, writes, fused_total = _bytes_of(occ, n, c.traffic) if occ is not None else ([None] * n, [None] * n, None)
+    kernels = [FusionKernel(tl.names[int(tl.name_id[c.busy[p]])], c.operator(p), c.family(p),
+                            float(per_kernel_s[j]), None if reads[j] is None else reads[j] / n_occ,  # type: ignore[operator]
                             None if writes[j] is None else writes[j] / n_occ)  # type: ignore[operator]
-               for j, nid in enumerate(ids)]
-    head = None
-    if head_id is not None:
-        head = FusionKernel(tl.names[head_id], c.operator(occ[0][0]), "gemm",
-                            float(np.mean([dur[c.busy[o[0]]] for o in occ])) * NS)
-    stream = int(tl.stream[c.busy[first[0]]])
+               for j, p in enumerate(range(s, e + 1))]
+    head = None if h < 0 else FusionKernel(tl.names[int(tl.name_id[c.busy[h]])], c.operator(h), "gemm",
+                                           float(head_s))
+    stream = int(tl.stream[c.busy[s]])
     return estimate(kernels, None if fused_total is None else fused_total / n_occ, head=head, occurrences=n_occ,
                     steps=steps, basis="shapes", peak_bytes_per_s=peak, program_s=program_s,
                     route=route_of([k.name for k in kernels], head is not None,
