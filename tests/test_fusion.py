@@ -431,3 +431,17 @@ def test_nsys_export_chain_by_adjacency(tmp_path):
     assert e.occurrences == 2 and e.bytes_basis == "assumed_chain" and e.route == "torch_compile"  # ATen names
     assert e.unfused_s == pytest.approx(145e-6) and e.saving_s == pytest.approx(145e-6 * 2 / 3)
     assert e.steps is None and e.fused_bound_s is None
+
+
+def test_families_of_names():
+    from kernelscope.knowledge.fusion import fusion_family
+
+    fam = lambda *n: (f := fusion_family(*n)) and f.id  # noqa: E731
+    assert fam(GELU) == "activation" and fam(ADD) == "elementwise" and fam(LN) == "normalisation"
+    assert fam(GEMM) == "gemm" and fam("cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_v1") == "gemm"
+    assert fam("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL") == "communication"  # not a reduction to fuse
+    assert fam("void at::native::reduce_kernel<512, 1>") == "reduction"
+    assert fam("gelu_fp16") == "activation" and fam("residual_add_fp16") == "elementwise"
+    assert fam("layernorm_fp16") == "normalisation"
+    assert fam("my_kernel", "aten::gelu") == "activation"  # by the operator when the kernel name says nothing
+    assert fam("my_kernel") is None

@@ -154,14 +154,14 @@ class _Chains:
             op_name[has] = tl.name_id[ops.row[self.op_of[has]]]
         keys = np.where(is_k, tl.name_id[busy].astype(np.int64) * (len(tl.names) + 1) + op_name + 1, -1)
         uniq, inv = np.unique(keys, return_inverse=True)
-        fams: list[str | None] = []
+        found = []
         for key in uniq.tolist():
-            f = None if key < 0 else fusion_family(tl.names[key // (len(tl.names) + 1)],
-                                                   None if key % (len(tl.names) + 1) == 0
-                                                   else tl.names[key % (len(tl.names) + 1) - 1])
-            fams.append(None if f is None else f.id)
+            found.append(None if key < 0 else fusion_family(tl.names[key // (len(tl.names) + 1)],
+                                                            None if key % (len(tl.names) + 1) == 0
+                                                            else tl.names[key % (len(tl.names) + 1) - 1]))
+        fams = [None if f is None else f.id for f in found]
         self.families = np.array(fams, dtype=object)[inv]
-        self.memory = np.array([f not in (None, "gemm") for f in fams], dtype=bool)[inv]
+        self.memory = np.array([f is not None and f.memory_bound for f in found], dtype=bool)[inv]
         self.gemm = np.array([f == "gemm" for f in fams], dtype=bool)[inv]
         self.pre = self._adjacent(is_k)
         first = np.zeros(busy.shape[0], dtype=bool)  # the first kernel of each operator (in stream order)
