@@ -262,6 +262,7 @@ _MINIMAL_ARGS = {
     "diagnose": ["r.toml"],
     "compare": ["a.toml", "b.toml"],
     "timeline": ["t.sqlite"],
+    "fusion": ["t.json"],
     "roofline": ["r.toml", "-o", "r.svg"],
     "occupancy": ["--arch", "sm_90", "--regs", "32"],
     "gpus": [],

@@ -22,7 +22,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 #: Arguments that make each command parse (the files need not exist).
 _ARGS = {
     "diagnose": ["r"], "source": ["r"], "gpus": [], "occupancy": ["--arch", "sm_90", "--regs", "32"],
-    "banks": ["--dtype", "float", "--tile", "32x32", "--access", "row"], "timeline": ["t"], "roofline": ["r"],
+    "banks": ["--dtype", "float", "--tile", "32x32", "--access", "row"], "timeline": ["t"], "fusion": ["t"], "roofline": ["r"],
     "compare": ["a", "b"],
     "profile": ["--", "./app"],
     "ceilings": [],

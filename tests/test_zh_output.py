@@ -53,6 +53,7 @@ ZH_COMMANDS: dict[str, list[str]] = {
     "diagnose-nvprof": ["diagnose", "-q", "{corpus}/ncu_csv/ieee2017_nvprof_metrics_k20c_gaussian.profile"],
     "timeline-kineto": ["timeline", "{corpus}/torch_traces/kineto_docs_before_fix_trace_h100.json"],
     "timeline-nsys": ["timeline", "{corpus}/nsys/cts_rtx3070_array_inc_a.sqlite"],
+    "fusion-kineto": ["fusion", "{corpus}/torch_traces/hta_alexnet_a100_rank0_trace.json.gz"],
     "timeline-nsys-stats": ["timeline", "{corpus}/nsys/ai4mat_nsys_stats_console_paddle_gcn.txt"],
     "compare": ["compare", "{corpus}/ncu/bautista-garcia__heat_sim__report_name.ncu-rep",
                 "{corpus}/ncu/bautista-garcia__heat_sim__profile.ncu-rep"],

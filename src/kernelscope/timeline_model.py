@@ -183,6 +183,46 @@ class LaunchArgs:
         return LaunchArgs(**{name: getattr(self, name)[index] for name in _LAUNCH_FIELDS})
 
 
+@dataclass(frozen=True)
+class OperatorInputs:
+    """The input shapes and dtypes of host framework operators (``cpu_op`` rows), where the trace records them
+    (PyTorch profiler with ``record_shapes=True``: the ``Input Dims`` and ``Input type`` args of each operator).
+
+    Attributes:
+        row: int64 Timeline rows of the operators that carry them (sorted, each once).
+        dims: per operator, one entry per input: its dimensions (a tuple of ints; ``()`` for a scalar or a 0-d
+            tensor), or None where the trace gives something else (a list of tensors, a nested list ...).
+        types: per operator, one type string per input as the trace writes it (``"float"``, ``"c10::Half"``,
+            ``"Scalar"``, ``"ScalarList"``, ``""`` ...); which of them are tensors is for the analysis to decide.
+    """
+
+    row: np.ndarray
+    dims: tuple[tuple[tuple[int, ...] | None, ...], ...]
+    types: tuple[tuple[str, ...], ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "row", _column(self.row, np.dtype(np.int64), None, "row"))
+        object.__setattr__(self, "dims", tuple(self.dims))
+        object.__setattr__(self, "types", tuple(self.types))
+        if not len(self.dims) == len(self.types) == self.row.shape[0]:
+            raise ValueError("OperatorInputs: row, dims and types must have the same length")
+
+    def __len__(self) -> int:
+        return int(self.row.shape[0])
+
+    def take(self, index: np.ndarray, n: int) -> "OperatorInputs":
+        """The entries of the rows kept by ``index`` (an integer or boolean index into a Timeline of ``n`` rows),
+        renumbered to the new rows."""
+        new = np.full(n, -1, dtype=np.int64)
+        kept = np.arange(n)[index]
+        new[kept] = np.arange(kept.shape[0])
+        mapped = new[self.row]
+        sel = np.flatnonzero(mapped >= 0)
+        order = sel[np.argsort(mapped[sel], kind="stable")]
+        return OperatorInputs(mapped[order], tuple(self.dims[i] for i in order.tolist()),
+                              tuple(self.types[i] for i in order.tolist()))
+
+
 _LAUNCH_FIELDS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers_per_thread",
                   "shared_mem_bytes", "dynamic_shared_mem_bytes", "warps_per_sm")
 
@@ -222,6 +262,8 @@ class Timeline:
         meta: other facts about the run worth showing (e.g. ``{"ranks": "8"}``), strings only.
         repaired: records kept after a repair (e.g. an end clipped at the next start on its stream), see
             :class:`RepairedRecord`.
+        op_inputs: input shapes and dtypes of host operators (:class:`OperatorInputs`), None when the trace
+            records none.
 
     Build one with the keyword arguments: ``start_ns``, ``end_ns``, ``kind``, ``name_id`` and ``names`` are
     required; every other column may be omitted (None) and is then filled with its "not recorded" value
@@ -252,6 +294,7 @@ class Timeline:
     tool_version: str | None = None
     meta: Mapping[str, str] = field(default_factory=dict)
     repaired: tuple[RepairedRecord, ...] = ()
+    op_inputs: OperatorInputs | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", tuple(self.names))
@@ -303,6 +346,7 @@ class Timeline:
             invalid=self.invalid, problems=self.problems,
             launch=self.launch.take(index) if self.launch is not None else None,
             capture_ns=self.capture_ns, tool_version=self.tool_version, meta=self.meta, repaired=self.repaired,
+            op_inputs=None if self.op_inputs is None else self.op_inputs.take(index, len(self)),
         )
 
 
@@ -327,7 +371,8 @@ def run_mismatch(facts: Sequence[tuple[int | None, str | None, int | None]]) -> 
 def merge_timelines(timelines: Sequence[Timeline], path: str | None = None, format: str | None = None) -> Timeline:
     """Concatenate several Timelines (e.g. one per rank) into one; name tables are merged and ``name_id``
     remapped. Devices, invalid and repaired records and problems are concatenated (devices de-duplicated); launch
-    args are kept when any input has them (unknown elsewhere)."""
+    args are kept when any input has them (unknown elsewhere); operator input shapes are concatenated, their rows
+    shifted to the merged rows."""
     if not timelines:
         raise ValueError("merge_timelines needs at least one Timeline")
     if len(timelines) == 1 and path is None and format is None:
@@ -353,6 +398,12 @@ def merge_timelines(timelines: Sequence[Timeline], path: str | None = None, form
     meta: dict[str, str] = {}
     for tl in timelines:
         meta.update(tl.meta)
+    op_inputs = None
+    if any(tl.op_inputs is not None for tl in timelines):
+        offsets = np.cumsum([0] + [len(tl) for tl in timelines[:-1]])
+        parts = [(tl.op_inputs, off) for tl, off in zip(timelines, offsets.tolist()) if tl.op_inputs is not None]
+        op_inputs = OperatorInputs(np.concatenate([p.row + off for p, off in parts]),
+                                   tuple(d for p, _ in parts for d in p.dims), tuple(t for p, _ in parts for t in p.types))
     return Timeline(
         path=path if path is not None else timelines[0].path,
         format=format if format is not None else timelines[0].format,
@@ -363,7 +414,7 @@ def merge_timelines(timelines: Sequence[Timeline], path: str | None = None, form
         launch=launch,
         capture_ns=(min(c[0] for c in captures), max(c[1] for c in captures)) if captures else None,
         tool_version=versions.pop() if len(versions) == 1 else None,
-        meta=meta,
+        meta=meta, op_inputs=op_inputs,
     )
 
 

@@ -33,6 +33,7 @@ from .banks import COMMAND as BANKS
 from .ceilings import COMMAND as CEILINGS
 from .compare import COMMAND as COMPARE
 from .diagnose import COMMAND as DIAGNOSE
+from .fusion import COMMAND as FUSION
 from .gpus import COMMAND as GPUS
 from .language import argv_lang, bad_env_message, env_lang, formatter, print_error, translate_help, usage_error
 from .occupancy import COMMAND as OCCUPANCY
@@ -47,7 +48,7 @@ from .timeline import COMMAND as TIMELINE
 __all__ = ["COMMANDS", "main", "write_atomic", "write_atomic_files"]
 
 #: Every command, in the order ``kernelscope --help`` lists them.
-COMMANDS: tuple[Command, ...] = (DIAGNOSE, SOURCE, GPUS, OCCUPANCY, BANKS, TIMELINE, ROOFLINE, COMPARE, PROFILE, CEILINGS,
+COMMANDS: tuple[Command, ...] = (DIAGNOSE, SOURCE, GPUS, OCCUPANCY, BANKS, TIMELINE, FUSION, ROOFLINE, COMPARE, PROFILE, CEILINGS,
                                  QUERY)
 
 

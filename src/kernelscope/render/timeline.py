@@ -43,6 +43,7 @@ from .documents.timeline import (
     TimelineReportDoc, TinyKernelDoc,
 )
 from .documents.timeline import ScopeShareDoc, StepsDoc
+from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section, with_fusion_column
 from .timeline_join import absent_section, join_section
 from .timeline_scopes import amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
@@ -145,6 +146,8 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
             bh = Note(bh.key, {**bh.values, "name": short_name(bh.values["name"])})
         rows.append((f.label("tl_black_hole"), f.note(bh)))
     rows += _comm_rows(rep, f)
+    if rep.fusion:  # beside the black hole: the largest fusion saving
+        rows.append((f.label("fu_largest"), fusion_headline(rep.fusion[0], f)))
     if rep.launch is not None:
         L = rep.launch
         rows.append((f.label("tl_launch"), f.label(
@@ -339,10 +342,14 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
         out.append((_titled(f, "tl_top_kernels", rep.kernels), *_item_rows(rep.kernels, f, top, True)))
     if join is not None:
         if join.kernels:
-            out.append(join_section(join, rep.kernels, f))
+            out.append(with_fusion_column(join_section(join, rep.kernels, f), [k.name for k in join.kernels],
+                                          rep.fusion, f))
         absent = absent_section(join, f)
         if absent is not None:
             out.append(absent)
+    fusion = fusion_section(rep.fusion, f)  # beside the per-kernel rankings: what fusing a chain would save
+    if fusion is not None:
+        out.append(fusion)
     if rep.copies or rep.memsets:
         items = sorted(rep.copies + rep.memsets, key=lambda i: -i.total_s)
         out.append((_titled(f, "tl_top_copies", items), *_item_rows(items, f, top, True, copies=True)))
@@ -365,7 +372,7 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
 
 
 def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
-    rows = []
+    rows = fusion_lines(rep.fusion, f)
     for i, fd in enumerate(rep.findings):
         rows.append((f.label("tl_findings") if i == 0 else "", f"[{fd.id}] {f.note(fd.message)}"))
     if rep.notes:
@@ -384,7 +391,7 @@ def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
 
 # ----------------------------------------------------------------------------------------------- table
 #: Label keys of the columns holding words, not numbers: left-justified and wrapped in the table view.
-TEXT_COLUMNS = ("bound", "tl_join_top_finding", "tl_join_kernel_speedup", "tl_join_launch", "tl_join_report")
+TEXT_COLUMNS = ("bound", "tl_join_top_finding", "tl_join_kernel_speedup", "tl_join_launch", "tl_join_report", "fu_bytes", "fu_route", "fu_column")
 
 
 def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
@@ -569,6 +576,7 @@ def report_doc(rep: TimelineReport, f: Fmt, join: KernelJoin | None = None) -> T
         repaired=repaired_docs(rep), one_off_calls=one_off_docs(rep),
         kernel_time_s=_plain(rep.kernel_time_s), black_hole_text=f.note(bh) if bh is not None else None,
         kernels_joined=None if join is None else _join_doc(join, f),
+        fusion=[fusion_doc(e, f) for e in rep.fusion],
     )
 
 

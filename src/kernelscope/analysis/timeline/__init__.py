@@ -33,7 +33,7 @@ communication),
 :mod:`.rankings` (per-name rankings, Amdahl, launch shapes, black hole), :mod:`.correlation`
 (API call -> kernel join, launch latency, tiny kernels), :mod:`.graphs` (CUDA graph nodes, per-launch cost,
 launch-bound loops and the predicted graph saving), :mod:`.checks` (the expert checks, engine rules),
-:mod:`.summary` (the ``nsys stats`` path), :mod:`.join` (the top kernels joined with
+:mod:`.summary` (the ``nsys stats`` path), :mod:`.fusion` (fusion candidates and what fusing them would save), :mod:`.join` (the top kernels joined with
 their Nsight Compute diagnoses). Thresholds of the checks are data: ``data/timeline_rules.toml``,
 each with its source (:mod:`kernelscope.knowledge.timeline_checks`).
 """
@@ -52,6 +52,7 @@ from .breakdown import (
 from .collectives import Waits, balanced_wall_s, comms_of, waits_of
 from .checks import TIMELINE_RULES, IntervalFacts, TimelineContext, is_sync_api, time_and_count
 from .correlation import ApiJoin, launch_overhead, tiny_kernels
+from .fusion import fusion_chains
 from .graphs import KernelLaunches, graph_use, launch_bound, mark_graph_kernels
 from .intervals import KindRows, union_length_ns, union_segments
 from .join import AbsentKernel, JoinedKernel, KernelJoin, NcuKernel, join_kernels
@@ -140,6 +141,7 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
         invalid=tl.invalid, problems=tl.problems, tool_version=tl.tool_version, devices_named=tl.devices,
         graphs=graphs, launch_bound=bound, repaired=tl.repaired, communication=comm_row,
         balanced_wall_s=balanced_wall_s(w.by_rank, waits), steps=steps_of(tl, rows.annotation, slowest),
+        fusion=fusion_chains(tl, w.wall_ns * NS, top),
     )
 
 

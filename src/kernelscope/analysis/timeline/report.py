@@ -15,6 +15,7 @@ from typing import ClassVar, Mapping
 from ...notes import Note
 from ...timeline_model import InvalidRecord, RepairedRecord
 from ..engine import Finding
+from ..fusion import FusionEstimate
 
 #: Seconds per nanosecond (the Timeline's integer unit).
 NS = 1e-9
@@ -511,6 +512,8 @@ class TimelineReport:
             median rank's (the straggler fixed; a prediction under the one-barrier model of :mod:`.collectives`);
             None otherwise.
         steps: the ``ProfilerStep#N`` ranges of the trace (:class:`Steps`); None when it records none.
+        fusion: fusion candidates (chains of memory-bound kernels) with what fusing each would save
+            (:mod:`.fusion`), largest total saving first.
     """
 
     NON_FINITE: ClassVar[Mapping[str, str]] = {"gap_edges_s": "open_ended"}
@@ -552,6 +555,7 @@ class TimelineReport:
     communication: ItemStat | None = None
     balanced_wall_s: float | None = None
     steps: Steps | None = None
+    fusion: tuple[FusionEstimate, ...] = ()
 
     @property
     def kernel_time_s(self) -> float:

@@ -54,7 +54,9 @@ stream is clipped there and listed in ``repaired`` (case N01).
 Speed and memory. The file is never held whole: it is read in chunks of :data:`CHUNK_BYTES`, each chunk cut at an
 event boundary (``}`` ``,`` ``{``; a cut that is not a real boundary -- inside a string or a nested object --
 fails to decode and the next candidate is tried) and decoded by ``msgspec`` into small typed structs that skip
-every field the timeline does not use (``Input Dims`` ...), then turned into NumPy columns. Peak memory is the
+every field the timeline does not use (``Input Strides``, ``Concrete Inputs`` ...), then turned into NumPy
+columns. Host operators recorded with ``record_shapes`` keep their ``Input Dims`` / ``Input type``
+(``Timeline.op_inputs``, :class:`~kernelscope.timeline_model.OperatorInputs`: the fusion estimate's bytes). Peak memory is the
 columns plus a few chunks, whatever the input size. The garbage collector is paused while reading (nothing here
 makes reference cycles; its passes over millions of fresh tuples cost more than the decoding). The files of a
 directory are parsed by one process per CPU (``fork``; see ``jobs``) when they are large enough to pay for it.

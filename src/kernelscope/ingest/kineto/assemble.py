@@ -185,7 +185,7 @@ def _timeline(p: _Parsed, src: str, rank: int, multi: bool) -> Timeline:
         name_id=cols["name_id"], device=cols["device"], stream=cols["stream"],
         correlation_id=cols["correlation_id"], bytes=cols["bytes"], copy_kind=copy_kind, pageable=pageable,
         rank=np.full(n, rank, dtype=np.int32), devices=devices, invalid=tuple(p.invalid), problems=tuple(problems),
-        launch=launch, capture_ns=None, tool_version=_tool_version(top), meta=meta,
+        launch=launch, capture_ns=None, tool_version=_tool_version(top), meta=meta, op_inputs=p.op_inputs,
     )
     tl = screen_records(tl, ns_clock=p.fractional_us)  # impossible records left out, same-stream overlaps clipped
     if not multi:

@@ -8,7 +8,8 @@ Event categories (``cat``, compared without case, so both the current and the 20
 :mod:`kernelscope.timeline_model`: see :data:`_CATEGORIES`; any other ``"ph": "X"`` category -> other. GPU rows
 take the device from ``args.device`` (else ``pid``) and the stream from ``args.stream`` (else ``tid``: an integer,
 or a string such as ``"stream 7"``); host rows keep the thread id (integer or numeric string) in ``stream``.
-Correlation ids come from ``args.correlation``; byte counts from ``args.bytes``.
+Correlation ids come from ``args.correlation``; byte counts from ``args.bytes``. Host operators recorded with
+shapes keep their ``args["Input Dims"]`` / ``args["Input type"]`` (:class:`~kernelscope.timeline_model.OperatorInputs`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from ...timeline_model import (
     RUNTIME_API,
     SYNC,
     InvalidRecord,
+    OperatorInputs,
 )
 from .decode import _NotTrace, _split_events, _Top, _where
 from .values import _int_column, _launch_chunk, _launch_columns, _ns_column
@@ -78,6 +80,23 @@ _DTYPES = {"start_ns": np.int64, "end_ns": np.int64, "kind": np.uint8, "name_id"
            "stream": np.int64, "correlation_id": np.int64, "bytes": np.int64}
 
 
+def _op_inputs(dims: Any, types: Any) -> tuple[tuple, tuple] | None:
+    """``Input Dims`` / ``Input type`` of one operator as (dims per input, type per input); None when ``dims`` is
+    not a list. An input whose dims are not a flat list of integers gets None (a TensorList ...); a missing or
+    malformed type is ``""``."""
+    if not isinstance(dims, list):
+        return None
+    out = []
+    for d in dims:
+        if isinstance(d, list) and all(type(v) is int and v >= 0 for v in d):
+            out.append(tuple(d))
+        else:
+            out.append(None)
+    t = types if isinstance(types, list) else []
+    names = tuple(str(t[i]) if i < len(t) and isinstance(t[i], str) else "" for i in range(len(out)))
+    return tuple(out), names
+
+
 # ------------------------------------------------------------------------------------------------ one trace file
 @dataclass
 class _Parsed:
@@ -88,6 +107,7 @@ class _Parsed:
     columns: dict[str, np.ndarray] = field(default_factory=dict)
     names: list[str] = field(default_factory=list)
     launch: dict[str, np.ndarray] | None = None
+    op_inputs: OperatorInputs | None = None
     invalid: list[InvalidRecord] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     window_ns: tuple[int, int] | None = None
@@ -128,6 +148,9 @@ class _Builder:
         self.parts: dict[str, list[np.ndarray]] = {k: [] for k in (
             "start_ns", "end_ns", "kind", "name_id", "device", "stream", "correlation_id", "bytes")}
         self.launch_parts: list[tuple[np.ndarray, dict]] = []  # (row index in the file, launch columns)
+        self.op_rows: list[int] = []  # rows of cpu_op events with Input Dims, and their dims / types
+        self.op_dims: list[tuple] = []
+        self.op_types: list[tuple] = []
         self.rows = 0
         self.invalid: dict[tuple[str, str, str], list] = {}
         self.invalid_gpu_corr: list[tuple[tuple[str, str, str], int]] = []
@@ -170,6 +193,7 @@ class _Builder:
         gpu_kind = _GPU_KIND
         rows: list[tuple] = []
         kernels: list[tuple] = []
+        ops: list[tuple] = []
         append = rows.append
         for e in events:
             ph = e.ph
@@ -206,18 +230,20 @@ class _Builder:
                     kernels.append((len(rows), a.grid, a.block, a.registers, a.shared_memory, a.warps_per_sm))
                 append((code, nid, e.ts, e.dur, dev, st, a.correlation, a.bytes))
             else:
+                if code == CPU_OP and a.input_dims is not None:
+                    ops.append((len(rows), a.input_dims, a.input_type))
                 append((code, nid, e.ts, e.dur, -1, e.tid, a.correlation, None))
         if rows:
-            self._store(rows, kernels)
+            self._store(rows, kernels, ops)
 
-    def _store(self, rows: list[tuple], kernels: list[tuple]) -> None:
+    def _store(self, rows: list[tuple], kernels: list[tuple], ops: list[tuple] = ()) -> None:
         kinds, nids, tss, durs, devs, streams, corrs, nbytes = zip(*rows)
         launch = _launch_chunk(kernels) if kernels else None
         self._store_arrays(np.array(kinds, dtype=np.uint8), np.array(nids, dtype=np.int32), tss, durs,
                            _int_column(devs, -1, np.int16), _int_column(streams, -1, np.int64, text=True),
-                           _int_column(corrs, -1, np.int64), _int_column(nbytes, -1, np.int64), launch)
+                           _int_column(corrs, -1, np.int64), _int_column(nbytes, -1, np.int64), launch, ops)
 
-    def _store_arrays(self, kind, name_id, tss, durs, device, stream, corr, byt, launch) -> None:
+    def _store_arrays(self, kind, name_id, tss, durs, device, stream, corr, byt, launch, ops=()) -> None:
         """Keep the rows with usable timing (count the others as invalid) and append the columns."""
         n = kind.shape[0]
         start, start_ok, frac1 = _ns_column(tss)
@@ -248,6 +274,15 @@ class _Builder:
                 launch = {k: v[sel] for k, v in launch.items()}
                 rows_idx = mapped[sel]
             self.launch_parts.append((rows_idx + self.rows, launch))
+        if ops:
+            new_index = np.arange(n) if keep is None else np.full(n, -1, dtype=np.int64)
+            if keep is not None:
+                new_index[keep] = np.arange(keep.shape[0])
+            for i, dims, types in ops:
+                if new_index[i] >= 0 and (shaped := _op_inputs(dims, types)) is not None:
+                    self.op_rows.append(self.rows + int(new_index[i]))
+                    self.op_dims.append(shaped[0])
+                    self.op_types.append(shaped[1])
         self.rows += n if keep is None else int(keep.shape[0])
 
     def _invalid(self, bad, kind, name_id, tss, durs, start, start_ok, dur, dur_ok, corr) -> None:
@@ -297,6 +332,9 @@ class _Builder:
         parsed.names = self.names
         if self.launch_parts:
             parsed.launch = _launch_columns(self.launch_parts, self.rows)
+        if self.op_rows:
+            parsed.op_inputs = OperatorInputs(np.array(self.op_rows, dtype=np.int64), tuple(self.op_dims),
+                                              tuple(self.op_types))
         runtime_corr = parsed.columns["correlation_id"][parsed.columns["kind"] == RUNTIME_API]
         launched: set = set()
         if self.invalid_gpu_corr:

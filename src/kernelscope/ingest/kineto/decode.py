@@ -3,7 +3,7 @@
 The file is never held whole: it is read in chunks (``chunk_bytes``: the package's ``CHUNK_BYTES``), each
 chunk cut at an event boundary (``}`` ``,`` ``{``; a cut that is not a real boundary -- inside a string or a
 nested object -- fails to decode and the next candidate is tried) and decoded by ``msgspec`` into small typed
-structs that skip every field the timeline does not use (``Input Dims`` ...). The decoded events go to a sink
+structs that skip every field the timeline does not use (``Input Strides``, ``Concrete Inputs`` ...). The decoded events go to a sink
 (:class:`~kernelscope.ingest.kineto.columns._Builder`), piece by piece; the top-level keys that precede and follow
 ``traceEvents`` go to its ``top``.
 
@@ -49,6 +49,8 @@ class _Args(msgspec.Struct, gc=False):
     registers: Any = msgspec.field(default=None, name="registers per thread")
     shared_memory: Any = msgspec.field(default=None, name="shared memory")
     warps_per_sm: Any = msgspec.field(default=None, name="warps per SM")
+    input_dims: Any = msgspec.field(default=None, name="Input Dims")  # cpu_op with record_shapes
+    input_type: Any = msgspec.field(default=None, name="Input type")
     name: Any = None  # "M" events: process_name / thread_name
     labels: Any = None  # "M" process_labels: "GPU 0" / "CPU"
 

@@ -39,6 +39,7 @@ def _documents() -> dict[str, tuple[type, str]]:
     from .roofline import RooflineChartDoc
     from .source import SourceDoc
     from .timeline import TimelineDoc
+    from .fusion import FusionCommandDoc
 
     return {
         "diagnosis-1.schema.json": (DiagnosisDoc, "kernelscope diagnose --format json"),
@@ -52,6 +53,7 @@ def _documents() -> dict[str, tuple[type, str]]:
         "gpus-1.schema.json": (GpusDoc, "kernelscope gpus --format json"),
         "roofline-1.schema.json": (RooflineChartDoc, "kernelscope roofline --format json"),
         "ceilings-1.schema.json": (CeilingsDoc, "kernelscope ceilings --format json"),
+        "fusion-1.schema.json": (FusionCommandDoc, "kernelscope fusion --format json"),
     }
 
 

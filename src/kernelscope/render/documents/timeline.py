@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
+from .fusion import FusionDoc
 from .common import Class, Doc, EvidenceDoc, FindingDoc, Lang, NoteDoc, Version
 from .timeline_ranks import KernelImbalanceDoc, RankLineDoc, RanksDoc
 
@@ -544,6 +545,8 @@ class TimelineReportDoc(Doc, kw_only=True):
     kernels_joined: Annotated[KernelsJoinedDoc | None, Meta(description=(
         "the top kernels joined with their Nsight Compute diagnoses (timeline --kernels REPORT...); null: no "
         "report given"))] = None
+    fusion: Annotated[list[FusionDoc], Meta(description=(
+        "fusion candidates: chains of memory-bound kernels and what fusing each would save, largest first"))] = []
 
 
 class TimelineDoc(Doc, kw_only=True):

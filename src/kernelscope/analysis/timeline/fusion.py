@@ -1,0 +1,339 @@
+"""Fusion candidates in a timeline: chains of memory-bound kernels (``data/fusion.toml`` families) run back to back
+on one stream, each consuming what the previous one produced, with the estimate of :mod:`kernelscope.analysis.fusion`.
+
+A chain is a maximal run of kernels on one (rank, device, stream), in start order, where every kernel is of a
+memory-bound family (by its name, else by the name of the host operator that launched it) and every link holds:
+
+* the second starts at most ``[chain] max_gap_s`` (``data/fusion.toml``) after the first ends ("back to back");
+* nothing else ran on the stream between them (a copy or memset on the stream ends the run: it is not fusible);
+* no kernel of another stream of the same device started between the two starts (it may produce what the next
+  kernel reads, and a fusion would reorder work across streams);
+* where both kernels' operators carry input shapes (Kineto ``record_shapes``), the first one's output (its shape
+  and dtype) is one of the next one's inputs. Without shapes the link is adjacency alone and the estimate says that
+  it assumes the chain.
+
+A run of at least two kernels is a candidate (a longer run than :data:`MAX_CHAIN` is cut into chains of that
+many); one or more kernels right after a compute-bound kernel (a GEMM,
+convolution, attention) whose output they consume form an EPILOGUE candidate (the GEMM stays; its epilogue does the
+chain's work, so the chain's own reads of the GEMM output and its extra write disappear).
+
+Bytes from shapes (per kernel: its operator's tensor inputs read, its output written): pointwise operators write
+the broadcast shape of their tensor inputs in the first one's dtype, in-place operators (``aten::add_``,
+``aten::copy_``: destination first) write their first input, normalisations (``aten::native_layer_norm`` ...) a
+tensor like their first input (their per-row statistics, a few bytes per row, are not counted); an operator whose
+output the trace cannot give (reductions, casts) leaves the chain on the assumed basis. A kernel is given its
+operator's bytes when it is the first kernel that operator launched. The host operator of a kernel is the innermost
+operator with shapes enclosing its launch call on the same host thread (CUPTI correlation id -> API call).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ...knowledge.fusion import chain_rule, fusion_family
+from ...knowledge.gpus import find_gpu
+from ...errors import KernelscopeError
+from ...timeline_model import ANNOTATION, KERNEL, MEMCPY, MEMSET, RUNTIME_API, Timeline
+from ..fusion import FusionEstimate, FusionKernel, estimate, route_of
+from .correlation import ApiJoin
+from .report import NS
+
+#: Bytes per element of the dtypes PyTorch's profiler writes in ``Input type`` (c10 scalar type names).
+DTYPE_BYTES: dict[str, int] = {
+    "float": 4, "double": 8, "c10::Half": 2, "c10::BFloat16": 2, "int": 4, "long int": 8, "long": 8,
+    "short int": 2, "short": 2, "signed char": 1, "unsigned char": 1, "bool": 1, "c10::complex<float>": 8,
+    "c10::complex<double>": 16, "c10::complex<c10::Half>": 4, "c10::Float8_e4m3fn": 1, "c10::Float8_e5m2": 1,
+    "c10::Float8_e4m3fnuz": 1, "c10::Float8_e5m2fnuz": 1,
+}
+#: How far back through the operators of a host thread the enclosing one is looked for (nesting depth).
+MAX_NESTING = 64
+#: Most kernels in one chain: a longer run of memory-bound kernels is cut into chains of this many (one fused
+#: kernel of 16 operators is already more than an eager program's neighbours usually allow).
+MAX_CHAIN = 16
+
+Tensor = tuple[tuple[int, ...], str]
+
+
+def _nbytes(t: Tensor) -> float:
+    return float(np.prod(t[0], dtype=np.float64)) * DTYPE_BYTES[t[1]]
+
+
+def operator_traffic(op: str, family: str, dims: Sequence[tuple[int, ...] | None],
+                     types: Sequence[str]) -> tuple[list[Tensor], float, Tensor] | None:
+    """(tensor inputs, bytes read, output tensor) of one operator from its ``Input Dims`` / ``Input type``, or None
+    when the trace cannot give its output (see the module docstring for the rules). Tensors are the inputs with at
+    least one dimension and a dtype of :data:`DTYPE_BYTES` (a 0-d input is a scalar argument: a few bytes at most)."""
+    tensors = [(d, t) for d, t in zip(dims, types) if d and t in DTYPE_BYTES]  # (0-d: a scalar argument)
+    if not tensors or family in ("reduction", "gemm"):
+        return None
+    short = op.rsplit("::", 1)[-1]
+    if short.endswith("_") and not short.startswith("_"):  # in place: the first input is written
+        reads = tensors[1:] if short == "copy_" else tensors
+        return tensors, sum(_nbytes(t) for t in reads), tensors[0]
+    if family == "normalisation":
+        return tensors, sum(_nbytes(t) for t in tensors), tensors[0]
+    if family == "copy" and short not in ("clone", "contiguous"):
+        return None  # a cast's output dtype is a keyword the trace does not record
+    try:
+        shape = tuple(int(v) for v in np.broadcast_shapes(*(t[0] for t in tensors)))
+    except ValueError:
+        return None
+    return tensors, sum(_nbytes(t) for t in tensors), (shape, tensors[0][1])
+
+
+def _operators(tl: Timeline, k_rows: np.ndarray) -> np.ndarray:
+    """For each kernel row, the index into ``tl.op_inputs`` of the innermost operator with shapes enclosing its
+    launch call on the same rank and host thread, or -1."""
+    out = np.full(k_rows.shape[0], -1, dtype=np.int64)
+    ops = tl.op_inputs
+    if ops is None or not len(ops):
+        return out
+    api_rows = np.flatnonzero(tl.kind == RUNTIME_API)
+    api = ApiJoin.of(tl, api_rows).api_for(tl, k_rows)
+    o_rows = ops.row
+    key = (tl.rank[o_rows].astype(np.int64) << 40) ^ tl.stream[o_rows]
+    order = np.lexsort((tl.start_ns[o_rows], key))
+    key_s, start_s, end_s = key[order], tl.start_ns[o_rows][order], tl.end_ns[o_rows][order]
+    has = api >= 0
+    a = api[has]
+    akey = (tl.rank[a].astype(np.int64) << 40) ^ tl.stream[a]
+    lo = np.searchsorted(key_s, akey, "left")
+    found = np.full(a.shape[0], -1, dtype=np.int64)
+    for i, (k, t0, t1, first) in enumerate(zip(akey.tolist(), tl.start_ns[a].tolist(), tl.end_ns[a].tolist(),
+                                               lo.tolist())):
+        last = int(np.searchsorted(key_s, k, "right"))
+        j = int(np.searchsorted(start_s[first:last], t0, "right")) + first - 1
+        stop = max(first, j - MAX_NESTING)
+        while j >= stop and key_s[j] == k:
+            if end_s[j] >= t1:
+                found[i] = order[j]
+                break
+            j -= 1
+    out[has] = found
+    return out
+
+
+def _steps(tl: Timeline) -> int | None:
+    """How many PyTorch profiler steps (``ProfilerStep#N`` annotations) the trace holds, None when none."""
+    ann = np.flatnonzero(tl.kind == ANNOTATION)
+    names = tl.names
+    n = sum(1 for i in tl.name_id[ann].tolist() if names[i].startswith("ProfilerStep#"))
+    return n or None
+
+
+def _peak(tl: Timeline, device: int) -> float | None:
+    """The catalogue's DRAM bandwidth of the device's GPU (bytes/s), None when the trace does not name it or the
+    catalogue does not hold it."""
+    name = tl.device_name(device)
+    if not name:
+        return None
+    try:
+        return find_gpu(name).dram_bandwidth_bytes_per_s
+    except KernelscopeError:
+        return None
+
+
+class _Chains:
+    """The busy rows of a timeline in stream order, with what the chain search asks of them: each kernel's family,
+    its operator's traffic (the first kernel of an operator only) and which consecutive rows are linked. Vectorised
+    over the rows; Python only over the distinct (kernel, operator) names and the links that shapes decide."""
+
+    def __init__(self, tl: Timeline) -> None:
+        busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
+        self.tl = tl
+        self.busy = busy = busy[np.lexsort((tl.start_ns[busy], tl.stream[busy], tl.device[busy], tl.rank[busy]))]
+        is_k = tl.kind[busy] == KERNEL
+        self.op_of = np.full(busy.shape[0], -1, dtype=np.int64)
+        self.op_of[is_k] = _operators(tl, busy[is_k])
+        ops = tl.op_inputs
+        op_name = np.full(busy.shape[0], -1, dtype=np.int64)
+        if ops is not None:
+            has = self.op_of >= 0
+            op_name[has] = tl.name_id[ops.row[self.op_of[has]]]
+        keys = np.where(is_k, tl.name_id[busy].astype(np.int64) * (len(tl.names) + 1) + op_name + 1, -1)
+        uniq, inv = np.unique(keys, return_inverse=True)
+        found = []
+        for key in uniq.tolist():
+            found.append(None if key < 0 else fusion_family(tl.names[key // (len(tl.names) + 1)],
+                                                            None if key % (len(tl.names) + 1) == 0
+                                                            else tl.names[key % (len(tl.names) + 1) - 1]))
+        fams = [None if f is None else f.id for f in found]
+        self.families = np.array(fams, dtype=object)[inv]
+        self.memory = np.array([f is not None and f.memory_bound for f in found], dtype=bool)[inv]
+        self.gemm = np.array([f == "gemm" for f in fams], dtype=bool)[inv]
+        self.pre = self._adjacent(is_k)
+        first = np.zeros(busy.shape[0], dtype=bool)  # the first kernel of each operator (in stream order)
+        if (self.op_of >= 0).any():
+            _, idx = np.unique(np.where(self.op_of >= 0, self.op_of, -1), return_index=True)
+            first[idx[self.op_of[idx] >= 0]] = True
+        self.first_of_op = first
+        self._traffic: dict[int, tuple[list[Tensor], float, Tensor] | None] = {}
+
+    def _adjacent(self, is_k: np.ndarray) -> np.ndarray:
+        """``pre[p]``: rows p and p + 1 are kernels of one stream, at most the chain gap apart, and no kernel of
+        another stream of the device started between their starts."""
+        tl, busy = self.tl, self.busy
+        a, b = busy[:-1], busy[1:]
+        same = is_k[:-1] & is_k[1:] & (tl.rank[a] == tl.rank[b]) & (tl.device[a] == tl.device[b]) & (
+            tl.stream[a] == tl.stream[b])
+        same &= tl.start_ns[b] - tl.end_ns[a] <= chain_rule().max_gap_s / NS
+        k = busy[is_k]  # kernel rank within its device, by start: consecutive ones differ by one
+        order = np.lexsort((tl.start_ns[k], tl.device[k], tl.rank[k]))
+        pos = np.empty(tl.kind.shape[0], dtype=np.int64)
+        pos[k[order]] = np.arange(k.shape[0])
+        same[same] &= (pos[b[same]] - pos[a[same]]) == 1
+        return same
+
+    def operator(self, pos: int) -> str | None:
+        """The name of the operator that launched the kernel at ``pos``, or None."""
+        o = int(self.op_of[pos])
+        ops = self.tl.op_inputs
+        return None if o < 0 or ops is None else self.tl.names[int(self.tl.name_id[ops.row[o]])]
+
+    def family(self, pos: int) -> str | None:
+        """The fusion family of the row at ``pos`` (None: not a kernel, or of no family)."""
+        return self.families[pos]
+
+    def traffic(self, pos: int) -> tuple[list[Tensor], float, Tensor] | None:
+        """:func:`operator_traffic` of the kernel at ``pos`` when it is its operator's first kernel, else None."""
+        ops = self.tl.op_inputs
+        if ops is None or not self.first_of_op[pos]:
+            return None
+        if pos not in self._traffic:
+            o = int(self.op_of[pos])
+            fam = self.families[pos]
+            self._traffic[pos] = operator_traffic(self.operator(pos) or "", fam, ops.dims[o], ops.types[o]) \
+                if fam else None
+        return self._traffic[pos]
+
+    def _consumes(self, p: int) -> bool:
+        ta, tb = self.traffic(p), self.traffic(p + 1)
+        return ta[2] in tb[0] if ta is not None and tb is not None else True
+
+    def runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every candidate run as arrays: its first and last positions and its epilogue head's position (-1: none);
+        a run longer than :data:`MAX_CHAIN` kernels is cut into pieces of that many (only the first has a head)."""
+        link = self.pre & self.memory[:-1] & self.memory[1:]
+        if self.tl.op_inputs is not None:
+            for p in np.flatnonzero(link).tolist():
+                link[p] = self._consumes(p)
+        mem = np.flatnonzero(self.memory)
+        before = np.zeros(self.busy.shape[0], dtype=bool)  # linked to the previous row
+        before[1:] = link
+        after = np.zeros(self.busy.shape[0], dtype=bool)
+        after[:-1] = link
+        starts, ends = mem[~before[mem]], mem[~after[mem]]
+        prev = np.maximum(starts - 1, 0)
+        heads = np.where((starts > 0) & self.gemm[prev] & self.pre[prev], starts - 1, -1)
+        pieces = (ends - starts) // MAX_CHAIN + 1
+        k = np.arange(pieces.sum()) - np.repeat(np.cumsum(pieces) - pieces, pieces)  # piece index within its run
+        s = np.repeat(starts, pieces) + k * MAX_CHAIN
+        e = np.minimum(s + MAX_CHAIN - 1, np.repeat(ends, pieces))
+        h = np.where(k == 0, np.repeat(heads, pieces), -1)
+        keep = (e > s) | (h >= 0)
+        return s[keep], e[keep], h[keep]
+
+
+def _row_groups(keys: np.ndarray) -> np.ndarray:
+    """The group number (0 ..) of each row of the int64 matrix ``keys``: equal rows, equal numbers. Column by
+    column, each time densified (a sort of one int64 column per step, not of the rows as bytes)."""
+    code = np.zeros(keys.shape[0], dtype=np.int64)
+    for col in keys.T:
+        _, dense = np.unique(col, return_inverse=True)
+        _, code = np.unique(code * (int(dense.max()) + 1) + dense, return_inverse=True)
+    return code.reshape(-1)
+
+
+def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple[FusionEstimate, ...]:
+    """The fusion candidates of a timeline, largest total saving first (at most ``top``), grouped by their kernel
+    names (and rank, device, epilogue head): one estimate per distinct chain with its occurrences.
+
+    Args:
+        tl: the run.
+        program_s: the program wall time the gain is of, seconds (None: no program gain).
+        top: how many candidates to keep.
+    """
+    if np.count_nonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET))) < 2:
+        return ()
+    c = _Chains(tl)
+    s, e, h = c.runs()
+    if s.size == 0:
+        return ()
+    pos = s[:, None] + np.arange(MAX_CHAIN)[None, :]
+    valid = pos <= e[:, None]
+    rows = c.busy[np.minimum(pos, c.busy.shape[0] - 1)]
+    ids = np.where(valid, tl.name_id[rows], -1)
+    head_rows = c.busy[np.maximum(h, 0)]
+    first = c.busy[s]
+    keys = np.column_stack([tl.rank[first], tl.device[first], np.where(h >= 0, tl.name_id[head_rows], -1), ids])
+    inv = _row_groups(keys)
+    first_of, counts = np.unique(inv, return_index=True, return_counts=True)[1:]
+    uniq = keys[first_of]
+    dur = np.where(valid, (tl.end_ns[rows] - tl.start_ns[rows]), 0).astype(np.float64)
+    sums = np.zeros((uniq.shape[0], MAX_CHAIN))
+    np.add.at(sums, inv, dur)
+    head_sums = np.zeros(uniq.shape[0])
+    np.add.at(head_sums, inv, np.where(h >= 0, tl.end_ns[head_rows] - tl.start_ns[head_rows], 0))
+    example = np.full(uniq.shape[0], -1, dtype=np.int64)
+    example[inv[::-1]] = np.arange(inv.shape[0])[::-1]  # each group's first run
+    steps = _steps(tl)
+    members = np.split(np.argsort(inv, kind="stable"), np.cumsum(counts)[:-1]) if tl.op_inputs is not None else None
+    peaks = {d: _peak(tl, d) for d in set(uniq[:, 1].tolist())}
+    out = []
+    for g in range(uniq.shape[0]):
+        r = int(example[g])
+        occ = None if members is None else [(int(h[m]) if h[m] >= 0 else None, list(range(int(s[m]), int(e[m]) + 1)))
+                                            for m in members[g].tolist()]
+        out.append(_group_estimate(c, int(s[r]), int(e[r]), int(h[r]), sums[g] / counts[g] * NS,
+                                   head_sums[g] / counts[g] * NS, int(counts[g]), occ, steps, program_s,
+                                   peaks[int(uniq[g, 1])], int(uniq[g, 0]), int(uniq[g, 1])))
+    out.sort(key=lambda x: -x.total_saving_s)
+    return tuple(x for x in out if x.total_saving_s > 0)[:top]
+
+
+def _bytes_of(occ, n: int, traffic) -> tuple[list[float | None], list[float | None], float | None]:
+    """Summed reads and writes per kernel of the chain, and the fused bytes, over its occurrences (None where any
+    occurrence's traffic is not known)."""
+    reads: list[float | None] = [0.0] * n
+    writes: list[float | None] = [0.0] * n
+    fused_total = 0.0
+    for head, run in occ:
+        t = [traffic(p) for p in run]
+        if any(x is None for x in t):
+            return [None] * n, [None] * n, None
+        fused = sum(x[1] for x in t) - sum(_nbytes(t[j - 1][2]) for j in range(1, len(t)))  # intermediates' reads
+        if head is not None:  # the GEMM output the chain reads: the largest of the first kernel's inputs
+            gemm_out = max(_nbytes(x) for x in t[0][0])
+            fused += max(0.0, _nbytes(t[-1][2]) - gemm_out) - gemm_out
+        else:
+            fused += _nbytes(t[-1][2])
+        fused_total += fused
+        for j, x in enumerate(t):
+            reads[j] += x[1]  # type: ignore[operator]
+            writes[j] += _nbytes(x[2])  # type: ignore[operator]
+    return reads, writes, fused_total
+
+
+def _group_estimate(c: _Chains, s: int, e: int, h: int, per_kernel_s: np.ndarray, head_s: float, n_occ: int,
+                    occ, steps, program_s, peak, rank, device) -> FusionEstimate:
+    """The estimate of one distinct chain, from its first run (positions ``s`` .. ``e``, head ``h`` or -1), its
+    kernels' mean times (seconds, per slot), its head's mean time and, where the trace records shapes, every
+    occurrence ``occ`` ((head or None, positions) per run) for the bytes."""
+    tl = c.tl
+    n = e - s + 1
+    reads, writes, fused_total = _bytes_of(occ, n, c.traffic) if occ is not None else ([None] * n, [None] * n, None)
+    kernels = [FusionKernel(tl.names[int(tl.name_id[c.busy[p]])], c.operator(p), c.family(p),
+                            float(per_kernel_s[j]), None if reads[j] is None else reads[j] / n_occ,  # type: ignore[operator]
+                            None if writes[j] is None else writes[j] / n_occ)  # type: ignore[operator]
+               for j, p in enumerate(range(s, e + 1))]
+    head = None if h < 0 else FusionKernel(tl.names[int(tl.name_id[c.busy[h]])], c.operator(h), "gemm",
+                                           float(head_s))
+    stream = int(tl.stream[c.busy[s]])
+    return estimate(kernels, None if fused_total is None else fused_total / n_occ, head=head, occurrences=n_occ,
+                    steps=steps, basis="shapes", peak_bytes_per_s=peak, program_s=program_s,
+                    route=route_of([k.name for k in kernels], head is not None,
+                                   tl.format == "kineto" or tl.op_inputs is not None),
+                    caveats=("host_bound",), device=None if device < 0 else device,
+                    stream=None if stream < 0 else stream, rank=None if rank < 0 else rank)

@@ -1,0 +1,231 @@
+"""Rendering of the fusion estimate (:class:`~kernelscope.analysis.fusion.FusionEstimate`): the table section and
+the worded lines the timeline shows, the JSON documents, and the whole output of ``kernelscope fusion``. No analysis
+here."""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Sequence
+
+from ..analysis.fusion import FusionEstimate, FusionKernel
+from ..notes import Note
+from ..version import __version__
+from .common import Fmt, safe, short_name, si
+from .documents import encode
+from .documents.fusion import FusionCommandDoc, FusionDoc, FusionKernelDoc
+
+Section = tuple[str, list[str], list[list[str]]]
+#: Widest kernel name in a chain cell.
+CHAIN_NAME_WIDTH = 40
+
+
+def _x(value: float | None, f: Fmt) -> str:
+    if value is None:
+        return f.nm
+    return "∞" if math.isinf(value) else f"{value:.3g}" + ("×" if f.zh else "x")
+
+
+def _bytes(value: float | None, f: Fmt) -> str:
+    return f.nm if value is None else si(value, "B", 4)
+
+
+def _kernel_text(k: FusionKernel, width: int) -> str:
+    """The host operator that launched the kernel when the trace records it (``aten::gelu``), else its name."""
+    return safe(k.operator) if k.operator else short_name(k.name, width)
+
+
+def chain_text(e: FusionEstimate, width: int = CHAIN_NAME_WIDTH) -> str:
+    """The chain as ``GEMM ⇒ a → b → c`` (the epilogue head first, when there is one)."""
+    text = " → ".join(_kernel_text(k, width) for k in e.kernels)
+    return text if e.head is None else f"{_kernel_text(e.head, width)} ⇒ {text}"
+
+
+def _runs(e: FusionEstimate, f: Fmt) -> str:
+    if e.per_step is None:
+        return str(e.occurrences)
+    return f"{e.occurrences} ({f.label('fu_per_step', n=f'{e.per_step:.3g}')})"
+
+
+def _bytes_cell(e: FusionEstimate, f: Fmt) -> str:
+    if e.unfused_bytes is None:
+        return f"{f.label('fu_assumed')} {f.share(e.bytes_fraction)}"
+    return f"{_bytes(e.unfused_bytes, f)} → {_bytes(e.fused_bytes, f)} ({f.share(e.bytes_fraction)})"
+
+
+def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | None:
+    """(title, header, rows) of the fusion candidates, or None when there are none."""
+    if not estimates:
+        return None
+    head = [f.label("fu_chain"), f.label("fu_runs"), f.label("fu_unfused"), f.label("fu_bytes"), f.label("fu_fused"),
+            f.label("fu_bound"), f.label("fu_saving"), f.label("fu_program"), f.label("fu_route")]
+    rows = []
+    for i, e in enumerate(estimates):
+        rows.append([f"{i + 1}. {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
+                     f"{f.time(e.fused_s)} ({_x(e.speedup, f)})", f.time(e.fused_bound_s),
+                     f.time(e.saving_s), f"{f.share(e.program_fraction)} ({_x(e.program_speedup, f)})",
+                     f.label(f"fu_route_{e.route}")])
+    return f.label("fu_title"), head, rows
+
+
+def with_fusion_column(section: Section, names: Sequence[str], estimates: Sequence[FusionEstimate],
+                       f: Fmt) -> Section:
+    """``section`` (one row per kernel of ``names``, in order) with a column beside its per-kernel figures: the
+    fusion candidate each kernel is in (its number in the fusion table) and that chain's program saving; the
+    section unchanged when no kernel is in one."""
+    cells = []
+    for name in names:
+        i = next((i for i, e in enumerate(estimates) if any(k.name == name for k in e.kernels)), None)
+        cells.append("" if i is None else f.label("fu_in_chain", i=i + 1, share=f.share(estimates[i].program_fraction)))
+    if not any(cells):
+        return section
+    title, head, rows = section
+    return title, [*head, f.label("fu_column")], [[*r, c] for r, c in zip(rows, cells)]
+
+
+def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
+    """The candidate (number ``i`` of the table) in one sentence (its numbers are the estimate's own)."""
+    if e.unfused_bytes is None or e.achieved_bytes_per_s is None:
+        bytes_text = f.note(Note("fu_bytes_assumed", {"fraction": f.share(e.bytes_fraction)}))
+    else:
+        bytes_text = f.note(Note("fu_bytes_known", {"unfused": _bytes(e.unfused_bytes, f),
+                                                    "fused": _bytes(e.fused_bytes, f),
+                                                    "fraction": f.share(e.bytes_fraction),
+                                                    "bw": si(e.achieved_bytes_per_s, "B/s", 4)}))
+    return Note("fu_summary", {
+        "i": i, "n": len(e.kernels), "with_head": "" if e.head is None else f.note(Note("fu_with_head", {})),
+        "speedup": _x(e.speedup, f), "fused_s": e.fused_s, "unfused_s": e.unfused_s, "bytes": bytes_text,
+        "runs": _runs(e, f), "saving_s": e.total_saving_s, "share": f.share(e.program_fraction),
+        "program": _x(e.program_speedup, f)})
+
+
+def fusion_headline(e: FusionEstimate, f: Fmt) -> str:
+    """The largest candidate in one line, for the timeline's overview beside the black hole."""
+    return f.note(Note("fu_headline", {"chain": chain_text(e), "saving_s": e.total_saving_s,
+                                       "share": f.share(e.program_fraction), "program": _x(e.program_speedup, f),
+                                       "speedup": _x(e.speedup, f)}))
+
+
+def advice_text(e: FusionEstimate, f: Fmt) -> str:
+    """What to do for the candidate's route."""
+    return f.note(Note(f"fu_advice_{e.route}", {}))
+
+
+def fusion_lines(estimates: Sequence[FusionEstimate], f: Fmt) -> list[tuple[str, str]]:
+    """(label, text) lines: per candidate its sentence, then its advice; the caveats once, after them."""
+    rows: list[tuple[str, str]] = []
+    for i, e in enumerate(estimates):
+        rows.append((f.label("fu_command_title") if i == 0 else "", f.note(summary_note(e, f, i + 1))))
+        rows.append(("", f"   {f.label('fu_advice')}{f.colon}{advice_text(e, f)}"))
+    caveats = list(dict.fromkeys(c for e in estimates for c in e.caveats))
+    if caveats:
+        rows.append((f.label("fu_caveats"), f.semi.join(f.note(Note(f"fu_caveat_{c}", {})) for c in caveats)))
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------- JSON
+def _num(v: float | None) -> float | None:
+    return None if v is None or not math.isfinite(v) else float(v)
+
+
+def _kernel_doc(k: FusionKernel) -> FusionKernelDoc:
+    return FusionKernelDoc(name=k.name, operator=k.operator, family=k.family, time_s=k.time_s,
+                           read_bytes=_num(k.read_bytes), write_bytes=_num(k.write_bytes))
+
+
+def fusion_doc(e: FusionEstimate, f: Fmt) -> FusionDoc:
+    """One candidate as a document (non-finite numbers are null)."""
+    from .json import notes
+
+    return FusionDoc(
+        kernels=[_kernel_doc(k) for k in e.kernels], head=None if e.head is None else _kernel_doc(e.head),
+        occurrences=e.occurrences, steps=e.steps, per_step=_num(e.per_step), unfused_s=e.unfused_s,
+        unfused_bytes=_num(e.unfused_bytes), fused_bytes=_num(e.fused_bytes), bytes_fraction=e.bytes_fraction,
+        bytes_basis=e.bytes_basis,  # type: ignore[arg-type]
+        achieved_bytes_per_s=_num(e.achieved_bytes_per_s), peak_bytes_per_s=_num(e.peak_bytes_per_s),
+        fused_s=e.fused_s, fused_bound_s=_num(e.fused_bound_s), saving_s=e.saving_s,
+        saving_bound_s=_num(e.saving_bound_s), speedup=_num(e.speedup), total_saving_s=e.total_saving_s,
+        program_s=_num(e.program_s), program_fraction=_num(e.program_fraction),
+        program_speedup=_num(e.program_speedup), estimate_kind="prediction", route=e.route,  # type: ignore[arg-type]
+        advice=advice_text(e, f), caveats=notes([Note(f"fu_caveat_{c}", {}) for c in e.caveats], f),
+        device=e.device, stream=e.stream, rank=e.rank)
+
+
+# ----------------------------------------------------------------------------------------------- the command
+SCHEMA = "kernelscope.fusion/1"
+FORMATS: tuple[str, ...] = ("table", "json", "markdown")
+
+
+def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], fmt: str = "table",
+                  lang: str = "en", width: int = 160) -> str:
+    """The output of ``kernelscope fusion``: ``"table"`` (plain text), ``"markdown"`` or ``"json"``
+    (``schemas/fusion-1.schema.json``); ``source`` is ``"timeline"`` or ``"report"``.
+
+    Raises:
+        ValueError: unknown format or language.
+    """
+    f = Fmt(lang)
+    if fmt == "json":
+        return encode(FusionCommandDoc(schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
+                                       path=path, source=source,  # type: ignore[arg-type]
+                                       candidates=[fusion_doc(e, f) for e in estimates]))
+    if fmt == "markdown":
+        section = fusion_section(estimates, f)
+        lines = fusion_lines(estimates, f)
+        out = [f"## {f.label('fu_command_title')}", "", f"- {_md(path)}", ""]
+        if section is None:
+            out += [f.label("fu_none"), ""]
+        else:
+            title, head, rows = section
+            out += [f"### {_md(title)}", "", "| " + " | ".join(_md(h) for h in head) + " |",
+                    "|" + "---|" + "---:|" * (len(head) - 1)]
+            out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]
+            out.append("")
+            out += [f"- {_md(text.strip())}" for _, text in lines]
+        return "\n".join(out) + "\n"
+    if fmt == "table":
+        from rich.console import Group
+
+        from .cjk import CJKConsole
+
+        buf = io.StringIO()
+        console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
+        console.print(Group(*renderables(path, estimates, lang)))
+        return buf.getvalue()
+    raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> list:
+    """rich renderables of the ``kernelscope fusion`` table view (the terminal prints them at its width)."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    f = Fmt(lang)
+    section = fusion_section(estimates, f)
+    parts: list = [Text(f"{f.label('fu_command_title')}{f.colon}{safe(path)}", style="bold")]
+    if section is None:
+        return parts + [Text(f.label("fu_none"))]
+    title, head, rows = section
+    t = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+    for i, h in enumerate(head):  # the chain, the bytes and the route are words; the others numbers, kept whole
+        if i in (0, 3, 8):
+            t.add_column(h, justify="left", overflow="fold", min_width=12 if i == 0 else None)
+        else:
+            t.add_column(h, justify="right", no_wrap=True)
+    for r in rows:
+        t.add_row(*(Text(c) for c in r))
+    lt = Table(box=box.SIMPLE, show_header=False)
+    lt.add_column(style="bold", no_wrap=True)
+    lt.add_column(overflow="fold")
+    for label, text in fusion_lines(estimates, f):
+        lt.add_row(Text(label), Text(text))
+    return parts + [t, lt]
+
+
+def _md(text: str) -> str:
+    return safe(text).replace("|", "\\|")
+
+
+__all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_text", "fusion_doc", "fusion_headline", "fusion_lines", "fusion_section", "with_fusion_column",
+           "render_fusion", "renderables", "summary_note"]
