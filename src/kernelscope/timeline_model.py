@@ -43,6 +43,13 @@ KERNEL, MEMCPY, MEMSET, SYNC, RUNTIME_API, ANNOTATION, GPU_ANNOTATION, CPU_OP, O
 #: Kinds that make a GPU busy (union of these = busy time; copies count, case C14).
 BUSY_KINDS: tuple[int, ...] = (KERNEL, MEMCPY, MEMSET)
 
+#: Name of one CUDA graph replay of a graph-level trace (nsys ``--cuda-graph-trace=graph``, the default: the graph's
+#: kernels are not traced one by one): readers keep each replay as one busy kernel-kind row of this name, with
+#: ``graph_launched`` 1 (case N18). ``{graph_id}`` is the profiler's graph id.
+GRAPH_REPLAY_NAME = "CUDA graph {graph_id} (replay)"
+#: Meta key of a Timeline read from a graph-level trace: how many graph replays it holds (a decimal string).
+GRAPH_REPLAYS_META = "graph_trace_replays"
+
 #: Copy directions; ``Timeline.copy_kind`` holds the index (uint8). 0 for non-copy rows.
 COPY_KIND_NAMES: tuple[str, ...] = ("unknown", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP")
 COPY_UNKNOWN, COPY_HTOD, COPY_DTOH, COPY_DTOD, COPY_HTOH, COPY_PTOP = range(len(COPY_KIND_NAMES))

@@ -17,7 +17,9 @@ Extraction only. Layouts read (all found in real files):
   between ``+---+`` borders, possibly written in a Windows code page: a name cut with byte 0x85 is "…").
 * both report-name generations: ``cudaapisum``/``cuda_api_sum``, ``gpukernsum``/``cuda_gpu_kern_sum``,
   ``gpumemtimesum``/``cuda_gpu_mem_time_sum``, ``gpumemsizesum``/``cuda_gpu_mem_size_sum``, ``nvtxsum``/``nvtx_sum``.
-  OS-runtime summaries (``osrtsum``/``osrt_sum``) and GPU traces are recognised and skipped.
+  OS-runtime summaries (``osrtsum``/``osrt_sum``) are recognised and skipped.
+* the per-record GPU trace (``--report cuda_gpu_trace`` / ``gputrace``, CSV or console text): intervals, so the
+  file is read as a :class:`~kernelscope.timeline_model.Timeline` instead (:mod:`.nsys_gpu_trace`, case N23).
 
 Numbers: the number format is detected from the FILE, never from the machine's locale (case C20): ``1,234.5``
 ("C"), ``1.234,5`` ("comma-decimal", e.g. ``32,0`` in Time(%), ``13.508.755.722``), or plain ``1234.5``. A file
@@ -44,9 +46,10 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..errors import InputError
-from ..timeline_model import SummaryRow, TimelineSummary
+from ..timeline_model import SummaryRow, Timeline, TimelineSummary
 from .columns import Columns, split_on_gaps
 from .files import check_file, unreadable
+from .nsys_gpu_trace import is_trace_header, read_gpu_trace
 from .units import NSYS_BYTES, NSYS_TIME_S
 
 FORMAT = "nsys-stats"
@@ -118,7 +121,8 @@ def looks_like_nsys_stats(head: bytes) -> bool:
         if low.startswith(("time(%)", '"time(%)"')) and ("totaltime" in low or "total" in low) and (
                 "name" in low or "operation" in low or "range" in low):
             return True
-        if _header_ok(_header_cells(line)):  # any table header (console, CSV, table), e.g. a size table
+        cells = _header_cells(line)
+        if _header_ok(cells) or is_trace_header(cells):  # any table header (console, CSV, table), a GPU trace
             return True
     return False
 
@@ -143,8 +147,9 @@ class _Table:
     name_width: int | None = None
 
 
-def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary:
-    """Read ``nsys stats`` console text, ``--format csv`` or ``--format table`` output.
+def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary | Timeline:
+    """Read ``nsys stats`` console text, ``--format csv`` or ``--format table`` output: its summaries, or, when it
+    holds the per-record ``cuda_gpu_trace`` report, that report's intervals as a Timeline (:mod:`.nsys_gpu_trace`).
 
     Raises:
         InputError: unreadable file, no summary table, a capture with no CUDA data, an ambiguous or mixed number
@@ -157,6 +162,9 @@ def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary:
         raise unreadable(str(path), exc) from None
     text = _decode(raw)
     lines = _lines(text)
+    trace = _gpu_trace(lines, str(path))
+    if trace is not None:
+        return trace
     tables, skipped = _tables(lines, str(path))
     used = [t for t in tables if t.what in ("api", "kernel", "memtime", "memsize", "nvtx")]
     if tables:
@@ -184,6 +192,20 @@ def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary:
         run_of_row=tuple(run_of_row) if runs > 1 else (), locale=locale, problems=tuple(problems),
         device_names=tuple(devices),
     )
+
+
+def _gpu_trace(lines: list[str], path: str) -> Timeline | None:
+    """The ``cuda_gpu_trace`` table of the file as a Timeline (CSV header, or console header over dashes), or None
+    when the file has none."""
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if "," in s and is_trace_header(cells := _csv(s)):
+            return read_gpu_trace(path, lines, i, cells, True, _csv)
+        if s and i + 1 < len(lines) and _is_dashes(lines[i + 1]):
+            cells = Columns.under_dashes(lines[i + 1]).cut(line)
+            if is_trace_header(cells):
+                return read_gpu_trace(path, lines, i, cells, False, _csv)
+    return None
 
 
 def _check_has_rows(used: list[_Table], path: str) -> None:

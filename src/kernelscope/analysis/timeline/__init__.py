@@ -34,13 +34,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from ...knowledge.timeline_checks import timeline_checks
 from ...notes import Note
-from ...timeline_model import Timeline, TimelineSummary
+from ...timeline_model import GRAPH_REPLAY_NAME, GRAPH_REPLAYS_META, KERNEL, Timeline, TimelineSummary
 from ..engine import Finding, run_rules
 from .breakdown import Breakdown, Walls, breakdown, program_idle, rank_rows, rank_value, walls
 from .checks import TIMELINE_RULES, IntervalFacts, TimelineContext, is_sync_api, time_and_count
-from .correlation import ApiJoin, launch_overhead, tiny_kernels
+from .correlation import ApiJoin, launch_overhead, queue_depth, tiny_kernels
 from .graphs import KernelLaunches, graph_use, launch_bound, mark_graph_kernels
 from .intervals import KindRows, union_length_ns, union_segments
 from .join import AbsentKernel, JoinedKernel, KernelJoin, NcuKernel, join_kernels
@@ -101,7 +103,8 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     ranked = rankings(tl, rows, w, top, split)
     join = ApiJoin.of(tl, rows.api)
     launches = KernelLaunches.of(tl, rows.kernel, join.positions(tl, rows.kernel), join.api_rows[join.order], rows.dur)
-    launch = launch_overhead(tl, launches, rows.dur)
+    depth = queue_depth(tl, launches, np.concatenate([rows.kernel, rows.memcpy, rows.memset]))
+    launch = launch_overhead(tl, launches, rows.dur, depth)
     tiny = tiny_kernels(tl, rows.kernel, launches.k_api, rows.dur, split.segments, ranked.kernels, checks.tiny_kernels,
                         launches.graph)
     graphs = graph_use(tl, rows.kernel, launches, rows.dur)
@@ -180,7 +183,23 @@ def _record_notes(tl: Timeline, devices: tuple[TimeSplit, ...]) -> tuple[Note, .
             "n": sum(r.count for r in tl.repaired), "removed_s": sum(r.removed_ns for r in tl.repaired) * NS,
             "names": ", ".join(dict.fromkeys(f"{r.name} ({r.removed_ns / 1000:,.1f} µs)" for r in tl.repaired))}))
     notes += [Note("tl_zero_span", {"device": d.device}) for d in devices if d.utilisation_pct is None]
+    graph = _graph_replays(tl)
+    if graph is not None:
+        notes.append(Note("tl_graph_level_trace", {"n": graph[0], "time_s": graph[1]}))
     return tuple(notes)
+
+
+def _graph_replays(tl: Timeline) -> tuple[int, float] | None:
+    """(replays, their summed time in s) of a graph-level trace (the reader's ``GRAPH_REPLAYS_META``), None when
+    the Timeline holds none: their kernels were not traced one by one (case N18)."""
+    if GRAPH_REPLAYS_META not in tl.meta:
+        return None
+    head, _, tail = GRAPH_REPLAY_NAME.partition("{graph_id}")
+    ids = [i for i, nm in enumerate(tl.names) if nm.startswith(head) and nm.endswith(tail)]
+    rows = (tl.kind == KERNEL) & np.isin(tl.name_id, ids)
+    if not rows.any():
+        return None
+    return int(rows.sum()), float((tl.end_ns[rows] - tl.start_ns[rows]).sum()) * NS
 
 
 def _empty_report(tl: Timeline, why: str) -> TimelineReport:

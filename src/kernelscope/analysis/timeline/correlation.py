@@ -3,6 +3,15 @@ cudaLaunchKernel, cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch ...), and what 
 start -> start of the FIRST kernel it launched) and the tiny kernels, whose launches cost about as much as they run
 (CUDA Graphs / fusion candidates). Vectorised: one sort of the API rows, one binary search per GPU row. The calls
 themselves (kernels per call, CUDA graph nodes) are :class:`.graphs.KernelLaunches`.
+
+Launch latency is not queueing (case N20). The time from a launch call to its kernel's start is launch overhead only
+when the call found its stream's queue empty; behind earlier work it is backlog. The QUEUE DEPTH a call found is the
+number of GPU operations (kernels, copies, memsets) of its first kernel's stream (rank, device, stream) that started
+before that kernel and had not ended when the call started (work launched earlier, still queued or running; the
+rule of rocmProfileData PR #36: launch delay only "when there is no queue depth"). Each call's time is split as
+TraceLens PR #494 splits it (call duration, queue wait, launch latency): a call into an empty queue gives its launch
+latency (call start -> kernel start); a call into a busy queue gives a queue wait (call start -> kernel start, the
+backlog ahead of it), never a launch latency.
 """
 
 from __future__ import annotations
@@ -57,20 +66,79 @@ class ApiJoin:
         return np.where(pos >= 0, self.api_rows[self.order[np.maximum(pos, 0)]], -1)
 
 
-def launch_overhead(tl: Timeline, launches: KernelLaunches, dur: np.ndarray) -> LaunchOverhead | None:
-    """Latency from each launch call to the start of the FIRST kernel it launched (the later nodes of a CUDA graph
-    queue behind the earlier ones: not launch latency), and the calls' median host time (a graph launch counted
-    once); None when no kernel was joined to its call."""
+def _stream_key(tl: Timeline, rows: np.ndarray) -> np.ndarray:
+    """One int64 key per GPU row for its (rank, device, stream) (stream ids beyond 40 bits could collide)."""
+    return ((tl.rank[rows].astype(np.int64) + 1) << 52) ^ ((tl.device[rows].astype(np.int64) + 1) << 40) ^ \
+        tl.stream[rows].astype(np.int64)
+
+
+def queue_depth(tl: Timeline, launches: KernelLaunches, busy_rows: np.ndarray) -> np.ndarray:
+    """Per launch call (aligned with ``launches.call_api``): the queue depth its first kernel found (see the module
+    docstring), from the GPU rows ``busy_rows`` (kernels, copies, memsets). Exact without assuming anything about
+    the order of a stream's rows: an operation that ended by the call's start began before the kernel, so the depth
+    is (operations of the stream starting before the kernel) - (those ending by the call's start). One sort of the
+    busy rows by stream; a loop over the streams that hold first kernels."""
+    calls = launches.call_api
+    depth = np.zeros(calls.shape[0], dtype=np.int64)
+    k_rows, k_api = launches.k_rows, launches.k_api
+    if calls.size == 0 or k_rows.size == 0:
+        return depth
+    order = np.argsort(calls, kind="stable")
+    hit = k_api >= 0
+    idx = order[np.searchsorted(calls[order], k_api[hit])]  # call index of each joined kernel row
+    rows_hit = k_rows[hit]
+    first = rows_hit[tl.start_ns[rows_hit] == launches.call_first_ns[idx]]
+    first_idx = idx[tl.start_ns[rows_hit] == launches.call_first_ns[idx]]
+    call_row = np.full(calls.shape[0], -1, dtype=np.int64)
+    call_row[first_idx] = first
+    ok = np.flatnonzero(call_row >= 0)
+    q_rows = call_row[ok]
+    q_key = _stream_key(tl, q_rows)
+    b_key = _stream_key(tl, busy_rows)
+    b_order = np.argsort(b_key, kind="stable")
+    b_sorted = b_key[b_order]
+    for key in np.unique(q_key).tolist():
+        lo, hi = np.searchsorted(b_sorted, key, "left"), np.searchsorted(b_sorted, key, "right")
+        group = busy_rows[b_order[lo:hi]]
+        starts, ends = np.sort(tl.start_ns[group]), np.sort(tl.end_ns[group])
+        m = q_key == key
+        k = tl.start_ns[q_rows[m]]
+        a = tl.start_ns[calls[ok[m]]]
+        d = np.searchsorted(starts, k, "left") - np.searchsorted(ends, a, "right")
+        depth[ok[m]] = np.where(a < k, np.maximum(d, 0), 0)
+    return depth
+
+
+def _stats(values_ns: np.ndarray) -> tuple[float | None, float | None, float | None, float | None]:
+    """(mean, median, p95, max) in seconds; all None for no values."""
+    if values_ns.size == 0:
+        return None, None, None, None
+    v = values_ns * NS
+    return float(v.mean()), float(np.median(v)), float(np.percentile(v, 95)), float(v.max())
+
+
+def launch_overhead(tl: Timeline, launches: KernelLaunches, dur: np.ndarray,
+                    depth: np.ndarray | None = None) -> LaunchOverhead | None:
+    """Per launch call: call start -> start of the FIRST kernel it launched (the later nodes of a CUDA graph queue
+    behind the earlier ones: not launch latency), split by the queue depth ``depth`` its kernel found
+    (:func:`queue_depth`; None: every call taken as into an empty queue): launch latency over the calls into an
+    empty queue, queue wait over the others; and the calls' median host time (a graph launch counted once). None
+    when no kernel was joined to its call."""
     calls = launches.call_api
     if calls.size == 0:
         return None
-    lat = (launches.call_first_ns - tl.start_ns[calls]) * NS
+    to_start = launches.call_first_ns - tl.start_ns[calls]
+    queued = np.zeros(calls.shape[0], dtype=bool) if depth is None else depth > 0
+    mean, median, p95, mx = _stats(to_start[~queued])
+    _, q_median, _, q_max = _stats(to_start[queued])
     matched = int((launches.k_api >= 0).sum())
     return LaunchOverhead(
-        matched=matched, unmatched=int(launches.k_api.shape[0] - matched), latency_mean_s=float(lat.mean()),
-        latency_median_s=float(np.median(lat)), latency_p95_s=float(np.percentile(lat, 95)),
-        latency_max_s=float(lat.max()), api_median_s=float(np.median(dur[calls])) * NS, launches=int(calls.size),
-        graph_launches=int(launches.call_graph.sum()))
+        matched=matched, unmatched=int(launches.k_api.shape[0] - matched), latency_mean_s=mean,
+        latency_median_s=median, latency_p95_s=p95, latency_max_s=mx, api_median_s=float(np.median(dur[calls])) * NS,
+        launches=int(calls.size), graph_launches=int(launches.call_graph.sum()), idle_queue_launches=int((~queued).sum()),
+        queued_launches=int(queued.sum()), queue_wait_median_s=q_median, queue_wait_max_s=q_max,
+        queue_depth_min=int(depth[queued].min()) if queued.any() else None,
+        queue_depth_max=int(depth[queued].max()) if queued.any() else None)
 
 
 def tiny_kernels(tl: Timeline, k_rows: np.ndarray, k_api: np.ndarray, dur: np.ndarray, segments: Segments,

@@ -57,6 +57,7 @@ class KernelLaunches:
     launch call (a call joined to at least one kernel), in join order.
 
     Attributes:
+        k_rows: the kernel rows (Timeline rows), in the order of ``k_api`` and ``graph``.
         k_api: per kernel row, the Timeline row of its launch call; -1 when none was found.
         graph: per kernel row, True when it ran as a node of a CUDA graph.
         call_api: per launch call, its Timeline row.
@@ -66,6 +67,7 @@ class KernelLaunches:
         call_graph: it launched CUDA graph nodes.
     """
 
+    k_rows: np.ndarray
     k_api: np.ndarray
     graph: np.ndarray
     call_api: np.ndarray
@@ -103,7 +105,7 @@ class KernelLaunches:
         kd = dur[k_rows]
         kernel_ns = np.bincount(p, weights=kd[hit].astype(np.float64), minlength=n_api)
         call_graph = np.bincount(p, weights=graph[hit], minlength=n_api) > 0
-        return cls(k_api=k_api, graph=graph, call_api=call_api, call_first_ns=first[calls],
+        return cls(k_rows=k_rows, k_api=k_api, graph=graph, call_api=call_api, call_first_ns=first[calls],
                    call_kernels=per_call[calls], call_kernel_ns=kernel_ns[calls], call_graph=call_graph[calls])
 
 

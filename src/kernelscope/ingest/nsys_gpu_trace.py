@@ -1,0 +1,190 @@
+"""Reader for the per-record report of ``nsys stats``: ``--report cuda_gpu_trace`` (older name ``gputrace``), one row
+per kernel, copy and memset with its start, duration, bytes, memory kinds, device, stream and name (case N23).
+It holds intervals, so it becomes a :class:`~kernelscope.timeline_model.Timeline`, not a summary.
+
+Extraction only. Layouts: ``--format csv`` (a header row ``Start (ns),Duration (ns),CorrId,...,Name``) and console
+text (the header over a line of dashes; cells cut under the dashes, :class:`.columns.Columns`, the name running to
+the end of the line), with or without the ``Processing [...] with [.../cuda_gpu_trace.py]...`` line before it.
+
+Columns (as nsys 2022-2026 prints them; the older ``gputrace`` spellings too): ``Start`` and ``Duration`` with their
+unit in the header (``(ns)``, ``(us)``...); ``CorrId``; ``GrdX``..``BlkZ``, ``Reg/Trd``, ``StcSMem``/``DymSMem``
+(MB); ``Bytes`` or ``Size`` (MB); ``SrcMemKd``/``DstMemKd`` (``Pageable`` marks a pageable copy); ``Device``
+(``NVIDIA H100 80GB HBM3 (0)``: the device id in brackets, the GPU name before it); ``Strm``/``Stream``; ``Name``.
+Row kinds from the name as nsys writes it: ``[CUDA memcpy Host-to-Device]`` / ``[CUDA memcpy HtoD]`` (direction;
+named ``[CUDA memcpy HtoD]`` as the SQLite reader names it), ``[CUDA memset]``, any other name a kernel. Numbers: plain or with ``,`` thousands separators (the console text).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..errors import InputError
+from ..timeline_model import KERNEL, MEMCPY, MEMSET, LaunchArgs, Timeline, copy_kind_code
+from .columns import Columns
+from .records import screen_records
+from .units import NSYS_BYTES, NSYS_TIME_S
+
+FORMAT = "nsys-stats"
+
+_UNIT = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*$")
+_COPY = re.compile(r"^\[CUDA (?:Unified Memory )?memcpy (.+?)\]$", re.IGNORECASE)
+_DIRECTIONS = {"htod": "HtoD", "host-to-device": "HtoD", "dtoh": "DtoH", "device-to-host": "DtoH",
+               "dtod": "DtoD", "device-to-device": "DtoD", "htoh": "HtoH", "host-to-host": "HtoH",
+               "ptop": "PtoP", "peer-to-peer": "PtoP"}
+_DEVICE = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
+#: Header cell (lower case, unit removed) -> column.
+_COLUMNS = {"start": "start", "duration": "duration", "corrid": "corr", "grdx": "grid_x", "grdy": "grid_y",
+            "grdz": "grid_z", "blkx": "block_x", "blky": "block_y", "blkz": "block_z", "reg/trd": "regs",
+            "stcsmem": "smem_static", "dymsmem": "smem_dynamic", "bytes": "bytes", "size": "bytes",
+            "srcmemkd": "src_kind", "dstmemkd": "dst_kind", "device": "device", "strm": "stream", "stream": "stream",
+            "name": "name"}
+
+
+def _cell(header: str) -> tuple[str | None, str | None]:
+    """(column, unit) of one header cell."""
+    h = header.strip().strip('"')
+    unit = None
+    m = _UNIT.match(h)
+    if m:
+        h, unit = m.group(1), m.group(2)
+    return _COLUMNS.get(h.strip().lower()), unit
+
+
+def is_trace_header(cells: list[str]) -> bool:
+    """Whether table header cells are a ``cuda_gpu_trace`` header (Start, Duration and Name columns)."""
+    cols = {_cell(c)[0] for c in cells}
+    return {"start", "duration", "name"} <= cols
+
+
+def _number(v: str) -> float | None:
+    """A cell's number (``,`` thousands separators dropped); None for an empty, ``-`` or ``N/A`` cell.
+
+    Raises:
+        ValueError: any other text.
+    """
+    v = v.strip().strip('"').replace(",", "")
+    if not v or v in ("-", "N/A", "n/a"):
+        return None
+    return float(v)
+
+
+def _optional(v: str | None) -> float | None:
+    """An optional cell's number; None also for text that is not one (an optional column is then not recorded)."""
+    try:
+        return _number(v or "")
+    except ValueError:
+        return None
+
+
+def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], csv_rows: bool, split) -> Timeline:
+    """The Timeline of the ``cuda_gpu_trace`` table whose header is line ``at`` (0-based) of ``lines``.
+
+    Args:
+        path: the file (for messages).
+        lines: the file's lines.
+        at: index of the header line; console text has its dashes on the next line.
+        cells: the header cells.
+        csv_rows: True for ``--format csv`` rows, False for console rows (cut under the dashes).
+        split: how a CSV row is split into cells (the summary reader's CSV splitter).
+
+    Raises:
+        InputError: a row whose start or duration is not a number (naming the line), or a table without rows.
+    """
+    header = [_cell(c) for c in cells]
+    names = [c for c, _ in header]
+    units = {c: u for c, u in header if c is not None}
+    t_scale = {c: NSYS_TIME_S.get(units.get(c) or "ns") for c in ("start", "duration")}
+    if None in t_scale.values():
+        raise InputError(path, f"line {at + 1}: unknown time unit in the cuda_gpu_trace header "
+                               f"({units.get('start')!r} / {units.get('duration')!r}); expected ns, us, ms or s")
+    b_scale = NSYS_BYTES.get(units.get("bytes") or "MB", 1e6)
+    sm_scale = NSYS_BYTES.get(units.get("smem_static") or "MB", 1e6)
+    columns = None if csv_rows else Columns.under_dashes(lines[at + 1])
+    first = at + 1 if csv_rows else at + 2
+    rows: list[tuple[int, dict[str, str]]] = []
+    for j in range(first, len(lines)):
+        line = lines[j]
+        if not line.strip():
+            break
+        got = split(line.strip()) if csv_rows else columns.cut(line)  # type: ignore[union-attr]
+        if len(got) < len(names):
+            if csv_rows:
+                break
+            got += [""] * (len(names) - len(got))
+        rows.append((j + 1, {c: v for c, v in zip(names, got) if c is not None}))
+    if not rows:
+        raise InputError(path, "no data: the cuda_gpu_trace table holds a header but no rows")
+    n = len(rows)
+    start = np.zeros(n, np.int64)
+    end = np.zeros(n, np.int64)
+    kind = np.zeros(n, np.uint8)
+    name_id = np.zeros(n, np.int32)
+    device = np.full(n, -1, np.int16)
+    stream = np.full(n, -1, np.int64)
+    corr = np.full(n, -1, np.int64)
+    nbytes = np.full(n, -1, np.int64)
+    copy_kind = np.zeros(n, np.uint8)
+    pageable = np.full(n, -1, np.int8)
+    launch = {f: np.full(n, -1, np.int32) for f in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
+                                                    "regs", "smem", "smem_dynamic")}
+    table: dict[str, int] = {}
+    devices: dict[int, str] = {}
+    for i, (lineno, r) in enumerate(rows):
+        try:
+            s, d = _number(r.get("start", "")), _number(r.get("duration", ""))
+        except ValueError:
+            s = d = None
+        if s is None or d is None:
+            raise InputError(path, f"line {lineno}: Start / Duration is not a number ({r.get('start')!r}, "
+                                   f"{r.get('duration')!r}); expected the cuda_gpu_trace report's times")
+        start[i] = round(s * t_scale["start"] * 1e9)
+        end[i] = start[i] + round(d * t_scale["duration"] * 1e9)
+        nm = r.get("name", "").strip().strip('"')
+        m = _COPY.match(nm)
+        if m:  # named as the SQLite reader names copies ("[CUDA memcpy HtoD]")
+            direction = _DIRECTIONS.get(m.group(1).strip().lower(), "unknown")
+            nm = f"[CUDA {'Unified Memory ' if 'unified' in nm.lower() else ''}memcpy {direction}]"
+            kind[i] = MEMCPY
+            copy_kind[i] = copy_kind_code(direction)
+        elif nm.lower().startswith("[cuda memset"):
+            kind[i] = MEMSET
+        else:
+            kind[i] = KERNEL
+        name_id[i] = table.setdefault(nm, len(table))
+        dm = _DEVICE.match(r.get("device", ""))
+        if dm:
+            device[i] = int(dm.group(2))
+            devices.setdefault(int(dm.group(2)), dm.group(1).strip())
+        elif (dv := r.get("device", "").strip()).isdigit():
+            device[i] = int(dv)
+        for col, arr in (("stream", stream), ("corr", corr)):
+            v = _optional(r.get(col))
+            if v is not None:
+                arr[i] = int(v)
+        if kind[i] != KERNEL:
+            b = _optional(r.get("bytes"))
+            if b is not None:
+                nbytes[i] = round(b * b_scale)
+            kinds = {r.get("src_kind", "").lower(), r.get("dst_kind", "").lower()} - {""}
+            if kinds:
+                pageable[i] = 1 if "pageable" in kinds else 0
+            continue
+        for col in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "regs"):
+            v = _optional(r.get(col))
+            if v is not None:
+                launch[col][i] = int(v)
+        st, dy = _optional(r.get("smem_static")), _optional(r.get("smem_dynamic"))
+        if st is not None and dy is not None:
+            launch["smem"][i] = round((st + dy) * sm_scale)
+            launch["smem_dynamic"][i] = round(dy * sm_scale)
+    args = LaunchArgs(grid_x=launch["grid_x"], grid_y=launch["grid_y"], grid_z=launch["grid_z"],
+                      block_x=launch["block_x"], block_y=launch["block_y"], block_z=launch["block_z"],
+                      registers_per_thread=launch["regs"], shared_mem_bytes=launch["smem"],
+                      dynamic_shared_mem_bytes=launch["smem_dynamic"], warps_per_sm=np.full(n, np.nan))
+    tl = Timeline(path=path, format=FORMAT, names=tuple(table), start_ns=start, end_ns=end, kind=kind,
+                    name_id=name_id, device=device, stream=stream, correlation_id=corr, bytes=nbytes,
+                    copy_kind=copy_kind, pageable=pageable, devices=tuple(sorted(devices.items())), launch=args,
+                    meta={"report": "cuda_gpu_trace"})
+    return screen_records(tl, ns_clock=True)
