@@ -11,7 +11,8 @@ unit in the header (``(ns)``, ``(us)``...); ``CorrId``; ``GrdX``..``BlkZ``, ``Re
 (MB); ``Bytes`` or ``Size`` (MB); ``SrcMemKd``/``DstMemKd`` (``Pageable`` marks a pageable copy); ``Device``
 (``NVIDIA H100 80GB HBM3 (0)``: the device id in brackets, the GPU name before it); ``Strm``/``Stream``; ``Name``.
 Row kinds from the name as nsys writes it: ``[CUDA memcpy Host-to-Device]`` / ``[CUDA memcpy HtoD]`` (direction;
-named ``[CUDA memcpy HtoD]`` as the SQLite reader names it), ``[CUDA memset]``, any other name a kernel. Numbers: plain or with ``,`` thousands separators (the console text).
+named ``[CUDA memcpy HtoD]`` as the SQLite reader names it), ``[CUDA memset]``, any other name a kernel. Numbers:
+plain or with ``,`` thousands separators (the console text).
 """
 
 from __future__ import annotations
@@ -78,6 +79,36 @@ def _optional(v: str | None) -> float | None:
         return None
 
 
+def _launch_args(r: dict[str, str], launch: dict[str, np.ndarray], i: int, sm_scale: float) -> None:
+    """Row ``i``'s launch shape, registers and shared memory (bytes, from the header's unit) into ``launch``."""
+    for col in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "regs"):
+        v = _optional(r.get(col))
+        if v is not None:
+            launch[col][i] = int(v)
+    st, dy = _optional(r.get("smem_static")), _optional(r.get("smem_dynamic"))
+    if st is not None and dy is not None:
+        launch["smem"][i] = round((st + dy) * sm_scale)
+        launch["smem_dynamic"][i] = round(dy * sm_scale)
+
+
+def _rows(lines: list[str], at: int, names: list[str | None], csv_rows: bool, split) -> list[tuple[int, dict]]:
+    """``(line number, {column: cell})`` of each row under the header at ``at``, up to the first blank line (or, for
+    CSV, the first shorter row)."""
+    columns = None if csv_rows else Columns.under_dashes(lines[at + 1])
+    rows: list[tuple[int, dict[str, str]]] = []
+    for j in range(at + 1 if csv_rows else at + 2, len(lines)):
+        line = lines[j]
+        if not line.strip():
+            break
+        got = split(line.strip()) if csv_rows else columns.cut(line)  # type: ignore[union-attr]
+        if len(got) < len(names):
+            if csv_rows:
+                break
+            got += [""] * (len(names) - len(got))
+        rows.append((j + 1, {c: v for c, v in zip(names, got) if c is not None}))
+    return rows
+
+
 def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], csv_rows: bool, split) -> Timeline:
     """The Timeline of the ``cuda_gpu_trace`` table whose header is line ``at`` (0-based) of ``lines``.
 
@@ -93,7 +124,6 @@ def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], csv_r
         InputError: a row whose start or duration is not a number (naming the line), or a table without rows.
     """
     header = [_cell(c) for c in cells]
-    names = [c for c, _ in header]
     units = {c: u for c, u in header if c is not None}
     t_scale = {c: NSYS_TIME_S.get(units.get(c) or "ns") for c in ("start", "duration")}
     if None in t_scale.values():
@@ -101,19 +131,7 @@ def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], csv_r
                                f"({units.get('start')!r} / {units.get('duration')!r}); expected ns, us, ms or s")
     b_scale = NSYS_BYTES.get(units.get("bytes") or "MB", 1e6)
     sm_scale = NSYS_BYTES.get(units.get("smem_static") or "MB", 1e6)
-    columns = None if csv_rows else Columns.under_dashes(lines[at + 1])
-    first = at + 1 if csv_rows else at + 2
-    rows: list[tuple[int, dict[str, str]]] = []
-    for j in range(first, len(lines)):
-        line = lines[j]
-        if not line.strip():
-            break
-        got = split(line.strip()) if csv_rows else columns.cut(line)  # type: ignore[union-attr]
-        if len(got) < len(names):
-            if csv_rows:
-                break
-            got += [""] * (len(names) - len(got))
-        rows.append((j + 1, {c: v for c, v in zip(names, got) if c is not None}))
+    rows = _rows(lines, at, [c for c, _ in header], csv_rows, split)
     if not rows:
         raise InputError(path, "no data: the cuda_gpu_trace table holds a header but no rows")
     n = len(rows)
@@ -171,14 +189,7 @@ def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], csv_r
             if kinds:
                 pageable[i] = 1 if "pageable" in kinds else 0
             continue
-        for col in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "regs"):
-            v = _optional(r.get(col))
-            if v is not None:
-                launch[col][i] = int(v)
-        st, dy = _optional(r.get("smem_static")), _optional(r.get("smem_dynamic"))
-        if st is not None and dy is not None:
-            launch["smem"][i] = round((st + dy) * sm_scale)
-            launch["smem_dynamic"][i] = round(dy * sm_scale)
+        _launch_args(r, launch, i, sm_scale)
     args = LaunchArgs(grid_x=launch["grid_x"], grid_y=launch["grid_y"], grid_z=launch["grid_z"],
                       block_x=launch["block_x"], block_y=launch["block_y"], block_z=launch["block_z"],
                       registers_per_thread=launch["regs"], shared_mem_bytes=launch["smem"],

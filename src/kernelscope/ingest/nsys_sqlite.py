@@ -16,13 +16,9 @@ the corpus works):
 * ``CUPTI_ACTIVITY_KIND_MEMSET``, ``CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`` (``syncType``),
   ``CUPTI_ACTIVITY_KIND_RUNTIME`` (host-side runtime and driver API calls; ``nameId``, version suffixes such as
   ``_v7000`` removed from the names), ``NVTX_EVENTS`` (push/pop and start/end ranges).
-* ``CUPTI_ACTIVITY_KIND_GRAPH_TRACE`` (exports made with nsys' default ``--cuda-graph-trace=graph``: one row per
-  CUDA graph replay, the graph's kernels have no rows of their own, case N18): each replay is kept as one busy
-  kernel-kind row named ``CUDA graph <graphId> (replay)``, ``graph_launched`` 1, with the replay's correlation id
-  (it joins its ``cudaGraphLaunch``). Replays whose correlation id has graph-node kernels in the kernel table
-  (node-level tracing recorded as well) are left out: their kernels already are the busy time. How many replays
-  were read is ``meta["graph_trace_replays"]`` (the analysis then says that per-kernel data needs
-  ``--cuda-graph-trace=node``).
+* ``CUPTI_ACTIVITY_KIND_GRAPH_TRACE`` (nsys' default ``--cuda-graph-trace=graph``: one row per CUDA graph replay,
+  no rows for its kernels, case N18): one busy kernel-kind row per replay (``GRAPH_REPLAY_NAME``, graph_launched 1,
+  its correlation id), except replays whose node kernels are in the kernel table too; their count in ``meta``.
 * GPU names from ``TARGET_INFO_GPU`` or ``TARGET_INFO_CUDA_GPU`` (device id column ``id``, ``deviceId`` or
   ``cuDevice``), the tool version from ``EXPORT_META_DATA`` / ``META_DATA_EXPORT``, the capture window from
   ``ANALYSIS_DETAILS``.
@@ -538,18 +534,14 @@ def _read_memset(con, names: _Names, out: _Columns, n: int) -> None:
 
 def _read_graph_trace(con, tables: set[str], names: _Names, out: _Columns, n: int, meta: dict[str, str]) -> None:
     """CUDA graph replays of a graph-level trace as busy kernel-kind rows (see the module docstring)."""
-    table = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
-    cols = _columns(con, table)
-    graph_id = _col(cols, "graphId")
+    cols = _columns(con, table := "CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
     sql = (f"SELECT start, end, {_col(cols, 'deviceId')}, {_col(cols, 'streamId')}, {_col(cols, 'correlationId')}, "
-           f"{graph_id} FROM {table} {{where}}")
+           f"{_col(cols, 'graphId')} FROM {table} {{where}}")
     start, end, device, stream, corr_ids, gid = _fetch_all(con, table, n, sql, 6)
-    kernel = "CUPTI_ACTIVITY_KIND_KERNEL"
-    if kernel in tables and {"graphNodeId", "correlationId"} <= _columns(con, kernel) and corr_ids.size:
-        traced = np.array([r[0] for r in con.execute(
-            f"SELECT DISTINCT correlationId FROM {kernel} WHERE graphNodeId IS NOT NULL AND correlationId IS NOT NULL")],
-            dtype=np.int64)
-        keep = ~np.isin(corr_ids, traced) | (corr_ids < 0)
+    if (kernel := "CUPTI_ACTIVITY_KIND_KERNEL") in tables and {"graphNodeId", "correlationId"} <= _columns(con, kernel):
+        traced = [r[0] for r in con.execute(f"SELECT DISTINCT correlationId FROM {kernel} WHERE graphNodeId IS NOT "
+                                            "NULL AND correlationId IS NOT NULL")]  # node-level trace as well
+        keep = ~np.isin(corr_ids, np.array(traced, dtype=np.int64)) | (corr_ids < 0)
         start, end, device, stream, corr_ids, gid = (a[keep] for a in (start, end, device, stream, corr_ids, gid))
     if start.size == 0:
         return

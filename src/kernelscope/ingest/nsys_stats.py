@@ -149,7 +149,8 @@ class _Table:
 
 def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary | Timeline:
     """Read ``nsys stats`` console text, ``--format csv`` or ``--format table`` output: its summaries, or, when it
-    holds the per-record ``cuda_gpu_trace`` report, that report's intervals as a Timeline (:mod:`.nsys_gpu_trace`).
+    holds no summary but the per-record ``cuda_gpu_trace`` report, that report's intervals as a Timeline
+    (:mod:`.nsys_gpu_trace`; a file with summaries is read as before, its GPU trace skipped).
 
     Raises:
         InputError: unreadable file, no summary table, a capture with no CUDA data, an ambiguous or mixed number
@@ -162,11 +163,12 @@ def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary | Timeline:
         raise unreadable(str(path), exc) from None
     text = _decode(raw)
     lines = _lines(text)
-    trace = _gpu_trace(lines, str(path))
-    if trace is not None:
-        return trace
     tables, skipped = _tables(lines, str(path))
     used = [t for t in tables if t.what in ("api", "kernel", "memtime", "memsize", "nvtx")]
+    if not used:  # no summary: the per-record GPU trace, when the file holds one, is a timeline
+        trace = _gpu_trace(lines, str(path))
+        if trace is not None:
+            return trace
     if tables:
         _check_has_rows(used or tables, str(path))  # headers only: "no data", never an empty success
     if not used:

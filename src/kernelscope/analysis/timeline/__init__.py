@@ -42,7 +42,7 @@ from ...timeline_model import GRAPH_REPLAY_NAME, GRAPH_REPLAYS_META, KERNEL, Tim
 from ..engine import Finding, run_rules
 from .breakdown import Breakdown, Walls, breakdown, program_idle, rank_rows, rank_value, walls
 from .checks import TIMELINE_RULES, IntervalFacts, TimelineContext, is_sync_api, time_and_count
-from .correlation import ApiJoin, launch_overhead, queue_depth, tiny_kernels
+from .correlation import ApiJoin, launch_overhead, launch_queue, tiny_kernels
 from .graphs import KernelLaunches, graph_use, launch_bound, mark_graph_kernels
 from .intervals import KindRows, union_length_ns, union_segments
 from .join import AbsentKernel, JoinedKernel, KernelJoin, NcuKernel, join_kernels
@@ -103,13 +103,13 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     ranked = rankings(tl, rows, w, top, split)
     join = ApiJoin.of(tl, rows.api)
     launches = KernelLaunches.of(tl, rows.kernel, join.positions(tl, rows.kernel), join.api_rows[join.order], rows.dur)
-    depth = queue_depth(tl, launches, np.concatenate([rows.kernel, rows.memcpy, rows.memset]))
-    launch = launch_overhead(tl, launches, rows.dur, depth)
+    queue = launch_queue(tl, launches, np.concatenate([rows.kernel, rows.memcpy, rows.memset]))
+    launch = launch_overhead(tl, launches, rows.dur, queue)
     tiny = tiny_kernels(tl, rows.kernel, launches.k_api, rows.dur, split.segments, ranked.kernels, checks.tiny_kernels,
                         launches.graph)
     graphs = graph_use(tl, rows.kernel, launches, rows.dur)
     kernels = mark_graph_kernels(tl, ranked.kernels, rows.kernel, launches)
-    bound = launch_bound(tl, launches, checks)
+    bound = launch_bound(tl, launches, checks, queue)
     facts = IntervalFacts(tl, rows, join, split.devices, split.segments, w)
     context = TimelineContext(checks, w.program_ns * NS, ranked.api_calls, tiny, facts, bound)
     findings = run_rules(TIMELINE_RULES, context)

@@ -11,7 +11,10 @@ before that kernel and had not ended when the call started (work launched earlie
 rule of rocmProfileData PR #36: launch delay only "when there is no queue depth"). Each call's time is split as
 TraceLens PR #494 splits it (call duration, queue wait, launch latency): a call into an empty queue gives its launch
 latency (call start -> kernel start); a call into a busy queue gives a queue wait (call start -> kernel start, the
-backlog ahead of it), never a launch latency.
+backlog ahead of it, until the work ahead ended), never a launch latency. A queued launch whose kernel started as
+soon as the work ahead ended is backlogged (the GPU did not wait for it): it never counts towards a launch-bound
+verdict (:func:`.graphs.launch_bound`). A queued launch whose kernel still started later than that is not: with a
+launch latency longer than the spacing of the calls, a host-bound loop keeps a launch or two in flight.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import numpy as np
 
 from ...knowledge.timeline_checks import TinyKernels
 from ...timeline_model import Timeline
-from .graphs import KernelLaunches
+from .graphs import KernelLaunches, LaunchQueue
 from .intervals import Segments, gap_before
 from .report import NS, ItemStat, LaunchOverhead, TinyKernel
 
@@ -72,25 +75,28 @@ def _stream_key(tl: Timeline, rows: np.ndarray) -> np.ndarray:
         tl.stream[rows].astype(np.int64)
 
 
-def queue_depth(tl: Timeline, launches: KernelLaunches, busy_rows: np.ndarray) -> np.ndarray:
-    """Per launch call (aligned with ``launches.call_api``): the queue depth its first kernel found (see the module
-    docstring), from the GPU rows ``busy_rows`` (kernels, copies, memsets). Exact without assuming anything about
-    the order of a stream's rows: an operation that ended by the call's start began before the kernel, so the depth
-    is (operations of the stream starting before the kernel) - (those ending by the call's start). One sort of the
-    busy rows by stream; a loop over the streams that hold first kernels."""
+def launch_queue(tl: Timeline, launches: KernelLaunches, busy_rows: np.ndarray) -> LaunchQueue:
+    """The queue each launch call's first kernel found (see the module docstring), from the GPU rows ``busy_rows``
+    (kernels, copies, memsets). Exact without assuming anything about the order of a stream's rows: an operation
+    that ended by the call's start began before the kernel, so the depth is (operations of the stream starting
+    before the kernel) - (those ending by the call's start). One sort of the busy rows by stream; a loop over the
+    streams that hold first kernels."""
     calls = launches.call_api
-    depth = np.zeros(calls.shape[0], dtype=np.int64)
+    n = calls.shape[0]
+    depth = np.zeros(n, dtype=np.int64)
+    ahead = np.full(n, -1, dtype=np.int64)
+    first_ns = launches.call_first_ns
+    call_ns = tl.start_ns[calls] if n else np.zeros(0, dtype=np.int64)
     k_rows, k_api = launches.k_rows, launches.k_api
-    if calls.size == 0 or k_rows.size == 0:
-        return depth
+    if n == 0 or k_rows.size == 0:
+        return LaunchQueue(depth, ahead, first_ns, call_ns)
     order = np.argsort(calls, kind="stable")
     hit = k_api >= 0
     idx = order[np.searchsorted(calls[order], k_api[hit])]  # call index of each joined kernel row
     rows_hit = k_rows[hit]
-    first = rows_hit[tl.start_ns[rows_hit] == launches.call_first_ns[idx]]
-    first_idx = idx[tl.start_ns[rows_hit] == launches.call_first_ns[idx]]
-    call_row = np.full(calls.shape[0], -1, dtype=np.int64)
-    call_row[first_idx] = first
+    is_first = tl.start_ns[rows_hit] == first_ns[idx]
+    call_row = np.full(n, -1, dtype=np.int64)
+    call_row[idx[is_first]] = rows_hit[is_first]
     ok = np.flatnonzero(call_row >= 0)
     q_rows = call_row[ok]
     q_key = _stream_key(tl, q_rows)
@@ -100,13 +106,18 @@ def queue_depth(tl: Timeline, launches: KernelLaunches, busy_rows: np.ndarray) -
     for key in np.unique(q_key).tolist():
         lo, hi = np.searchsorted(b_sorted, key, "left"), np.searchsorted(b_sorted, key, "right")
         group = busy_rows[b_order[lo:hi]]
-        starts, ends = np.sort(tl.start_ns[group]), np.sort(tl.end_ns[group])
+        by_start = np.argsort(tl.start_ns[group], kind="stable")
+        starts = tl.start_ns[group][by_start]
+        reach = np.maximum.accumulate(tl.end_ns[group][by_start])
+        ends = np.sort(tl.end_ns[group])
         m = q_key == key
         k = tl.start_ns[q_rows[m]]
-        a = tl.start_ns[calls[ok[m]]]
-        d = np.searchsorted(starts, k, "left") - np.searchsorted(ends, a, "right")
+        a = call_ns[ok[m]]
+        before = np.searchsorted(starts, k, "left")
+        d = before - np.searchsorted(ends, a, "right")
         depth[ok[m]] = np.where(a < k, np.maximum(d, 0), 0)
-    return depth
+        ahead[ok[m]] = np.where(before > 0, reach[np.maximum(before - 1, 0)], -1)
+    return LaunchQueue(depth, ahead, first_ns, call_ns)
 
 
 def _stats(values_ns: np.ndarray) -> tuple[float | None, float | None, float | None, float | None]:
@@ -118,25 +129,26 @@ def _stats(values_ns: np.ndarray) -> tuple[float | None, float | None, float | N
 
 
 def launch_overhead(tl: Timeline, launches: KernelLaunches, dur: np.ndarray,
-                    depth: np.ndarray | None = None) -> LaunchOverhead | None:
+                    queue: LaunchQueue | None = None) -> LaunchOverhead | None:
     """Per launch call: call start -> start of the FIRST kernel it launched (the later nodes of a CUDA graph queue
-    behind the earlier ones: not launch latency), split by the queue depth ``depth`` its kernel found
-    (:func:`queue_depth`; None: every call taken as into an empty queue): launch latency over the calls into an
-    empty queue, queue wait over the others; and the calls' median host time (a graph launch counted once). None
-    when no kernel was joined to its call."""
+    behind the earlier ones: not launch latency), split by the queue ``queue`` its kernel found
+    (:func:`launch_queue`; None: every call taken as into an empty queue): launch latency over the calls into an
+    empty queue, queue wait (:attr:`LaunchQueue.wait_ns`) over the others; and the calls' median host time (a graph
+    launch counted once). None when no kernel was joined to its call."""
     calls = launches.call_api
     if calls.size == 0:
         return None
     to_start = launches.call_first_ns - tl.start_ns[calls]
-    queued = np.zeros(calls.shape[0], dtype=bool) if depth is None else depth > 0
+    queued = np.zeros(calls.shape[0], dtype=bool) if queue is None else queue.queued
+    depth = np.zeros(calls.shape[0], dtype=np.int64) if queue is None else queue.depth
     mean, median, p95, mx = _stats(to_start[~queued])
-    _, q_median, _, q_max = _stats(to_start[queued])
+    _, q_median, _, q_max = _stats(queue.wait_ns[queued] if queue is not None else to_start[queued])
     matched = int((launches.k_api >= 0).sum())
     return LaunchOverhead(
         matched=matched, unmatched=int(launches.k_api.shape[0] - matched), latency_mean_s=mean,
         latency_median_s=median, latency_p95_s=p95, latency_max_s=mx, api_median_s=float(np.median(dur[calls])) * NS,
-        launches=int(calls.size), graph_launches=int(launches.call_graph.sum()), idle_queue_launches=int((~queued).sum()),
-        queued_launches=int(queued.sum()), queue_wait_median_s=q_median, queue_wait_max_s=q_max,
+        launches=int(calls.size), graph_launches=int(launches.call_graph.sum()),
+        idle_queue_launches=int((~queued).sum()), queued_launches=int(queued.sum()), queue_wait_median_s=q_median, queue_wait_max_s=q_max,
         queue_depth_min=int(depth[queued].min()) if queued.any() else None,
         queue_depth_max=int(depth[queued].max()) if queued.any() else None)
 

@@ -249,7 +249,7 @@ class LaunchOverhead:
 
     One time per launch CALL, to the start of the FIRST kernel it launched: the later nodes of a CUDA graph
     queue behind the earlier ones, which is not launch latency. Split by the queue its kernel found on its stream
-    (:func:`.correlation.queue_depth`, case N20): into an empty queue it is launch latency; behind earlier work it
+    (:func:`.correlation.launch_queue`, case N20): into an empty queue it is launch latency; behind earlier work it
     is queue wait (GPU backlog), never launch latency.
 
     Attributes:
