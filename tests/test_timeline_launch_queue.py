@@ -283,3 +283,19 @@ def test_cuda_gpu_trace_bad_time_is_one_line(tmp_path):
     path.write_text("Start (ns),Duration (ns),CorrId,Strm,Name\n", encoding="utf-8")
     with pytest.raises(InputError, match="no data"):
         load_timeline(path)
+
+
+def test_queue_depth_with_many_streams_and_rows_out_of_order():
+    """20 streams (more than the few the masks handle: the sorted path), rows in reverse time order: on each
+    stream a 100 µs kernel launched at 0 into an empty queue (latency 0), and a call at 10 µs whose kernel runs
+    after it (depth 1, queue wait 100 - 10 = 90 µs)."""
+    rows = []
+    for s in range(20):
+        c = 2 * s + 1
+        rows += [(0, 2 * US, RUNTIME_API, "cudaLaunchKernel", -1, 1, c), (0, 100 * US, KERNEL, "a", 0, 100 + s, c),
+                 (10 * US, 12 * US, RUNTIME_API, "cudaLaunchKernel", -1, 1, c + 1),
+                 (100 * US, 150 * US, KERNEL, "b", 0, 100 + s, c + 1)]
+    L = analyse_timeline(tl_from(rows[::-1])).launch
+    assert (L.launches, L.idle_queue_launches, L.queued_launches) == (40, 20, 20)
+    assert L.latency_max_s == 0 and (L.queue_depth_min, L.queue_depth_max) == (1, 1)
+    assert L.queue_wait_median_s == pytest.approx(90e-6) and L.queue_wait_max_s == pytest.approx(90e-6)

@@ -79,20 +79,19 @@ def launch_queue(tl: Timeline, launches: KernelLaunches, busy_rows: np.ndarray) 
     """The queue each launch call's first kernel found (see the module docstring), from the GPU rows ``busy_rows``
     (kernels, copies, memsets). Exact without assuming anything about the order of a stream's rows: an operation
     that ended by the call's start began before the kernel, so the depth is (operations of the stream starting
-    before the kernel) - (those ending by the call's start). One sort of the busy rows by stream; a loop over the
-    streams that hold first kernels."""
+    before the kernel) - (those ending by the call's start). A loop over the
+    streams that hold first kernels (no sort where a stream's rows already are in time order)."""
     calls = launches.call_api
     n = calls.shape[0]
     depth = np.zeros(n, dtype=np.int64)
     ahead = np.full(n, -1, dtype=np.int64)
     first_ns = launches.call_first_ns
     call_ns = tl.start_ns[calls] if n else np.zeros(0, dtype=np.int64)
-    k_rows, k_api = launches.k_rows, launches.k_api
+    k_rows, k_call = launches.k_rows, launches.k_call
     if n == 0 or k_rows.size == 0:
         return LaunchQueue(depth, ahead, first_ns, call_ns)
-    order = np.argsort(calls, kind="stable")
-    hit = k_api >= 0
-    idx = order[np.searchsorted(calls[order], k_api[hit])]  # call index of each joined kernel row
+    hit = k_call >= 0
+    idx = k_call[hit]
     rows_hit = k_rows[hit]
     is_first = tl.start_ns[rows_hit] == first_ns[idx]
     call_row = np.full(n, -1, dtype=np.int64)
@@ -100,16 +99,10 @@ def launch_queue(tl: Timeline, launches: KernelLaunches, busy_rows: np.ndarray) 
     ok = np.flatnonzero(call_row >= 0)
     q_rows = call_row[ok]
     q_key = _stream_key(tl, q_rows)
-    b_key = _stream_key(tl, busy_rows)
-    b_order = np.argsort(b_key, kind="stable")
-    b_sorted = b_key[b_order]
-    for key in np.unique(q_key).tolist():
-        lo, hi = np.searchsorted(b_sorted, key, "left"), np.searchsorted(b_sorted, key, "right")
-        group = busy_rows[b_order[lo:hi]]
-        by_start = np.argsort(tl.start_ns[group], kind="stable")
-        starts = tl.start_ns[group][by_start]
-        reach = np.maximum.accumulate(tl.end_ns[group][by_start])
-        ends = np.sort(tl.end_ns[group])
+    for key, group in _stream_groups(_stream_key(tl, busy_rows), busy_rows, np.unique(q_key)):
+        starts, by_start = _sorted(tl.start_ns[group])
+        reach = np.maximum.accumulate(tl.end_ns[group] if by_start is None else tl.end_ns[group][by_start])
+        ends = _sorted(tl.end_ns[group])[0]
         m = q_key == key
         k = tl.start_ns[q_rows[m]]
         a = call_ns[ok[m]]
@@ -118,6 +111,28 @@ def launch_queue(tl: Timeline, launches: KernelLaunches, busy_rows: np.ndarray) 
         depth[ok[m]] = np.where(a < k, np.maximum(d, 0), 0)
         ahead[ok[m]] = np.where(before > 0, reach[np.maximum(before - 1, 0)], -1)
     return LaunchQueue(depth, ahead, first_ns, call_ns)
+
+
+def _sorted(a: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(a sorted, the sorting order)``; no sort and order None when ``a`` already is in order (the usual case:
+    readers keep a table's rows in time order)."""
+    if a.size < 2 or bool((a[1:] >= a[:-1]).all()):
+        return a, None
+    order = np.argsort(a, kind="stable")
+    return a[order], order
+
+
+def _stream_groups(keys: np.ndarray, rows: np.ndarray, wanted: np.ndarray):
+    """``(key, rows of that key)`` for each key of ``wanted``: a mask per key for a few keys (no sort), one sort of
+    the keys for many."""
+    if wanted.size <= 16:
+        for key in wanted.tolist():
+            yield key, rows[keys == key]
+        return
+    order = np.argsort(keys, kind="stable")
+    ks = keys[order]
+    for key in wanted.tolist():
+        yield key, rows[order[np.searchsorted(ks, key, "left"):np.searchsorted(ks, key, "right")]]
 
 
 def _stats(values_ns: np.ndarray) -> tuple[float | None, float | None, float | None, float | None]:

@@ -59,6 +59,7 @@ class KernelLaunches:
     Attributes:
         k_rows: the kernel rows (Timeline rows), in the order of ``k_api`` and ``graph``.
         k_api: per kernel row, the Timeline row of its launch call; -1 when none was found.
+        k_call: per kernel row, the index of its launch call in the ``call_*`` arrays; -1 when none was found.
         graph: per kernel row, True when it ran as a node of a CUDA graph.
         call_api: per launch call, its Timeline row.
         call_first_ns: start of the first kernel it launched (int64 ns, file clock).
@@ -69,6 +70,7 @@ class KernelLaunches:
 
     k_rows: np.ndarray
     k_api: np.ndarray
+    k_call: np.ndarray
     graph: np.ndarray
     call_api: np.ndarray
     call_first_ns: np.ndarray
@@ -92,6 +94,8 @@ class KernelLaunches:
         call_api = api_sorted[calls]
         k_api = np.full(k_rows.shape[0], _NO_CALL, dtype=np.int64)
         k_api[hit] = api_sorted[p]
+        k_call = np.full(k_rows.shape[0], _NO_CALL, dtype=np.int64)
+        k_call[hit] = (np.cumsum(per_call > 0) - 1)[p]
         by_name = np.zeros(k_rows.shape[0], dtype=bool)
         by_name[hit] = _graph_names(tl, k_api[hit])
         recorded = tl.graph_launched[k_rows]
@@ -105,7 +109,7 @@ class KernelLaunches:
         kd = dur[k_rows]
         kernel_ns = np.bincount(p, weights=kd[hit].astype(np.float64), minlength=n_api)
         call_graph = np.bincount(p, weights=graph[hit], minlength=n_api) > 0
-        return cls(k_rows=k_rows, k_api=k_api, graph=graph, call_api=call_api, call_first_ns=first[calls],
+        return cls(k_rows=k_rows, k_api=k_api, k_call=k_call, graph=graph, call_api=call_api, call_first_ns=first[calls],
                    call_kernels=per_call[calls], call_kernel_ns=kernel_ns[calls], call_graph=call_graph[calls])
 
 
