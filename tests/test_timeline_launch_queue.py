@@ -299,3 +299,16 @@ def test_queue_depth_with_many_streams_and_rows_out_of_order():
     assert (L.launches, L.idle_queue_launches, L.queued_launches) == (40, 20, 20)
     assert L.latency_max_s == 0 and (L.queue_depth_min, L.queue_depth_max) == (1, 1)
     assert L.queue_wait_median_s == pytest.approx(90e-6) and L.queue_wait_max_s == pytest.approx(90e-6)
+
+
+def test_host_gaps_name_the_range_that_fills_them_once():
+    """Gaps [10, 14) and [24, 28) ms between three 10 ms kernels (8 ms of a 38 ms wall, 21 %). The step range
+    [0, 38) ms holds them all but lies mostly outside them (8 of 38 ms); "load" [10.5, 13.5) and [24.5, 27.5) ms,
+    with a nested "load" [11, 12) ms counted once, fills 6 ms of them: "load" is named, with 6 ms (not 7)."""
+    rows = [(0, 10 * MS, KERNEL, "a", 0, 7, -1), (14 * MS, 24 * MS, KERNEL, "a", 0, 7, -1),
+            (28 * MS, 38 * MS, KERNEL, "a", 0, 7, -1), (0, 38 * MS, ANNOTATION, "step", -1, 1, -1),
+            (10_500 * US, 13_500 * US, ANNOTATION, "load", -1, 1, -1), (11 * MS, 12 * MS, ANNOTATION, "load", -1, 1, -1),
+            (24_500 * US, 27_500 * US, ANNOTATION, "load", -1, 1, -1)]
+    (f,) = [f for f in analyse_timeline(tl_from(rows)).findings if f.id == "host_gaps"]
+    assert time_and_count(f) == (pytest.approx(8e-3), 2) and f.message.key == "tl_host_gaps_range"
+    assert f.message.values["range"] == "load" and f.message.values["range_s"] == pytest.approx(6e-3)

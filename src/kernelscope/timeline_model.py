@@ -14,7 +14,8 @@ object is in SI units like the rest of kernelscope. Byte counts are plain bytes.
 Row order is not significant: readers may append by table / category; the analysis sorts where it needs to.
 
 Readers: ``kernelscope.ingest.nsys_sqlite`` (Nsight Systems SQLite exports), ``kernelscope.ingest.kineto``
-(PyTorch profiler / Kineto Chrome traces). ``nsys stats`` text/CSV holds per-name summaries, not intervals:
+(PyTorch profiler / Kineto Chrome traces), ``kernelscope.ingest.nsys_gpu_trace`` (the per-record
+``nsys stats --report cuda_gpu_trace``). Other ``nsys stats`` text/CSV holds per-name summaries, not intervals:
 its reader produces a :class:`TimelineSummary` instead (see there for what cannot be computed from it).
 """
 

@@ -14,6 +14,8 @@ Definitions:
   ``memcpy_s`` (copies and no kernel), ``memset_s`` (memsets only), ``idle_s`` add up to the span.
 * Synchronisation and API calls are host time: reported, never part of the device split.
 * GPU-side annotations (Kineto ``gpu_user_annotation``, case C17) and host annotations are never busy time.
+* A CUDA graph replay of a graph-level trace (nsys ``--cuda-graph-trace=graph``, case N18) is one busy kernel-kind
+  row (``GRAPH_REPLAY_NAME``); a note says its kernels were not traced one by one.
 * Program wall time = from the first to the last recorded interval of any kind (per rank; the slowest rank for
   multi-rank traces: it ends the program). Shares and Amdahl projections are per device (of its rank's wall) and
   for the whole program (:mod:`.scopes`): a kernel, copy or memset loses the time it ADDS to its device's busy
@@ -23,7 +25,7 @@ Definitions:
 Modules: :mod:`.report` (result objects), :mod:`.intervals` (union / gap algebra), :mod:`.breakdown` (per device
 and stream split, ranks), :mod:`.scopes` (per-device / per-rank shares, program projections, GPU idle),
 :mod:`.rankings` (per-name rankings, Amdahl, launch shapes, black hole), :mod:`.correlation`
-(API call -> kernel join, launch latency, tiny kernels), :mod:`.graphs` (CUDA graph nodes, per-launch cost,
+(API call -> kernel join, launch latency vs queue wait, tiny kernels), :mod:`.graphs` (CUDA graph nodes, per-launch cost,
 launch-bound loops and the predicted graph saving), :mod:`.checks` (the expert checks, engine rules),
 :mod:`.summary` (the ``nsys stats`` path), :mod:`.join` (the top kernels joined with
 their Nsight Compute diagnoses). Thresholds of the checks are data: ``data/timeline_rules.toml``,

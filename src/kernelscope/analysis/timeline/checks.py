@@ -28,7 +28,7 @@ from ...timeline_model import COPY_DTOD, COPY_HTOD, CPU_OP, Timeline
 from ..engine import Done, Evidence, Finding, Rule
 from .breakdown import Walls
 from .correlation import ApiJoin
-from .intervals import KindRows, Segments, busy_before
+from .intervals import KindRows, Segments, busy_before, union_segments
 from .report import NS, ItemStat, LaunchBound, TimeSplit, TinyKernel
 
 _SYNC_COPY_API = re.compile(r"^(cuda|cu)Mem(cpy|set)", re.IGNORECASE)
@@ -247,22 +247,37 @@ def gpu_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
                        total_s=facts.rank_wall_s(d.rank), total_name="rank_wall", why=_IDLE_WHY, no_estimate=_NOT_ALONE)
 
 
-def _most_overlap(tl: Timeline, rows: np.ndarray, gap_s: np.ndarray, gap_e: np.ndarray) -> tuple[str, float] | None:
-    """(name, seconds) of the name whose rows ``rows`` overlap the disjoint sorted gaps ``[gap_s, gap_e)`` most
-    (overlaps summed per name; ties: the name first in the string table), or None when none overlaps."""
+def _most_overlap(tl: Timeline, rows: np.ndarray, gap_s: np.ndarray, gap_e: np.ndarray,
+                  candidates: int = 8) -> tuple[str, float] | None:
+    """(name, seconds) of the name whose rows ``rows`` fill the disjoint sorted gaps ``[gap_s, gap_e)`` most, or None
+    when none overlaps. A name's time in the gaps is the union of its rows cut to the gaps (nested or concurrent
+    rows of one name counted once, never more than the gaps). Names most of whose own time lies outside the gaps
+    (an enclosing step range, mostly GPU work) give way to names that mostly fall into them; the ``candidates``
+    names with the largest summed overlap are considered."""
     if rows.size == 0:
         return None
     inside = busy_before(gap_s, gap_e, tl.end_ns[rows]) - busy_before(gap_s, gap_e, tl.start_ns[rows])
     per_name = np.bincount(tl.name_id[rows], weights=inside.astype(np.float64), minlength=len(tl.names))
-    best = int(np.argmax(per_name))
-    return (tl.names[best], float(per_name[best]) * NS) if per_name[best] > 0 else None
+    best: list[tuple[bool, float, str]] = []
+    for i in np.argsort(-per_name, kind="stable")[:candidates].tolist():
+        if per_name[i] <= 0:
+            break
+        mine = rows[tl.name_id[rows] == i]
+        seg_s, seg_e = union_segments(tl.start_ns[mine], tl.end_ns[mine])
+        cut = float((busy_before(gap_s, gap_e, seg_e) - busy_before(gap_s, gap_e, seg_s)).sum())
+        own = float((seg_e - seg_s).sum())
+        best.append((2 * cut >= own, cut, tl.names[i]))
+    if not best:
+        return None
+    mostly, cut, name = max(best, key=lambda b: (b[0], b[1]))
+    return name, cut * NS
 
 
 def host_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
     """Per device: CPU-bound gaps, GPU idle stretches of at least ``min_gap_s`` between its operations adding up to
     at least ``min_share_pct`` of its rank's wall, with what fills them on the rank's host: the CUDA API call
-    (runtime / driver calls and synchronisation) and the range (NVTX, user annotations, CPU operators) that cover
-    most of that time, each counted over the gaps only. Kernels far apart are not launch-bound (issue 25 item 5:
+    (runtime / driver calls and synchronisation) and the range (NVTX, user annotations, CPU operators) that fill
+    most of that time (:func:`_most_overlap`). Kernels far apart are not launch-bound (issue 25 item 5:
     short launch calls, long host work between them). Intervals only."""
     facts, cfg = ctx.intervals, ctx.checks.host_gaps
     if facts is None:
