@@ -312,3 +312,28 @@ def test_host_gaps_name_the_range_that_fills_them_once():
     (f,) = [f for f in analyse_timeline(tl_from(rows)).findings if f.id == "host_gaps"]
     assert time_and_count(f) == (pytest.approx(8e-3), 2) and f.message.key == "tl_host_gaps_range"
     assert f.message.values["range"] == "load" and f.message.values["range_s"] == pytest.approx(6e-3)
+
+
+def test_cuda_gpu_trace_comma_decimal_console_and_table_layout(tmp_path):
+    """The console text in a comma-decimal locale (``1.000.000`` ns, ``67,109`` MB: told by the start times) and the
+    ``--format table`` layout read the same two records: a 20 µs kernel at 1 ms and a 67.109 MB pageable HtoD copy
+    of 10 ms at 3.5 ms (busy 10.02 ms of a 12.5 ms span)."""
+    header = ["Start (ns)", "Duration (ns)", "Bytes (MB)", "SrcMemKd", "DstMemKd", "Strm", "Name"]
+    comma = [["1.000.000", "20.000", "", "", "", "7", "k"],
+             ["3.500.000", "10.000.000", "67,109", "Pageable", "Device", "7", "[CUDA memcpy Host-to-Device]"]]
+    path = tmp_path / "comma.txt"
+    path.write_text(_console(header, comma), encoding="utf-8")
+    plain = [[c.replace(".", "").replace(",", ".") for c in r[:3]] + r[3:] for r in comma]
+    table = tmp_path / "table.txt"
+    border = "+" + "+".join("-" * 14 for _ in header) + "+"
+    table.write_text("\n".join([border, "| " + " | ".join(header) + " |", border]
+                               + ["| " + " | ".join(r) + " |" for r in plain] + [border]) + "\n", encoding="utf-8")
+    for p in (path, table):
+        tl = load_timeline(p)
+        assert isinstance(tl, Timeline), p
+        assert sorted(tl.start_ns.tolist()) == [1_000_000, 3_500_000] and tl.end_ns.max() == 13_500_000
+        c = tl.kind == MEMCPY
+        assert tl.bytes[c].tolist() == [67_109_000] and tl.pageable[c].tolist() == [1]
+        assert tl.copy_kind[c].tolist() == [COPY_HTOD]
+        d = analyse_timeline(tl).devices[0]
+        assert d.span_s == pytest.approx(12.5e-3) and d.idle_s == pytest.approx(12.5e-3 - 10.02e-3)

@@ -2,9 +2,10 @@
 per kernel, copy and memset with its start, duration, bytes, memory kinds, device, stream and name (case N23).
 It holds intervals, so it becomes a :class:`~kernelscope.timeline_model.Timeline`, not a summary.
 
-Extraction only. Layouts: ``--format csv`` (a header row ``Start (ns),Duration (ns),CorrId,...,Name``) and console
+Extraction only. Layouts: ``--format csv`` (a header row ``Start (ns),Duration (ns),CorrId,...,Name``), console
 text (the header over a line of dashes; cells cut under the dashes, :class:`.columns.Columns`, the name running to
-the end of the line), with or without the ``Processing [...] with [.../cuda_gpu_trace.py]...`` line before it.
+the end of the line) and ``--format table`` (``| ... |`` rows between ``+---+`` borders), with or without the
+``Processing [...] with [.../cuda_gpu_trace.py]...`` line before it.
 
 Columns (as nsys 2022-2026 prints them; the older ``gputrace`` spellings too): ``Start`` and ``Duration`` with their
 unit in the header (``(ns)``, ``(us)``...); ``CorrId``; ``GrdX``..``BlkZ``, ``Reg/Trd``, ``StcSMem``/``DymSMem``
@@ -12,7 +13,8 @@ unit in the header (``(ns)``, ``(us)``...); ``CorrId``; ``GrdX``..``BlkZ``, ``Re
 (``NVIDIA H100 80GB HBM3 (0)``: the device id in brackets, the GPU name before it); ``Strm``/``Stream``; ``Name``.
 Row kinds from the name as nsys writes it: ``[CUDA memcpy Host-to-Device]`` / ``[CUDA memcpy HtoD]`` (direction;
 named ``[CUDA memcpy HtoD]`` as the SQLite reader names it), ``[CUDA memset]``, any other name a kernel. Numbers:
-plain or with ``,`` thousands separators (the console text).
+plain (CSV), or in the console text and table with the number format of the file (``1,000.5`` or, in a
+comma-decimal locale, ``1.000,5``: told from the file by the summary reader's rules, ``number_format``).
 """
 
 from __future__ import annotations
@@ -59,57 +61,70 @@ def is_trace_header(cells: list[str]) -> bool:
     return {"start", "duration", "name"} <= cols
 
 
-def _number(v: str) -> float | None:
-    """A cell's number (``,`` thousands separators dropped); None for an empty, ``-`` or ``N/A`` cell.
+class _Numbers:
+    """Cell text to numbers in one number format: ``"C"`` (``,`` thousands separators) or ``"comma-decimal"``."""
 
-    Raises:
-        ValueError: any other text.
-    """
-    v = v.strip().strip('"').replace(",", "")
-    if not v or v in ("-", "N/A", "n/a"):
-        return None
-    return float(v)
+    def __init__(self, fmt: str) -> None:
+        self.comma_decimal = fmt == "comma-decimal"
+
+    def __call__(self, v: str) -> float | None:
+        """A cell's number; None for an empty, ``-`` or ``N/A`` cell.
+
+        Raises:
+            ValueError: any other text.
+        """
+        v = v.strip().strip('"')
+        if not v or v in ("-", "N/A", "n/a"):
+            return None
+        return float(v.replace(".", "").replace(",", ".") if self.comma_decimal else v.replace(",", ""))
+
+    def optional(self, v: str | None) -> float | None:
+        """An optional cell's number; None also for text that is not one (the column is then not recorded)."""
+        try:
+            return self(v or "")
+        except ValueError:
+            return None
 
 
-def _optional(v: str | None) -> float | None:
-    """An optional cell's number; None also for text that is not one (an optional column is then not recorded)."""
-    try:
-        return _number(v or "")
-    except ValueError:
-        return None
-
-
-def _launch_args(r: dict[str, str], launch: dict[str, np.ndarray], i: int, sm_scale: float) -> None:
+def _launch_args(r: dict[str, str], launch: dict[str, np.ndarray], i: int, sm_scale: float, num: _Numbers) -> None:
     """Row ``i``'s launch shape, registers and shared memory (bytes, from the header's unit) into ``launch``."""
     for col in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "regs"):
-        v = _optional(r.get(col))
+        v = num.optional(r.get(col))
         if v is not None:
             launch[col][i] = int(v)
-    st, dy = _optional(r.get("smem_static")), _optional(r.get("smem_dynamic"))
+    st, dy = num.optional(r.get("smem_static")), num.optional(r.get("smem_dynamic"))
     if st is not None and dy is not None:
         launch["smem"][i] = round((st + dy) * sm_scale)
         launch["smem_dynamic"][i] = round(dy * sm_scale)
 
 
-def _rows(lines: list[str], at: int, names: list[str | None], csv_rows: bool, split) -> list[tuple[int, dict]]:
-    """``(line number, {column: cell})`` of each row under the header at ``at``, up to the first blank line (or, for
-    CSV, the first shorter row)."""
-    columns = None if csv_rows else Columns.under_dashes(lines[at + 1])
+def _rows(lines: list[str], at: int, names: list[str | None], layout: str, split) -> list[tuple[int, dict]]:
+    """``(line number, {column: cell})`` of each row under the header at ``at``, up to the first blank line (CSV:
+    or the first shorter row; table: or the first line that is neither a row nor a border)."""
+    columns = Columns.under_dashes(lines[at + 1]) if layout == "console" else None
     rows: list[tuple[int, dict[str, str]]] = []
-    for j in range(at + 1 if csv_rows else at + 2, len(lines)):
+    for j in range(at + 2 if layout == "console" else at + 1, len(lines)):
         line = lines[j]
         if not line.strip():
             break
-        got = split(line.strip()) if csv_rows else columns.cut(line)  # type: ignore[union-attr]
+        if layout == "table":
+            if line.strip().startswith("+"):
+                continue
+            if not line.strip().startswith("|"):
+                break
+            got = [c.strip() for c in line.strip().strip("|").split("|")]
+        else:
+            got = split(line.strip()) if layout == "csv" else columns.cut(line)  # type: ignore[union-attr]
         if len(got) < len(names):
-            if csv_rows:
+            if layout == "csv":
                 break
             got += [""] * (len(names) - len(got))
         rows.append((j + 1, {c: v for c, v in zip(names, got) if c is not None}))
     return rows
 
 
-def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], csv_rows: bool, split) -> Timeline:
+def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], layout: str, split,
+                   number_format=None) -> Timeline:
     """The Timeline of the ``cuda_gpu_trace`` table whose header is line ``at`` (0-based) of ``lines``.
 
     Args:
@@ -117,8 +132,10 @@ def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], csv_r
         lines: the file's lines.
         at: index of the header line; console text has its dashes on the next line.
         cells: the header cells.
-        csv_rows: True for ``--format csv`` rows, False for console rows (cut under the dashes).
+        layout: ``"csv"``, ``"console"`` (rows cut under the dashes) or ``"table"`` (``| ... |`` rows).
         split: how a CSV row is split into cells (the summary reader's CSV splitter).
+        number_format: ``number_format(lines, cells)`` -> ``"C"`` or ``"comma-decimal"`` for console and table
+            numbers, from ``(line number, cell)`` pairs (the summary reader's rule); None: ``"C"``.
 
     Raises:
         InputError: a row whose start or duration is not a number (naming the line), or a table without rows.
@@ -131,9 +148,11 @@ def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], csv_r
                                f"({units.get('start')!r} / {units.get('duration')!r}); expected ns, us, ms or s")
     b_scale = NSYS_BYTES.get(units.get("bytes") or "MB", 1e6)
     sm_scale = NSYS_BYTES.get(units.get("smem_static") or "MB", 1e6)
-    rows = _rows(lines, at, [c for c, _ in header], csv_rows, split)
+    rows = _rows(lines, at, [c for c, _ in header], layout, split)
     if not rows:
         raise InputError(path, "no data: the cuda_gpu_trace table holds a header but no rows")
+    numeric = [(ln, r[c]) for ln, r in rows for c in ("start", "duration", "bytes") if r.get(c)]
+    num = _Numbers("C" if layout == "csv" or number_format is None else number_format(numeric))
     n = len(rows)
     start = np.zeros(n, np.int64)
     end = np.zeros(n, np.int64)
@@ -151,7 +170,7 @@ def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], csv_r
     devices: dict[int, str] = {}
     for i, (lineno, r) in enumerate(rows):
         try:
-            s, d = _number(r.get("start", "")), _number(r.get("duration", ""))
+            s, d = num(r.get("start", "")), num(r.get("duration", ""))
         except ValueError:
             s = d = None
         if s is None or d is None:
@@ -178,18 +197,18 @@ def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], csv_r
         elif (dv := r.get("device", "").strip()).isdigit():
             device[i] = int(dv)
         for col, arr in (("stream", stream), ("corr", corr)):
-            v = _optional(r.get(col))
+            v = num.optional(r.get(col))
             if v is not None:
                 arr[i] = int(v)
         if kind[i] != KERNEL:
-            b = _optional(r.get("bytes"))
+            b = num.optional(r.get("bytes"))
             if b is not None:
                 nbytes[i] = round(b * b_scale)
             kinds = {r.get("src_kind", "").lower(), r.get("dst_kind", "").lower()} - {""}
             if kinds:
                 pageable[i] = 1 if "pageable" in kinds else 0
             continue
-        _launch_args(r, launch, i, sm_scale)
+        _launch_args(r, launch, i, sm_scale, num)
     args = LaunchArgs(grid_x=launch["grid_x"], grid_y=launch["grid_y"], grid_z=launch["grid_z"],
                       block_x=launch["block_x"], block_y=launch["block_y"], block_z=launch["block_z"],
                       registers_per_thread=launch["regs"], shared_mem_bytes=launch["smem"],

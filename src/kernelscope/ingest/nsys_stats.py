@@ -199,14 +199,19 @@ def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary | Timeline:
 def _gpu_trace(lines: list[str], path: str) -> Timeline | None:
     """The ``cuda_gpu_trace`` table of the file as a Timeline (CSV header, or console header over dashes), or None
     when the file has none."""
+    def number_format(cells: list[tuple[int, str]]) -> str:
+        return "comma-decimal" if _locale_of(cells, path, ambiguous_ok=True) == "comma-decimal" else "C"
+
     for i, line in enumerate(lines):
         s = line.strip()
+        if s.startswith("|") and is_trace_header(cells := [c.strip() for c in s.strip("|").split("|")]):
+            return read_gpu_trace(path, lines, i, cells, "table", _csv, number_format)
         if "," in s and is_trace_header(cells := _csv(s)):
-            return read_gpu_trace(path, lines, i, cells, True, _csv)
+            return read_gpu_trace(path, lines, i, cells, "csv", _csv)
         if s and i + 1 < len(lines) and _is_dashes(lines[i + 1]):
             cells = Columns.under_dashes(lines[i + 1]).cut(line)
             if is_trace_header(cells):
-                return read_gpu_trace(path, lines, i, cells, False, _csv)
+                return read_gpu_trace(path, lines, i, cells, "console", _csv, number_format)
     return None
 
 
@@ -454,17 +459,27 @@ def _numeric_cells(t: _Table) -> list[tuple[int, str]]:
 
 
 def _detect_locale(tables: list[_Table], path: str) -> str:
+    return _locale_of([cell for t in tables for cell in _numeric_cells(t)], path)
+
+
+def _locale_of(cells: list[tuple[int, str]], path: str, ambiguous_ok: bool = False) -> str:
+    """The number format of ``(line number, cell)`` pairs: ``"C"``, ``"comma-decimal"`` or ``"plain"`` (see the
+    module docstring); ``ambiguous_ok``: "plain" instead of the error when only ambiguous values decide.
+
+    Raises:
+        InputError: both formats found, or (without ``ambiguous_ok``) only ambiguous values.
+    """
     c_lines: list[int] = []
     comma_lines: list[int] = []
     ambiguous: list[int] = []
-    for t in tables:
-        for lineno, v in _numeric_cells(t):
-            if _C_EVIDENCE.match(v):
-                c_lines.append(lineno)
-            elif _COMMA_EVIDENCE.match(v):
-                comma_lines.append(lineno)
-            elif _AMBIGUOUS.match(v):
-                ambiguous.append(lineno)
+    for lineno, v in cells:
+        v = v.strip()
+        if _C_EVIDENCE.match(v):
+            c_lines.append(lineno)
+        elif _COMMA_EVIDENCE.match(v):
+            comma_lines.append(lineno)
+        elif _AMBIGUOUS.match(v):
+            ambiguous.append(lineno)
     if c_lines and comma_lines:
         minority = comma_lines if len(comma_lines) < len(c_lines) else c_lines
         raise InputError(path, f"line {minority[0]}: number format contradicts the rest of the file (both "
@@ -474,7 +489,7 @@ def _detect_locale(tables: list[_Table], path: str) -> str:
         return "comma-decimal"
     if c_lines:
         return "C"
-    if ambiguous:
+    if ambiguous and not ambiguous_ok:
         raise InputError(path, f"line {ambiguous[0]}: ambiguous number format (a value such as '1,234' or '1.234' "
                                "could be read either way and no other value in the file decides it)")
     return "plain"
