@@ -337,3 +337,13 @@ def test_cuda_gpu_trace_comma_decimal_console_and_table_layout(tmp_path):
         assert tl.copy_kind[c].tolist() == [COPY_HTOD]
         d = analyse_timeline(tl).devices[0]
         assert d.span_s == pytest.approx(12.5e-3) and d.idle_s == pytest.approx(12.5e-3 - 10.02e-3)
+
+
+@pytest.mark.parametrize("cell", ["9223372036854775807", "inf", "nan"])
+def test_cuda_gpu_trace_value_out_of_range_is_one_line(tmp_path, cell):
+    """A device id, stream or time beyond its column (the fuzzer's 0 -> INT64_MAX) is one line naming the row."""
+    path = tmp_path / "big.csv"
+    path.write_text(f"Start (ns),Duration (ns),Device,Strm,Name\n1000,{cell},0,7,k\n2000,5,{cell},7,k\n",
+                    encoding="utf-8")
+    with pytest.raises(InputError, match=r"line \d: .*out of range|line \d: Start / Duration"):
+        load_timeline(path)

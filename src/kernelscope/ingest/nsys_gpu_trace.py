@@ -86,6 +86,64 @@ class _Numbers:
             return None
 
 
+class _NoTime(Exception):
+    """A row without a number for its start or duration."""
+
+
+#: The Timeline columns this reader fills: (name, dtype, fill).
+_SPEC = (("start", np.int64, 0), ("end", np.int64, 0), ("kind", np.uint8, 0), ("name_id", np.int32, 0),
+         ("device", np.int16, -1), ("stream", np.int64, -1), ("corr", np.int64, -1), ("bytes", np.int64, -1),
+         ("copy_kind", np.uint8, 0), ("pageable", np.int8, -1))
+_LAUNCH = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "regs", "smem", "smem_dynamic")
+
+
+def _record(cols: dict[str, np.ndarray], launch: dict[str, np.ndarray], i: int, r: dict[str, str], num: "_Numbers",
+            scales: tuple[float, float, float, float], table: dict[str, int], devices: dict[int, str]) -> None:
+    """Row ``i`` (cells ``r``) into the columns; ``scales``: seconds per start and duration unit, bytes per
+    ``Bytes`` and per shared-memory unit.
+
+    Raises:
+        _NoTime: no start or duration number; OverflowError / ValueError: a value out of its column's range.
+    """
+    try:
+        s, d = num(r.get("start", "")), num(r.get("duration", ""))
+    except ValueError:
+        s = d = None
+    if s is None or d is None:
+        raise _NoTime
+    cols["start"][i] = round(s * scales[0] * 1e9)
+    cols["end"][i] = cols["start"][i] + round(d * scales[1] * 1e9)
+    nm = r.get("name", "").strip().strip('"')
+    m = _COPY.match(nm)
+    if m:  # named as the SQLite reader names copies ("[CUDA memcpy HtoD]")
+        direction = _DIRECTIONS.get(m.group(1).strip().lower(), "unknown")
+        nm = f"[CUDA {'Unified Memory ' if 'unified' in nm.lower() else ''}memcpy {direction}]"
+        cols["kind"][i] = MEMCPY
+        cols["copy_kind"][i] = copy_kind_code(direction)
+    else:
+        cols["kind"][i] = MEMSET if nm.lower().startswith("[cuda memset") else KERNEL
+    cols["name_id"][i] = table.setdefault(nm, len(table))
+    dm = _DEVICE.match(r.get("device", ""))
+    if dm:
+        cols["device"][i] = int(dm.group(2))
+        devices.setdefault(int(dm.group(2)), dm.group(1).strip())
+    elif (dv := r.get("device", "").strip()).isdigit():
+        cols["device"][i] = int(dv)
+    for col in ("stream", "corr"):
+        v = num.optional(r.get(col))
+        if v is not None:
+            cols[col][i] = int(v)
+    if cols["kind"][i] == KERNEL:
+        _launch_args(r, launch, i, scales[3], num)
+        return
+    b = num.optional(r.get("bytes"))
+    if b is not None:
+        cols["bytes"][i] = round(b * scales[2])
+    kinds = {r.get("src_kind", "").lower(), r.get("dst_kind", "").lower()} - {""}
+    if kinds:
+        cols["pageable"][i] = 1 if "pageable" in kinds else 0
+
+
 def _launch_args(r: dict[str, str], launch: dict[str, np.ndarray], i: int, sm_scale: float, num: _Numbers) -> None:
     """Row ``i``'s launch shape, registers and shared memory (bytes, from the header's unit) into ``launch``."""
     for col in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "regs"):
@@ -138,7 +196,8 @@ def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], layou
             numbers, from ``(line number, cell)`` pairs (the summary reader's rule); None: ``"C"``.
 
     Raises:
-        InputError: a row whose start or duration is not a number (naming the line), or a table without rows.
+        InputError: a row whose start or duration is not a number, or a value out of its column's range (naming
+            the line), or a table without rows.
     """
     header = [_cell(c) for c in cells]
     units = {c: u for c, u in header if c is not None}
@@ -154,67 +213,27 @@ def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], layou
     numeric = [(ln, r[c]) for ln, r in rows for c in ("start", "duration", "bytes") if r.get(c)]
     num = _Numbers("C" if layout == "csv" or number_format is None else number_format(numeric))
     n = len(rows)
-    start = np.zeros(n, np.int64)
-    end = np.zeros(n, np.int64)
-    kind = np.zeros(n, np.uint8)
-    name_id = np.zeros(n, np.int32)
-    device = np.full(n, -1, np.int16)
-    stream = np.full(n, -1, np.int64)
-    corr = np.full(n, -1, np.int64)
-    nbytes = np.full(n, -1, np.int64)
-    copy_kind = np.zeros(n, np.uint8)
-    pageable = np.full(n, -1, np.int8)
-    launch = {f: np.full(n, -1, np.int32) for f in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
-                                                    "regs", "smem", "smem_dynamic")}
+    cols = {name: np.full(n, fill, dtype) for name, dtype, fill in _SPEC}
+    launch = {f: np.full(n, -1, np.int32) for f in _LAUNCH}
     table: dict[str, int] = {}
     devices: dict[int, str] = {}
     for i, (lineno, r) in enumerate(rows):
         try:
-            s, d = num(r.get("start", "")), num(r.get("duration", ""))
-        except ValueError:
-            s = d = None
-        if s is None or d is None:
+            _record(cols, launch, i, r, num, (t_scale["start"], t_scale["duration"], b_scale, sm_scale), table,
+                    devices)
+        except _NoTime:
             raise InputError(path, f"line {lineno}: Start / Duration is not a number ({r.get('start')!r}, "
-                                   f"{r.get('duration')!r}); expected the cuda_gpu_trace report's times")
-        start[i] = round(s * t_scale["start"] * 1e9)
-        end[i] = start[i] + round(d * t_scale["duration"] * 1e9)
-        nm = r.get("name", "").strip().strip('"')
-        m = _COPY.match(nm)
-        if m:  # named as the SQLite reader names copies ("[CUDA memcpy HtoD]")
-            direction = _DIRECTIONS.get(m.group(1).strip().lower(), "unknown")
-            nm = f"[CUDA {'Unified Memory ' if 'unified' in nm.lower() else ''}memcpy {direction}]"
-            kind[i] = MEMCPY
-            copy_kind[i] = copy_kind_code(direction)
-        elif nm.lower().startswith("[cuda memset"):
-            kind[i] = MEMSET
-        else:
-            kind[i] = KERNEL
-        name_id[i] = table.setdefault(nm, len(table))
-        dm = _DEVICE.match(r.get("device", ""))
-        if dm:
-            device[i] = int(dm.group(2))
-            devices.setdefault(int(dm.group(2)), dm.group(1).strip())
-        elif (dv := r.get("device", "").strip()).isdigit():
-            device[i] = int(dv)
-        for col, arr in (("stream", stream), ("corr", corr)):
-            v = num.optional(r.get(col))
-            if v is not None:
-                arr[i] = int(v)
-        if kind[i] != KERNEL:
-            b = num.optional(r.get("bytes"))
-            if b is not None:
-                nbytes[i] = round(b * b_scale)
-            kinds = {r.get("src_kind", "").lower(), r.get("dst_kind", "").lower()} - {""}
-            if kinds:
-                pageable[i] = 1 if "pageable" in kinds else 0
-            continue
-        _launch_args(r, launch, i, sm_scale, num)
+                                   f"{r.get('duration')!r}); expected the cuda_gpu_trace report's times") from None
+        except (OverflowError, ValueError):  # inf / nan, or beyond the column's integer range
+            raise InputError(path, f"line {lineno}: a value is out of range for its column (times in ns up to "
+                                   "2^63, device ids up to 32767, launch sizes up to 2^31)") from None
     args = LaunchArgs(grid_x=launch["grid_x"], grid_y=launch["grid_y"], grid_z=launch["grid_z"],
                       block_x=launch["block_x"], block_y=launch["block_y"], block_z=launch["block_z"],
                       registers_per_thread=launch["regs"], shared_mem_bytes=launch["smem"],
                       dynamic_shared_mem_bytes=launch["smem_dynamic"], warps_per_sm=np.full(n, np.nan))
-    tl = Timeline(path=path, format=FORMAT, names=tuple(table), start_ns=start, end_ns=end, kind=kind,
-                    name_id=name_id, device=device, stream=stream, correlation_id=corr, bytes=nbytes,
-                    copy_kind=copy_kind, pageable=pageable, devices=tuple(sorted(devices.items())), launch=args,
-                    meta={"report": "cuda_gpu_trace"})
+    tl = Timeline(path=path, format=FORMAT, names=tuple(table), start_ns=cols["start"], end_ns=cols["end"],
+                  kind=cols["kind"], name_id=cols["name_id"], device=cols["device"], stream=cols["stream"],
+                  correlation_id=cols["corr"], bytes=cols["bytes"], copy_kind=cols["copy_kind"],
+                  pageable=cols["pageable"], devices=tuple(sorted(devices.items())), launch=args,
+                  meta={"report": "cuda_gpu_trace"})
     return screen_records(tl, ns_clock=True)
