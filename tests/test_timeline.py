@@ -333,7 +333,7 @@ def test_timeline_checks_are_validated_data():
         with pytest.raises(InputError, match="^timeline_rules.toml: field '"):
             validate_data(broken, TimelineChecks, "timeline_rules.toml")
     assert [r.id for r in TIMELINE_RULES] == ["sync_memcpy", "pageable_memcpy", "sync_memset", "gpu_gaps",
-                                              "low_utilisation", "launch_bound", "tiny_kernels"]
+                                              "host_gaps", "low_utilisation", "launch_bound", "tiny_kernels"]
 
 
 # ------------------------------------------------------------------------------------------------ summaries

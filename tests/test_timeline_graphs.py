@@ -77,10 +77,13 @@ def test_n02_graph_launches_first_node_latency_and_graph_share():
     L = rep.launch
     # 3 launch calls: cudaLaunchKernel at 100 µs, cudaGraphLaunch at 140 and 200 µs (15 µs each), 7 kernels
     assert (L.launches, L.graph_launches, L.matched, L.unmatched) == (3, 2, 7, 0)
-    # latency to the FIRST node only: 20, 20 and 100 µs (the second graph queues behind the first until 300 µs);
-    # not "7 launches, median 100 µs"
+    # latency to the FIRST node only: 20 and 20 µs into an empty queue; the second graph (call at 200 µs) queues
+    # behind the first until 300 µs: 100 µs of queue wait with 3 nodes ahead (attention still running at 200 µs,
+    # moe and rmsnorm queued), not launch latency; not "7 launches, median 100 µs"
     assert L.latency_median_s == pytest.approx(20e-6)
-    assert L.latency_max_s == pytest.approx(100e-6) and L.latency_mean_s == pytest.approx(140e-6 / 3)
+    assert L.latency_max_s == pytest.approx(20e-6) and L.latency_mean_s == pytest.approx(20e-6)
+    assert (L.idle_queue_launches, L.queued_launches, L.queue_depth_min, L.queue_depth_max) == (2, 1, 3, 3)
+    assert L.queue_wait_median_s == pytest.approx(100e-6) and L.queue_wait_max_s == pytest.approx(100e-6)
     assert L.api_median_s == pytest.approx(15e-6)  # one value per call, the graph launch counted once
     g = rep.graphs
     assert (g.launches, g.kernels, g.recorded) == (2, 6, False)

@@ -14,7 +14,8 @@ object is in SI units like the rest of kernelscope. Byte counts are plain bytes.
 Row order is not significant: readers may append by table / category; the analysis sorts where it needs to.
 
 Readers: ``kernelscope.ingest.nsys_sqlite`` (Nsight Systems SQLite exports), ``kernelscope.ingest.kineto``
-(PyTorch profiler / Kineto Chrome traces). ``nsys stats`` text/CSV holds per-name summaries, not intervals:
+(PyTorch profiler / Kineto Chrome traces), ``kernelscope.ingest.nsys_gpu_trace`` (the per-record
+``nsys stats --report cuda_gpu_trace``). Other ``nsys stats`` text/CSV holds per-name summaries, not intervals:
 its reader produces a :class:`TimelineSummary` instead (see there for what cannot be computed from it).
 """
 
@@ -42,6 +43,13 @@ KIND_NAMES: tuple[str, ...] = (
 KERNEL, MEMCPY, MEMSET, SYNC, RUNTIME_API, ANNOTATION, GPU_ANNOTATION, CPU_OP, OTHER = range(len(KIND_NAMES))
 #: Kinds that make a GPU busy (union of these = busy time; copies count, case C14).
 BUSY_KINDS: tuple[int, ...] = (KERNEL, MEMCPY, MEMSET)
+
+#: Name of one CUDA graph replay of a graph-level trace (nsys ``--cuda-graph-trace=graph``, the default: the graph's
+#: kernels are not traced one by one): readers keep each replay as one busy kernel-kind row of this name, with
+#: ``graph_launched`` 1 (case N18). ``{graph_id}`` is the profiler's graph id.
+GRAPH_REPLAY_NAME = "CUDA graph {graph_id} (replay)"
+#: Meta key of a Timeline read from a graph-level trace: how many graph replays it holds (a decimal string).
+GRAPH_REPLAYS_META = "graph_trace_replays"
 
 #: Copy directions; ``Timeline.copy_kind`` holds the index (uint8). 0 for non-copy rows.
 COPY_KIND_NAMES: tuple[str, ...] = ("unknown", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP")

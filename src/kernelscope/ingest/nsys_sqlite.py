@@ -16,6 +16,9 @@ the corpus works):
 * ``CUPTI_ACTIVITY_KIND_MEMSET``, ``CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`` (``syncType``),
   ``CUPTI_ACTIVITY_KIND_RUNTIME`` (host-side runtime and driver API calls; ``nameId``, version suffixes such as
   ``_v7000`` removed from the names), ``NVTX_EVENTS`` (push/pop and start/end ranges).
+* ``CUPTI_ACTIVITY_KIND_GRAPH_TRACE`` (nsys' default ``--cuda-graph-trace=graph``: one row per CUDA graph replay,
+  no rows for its kernels, case N18): one busy kernel-kind row per replay (``GRAPH_REPLAY_NAME``, graph_launched 1,
+  its correlation id), except replays whose node kernels are in the kernel table too; their count in ``meta``.
 * GPU names from ``TARGET_INFO_GPU`` or ``TARGET_INFO_CUDA_GPU`` (device id column ``id``, ``deviceId`` or
   ``cuDevice``), the tool version from ``EXPORT_META_DATA`` / ``META_DATA_EXPORT``, the capture window from
   ``ANALYSIS_DETAILS``.
@@ -57,6 +60,8 @@ from ..timeline_model import (
     COPY_HTOH,
     COPY_PTOP,
     COPY_UNKNOWN,
+    GRAPH_REPLAY_NAME,
+    GRAPH_REPLAYS_META,
     KERNEL,
     MEMCPY,
     MEMSET,
@@ -308,7 +313,10 @@ def _capture(con: sqlite3.Connection, tables: set[str]) -> tuple[int, int] | Non
 
 # --------------------------------------------------------------------------------------------------- reading
 _TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-           "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS")
+           "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
+           "CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
+#: The tables of GPU work (busy time).
+_GPU_TABLES = _TABLES[:3] + ("CUPTI_ACTIVITY_KIND_GRAPH_TRACE",)
 _LAUNCH_COLS = ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
                 "staticSharedMemory", "dynamicSharedMemory")
 
@@ -332,7 +340,7 @@ def _no_rows(con: sqlite3.Connection, gpu_tables: list[str], counts: dict[str, i
 
 def _read(con: sqlite3.Connection, path: str, launch_args: bool | None) -> Timeline:
     tables = _tables(con)
-    gpu_tables = [t for t in _TABLES[:3] if t in tables]
+    gpu_tables = [t for t in _GPU_TABLES if t in tables]
     nsys_like = bool(tables & {"StringIds", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU", "CUPTI_ACTIVITY_KIND_RUNTIME",
                                "ANALYSIS_DETAILS", "EXPORT_META_DATA", "META_DATA_EXPORT", "ThreadNames"})
     if not gpu_tables and not nsys_like:
@@ -365,6 +373,8 @@ def _read(con: sqlite3.Connection, path: str, launch_args: bool | None) -> Timel
         _read_runtime(con, names, cols, counts["CUPTI_ACTIVITY_KIND_RUNTIME"])
     if counts.get("NVTX_EVENTS"):
         _read_nvtx(con, names, cols)
+    if counts.get("CUPTI_ACTIVITY_KIND_GRAPH_TRACE"):
+        _read_graph_trace(con, tables, names, cols, counts["CUPTI_ACTIVITY_KIND_GRAPH_TRACE"], meta)
     c = cols.final()
     n_rows = c["start"].shape[0]
     if launch is not None:
@@ -520,6 +530,27 @@ def _read_memset(con, names: _Names, out: _Columns, n: int) -> None:
     start, end, device, stream, corr_ids, nb, graph = _fetch_all(con, table, n, sql, 7)
     out.put(start.shape[0], start=start, end=end, kind=MEMSET, name_id=names.add("[CUDA memset]"), device=device,
             stream=stream, corr=corr_ids, bytes=nb, graph=graph)
+
+
+def _read_graph_trace(con, tables: set[str], names: _Names, out: _Columns, n: int, meta: dict[str, str]) -> None:
+    """CUDA graph replays of a graph-level trace as busy kernel-kind rows (see the module docstring)."""
+    cols = _columns(con, table := "CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
+    sql = (f"SELECT start, end, {_col(cols, 'deviceId')}, {_col(cols, 'streamId')}, {_col(cols, 'correlationId')}, "
+           f"{_col(cols, 'graphId')} FROM {table} {{where}}")
+    start, end, device, stream, corr_ids, gid = _fetch_all(con, table, n, sql, 6)
+    if (kernel := "CUPTI_ACTIVITY_KIND_KERNEL") in tables and {"graphNodeId", "correlationId"} <= _columns(con, kernel):
+        traced = [r[0] for r in con.execute(f"SELECT DISTINCT correlationId FROM {kernel} WHERE graphNodeId IS NOT "
+                                            "NULL AND correlationId IS NOT NULL")]  # node-level trace as well
+        keep = ~np.isin(corr_ids, np.array(traced, dtype=np.int64)) | (corr_ids < 0)
+        start, end, device, stream, corr_ids, gid = (a[keep] for a in (start, end, device, stream, corr_ids, gid))
+    if start.size == 0:
+        return
+    ids, inverse = np.unique(gid, return_inverse=True)
+    lut = np.array([names.add(GRAPH_REPLAY_NAME.format(graph_id=i if i >= 0 else "?")) for i in ids.tolist()],
+                   dtype=np.int32)
+    out.put(start.shape[0], start=start, end=end, kind=KERNEL, name_id=lut[inverse], device=device, stream=stream,
+            corr=corr_ids, graph=1)
+    meta[GRAPH_REPLAYS_META] = str(int(start.shape[0]))
 
 
 def _read_sync(con, names: _Names, out: _Columns, n: int) -> None:

@@ -17,7 +17,9 @@ Extraction only. Layouts read (all found in real files):
   between ``+---+`` borders, possibly written in a Windows code page: a name cut with byte 0x85 is "…").
 * both report-name generations: ``cudaapisum``/``cuda_api_sum``, ``gpukernsum``/``cuda_gpu_kern_sum``,
   ``gpumemtimesum``/``cuda_gpu_mem_time_sum``, ``gpumemsizesum``/``cuda_gpu_mem_size_sum``, ``nvtxsum``/``nvtx_sum``.
-  OS-runtime summaries (``osrtsum``/``osrt_sum``) and GPU traces are recognised and skipped.
+  OS-runtime summaries (``osrtsum``/``osrt_sum``) are recognised and skipped.
+* the per-record GPU trace (``--report cuda_gpu_trace`` / ``gputrace``, CSV or console text): intervals, so the
+  file is read as a :class:`~kernelscope.timeline_model.Timeline` instead (:mod:`.nsys_gpu_trace`, case N23).
 
 Numbers: the number format is detected from the FILE, never from the machine's locale (case C20): ``1,234.5``
 ("C"), ``1.234,5`` ("comma-decimal", e.g. ``32,0`` in Time(%), ``13.508.755.722``), or plain ``1234.5``. A file
@@ -44,9 +46,10 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..errors import InputError
-from ..timeline_model import SummaryRow, TimelineSummary
+from ..timeline_model import SummaryRow, Timeline, TimelineSummary
 from .columns import Columns, split_on_gaps
 from .files import check_file, unreadable
+from .nsys_gpu_trace import is_trace_header, read_gpu_trace
 from .units import NSYS_BYTES, NSYS_TIME_S
 
 FORMAT = "nsys-stats"
@@ -118,7 +121,8 @@ def looks_like_nsys_stats(head: bytes) -> bool:
         if low.startswith(("time(%)", '"time(%)"')) and ("totaltime" in low or "total" in low) and (
                 "name" in low or "operation" in low or "range" in low):
             return True
-        if _header_ok(_header_cells(line)):  # any table header (console, CSV, table), e.g. a size table
+        cells = _header_cells(line)
+        if _header_ok(cells) or is_trace_header(cells):  # any table header (console, CSV, table), a GPU trace
             return True
     return False
 
@@ -143,8 +147,10 @@ class _Table:
     name_width: int | None = None
 
 
-def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary:
-    """Read ``nsys stats`` console text, ``--format csv`` or ``--format table`` output.
+def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary | Timeline:
+    """Read ``nsys stats`` console text, ``--format csv`` or ``--format table`` output: its summaries, or, when it
+    holds no summary but the per-record ``cuda_gpu_trace`` report, that report's intervals as a Timeline
+    (:mod:`.nsys_gpu_trace`; a file with summaries is read as before, its GPU trace skipped).
 
     Raises:
         InputError: unreadable file, no summary table, a capture with no CUDA data, an ambiguous or mixed number
@@ -159,6 +165,10 @@ def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary:
     lines = _lines(text)
     tables, skipped = _tables(lines, str(path))
     used = [t for t in tables if t.what in ("api", "kernel", "memtime", "memsize", "nvtx")]
+    if not used:  # no summary: the per-record GPU trace, when the file holds one, is a timeline
+        trace = _gpu_trace(lines, str(path))
+        if trace is not None:
+            return trace
     if tables:
         _check_has_rows(used or tables, str(path))  # headers only: "no data", never an empty success
     if not used:
@@ -184,6 +194,25 @@ def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary:
         run_of_row=tuple(run_of_row) if runs > 1 else (), locale=locale, problems=tuple(problems),
         device_names=tuple(devices),
     )
+
+
+def _gpu_trace(lines: list[str], path: str) -> Timeline | None:
+    """The ``cuda_gpu_trace`` table of the file as a Timeline (CSV header, or console header over dashes), or None
+    when the file has none."""
+    def number_format(cells: list[tuple[int, str]]) -> str:
+        return "comma-decimal" if _locale_of(cells, path, ambiguous_ok=True) == "comma-decimal" else "C"
+
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if s.startswith("|") and is_trace_header(cells := [c.strip() for c in s.strip("|").split("|")]):
+            return read_gpu_trace(path, lines, i, cells, "table", _csv, number_format)
+        if "," in s and is_trace_header(cells := _csv(s)):
+            return read_gpu_trace(path, lines, i, cells, "csv", _csv)
+        if s and i + 1 < len(lines) and _is_dashes(lines[i + 1]):
+            cells = Columns.under_dashes(lines[i + 1]).cut(line)
+            if is_trace_header(cells):
+                return read_gpu_trace(path, lines, i, cells, "console", _csv, number_format)
+    return None
 
 
 def _check_has_rows(used: list[_Table], path: str) -> None:
@@ -430,17 +459,27 @@ def _numeric_cells(t: _Table) -> list[tuple[int, str]]:
 
 
 def _detect_locale(tables: list[_Table], path: str) -> str:
+    return _locale_of([cell for t in tables for cell in _numeric_cells(t)], path)
+
+
+def _locale_of(cells: list[tuple[int, str]], path: str, ambiguous_ok: bool = False) -> str:
+    """The number format of ``(line number, cell)`` pairs: ``"C"``, ``"comma-decimal"`` or ``"plain"`` (see the
+    module docstring); ``ambiguous_ok``: "plain" instead of the error when only ambiguous values decide.
+
+    Raises:
+        InputError: both formats found, or (without ``ambiguous_ok``) only ambiguous values.
+    """
     c_lines: list[int] = []
     comma_lines: list[int] = []
     ambiguous: list[int] = []
-    for t in tables:
-        for lineno, v in _numeric_cells(t):
-            if _C_EVIDENCE.match(v):
-                c_lines.append(lineno)
-            elif _COMMA_EVIDENCE.match(v):
-                comma_lines.append(lineno)
-            elif _AMBIGUOUS.match(v):
-                ambiguous.append(lineno)
+    for lineno, v in cells:
+        v = v.strip()
+        if _C_EVIDENCE.match(v):
+            c_lines.append(lineno)
+        elif _COMMA_EVIDENCE.match(v):
+            comma_lines.append(lineno)
+        elif _AMBIGUOUS.match(v):
+            ambiguous.append(lineno)
     if c_lines and comma_lines:
         minority = comma_lines if len(comma_lines) < len(c_lines) else c_lines
         raise InputError(path, f"line {minority[0]}: number format contradicts the rest of the file (both "
@@ -450,7 +489,7 @@ def _detect_locale(tables: list[_Table], path: str) -> str:
         return "comma-decimal"
     if c_lines:
         return "C"
-    if ambiguous:
+    if ambiguous and not ambiguous_ok:
         raise InputError(path, f"line {ambiguous[0]}: ambiguous number format (a value such as '1,234' or '1.234' "
                                "could be read either way and no other value in the file decides it)")
     return "plain"

@@ -61,14 +61,26 @@ class TinyKernels(Sourced, kw_only=True):
     launch_cost_cap_s: Positive
 
 
+class HostGaps(Sourced, kw_only=True):
+    """CPU-bound gaps: GPU idle stretches of at least ``min_gap_s`` between the device's operations, reported when
+    they add up to at least ``min_share_pct`` of the rank's wall, with the host API call and the range that fill
+    them most."""
+
+    min_gap_s: Positive
+    min_share_pct: Annotated[float, Meta(ge=0, le=100)]
+
+
 class LaunchBound(Sourced, kw_only=True):
     """Launch-bound loops: kernel launches whose kernels run shorter than ``max_kernel_fraction`` of the per-launch
-    cost (the median spacing of back-to-back launch calls; a summary: the launch call's own mean duration), at least
-    ``min_launches`` of them. ``launch_api_regex`` names the kernel launch calls of an ``nsys stats`` summary, which
+    cost (the median spacing of back-to-back launch calls, pairs further apart than ``max_spacing_s`` left out as
+    host work; a summary: the launch call's own mean duration), at least ``min_launches`` of them; launches whose
+kernel started within ``backlog_gap_s`` of the end of the work queued ahead of it are backlog, never launch-bound. ``launch_api_regex`` names the kernel launch calls of an ``nsys stats`` summary, which
     has no correlation ids to join on (a timeline joins on correlation ids, whatever the call's name)."""
 
     min_launches: PositiveInt
     max_kernel_fraction: Annotated[float, Meta(gt=0, le=1)]
+    max_spacing_s: Positive
+    backlog_gap_s: NonNegative
     launch_api_regex: NonEmpty
 
     def __post_init__(self) -> None:
@@ -164,6 +176,7 @@ class TimelineChecks(Model, kw_only=True):
     pageable_memcpy: PageableMemcpy
     sync_memset: SyncMemset
     gpu_gaps: GpuGaps
+    host_gaps: HostGaps
     low_utilisation: LowUtilisation
     tiny_kernels: TinyKernels
     launch_bound: LaunchBound

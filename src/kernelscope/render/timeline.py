@@ -150,11 +150,16 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
         rows.append((f.label("fu_largest"), fusion_headline(rep.fusion[0], f)))
     if rep.launch is not None:
         L = rep.launch
+        latency = (f.label("tl_launch_latency_none") if L.latency_median_s is None else f.label(
+            "tl_launch_latency", n=L.idle_queue_launches if L.idle_queue_launches is not None else "-",
+            median=f.time(L.latency_median_s), p95=f.time(L.latency_p95_s), max=f.time(L.latency_max_s)))
+        queued = "" if not L.queued_launches else f.label(
+            "tl_launch_queued", n=L.queued_launches, dmin=L.queue_depth_min, dmax=L.queue_depth_max,
+            median=f.time(L.queue_wait_median_s), max=f.time(L.queue_wait_max_s))
         rows.append((f.label("tl_launch"), f.label(
             "tl_launch_line", launches=L.launches if L.launches is not None else "-",
             graphs=f.label("tl_launch_graphs", n=L.graph_launches) if L.graph_launches else "",
-            matched=L.matched, median=f.time(L.latency_median_s), p95=f.time(L.latency_p95_s),
-            max=f.time(L.latency_max_s), api=f.time(L.api_median_s))))
+            matched=L.matched, latency=latency, queued=queued, api=f.time(L.api_median_s))))
     return rows + _graph_rows(rep, f)
 
 

@@ -14,6 +14,8 @@ Definitions:
   ``memcpy_s`` (copies and no kernel), ``memset_s`` (memsets only), ``idle_s`` add up to the span.
 * Synchronisation and API calls are host time: reported, never part of the device split.
 * GPU-side annotations (Kineto ``gpu_user_annotation``, case C17) and host annotations are never busy time.
+* A CUDA graph replay of a graph-level trace (nsys ``--cuda-graph-trace=graph``, case N18) is one busy kernel-kind
+  row (``GRAPH_REPLAY_NAME``); a note says its kernels were not traced one by one.
 * Program wall time = from the first to the last recorded interval of any kind (per rank; the slowest rank for
   multi-rank traces: it ends the program). Shares and Amdahl projections are per device (of its rank's wall) and
   for the whole program (:mod:`.scopes`): a kernel, copy or memset loses the time it ADDS to its device's busy
@@ -31,7 +33,7 @@ and stream split, ranks, steps), :mod:`.collectives` (computation / communicatio
 projections beyond them), :mod:`.scopes` (per-device / per-rank shares, program projections, GPU idle, exposed
 communication),
 :mod:`.rankings` (per-name rankings, Amdahl, launch shapes, black hole), :mod:`.correlation`
-(API call -> kernel join, launch latency, tiny kernels), :mod:`.graphs` (CUDA graph nodes, per-launch cost,
+(API call -> kernel join, launch latency vs queue wait, tiny kernels), :mod:`.graphs` (CUDA graph nodes, per-launch cost,
 launch-bound loops and the predicted graph saving), :mod:`.checks` (the expert checks, engine rules),
 :mod:`.summary` (the ``nsys stats`` path), :mod:`.fusion` (fusion candidates and what fusing them would save), :mod:`.join` (the top kernels joined with
 their Nsight Compute diagnoses). Thresholds of the checks are data: ``data/timeline_rules.toml``,
@@ -42,16 +44,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from ...knowledge.timeline_checks import timeline_checks
 from ...notes import Note
-from ...timeline_model import Timeline, TimelineSummary
+from ...timeline_model import GRAPH_REPLAY_NAME, GRAPH_REPLAYS_META, KERNEL, Timeline, TimelineSummary
 from ..engine import Finding, run_rules
 from .breakdown import (
     Breakdown, Walls, breakdown, program_idle, rank_rows, rank_value, steps_of, walls,
 )
 from .collectives import Waits, balanced_wall_s, comms_of, waits_of
 from .checks import TIMELINE_RULES, IntervalFacts, TimelineContext, is_sync_api, time_and_count
-from .correlation import ApiJoin, launch_overhead, tiny_kernels
+from .correlation import ApiJoin, launch_overhead, launch_queue, tiny_kernels
 from .fusion import fusion_chains
 from .graphs import KernelLaunches, graph_use, launch_bound, mark_graph_kernels
 from .intervals import KindRows, union_length_ns, union_segments
@@ -116,12 +120,13 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     ranked = rankings(tl, rows, w, top, split, waits)
     join = ApiJoin.of(tl, rows.api)
     launches = KernelLaunches.of(tl, rows.kernel, join.positions(tl, rows.kernel), join.api_rows[join.order], rows.dur)
-    launch = launch_overhead(tl, launches, rows.dur)
+    queue = launch_queue(tl, launches, np.concatenate([rows.kernel, rows.memcpy, rows.memset]))
+    launch = launch_overhead(tl, launches, rows.dur, queue)
     tiny = tiny_kernels(tl, rows.kernel, launches.k_api, rows.dur, split.segments, ranked.kernels, checks.tiny_kernels,
                         launches.graph)
     graphs = graph_use(tl, rows.kernel, launches, rows.dur)
     kernels = mark_graph_kernels(tl, ranked.kernels, rows.kernel, launches)
-    bound = launch_bound(tl, launches, checks)
+    bound = launch_bound(tl, launches, checks, queue)
     facts = IntervalFacts(tl, rows, join, split.devices, split.segments, w)
     context = TimelineContext(checks, w.program_ns * NS, ranked.api_calls, tiny, facts, bound)
     findings = run_rules(TIMELINE_RULES, context)
@@ -199,7 +204,23 @@ def _record_notes(tl: Timeline, devices: tuple[TimeSplit, ...]) -> tuple[Note, .
             "n": sum(r.count for r in tl.repaired), "removed_s": sum(r.removed_ns for r in tl.repaired) * NS,
             "names": ", ".join(dict.fromkeys(f"{r.name} ({r.removed_ns / 1000:,.1f} µs)" for r in tl.repaired))}))
     notes += [Note("tl_zero_span", {"device": d.device}) for d in devices if d.utilisation_pct is None]
+    graph = _graph_replays(tl)
+    if graph is not None:
+        notes.append(Note("tl_graph_level_trace", {"n": graph[0], "time_s": graph[1]}))
     return tuple(notes)
+
+
+def _graph_replays(tl: Timeline) -> tuple[int, float] | None:
+    """(replays, their summed time in s) of a graph-level trace (the reader's ``GRAPH_REPLAYS_META``), None when
+    the Timeline holds none: their kernels were not traced one by one (case N18)."""
+    if GRAPH_REPLAYS_META not in tl.meta:
+        return None
+    head, _, tail = GRAPH_REPLAY_NAME.partition("{graph_id}")
+    ids = [i for i, nm in enumerate(tl.names) if nm.startswith(head) and nm.endswith(tail)]
+    rows = (tl.kind == KERNEL) & np.isin(tl.name_id, ids)
+    if not rows.any():
+        return None
+    return int(rows.sum()), float((tl.end_ns[rows] - tl.start_ns[rows]).sum()) * NS
 
 
 def _empty_report(tl: Timeline, why: str) -> TimelineReport:

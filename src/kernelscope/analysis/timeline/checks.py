@@ -1,6 +1,7 @@
 """The expert checks of a program run, as rules of :mod:`kernelscope.analysis.engine` over a
 :class:`TimelineContext`, in the manner of the Nsight Systems expert system: synchronous copies, pageable copies,
-synchronous memsets, GPU gaps, low GPU utilisation, tiny kernels, launch-bound loops (with the CUDA graph saving).
+synchronous memsets, GPU gaps, CPU-bound gaps (host work between kernels: which API call or range fills them), low
+GPU utilisation, tiny kernels, launch-bound loops (with the CUDA graph saving).
 
 One rule set serves both inputs: a Timeline (intervals: :class:`IntervalFacts`) and an ``nsys stats`` summary
 (per-name totals only: ``api_calls``). A rule whose inputs are absent returns nothing.
@@ -23,11 +24,11 @@ import numpy as np
 
 from ...knowledge.timeline_checks import TimelineChecks
 from ...notes import Note
-from ...timeline_model import COPY_DTOD, COPY_HTOD, Timeline
+from ...timeline_model import COPY_DTOD, COPY_HTOD, CPU_OP, Timeline
 from ..engine import Done, Evidence, Finding, Rule
 from .breakdown import Walls
 from .correlation import ApiJoin
-from .intervals import KindRows, Segments, busy_before
+from .intervals import KindRows, Segments, busy_before, union_segments
 from .report import NS, ItemStat, LaunchBound, TimeSplit, TinyKernel
 
 _SYNC_COPY_API = re.compile(r"^(cuda|cu)Mem(cpy|set)", re.IGNORECASE)
@@ -246,6 +247,77 @@ def gpu_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
                        total_s=facts.rank_wall_s(d.rank), total_name="rank_wall", why=_IDLE_WHY, no_estimate=_NOT_ALONE)
 
 
+def _most_overlap(tl: Timeline, rows: np.ndarray, gap_s: np.ndarray, gap_e: np.ndarray,
+                  candidates: int = 8) -> tuple[str, float] | None:
+    """(name, seconds) of the name whose rows ``rows`` fill the disjoint sorted gaps ``[gap_s, gap_e)`` most, or None
+    when none overlaps. A name's time in the gaps is the union of its rows cut to the gaps (nested or concurrent
+    rows of one name counted once, never more than the gaps). Names most of whose own time lies outside the gaps
+    (an enclosing step range, mostly GPU work) give way to names that mostly fall into them; the ``candidates``
+    names with the largest summed overlap are considered."""
+    if rows.size == 0:
+        return None
+    inside = busy_before(gap_s, gap_e, tl.end_ns[rows]) - busy_before(gap_s, gap_e, tl.start_ns[rows])
+    per_name = np.bincount(tl.name_id[rows], weights=inside.astype(np.float64), minlength=len(tl.names))
+    best: list[tuple[bool, float, str]] = []
+    for i in np.argsort(-per_name, kind="stable")[:candidates].tolist():
+        if per_name[i] <= 0:
+            break
+        mine = rows[tl.name_id[rows] == i]
+        seg_s, seg_e = union_segments(tl.start_ns[mine], tl.end_ns[mine])
+        cut = float((busy_before(gap_s, gap_e, seg_e) - busy_before(gap_s, gap_e, seg_s)).sum())
+        own = float((seg_e - seg_s).sum())
+        best.append((2 * cut >= own, cut, tl.names[i]))
+    if not best:
+        return None
+    mostly, cut, name = max(best, key=lambda b: (b[0], b[1]))
+    return name, cut * NS
+
+
+def host_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
+    """Per device: CPU-bound gaps, GPU idle stretches of at least ``min_gap_s`` between its operations adding up to
+    at least ``min_share_pct`` of its rank's wall, with what fills them on the rank's host: the CUDA API call
+    (runtime / driver calls and synchronisation) and the range (NVTX, user annotations, CPU operators) that fill
+    most of that time (:func:`_most_overlap`). Kernels far apart are not launch-bound (issue 25 item 5:
+    short launch calls, long host work between them). Intervals only."""
+    facts, cfg = ctx.intervals, ctx.checks.host_gaps
+    if facts is None:
+        return
+    tl = facts.tl
+    min_gap_ns = cfg.min_gap_s / NS
+    host_api = np.concatenate([facts.rows.api, facts.rows.sync[tl.device[facts.rows.sync] < 0]])
+    ranges = np.concatenate([facts.rows.annotation, np.flatnonzero(tl.kind == CPU_OP)])
+    for d in facts.devices:
+        rk = d.rank if d.rank is not None else -1
+        seg_s, seg_e = facts.segments[(rk, d.device)]
+        long = (seg_s[1:] - seg_e[:-1]) >= min_gap_ns
+        if not long.any():
+            continue
+        gap_s, gap_e = seg_e[:-1][long], seg_s[1:][long]
+        t = float((gap_e - gap_s).sum()) * NS
+        wall = facts.rank_wall_s(d.rank)
+        if not wall or 100.0 * t / wall < cfg.min_share_pct:
+            continue
+        n, largest = int(long.sum()), float((gap_e - gap_s).max()) * NS
+        api = _most_overlap(tl, host_api[tl.rank[host_api] == rk], gap_s, gap_e)
+        rng = _most_overlap(tl, ranges[tl.rank[ranges] == rk], gap_s, gap_e)
+        key = "tl_host_gaps" + {(True, True): "", (True, False): "_api", (False, True): "_range",
+                                 (False, False): "_none"}[(bool(api), bool(rng))]
+        values = {"n": n, "device": d.device, "rank": d.rank, "time_s": t, "pct": 100.0 * t / wall,
+                  "largest_s": largest, "limit_s": cfg.min_gap_s}
+        evidence = [Evidence("host_gaps.gap_time", t, "s"), Evidence("host_gaps.gaps", n),
+                    Evidence("host_gaps.largest_gap", largest, "s")]
+        if api:
+            values |= {"api": api[0], "api_s": api[1]}
+            evidence.append(Evidence("host_gaps.api_time", api[1], "s"))
+        if rng:
+            values |= {"range": rng[0], "range_s": rng[1]}
+            evidence.append(Evidence("host_gaps.range_time", rng[1], "s"))
+        alone = facts.alone_in_rank(d)
+        yield _finding("host_gaps", cfg.source, Note(key, values), tuple(evidence), saved=t if alone else None,
+                       total_s=wall, total_name="rank_wall", why=_IDLE_WHY + " (an upper bound: the host work in the "
+                       "gaps must move off the critical path)", no_estimate=_NOT_ALONE)
+
+
 def low_utilisation(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
     """Per device: busy below ``threshold_pct`` of its span, overall or in any of ``chunks`` equal slices
     (Nsight's gpu_time_util). Intervals only."""
@@ -325,6 +397,7 @@ TIMELINE_RULES: tuple[Rule[TimelineContext], ...] = (
     Rule("pageable_memcpy", pageable_memcpy, doc="copies from or to pageable host memory"),
     Rule("sync_memset", sync_memset, doc="memsets issued by synchronous calls"),
     Rule("gpu_gaps", gpu_gaps, doc="long idle stretches of a GPU"),
+    Rule("host_gaps", host_gaps, doc="CPU-bound gaps: GPU idle between operations while the host does other work"),
     Rule("low_utilisation", low_utilisation, doc="a GPU busy for less than the threshold of its span"),
     Rule("launch_bound", launch_bound, doc="kernels shorter than the host's time per launch; what a CUDA graph saves"),
     Rule("tiny_kernels", tiny_kernels, parents=("launch_bound",), doc="kernels about as long as their launch cost"),

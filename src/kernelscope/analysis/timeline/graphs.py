@@ -57,7 +57,9 @@ class KernelLaunches:
     launch call (a call joined to at least one kernel), in join order.
 
     Attributes:
+        k_rows: the kernel rows (Timeline rows), in the order of ``k_api`` and ``graph``.
         k_api: per kernel row, the Timeline row of its launch call; -1 when none was found.
+        k_call: per kernel row, the index of its launch call in the ``call_*`` arrays; -1 when none was found.
         graph: per kernel row, True when it ran as a node of a CUDA graph.
         call_api: per launch call, its Timeline row.
         call_first_ns: start of the first kernel it launched (int64 ns, file clock).
@@ -66,7 +68,9 @@ class KernelLaunches:
         call_graph: it launched CUDA graph nodes.
     """
 
+    k_rows: np.ndarray
     k_api: np.ndarray
+    k_call: np.ndarray
     graph: np.ndarray
     call_api: np.ndarray
     call_first_ns: np.ndarray
@@ -90,6 +94,8 @@ class KernelLaunches:
         call_api = api_sorted[calls]
         k_api = np.full(k_rows.shape[0], _NO_CALL, dtype=np.int64)
         k_api[hit] = api_sorted[p]
+        k_call = np.full(k_rows.shape[0], _NO_CALL, dtype=np.int64)
+        k_call[hit] = (np.cumsum(per_call > 0) - 1)[p]
         by_name = np.zeros(k_rows.shape[0], dtype=bool)
         by_name[hit] = _graph_names(tl, k_api[hit])
         recorded = tl.graph_launched[k_rows]
@@ -103,8 +109,44 @@ class KernelLaunches:
         kd = dur[k_rows]
         kernel_ns = np.bincount(p, weights=kd[hit].astype(np.float64), minlength=n_api)
         call_graph = np.bincount(p, weights=graph[hit], minlength=n_api) > 0
-        return cls(k_api=k_api, graph=graph, call_api=call_api, call_first_ns=first[calls],
+        return cls(k_rows=k_rows, k_api=k_api, k_call=k_call, graph=graph, call_api=call_api, call_first_ns=first[calls],
                    call_kernels=per_call[calls], call_kernel_ns=kernel_ns[calls], call_graph=call_graph[calls])
+
+
+@dataclass(frozen=True)
+class LaunchQueue:
+    """What each launch call's first kernel found on its stream (arrays aligned with ``KernelLaunches.call_api``;
+    built by :func:`.correlation.launch_queue`).
+
+    Attributes:
+        depth: operations of the stream (kernels, copies, memsets) that started before the kernel and had not
+            ended when the call started (int64; 0: an empty queue).
+        ahead_end_ns: the latest end of the stream's operations that started before the kernel (int64 ns, file
+            clock); -1 when none did.
+        first_ns: the kernel's start (int64 ns).
+        call_ns: the call's start (int64 ns).
+    """
+
+    depth: np.ndarray
+    ahead_end_ns: np.ndarray
+    first_ns: np.ndarray
+    call_ns: np.ndarray
+
+    @property
+    def queued(self) -> np.ndarray:
+        """Per call: its kernel found earlier work on its stream."""
+        return self.depth > 0
+
+    @property
+    def wait_ns(self) -> np.ndarray:
+        """Per call, the queue wait: from the call's start until the work ahead ended (at most until the kernel's
+        start), 0 for an empty queue (TraceLens' Q)."""
+        return np.where(self.queued, np.minimum(self.ahead_end_ns, self.first_ns) - self.call_ns, 0)
+
+    def backlogged(self, gap_ns: float) -> np.ndarray:
+        """Per call: queued and its kernel started within ``gap_ns`` of the end of the work ahead, i.e. the GPU did
+        not wait for this launch (the stream ran it as soon as it could)."""
+        return self.queued & (self.first_ns - self.ahead_end_ns <= gap_ns)
 
 
 def graph_use(tl: Timeline, k_rows: np.ndarray, launches: KernelLaunches, dur: np.ndarray) -> GraphUse | None:
@@ -134,10 +176,11 @@ def mark_graph_kernels(tl: Timeline, kernels: Sequence[ItemStat], k_rows: np.nda
     return tuple(replace(k, graph_launches=by_name.get(k.name, 0)) for k in kernels)
 
 
-def launch_spacing(tl: Timeline, calls: np.ndarray) -> tuple[float | None, int]:
+def launch_spacing(tl: Timeline, calls: np.ndarray, max_ns: float | None = None) -> tuple[float | None, int]:
     """``(median spacing in ns, pairs measured)`` of consecutive launch calls ``calls`` (Timeline rows) of one host
-    thread of one rank (start to next start); ``(None, 0)`` when no thread made two of them. One sort at most
-    (none when the calls are one thread's, in time order)."""
+    thread of one rank (start to next start), pairs further apart than ``max_ns`` left out (host work between
+    launches, not a launch's cost); ``(None, 0)`` when no pair is left. One sort at most (none when the calls are
+    one thread's, in time order)."""
     if calls.size < 2:
         return None, 0
     s, rk, th = tl.start_ns[calls], tl.rank[calls], tl.stream[calls]
@@ -150,6 +193,8 @@ def launch_spacing(tl: Timeline, calls: np.ndarray) -> tuple[float | None, int]:
     gaps = s[1:] - s[:-1]
     if not one_thread:
         gaps = gaps[(rk[1:] == rk[:-1]) & (th[1:] == th[:-1])]
+    if max_ns is not None:
+        gaps = gaps[gaps <= max_ns]
     if gaps.size == 0:
         return None, 0
     return float(np.median(gaps)), int(gaps.size)
@@ -177,21 +222,30 @@ def _bound(cost_source: str, per_launch_s: float, spacings: int, launches: int, 
         break_even_nodes=even, model_source=model.source)
 
 
-def launch_bound(tl: Timeline, launches: KernelLaunches, checks: TimelineChecks) -> LaunchBound | None:
-    """Per-launch cost from the spacing of the kernel launch calls (graph launches left out), the launches whose
-    kernels ran shorter than ``max_kernel_fraction`` of it, and the predicted graph saving for them; None when no
-    thread made two kernel launch calls."""
+def launch_bound(tl: Timeline, launches: KernelLaunches, checks: TimelineChecks,
+                 queue: LaunchQueue | None = None) -> LaunchBound | None:
+    """Per-launch cost from the spacing of the kernel launch calls (graph launches left out; pairs further apart
+    than ``max_spacing_s`` left out: host work between launches, not launch cost), the launches whose kernels ran
+    shorter than ``max_kernel_fraction`` of it and were not backlogged (``queue``, :func:`.correlation.launch_queue`:
+    a kernel that started as soon as the work ahead of it on its stream ended, within ``backlog_gap_s``, did not
+    wait for its launch), and the predicted graph saving for them; launch-bound when the median kernel is that
+    short and at most half of the launches were backlogged. None when no pair of kernel launch calls of one thread
+    is left."""
+    cfg = checks.launch_bound
     own = ~launches.call_graph
     calls = launches.call_api[own]
-    spacing_ns, pairs = launch_spacing(tl, calls)
+    spacing_ns, pairs = launch_spacing(tl, calls, cfg.max_spacing_s / NS)
     if spacing_ns is None or spacing_ns <= 0:
         return None
     kernel_ns = launches.call_kernel_ns[own]
-    limit = checks.launch_bound.max_kernel_fraction * spacing_ns
-    short = kernel_ns < limit
+    queued = (np.zeros(calls.shape[0], dtype=bool) if queue is None
+              else queue.backlogged(cfg.backlog_gap_s / NS)[own])
+    limit = cfg.max_kernel_fraction * spacing_ns
+    short = (kernel_ns < limit) & ~queued
     median = float(np.median(kernel_ns))
+    is_bound = median < limit and 2 * int(queued.sum()) <= calls.size
     return _bound("spacing", spacing_ns * NS, pairs, int(calls.size), int(short.sum()), median * NS,
-                  float(kernel_ns[short].sum()) * NS, median < limit, checks)
+                  float(kernel_ns[short].sum()) * NS, is_bound, checks)
 
 
 def summary_launch_bound(api_calls: Sequence[ItemStat], kernels: Sequence[ItemStat],

@@ -248,15 +248,22 @@ class LaunchOverhead:
     """API call -> kernel start latency, joined on rank + correlation id, whatever the call's name (cudaLaunchKernel,
     cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch ...).
 
-    One latency per launch CALL, to the start of the FIRST kernel it launched: the later nodes of a CUDA graph
-    queue behind the earlier ones, which is not launch latency.
+    One time per launch CALL, to the start of the FIRST kernel it launched: the later nodes of a CUDA graph
+    queue behind the earlier ones, which is not launch latency. Split by the queue its kernel found on its stream
+    (:func:`.correlation.launch_queue`, case N20): into an empty queue it is launch latency; behind earlier work it
+    is queue wait (GPU backlog), never launch latency.
 
     Attributes:
         matched: kernels whose launch call was found; ``unmatched`` those without.
-        latency_*_s: first kernel start - API call start, over the launch calls.
+        latency_*_s: first kernel start - API call start, over the launch calls into an empty queue (None: none).
         api_median_s: median host duration of the launch calls (a graph launch counted once).
         launches: launch calls joined to at least one kernel (None: not computed).
         graph_launches: how many of them launched CUDA graphs.
+        idle_queue_launches: launch calls whose kernel found its stream's queue empty (their time is latency).
+        queued_launches: launch calls whose kernel found earlier work queued or running on its stream.
+        queue_wait_median_s, queue_wait_max_s: first kernel start - API call start over the queued calls, seconds
+            (None: none queued).
+        queue_depth_min, queue_depth_max: the fewest and most operations ahead of a queued call (None: none).
     """
 
     matched: int
@@ -268,6 +275,12 @@ class LaunchOverhead:
     api_median_s: float | None
     launches: int | None = None
     graph_launches: int = 0
+    idle_queue_launches: int | None = None
+    queued_launches: int = 0
+    queue_wait_median_s: float | None = None
+    queue_wait_max_s: float | None = None
+    queue_depth_min: int | None = None
+    queue_depth_max: int | None = None
 
 
 @dataclass(frozen=True)

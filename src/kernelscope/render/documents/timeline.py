@@ -209,17 +209,34 @@ class LaunchOverheadDoc(Doc):
     matched: Annotated[int, Meta(description="kernels whose launch call was found (count)")]
     unmatched: Annotated[int, Meta(description="kernels without a launch call found (count)")]
     latency_mean_s: Annotated[float | None, Meta(description=(
-        "mean of first kernel start - API call start over the launch calls, seconds"))]
+        "mean of first kernel start - API call start over the launch calls into an empty stream queue (launch "
+        "latency), seconds; null: none"))]
     latency_median_s: Annotated[float | None, Meta(description=(
-        "median of first kernel start - API call start over the launch calls, seconds"))]
+        "median of first kernel start - API call start over the launch calls into an empty stream queue, seconds"))]
     latency_p95_s: Annotated[float | None, Meta(description=(
-        "95th percentile of first kernel start - API call start, seconds"))]
-    latency_max_s: Annotated[float | None, Meta(description="largest first kernel start - API call start, seconds")]
+        "95th percentile of first kernel start - API call start over the launch calls into an empty stream queue, "
+        "seconds"))]
+    latency_max_s: Annotated[float | None, Meta(description=(
+        "largest first kernel start - API call start over the launch calls into an empty stream queue, seconds"))]
     api_median_s: Annotated[float | None, Meta(description=(
         "median host duration of the launch calls (a graph launch counted once), seconds"))]
     launches: Annotated[int | None, Meta(description=(
         "launch calls joined to at least one kernel (count); null: not computed"))]
     graph_launches: Annotated[int, Meta(description="how many of those launch calls launched CUDA graphs (count)")]
+    idle_queue_launches: Annotated[int | None, Meta(description=(
+        "launch calls whose kernel found its stream's queue empty: the latency_* fields are over these (count); "
+        "null: not computed"))]
+    queued_launches: Annotated[int, Meta(description=(
+        "launch calls whose kernel found earlier work queued or running on its stream (count): their time is queue "
+        "wait (GPU backlog), not launch latency"))]
+    queue_wait_median_s: Annotated[float | None, Meta(description=(
+        "median of first kernel start - API call start over the queued launch calls, seconds; null: none queued"))]
+    queue_wait_max_s: Annotated[float | None, Meta(description=(
+        "largest first kernel start - API call start over the queued launch calls, seconds; null: none queued"))]
+    queue_depth_min: Annotated[int | None, Meta(description=(
+        "fewest operations of its stream ahead of a queued launch call (count); null: none queued"))]
+    queue_depth_max: Annotated[int | None, Meta(description=(
+        "most operations of its stream ahead of a queued launch call (count); null: none queued"))]
 
 
 class GraphUseDoc(Doc):
