@@ -146,6 +146,14 @@ def test_chain_without_shapes_assumes_it(tmp_path):
     assert e.fused_s == pytest.approx(145e-6 / 3)
     assert e.saving_s == pytest.approx(145e-6 * 2 / 3)
     assert e.program_fraction == pytest.approx(2 * 145e-6 * 2 / 3 / 2000e-6)
+    # an assumed chain is the best case (every intermediate consumed by the next kernel only): an upper bound,
+    # worded "at most" and so in the JSON
+    assert e.estimate_kind == "upper_bound"
+    from kernelscope.render.common import Fmt
+    from kernelscope.render.fusion import fusion_headline
+    assert "at most 3x" in fusion_headline(e, Fmt("en")) and "至多 3×" in fusion_headline(e, Fmt("zh"))  # 1 / (1/3)
+    shaped = analyse_timeline(load_timeline(_two_steps(tmp_path, shapes=True))).fusion[0]
+    assert shaped.estimate_kind == "prediction" and "at most" not in fusion_headline(shaped, Fmt("en"))
 
 
 def test_kernel_of_another_stream_breaks_the_chain(tmp_path):

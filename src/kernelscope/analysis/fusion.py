@@ -118,6 +118,13 @@ class FusionEstimate:
     stream: int | None = None
     rank: int | None = None
 
+    @property
+    def estimate_kind(self) -> str:
+        """``"prediction"`` when the bytes are known (operator shapes, a report's DRAM counters); ``"upper_bound"``
+        on the assumed-chain basis: every intermediate assumed consumed by the next kernel only, and in an epilogue
+        all of the chain's own traffic gone, the best case fusing can reach."""
+        return "upper_bound" if self.bytes_basis == "assumed_chain" else "prediction"
+
 
 def estimate(kernels: Sequence[FusionKernel], fused_bytes: float | None, *, head: FusionKernel | None = None,
              occurrences: int = 1, steps: int | None = None, basis: str = "shapes",

@@ -62,10 +62,23 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
     rows = []
     for i, e in enumerate(estimates):
         rows.append([f"{i + 1}. {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
-                     f"{f.time(e.fused_s)} ({_x(e.speedup, f)})", f.time(e.fused_bound_s),
+                     _fused_cell(e, f), f.time(e.fused_bound_s),
                      f.time(e.saving_s), f"{f.share(e.program_fraction)} ({_x(e.program_speedup, f)})",
                      f.label(f"fu_route_{e.route}")])
     return f.label("fu_title"), head, rows
+
+
+def _gain(e: FusionEstimate, f: Fmt) -> str:
+    """The chain's speedup, "at most" on the assumed-chain basis (an upper bound)."""
+    x = _x(e.speedup, f)
+    return f.label("fu_at_most", x=x) if e.estimate_kind == "upper_bound" else x
+
+
+def _fused_cell(e: FusionEstimate, f: Fmt) -> str:
+    """"62.15 µs (2.33x)" for a prediction, "≥ 0 (at most 1.87x)" for an upper bound."""
+    if e.estimate_kind == "upper_bound":
+        return f.label("fu_fused_at_least", time="0" if e.fused_s == 0 else f.time(e.fused_s), x=_gain(e, f))
+    return f"{f.time(e.fused_s)} ({_x(e.speedup, f)})"
 
 
 def with_fusion_column(section: Section, names: Sequence[str], estimates: Sequence[FusionEstimate],
@@ -94,7 +107,7 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
                                                     "bw": si(e.achieved_bytes_per_s, "B/s", 4)}))
     return Note("fu_summary", {
         "i": i, "n": len(e.kernels), "with_head": "" if e.head is None else f.note(Note("fu_with_head", {})),
-        "speedup": _x(e.speedup, f), "fused_s": e.fused_s, "unfused_s": e.unfused_s, "bytes": bytes_text,
+        "speedup": _gain(e, f), "fused_s": e.fused_s, "unfused_s": e.unfused_s, "bytes": bytes_text,
         "runs": _runs(e, f), "saving_s": e.total_saving_s, "share": f.share(e.program_fraction),
         "program": _x(e.program_speedup, f)})
 
@@ -103,7 +116,7 @@ def fusion_headline(e: FusionEstimate, f: Fmt) -> str:
     """The largest candidate in one line, for the timeline's overview beside the black hole."""
     return f.note(Note("fu_headline", {"chain": chain_text(e), "saving_s": e.total_saving_s,
                                        "share": f.share(e.program_fraction), "program": _x(e.program_speedup, f),
-                                       "speedup": _x(e.speedup, f)}))
+                                       "speedup": _gain(e, f)}))
 
 
 def advice_text(e: FusionEstimate, f: Fmt) -> str:
@@ -146,7 +159,7 @@ def fusion_doc(e: FusionEstimate, f: Fmt) -> FusionDoc:
         fused_s=e.fused_s, fused_bound_s=_num(e.fused_bound_s), saving_s=e.saving_s,
         saving_bound_s=_num(e.saving_bound_s), speedup=_num(e.speedup), total_saving_s=e.total_saving_s,
         program_s=_num(e.program_s), program_fraction=_num(e.program_fraction),
-        program_speedup=_num(e.program_speedup), estimate_kind="prediction", route=e.route,  # type: ignore[arg-type]
+        program_speedup=_num(e.program_speedup), estimate_kind=e.estimate_kind, route=e.route,  # type: ignore[arg-type]
         advice=advice_text(e, f), caveats=notes([Note(f"fu_caveat_{c}", {}) for c in e.caveats], f),
         device=e.device, stream=e.stream, rank=e.rank)
 

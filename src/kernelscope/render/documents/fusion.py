@@ -52,8 +52,10 @@ class FusionDoc(Doc):
         "the time the program gain is of (a timeline: the wall; a report: its summed kernel time), seconds"))]
     program_fraction: Annotated[float | None, Meta(description="total_saving_s / program_s, 0-1")]
     program_speedup: Annotated[float | None, Meta(description="1 / (1 - program_fraction), Amdahl (x); null: not known")]
-    estimate_kind: Annotated[Literal["prediction"], Meta(description=(
-        "fused_s, saving_s and the program figures are predictions; the *_bound_s figures are the bound"))]
+    estimate_kind: Annotated[Literal["prediction", "upper_bound"], Meta(description=(
+        "prediction: the bytes are known and fused_s, saving_s and the program figures are predictions (the "
+        "*_bound_s figures the bound at the DRAM peak); upper_bound: the chain is assumed (no shapes), those figures "
+        "are the best case fusing can reach"))]
     route: Annotated[Literal["torch_compile", "epilogue", "fused_kernel"], Meta(description="the fusion route that fits")]
     advice: Annotated[str, Meta(description="what to do, in the document's language")]
     caveats: Annotated[list[NoteDoc], Meta(description="what the estimate cannot know")]
