@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from conftest import CASES, CORPUS_NCU, need
+from conftest import CASES, CORPUS_NCU, SHARED, need
+
+SHARED_NSYS = SHARED / "corpus" / "nsys"
 from kernelscope.analysis.compare import compare
 from kernelscope.analysis.compare_program import ProgramSide, program_figure
 from kernelscope.analysis.noise import significance, weighted_noise
@@ -308,3 +310,39 @@ def test_datasets_pair_generated_names_and_follow_the_noise_rule():
     assert k.before.noise == pytest.approx(0.8165 / 40, rel=1e-3) and k.significance[1] is True
     assert c.regressions(0.05) == ("triton_red_fused_layer_norm_16 [grid 384x1x1 block 256x1x1]", "total")
     assert c.unmatched_before == () and c.unmatched_after == ()
+
+
+def _kernel_trace(path, durations_us, name="k"):
+    events, t = [], 1000
+    for d in durations_us:
+        events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": t, "dur": d,
+                       "args": {"device": 0, "stream": 7, "grid": [1, 1, 1], "block": [32, 1, 1]}})
+        t += d + 5
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A10G"}],
+                                "traceEvents": events}))
+    return path
+
+
+def test_timeline_rows_carry_their_standard_deviation(tmp_path, capsys):
+    import statistics
+    # nine launches of 100 µs and one of 300 µs: the half-range bound would be 100 / 120 = 83 %; the standard
+    # deviation is 63.2 / 120 = 52.7 %
+    base = [100] * 9 + [300]
+    before = _kernel_trace(tmp_path / "b.json", base)
+    after = _kernel_trace(tmp_path / "a.json", [d * 1.7 for d in base])
+    code, doc = _json(capsys, ["compare", str(before), str(after), "--fail-if-slower", "5%"])
+    (k,) = doc["kernels"]
+    expected = statistics.stdev(base) / statistics.fmean(base)
+    assert k["before"]["noise"] == pytest.approx(expected, rel=1e-6) and k["after"]["noise"] == pytest.approx(expected, rel=1e-6)
+    # the mean per launch moved +70 %, beyond 52.7 %: the gate fails (the half-range bound would still be 83 %)
+    assert k["beyond_noise"] is True and code == 1
+
+
+def test_nsys_stats_rows_use_their_stddev(capsys):
+    # the corpus file's cuda_gpu_kern_sum: index_elementwise_kernel, 11 instances, Avg 4,026.1 ns, StdDev 495.3 ns
+    path = need(SHARED_NSYS / "ai4mat_nsys_stats_console_torch_gcn.txt")
+    code, doc = _json(capsys, ["compare", str(path), str(path)])
+    k = next(k for k in doc["kernels"] if "index_elementwise_kernel" in k["before_name"])
+    assert k["before"]["launches"] == 11
+    assert k["before"]["noise"] == pytest.approx(495.3 / 4026.1, rel=1e-3)
+    assert (code, k["beyond_noise"]) == (0, False)

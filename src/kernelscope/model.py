@@ -290,7 +290,8 @@ class KernelProfile:
             (instruction counters count padding, masked lanes and tensor-tile waste too). None: not given.
         duration_range_s: ``(min, max)`` duration (s) of the launches a summary row stands for
             (``launch_count`` > 1), when its source records them (a timeline's per-name minimum and maximum);
-            None otherwise.
+            None otherwise. ``duration_std_s``: the sample standard deviation (s) of those launches' durations, when
+            the source records or computes it (a timeline's per-name rows, ``nsys stats`` "StdDev"); None otherwise.
         opcode_counts: SASS opcode -> warp-level instructions executed (Nsight Compute's Instruction Statistics,
             ``sass__inst_executed_per_opcode``: ``"LDGSTS"``, ``"HMMA"``, ``"LDG"``, ...); empty when not collected.
     """
@@ -333,6 +334,7 @@ class KernelProfile:
     implausible: tuple[Implausible, ...] = ()
     useful_flops: float | None = None
     duration_range_s: tuple[float, float] | None = None
+    duration_std_s: float | None = None
     opcode_counts: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -84,12 +84,15 @@ class LaunchSet:
     @property
     def noise(self) -> float | None:
         """Relative run-to-run noise of the launch durations (a fraction; the rule of :mod:`.noise`): sample
-        standard deviation / mean of two or more measured launches, else half the range a summary row records /
-        its mean; None when neither is known."""
+        standard deviation / mean of two or more measured launches, else a summary row's recorded standard
+        deviation / its mean, else half the range it records / its mean; None when none is known."""
         durations = self.durations_s
         if len(durations) >= 2:
             mean = statistics.fmean(durations)
             return statistics.stdev(durations) / mean if mean > 0 else None
+        row = self.launches[0].kernel
+        if len(self.launches) == 1 and self.count >= 2 and row.duration_std_s is not None and row.duration_s:
+            return row.duration_std_s / row.duration_s  # a summary row's own standard deviation / its mean
         spread, mean = self.spread_s, self.median_s
         if spread is not None and mean:
             return (spread[1] - spread[0]) / 2.0 / mean

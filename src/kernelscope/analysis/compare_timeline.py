@@ -40,7 +40,7 @@ def _row(index: int, item: ItemStat, device: DeviceInfo) -> KernelProfile:
         else None
     return KernelProfile(index=index, name=item.name, demangled_name=item.name, device=device, launch=launch,
                          duration_s=mean if math.isfinite(mean) else None, launch_count=item.count,
-                         duration_range_s=spread)
+                         duration_range_s=spread, duration_std_s=item.std_s if item.count >= 2 else None)
 
 
 def program_side(report: TimelineReport) -> ProgramSide:

@@ -2,8 +2,9 @@
 run-to-run noise. Pure functions, no I/O.
 
 For every figure the gate tests, a side's run-to-run noise is the relative standard deviation of its
-launch durations (sample standard deviation / mean, as nvbench's "Noise" column), or, for a summary row that records
-only a (min, max) range, half that range / the mean (an upper bound of the standard deviation of any distribution on
+launch durations (sample standard deviation / mean, as nvbench's "Noise" column); for a per-name summary row, its
+own standard deviation / its mean (a timeline's rows compute it, ``nsys stats`` prints it), or where only a (min,
+max) range is recorded, half that range / the mean (an upper bound of the standard deviation of any distribution on
 the range). A change is beyond the noise when |after / before - 1| exceeds the larger of the two sides' noise
 (nvbench's compare calls SLOW/FAST beyond the smaller one, which flags A/A runs of the same build, NVIDIA/nvbench#316);
 with one side's noise unknown, a change within the other side's is within the noise and any larger one is of unknown

@@ -117,6 +117,11 @@ def group_stats(kind_name: str, name_ids: np.ndarray, dur_ns: np.ndarray, names:
     maxs = np.full(n_names, np.iinfo(np.int64).min, dtype=np.int64)
     np.minimum.at(mins, name_ids, dur_ns)
     np.maximum.at(maxs, name_ids, dur_ns)
+    # sample standard deviation, two-pass (deviations from each name's mean: no cancellation at ns^2 scale)
+    means = np.divide(totals, counts, out=np.zeros(n_names), where=counts > 0)
+    dev = dur_ns.astype(np.float64) - means[name_ids]
+    sq = np.bincount(name_ids, weights=dev * dev, minlength=n_names)
+    stds = np.sqrt(np.divide(sq, counts - 1, out=np.zeros(n_names), where=counts > 1))
     byts = unknown_counts = None
     if nbytes is not None:
         known = nbytes >= 0
@@ -147,7 +152,7 @@ def group_stats(kind_name: str, name_ids: np.ndarray, dur_ns: np.ndarray, names:
             share_pct=(100.0 * float(totals[i]) / grand) if grand > 0 else None,
             program_fraction=projected.fraction if projected is not None else None,
             amdahl=projected, bytes=b, throughput_bytes_per_s=thr, launch=shapes.get(i), exclusive_s=exclusive,
-            devices=lanes,
+            devices=lanes, std_s=float(stds[i]) * NS if counts[i] > 1 else None,
         ))
     return tuple(out)
 

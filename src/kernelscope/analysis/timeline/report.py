@@ -116,6 +116,8 @@ class ItemStat:
         name: its name (a name cut by ``nsys stats`` keeps its ellipsis; ``truncated`` says so).
         count: launches / calls.
         total_s, mean_s, min_s, max_s, median_s: times in seconds (median None where not computed).
+        std_s: the sample standard deviation of the occurrences' durations, seconds (None with fewer than two, or
+            where the input does not give it).
         share_pct: share of its category's total (kernels: of the summed kernel time, as nsys' "Time (%)").
         program_fraction: the share of the program time saved if the item were gone (0-1, never above 1): a
             timeline: the program wall (the longest rank wall) minus what remains when each device loses the time
@@ -152,6 +154,7 @@ class ItemStat:
     graph_launches: int | None = None
     exclusive_s: float | None = None
     devices: tuple[ScopeShare, ...] = ()
+    std_s: float | None = None
 
 
 @dataclass(frozen=True)

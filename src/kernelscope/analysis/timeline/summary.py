@@ -44,7 +44,7 @@ def _ranked(rows: list[SummaryRow], kind: str, program: float | None) -> tuple[I
         frac = (total / program) if program else None
         out.append(ItemStat(
             kind=kind, name=r.name, count=r.count or 0, total_s=total, mean_s=r.mean_s, min_s=r.min_s,
-            max_s=r.max_s, median_s=r.median_s,
+            max_s=r.max_s, median_s=r.median_s, std_s=r.stddev_s if (r.count or 0) > 1 else None,
             share_pct=pct if (pct := _file_pct(r)) is not None else ((100.0 * total / grand) if grand else None),
             program_fraction=min(frac, 1.0) if frac is not None else None,
             amdahl=amdahl(frac, fs, base_s=program) if frac is not None else None,  # serial: no intervals
