@@ -453,3 +453,27 @@ def test_families_of_names():
     assert fam("layernorm_fp16") == "normalisation"
     assert fam("my_kernel", "aten::gelu") == "activation"  # by the operator when the kernel name says nothing
     assert fam("my_kernel") is None
+
+
+def _after_gemm_trace(path, head_name):
+    names = [(head_name, 100), ("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>()", 10),
+             ("void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>>()", 10)]
+    events, t = [], 1000
+    for name, dur in names:
+        events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": t, "dur": dur,
+                       "args": {"device": 0, "stream": 7, "grid": [64, 1, 1], "block": [256, 1, 1]}})
+        t += dur + 2
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-40GB"}],
+                                "traceEvents": events}))
+    return path
+
+
+@pytest.mark.parametrize("head, epilogue", [("sm80_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc", True),
+                                            ("void cudnn::cnn::wgrad_alg0_engine<float, 128, 6, 7, 3, 3, 5>()", False),
+                                            ("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int>()", False)])
+def test_only_a_forward_gemm_heads_an_epilogue(tmp_path, head, epilogue):
+    """A weight-gradient GEMM's output is the weight gradient (the optimizer reads it) and cuDNN's batch norm is not
+    a matrix multiply: the elementwise kernels after them are a plain chain, not their epilogue."""
+    (e,) = fusion_chains(load_timeline(str(_after_gemm_trace(tmp_path / "t.json", head))), 1.0, top=10)
+    assert (e.head is not None) is epilogue and len(e.kernels) == 2
+    assert e.route == ("epilogue" if epilogue else "torch_compile")

@@ -72,6 +72,8 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
         return Note("tl_black_hole_lanes", values)
     if b.category == "gpu_idle":
         key = "tl_black_hole_idle_api" if b.host_api is not None else "tl_black_hole_idle"
+        if lane is not None:  # the idle share of the wall (what hiding it saves is in the projection)
+            values["pct"] = lane.share_pct
         return Note(key, values | {"api": b.host_api, "api_s": b.host_api_s})
     if lane is not None and lane.exclusive_s is not None and lane.exclusive_s < lane.total_s:
         return Note("tl_black_hole_overlap", values | {"excl_s": lane.exclusive_s})

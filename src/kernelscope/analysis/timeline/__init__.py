@@ -157,6 +157,12 @@ def _host_api_s(ranks: tuple[RankRow, ...], w: Walls) -> float | None:
     return next((r.host_api_s for r in ranks if r.rank == longest), None)
 
 
+#: The share of a rank's idle time the host's largest CUDA API call in it must cover to be named as what fills it
+#: (below it, the idle time is mostly host code outside CUDA: naming a 47 ms cudaMalloc for 876 ms of idle time
+#: misleads; the host_gaps check names the ranges that fill the gaps).
+IDLE_API_SHARE = 0.5
+
+
 def _black_hole(tl: Timeline, w: Walls, idle: RankIdle, ranked: Rankings, rows: KindRows, waits: Waits,
                 comm_row: ItemStat | None) -> tuple[ItemStat | None, BlackHole | None]:
     """The GPU idle row and the largest black hole (:func:`.rankings.black_hole`, exposed communication among the
@@ -169,8 +175,8 @@ def _black_hole(tl: Timeline, w: Walls, idle: RankIdle, ranked: Rankings, rows: 
     rk = -1 if black.lane.rank is None else black.lane.rank
     segs = idle.segments[idle.ranks.index(rk)]
     _, host = program_idle(tl, rk, w.by_rank[rk], rows.api, rows.dur, segs)
-    if host is None:
-        return idle_row, black
+    if host is None or host[1] < IDLE_API_SHARE * black.lane.busy_s:
+        return idle_row, black  # no API call, or one that covers little of the idle time: not named as its cause
     return idle_row, replace(black, host_api=host[0], host_api_s=host[1])
 
 

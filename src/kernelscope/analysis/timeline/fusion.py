@@ -28,6 +28,8 @@ operator with shapes enclosing its launch call on the same host thread (CUPTI co
 
 from __future__ import annotations
 
+import re
+
 from typing import Sequence
 
 import numpy as np
@@ -54,6 +56,10 @@ MAX_NESTING = 64
 MAX_CHAIN = 16
 
 Tensor = tuple[tuple[int, ...], str]
+#: Kernels of the GEMM family that cannot head an epilogue chain: weight-gradient GEMMs / convolutions (their output
+#: is a weight gradient, which the optimizer reads, not the elementwise work after them) and cuDNN's batch-norm
+#: kernels (in the family by their library name, not a matrix multiply).
+NOT_A_HEAD = re.compile(r"wgrad|weight_?grad|bn_(?:fw|bw)|batch_?norm", re.IGNORECASE)
 
 
 def _nbytes(t: Tensor) -> float:
@@ -163,6 +169,9 @@ class _Chains:
         self.families = np.array(fams, dtype=object)[inv]
         self.memory = np.array([f is not None and f.memory_bound for f in found], dtype=bool)[inv]
         self.gemm = np.array([f == "gemm" for f in fams], dtype=bool)[inv]
+        not_head = [key >= 0 and NOT_A_HEAD.search(tl.names[key // (len(tl.names) + 1)]) is not None
+                    for key in uniq.tolist()]
+        self.head_ok = ~np.array(not_head, dtype=bool)[inv]
         self.pre = self._adjacent(is_k)
         first = np.zeros(busy.shape[0], dtype=bool)  # the first kernel of each operator (in stream order)
         if (self.op_of >= 0).any():
@@ -226,7 +235,9 @@ class _Chains:
         after[:-1] = link
         starts, ends = mem[~before[mem]], mem[~after[mem]]
         prev = np.maximum(starts - 1, 0)
-        heads = np.where((starts > 0) & self.gemm[prev] & self.pre[prev], starts - 1, -1)
+        # never after a weight-gradient GEMM (its output is the weight gradient, read by the optimizer, not by the
+        # elementwise work that happens to follow it) or a normalisation that cuDNN names like a GEMM
+        heads = np.where((starts > 0) & self.gemm[prev] & self.pre[prev] & self.head_ok[prev], starts - 1, -1)
         pieces = (ends - starts) // MAX_CHAIN + 1
         k = np.arange(pieces.sum()) - np.repeat(np.cumsum(pieces) - pieces, pieces)  # piece index within its run
         s = np.repeat(starts, pieces) + k * MAX_CHAIN

@@ -297,7 +297,9 @@ class RankIdle:
 
 def gpu_idle_row(w: Walls, idle: RankIdle, factors: Sequence[float], waits: Waits | None = None) -> ItemStat | None:
     """The time with no GPU work as a row (kind ``"gpu_idle"``): summed over ranks, each rank in ``devices``
-    (scope "rank"), the program projection if that time were gone on every rank; None when there is none. Its
+    (scope "rank"), the program projection if that time were hidden under GPU work on every rank (the host work
+    filling it then runs beside the GPU's: a rank saves at most its GPU busy time, so it takes at least the longer
+    of its host work and its GPU work; a hidden fraction 1 - 1/f for the factor f); None when there is none. Its
     ``count``, ``mean_s``, ``min_s``, ``max_s`` are of the stretches without GPU work, ``share_pct`` its share of the
     summed walls of the ranks with GPU work."""
     total = sum(idle.idle_ns)
@@ -305,16 +307,22 @@ def gpu_idle_row(w: Walls, idle: RankIdle, factors: Sequence[float], waits: Wait
         return None
     walls_ns, index = _walls_of(w)
     fs = _factors(factors)
-    removed = np.array([idle.idle_ns], dtype=np.float64)
-    after = program_after(removed, [index[r] for r in idle.ranks], walls_ns, fs, _wait_array(w, waits))[0]
+    lanes = [index[r] for r in idle.ranks]
+    idle_ns = np.array(idle.idle_ns, dtype=np.float64)
+    busy_ns = np.array([w.by_rank[r] for r in idle.ranks], dtype=np.float64) - idle_ns
+    wait = _wait_array(w, waits)
+    # hiding: the host work that fills the idle time runs beside the GPU's work instead, so a rank saves at most
+    # its GPU busy time (it still takes the longer of the two): saved = min(idle x (1 - 1/f), busy)
+    after = [float(program_after(np.minimum(idle_ns * (1.0 - _keep(f)), busy_ns)[None, :], lanes, walls_ns,
+                                 (math.inf,), wait)[0, 0]) for f in fs]
     program = projection(float(walls_ns.max()), after, fs, "program", "no_gpu_work")
     shares = []
-    for r, a, n in zip(idle.ranks, idle.idle_ns, idle.stretches):
+    for r, a, n, b in zip(idle.ranks, idle.idle_ns, idle.stretches, busy_ns.tolist()):
         wall = w.by_rank[r]
         shares.append(ScopeShare(
             rank=rank_value(r), device=None, count=n, total_s=a * NS, busy_s=a * NS, exclusive_s=None,
             time_s=wall * NS, share_pct=100.0 * a / wall if wall > 0 else 100.0,
-            amdahl=projection(wall, [wall - a * (1.0 - _keep(f)) for f in fs], fs, "rank", "no_gpu_work")))
+            amdahl=projection(wall, [wall - min(a * (1.0 - _keep(f)), b) for f in fs], fs, "rank", "no_gpu_work")))
     count = sum(idle.stretches)
     present = [i for i, n in enumerate(idle.stretches) if n]
     walls_sum = sum(w.by_rank[r] for r in idle.ranks)
