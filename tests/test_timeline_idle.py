@@ -1,0 +1,50 @@
+"""The GPU-idle black hole: hiding host work under GPU work can save at most the GPU's busy time, and a CUDA API
+call is named as what fills the idle time only when it covers at least half of it (blind review of 2026-12-02:
+"hiding it under GPU work -> 657x" on a trace of 66 ms of GPU work in 43 s)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kernelscope.analysis.timeline import analyse_timeline
+from kernelscope.ingest import load_timeline
+from kernelscope.render.timeline import render_timeline
+
+
+def _trace(path, api_us):
+    """Kernel A [0, 10) ms and kernel B [90, 100) ms on stream 7; between them the host runs a CPU operator for
+    80 ms and, inside it, a cudaMalloc of ``api_us``: busy 20 ms, idle 80 ms, wall 100 ms (+ the launch calls)."""
+    ev = [
+        {"ph": "X", "cat": "kernel", "name": "A", "pid": 0, "tid": 7, "ts": 1000, "dur": 10_000,
+         "args": {"device": 0, "stream": 7, "correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "B", "pid": 0, "tid": 7, "ts": 91_000, "dur": 10_000,
+         "args": {"device": 0, "stream": 7, "correlation": 2}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 995, "dur": 4,
+         "args": {"correlation": 1}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 90_995, "dur": 4,
+         "args": {"correlation": 2}},
+        {"ph": "X", "cat": "cpu_op", "name": "host_work", "pid": 1, "tid": 1, "ts": 11_000, "dur": 80_000},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaMalloc", "pid": 1, "tid": 1, "ts": 12_000, "dur": api_us,
+         "args": {"correlation": 3}},
+    ]
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-40GB"}],
+                                "traceEvents": ev}))
+    return path
+
+
+@pytest.mark.parametrize("api_us, named", [(5_000, False), (60_000, True)])
+def test_hiding_idle_saves_at_most_the_busy_time(tmp_path, api_us, named):
+    rep = analyse_timeline(load_timeline(str(_trace(tmp_path / "t.json", api_us))))
+    bh = rep.black_hole
+    assert bh.category == "gpu_idle" and bh.time_s == pytest.approx(80e-3, rel=1e-3)
+    wall = rep.wall_s
+    # the host's 80 ms still run: beside the GPU's 20 ms the rank takes max(20, 80) = 80 ms, not 20 ms (5x)
+    assert bh.amdahl.speedups[-1] == pytest.approx(wall / 80e-3, rel=1e-3)
+    # half of it hidden (2x): 40 ms would overlap, but only 20 ms of GPU work exist to hide it under
+    assert bh.amdahl.speedups[0] == pytest.approx(wall / (wall - 20e-3), rel=1e-3)
+    assert (bh.host_api == "cudaMalloc") is named
+    text = " ".join(render_timeline([rep], "table", "en").split())
+    assert ("meanwhile the host spent" in text) is named and ("host code outside CUDA" in text) is not named
+    assert f"{100 * 80e-3 / wall:.1f}% of the program time" in text  # the idle share of the wall
