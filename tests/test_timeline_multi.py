@@ -188,7 +188,9 @@ def test_host_api_time_is_per_rank_never_summed():
     assert {(s.rank, s.device) for s in api.devices} == {(0, None), (1, None), (2, None)}
     assert api.amdahl.basis == "host" and api.devices[0].amdahl.scope == "rank"
     idle = rep.gpu_idle
-    assert idle.kind == "gpu_idle" and idle.program_fraction == pytest.approx(0.6) and idle.count == 3
+    # hidden under GPU work, the 60 ms of host work run beside the 40 ms of kernels: 100 -> 60 ms (0.4 saved), not
+    # 100 -> 40 ms (only removing the host work would give that)
+    assert idle.kind == "gpu_idle" and idle.program_fraction == pytest.approx(0.4) and idle.count == 3
     assert rep.black_hole.row == "gpu_idle" and rep.black_hole.host_api == "cudaLaunchKernel"
     assert rep.black_hole.amdahl == idle.amdahl and rep.black_hole.time_s == idle.total_s
 

@@ -126,11 +126,13 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
                         launches.graph)
     graphs = graph_use(tl, rows.kernel, launches, rows.dur)
     kernels = mark_graph_kernels(tl, ranked.kernels, rows.kernel, launches)
+    idle = RankIdle.of(w, split)
     bound = launch_bound(tl, launches, checks, queue)
+    if bound is not None and bound.predicted_saving_s > 0:  # a graph removes only time the GPU waits
+        bound = replace(bound, predicted_saving_s=min(bound.predicted_saving_s, sum(idle.idle_ns) * NS))
     facts = IntervalFacts(tl, rows, join, split.devices, split.segments, w)
     context = TimelineContext(checks, w.program_ns * NS, ranked.api_calls, tiny, facts, bound)
     findings = run_rules(TIMELINE_RULES, context)
-    idle = RankIdle.of(w, split)
     ranks, slowest, slowest_note = rank_rows(tl, w, split.devices, rows, comms, waits.wait_ns,
                                              dict(zip(idle.ranks, idle.idle_ns)))
     comm_row = communication_row(w, comms, waits, checks.amdahl.factors)

@@ -384,9 +384,7 @@ def launch_bound(ctx: TimelineContext, done: Done) -> Finding | None:
     if summary:
         return _finding("launch_bound", source, note, evidence,
                         no_estimate="an nsys stats summary has no wall time to compare the saving with")
-    loop_s = lb.bound_launches * lb.per_launch_s
-    saved = loop_s - max(lb.replay_s, lb.bound_kernel_s or 0.0)
-    return _finding("launch_bound", source, note, evidence, saved=saved, total_s=ctx.program_s,
+    return _finding("launch_bound", source, note, evidence, saved=lb.predicted_saving_s, total_s=ctx.program_s,
                     why="if those launches ran as one CUDA graph, the loop then taking the longer of the graph replay "
                         "and its kernels' own time, assuming it is on the critical path")
 

@@ -213,7 +213,9 @@ def graph_saving(per_launch_s: float, n: int, checks: TimelineChecks) -> tuple[f
 
 def _bound(cost_source: str, per_launch_s: float, spacings: int, launches: int, bound: int, kernel_s: float | None,
            bound_kernel_s: float | None, is_bound: bool, checks: TimelineChecks) -> LaunchBound:
-    replay, saving, even = graph_saving(per_launch_s, bound, checks)
+    replay, _, even = graph_saving(per_launch_s, bound, checks)
+    # the loop then takes the longer of the replay and its kernels' own time (the GPU still runs every kernel)
+    saving = bound * per_launch_s - max(replay, bound_kernel_s or 0.0)
     model = checks.graph_replay
     return LaunchBound(
         cost_source=cost_source, per_launch_s=per_launch_s, spacings=spacings, launches=launches,

@@ -329,7 +329,9 @@ class LaunchBound:
         launch_bound: True when ``kernel_s`` is below ``max_kernel_fraction`` of ``per_launch_s``.
         replay_fixed_s, replay_per_node_s: the graph replay cost model, seconds and seconds per node.
         replay_s: ``replay_fixed_s + replay_per_node_s * n``, seconds.
-        predicted_saving_s: ``n * per_launch_s - replay_s``, seconds (<= 0: a graph would not pay).
+        predicted_saving_s: ``n * per_launch_s - max(replay_s, bound_kernel_s)`` (the loop then takes the longer of
+            the replay and its kernels' own time), at most the GPU idle time of the trace (a graph removes only time
+            the GPU waits), seconds (<= 0: a graph would not pay).
         break_even_nodes: ``ceil(replay_fixed_s / (per_launch_s - replay_per_node_s))``: the fewest nodes a graph
             needs to pay for itself; None when a node costs at least a launch.
         model_source: where the cost model comes from.
