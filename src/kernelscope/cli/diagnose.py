@@ -12,7 +12,7 @@ from ..ingest import probe_reports
 from ..render import DIAGNOSE_FORMATS, render
 from ..render.arrow import diagnosis_table
 from ..render.launch_groups import LAUNCH_VIEWS
-from ..distributed.map import DIAGNOSE_SUFFIXES, default_jobs, diagnose_one, expand, run_map
+from ..distributed.map import DIAGNOSE_SUFFIXES, default_jobs, diagnose_one, expand, in_process, run_map
 from ..distributed.map import add_arguments as add_map_arguments
 from .dataset import add_dataset_argument, check as check_dataset, save as save_dataset
 from .inputs import Spools, spooled
@@ -121,12 +121,14 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector) -> tup
     with Steps(wanted(args.quiet, bool(args.output))) as steps:
         step = steps.stage("reading", len(args.reports))
         useful = dict(args.useful_flops)
-        probe_reports([spools.path(path) for path in args.reports])  # a damaged report: one line, not an abort
+        jobs = args.jobs or default_jobs()
+        if in_process(jobs, len(args.reports), args.engine):  # a worker probes the reports it reads itself
+            probe_reports([spools.path(path) for path in args.reports])  # a damaged report: one line, not an abort
         options = dict(gpu=gpu, kernel=args.kernel, top=args.top, criteria=criteria, input_format=args.input_format,
                        useful_flops=useful)
         # The map: each report read and diagnosed alone (this process, a process pool or Ray tasks), in input order.
         results = run_map(diagnose_one, [(spools.path(path), options) for path in args.reports],
-                          jobs=args.jobs or default_jobs(), engine=args.engine, address=args.address, step=step)
+                          jobs=jobs, engine=args.engine, address=args.address, step=step)
         for name in useful:  # a name no report holds is a typo, not a silent no-op
             if not any(name in (k.name, k.demangled_name) for res in results for k in res.report.kernels):
                 raise no_kernel_matches("--useful-flops", "--useful-flops", name,

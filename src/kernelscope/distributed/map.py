@@ -7,8 +7,11 @@
   read and analyse one file alone and return its (small) result, so a worker's memory is about one file's.
 * :func:`run_map` runs the map serially in this process (``jobs=1``: today's behaviour), on a local process pool
   (``forkserver`` / ``spawn`` children, never a plain ``fork``: NVIDIA's ``ncu_report`` starts native threads that
-  can deadlock a forked child), or as Ray tasks (``engine="ray"``, optional extra ``kernelscope[cluster]``). The
-  results come back in input order and are identical whatever the engine.
+  can deadlock a forked child; the server preloads kernelscope's modules), or as Ray tasks (``engine="ray"``,
+  optional extra ``kernelscope[cluster]``). The results come back in input order and are identical whatever the
+  engine. A pool worker is itself the guard against ``ncu_report`` aborting on a damaged report: it reads each
+  report once, without a trial load in a child; when a worker ends abruptly the map is redone in this process,
+  where every report is trial-loaded first (the one-line error of :mod:`kernelscope.ingest.ncu_rep_probe`).
 
 Results cross process boundaries by pickle; the models hold read-only ``MappingProxyType`` views, which pickle
 does not know: this module registers a reducer for them (a plain dict rebuilt into a proxy) when imported, in the
@@ -146,9 +149,32 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: Modules the forkserver imports once, before it forks the workers (each worker would import them again
+#: otherwise: ~0.3 s of interpreter work per worker). None of them loads ``ncu_report`` (imported by the reader
+#: when it first reads a report), so no native thread runs in the server when it forks.
+_PRELOAD = ["kernelscope.distributed.map", "kernelscope.api"]
+
+
 def _context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" not in methods:
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(_PRELOAD)
+    return ctx
+
+
+def _worker_start() -> None:
+    """Pool worker initialiser: the worker is the guard against ``ncu_report`` aborting (see
+    :func:`kernelscope.ingest.ncu_rep_probe.expendable`), so its reports are parsed once."""
+    from ..ingest.ncu_rep_probe import expendable
+
+    expendable()
+
+
+def in_process(jobs: int, count: int, engine: str = "local") -> bool:
+    """Whether :func:`run_map` runs ``count`` jobs in this process (``jobs`` 1, or at most one job, locally)."""
+    return engine == "local" and (jobs == 1 or count <= 1)
 
 
 def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, engine: str = "local",
@@ -164,7 +190,7 @@ def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, 
         raise InputError("--jobs", f"must be at least 1, got {jobs}")
     if engine == "ray":
         results = _run_ray(fn, jobs_in, address, step)
-    elif jobs == 1 or len(jobs_in) <= 1:
+    elif in_process(jobs, len(jobs_in)):
         results = []
         for job in jobs_in:
             results.append((True, fn(job)))  # in this process: errors raise as they always did
@@ -172,13 +198,18 @@ def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, 
     else:
         import concurrent.futures
 
-        with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(jobs_in)),
-                                                    mp_context=_context()) as pool:
-            futures = [pool.submit(_call, fn, job) for job in jobs_in]
-            for fut in concurrent.futures.as_completed(futures):
-                fut.exception()  # wait; the result is taken in input order below
-                step()
-            results = [fut.result() for fut in futures]
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(jobs_in)), mp_context=_context(),
+                                                        initializer=_worker_start) as pool:
+                futures = [pool.submit(_call, fn, job) for job in jobs_in]
+                for fut in concurrent.futures.as_completed(futures):
+                    fut.exception()  # wait; the result is taken in input order below
+                    step()
+                results = [fut.result() for fut in futures]
+        except BrokenProcessPool:  # a worker ended abruptly (ncu_report aborts on a damaged report): redo here,
+            results = [(True, fn(job)) for job in jobs_in]  # where each report gets its trial load first
     out = []
     for ok, value in results:
         if not ok:

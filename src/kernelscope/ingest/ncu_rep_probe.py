@@ -84,6 +84,15 @@ class _Probe:
 
 
 _PENDING: list[_Probe] = []
+#: True in a process that is itself the guard (a worker of ``kernelscope.distributed.map``'s pool, whose parent
+#: turns a worker's abort into a rerun in its own, probing, process): no trial load, the real read is the only one.
+_EXPENDABLE: list[bool] = [False]
+
+
+def expendable() -> None:
+    """Declare this process expendable (a pool worker): reports are read without a trial load in a child, since
+    an abort ends only this worker and its parent reruns the work with the trial loads (one parse, not two)."""
+    _EXPENDABLE[0] = True
 
 
 def probe_reports(paths: Sequence[str | os.PathLike]) -> None:
@@ -119,6 +128,8 @@ def probe_reports(paths: Sequence[str | os.PathLike]) -> None:
 
 def await_probe(source: str) -> None:
     """Wait for the trial load of ``source`` (started now when none is pending); InputError when it aborted."""
+    if _EXPENDABLE[0]:
+        return
     key = _key(source)
     if key is None or key in _PROBED:
         return
