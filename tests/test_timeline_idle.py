@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 
+from conftest import SHARED, need
+
 import pytest
 
 from kernelscope.analysis.timeline import analyse_timeline
+from kernelscope.api import timeline_file
 from kernelscope.ingest import load_timeline
 from kernelscope.render.timeline import render_timeline
 
@@ -48,3 +51,13 @@ def test_hiding_idle_saves_at_most_the_busy_time(tmp_path, api_us, named):
     text = " ".join(render_timeline([rep], "table", "en").split())
     assert ("meanwhile the host spent" in text) is named and ("host code outside CUDA" in text) is not named
     assert f"{100 * 80e-3 / wall:.1f}% of the program time" in text  # the idle share of the wall
+
+
+def test_summary_whose_host_api_time_dominates_headlines_the_host():
+    """``nsys stats`` of a GCN run: 1.48 s of CUDA API calls (one 929 ms cudaMemcpyAsync) for 0.43 ms of GPU work:
+    no GPU item is the largest cost; the headline says to look at the host first."""
+    path = need(SHARED / "corpus" / "nsys" / "ai4mat_nsys_stats_console_torch_gcn.txt")
+    (rep,) = timeline_file(str(path), None)
+    text = " ".join(render_timeline([rep], "table", "en").split())
+    head = text[text.index("Largest time black hole"):][:200]
+    assert "host-side CUDA API time" in head and "look at the host side first" in head

@@ -120,7 +120,11 @@ def _rank(f: Fmt, rank: int | None) -> str:
 
 
 def _black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
-    return black_hole_note(rep, lang)  # worded from the row it names (render/timeline_scopes.py)
+    """The headline: the black hole worded from the row it names (render/timeline_scopes.py); for an ``nsys stats``
+    summary whose host-side CUDA API time far exceeds its GPU time, that statement instead (no GPU item is the
+    program's largest cost when the GPU is idle most of the run)."""
+    host = next((n for n in rep.notes if n.key == "tl_summary_api_dominates"), None)
+    return host if host is not None else black_hole_note(rep, lang)
 
 
 def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
