@@ -108,8 +108,28 @@ def _parser(default_lang: str = "en", lang: str = "en") -> argparse.ArgumentPars
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 a ``compare`` regression, 2 bad input)."""
+    """Run the command line; returns the exit code (0 ok, 1 a ``compare`` regression, 2 bad input, 130 interrupted
+    by Ctrl-C / SIGINT: one line on standard error, no traceback; the outputs are written atomically and the
+    temporary copies removed, so nothing is left behind)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        from ..knowledge.messages import frame
+
+        try:
+            lang = argv_lang(argv) or env_lang() or "en"
+        except ValueError:
+            lang = "en"
+        try:
+            print(frame("interrupted", lang), file=sys.stderr)
+        except KeyboardInterrupt:  # a second Ctrl-C while saying so
+            pass
+        return 130
+
+
+def _main(argv: list[str]) -> int:
+    """:func:`main` without the Ctrl-C handling."""
     try:
         default = env_lang() or "en"
     except ValueError as exc:

@@ -168,12 +168,18 @@ def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, 
     else:
         import concurrent.futures
 
-        with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(jobs_in)),
-                                                    mp_context=_context()) as pool:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(jobs_in)), mp_context=_context(),
+                                                    initializer=_quiet_interrupt) as pool:
             futures = [pool.submit(_call, fn, job) for job in jobs_in]
-            for fut in concurrent.futures.as_completed(futures):
-                fut.exception()  # wait; the result is taken in input order below
-                step()
+            try:
+                for fut in concurrent.futures.as_completed(futures):
+                    fut.exception()  # wait; the result is taken in input order below
+                    step()
+            except KeyboardInterrupt:  # Ctrl-C: end the workers now rather than wait for their files
+                pool.shutdown(wait=False, cancel_futures=True)
+                for proc in list(getattr(pool, "_processes", {}).values()):
+                    proc.terminate()
+                raise
             results = [fut.result() for fut in futures]
     out = []
     for ok, value in results:
@@ -181,6 +187,14 @@ def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, 
             raise InputError(*value)
         out.append(value)
     return out
+
+
+def _quiet_interrupt() -> None:
+    """A worker process's SIGINT (Ctrl-C reaches the whole process group): end at once, without the traceback the
+    main process's one line replaces."""
+    import signal
+
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
 
 
 def _run_ray(fn: Callable[[Any], Any], jobs_in: Sequence[Any], address: str | None,

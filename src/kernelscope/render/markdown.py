@@ -4,6 +4,7 @@ with the findings located at each (:func:`kernelscope.api.source_for`)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from urllib.parse import quote
@@ -69,7 +70,7 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
             lines += [shown_line(res, [g for _, g in shown if g], rest, f), ""]
         if charts is not None and charts[i]:
             titles = {"roofline": f.label("roofline"), "stalls": f.label("stalls")}
-            lines += [f"![{titles.get(kind, kind)}]({quote(name)})" for kind, name in charts[i].items()]
+            lines += [f"![{titles.get(kind, kind)}]({quote(os.fsencode(name))})" for kind, name in charts[i].items()]
             lines.append("")
         for d, g in shown:
             lines += [f"### {_code(kernel_title(d))}" + (f" ×{g.count}" if g and is_group(g) else ""), ""]
