@@ -353,3 +353,49 @@ def test_diagnose_html_and_roofline_json_by_extension(tmp_path):
     numbers = tmp_path / "roof.json"
     assert main(["roofline", src, "-q", "-o", str(numbers)]) == 0
     assert "ceilings" in json.loads(numbers.read_text()) or json.loads(numbers.read_text())
+
+
+# ------------------------------------------------------------------------------------ Markdown with backticks
+
+
+def test_markdown_code_span_survives_backticks():
+    from kernelscope.render.common import md_code
+
+    assert md_code("LDS R1, [R2]") == "`LDS R1, [R2]`"
+    assert md_code("a`b") == "``a`b``"  # a longer fence than any run of backticks inside
+    assert md_code("`x") == "`` `x ``"  # a space where the text starts with a backtick
+    assert md_code("a``b") == "```a``b```"
+
+
+def test_html_shortens_a_kernel_name_of_130_kb(tmp_path):
+    """A generated kernel name of 132,000 characters: the page shows it shortened; the JSON keeps it whole."""
+    name = "k" + "_x" * 66_000
+    plain = tmp_path / "long.toml"
+    plain.write_text(need(CASES / "C01_plain_occupancy_221.toml").read_text())
+    text = plain.read_text()
+    import re
+
+    names = re.findall(r'^name\s*=\s*"([^"]*)"', text, re.M)
+    assert names, "the case names its kernel"
+    plain.write_text(text.replace(f'"{names[0]}"', f'"{name}"', 1))
+    page = tmp_path / "p.html"
+    assert main(["diagnose", str(plain), "-q", "-o", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert name not in html and len(html) < 60_000 + len(name) // 2
+    doc = tmp_path / "p.json"
+    assert main(["diagnose", str(plain), "-q", "-o", str(doc)]) == 0
+    assert name in doc.read_text()
+
+
+def test_profile_with_a_program_that_is_not_ncu_blames_the_profiler(tmp_path, capsys, monkeypatch):
+    """``profile --ncu /bin/false``: the program never ran under Nsight Compute; the error names --ncu, not it."""
+    fake = tmp_path / "not-ncu"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    assert main(["profile", "--ncu", str(fake), "-o", "r", "--", "/bin/true"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["kernelscope: error: --ncu: the profiler exited with status 1 without a line of Nsight Compute's "
+                   "(==PROF==, ==ERROR==): the command was not profiled; check that --ncu (or the ncu on PATH) is "
+                   "Nsight Compute's ncu"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["not-ncu"]  # no report, no temporary file

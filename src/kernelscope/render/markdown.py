@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
-from .common import Fmt, kernel_rows, kernel_title, safe, summary_rows
+from .common import Fmt, kernel_rows, kernel_title, md_code, safe, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
 )
@@ -25,13 +25,8 @@ def _cell(text: str) -> str:
 
 
 def _code(text: str) -> str:
-    """An inline code span that survives backticks in the text (CommonMark: a longer fence)."""
-    text = _cell(text)
-    fence = "`"
-    while fence in text:
-        fence += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    """An inline code span of input text (a path, a kernel name)."""
+    return md_code(_cell(text))
 
 
 def _hot_lines(ls: "LaunchSource", f: Fmt) -> list[str]:

@@ -22,7 +22,7 @@ from ..analysis.source import Counters, LaunchSource, SourceReport, StallSamples
 from ..model import SourceMarker
 from ..version import __version__
 from .cjk import CJKConsole
-from .common import Fmt
+from .common import Fmt, md_code
 from .documents import encode
 from .documents.source import (
     CountersDoc, InstructionDoc, LaunchSourceDoc, LineDoc, MarkerDoc, SourceDoc, SourceInputDoc, StallSamplesDoc,
@@ -95,7 +95,7 @@ def to_markdown(result: SourceReport, lang: str) -> str:
         lines += [f"## {md_cell(launch_title(ls, f))}", ""] + [f"- {md_cell(t)}" for t in launch_lines(ls, f)] + [""]
         if ls.lines:
             lines += [f"### {md_cell(f.label('src_hot_lines'))}", ""] + lines_markdown(ls, f) + [""]
-        rows = [[c if i != 1 else f"`{c}`" for i, c in enumerate(instruction_cells(h, f))] for h in ls.instructions]
+        rows = [[c if i != 1 else md_code(c) for i, c in enumerate(instruction_cells(h, f))] for h in ls.instructions]
         lines += [f"### {md_cell(f.label('src_hot_instructions'))}", ""]
         lines += md_table(instruction_head(f), rows, {2, 3, 5, 6, 7, 8, 9}) + [""]
     return "\n".join(lines)
