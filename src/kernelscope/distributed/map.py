@@ -198,8 +198,9 @@ def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, 
                     fut.exception()  # wait; the result is taken in input order below
                     step()
             except KeyboardInterrupt:  # Ctrl-C: end the workers now rather than wait for their files
+                workers = list((getattr(pool, "_processes", None) or {}).values())
                 pool.shutdown(wait=False, cancel_futures=True)
-                for proc in list(getattr(pool, "_processes", {}).values()):
+                for proc in workers:
                     proc.terminate()
                 raise
             results = [fut.result() for fut in futures]
