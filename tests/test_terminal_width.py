@@ -134,3 +134,22 @@ def test_fit_keeps_a_table_that_fits():
     console = CJKConsole(file=io.StringIO(), width=80)
     fit_tables([t], console)
     assert [c.header for c in t.columns] == ["Name", "Value"]
+
+
+def _fit_lines_table(width: int) -> list[str]:
+    from kernelscope.render.fit import drop_first
+
+    t = Table()
+    for header in ("File:line", "Samples", "Instr.", "What its counters show"):
+        t.add_column(header)
+    t.add_row("readWriteOffset.cu:19", "36,580", "35", "100% of all Long Scoreboard samples")
+    fit_tables([drop_first(t, 2)], CJKConsole(file=io.StringIO(), width=width))
+    return [c.header for c in t.columns]
+
+
+def test_fit_drops_the_columns_a_renderer_names_first():
+    # by hand: the name counted at NAME_MIN = 20 (its one word is 21), Samples 7, Instr. 6, the sentence capped at 24,
+    # borders and padding 3 per column + 1: 20 + 7 + 6 + 24 + 13 = 70; without Instr.: 20 + 7 + 24 + 10 = 61
+    assert _fit_lines_table(70) == ["File:line", "Samples", "Instr.", "What its counters show"]
+    assert _fit_lines_table(69) == _fit_lines_table(61) == ["File:line", "Samples", "What its counters show"]
+    assert _fit_lines_table(60) == ["File:line", "Samples"]  # then the rightmost

@@ -1,9 +1,8 @@
 """Tables that fit the width they are printed in (a terminal, ``$COLUMNS``, or 80 columns when piped): a table
 whose narrowest layout is wider than that loses its least important columns first, the rightmost ones, until it
-fits; the name column (the first whose header names a kernel, a name, a GPU, a line or an instruction, else the
-first) is never dropped and keeps its longest word or at least :data:`NAME_MIN` cells (rich wraps or abbreviates
-it with "…" beyond).
-No analysis here."""
+fits (a renderer may name other columns to go first: :func:`drop_first`); the name column (the first whose header
+names a kernel, a name, a GPU, a line or an instruction, else the first) is never dropped and keeps its longest word
+or at least :data:`NAME_MIN` cells (rich wraps or abbreviates it with "…" beyond). No analysis here."""
 
 from __future__ import annotations
 
@@ -21,6 +20,13 @@ NAME_MIN = 20
 CELL_MAX = 24
 #: Words of a header that make its column the table's name column (English and Chinese).
 _NAME_WORDS = ("kernel", "name", "gpu", "source", "line", "sass", "instruction", "range", "名称", "内核", "Kernel")
+
+
+def drop_first(table: Table, *columns: int) -> Table:
+    """Say which columns of ``table`` (indices, least important first) go before the rightmost ones when it does
+    not fit; returns the table."""
+    table._drop_first = tuple(table.columns[i] for i in columns)  # type: ignore[attr-defined]
+    return table
 
 
 def fit_tables(renderables: Iterable[object], console: Console) -> list[object]:
@@ -63,10 +69,13 @@ def _fit(table: Table, console: Console, width: int) -> None:
     name = _name_column(table)
     sizes = [_column_sizes(c, console, width) for c in table.columns]
     overhead = _minimum(table, console, 1 << 20) - sum(low for low, _ in sizes)  # borders and padding (unclamped)
-    need = [min(high, max(low, CELL_MAX)) for low, high in sizes]
+    need = [min(high, CELL_MAX) for _, high in sizes]  # a longer word is folded or abbreviated by rich
     need[name] = min(NAME_MIN, sizes[name][0])  # its longest word, up to NAME_MIN (rich wraps or abbreviates it)
     while len(table.columns) > 1 and overhead + sum(need) > width:
-        drop = max(i for i in range(len(table.columns)) if i != name)  # the rightmost: the least important
+        first = [i for i, c in enumerate(table.columns) if c in getattr(table, "_drop_first", ()) and i != name]
+        drop = next(iter(sorted(first, key=lambda i: table._drop_first.index(table.columns[i]))), None)  # type: ignore[attr-defined]
+        if drop is None:
+            drop = max(i for i in range(len(table.columns)) if i != name)  # the rightmost: the least important
         table.columns.pop(drop)
         overhead -= _per_column(table)
         need.pop(drop)

@@ -23,6 +23,7 @@ from ..model import SourceMarker
 from ..version import __version__
 from .cjk import CJKConsole
 from .common import Fmt, md_code
+from .fit import drop_first
 from .documents import encode
 from .documents.source import (
     CountersDoc, InstructionDoc, LaunchSourceDoc, LineDoc, MarkerDoc, SourceDoc, SourceInputDoc, StallSamplesDoc,
@@ -75,7 +76,7 @@ def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
                              no_wrap=i in (0, 2, 3, 4))
             for line in ls.lines:
                 t.add_row(*(Text(c) for c in line_cells(line, f)))
-            out.append(t)
+            out.append(drop_first(t, 4, 3))  # narrow: instructions, then share, before what the counters show
         t = Table(title=f.label("src_hot_instructions"), box=box.SIMPLE_HEAD, title_justify="left")
         for i, h in enumerate(instruction_head(f)):
             t.add_column(h, justify="left" if i in (0, 1, 4) else "right", overflow="fold", no_wrap=i not in (1, 4))
