@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import flat
+
 from kernelscope.analysis import banks as banks_module
 from kernelscope.analysis.banks import analyse, bank_conflicts, parse_tile, smallest_padding
 from kernelscope.cli import main
@@ -215,6 +217,7 @@ def test_cli_bad_input_is_one_line_naming_the_option(capsys, args, flag):
 def test_cli_table_en(capsys):
     code, out, err = run(capsys, "--dtype", "float", "--tile", "32x32", "--access", "column")
     assert code == 0, err
+    out = flat(out)  # piped: 80 columns, the sentences wrap
     assert "32-way" in out and "32 (ideal 1)" in out
     assert "pad the row to 33 floats: __shared__ float tile[32][33]" in out
     assert "bank 0: 32 words (threads 0-31)" in out
@@ -224,6 +227,7 @@ def test_cli_table_zh(capsys):
     code, out, err = run(capsys, "--dtype", "half", "--tile", "32x33", "--access", "column", "--lang", "zh",
                          "--arch", "sm_90")
     assert code == 0, err
+    out = flat(out)  # piped: 80 columns, the sentences wrap
     for word in ("共享内存 Bank 冲突", "2-way", "填充到 34 个 half", "__shared__ half tile[32][34]", "Warp", "第 1 列",
                  "1, 3, 5, …, 31", "Hopper"):
         assert word in out, word

@@ -306,7 +306,11 @@ def test_shared_options_follow_each_command():
     assert {"--format", "--input-format", "-o", "--gpu", "--spec"} <= options["compare"] and "-q" not in options["compare"]
     assert "--gpu" not in options["timeline"] and "--format" in options["roofline"]
     assert options["gpus"] == {"-h", "--help", "--lang", "--format", "-o", "--output"}
-    assert sub["roofline"].parse_args(["r"]).format == "chart"  # -o FILE.svg draws the chart, as before
+    from kernelscope.cli.options import output_format
+    from kernelscope.cli.roofline import COMMAND as ROOFLINE
+
+    assert sub["roofline"].parse_args(["r"]).format is None  # not given: -o's extension decides, else the default
+    assert output_format(ROOFLINE.shared, "c.svg") == output_format(ROOFLINE.shared, None) == "chart"
     assert "html" in sub["diagnose"].parse_args(["r", "--format", "html"]).format
     with pytest.raises(SystemExit):
         sub["compare"].parse_args(["a", "b", "--format", "html"])

@@ -287,8 +287,10 @@ def test_roofline_levels_json(capsys):
 def test_roofline_chart_still_needs_a_chart_file(capsys, roofline_report, tmp_path):
     code, out, err = run(capsys, "roofline", str(roofline_report), "-q")
     assert code == 2 and out == "" and "-o/--output" in err and err.count("\n") == 1
+    code, out, err = run(capsys, "roofline", str(roofline_report), "-o", str(tmp_path / "r.txt"), "-q")
+    assert code == 2 and not (tmp_path / "r.txt").exists()  # the chart is .svg or .png
     code, out, err = run(capsys, "roofline", str(roofline_report), "-o", str(tmp_path / "r.json"), "-q")
-    assert code == 2 and not (tmp_path / "r.json").exists()  # the chart is .svg or .png; json needs --format json
+    assert code == 0 and json.loads((tmp_path / "r.json").read_text())  # .json: the numbers, as --format json
 
 
 # ------------------------------------------------------------------------------------------ banks

@@ -82,7 +82,7 @@ def _demangle(names: list[str]) -> dict[str, str]:
 def compiled(tmp_path_factory):
     """Every .cu of examples/kernels compiled as build.sh does (-O3 -arch=sm_90 -lineinfo), to an object, with
     ptxas -v and the host compiler's -Wall -Wextra; two at a time.
-    {"files": {file name: (exit code, output, seconds)}, "wall_s": seconds for all}."""
+    {"files": {file name: (exit code, output, seconds)}, "cpu_s": the compilers' CPU seconds for all}."""
     if NVCC is None:
         pytest.skip("nvcc (CUDA toolkit) is not on PATH: the example kernels cannot be compiled here")
     out = tmp_path_factory.mktemp("example_kernels")
@@ -94,10 +94,16 @@ def compiled(tmp_path_factory):
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         return src.name, (run.returncode, run.stdout + run.stderr, time.perf_counter() - t0)
 
-    t0 = time.perf_counter()
+    import resource
+
+    def cpu_s() -> float:  # the compilers' CPU time: on a loaded machine the wall time grows, this does not
+        use = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return use.ru_utime + use.ru_stime
+
+    t0 = cpu_s()
     with ThreadPoolExecutor(max_workers=2) as pool:
         files = dict(pool.map(compile_one, sorted(KERNELS.glob("*.cu"))))
-    return {"files": files, "wall_s": time.perf_counter() - t0}
+    return {"files": files, "cpu_s": cpu_s() - t0}
 
 
 @needs_nvcc
@@ -109,7 +115,7 @@ def test_every_example_compiles_for_sm90_without_warnings(compiled):
         warnings = [l for l in output.splitlines() if "warning" in l.lower()]
         assert not warnings, f"{name}: {warnings}"
         assert _ptxas_kernels(output), f"{name}: ptxas compiled no kernel"
-    assert compiled["wall_s"] < 60, f"compiling the examples took {compiled['wall_s']:.0f} s"
+    assert compiled["cpu_s"] < 120, f"compiling the examples took {compiled['cpu_s']:.0f} s of CPU time"
 
 
 @needs_nvcc

@@ -110,7 +110,8 @@ def test_a_spec_without_peaks_draws_the_bandwidth_alone():
 FP64_ONLY = "name = 'fp64 only'\ndram_bandwidth_gb_s = 1500\n[peak_tflops]\nfp64 = 9.7\n"
 
 
-def test_every_roofline_command_without_the_kernels_pipe(tmp_path, capsys):
+def test_every_roofline_command_without_the_kernels_pipe(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the words, not the layout: no table cut to 80 columns
     plain = str(_plain(tmp_path, UNKNOWN))
     spec = str(_spec(tmp_path, FP64_ONLY))
     missing = "no FP32 CUDA cores peak for fp64 only"

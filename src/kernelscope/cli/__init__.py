@@ -37,7 +37,7 @@ from .fusion import COMMAND as FUSION
 from .gpus import COMMAND as GPUS
 from .language import argv_lang, bad_env_message, env_lang, formatter, print_error, translate_help, usage_error
 from .occupancy import COMMAND as OCCUPANCY
-from .options import Command, Shared
+from .options import Command, Shared, output_format
 from .output import write_atomic, write_atomic_files
 from .profile import COMMAND as PROFILE
 from .query import COMMAND as QUERY
@@ -76,7 +76,7 @@ def _parent(shared: Shared, lang: str = "en") -> argparse.ArgumentParser:
         p.add_argument("--input-format", choices=("auto", *shared.input_formats), default="auto",
                        help=shared.input_format_help)
     if shared.formats is not None:
-        p.add_argument("--format", choices=shared.formats, default=shared.format_default, help=shared.format_help)
+        p.add_argument("--format", choices=shared.formats, default=None, help=shared.format_help)
     if shared.lang_help is not None:
         p.add_argument("--lang", choices=LANGUAGES, default=lang, help=shared.lang_help + LANG_DEFAULT_HELP)
     if shared.quiet_help is not None:
@@ -103,14 +103,34 @@ def _parser(default_lang: str = "en", lang: str = "en") -> argparse.ArgumentPars
         c = sub.add_parser(command.name, help=command.help, description=command.description,
                            parents=[_parent(command.shared, default_lang)], lang=lang)
         command.add_arguments(c)
-        c.set_defaults(func=command.run)
+        c.set_defaults(func=command.run, shared=command.shared)
     translate_help(p, lang, LANG_DEFAULT_HELP)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 a ``compare`` regression, 2 bad input)."""
+    """Run the command line; returns the exit code (0 ok, 1 a ``compare`` regression, 2 bad input, 130 interrupted
+    by Ctrl-C / SIGINT: one line on standard error, no traceback; the outputs are written atomically and the
+    temporary copies removed, so nothing is left behind)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        from ..knowledge.messages import frame
+
+        try:
+            lang = argv_lang(argv) or env_lang() or "en"
+        except ValueError:
+            lang = "en"
+        try:
+            print(frame("interrupted", lang), file=sys.stderr)
+        except KeyboardInterrupt:  # a second Ctrl-C while saying so
+            pass
+        return 130
+
+
+def _main(argv: list[str]) -> int:
+    """:func:`main` without the Ctrl-C handling."""
     try:
         default = env_lang() or "en"
     except ValueError as exc:
@@ -120,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser(default, lang).parse_args(argv)
     lang = getattr(args, "lang", lang)
     try:
+        if getattr(args, "format", "") is None:  # not given: what -o's extension says, else the default
+            args.format = output_format(args.shared, getattr(args, "output", None))
         return args.func(args)
     except KernelscopeError as exc:
         from ..knowledge.messages import error_text

@@ -9,7 +9,7 @@ import sys
 
 from ..errors import InputError
 from .options import OUTPUT_HELP, Command, Shared
-from .output import write_atomic
+from .output import show, write_atomic
 
 #: Analysis parameter -> the command-line flag an error names.
 _FLAGS = {"dtype": "--dtype", "access": "--access", "tile": "--tile", "compute_capability": "--arch"}
@@ -44,12 +44,7 @@ def _banks(args: argparse.Namespace) -> int:
     if args.output:
         write_atomic(args.output, render_banks(report, args.format, args.lang))
     elif args.format == "table":
-        from ..render.cjk import CJKConsole
-
-        console = CJKConsole(soft_wrap=False)
-        if not console.is_terminal:
-            console.width = max(console.width, 120)  # piped output: no terminal width to respect
-        console.print(*renderables(report, args.lang))
+        show(renderables(report, args.lang))
     else:
         sys.stdout.write(render_banks(report, args.format, args.lang))
     return 0

@@ -61,7 +61,7 @@ def _ceilings(args: argparse.Namespace) -> int:
         return 0
     from ..render.ceilings import ceilings_renderables  # rich only for the command that prints it
 
-    show(ceilings_renderables(run, rows, datasheet, args.lang, args.output), piped_width=100)
+    show(ceilings_renderables(run, rows, datasheet, args.lang, args.output))
     return 0
 
 
@@ -70,7 +70,7 @@ COMMAND = Command(
     help="measure this GPU's DRAM bandwidth and dense matrix rates (FP32, TF32, FP16, BF16, FP8) with PyTorch or "
          "CuPy, next to its datasheet figures; -o writes them as a spec file for --spec",
     description=None,
-    shared=Shared(formats=("table", "json"), lang_help="language of the table's labels",
+    shared=Shared(formats=("table", "json"), format_from_output=False, lang_help="language of the table's labels",
                   output_help="write the measured ceilings to FILE (.toml or .json), a spec file for --spec marked "
                               "measured = true"),
     add_arguments=_add_arguments,

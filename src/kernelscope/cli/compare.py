@@ -18,7 +18,7 @@ from ..render import FORMATS
 from .dataset import is_dataset, read_table
 from .inputs import Spools, spooled
 from .options import OUTPUT_HELP, Command, Shared
-from .output import refuse_inputs, write_atomic
+from .output import refuse_inputs, show, write_atomic
 
 if TYPE_CHECKING:
     from ..analysis.compare_program import ProgramSide
@@ -171,9 +171,7 @@ def _compare(args: argparse.Namespace) -> int:
     elif text is not None:
         sys.stdout.write(text)
     else:
-        from ..render.cjk import CJKConsole
-
-        CJKConsole(soft_wrap=False).print(*rc.to_table(result, args.lang, regressions, threshold))
+        show(rc.to_table(result, args.lang, regressions, threshold))
     return 1 if regressions else 0
 
 
@@ -203,9 +201,7 @@ def _compare_datasets(args: argparse.Namespace, threshold: float | None) -> int:
     elif text is not None:
         sys.stdout.write(text)
     else:
-        from ..render.cjk import CJKConsole
-
-        CJKConsole(soft_wrap=False).print(*rd.to_table(result, args.lang, regressions, threshold))
+        show(rd.to_table(result, args.lang, regressions, threshold))
     return 1 if regressions else 0
 
 

@@ -101,7 +101,7 @@ def write_dataset(directory: str | os.PathLike, table_name: str, table: Any) -> 
             folder = root / table_name
             folder.mkdir(exist_ok=True)
             tmp = folder / f".{name}.tmp"
-            pq.write_table(table, tmp)
+            _write_parquet(pq, table, tmp)
             os.replace(tmp, folder / name)
             return folder / name
         root.parent.mkdir(parents=True, exist_ok=True)
@@ -110,7 +110,7 @@ def write_dataset(directory: str | os.PathLike, table_name: str, table: Any) -> 
             (staging / MARKER).write_text(json.dumps({"schema": SCHEMA, "tables": sorted(TABLES.values())}) + "\n",
                                           encoding="utf-8")
             (staging / table_name).mkdir()
-            pq.write_table(table, staging / table_name / name)
+            _write_parquet(pq, table, staging / table_name / name)
             if root.is_dir():
                 root.rmdir()  # empty (checked above): the staged folder takes its place
             os.rename(staging, root)
@@ -119,6 +119,18 @@ def write_dataset(directory: str | os.PathLike, table_name: str, table: Any) -> 
         return root / table_name / name
     except OSError as exc:
         raise InputError(str(root), f"cannot write the dataset: {exc.strerror or exc}") from None
+
+
+def _write_parquet(pq: Any, table: Any, path: Path) -> None:
+    """``pq.write_table`` into a file Python opens: pyarrow takes only names that are valid UTF-8."""
+    with open(path, "wb") as fh:
+        pq.write_table(table, fh)
+
+
+def _read_parquet(pq: Any, path: Path) -> Any:
+    """``pq.read_table`` from a file Python opens (any file name, as :func:`_write_parquet`)."""
+    with open(path, "rb") as fh:
+        return pq.read_table(fh)
 
 
 def is_dataset(path: str | os.PathLike) -> bool:
@@ -146,6 +158,6 @@ def read_table(directory: str | os.PathLike, table_name: str) -> Any:
         columns = {"launches": LAUNCH_COLUMNS, "timeline_kernels": TIMELINE_COLUMNS}[table_name]
         return pa.Table.from_pylist([], schema=schema(columns))
     try:
-        return pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
+        return pa.concat_tables([_read_parquet(pq, f) for f in files], promote_options="default")
     except (OSError, pa.ArrowInvalid) as exc:
         raise InputError(str(root), f"cannot read the dataset's {table_name} table: {exc}") from None

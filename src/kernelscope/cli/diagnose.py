@@ -12,12 +12,13 @@ from ..ingest import probe_reports
 from ..render import DIAGNOSE_FORMATS, render
 from ..render.arrow import diagnosis_table
 from ..render.launch_groups import LAUNCH_VIEWS
-from ..distributed.map import DIAGNOSE_SUFFIXES, default_jobs, diagnose_one, expand, in_process, run_map
+from ..distributed.map import DIAGNOSE_SUFFIXES, diagnose_one, expand, in_process, jobs_from, run_map
 from ..distributed.map import add_arguments as add_map_arguments
 from .dataset import add_dataset_argument, check as check_dataset, save as save_dataset
+from .batch import Batch
 from .inputs import Spools, spooled
 from .options import GPU_HELP, OUTPUT_HELP, Command, Shared
-from .output import chart_font_note, is_stream, refuse_inputs, write_atomic_files
+from .output import chart_font_note, is_stream, refuse_inputs, show, write_atomic_files
 
 #: Hottest instructions and source lines per launch in the where-in-the-code part of the HTML / Markdown output.
 SOURCE_TOP = 10
@@ -84,34 +85,40 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 
 def _diagnose_all(args: argparse.Namespace, collector: _Collector) -> int:
-    args.reports = expand(args.reports, DIAGNOSE_SUFFIXES)  # directories and globs -> files, in input order
+    batch = Batch(args.keep_going)
+    args.reports = expand(args.reports, DIAGNOSE_SUFFIXES, skipped=batch.skipped)  # dirs and globs -> files
     inputs = [*args.reports, args.criteria, args.spec]
     if args.output:
         refuse_inputs([args.output], inputs)
     check_dataset(args)  # --format parquet / --dataset: pyarrow and the folder, before any work
     with spooled(inputs) as spools:
-        text, files, results = _run(args, spools, collector)
+        text, files, results = _run(args, spools, collector, batch)
+        if not results:  # --keep-going and every input failed: nothing to report
+            return batch.close(DIAGNOSE_SUFFIXES, len(args.reports), args.lang)
         if files:
             refuse_inputs(files, inputs)  # a chart beside the output must not be an input either
-    if save_dataset(args, "diagnose", results, diagnosis_table):
-        return 0
+    if not save_dataset(args, "diagnose", results, diagnosis_table):
+        _write(args, text, files, results)
+    return batch.close(DIAGNOSE_SUFFIXES, len(args.reports), args.lang)
+
+
+def _write(args: argparse.Namespace, text: str | None, files: dict[str, str | bytes], results: list) -> None:
+    """Write the diagnoses to ``-o`` (with the chart files) or standard output, in ``--format``."""
     if args.output:
         write_atomic_files({**files, args.output: text if text is not None else render(results, args.format, args.lang,
                                                                                        args.launches)})
     elif text is not None:
         sys.stdout.write(text)
     elif args.format == "table":
-        from ..render.cjk import CJKConsole
-
         from ..render.table import renderables
 
-        CJKConsole(soft_wrap=False).print(*renderables(results, args.lang, args.launches))
+        show(renderables(results, args.lang, args.launches))
     else:
         sys.stdout.write(render(results, args.format, args.lang, args.launches))
-    return 0
 
 
-def _run(args: argparse.Namespace, spools: Spools, collector: _Collector) -> tuple[str | None, dict[str, str | bytes], list]:
+def _run(args: argparse.Namespace, spools: Spools, collector: _Collector,
+         batch: Batch) -> tuple[str | None, dict[str, str | bytes], list]:
     """Read and diagnose every report, then render the formats that need more than the diagnoses (HTML, Markdown:
     the where-in-the-code views and the charts): (their text or None, the chart files to write, the diagnoses)."""
     gpu = resolve_gpu(args.gpu, spools.path(args.spec))
@@ -121,14 +128,16 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector) -> tup
     with Steps(wanted(args.quiet, bool(args.output))) as steps:
         step = steps.stage("reading", len(args.reports))
         useful = dict(args.useful_flops)
-        jobs = args.jobs or default_jobs()
+        jobs = jobs_from(args.jobs)
         if in_process(jobs, len(args.reports), args.engine):  # a worker probes the reports it reads itself
             probe_reports([spools.path(path) for path in args.reports])  # a damaged report: one line, not an abort
         options = dict(gpu=gpu, kernel=args.kernel, top=args.top, criteria=criteria, input_format=args.input_format,
                        useful_flops=useful)
         # The map: each report read and diagnosed alone (this process, a process pool or Ray tasks), in input order.
         results = run_map(diagnose_one, [(spools.path(path), options) for path in args.reports],
-                          jobs=jobs, engine=args.engine, address=args.address, step=step)
+                          jobs=jobs, engine=args.engine, address=args.address, step=step, failed=batch.failed)
+        if not results:
+            return None, {}, results
         for name in useful:  # a name no report holds is a typo, not a silent no-op
             if not any(name in (k.name, k.demangled_name) for res in results for k in res.report.kernels):
                 raise no_kernel_matches("--useful-flops", "--useful-flops", name,

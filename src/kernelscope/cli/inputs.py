@@ -63,8 +63,8 @@ class Spools:
         return tmp
 
     def label(self, path: str) -> str:
-        """The name to show for a path :meth:`path` returned."""
-        return self.labels.get(path, path)
+        """The name to show for a path :meth:`path` returned (escaped as :func:`shown`)."""
+        return self.labels.get(path, shown(path))
 
     def text(self, text: str) -> str:
         """``text`` with every temporary file name replaced by the input's name."""
@@ -75,14 +75,25 @@ class Spools:
     def relabel(self, result: Any) -> Any:
         """A result (``ReportDiagnosis``, ``SourceReport``, ``TimelineReport``) naming its input as the user gave
         it: its ``report.path`` / ``path`` mapped back from the temporary file."""
-        if not self.labels:
-            return result
         report = getattr(result, "report", None)
-        if report is not None and getattr(report, "path", None) in self.labels:
-            return dataclasses.replace(result, report=dataclasses.replace(report, path=self.labels[report.path]))
-        if getattr(result, "path", None) in self.labels:
-            return dataclasses.replace(result, path=self.labels[result.path])
+        path = getattr(report, "path", None)
+        if isinstance(path, str) and self.label(path) != path:
+            return dataclasses.replace(result, report=dataclasses.replace(report, path=self.label(path)))
+        path = getattr(result, "path", None)
+        if isinstance(path, str) and self.label(path) != path:
+            return dataclasses.replace(result, path=self.label(path))
         return result
+
+
+def shown(path: str) -> str:
+    """A file name as it is shown and written in reports: itself, or, when it holds bytes that are not UTF-8 (which
+    Python hands over as lone surrogates, e.g. ``b"r\\xff.ncu-rep"`` as ``"r\\udcff.ncu-rep"``), those bytes
+    escaped as ``\\xff`` (every output is UTF-8 text; a surrogate cannot be encoded in it)."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 @contextmanager

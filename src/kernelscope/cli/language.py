@@ -60,7 +60,9 @@ def print_error(text: str, lang: str) -> None:
     """``text`` (one line, already in ``lang``) in the error frame ("kernelscope: error: ..."), on standard error."""
     from ..knowledge.messages import frame
 
-    print(frame("error", lang, message=text), file=sys.stderr)
+    from .inputs import shown
+
+    print(shown(frame("error", lang, message=text)), file=sys.stderr)  # a file name that is not UTF-8: escaped
 
 
 def usage_error(prog: str, message: str, lang: str) -> str:

@@ -47,6 +47,8 @@ PERMISSION_URL = "https://developer.nvidia.com/ERR_NVGPUCTRPERM"
 #: What ncu prints when no kernel was profiled (``==WARNING== No kernels were profiled.``).
 NO_KERNELS = "No kernels were profiled"
 _ERROR_LINE = re.compile(r"^==ERROR==\s*(.*\S)")
+#: A line only Nsight Compute prints (its prefixes).
+_NCU_LINE = re.compile(r"^==(?:PROF|ERROR|WARNING|INFO)==")
 #: ncu's ``==ERROR==`` lines kept for the message (the first ones say what happened).
 _KEEP_ERRORS = 4
 
@@ -125,15 +127,20 @@ class Outcome:
         permission: whether it printed ERR_NVGPUCTRPERM.
         no_kernels: whether it printed "No kernels were profiled".
         errors: its first ``==ERROR==`` lines, without the prefix.
+        spoke: whether it printed any line of Nsight Compute's own (``==PROF==``, ``==ERROR==``, ``==WARNING==``):
+            a program that never does is not ncu, and its failure is not the profiled command's.
     """
 
     returncode: int
     permission: bool = False
     no_kernels: bool = False
     errors: list[str] = field(default_factory=list)
+    spoke: bool = False
 
     def scan(self, line: str) -> None:
         """Take note of one line of ncu's output."""
+        if _NCU_LINE.match(line.strip()):
+            self.spoke = True
         if PERMISSION_TOKEN in line:
             self.permission = True
         if NO_KERNELS in line:
@@ -186,6 +193,11 @@ def failure(outcome: Outcome, report_written: bool, report: str, command: Sequen
                           f"module or reboot (in a container: --cap-add=SYS_ADMIN); see {PERMISSION_URL}",
                           key="ncu_counters_denied", values={"url": PERMISSION_URL})
     label = _command_label(command)
+    if outcome.returncode != 0 and not outcome.spoke and not report_written:
+        return InputError("--ncu", f"the profiler exited with status {outcome.returncode} without a line of Nsight "
+                          "Compute's (==PROF==, ==ERROR==): the command was not profiled; check that --ncu (or the "
+                          "ncu on PATH) is Nsight Compute's ncu", key="ncu_not_ncu",
+                          values={"status": outcome.returncode})
     if outcome.returncode != 0:
         detail = "; ".join(outcome.errors) or "see the output above"
         if report_written:

@@ -23,6 +23,8 @@ class Shared:
         gpu_help: help of ``--gpu NAME`` and of ``--spec FILE`` (mutually exclusive).
         output_help: help of ``-o/--output FILE``.
         output_required: whether ``-o`` must be given.
+        format_from_output: whether ``-o FILE`` without ``--format`` picks the format its extension names
+            (:data:`OUTPUT_FORMATS`); False where ``-o`` is not the command's report (``ceilings``: a spec file).
     """
 
     input_formats: tuple[str, ...] | None = None
@@ -35,10 +37,42 @@ class Shared:
     gpu_help: tuple[str, str] | None = None
     output_help: str | None = None
     output_required: bool = False
+    format_from_output: bool = True
+
+
+#: The ``--format`` an ``-o FILE`` extension names (when ``--format`` is not given); any other extension, or none:
+#: the command's default format (the plain-text table for most).
+OUTPUT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".json": "json",
+                  ".csv": "csv", ".parquet": "parquet", ".svg": "chart", ".png": "chart"}
+
+
+def output_format(shared: Shared, output: str | None) -> str:
+    """The ``--format`` of a command run without one: what ``-o``'s extension names (:data:`OUTPUT_FORMATS`), else
+    the command's default.
+
+    Raises:
+        InputError: the extension names a format this command does not write (``-o report.html`` for ``gpus``).
+    """
+    from pathlib import Path
+
+    from ..errors import InputError
+
+    mine = shared.output_help is not None and shared.format_from_output  # profile's -o is its ncu report
+    suffix = Path(output).suffix.lower() if output and mine else ""
+    fmt = OUTPUT_FORMATS.get(suffix)
+    if fmt is None:
+        return shared.format_default
+    if shared.formats is None or fmt not in shared.formats:
+        choices = ", ".join(shared.formats or ())
+        raise InputError(output, f"a {suffix} file names the {fmt} format, which this command does not write "  # type: ignore[arg-type]
+                                 f"(--format {choices}); give --format or another file name",
+                         key="output_format_unknown", values={"suffix": suffix, "fmt": fmt, "choices": choices})
+    return fmt
 
 
 #: ``-o`` help of the commands that write text to standard output by default.
-OUTPUT_HELP = "write to FILE (atomically) instead of standard output"
+OUTPUT_HELP = ("write to FILE (atomically) instead of standard output; without --format, its extension names the "
+               "format (.html, .md, .json, .csv, .parquet; any other: the table as plain text)")
 #: ``--gpu`` / ``--spec`` help of the commands that diagnose one report.
 GPU_HELP = ("use this catalogue GPU's peaks instead of the report's device",
             "TOML/JSON file with peak_flops_per_s and dram_bandwidth_bytes_per_s")

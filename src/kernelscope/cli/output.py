@@ -244,15 +244,16 @@ def chart_font_note(lang: str, fmt: str) -> None:
         print(frame("note", lang, message=frame("png_font_fallback", lang)), file=sys.stderr)
 
 
-def show(renderables: Iterable[object], piped_width: int | None = None) -> None:
+def show(renderables: Iterable[object]) -> None:
     """Print rich renderables on standard output, each with its own ``print`` (consecutive texts stay on their own
-    lines), without soft wrapping; ``piped_width``: at least that many columns when it is not a terminal."""
+    lines), without soft wrapping, as wide as the terminal, else ``$COLUMNS``, else 80 columns (piped): every table
+    cut to that width by :func:`kernelscope.render.fit.fit_tables` (its least important columns dropped first,
+    never its name column)."""
     from ..render.cjk import CJKConsole
+    from ..render.fit import fit_tables
 
     console = CJKConsole(soft_wrap=False)
-    if piped_width is not None and not console.is_terminal:
-        console.width = max(console.width, piped_width)  # piped output: no terminal width to respect
-    for item in renderables:
+    for item in fit_tables(renderables, console):
         console.print(item)
 
 
@@ -266,15 +267,14 @@ def emit(output: str | None, text: str) -> int:
     return 0
 
 
-def emit_tables(output: str | None, renderables: list, fmt: str, width: int = 120, piped_width: int | None = None) -> int:
+def emit_tables(output: str | None, renderables: list, fmt: str, width: int = 120) -> int:
     """A command's rich tables and lines: ``markdown`` as Markdown; ``table`` on standard output as :func:`show`
-    prints them (at least ``piped_width`` columns when it is not a terminal), with ``-o`` as plain text ``width``
-    columns wide. Returns the exit code, 0."""
+    prints them, with ``-o`` as plain text ``width`` columns wide. Returns the exit code, 0."""
     from ..render.rich_text import to_markdown, to_plain
 
     if fmt == "markdown":
         return emit(output, to_markdown(renderables))
     if output:
         return emit(output, to_plain(renderables, width))
-    show(renderables, piped_width)
+    show(renderables)
     return 0

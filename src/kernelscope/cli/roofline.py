@@ -146,7 +146,7 @@ def _roofline(args: argparse.Namespace) -> int:
         return emit(args.output, roofline_json(out, res.report.path, args.lang))
     from ..render.roofline_table import renderables
 
-    return emit_tables(args.output, renderables(out, res.report.path, args.lang), args.format, piped_width=120)
+    return emit_tables(args.output, renderables(out, res.report.path, args.lang), args.format)
 
 
 COMMAND = Command(

@@ -9,7 +9,7 @@ import sys
 
 from .inputs import spooled
 from .options import OUTPUT_HELP, Command, Shared
-from .output import refuse_inputs, write_atomic
+from .output import refuse_inputs, show, write_atomic
 
 
 def _add_source_parser(p: argparse.ArgumentParser) -> None:
@@ -37,13 +37,7 @@ def _source(args: argparse.Namespace) -> int:
     if args.output:
         write_atomic(args.output, render_source(result, args.format, args.lang))
     elif args.format == "table":
-        from ..render.cjk import CJKConsole
-
-        console = CJKConsole(soft_wrap=False)
-        if not console.is_terminal:
-            console.width = max(console.width, 160)  # piped output: no terminal width to respect
-        for item in renderables(result, args.lang):
-            console.print(item)
+        show(renderables(result, args.lang))
     else:
         sys.stdout.write(render_source(result, args.format, args.lang))
     return 0

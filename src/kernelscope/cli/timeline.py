@@ -12,12 +12,13 @@ from ..errors import InputError
 from ..ingest import TIMELINE_FORMATS
 from ..render import FORMATS as TIMELINE_OUTPUTS
 from ..render.arrow import timeline_table
-from ..distributed.map import TIMELINE_SUFFIXES, default_jobs, expand, run_map, timeline_one, timeline_rank_one
+from ..distributed.map import TIMELINE_SUFFIXES, expand, jobs_from, run_map, timeline_one, timeline_rank_one
 from ..distributed.map import add_arguments as add_map_arguments
 from .dataset import add_dataset_argument, check as check_dataset, save as save_dataset
+from .batch import Batch
 from .inputs import spooled
 from .options import OUTPUT_HELP, Command, Shared
-from .output import refuse_inputs, write_atomic
+from .output import refuse_inputs, show, write_atomic
 
 
 def _add_timeline_parser(t: argparse.ArgumentParser) -> None:
@@ -53,7 +54,8 @@ def _timeline(args: argparse.Namespace) -> int:
         raise InputError("--top", f"must be at least 1, got {args.top}")
     if args.as_ranks:
         return _as_ranks(args)
-    args.traces = expand(args.traces, TIMELINE_SUFFIXES, keep_kineto_dirs=True)  # dirs and globs -> inputs
+    batch = Batch(args.keep_going)
+    args.traces = expand(args.traces, TIMELINE_SUFFIXES, keep_kineto_dirs=True, skipped=batch.skipped)
     if args.output:
         refuse_inputs([args.output], [*args.traces, *args.kernels])
     check_dataset(args)  # --format parquet / --dataset: pyarrow and the folder, before any work
@@ -62,27 +64,24 @@ def _timeline(args: argparse.Namespace) -> int:
     with spooled(args.traces) as spools, Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
         # The map: each input read and analysed alone (this process, a process pool or Ray tasks), in input order.
         per_file = run_map(timeline_one, [(spools.path(path), args.input_format, args.top) for path in args.traces],
-                           jobs=args.jobs or default_jobs(), engine=args.engine, address=args.address,
-                           step=steps.stage("reading", len(args.traces)))
+                           jobs=jobs_from(args.jobs), engine=args.engine, address=args.address,
+                           step=steps.stage("reading", len(args.traces)), failed=batch.failed)
         reports = [spools.relabel(rep) for reps in per_file for rep in reps]
+    if not per_file:  # --keep-going and every input failed: nothing to report
+        return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
     joins = None
     if args.kernels:  # the seeds' workflow in one command: Nsight Systems first, then Nsight Compute on the top kernels
         diagnosed = [diagnose_file(path) for path in args.kernels]
         joins = [join_kernels(rep, diagnosed, args.top) for rep in reports]
     if save_dataset(args, "timeline", reports, timeline_table):
-        return 0
+        return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
     if args.output:
         write_atomic(args.output, render_timeline(reports, args.format, args.lang, args.top, joins=joins))
     elif args.format == "table":
-        from ..render.cjk import CJKConsole
-
-        console = CJKConsole(soft_wrap=False)
-        if not console.is_terminal:
-            console.width = max(console.width, 160)  # piped output: no terminal width to respect
-        console.print(*renderables(reports, args.lang, args.top, joins))
+        show(renderables(reports, args.lang, args.top, joins))
     else:
         sys.stdout.write(render_timeline(reports, args.format, args.lang, args.top, joins=joins))
-    return 0
+    return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
 
 
 def _as_ranks(args: argparse.Namespace) -> int:
@@ -93,6 +92,8 @@ def _as_ranks(args: argparse.Namespace) -> int:
 
     if args.kernels:
         raise InputError("--kernels", "not with --as-ranks (join the kernels of one rank's trace instead)")
+    if args.keep_going:
+        raise InputError("--keep-going", "not with --as-ranks (the program's summary needs every rank)")
     if args.format == "parquet" or getattr(args, "dataset", None):
         raise InputError("--as-ranks", "writes table, json or markdown output, not a Parquet dataset")
     args.traces = expand(args.traces, TIMELINE_SUFFIXES)  # a directory gives its files: one rank each
@@ -101,7 +102,7 @@ def _as_ranks(args: argparse.Namespace) -> int:
     with spooled(args.traces) as spools, Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
         per_input = run_map(timeline_rank_one,
                             [(spools.path(path), path, args.input_format, i) for i, path in enumerate(args.traces)],
-                            jobs=args.jobs or default_jobs(), engine=args.engine, address=args.address,
+                            jobs=jobs_from(args.jobs), engine=args.engine, address=args.address,
                             step=steps.stage("reading", len(args.traces)))
     # every rank of every input (an archive or a directory of traces holds several), in input order
     summaries = [replace(s, order=i) for i, s in enumerate(s for ranks in per_input for s in ranks)]
@@ -112,12 +113,7 @@ def _as_ranks(args: argparse.Namespace) -> int:
     if args.output:
         write_atomic(args.output, render_ranks(reduced, args.format, args.lang))
     elif args.format == "table":
-        from ..render.cjk import CJKConsole
-
-        console = CJKConsole(soft_wrap=False)
-        if not console.is_terminal:
-            console.width = max(console.width, 160)
-        console.print(*ranks_renderables(reduced, args.lang))
+        show(ranks_renderables(reduced, args.lang))
     else:
         sys.stdout.write(render_ranks(reduced, args.format, args.lang))
     return 0

@@ -59,7 +59,8 @@ def _is_kineto_dir(p: Path) -> bool:
                for f in p.rglob("*"))
 
 
-def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: bool = False) -> list[str]:
+def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: bool = False,
+           skipped: list[str] | None = None) -> list[str]:
     """The files to read for ``items`` (paths, directories, globs), in input order, each group sorted.
 
     A path that exists is kept as given (``-`` for standard input too). A directory becomes the files directly in
@@ -67,6 +68,8 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
     (``timeline``) a directory of PyTorch profiler traces stays one input, read as one multi-rank program. Any
     other item with ``*``, ``?`` or ``[`` is a glob (``**`` recursive), expanded here and sorted; one matching
     nothing is an InputError (exit 2). Anything else is kept for the reader to refuse with its own message.
+    ``skipped`` (``--keep-going``): the files of those directories that are not read (not hidden, another
+    extension) are appended to it.
     """
     out: list[str] = []
     low = tuple(s.lower() for s in suffixes)
@@ -78,8 +81,10 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
             if keep_kineto_dirs and _is_kineto_dir(p):
                 out.append(item)
                 continue
-            files = sorted(str(f) for f in p.iterdir()
-                           if f.is_file() and not f.name.startswith(".") and f.name.lower().endswith(low))
+            shown = [f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")]
+            files = sorted(str(f) for f in shown if f.name.lower().endswith(low))
+            if skipped is not None:
+                skipped.extend(sorted(str(f) for f in shown if not f.name.lower().endswith(low)))
             if not files:
                 raise InputError(item, "directory holds no file kernelscope reads (" + ", ".join(suffixes) + ")")
             out.extend(files)
@@ -141,6 +146,12 @@ def _call(fn: Callable[[Any], Any], job: Any) -> tuple[bool, Any]:
         return False, (exc.source, exc.problem)
 
 
+def jobs_from(value: int | None) -> int:
+    """The processes ``--jobs`` asks for: :func:`default_jobs` when it is not given; 0 or less is kept, for
+    :func:`run_map` to refuse (``--jobs 0`` is an error, as ``--jobs -3`` is)."""
+    return default_jobs() if value is None else value
+
+
 def default_jobs() -> int:
     """``--jobs`` default: the number of cores this process may use."""
     try:
@@ -178,11 +189,16 @@ def in_process(jobs: int, count: int, engine: str = "local") -> bool:
 
 
 def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, engine: str = "local",
-            address: str | None = None, step: Callable[[], None] = lambda: None) -> list[Any]:
+            address: str | None = None, step: Callable[[], None] = lambda: None,
+            failed: list[InputError] | None = None) -> list[Any]:
     """``[fn(job) for job in jobs_in]`` on ``engine``, in input order; ``step()`` once per file done.
 
+    ``failed`` (``--keep-going``): an input a worker refuses is appended to it (its InputError, in input order) and
+    left out of the results, the others go on; without it the first refusal raises.
+
     Raises:
-        InputError: the first input (in input order) a worker refused; Ray asked for but not installed.
+        InputError: the first input (in input order) a worker refused (without ``failed``); Ray asked for but not
+            installed.
     """
     if engine not in ENGINES:
         raise InputError("--engine", f"expected one of {', '.join(ENGINES)}, got {engine!r}")
@@ -193,7 +209,13 @@ def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, 
     elif in_process(jobs, len(jobs_in)):
         results = []
         for job in jobs_in:
-            results.append((True, fn(job)))  # in this process: errors raise as they always did
+            if failed is None:
+                results.append((True, fn(job)))  # in this process: errors raise as they always did
+            else:
+                try:
+                    results.append((True, fn(job)))
+                except InputError as exc:
+                    results.append((False, exc))
             step()
     else:
         import concurrent.futures
@@ -202,20 +224,46 @@ def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, 
 
         try:
             with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(jobs_in)), mp_context=_context(),
-                                                        initializer=_worker_start) as pool:
+                                                        initializer=_worker_init) as pool:
                 futures = [pool.submit(_call, fn, job) for job in jobs_in]
-                for fut in concurrent.futures.as_completed(futures):
-                    fut.exception()  # wait; the result is taken in input order below
-                    step()
+                try:
+                    for fut in concurrent.futures.as_completed(futures):
+                        fut.exception()  # wait; the result is taken in input order below
+                        step()
+                except KeyboardInterrupt:  # Ctrl-C: end the workers now rather than wait for their files
+                    workers = list((getattr(pool, "_processes", None) or {}).values())
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    for proc in workers:
+                        proc.terminate()
+                    raise
                 results = [fut.result() for fut in futures]
         except BrokenProcessPool:  # a worker ended abruptly (ncu_report aborts on a damaged report): redo here,
             results = [(True, fn(job)) for job in jobs_in]  # where each report gets its trial load first
     out = []
     for ok, value in results:
-        if not ok:
-            raise InputError(*value)
-        out.append(value)
+        if ok:
+            out.append(value)
+            continue
+        exc = value if isinstance(value, InputError) else InputError(*value)
+        if failed is None:
+            raise exc
+        failed.append(exc)
     return out
+
+
+def _worker_init() -> None:
+    """Pool worker initialiser: the worker guards its own reads (:func:`_worker_start`) and ends quietly on Ctrl-C
+    (:func:`_quiet_interrupt`)."""
+    _worker_start()
+    _quiet_interrupt()
+
+
+def _quiet_interrupt() -> None:
+    """A worker process's SIGINT (Ctrl-C reaches the whole process group): end at once, without the traceback the
+    main process's one line replaces."""
+    import signal
+
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
 
 
 def _run_ray(fn: Callable[[Any], Any], jobs_in: Sequence[Any], address: str | None,
@@ -248,6 +296,10 @@ def add_arguments(parser: Any) -> None:
                         help="local (default): this machine's processes; ray: Ray tasks (optional extra: "
                         f"{RAY_EXTRA}) on a local Ray instance or the cluster at --address; every worker must see "
                         "the input paths")
+    parser.add_argument("--keep-going", action="store_true",
+                        help="an input that cannot be read does not stop the others: the rest are reported, then "
+                        "every failed file, and every file of a directory that was skipped, is listed on standard "
+                        "error with its reason; the exit code is 2 when any failed")
     parser.add_argument("--address", metavar="ADDRESS",
                         help="with --engine ray: the Ray cluster to join (e.g. ray://head:10001; default: start or "
                         "join a local one, or $RAY_ADDRESS)")

@@ -90,3 +90,30 @@ def open_text(source: str | os.PathLike) -> TextIO:
         head = fh.read(2)
     encoding = text_encoding(head)
     return open(source, encoding=encoding, errors="strict" if encoding == "utf-16" else "replace", newline="")
+
+
+_NATIVE_LINKS: dict[str, str] = {}
+
+
+def native_name(path: str) -> str:
+    """A name of ``path`` that a native reader taking a UTF-8 ``char *`` accepts (NVIDIA's ``ncu_report``: a name
+    holding bytes that are not UTF-8, which Python hands over as lone surrogates, is a ``TypeError`` there).
+    ``path`` itself when it is valid UTF-8; else a symbolic link to it, with an ASCII name and the same extension,
+    in a private temporary folder of this process (made once per path, removed when the process ends)."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        pass
+    if path not in _NATIVE_LINKS:
+        import atexit
+        import shutil
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="kernelscope-name-")
+        atexit.register(shutil.rmtree, folder, True)
+        suffix = "".join(Path(path).suffixes[-1:]).encode("ascii", "replace").decode("ascii").replace("?", "_")
+        link = os.path.join(folder, "report" + suffix)
+        os.symlink(os.path.abspath(path), link)
+        _NATIVE_LINKS[path] = link
+    return _NATIVE_LINKS[path]

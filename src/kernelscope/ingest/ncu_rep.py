@@ -43,7 +43,7 @@ from ..errors import InputError
 from ..knowledge.metrics import instructions, request
 from ..model import KernelProfile, ProfileReport, RuleResult
 
-from .files import check_file
+from .files import check_file, native_name
 from .measurement import ncu_rep_measurement
 from .ncu_metrics import profile_from_metrics
 from .ncu_rep_file import scan_container
@@ -226,7 +226,7 @@ def _load(ncu_report: Any, source: str) -> tuple[Any, list[Any], str]:
     await_probe(source)
     try:
         with _native_output_captured() as said:
-            context = ncu_report.load_report(source)
+            context = ncu_report.load_report(native_name(source))
             actions = []
             for r in range(context.num_ranges()):
                 rng = context.range_by_idx(r)
@@ -386,11 +386,16 @@ def _read_result(source: str, index: int, action: Any, req: _Request | None = No
 
 def _kernel(source: str, index: int, action: Any, req: _Request | None = None,
             origin: tuple[int, int] | None = None) -> KernelProfile:
-    name = _name(action, None) or f"kernel_{index}"
+    name = _name(action, None)
     demangled = _name(action, "NameBase_DEMANGLED") or name
     mangled = _name(action, "NameBase_MANGLED")
     req = req or _Request()
     m = _Metrics(action, req)
+    if name is None and demangled is None and not m.values:  # what ncu_report hands over for a damaged result
+        raise InputError(source, f"not a readable Nsight Compute report (result {index} has neither a kernel name "
+                                 "nor a metric: its data is damaged)")
+    name = name or f"kernel_{index}"
+    demangled = demangled or name
 
     problems: list[str] = []
     if m.nonfinite:

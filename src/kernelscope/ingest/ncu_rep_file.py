@@ -105,6 +105,9 @@ def scan_container(path: str, clock_status: bool = False) -> Container:
             out.complete_results += announced
             f.seek(pos)
             block += 1
+        if block == 0:  # every report holds its session's block at least (one with 0 results too)
+            out.truncated = "the file ends after its file header, before its first block"
+            return out
         out.intact = True
     return out
 

@@ -13,6 +13,7 @@ import time
 from typing import Sequence
 
 from ..errors import InputError
+from .files import native_name
 
 #: Seconds the forked trial loads of :func:`probe_reports` may take before they are given up (the real loads then go
 #: on as if they had passed).
@@ -110,6 +111,7 @@ def probe_reports(paths: Sequence[str | os.PathLike]) -> None:
         return
     import ncu_report
 
+    names = [native_name(path) for path, _ in todo]  # made before the fork: the child's links would not outlive it
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: load each report, say "ok" after each; an abort ends it by SIGABRT, its message after
@@ -117,8 +119,8 @@ def probe_reports(paths: Sequence[str | os.PathLike]) -> None:
             os.close(read_end)
             os.dup2(write_end, 1)
             os.dup2(write_end, 2)
-            for path, _ in todo:
-                ncu_report.load_report(path)
+            for name in names:
+                ncu_report.load_report(name)
                 os.write(write_end, b"\x00ok\x00")
         finally:
             os._exit(0)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
 from ..errors import InputError
 from ..model import InstructionTable, InstructionValues, KernelProfile, SourceMarker
-from .files import check_file
+from .files import check_file, native_name
 from .ncu_rep import _NO_MODULE, _name, _native_output_captured, _one_line, _plain, _printable, recent_actions
 from .ncu_rep_file import scan_container
 from .nsight_rules import message_type
@@ -194,7 +194,7 @@ def _open(source: str) -> Any:
         raise InputError(source, f"not a readable Nsight Compute report ({container.foreign})")
     try:  # only the context: ncu_report parses a result when it is first asked for (action_by_idx, ~2 ms each)
         with _native_output_captured():
-            return ncu_report.load_report(source)
+            return ncu_report.load_report(native_name(source))
     except Exception as exc:  # noqa: BLE001 - native loader: any failure means an unreadable file
         raise InputError(source, f"not a readable Nsight Compute report (ncu_report failed: {type(exc).__name__}: "
                          f"{_one_line(exc)})") from None

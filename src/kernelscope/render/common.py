@@ -43,6 +43,16 @@ def safe(text: str) -> str:
     return str(text).translate(_CONTROL)
 
 
+def md_code(text: str) -> str:
+    """``text`` (already one Markdown-safe line) as an inline code span that survives backticks in it (SASS, C++
+    templates): CommonMark's longer fence, and a space inside it when the text starts or ends with one."""
+    fence = "`"
+    while fence in text:
+        fence += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 #: Widest kernel name a table cell shows whole (:func:`short_name`).
 NAME_WIDTH = 60
 

@@ -25,7 +25,7 @@ from .charts import (
     report_roofline_chart, report_stall_chart, stall_chart, svg_for_html, why_not_plotted,
 )
 from ..analysis.groups import LaunchGroup, launch_groups
-from .common import Fmt, advice_lines, kernel_rows, safe, summary_rows
+from .common import Fmt, advice_lines, kernel_rows, safe, short_name, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
 )
@@ -68,6 +68,11 @@ CSS = """
 .ks a{color:#0969da;text-decoration:none}
 .ks footer{margin-top:30px;color:#57606a;font-size:12.5px;border-top:1px solid #d0d7de;padding-top:8px}
 """ + VIEW_CSS
+
+
+#: Longest kernel name (and signature) a card shows whole; a longer one (generated code: over 100 kB) is shortened
+#: as in the tables (:func:`~kernelscope.render.common.short_name`); the JSON keeps it whole.
+HTML_NAME_WIDTH = 1000
 
 
 def _e(text: object) -> str:
@@ -130,9 +135,9 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
     k = d.kernel
     grouped = group is not None and is_group(group)
     parts = [f'<section class="card" id="{_anchor(report_no, d)}">']
-    parts.append(f"<h3>[{k.index}] {_e(k.name)}" + (f' <span class="muted">×{group.count}</span>' if grouped else "") + "</h3>")
+    parts.append(f"<h3>[{k.index}] {_e(short_name(k.name, HTML_NAME_WIDTH))}" + (f' <span class="muted">×{group.count}</span>' if grouped else "") + "</h3>")
     if k.demangled_name and k.demangled_name != k.name:
-        parts.append(f'<p class="sig mono" title="{_e(f.label("signature"))}">{_e(k.demangled_name)}</p>')
+        parts.append(f'<p class="sig mono" title="{_e(f.label("signature"))}">{_e(short_name(k.demangled_name, HTML_NAME_WIDTH))}</p>')
     parts.append(f"<div>{_badges(d, f)}</div>")
     if grouped:
         parts.append(_group_part(group, f))
@@ -232,6 +237,7 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
                  f"<th>{_e(f.label('kernel'))}</th><th class=\"num\">{_e(f.label('launches'))}</th>"
                  f"<th class=\"num\">{_e(f.label('total_time'))}</th><th class=\"num\">{_e(f.label('share'))}</th><th></th></tr>")
     for g, (name, n, total, share) in zip(res.groups, summary_rows(res, f)):
+        name = short_name(name, HTML_NAME_WIDTH)
         cell = f'<a href="#{first[g.name]}">{_e(name)}</a>' if g.name in first else _e(name)
         bar = "" if g.share is None else f'<div class="bar"><span style="width:{max(0.0, min(1.0, g.share)) * 100:.1f}%"></span></div>'
         parts.append(f'<tr><td class="mono">{cell}</td><td class="num">{_e(n)}</td><td class="num">{_e(total)}</td>'

@@ -4,13 +4,14 @@ with the findings located at each (:func:`kernelscope.api.source_for`)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from urllib.parse import quote
 
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
-from .common import Fmt, kernel_rows, kernel_title, safe, summary_rows
+from .common import Fmt, kernel_rows, kernel_title, md_code, safe, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
 )
@@ -24,13 +25,8 @@ def _cell(text: str) -> str:
 
 
 def _code(text: str) -> str:
-    """An inline code span that survives backticks in the text (CommonMark: a longer fence)."""
-    text = _cell(text)
-    fence = "`"
-    while fence in text:
-        fence += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    """An inline code span of input text (a path, a kernel name)."""
+    return md_code(_cell(text))
 
 
 def _hot_lines(ls: "LaunchSource", f: Fmt) -> list[str]:
@@ -69,7 +65,7 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
             lines += [shown_line(res, [g for _, g in shown if g], rest, f), ""]
         if charts is not None and charts[i]:
             titles = {"roofline": f.label("roofline"), "stalls": f.label("stalls")}
-            lines += [f"![{titles.get(kind, kind)}]({quote(name)})" for kind, name in charts[i].items()]
+            lines += [f"![{titles.get(kind, kind)}]({quote(os.fsencode(name))})" for kind, name in charts[i].items()]
             lines.append("")
         for d, g in shown:
             lines += [f"### {_code(kernel_title(d))}" + (f" ×{g.count}" if g and is_group(g) else ""), ""]

@@ -22,7 +22,8 @@ from ..analysis.source import Counters, LaunchSource, SourceReport, StallSamples
 from ..model import SourceMarker
 from ..version import __version__
 from .cjk import CJKConsole
-from .common import Fmt
+from .common import Fmt, md_code
+from .fit import drop_first
 from .documents import encode
 from .documents.source import (
     CountersDoc, InstructionDoc, LaunchSourceDoc, LineDoc, MarkerDoc, SourceDoc, SourceInputDoc, StallSamplesDoc,
@@ -75,7 +76,7 @@ def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
                              no_wrap=i in (0, 2, 3, 4))
             for line in ls.lines:
                 t.add_row(*(Text(c) for c in line_cells(line, f)))
-            out.append(t)
+            out.append(drop_first(t, 4, 3))  # narrow: instructions, then share, before what the counters show
         t = Table(title=f.label("src_hot_instructions"), box=box.SIMPLE_HEAD, title_justify="left")
         for i, h in enumerate(instruction_head(f)):
             t.add_column(h, justify="left" if i in (0, 1, 4) else "right", overflow="fold", no_wrap=i not in (1, 4))
@@ -95,7 +96,7 @@ def to_markdown(result: SourceReport, lang: str) -> str:
         lines += [f"## {md_cell(launch_title(ls, f))}", ""] + [f"- {md_cell(t)}" for t in launch_lines(ls, f)] + [""]
         if ls.lines:
             lines += [f"### {md_cell(f.label('src_hot_lines'))}", ""] + lines_markdown(ls, f) + [""]
-        rows = [[c if i != 1 else f"`{c}`" for i, c in enumerate(instruction_cells(h, f))] for h in ls.instructions]
+        rows = [[c if i != 1 else md_code(c) for i, c in enumerate(instruction_cells(h, f))] for h in ls.instructions]
         lines += [f"### {md_cell(f.label('src_hot_instructions'))}", ""]
         lines += md_table(instruction_head(f), rows, {2, 3, 5, 6, 7, 8, 9}) + [""]
     return "\n".join(lines)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..analysis.source import Counters, HotInstruction, HotLine, LaunchSource, StallSamples
-from .common import Fmt, safe, short_name, si
+from .common import Fmt, md_code, safe, short_name, si
 
 #: Printed where a counter does not apply to an instruction or line (e.g. sectors of an arithmetic instruction).
 NA = "–"
@@ -152,5 +152,5 @@ def lines_markdown(ls: LaunchSource, f: Fmt) -> list[str]:
     no lines: []."""
     if not ls.lines:
         return []
-    code = [[c if i != 1 else (f"`{c}`" if c != NA else c) for i, c in enumerate(line_cells(x, f))] for x in ls.lines]
+    code = [[c if i != 1 else (md_code(c) if c != NA else c) for i, c in enumerate(line_cells(x, f))] for x in ls.lines]
     return md_table(line_head(f), code, {2, 3, 4})
