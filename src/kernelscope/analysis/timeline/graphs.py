@@ -245,7 +245,8 @@ def launch_bound(tl: Timeline, launches: KernelLaunches, checks: TimelineChecks,
     limit = cfg.max_kernel_fraction * spacing_ns
     short = (kernel_ns < limit) & ~queued
     median = float(np.median(kernel_ns))
-    is_bound = median < limit and 2 * int(queued.sum()) <= calls.size
+    # launch-bound needs a loop: at least min_launches spacings measured (one pair of calls is no per-launch cost)
+    is_bound = median < limit and 2 * int(queued.sum()) <= calls.size and pairs >= cfg.min_launches
     return _bound("spacing", spacing_ns * NS, pairs, int(calls.size), int(short.sum()), median * NS,
                   float(kernel_ns[short].sum()) * NS, is_bound, checks)
 
