@@ -212,7 +212,8 @@ def test_estimate_refuses_an_empty_chain():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("fmt", ["table", "markdown", "json"])
-def test_timeline_shows_the_fusion(tmp_path, capsys, fmt, lang):
+def test_timeline_shows_the_fusion(tmp_path, capsys, fmt, lang, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # every column (at 80 the route column gives way first)
     path = _two_steps(tmp_path)
     assert main(["timeline", path, "--format", fmt, "--lang", lang]) == 0
     out = capsys.readouterr().out
@@ -375,8 +376,9 @@ def test_layernorm_example_estimate_against_the_measured_ratio():
         assert fused.kernel.duration_s >= 0.95 * e.fused_bound_s
 
 
-def test_timeline_kernels_join_keeps_the_fusion_beside_it(tmp_path, capsys):
+def test_timeline_kernels_join_keeps_the_fusion_beside_it(tmp_path, capsys, monkeypatch):
     """``timeline --kernels REPORT``: the joined per-kernel speedups and the fusion saving in one output."""
+    monkeypatch.setenv("COLUMNS", "200")  # every column (at 80 the fusion column gives way first)
     trace = _two_steps(tmp_path)
     report = tmp_path / "unfused.toml"
     report.write_text(REPORT, encoding="utf-8")

@@ -62,19 +62,3 @@ def test_summary_whose_host_api_time_dominates_headlines_the_host():
     head = text[text.index("Largest time black hole"):][:200]
     assert "host-side CUDA API time" in head and "look at the host side first" in head
 
-
-def test_an_annotation_past_every_recorded_event_does_not_stretch_the_wall(tmp_path):
-    """A ``ProfilerStep#1`` recorded on another thread ends 13 s after the last event the profiler captured (the
-    corpus hta_triton_example trace): the wall is the recorded activity's, not the range's."""
-    ev = [
-        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 2, "tid": 2, "ts": 0, "dur": 13_000_000},
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 100, "dur": 50,
-         "args": {"correlation": 1}},
-        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 160, "dur": 40,
-         "args": {"device": 0, "stream": 7, "correlation": 1}},
-    ]
-    path = tmp_path / "t.json"
-    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-40GB"}],
-                                "traceEvents": ev}))
-    rep = analyse_timeline(load_timeline(str(path)))
-    assert rep.wall_s == pytest.approx(100e-6)  # 100 µs (first call) .. 200 µs (kernel end)

@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ...notes import Note
-from ...timeline_model import ANNOTATION, BUSY_KINDS, COPY_KIND_NAMES, KERNEL, MEMCPY, MEMSET, SYNC, Timeline
+from ...timeline_model import BUSY_KINDS, COPY_KIND_NAMES, KERNEL, MEMCPY, MEMSET, SYNC, Timeline
 from .intervals import (
     ItemTimes, KindRows, Segments, busy_before, distinct, gap_histogram, item_times, union_length_ns, union_segments,
 )
@@ -56,19 +56,12 @@ class Walls:
 
 
 def walls(tl: Timeline) -> Walls:
-    """The wall of every rank of a non-empty Timeline: first start to last end of its recorded activity (GPU work,
-    API calls, operators). Annotation ranges do not stretch it (unless a rank records nothing else): a
-    ``ProfilerStep#1`` on another thread can run seconds past everything the profiler captured, and nothing was
-    recorded in that time."""
+    """The wall of every rank of a non-empty Timeline."""
     ranks = distinct(tl.rank)
     by_rank, bounds = {}, {}
     for rk in ranks.tolist():
         m = tl.rank == rk if ranks.size > 1 else slice(None)
-        start, end = tl.start_ns[m], tl.end_ns[m]
-        ann = tl.kind[m] == ANNOTATION
-        if ann.any() and not ann.all():
-            start, end = start[~ann], end[~ann]
-        bounds[rk] = (int(start.min()), int(end.max()))
+        bounds[rk] = (int(tl.start_ns[m].min()), int(tl.end_ns[m].max()))
         by_rank[rk] = bounds[rk][1] - bounds[rk][0]
     return Walls(ranks, by_rank, max(by_rank.values()), sum(by_rank.values()), bounds)
 
