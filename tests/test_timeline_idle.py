@@ -62,3 +62,29 @@ def test_summary_whose_host_api_time_dominates_headlines_the_host():
     head = text[text.index("Largest time black hole"):][:200]
     assert "host-side CUDA API time" in head and "look at the host side first" in head
 
+
+
+def test_an_annotation_running_far_past_the_capture_is_clipped_and_said(tmp_path):
+    """A ``ProfilerStep#1`` on another thread ends 10 ms after a 100 µs capture (the corpus
+    hta_triton_example trace: 13.3 s past a 355 ms capture): it ends at the last event, listed as repaired, and the
+    wall is the recorded activity's."""
+    ev = [
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 2, "tid": 2, "ts": 10, "dur": 10_000},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 100, "dur": 50,
+         "args": {"correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 160, "dur": 40,
+         "args": {"device": 0, "stream": 7, "correlation": 1}},
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-40GB"}],
+                                "traceEvents": ev}))
+    tl = load_timeline(str(path))
+    (r,) = [r for r in tl.repaired if r.kind == "annotation"]
+    assert r.name == "ProfilerStep#1" and r.removed_ns == (10 + 10_000 - 200) * 1000
+    rep = analyse_timeline(tl)
+    assert rep.wall_s == pytest.approx(190e-6)  # 10 µs (the step starts) .. 200 µs (the kernel ends)
+    # a step range that ends just after the last event (the usual case) is left as it is
+    ev[0]["dur"] = 250
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-40GB"}],
+                                "traceEvents": ev}))
+    assert not [r for r in load_timeline(str(path)).repaired if r.kind == "annotation"]

@@ -23,7 +23,9 @@ on its own (rank, device, stream) ends at that start (case N01: a kernel [1000, 
 one starting at 1100 µs ends at 1100 µs; 4,900 µs removed). Rows are sorted by (rank, device, stream, start) and
 each end is compared with the next start. Operations launched by ONE call (same correlation id: the nodes of one
 CUDA graph launch, whose branches may run side by side) are not compared with each other, only with the next
-launch's first operation.
+launch's first operation. An annotation range that ends past its rank's last recorded event by more than the rank's
+whole recorded span ends at that event (a step range closed late on another thread would otherwise be the program's
+wall).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import numpy as np
 from ..knowledge.timeline_checks import ImpossibleRecords, timeline_checks
 from ..timeline_model import (
     BUSY_KINDS,
+    ANNOTATION,
     GPU_ANNOTATION,
     KIND_NAMES,
     InvalidRecord,
@@ -54,6 +57,8 @@ _BUSY_KIND = np.zeros(256, dtype=bool)
 _BUSY_KIND[list(BUSY_KINDS)] = True
 _CLIPPED = "end past the start of the next operation on its stream (one stream runs one operation at a time): " \
            "clipped there"
+_OVERLONG = "annotation range ending past the last recorded event by more than the whole recorded span (closed late " \
+            "or on another thread: nothing was recorded in that time): clipped at the last recorded event"
 
 
 def screen_records(tl: Timeline, *, ns_clock: bool, rules: ImpossibleRecords | None = None) -> Timeline:
@@ -72,7 +77,33 @@ def screen_records(tl: Timeline, *, ns_clock: bool, rules: ImpossibleRecords | N
     reason = _reasons(tl, ns_clock, rules)
     if reason is not None:
         tl = _drop(tl, reason, rules)
-    return _clip_same_stream(tl)
+    return _clip_overlong_annotations(_clip_same_stream(tl))
+
+
+def _clip_overlong_annotations(tl: Timeline) -> Timeline:
+    """Annotation ranges (``ProfilerStep#N``, NVTX) that end past a rank's last recorded event by more than that
+    rank's whole recorded span end at that event (listed in ``repaired``): a step range recorded on another thread
+    ran 13.3 s past a 355 ms capture (corpus hta_triton_example), and would otherwise be the program's wall."""
+    ann = tl.kind == ANNOTATION
+    if not ann.any() or ann.all():
+        return tl
+    end = tl.end_ns
+    clip = np.zeros(len(tl), dtype=bool)
+    new_end = end.copy()
+    for rk in np.unique(tl.rank).tolist():
+        mine = tl.rank == rk
+        other = mine & ~ann
+        if not other.any():
+            continue
+        first, last = int(tl.start_ns[other].min()), int(end[other].max())
+        over = mine & ann & (end - last > max(last - first, 0))
+        clip |= over
+        new_end[over] = np.maximum(tl.start_ns[over], last)
+    if not clip.any():
+        return tl
+    rows = np.flatnonzero(clip)
+    return replace(tl, end_ns=new_end,
+                   repaired=tl.repaired + _repairs(tl, rows, end[rows] - new_end[rows], _OVERLONG))
 
 
 # -------------------------------------------------------------------------------------------------- exclusions
@@ -189,7 +220,7 @@ def _clip_same_stream(tl: Timeline) -> Timeline:
     return replace(tl, end_ns=end, repaired=tl.repaired + _repairs(tl, rows, removed))
 
 
-def _repairs(tl: Timeline, rows: np.ndarray, removed: np.ndarray) -> tuple[RepairedRecord, ...]:
+def _repairs(tl: Timeline, rows: np.ndarray, removed: np.ndarray, reason: str = _CLIPPED) -> tuple[RepairedRecord, ...]:
     """The clipped ``rows`` grouped by (kind, name, device, stream), largest removed time first."""
     keys = np.stack([tl.kind[rows].astype(np.int64), tl.name_id[rows].astype(np.int64),
                      tl.device[rows].astype(np.int64), tl.stream[rows]], axis=1)
@@ -200,7 +231,7 @@ def _repairs(tl: Timeline, rows: np.ndarray, removed: np.ndarray) -> tuple[Repai
     for g, (kind, name_id, device, stream) in enumerate(groups.tolist()):
         m = inverse == g
         ids = corr[m & (corr >= 0)][:MAX_IDS]
-        out.append(RepairedRecord(KIND_NAMES[kind], tl.names[name_id], _CLIPPED, device=int(device),
+        out.append(RepairedRecord(KIND_NAMES[kind], tl.names[name_id], reason, device=int(device),
                                   stream=int(stream), count=int(m.sum()), removed_ns=int(removed[m].sum()),
                                   max_removed_ns=int(removed[m].max()), correlation_ids=tuple(int(i) for i in ids)))
     out.sort(key=lambda r: -r.removed_ns)
