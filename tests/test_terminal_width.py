@@ -17,7 +17,7 @@ import pytest
 from rich.cells import cell_len
 from rich.table import Table
 
-from conftest import CASES, CORPUS_NCU, need
+from conftest import CASES, CORPUS_NCU, SHARED, need
 from kernelscope.cli import main
 from kernelscope.render.cjk import CJKConsole
 from kernelscope.render.fit import NAME_MIN, fit_tables
@@ -55,6 +55,8 @@ COMMANDS = {
     "roofline": (lambda tmp: ["roofline", _ncu(SMALL_REPORT), "--format", "table", "-q"], "matmul_tiled"),
     "compare": (lambda tmp: ["compare", str(need(CASES / "N16_compare_aa_before.toml")),
                              str(need(CASES / "N16_compare_aa_after.toml"))], None),
+    "fusion": (lambda tmp: ["fusion", str(need(SHARED / "corpus" / "torch_traces" / "hta_alexnet_a100_rank0_trace.json.gz"))],
+               "sm80_xmma"),
 }
 
 

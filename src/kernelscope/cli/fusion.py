@@ -42,13 +42,10 @@ def _fusion(args: argparse.Namespace) -> int:
     if args.output:
         write_atomic(args.output, render_fusion(args.input, source, estimates, args.format, args.lang))
     elif args.format == "table":
-        from ..render.cjk import CJKConsole
         from ..render.fusion import renderables
+        from .output import show
 
-        console = CJKConsole(soft_wrap=False)
-        if not console.is_terminal:
-            console.width = max(console.width, 160)  # piped output: no terminal width to respect
-        console.print(*renderables(args.input, estimates, args.lang))
+        show(renderables(args.input, estimates, args.lang))
     else:
         sys.stdout.write(render_fusion(args.input, source, estimates, args.format, args.lang))
     return 0
