@@ -61,7 +61,7 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
             f.label("fu_bound"), f.label("fu_saving"), f.label("fu_program"), f.label("fu_route")]
     rows = []
     for i, e in enumerate(estimates):
-        rows.append([f"{i + 1}. {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
+        rows.append([f"#{i + 1} {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
                      _fused_cell(e, f), f.time(e.fused_bound_s),
                      f.time(e.saving_s), f"{f.share(e.program_fraction)} ({_x(e.program_speedup, f)})",
                      f.label(f"fu_route_{e.route}")])

@@ -392,7 +392,7 @@ def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
         rows.append((f.label("tl_invalid"), f.semi.join(
             f"{r.count} {r.kind} {safe(r.name)}: {safe(r.reason)}" for r in rep.invalid)))
     if rep.repaired:
-        rows.append((f.label("tl_repaired"), repaired_text(rep)))
+        rows.append((f.label("tl_repaired"), repaired_text(rep, f)))
     if rep.problems:
         rows.append((f.label("problems"), safe(f.semi.join(rep.problems))))
     return rows

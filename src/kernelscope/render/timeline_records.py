@@ -8,6 +8,7 @@ costs) and the utilisation cell of a device whose span is zero (not measurable, 
 from __future__ import annotations
 
 from ..analysis.timeline import TimelineReport, TimeSplit
+from ..notes import Note
 from .common import Fmt, safe
 from .documents.timeline import OneOffCallDoc, RepairedRecordDoc
 
@@ -17,12 +18,23 @@ def utilisation_cell(f: Fmt, d: TimeSplit) -> str:
     return f.label("tl_util_zero_span") if d.utilisation_pct is None else f.pct(d.utilisation_pct)
 
 
-def repaired_text(rep: TimelineReport) -> str | None:
+#: The readers' repair reasons (:mod:`kernelscope.ingest.records`) -> their label, worded in each language.
+_REPAIR_LABELS = {"end past the start of the next operation on its stream": "tl_repair_clipped",
+                  "annotation range ending past the last recorded event": "tl_repair_overlong"}
+
+
+def repaired_text(rep: TimelineReport, f: Fmt) -> str | None:
     """The repaired records, one clause each (None when there are none)."""
     if not rep.repaired:
         return None
-    return "; ".join(f"{r.count} {r.kind} {safe(r.name)} (device {r.device}, stream {r.stream}): {safe(r.reason)}, "
-                     f"{r.removed_ns / 1000:,.1f} µs removed" for r in rep.repaired)
+
+    def reason(text: str) -> str:
+        key = next((k for start, k in _REPAIR_LABELS.items() if text.startswith(start)), None)
+        return f.note(Note(key, {})) if key is not None else safe(text)
+
+    return f.semi.join(f.note(Note("tl_repaired_item", {
+        "n": r.count, "kind": r.kind, "name": safe(r.name), "device": r.device, "stream": r.stream,
+        "reason": reason(r.reason), "removed": f.time(r.removed_ns * 1e-9)})) for r in rep.repaired)
 
 
 def one_off_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
