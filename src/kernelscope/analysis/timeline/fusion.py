@@ -28,6 +28,7 @@ operator with shapes enclosing its launch call on the same host thread (CUPTI co
 
 from __future__ import annotations
 
+import math
 import re
 
 from typing import Sequence
@@ -63,7 +64,7 @@ NOT_A_HEAD = re.compile(r"wgrad|weight_?grad|bn_(?:fw|bw)|batch_?norm", re.IGNOR
 
 
 def _nbytes(t: Tensor) -> float:
-    return float(np.prod(t[0], dtype=np.float64)) * DTYPE_BYTES[t[1]]
+    return float(math.prod(t[0])) * DTYPE_BYTES[t[1]]
 
 
 def operator_traffic(op: str, family: str, dims: Sequence[tuple[int, ...] | None],
@@ -105,18 +106,25 @@ def _operators(tl: Timeline, k_rows: np.ndarray) -> np.ndarray:
     has = api >= 0
     a = api[has]
     akey = (tl.rank[a].astype(np.int64) << 40) ^ tl.stream[a]
-    lo = np.searchsorted(key_s, akey, "left")
+    a_start, a_end = tl.start_ns[a], tl.end_ns[a]
     found = np.full(a.shape[0], -1, dtype=np.int64)
-    for i, (k, t0, t1, first) in enumerate(zip(akey.tolist(), tl.start_ns[a].tolist(), tl.end_ns[a].tolist(),
-                                               lo.tolist())):
-        last = int(np.searchsorted(key_s, k, "right"))
-        j = int(np.searchsorted(start_s[first:last], t0, "right")) + first - 1
-        stop = max(first, j - MAX_NESTING)
-        while j >= stop and key_s[j] == k:
-            if end_s[j] >= t1:
-                found[i] = order[j]
+    # per host thread (a few): the last operator starting at or before each call, then outwards through the
+    # enclosing ones (at most MAX_NESTING) until one ends at or after the call's end
+    for k in np.unique(akey).tolist():
+        first, last = int(np.searchsorted(key_s, k, "left")), int(np.searchsorted(key_s, k, "right"))
+        if first == last:
+            continue
+        calls = np.flatnonzero(akey == k)
+        j = np.searchsorted(start_s[first:last], a_start[calls], "right") + first - 1
+        todo = j >= first
+        for _ in range(MAX_NESTING + 1):
+            if not todo.any():
                 break
-            j -= 1
+            ok = todo & (end_s[np.maximum(j, first)] >= a_end[calls])
+            found[calls[ok]] = order[j[ok]]
+            todo &= ~ok
+            j = j - 1
+            todo &= j >= first
     out[has] = found
     return out
 
@@ -179,6 +187,7 @@ class _Chains:
             first[idx[self.op_of[idx] >= 0]] = True
         self.first_of_op = first
         self._traffic: dict[int, tuple[list[Tensor], float, Tensor] | None] = {}
+        self._by_operator: dict[tuple, tuple[list[Tensor], float, Tensor] | None] = {}
 
     def _adjacent(self, is_k: np.ndarray) -> np.ndarray:
         """``pre[p]``: rows p and p + 1 are kernels of one stream, at most the chain gap apart, and no kernel of
@@ -213,8 +222,10 @@ class _Chains:
         if pos not in self._traffic:
             o = int(self.op_of[pos])
             fam = self.families[pos]
-            self._traffic[pos] = operator_traffic(self.operator(pos) or "", fam, ops.dims[o], ops.types[o]) \
-                if fam else None
+            key = (self.operator(pos) or "", fam, ops.dims[o], ops.types[o])
+            if key not in self._by_operator:  # one operator with the same shapes: the same traffic
+                self._by_operator[key] = operator_traffic(*key) if fam else None
+            self._traffic[pos] = self._by_operator[key]
         return self._traffic[pos]
 
     def _consumes(self, p: int) -> bool:
