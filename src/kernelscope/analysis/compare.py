@@ -25,7 +25,7 @@ from ..notes import Note
 from .diagnosis import KernelDiagnosis
 from .engine import by_gain
 from .compare_program import ProgramFigure, ProgramSide, program_figure
-from .names import generated_stem, signature
+from .names import generated_pairs, generated_stem, signature
 from .noise import significance, weighted_noise
 from .performance import PostHoc, posthoc
 from .resolved import Resolution, resolutions
@@ -569,26 +569,13 @@ def _match_generated(free_b: list[LaunchSet], free_a: list[LaunchSet], total_b: 
     """Pair sets whose names differ only by the ordinal or hash their generator appends (Inductor renumbers
     ``..._16`` to ``..._17`` when the graph changes: :func:`kernelscope.analysis.names.generated_stem`), with the same
     grid and block; among several candidates of one stem and shape, the nearest median durations pair first."""
-    def key(s: LaunchSet):
-        stem = generated_stem(s.name)
-        return None if stem is None else (stem, s.grid, s.block)
-
-    candidates = sorted(
-        ((abs((b.median_s or 0.0) - (a.median_s or 0.0)), i, j, b, a)
-         for i, b in enumerate(free_b) for j, a in enumerate(free_a)
-         if (kb := key(b)) is not None and kb == key(a)),
-        key=lambda t: t[:3])
-    used_b: set[int] = set()
-    used_a: set[int] = set()
-    for _, i, j, b, a in candidates:
-        if i in used_b or j in used_a:
-            continue
-        used_b.add(i)
-        used_a.add(j)
-        matched.append(compare_sets(b, a, "generated", total_b, generator=generated_stem(b.name)[0]))
-    for i in sorted(used_b, reverse=True):
+    pairs = generated_pairs(free_b, free_a, lambda s: s.name, lambda s: (s.grid, s.block), lambda s: s.median_s)
+    for i, j in pairs:
+        b = free_b[i]
+        matched.append(compare_sets(b, free_a[j], "generated", total_b, generator=generated_stem(b.name)[0]))
+    for i in sorted((i for i, _ in pairs), reverse=True):
         del free_b[i]
-    for j in sorted(used_a, reverse=True):
+    for j in sorted((j for _, j in pairs), reverse=True):
         del free_a[j]
 
 

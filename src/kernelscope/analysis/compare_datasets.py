@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .noise import significance, weighted_noise
-from .names import generated_stem
+from .names import generated_pairs
 
 #: (kernel name, grid, block): grid and block as (x, y, z) tuples, or None when not recorded.
 Key = tuple[str, tuple[int, ...] | None, tuple[int, ...] | None]
@@ -138,17 +138,12 @@ class DatasetComparison:
 def _generated_pairs(left_b: dict[Key, KernelAggregate], left_a: dict[Key, KernelAggregate]) -> list[DatasetKernel]:
     """Pair (and remove from ``left_b`` / ``left_a``) keys whose names differ only by a generated suffix, with the
     same grid and block, nearest medians first."""
-    def stem(key: Key):
-        g = generated_stem(key[0])
-        return None if g is None else (g[1], key[1], key[2])
-
-    candidates = sorted((abs((xb.median_s or 0.0) - (xa.median_s or 0.0)), i, j, kb, ka)
-                        for i, (kb, xb) in enumerate(left_b.items()) for j, (ka, xa) in enumerate(left_a.items())
-                        if (s := stem(kb)) is not None and s == stem(ka))
+    kb, ka = list(left_b.items()), list(left_a.items())
     out = []
-    for _, _, _, kb, ka in candidates:
-        if kb in left_b and ka in left_a:
-            out.append(DatasetKernel(kb[0], kb[1], kb[2], left_b.pop(kb), left_a.pop(ka), after_name=ka[0]))
+    for i, j in generated_pairs(kb, ka, lambda x: x[0][0], lambda x: (x[0][1], x[0][2]), lambda x: x[1].median_s):
+        (key_b, xb), (key_a, xa) = kb[i], ka[j]
+        del left_b[key_b], left_a[key_a]
+        out.append(DatasetKernel(key_b[0], key_b[1], key_b[2], xb, xa, after_name=key_a[0]))
     return out
 
 

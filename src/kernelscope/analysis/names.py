@@ -6,6 +6,7 @@ kernel by its whole signature, without parameters, or by its function name. Used
 from __future__ import annotations
 
 import re
+from typing import Callable, Hashable, Sequence, TypeVar
 
 _SPACE = re.compile(r"\s+")
 _CONST = re.compile(r"\bconst\s+([A-Za-z_][\w:]*)\s*([*&])")
@@ -106,3 +107,31 @@ def generated_stem(name: str) -> tuple[str, str] | None:
         if m:
             return generator, m.group(1)
     return None
+
+
+T = TypeVar("T")
+
+
+def generated_pairs(before: Sequence[T], after: Sequence[T], name: Callable[[T], str], shape: Callable[[T], Hashable],
+                    median: Callable[[T], float | None]) -> list[tuple[int, int]]:
+    """``(i, j)`` index pairs of ``before`` / ``after`` items whose names differ only by a generated suffix
+    (:func:`generated_stem`) and whose ``shape`` (grid, block) is equal; within one stem and shape the nearest
+    ``median`` durations (seconds) pair first, each item at most once. Items are bucketed by stem and shape first,
+    so the cost is that of the buckets, not of every before x after pair."""
+    buckets: dict[tuple, tuple[list[int], list[int]]] = {}
+    for side, items in ((0, before), (1, after)):
+        for i, x in enumerate(items):
+            g = generated_stem(name(x))
+            if g is not None:
+                buckets.setdefault((g[1], shape(x)), ([], []))[side].append(i)
+    out = []
+    for bs, as_ in buckets.values():
+        used_b: set[int] = set()
+        used_a: set[int] = set()
+        for _, i, j in sorted((abs((median(before[i]) or 0.0) - (median(after[j]) or 0.0)), i, j)
+                              for i in bs for j in as_):
+            if i not in used_b and j not in used_a:
+                used_b.add(i)
+                used_a.add(j)
+                out.append((i, j))
+    return sorted(out)
