@@ -30,6 +30,8 @@ Usage::
     python benchmarks/kineto_bench.py --skip-hta           # kernelscope only
     python benchmarks/kineto_bench.py --keep               # keep the scaled input in --work ...
     python benchmarks/kineto_bench.py --reuse --keep       # ... and measure again without rewriting it
+    python benchmarks/kineto_bench.py --size-gb 0.176 --reuse --keep --repeat 3 --baseline-src /tmp/old/src
+                                       # the 189 MB side by side: this tree and an older one alternately (medians)
 
 HTA is run with ``--hta-python`` (default ``/tmp/hta-venv/bin/python``; ``pip install holistictraceanalysis`` into
 its own venv, or ``pip install -e .[bench]``). Machine facts (``nproc``, memory, CPU model) are printed first.
@@ -363,6 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-hta", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the scaled trace")
     ap.add_argument("--reuse", action="store_true", help="reuse a scaled trace kept by an earlier --keep run")
+    ap.add_argument("--repeat", type=int, default=1, help="kernelscope runs (the median is compared; HTA runs once)")
+    ap.add_argument("--baseline-src", type=Path, help="another kernelscope source tree (its src/ folder, e.g. a "
+                    "worktree of an older commit) timed alternately with this one in the same run")
     args = ap.parse_args(argv)
 
     print("== machine")
@@ -396,14 +401,50 @@ def _load() -> str:
         return "n/a"
 
 
+def _env(src: Path | None) -> dict | None:
+    """The environment of a child importing kernelscope from ``src`` (None: this interpreter's own)."""
+    if src is None:
+        return None
+    return {**os.environ, "PYTHONPATH": str(src)}
+
+
+def _compile_kernelscope(env: dict | None) -> str:
+    """Byte-compile the kernelscope package a child with ``env`` imports, as an installed package is (HTA's is, by
+    pip): a checkout run with PYTHONDONTWRITEBYTECODE=1 (set on these machines) would otherwise compile every
+    module from source in the measured run (about 0.3 s of its start). Returns the package's directory."""
+    package = subprocess.run([sys.executable, "-c", "import kernelscope, os; print(os.path.dirname(kernelscope.__file__))"],
+                             check=True, capture_output=True, text=True, env=env).stdout.strip()
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True, env=env)
+    return package
+
+
+def _kernelscope_runs(args, out_dir: Path) -> tuple[dict, dict | None]:
+    """The kernelscope child, ``--repeat`` times (alternating with the ``--baseline-src`` tree when given): the
+    run of median wall time of each tree."""
+    trees = [("kernelscope", None)] + ([("baseline", _env(args.baseline_src))] if args.baseline_src else [])
+    for label, env in trees:
+        print(f"{label}: {_compile_kernelscope(env)}")
+    runs: dict[str, list[dict]] = {label: [] for label, _ in trees}
+    for _ in range(args.repeat):
+        for label, env in trees:
+            print(f"load average before {label}: {_load()}")
+            res = run_child([sys.executable, "-c", KERNELSCOPE_CHILD, str(out_dir)], timeout=args.hta_timeout, env=env)
+            if res["result"] is None:
+                raise SystemExit(f"{label} failed: {res['returncode']} {res['stderr_tail']}")
+            runs[label].append(res)
+    median = {label: sorted(rs, key=lambda x: x["wall_s"])[len(rs) // 2] for label, rs in runs.items()}
+    for label, rs in runs.items():
+        print(f"{label} walls (s): " + ", ".join(f"{x['wall_s']:.2f}" for x in rs))
+    return median["kernelscope"], median.get("baseline")
+
+
 def _run(args, out_dir: Path, facts: dict) -> int:
-    print(f"load average before kernelscope: {_load()}")
-    ks = run_child([sys.executable, "-c", KERNELSCOPE_CHILD, str(out_dir)], timeout=args.hta_timeout)
-    if ks["result"] is None:
-        print("kernelscope failed:", ks["returncode"], ks["stderr_tail"])
-        return 1
+    ks, base = _kernelscope_runs(args, out_dir)
     r = ks["result"]
-    print(f"\n== kernelscope: wall {ks['wall_s']:.2f} s (load {r['t_load']:.2f} s, analysis {r['t_analysis']:.2f} s, "
+    if base is not None:
+        print(f"\n== baseline ({args.baseline_src}): median wall {base['wall_s']:.2f} s; this tree's median "
+              f"{ks['wall_s']:.2f} s = {ks['wall_s'] / base['wall_s']:.2f}x the baseline's")
+    print(f"\n== kernelscope: median wall {ks['wall_s']:.2f} s (load {r['t_load']:.2f} s, analysis {r['t_analysis']:.2f} s, "
           f"HTA-definition numbers {r['t_numbers']:.2f} s); {r['rows']:,} rows, {r['kernels']:,} kernels")
     print(f"   peak memory: max RSS {_gib(ks['maxrss_bytes'])} ({ks['maxrss_bytes'] / facts['bytes']:.2f}x the input), "
           f"process tree {_gib(ks['tree_peak_bytes'])} ({ks['tree_peak_bytes'] / facts['bytes']:.2f}x the input)")
@@ -432,6 +473,9 @@ def _run(args, out_dir: Path, facts: dict) -> int:
         print(line)
     print(f"\n== speed: kernelscope {ks['wall_s']:.2f} s vs HTA {hta['wall_s']:.2f} s -> "
           f"{hta['wall_s'] / ks['wall_s']:.1f}x faster")
+    if base is not None:
+        print(f"== speed: baseline {base['wall_s']:.2f} s vs HTA {hta['wall_s']:.2f} s -> "
+              f"{hta['wall_s'] / base['wall_s']:.1f}x faster")
     print(f"== memory (process tree peak): kernelscope {_gib(ks['tree_peak_bytes'])} "
           f"({ks['tree_peak_bytes'] / facts['bytes']:.2f}x input) vs HTA {_gib(hta['tree_peak_bytes'])} "
           f"({hta['tree_peak_bytes'] / facts['bytes']:.2f}x input)")

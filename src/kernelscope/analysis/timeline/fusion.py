@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -61,6 +61,16 @@ Tensor = tuple[tuple[int, ...], str]
 #: is a weight gradient, which the optimizer reads, not the elementwise work after them) and cuDNN's batch-norm
 #: kernels (in the family by their library name, not a matrix multiply).
 NOT_A_HEAD = re.compile(r"wgrad|weight_?grad|bn_(?:fw|bw)|batch_?norm", re.IGNORECASE)
+
+
+class _Traffic(NamedTuple):
+    """One operator's traffic (:func:`operator_traffic`) with the byte counts a chain sums (bytes)."""
+
+    inputs: list[Tensor]
+    read_bytes: float
+    output: Tensor
+    output_bytes: float
+    largest_input_bytes: float
 
 
 def _nbytes(t: Tensor) -> float:
@@ -186,8 +196,7 @@ class _Chains:
             _, idx = np.unique(np.where(self.op_of >= 0, self.op_of, -1), return_index=True)
             first[idx[self.op_of[idx] >= 0]] = True
         self.first_of_op = first
-        self._traffic: dict[int, tuple[list[Tensor], float, Tensor] | None] = {}
-        self._by_operator: dict[tuple, tuple[list[Tensor], float, Tensor] | None] = {}
+        self.tcode, self.table = self._traffic_table(inv, fams)
 
     def _adjacent(self, is_k: np.ndarray) -> np.ndarray:
         """``pre[p]``: rows p and p + 1 are kernels of one stream, at most the chain gap apart, and no kernel of
@@ -214,31 +223,61 @@ class _Chains:
         """The fusion family of the row at ``pos`` (None: not a kernel, or of no family)."""
         return self.families[pos]
 
-    def traffic(self, pos: int) -> tuple[list[Tensor], float, Tensor] | None:
-        """:func:`operator_traffic` of the kernel at ``pos`` when it is its operator's first kernel, else None."""
+    def _traffic_table(self, family_class: np.ndarray, fams: list) -> tuple[np.ndarray, list[_Traffic]]:
+        """Per position, the index into a table of distinct traffics (-1: none) of the kernel when it is its
+        operator's first kernel: :func:`operator_traffic` once per distinct (kernel and operator names, shapes).
+        Shapes are told apart by object identity, which the reader shares between operators of equal shapes
+        (equal shapes held as distinct objects are only computed twice)."""
+        tcode = np.full(self.busy.shape[0], -1, dtype=np.int64)
+        table: list[_Traffic] = []
         ops = self.tl.op_inputs
-        if ops is None or not self.first_of_op[pos]:
-            return None
-        if pos not in self._traffic:
-            o = int(self.op_of[pos])
-            fam = self.families[pos]
-            key = (self.operator(pos) or "", fam, ops.dims[o], ops.types[o])
-            if key not in self._by_operator:  # one operator with the same shapes: the same traffic
-                self._by_operator[key] = operator_traffic(*key) if fam else None
-            self._traffic[pos] = self._by_operator[key]
-        return self._traffic[pos]
+        cand = np.flatnonzero(self.first_of_op)
+        if ops is None or cand.size == 0:
+            return tcode, table
+        o = self.op_of[cand]
+        dims, types, ol = ops.dims, ops.types, o.tolist()
+        keys = np.column_stack([family_class[cand],
+                                np.fromiter(map(id, map(dims.__getitem__, ol)), np.int64, len(ol)),
+                                np.fromiter(map(id, map(types.__getitem__, ol)), np.int64, len(ol))])
+        _, first, code = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        mapped = np.full(first.shape[0], -1, dtype=np.int64)
+        for j, f in enumerate(first.tolist()):
+            fam = fams[int(family_class[cand[f]])]
+            i = int(o[f])
+            t = operator_traffic(self.operator(int(cand[f])) or "", fam, dims[i], types[i]) if fam else None
+            if t is not None:
+                mapped[j] = len(table)
+                table.append(_Traffic(t[0], t[1], t[2], _nbytes(t[2]), max(_nbytes(x) for x in t[0])))
+        tcode[cand] = mapped[code.reshape(-1)]
+        return tcode, table
 
-    def _consumes(self, p: int) -> bool:
-        ta, tb = self.traffic(p), self.traffic(p + 1)
-        return ta[2] in tb[0] if ta is not None and tb is not None else True
+    def traffic(self, pos: int) -> _Traffic | None:
+        """:func:`operator_traffic` of the kernel at ``pos`` (with the byte counts a chain sums) when it is its
+        operator's first kernel, else None."""
+        c = int(self.tcode[pos])
+        return None if c < 0 else self.table[c]
+
+    def _consumes(self, p: np.ndarray) -> np.ndarray:
+        """Whether the kernel at each position ``p + 1`` reads the output of the one at ``p`` (True where either
+        traffic is unknown): decided once per distinct pair of traffics."""
+        ta, tb = self.tcode[p], self.tcode[p + 1]
+        out = np.ones(p.shape[0], dtype=bool)
+        both = (ta >= 0) & (tb >= 0)
+        if both.any():
+            width = len(self.table)
+            pairs, inv = np.unique(ta[both] * width + tb[both], return_inverse=True)
+            table = self.table
+            ok = np.array([table[k // width].output in table[k % width].inputs for k in pairs.tolist()], dtype=bool)
+            out[both] = ok[inv.reshape(-1)]
+        return out
 
     def runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every candidate run as arrays: its first and last positions and its epilogue head's position (-1: none);
         a run longer than :data:`MAX_CHAIN` kernels is cut into pieces of that many (only the first has a head)."""
         link = self.pre & self.memory[:-1] & self.memory[1:]
         if self.tl.op_inputs is not None:
-            for p in np.flatnonzero(link).tolist():
-                link[p] = self._consumes(p)
+            p = np.flatnonzero(link)
+            link[p] = self._consumes(p)
         mem = np.flatnonzero(self.memory)
         before = np.zeros(self.busy.shape[0], dtype=bool)  # linked to the previous row
         before[1:] = link
@@ -323,18 +362,18 @@ def _bytes_of(occ, n: int, traffic) -> tuple[list[float | None], list[float | No
     fused_total = 0.0
     for head, run in occ:
         t = [traffic(p) for p in run]
-        if any(x is None for x in t):
+        if None in t:
             return [None] * n, [None] * n, None
-        fused = sum(x[1] for x in t) - sum(_nbytes(t[j - 1][2]) for j in range(1, len(t)))  # intermediates' reads
+        fused = sum(x.read_bytes for x in t) - sum(x.output_bytes for x in t[:-1])  # intermediates' reads
         if head is not None:  # the GEMM output the chain reads: the largest of the first kernel's inputs
-            gemm_out = max(_nbytes(x) for x in t[0][0])
-            fused += max(0.0, _nbytes(t[-1][2]) - gemm_out) - gemm_out
+            gemm_out = t[0].largest_input_bytes
+            fused += max(0.0, t[-1].output_bytes - gemm_out) - gemm_out
         else:
-            fused += _nbytes(t[-1][2])
+            fused += t[-1].output_bytes
         fused_total += fused
         for j, x in enumerate(t):
-            reads[j] += x[1]  # type: ignore[operator]
-            writes[j] += _nbytes(x[2])  # type: ignore[operator]
+            reads[j] += x.read_bytes  # type: ignore[operator]
+            writes[j] += x.output_bytes  # type: ignore[operator]
     return reads, writes, fused_total
 
 

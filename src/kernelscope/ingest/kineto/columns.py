@@ -18,8 +18,11 @@ import gzip
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import is_not
 from typing import Any, BinaryIO
 
+import msgspec
 import numpy as np
 
 from ...errors import InputError
@@ -76,6 +79,7 @@ for _k in (KERNEL, MEMCPY, MEMSET, SYNC, GPU_ANNOTATION):
     _GPU_KIND[_k] = True
 _BUSY = (KERNEL, MEMCPY, MEMSET)
 
+_NOT_SHAPED = object()  # (cached for dims that are not a list)
 _DTYPES = {"start_ns": np.int64, "end_ns": np.int64, "kind": np.uint8, "name_id": np.int32, "device": np.int16,
            "stream": np.int64, "correlation_id": np.int64, "bytes": np.int64}
 
@@ -148,9 +152,10 @@ class _Builder:
         self.parts: dict[str, list[np.ndarray]] = {k: [] for k in (
             "start_ns", "end_ns", "kind", "name_id", "device", "stream", "correlation_id", "bytes")}
         self.launch_parts: list[tuple[np.ndarray, dict]] = []  # (row index in the file, launch columns)
-        self.op_rows: list[int] = []  # rows of cpu_op events with Input Dims, and their dims / types
+        self.op_rows: list[np.ndarray] = []  # rows of cpu_op events with Input Dims, and their dims / types
         self.op_dims: list[tuple] = []
         self.op_types: list[tuple] = []
+        self.shapes: dict[tuple[bytes, bytes], Any] = {}  # raw (Input Dims, Input type) text -> _op_inputs of it
         self.rows = 0
         self.invalid: dict[tuple[str, str, str], list] = {}
         self.invalid_gpu_corr: list[tuple[tuple[str, str, str], int]] = []
@@ -193,7 +198,9 @@ class _Builder:
         gpu_kind = _GPU_KIND
         rows: list[tuple] = []
         kernels: list[tuple] = []
-        ops: list[tuple] = []
+        op_rows: list[int] = []
+        op_dims: list = []
+        op_types: list = []
         append = rows.append
         for e in events:
             ph = e.ph
@@ -230,13 +237,15 @@ class _Builder:
                     kernels.append((len(rows), a.grid, a.block, a.registers, a.shared_memory, a.warps_per_sm))
                 append((code, nid, e.ts, e.dur, dev, st, a.correlation, a.bytes))
             else:
-                if code == CPU_OP and a.input_dims is not None:
-                    ops.append((len(rows), a.input_dims, a.input_type))
+                if code == CPU_OP and a.input_dims:
+                    op_rows.append(len(rows))
+                    op_dims.append(a.input_dims)
+                    op_types.append(a.input_type)
                 append((code, nid, e.ts, e.dur, -1, e.tid, a.correlation, None))
         if rows:
-            self._store(rows, kernels, ops)
+            self._store(rows, kernels, (op_rows, op_dims, op_types) if op_rows else ())
 
-    def _store(self, rows: list[tuple], kernels: list[tuple], ops: list[tuple] = ()) -> None:
+    def _store(self, rows: list[tuple], kernels: list[tuple], ops: tuple = ()) -> None:
         kinds, nids, tss, durs, devs, streams, corrs, nbytes = zip(*rows)
         launch = _launch_chunk(kernels) if kernels else None
         self._store_arrays(np.array(kinds, dtype=np.uint8), np.array(nids, dtype=np.int32), tss, durs,
@@ -275,15 +284,36 @@ class _Builder:
                 rows_idx = mapped[sel]
             self.launch_parts.append((rows_idx + self.rows, launch))
         if ops:
-            new_index = np.arange(n) if keep is None else np.full(n, -1, dtype=np.int64)
-            if keep is not None:
-                new_index[keep] = np.arange(keep.shape[0])
-            for i, dims, types in ops:
-                if new_index[i] >= 0 and (shaped := _op_inputs(dims, types)) is not None:
-                    self.op_rows.append(self.rows + int(new_index[i]))
-                    self.op_dims.append(shaped[0])
-                    self.op_types.append(shaped[1])
+            self._store_ops(ops, keep, n)
         self.rows += n if keep is None else int(keep.shape[0])
+
+    def _store_ops(self, ops: tuple[list[int], list, list], keep: np.ndarray | None, n: int) -> None:
+        """Keep the shapes of the operators in ``ops`` (rows in the piece, raw ``Input Dims``, raw ``Input type``)
+        whose row was kept and whose dims are a list. Each distinct raw text is decoded once (the per-operator work
+        is C-level ``map`` calls: a trace holds hundreds of thousands of operators and a few hundred shapes)."""
+        shapes = self.shapes
+        keys = list(zip(map(bytes, ops[1]), map(bytes, ops[2])))
+        got = list(map(shapes.get, keys))
+        for j in [j for j, g in enumerate(got) if g is None]:
+            key = keys[j]
+            g = shapes.get(key)
+            if g is None:
+                dims, types = key
+                g = shapes[key] = _op_inputs(msgspec.json.decode(dims), msgspec.json.decode(types) if types else
+                                             None) or _NOT_SHAPED
+            got[j] = g
+        row = np.array(ops[0], dtype=np.int64)
+        if keep is not None:
+            new_index = np.full(n, -1, dtype=np.int64)
+            new_index[keep] = np.arange(keep.shape[0])
+            row = new_index[row]
+        sel = (row >= 0) & np.fromiter(map(is_not, got, repeat(_NOT_SHAPED)), bool, len(got))
+        if not sel.all():
+            got = [got[j] for j in np.flatnonzero(sel).tolist()]
+            row = row[sel]
+        self.op_rows.append(row + self.rows)
+        self.op_dims.extend([g[0] for g in got])
+        self.op_types.extend([g[1] for g in got])
 
     def _invalid(self, bad, kind, name_id, tss, durs, start, start_ok, dur, dur_ok, corr) -> None:
         for i in bad.tolist():
@@ -333,7 +363,7 @@ class _Builder:
         if self.launch_parts:
             parsed.launch = _launch_columns(self.launch_parts, self.rows)
         if self.op_rows:
-            parsed.op_inputs = OperatorInputs(np.array(self.op_rows, dtype=np.int64), tuple(self.op_dims),
+            parsed.op_inputs = OperatorInputs(np.concatenate(self.op_rows), tuple(self.op_dims),
                                               tuple(self.op_types))
         runtime_corr = parsed.columns["correlation_id"][parsed.columns["kind"] == RUNTIME_API]
         launched: set = set()

@@ -37,6 +37,9 @@ _KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 
 
 # ------------------------------------------------------------------------------------------------- JSON schema
+_NO_RAW = msgspec.Raw()
+
+
 class _Args(msgspec.Struct, gc=False):
     """The ``args`` keys the timeline uses (every other key is skipped by the decoder)."""
 
@@ -49,8 +52,11 @@ class _Args(msgspec.Struct, gc=False):
     registers: Any = msgspec.field(default=None, name="registers per thread")
     shared_memory: Any = msgspec.field(default=None, name="shared memory")
     warps_per_sm: Any = msgspec.field(default=None, name="warps per SM")
-    input_dims: Any = msgspec.field(default=None, name="Input Dims")  # cpu_op with record_shapes
-    input_type: Any = msgspec.field(default=None, name="Input type")
+    # cpu_op with record_shapes: kept as the raw JSON text (decoded once per distinct text by the sink: a
+    # training loop repeats the same few hundred shapes in every step)
+    # (an empty Raw when absent: msgspec takes no union of Raw and None)
+    input_dims: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input Dims")
+    input_type: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input type")
     name: Any = None  # "M" events: process_name / thread_name
     labels: Any = None  # "M" process_labels: "GPU 0" / "CPU"
 
@@ -276,18 +282,15 @@ def _decode_to_cut(reader: _Reader, start: int, sink: _Sink) -> int:
         saved_open, saved_close = buf[start - 1], buf[cut]
         buf[start - 1] = 0x5B  # '['
         buf[cut] = 0x5D  # ']'
-        mv = memoryview(buf)
-        piece = mv[start - 1:cut + 1]
+        with memoryview(buf) as mv, mv[start - 1:cut + 1] as piece:
+            data = piece.tobytes()  # (a copy: the raw ``Input Dims`` values point into it, buf is resized later)
         try:
-            events = _decode_piece(piece)
+            events = _decode_piece(data)
             error = None
         except msgspec.DecodeError as exc:
             events, error = None, exc
         except RecursionError:
             raise _too_deep(reader.dropped + start, reader.dropped + cut) from None
-        finally:
-            piece.release()
-            mv.release()
         if events is None:  # not a real boundary (inside a string or a nested object), or bad data
             buf[start - 1], buf[cut] = saved_open, saved_close
             if not _cut_artifact(error, cut - start + 1):
@@ -404,6 +407,10 @@ def _decode_piece(data) -> list:
         return _loose_events(_EVENTS_ANY.decode(data))
 
 
+#: ``args`` keys decoded as raw JSON text (msgspec.convert cannot make a Raw) -> their _Args attribute.
+_RAW_KEYS = {"Input Dims": "input_dims", "Input type": "input_type"}
+
+
 def _loose_events(items: list) -> list:
     """Events of a piece whose shape the typed decoder refused (e.g. ``args`` that is not an object)."""
     out = []
@@ -413,8 +420,11 @@ def _loose_events(items: list) -> list:
         args = item.get("args")
         typed_args = None
         if isinstance(args, dict):
+            raw = {k: msgspec.Raw(msgspec.json.encode(args.pop(k))) for k in _RAW_KEYS if k in args}
             try:
                 typed_args = msgspec.convert(args, _Args, strict=False)
+                for k, v in raw.items():
+                    setattr(typed_args, _RAW_KEYS[k], v)
             except (msgspec.ValidationError, RecursionError):
                 typed_args = None
         out.append(_EventTyped(ph=item.get("ph"), cat=item.get("cat"), name=item.get("name"), pid=item.get("pid"),
