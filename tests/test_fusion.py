@@ -98,6 +98,32 @@ def test_ingest_keeps_input_dims_and_types(tmp_path):
     assert all(tl.kind[r] == 7 for r in ops.row.tolist())  # cpu_op rows
 
 
+def test_ingest_odd_input_dims_never_crash(tmp_path):
+    """Input Dims kept as raw text and decoded later: a number msgspec cannot hold (1e999), a TensorList, dims
+    that are not a list, a missing or short Input type, and the same text written twice."""
+    ops = [([[12345678, 4]], ["float"]), ([[[1, 2], [3]], [5]], ["TensorList", "float"]), ("[1,2]", ["float"]),
+           ([[3, 4]], None), ([[3, 4], [4]], ["float"]), ([[3, 4], [4]], ["float"]), ([[-1, 2]], "float")]
+    events = []
+    for i, (dims, types) in enumerate(ops):
+        args = {"Input Dims": dims} if types is None else {"Input Dims": dims, "Input type": types}
+        events.append({"ph": "X", "cat": "cpu_op", "name": f"aten::op{i}", "pid": 1, "tid": 1, "ts": 10 + 20 * i,
+                       "dur": 10, "args": args})
+    events.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 300, "dur": 5,
+                   "args": {"device": 0, "stream": 7}})
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"traceEvents": events}).replace("12345678", "1e999"), encoding="utf-8")
+    tl = load_timeline(str(path))
+    got = {tl.names[tl.name_id[r]]: (d, t) for r, d, t in zip(tl.op_inputs.row.tolist(), tl.op_inputs.dims,
+                                                                tl.op_inputs.types)}
+    assert "aten::op0" not in got  # (a number out of range: the whole text unreadable)
+    assert "aten::op2" not in got  # dims that are not a list
+    assert got["aten::op1"] == ((None, (5,)), ("TensorList", "float"))
+    assert got["aten::op3"] == (((3, 4),), ("",))
+    assert got["aten::op4"] == got["aten::op5"] == (((3, 4), (4,)), ("float", ""))  # (a short Input type)
+    assert got["aten::op4"][0] is got["aten::op5"][0]  # one decoded value per distinct text
+    assert got["aten::op6"] == ((None,), ("",))
+
+
 def test_spec_chain_with_shapes_hand_computed(tmp_path):
     rep = analyse_timeline(load_timeline(_two_steps(tmp_path)))
     assert len(rep.fusion) == 1

@@ -14,8 +14,6 @@ shapes keep their ``args["Input Dims"]`` / ``args["Input type"]`` (:class:`~kern
 
 from __future__ import annotations
 
-import gzip
-import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -40,6 +38,7 @@ from ...timeline_model import (
     InvalidRecord,
     OperatorInputs,
 )
+from ..inflate import GZIP_ERRORS
 from .decode import _NotTrace, _split_events, _Top, _where
 from .values import _int_column, _launch_chunk, _launch_columns, _ns_column
 
@@ -82,6 +81,17 @@ _BUSY = (KERNEL, MEMCPY, MEMSET)
 _NOT_SHAPED = object()  # (cached for dims that are not a list)
 _DTYPES = {"start_ns": np.int64, "end_ns": np.int64, "kind": np.uint8, "name_id": np.int32, "device": np.int16,
            "stream": np.int64, "correlation_id": np.int64, "bytes": np.int64}
+
+
+def _json(raw: bytes) -> Any:
+    """The value of a raw JSON text the decoder kept; None for an empty text or one msgspec cannot represent
+    (an integer beyond 64 bits ...)."""
+    if not raw:
+        return None
+    try:
+        return msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):  # (ValidationError is a DecodeError)
+        return None
 
 
 def _op_inputs(dims: Any, types: Any) -> tuple[tuple, tuple] | None:
@@ -128,7 +138,7 @@ def _parse_trace(stream: BinaryIO, source: str, label: str, chunk_bytes: int, op
     builder = _Builder(label)
     try:
         _split_events(stream, source, label, builder, chunk_bytes)
-    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+    except GZIP_ERRORS as exc:
         raise InputError(source, f"{_where(source, label)}corrupt or truncated gzip data ({exc})") from None
     except _NotTrace as exc:
         if not optional:
@@ -299,8 +309,7 @@ class _Builder:
             g = shapes.get(key)
             if g is None:
                 dims, types = key
-                g = shapes[key] = _op_inputs(msgspec.json.decode(dims), msgspec.json.decode(types) if types else
-                                             None) or _NOT_SHAPED
+                g = shapes[key] = _op_inputs(_json(dims), _json(types)) or _NOT_SHAPED
             got[j] = g
         row = np.array(ops[0], dtype=np.int64)
         if keep is not None:

@@ -22,15 +22,15 @@ import multiprocessing
 import os
 import re
 import tarfile
-import zlib
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from ...errors import InputError
+from ..inflate import GZIP_ERRORS, GZIP_MAGIC, gzip_reader
 from ..limits import InflateLimits, size_text
 from .columns import _Parsed, _parse_trace
 
-_GZIP_MAGIC = b"\x1f\x8b"
+_GZIP_MAGIC = GZIP_MAGIC
 
 
 # ---------------------------------------------------------------------------------------------------- one file
@@ -62,8 +62,8 @@ def _is_tar(fh: BinaryIO, head: bytes, name: str = "") -> bool:
         return True
     if head[:2] == _GZIP_MAGIC:
         try:
-            block = gzip.GzipFile(fileobj=fh, mode="rb").read(512)
-        except (OSError, EOFError, zlib.error):
+            block = gzip_reader(fh).read(512)
+        except (OSError, *GZIP_ERRORS):
             block = b""
         fh.seek(0)
         return block[257:262] == b"ustar"
@@ -99,14 +99,14 @@ class _Counted(io.RawIOBase):
     named ``why``)."""
 
     def __init__(self, inner: BinaryIO, budget: _Budget, member_limit: int, what: str,
-                 why: str = "the reader's limit") -> None:
+                 why: str = "the reader's limit", compressed: bool = False) -> None:
         self.inner = inner
         self.budget = budget
         self.member_limit = member_limit
         self.what = what
         self.why = why
         self.count = 0
-        self.compressed = isinstance(inner, gzip.GzipFile)  # byte offsets in messages are of decompressed data
+        self.compressed = compressed  # byte offsets in messages are of decompressed data
 
     def readable(self) -> bool:
         return True
@@ -124,8 +124,9 @@ class _Counted(io.RawIOBase):
 
 def _decompressed(fh: BinaryIO, head: bytes, source: str, budget: _Budget, member_limit: int,
                   what: str = "the trace", why: str = "the reader's limit") -> BinaryIO:
-    inner: BinaryIO = gzip.GzipFile(fileobj=fh, mode="rb") if head[:2] == _GZIP_MAGIC else fh
-    return _Counted(inner, budget, member_limit, what, why)  # type: ignore[return-value]
+    compressed = head[:2] == _GZIP_MAGIC
+    inner: BinaryIO = gzip_reader(fh) if compressed else fh
+    return _Counted(inner, budget, member_limit, what, why, compressed)  # type: ignore[return-value]
 
 
 _size = size_text
@@ -228,7 +229,9 @@ def _read_tar(fh: BinaryIO, src: str, budget: _Budget, max_member_bytes: int, ma
     declared = 0
     count = 0
     try:
-        with tarfile.open(fileobj=fh, mode="r|*") as tar:
+        gz = fh.read(2) == _GZIP_MAGIC
+        fh.seek(0)
+        with tarfile.open(fileobj=gzip_reader(fh), mode="r|") if gz else tarfile.open(fileobj=fh, mode="r|*") as tar:
             for m in tar:
                 count += 1
                 if count > max_members:
@@ -256,10 +259,10 @@ def _read_tar(fh: BinaryIO, src: str, budget: _Budget, max_member_bytes: int, ma
                 stream = _decompressed(body, head, src, budget, max_member_bytes, what=f"member '{m.name}'",
                                       why="the reader's limit per archive member")
                 out.append(_parse_trace(stream, src, m.name, chunk_bytes, optional=True))
-    except (tarfile.TarError, EOFError, zlib.error) as exc:
-        raise InputError(src, f"corrupt or truncated archive ({exc})") from None
     except gzip.BadGzipFile as exc:
         raise InputError(src, f"corrupt gzip data in the archive ({exc})") from None
+    except (tarfile.TarError, *GZIP_ERRORS) as exc:
+        raise InputError(src, f"corrupt or truncated archive ({exc})") from None
     if not out:
         raise InputError(src, "archive holds no PyTorch profiler traces (*.json / *.json.gz)"
                               + (f"; it holds: {', '.join(skipped[:5])}" if skipped else ""))
@@ -289,3 +292,8 @@ class _Prefixed(io.RawIOBase):
                 data += self.inner.read(n - len(data))
             return data
         return self.inner.read(n)
+
+    def readinto(self, b) -> int:  # (isal's gzip reader fills buffers)
+        data = self.read(len(b))
+        b[:len(data)] = data
+        return len(data)
