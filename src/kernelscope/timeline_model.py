@@ -22,6 +22,7 @@ its reader produces a :class:`TimelineSummary` instead (see there for what canno
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
@@ -227,8 +228,9 @@ class OperatorInputs:
         mapped = new[self.row]
         sel = np.flatnonzero(mapped >= 0)
         order = sel[np.argsort(mapped[sel], kind="stable")]
-        return OperatorInputs(mapped[order], tuple(self.dims[i] for i in order.tolist()),
-                              tuple(self.types[i] for i in order.tolist()))
+        picked = order.tolist()
+        return OperatorInputs(mapped[order], tuple(map(self.dims.__getitem__, picked)),
+                              tuple(map(self.types.__getitem__, picked)))
 
 
 _LAUNCH_FIELDS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers_per_thread",
@@ -411,7 +413,8 @@ def merge_timelines(timelines: Sequence[Timeline], path: str | None = None, form
         offsets = np.cumsum([0] + [len(tl) for tl in timelines[:-1]])
         parts = [(tl.op_inputs, off) for tl, off in zip(timelines, offsets.tolist()) if tl.op_inputs is not None]
         op_inputs = OperatorInputs(np.concatenate([p.row + off for p, off in parts]),
-                                   tuple(d for p, _ in parts for d in p.dims), tuple(t for p, _ in parts for t in p.types))
+                                   tuple(chain.from_iterable(p.dims for p, _ in parts)),
+                                   tuple(chain.from_iterable(p.types for p, _ in parts)))
     return Timeline(
         path=path if path is not None else timelines[0].path,
         format=format if format is not None else timelines[0].format,
