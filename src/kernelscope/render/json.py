@@ -26,7 +26,7 @@ from ..model import DeviceInfo, KernelProfile, LaunchConfig
 from ..notes import Note
 from ..version import __version__
 from .common import Fmt
-from .documents import encode
+from .documents import encode_bytes
 from .documents.common import EvidenceDoc, FindingDoc, LocationDoc, NoteDoc, NullReason
 from .documents.diagnosis import (
     AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, GroupSavingDoc, GroupSpreadDoc, ImplausibleDoc,
@@ -318,4 +318,9 @@ def document(results: Sequence[ReportDiagnosis], lang: str) -> DiagnosisDoc:
 
 def to_json_text(results: Sequence[ReportDiagnosis], lang: str) -> str:
     """The document as indented JSON text (Chinese advice kept as UTF-8)."""
-    return encode(document(results, lang))
+    return to_json_bytes(results, lang).decode("utf-8")
+
+
+def to_json_bytes(results: Sequence[ReportDiagnosis], lang: str) -> bytes:
+    """:func:`to_json_text` as the UTF-8 bytes written (``diagnose --format json`` writes them as they are)."""
+    return encode_bytes(document(results, lang))
