@@ -40,7 +40,8 @@ _CONTROL = dict.fromkeys(range(32), "?") | {127: "?"}
 
 def safe(text: str) -> str:
     """Text from an input file with control characters (ESC, newlines...) replaced, safe for a terminal."""
-    return str(text).translate(_CONTROL)
+    text = str(text)
+    return text if text.isprintable() else text.translate(_CONTROL)  # (printable: none of those characters)
 
 
 def md_code(text: str) -> str:
@@ -103,6 +104,12 @@ def factor(value: float | None, digits: int = 2) -> str:
     return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
 
 
+def note_memo(note: Note | str) -> tuple | str | None:
+    """A key equal for two notes only when they are worded alike in every language: a bare key itself, else
+    :func:`_memo_key`; None when a value is not a plain number, string or None."""
+    return note if isinstance(note, str) else _memo_key(note)
+
+
 def _memo_key(note: Note) -> tuple | None:
     """A key that tells apart every note that could be worded differently (values by type, the sign of a zero), or
     None when a value is not a plain number, string or None (it is then worded every time)."""
@@ -136,7 +143,9 @@ class Fmt:
     def __init__(self, lang: str) -> None:
         self.lang = check_lang(lang)
         self.nm = label("not_measured", lang)
-        self._notes: dict[tuple, str] = {}  # worded notes by (key, values): launches repeat the same findings
+        self._notes: dict[tuple | str, str] = {}  # worded notes by (key, values) or bare key: launches repeat the same findings
+        #: the JSON document of each distinct note (:func:`note_memo` key -> NoteDoc), built once (render.json.notes)
+        self.note_docs: dict[tuple | str, Any] = {}
         p = _PUNCT[self.lang]
         self.semi, self.comma, self.colon, self.stop = p["semi"], p["comma"], p["colon"], p["stop"]
         self._open, self._close, self._range = p["open"], p["close"], p["range"]
@@ -242,8 +251,11 @@ class Fmt:
 
     def note(self, note: Note | str) -> str:
         """A finding (a :class:`Note`, or a bare note key such as a roofline ``not_measured`` entry)."""
-        if isinstance(note, str):
-            return note_text(note, {}, self.lang)
+        if isinstance(note, str):  # (worded once: a bare key has no values; keys of the memo below are tuples)
+            text = self._notes.get(note)
+            if text is None:
+                text = self._notes[note] = note_text(note, {}, self.lang)
+            return text
         memo = _memo_key(note)
         text = self._notes.get(memo) if memo is not None else None
         if text is None:

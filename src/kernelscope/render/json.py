@@ -25,7 +25,7 @@ from ..knowledge.plausibility import implausible_note
 from ..model import DeviceInfo, KernelProfile, LaunchConfig
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt
+from .common import Fmt, note_memo
 from .documents import encode_bytes
 from .documents.common import EvidenceDoc, FindingDoc, LocationDoc, NoteDoc, NullReason
 from .documents.diagnosis import (
@@ -48,12 +48,20 @@ def finite(value: float | None) -> float | None:
 
 
 def notes(items: Iterable[Note | str], f: Fmt) -> list[NoteDoc]:
-    """Notes as documents ``{key, text (in the output language), values}``; bare keys get empty values."""
+    """Notes as documents ``{key, text (in the output language), values}``; bare keys get empty values. A document
+    is built once per distinct note (:func:`.common.note_memo`) and shared: launches repeat the same notes."""
     out = []
+    built = f.note_docs
     for n in items:
-        key, values = (n, {}) if isinstance(n, str) else (n.key, dict(n.values))
-        values = {k: finite(v) if isinstance(v, float) else v for k, v in values.items()}
-        out.append(NoteDoc(key=key, text=f.note(n), values=values))
+        memo = note_memo(n)
+        doc = built.get(memo) if memo is not None else None
+        if doc is None:
+            key, values = (n, {}) if isinstance(n, str) else (n.key, dict(n.values))
+            values = {k: finite(v) if isinstance(v, float) else v for k, v in values.items()}
+            doc = NoteDoc(key=key, text=f.note(n), values=values)
+            if memo is not None:
+                built[memo] = doc
+        out.append(doc)
     return out
 
 
