@@ -16,7 +16,8 @@ Beside them it runs the bare floor (issue 31): the same file read with the plain
 interpreter start, ``python -c`` opening it and iterating the standard ``csv`` reader over every row (the rows
 made, counted, not kept, no analysis): what reading the CSV costs. Every run of ``--repeat N`` runs the floor and
 then each format once, alternating (so a busy machine slows both alike), and the table gives the median wall time
-of the N runs and its ratio to the floor's median (``x floor``).
+of the N runs and its ratio to the floor's median (``x floor``), and the same of the CPU time (user + system,
+``os.wait4``), which other work on a shared machine sways less.
 
 The generated file copies the layout of the corpus details export ``ncu_csv/llmperfopt_rtx5090_kernel0003_ncu.details.csv``
 (Nsight Compute 2025: 20 columns, every field quoted, metric rows ending after "Metric Value" with a trailing comma,
@@ -263,7 +264,7 @@ def generate(path: Path, launches: int = 5000, kernels: int = 200, seed: int = 1
 
 def _run(argv: list[str], stdout_path: Path | None, pythonpath: str | None = None) -> tuple[float, int, int]:
     """(wall s, peak RSS bytes, exit status) of one whole process (``pythonpath``: its ``PYTHONPATH``, else the
-    caller's)."""
+    caller's); its CPU time (user + system, s) is added to :data:`CPU`."""
     out = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
     env = None if pythonpath is None else dict(os.environ, PYTHONPATH=pythonpath)
     try:
@@ -275,11 +276,16 @@ def _run(argv: list[str], stdout_path: Path | None, pythonpath: str | None = Non
         err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
         if proc.returncode:
             print(f"   exit {proc.returncode}: {err[-2000:]}", file=sys.stderr)
+        CPU.append(usage.ru_utime + usage.ru_stime)
         return wall, usage.ru_maxrss * 1024, proc.returncode
     finally:
         if stdout_path:
             out.close()
 
+
+#: CPU seconds (user + system) of every process :func:`_run` ran, in order (less swayed than wall time by other
+#: work on a shared machine).
+CPU: list[float] = []
 
 #: The bare floor: the standard csv reader over every row of the file, in a process of its own.
 FLOOR = ("import csv, sys\nn = 0\nwith open(sys.argv[1], newline='', encoding='utf-8') as fh:\n"
@@ -342,21 +348,24 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [x.strip() for x in args.only.split(",") if x.strip()]
         formats = ["floor", *[f"{x} before" for x in chosen if args.before], *chosen]
         walls: dict[str, list[float]] = {fmt: [] for fmt in formats}
+        cpus: dict[str, list[float]] = {fmt: [] for fmt in formats}
         results: dict[str, tuple] = {}
         for _ in range(max(1, args.repeat)):
             for fmt in formats:
                 wall, result = _format_run(fmt, exe, src, tmp, args.extra.split(), args.before)
                 walls[fmt].append(wall)
+                cpus[fmt].append(CPU[-1])
                 results[fmt] = result
-        floor = statistics.median(walls["floor"])
+        floor, floor_cpu = statistics.median(walls["floor"]), statistics.median(cpus["floor"])
         print()
-        print(f"{'format':<13} {'wall s':>8} {'x floor':>8} {'runs s':>24} {'peak RSS MB':>12} {'output MB':>10} "
+        print(f"{'format':<13} {'wall s':>8} {'x floor':>8} {'runs s':>24} {'cpu s':>7} {'x floor':>8} {'peak RSS MB':>12} {'output MB':>10} "
               f"{'lines':>9} {'files':>6} {'exit':>5}")
         for fmt in formats:
             rss, size, lines, nfiles, rc = results[fmt]
             wall = statistics.median(walls[fmt])
             runs = " ".join(f"{w:.2f}" for w in walls[fmt])
-            print(f"{fmt:<13} {wall:>8.2f} {wall / floor:>7.2f}x {runs:>24} {rss / 1e6:>12.0f} {size / 1e6:>10.2f} "
+            cpu = statistics.median(cpus[fmt])
+            print(f"{fmt:<13} {wall:>8.2f} {wall / floor:>7.2f}x {runs:>24} {cpu:>7.2f} {cpu / floor_cpu:>7.2f}x {rss / 1e6:>12.0f} {size / 1e6:>10.2f} "
                   f"{lines:>9,} {nfiles:>6} {rc:>5}")
         if args.keep:
             print(f"\nkept: {tmp}")
