@@ -204,17 +204,14 @@ def _clip(text: str, n: int = 160) -> str:
 def _rows(source: str, lines: _Lines) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) of every CSV row after the header; ncu message lines and blank lines skipped."""
     reader = csv.reader(lines, strict=True)
-    while True:
-        lines.record_start = None
-        try:
-            fields = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise InputError(source, f"line {lines.record_start or lines.n}: malformed CSV line ({exc})") from None
-        if not fields or (not fields[0].strip() and all(not f.strip() for f in fields)):
-            continue
-        yield lines.record_start or lines.n, fields
+    lines.record_start = None  # (set again after each row: the line the next row starts on)
+    try:
+        for fields in reader:
+            if fields and (fields[0].strip() or not all(not f.strip() for f in fields)):
+                yield lines.record_start or lines.n, fields
+            lines.record_start = None
+    except csv.Error as exc:
+        raise InputError(source, f"line {lines.record_start or lines.n}: malformed CSV line ({exc})") from None
 
 
 class _Launches:
