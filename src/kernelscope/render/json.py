@@ -25,7 +25,7 @@ from ..knowledge.plausibility import implausible_note
 from ..model import DeviceInfo, KernelProfile, LaunchConfig
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt, note_memo
+from .common import Fmt, memo_key
 from .documents import encode_bytes
 from .documents.common import EvidenceDoc, FindingDoc, LocationDoc, NoteDoc, NullReason
 from .documents.diagnosis import (
@@ -49,11 +49,11 @@ def finite(value: float | None) -> float | None:
 
 def notes(items: Iterable[Note | str], f: Fmt) -> list[NoteDoc]:
     """Notes as documents ``{key, text (in the output language), values}``; bare keys get empty values. A document
-    is built once per distinct note (:func:`.common.note_memo`) and shared: launches repeat the same notes."""
+    is built once per distinct note (:func:`.common.memo_key`) and shared: launches repeat the same notes."""
     out = []
     built = f.note_docs
     for n in items:
-        memo = note_memo(n)
+        memo = n if isinstance(n, str) else memo_key(n)
         doc = built.get(memo) if memo is not None else None
         if doc is None:
             key, values = (n, {}) if isinstance(n, str) else (n.key, dict(n.values))
