@@ -2,7 +2,7 @@
 """Benchmark helper (not a test): dump kernelscope's JSON outputs for every file of ``../shared/corpus`` into a
 folder, to compare two versions of the code byte for byte (issue 31: "no figure of any output changes").
 
-For every corpus file: ``diagnose --format json FILE``; for every timeline input (``nsys/``, ``torch_traces/``):
+For every corpus file: ``diagnose --format json FILE`` (and with ``--table`` the table, ``diagnose FILE``); for every timeline input (``nsys/``, ``torch_traces/``):
 ``timeline --format json FILE`` too; and ``compare --format json`` of corpus pairs. Each command runs as its own
 process with the ``PYTHONPATH`` of the caller (so ``PYTHONPATH=/tmp/base/src`` dumps another checkout); its exit
 status, standard output and standard error are written as ``NAME.rc``, ``NAME.json``, ``NAME.err``.
@@ -31,13 +31,16 @@ PAIRS = (
 )
 
 
-def commands(corpus: Path) -> list[tuple[str, list[str]]]:
-    """(output name, kernelscope arguments) for every dump; raises nothing (a missing corpus gives no commands)."""
+def commands(corpus: Path, table: bool = False) -> list[tuple[str, list[str]]]:
+    """(output name, kernelscope arguments) for every dump; with ``table`` also the ``diagnose`` table of every
+    corpus file; raises nothing (a missing corpus gives no commands)."""
     out: list[tuple[str, list[str]]] = []
     for f in sorted(p for p in corpus.rglob("*") if p.is_file() and p.name != "README.md"):
         rel = f.relative_to(corpus).as_posix()
         key = rel.replace("/", "__")
         out.append((f"diagnose__{key}", ["diagnose", "--format", "json", str(f)]))
+        if table:
+            out.append((f"table__{key}", ["diagnose", str(f)]))
         if rel.startswith(("nsys/", "torch_traces/")):
             out.append((f"timeline__{key}", ["timeline", "--format", "json", str(f)]))
     for a, b in PAIRS:
@@ -75,11 +78,12 @@ def main() -> int:
     ap.add_argument("other", type=Path, nargs="?")
     ap.add_argument("--diff", action="store_true", help="compare two dump folders instead")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--table", action="store_true", help="also the diagnose table of every corpus file")
     ns = ap.parse_args()
     if ns.diff:
         return 1 if diff(ns.dest, ns.other) else 0
     ns.dest.mkdir(parents=True, exist_ok=True)
-    jobs = commands(CORPUS)
+    jobs = commands(CORPUS, ns.table)
     with concurrent.futures.ThreadPoolExecutor(ns.jobs) as ex:
         for name in ex.map(lambda j: _run(j, ns.dest), jobs):
             pass

@@ -12,6 +12,13 @@ of 200 kernel names, then runs, each as a whole process (interpreter start, impo
 and prints, side by side, the wall time, the peak RSS of the process (``os.wait4``'s ``ru_maxrss``) and the size
 of what it wrote (bytes, and lines for the table; chart files beside the Markdown counted in).
 
+Beside them it runs the bare floor (issue 31): the same file read with the plain library, as a whole process with
+interpreter start, ``python -c`` opening it and iterating the standard ``csv`` reader over every row (the rows
+made, counted, not kept, no analysis): what reading the CSV costs. Every run of ``--repeat N`` runs the floor and
+then each format once, alternating (so a busy machine slows both alike), and the table gives the median wall time
+of the N runs and its ratio to the floor's median (``x floor``), and the same of the CPU time (user + system,
+``os.wait4``), which other work on a shared machine sways less.
+
 The generated file copies the layout of the corpus details export ``ncu_csv/llmperfopt_rtx5090_kernel0003_ncu.details.csv``
 (Nsight Compute 2025: 20 columns, every field quoted, metric rows ending after "Metric Value" with a trailing comma,
 rule rows with empty metric columns and section identifiers, values as printed with thousands separators and
@@ -26,6 +33,7 @@ drawn from a fixed seed: every run writes the same file.
     python benchmarks/many_launches_bench.py                     # 5,000 launches, 200 kernels
     python benchmarks/many_launches_bench.py --launches 1000 --keep
     python benchmarks/many_launches_bench.py --only json,table   # a subset of the formats
+    python benchmarks/many_launches_bench.py --only json --repeat 5   # JSON against the floor, 5 alternating runs
 
 Targets (issue 16 "Everyday use"): HTML and Markdown of 5,000 launches under 10 s and under 5 MB, the table
 readable (grouped), JSON under 3 s.
@@ -38,6 +46,7 @@ import math
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -253,26 +262,66 @@ def generate(path: Path, launches: int = 5000, kernels: int = 200, seed: int = 1
     return {"launches": len(order), "kernels": kernels, "bytes": path.stat().st_size}
 
 
-def _run(argv: list[str], stdout_path: Path | None) -> tuple[float, int, int]:
-    """(wall s, peak RSS bytes, exit status) of one whole process."""
+def _run(argv: list[str], stdout_path: Path | None, pythonpath: str | None = None) -> tuple[float, int, int]:
+    """(wall s, peak RSS bytes, exit status) of one whole process (``pythonpath``: its ``PYTHONPATH``, else the
+    caller's); its CPU time (user + system, s) is added to :data:`CPU`."""
     out = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
+    env = None if pythonpath is None else dict(os.environ, PYTHONPATH=pythonpath)
     try:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
         if proc.returncode:
             print(f"   exit {proc.returncode}: {err[-2000:]}", file=sys.stderr)
+        CPU.append(usage.ru_utime + usage.ru_stime)
         return wall, usage.ru_maxrss * 1024, proc.returncode
     finally:
         if stdout_path:
             out.close()
 
 
+#: CPU seconds (user + system) of every process :func:`_run` ran, in order (less swayed than wall time by other
+#: work on a shared machine).
+CPU: list[float] = []
+
+#: The bare floor: the standard csv reader over every row of the file, in a process of its own.
+FLOOR = ("import csv, sys\nn = 0\nwith open(sys.argv[1], newline='', encoding='utf-8') as fh:\n"
+         "    for row in csv.reader(fh):\n        n += 1\nprint(n)\n")
+
+
 def _size(paths: list[Path]) -> int:
     return sum(p.stat().st_size for p in paths if p.exists())
+
+
+def _format_run(fmt: str, exe: str, src: Path, tmp: Path, extra: list[str],
+                before: str | None = None) -> tuple[float, tuple]:
+    """One whole process of ``fmt`` ("floor", a diagnose format, or one with " before": the code of ``before``, a
+    ``src`` folder put first on ``PYTHONPATH``): (wall s, (peak RSS bytes, bytes written, lines written, files
+    written, exit status))."""
+    fmt, _, other = fmt.partition(" ")
+    pythonpath = before if other else None
+    run = lambda argv, out: _run(argv, out, pythonpath)  # noqa: E731
+    tmp = tmp / "before" if other else tmp
+    tmp.mkdir(exist_ok=True)
+    base = [exe, "diagnose", str(src), "--quiet", *extra]
+    if fmt == "floor":
+        out = tmp / "out.floor"
+        wall, rss, rc = run([sys.executable, "-c", FLOOR, str(src)], out)
+        files = [out]
+    elif fmt in ("json", "table"):
+        out = tmp / f"out.{fmt}"
+        cmd = base + (["--format", "json"] if fmt == "json" else [])
+        wall, rss, rc = run(cmd, out)
+        files = [out]
+    else:
+        out = tmp / f"report.{'md' if fmt == 'markdown' else 'html'}"
+        wall, rss, rc = run(base + ["--format", fmt, "-o", str(out)], None)
+        files = [out] + sorted(tmp.glob("report_*.svg")) if fmt == "markdown" else [out]
+    lines = sum(1 for _ in open(out, "rb")) if out.exists() else 0
+    return wall, (rss, _size(files), lines, len(files), rc)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,6 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="json,table,markdown,html", help="comma-separated formats to run")
     ap.add_argument("--extra", default="", help="extra arguments for every diagnose run, e.g. '--launches all'")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (its path is printed)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of the floor and each format, alternating; medians")
+    ap.add_argument("--before", metavar="SRC", help="also run each format with PYTHONPATH=SRC (another checkout's "
+                    "src folder, e.g. of `git archive`), alternating with this one, as 'FORMAT before'")
     args = ap.parse_args(argv)
     exe = shutil.which("kernelscope", path=str(Path(sys.executable).parent)) or "kernelscope"
     tmp = Path(tempfile.mkdtemp(prefix="ks_many_launches_"))
@@ -293,25 +345,28 @@ def main(argv: list[str] | None = None) -> int:
               f"{info['bytes'] / 1e6:.1f} MB (written in {time.perf_counter() - t0:.1f} s)")
         print(f"   load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; nproc {os.cpu_count()}; "
               f"Python {sys.version.split()[0]}")
-        extra = args.extra.split()
-        results = []
-        for fmt in [x.strip() for x in args.only.split(",") if x.strip()]:
-            base = [exe, "diagnose", str(src), "--quiet", *extra]
-            if fmt in ("json", "table"):
-                out = tmp / f"out.{fmt}"
-                cmd = base + (["--format", "json"] if fmt == "json" else [])
-                wall, rss, rc = _run(cmd, out)
-                files = [out]
-            else:
-                out = tmp / f"report.{'md' if fmt == 'markdown' else 'html'}"
-                wall, rss, rc = _run(base + ["--format", fmt, "-o", str(out)], None)
-                files = [out] + sorted(tmp.glob("report_*.svg")) if fmt == "markdown" else [out]
-            lines = sum(1 for _ in open(out, "rb")) if out.exists() else 0
-            results.append((fmt, wall, rss, _size(files), lines, len(files), rc))
+        chosen = [x.strip() for x in args.only.split(",") if x.strip()]
+        formats = ["floor", *[f"{x} before" for x in chosen if args.before], *chosen]
+        walls: dict[str, list[float]] = {fmt: [] for fmt in formats}
+        cpus: dict[str, list[float]] = {fmt: [] for fmt in formats}
+        results: dict[str, tuple] = {}
+        for _ in range(max(1, args.repeat)):
+            for fmt in formats:
+                wall, result = _format_run(fmt, exe, src, tmp, args.extra.split(), args.before)
+                walls[fmt].append(wall)
+                cpus[fmt].append(CPU[-1])
+                results[fmt] = result
+        floor, floor_cpu = statistics.median(walls["floor"]), statistics.median(cpus["floor"])
         print()
-        print(f"{'format':<10} {'wall s':>8} {'peak RSS MB':>12} {'output MB':>10} {'lines':>9} {'files':>6} {'exit':>5}")
-        for fmt, wall, rss, size, lines, nfiles, rc in results:
-            print(f"{fmt:<10} {wall:>8.2f} {rss / 1e6:>12.0f} {size / 1e6:>10.2f} {lines:>9,} {nfiles:>6} {rc:>5}")
+        print(f"{'format':<13} {'wall s':>8} {'x floor':>8} {'runs s':>24} {'cpu s':>7} {'x floor':>8} {'peak RSS MB':>12} {'output MB':>10} "
+              f"{'lines':>9} {'files':>6} {'exit':>5}")
+        for fmt in formats:
+            rss, size, lines, nfiles, rc = results[fmt]
+            wall = statistics.median(walls[fmt])
+            runs = " ".join(f"{w:.2f}" for w in walls[fmt])
+            cpu = statistics.median(cpus[fmt])
+            print(f"{fmt:<13} {wall:>8.2f} {wall / floor:>7.2f}x {runs:>24} {cpu:>7.2f} {cpu / floor_cpu:>7.2f}x {rss / 1e6:>12.0f} {size / 1e6:>10.2f} "
+                  f"{lines:>9,} {nfiles:>6} {rc:>5}")
         if args.keep:
             print(f"\nkept: {tmp}")
     finally:

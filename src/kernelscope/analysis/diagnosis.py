@@ -318,8 +318,8 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
     for rank, (i, marginal, saved, tier) in enumerate(order):
         f = out[i]  # type: ignore[index]
         gain = min(marginal, f.estimated_speedup) if marginal is not None and f.estimated_speedup is not None else None
-        out[i] = replace(f, rank=rank, marginal_speedup=gain, saved_share=saved,  # type: ignore[index]
-                         negligible=tier == "negligible")
+        out[i] = f.but(rank=rank, marginal_speedup=gain, saved_share=saved,  # type: ignore[index]
+                       negligible=tier == "negligible")
     out = tuple(out)
     specific = [f for f in out if f.advice and f.advice.startswith("finding:") and f.id not in FALLBACK_FINDINGS]
     busiest = units.busiest

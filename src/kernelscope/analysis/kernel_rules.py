@@ -227,7 +227,7 @@ class KernelContext:
             return None
         if text.level == "code" and finding.advice is not None and finding.advice.startswith("finding:") \
                 and self.facts & {"library", "debug_build"}:
-            return replace(finding, advice=None)
+            return finding.but(advice=None)
         return finding
 
     def bound(self, rule_id: str, bound: str, note: Note, *evidence: Evidence, key: str) -> Finding:

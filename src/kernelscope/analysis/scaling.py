@@ -17,6 +17,7 @@ Pure functions over :class:`~.diagnosis.KernelDiagnosis`; no I/O.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
@@ -78,11 +79,13 @@ def scalings(diagnoses: Iterable, crit: Mapping[str, float]) -> list[Scaling]:
     out = []
     for ds in by_name.values():
         ds = sorted(ds, key=lambda d: d.kernel.launch.blocks)
+        blocks = [d.kernel.launch.blocks for d in ds]
         for i, a in enumerate(ds):
-            for b in ds[i + 1:]:
-                ba, bb = a.kernel.launch.blocks, b.kernel.launch.blocks
-                if bb / ba < min_ratio:
-                    continue
+            ba = blocks[i]
+            # blocks ascend: the launches with bb / ba >= min_ratio are a suffix (a kernel's thousand launches of
+            # one grid shape are not compared pair by pair)
+            first = bisect_left(blocks, True, i + 1, key=lambda bb, ba=ba: bb / ba >= min_ratio)
+            for b, bb in zip(ds[first:], blocks[first:]):
                 wa = _work(a, WORK)
                 wb = b.kernel.metrics.get(wa[0]) if wa else None
                 if not wa or not wb or abs(wb / wa[1] - 1.0) > tol:

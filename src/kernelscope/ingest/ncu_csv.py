@@ -118,7 +118,8 @@ class _Lines:
         while True:
             line = next(self._fh)
             self.n += 1
-            if not _note_message(line, self.n, self.messages):
+            # (a line opening with a quote, as every quoted CSV row does, is never an ncu message)
+            if line[:1] == '"' or not _note_message(line, self.n, self.messages):
                 if self.record_start is None:
                     self.record_start = self.n
                 return line
@@ -203,17 +204,14 @@ def _clip(text: str, n: int = 160) -> str:
 def _rows(source: str, lines: _Lines) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) of every CSV row after the header; ncu message lines and blank lines skipped."""
     reader = csv.reader(lines, strict=True)
-    while True:
-        lines.record_start = None
-        try:
-            fields = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise InputError(source, f"line {lines.record_start or lines.n}: malformed CSV line ({exc})") from None
-        if not fields or (not fields[0].strip() and all(not f.strip() for f in fields)):
-            continue
-        yield lines.record_start or lines.n, fields
+    lines.record_start = None  # (set again after each row: the line the next row starts on)
+    try:
+        for fields in reader:
+            if fields and (fields[0].strip() or not all(not f.strip() for f in fields)):
+                yield lines.record_start or lines.n, fields
+            lines.record_start = None
+    except csv.Error as exc:
+        raise InputError(source, f"line {lines.record_start or lines.n}: malformed CSV line ({exc})") from None
 
 
 class _Launches:
@@ -342,20 +340,30 @@ def _read_details(
 
     last_key: tuple[str, str, str] | None = None
     group: dict = {}
+    width = len(header)
+    # the columns up to the metric's and the launch's identity (most rows: one bounds check for all of them)
+    plain = max(metric_width, *(i + 1 for i in (i_pid, i_label) if i is not None))
     for line, fields in rows:
-        if not fields[0].strip().isdigit() and _is_header(fields):  # (a launch ID is never a header)
+        n = len(fields)
+        kid = fields[0].strip()
+        if not kid.isdigit() and _is_header(fields):  # (a launch ID is never a header)
             return line, [f.strip() for f in fields]
-        if len(fields) > len(header) and any(f.strip() for f in fields[len(header):]):
+        if n > width and any(f.strip() for f in fields[width:]):
             raise InputError(source, f"line {line}: malformed details row ({len(fields)} fields, the header on line "
                                      f"{header_line} has {len(header)})")
-        is_rule = i_rule is not None and i_rule < len(fields) and fields[i_rule].strip() != "" and not cell(
+        is_rule = i_rule is not None and i_rule < n and fields[i_rule].strip() != "" and not cell(
             fields, i_name).strip()
-        if not is_rule and len(fields) < metric_width:
+        if not is_rule and n < metric_width:
             raise InputError(source, f"line {line}: malformed details row ({len(fields)} fields; a metric row needs "
                                      f"{metric_width}, up to \"Metric Value\", as the header on line {header_line})")
-        kid = _check_id(source, line, fields[i_id], "details")
-        name = cell(fields, i_kernel)
-        key = (kid, name, cell(fields, i_pid).strip())
+        if i_id or not kid.isdigit():
+            kid = _check_id(source, line, fields[i_id], "details")
+        if n >= plain:
+            name = fields[i_kernel]
+            key = (kid, name, "" if i_pid is None else fields[i_pid].strip())
+        else:
+            name = cell(fields, i_kernel)
+            key = (kid, name, cell(fields, i_pid).strip())
         if key != last_key:  # (the rows of one launch come together: one lookup per launch, not per row)
             last_key, group = key, launches.group(
                 key, header_line,
@@ -377,7 +385,7 @@ def _read_details(
                 group["rows"].append(rule)
         else:
             group["rows"].append(MetricRow(fields[i_sec], fields[i_name], fields[i_unit], fields[i_value], line,
-                                           cell(fields, i_label)))
+                                           "" if i_label is None else cell(fields, i_label)))
     return None
 
 

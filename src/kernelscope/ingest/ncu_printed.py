@@ -37,10 +37,11 @@ def parse_number(text: str) -> float | None:
         ValueError: anything else, including a comma that is not a thousands separator (``"20,23"``: the
             scale would be a guess).
     """
-    try:
-        return float(text)  # the common case: a plain number (float() takes exactly what the end of this does)
-    except ValueError:
-        pass
+    if "," not in text:  # (float() refuses every comma: a thousands separator is not tried, its error not raised)
+        try:
+            return float(text)  # the common case: a plain number (float() takes exactly what the end of this does)
+        except ValueError:
+            pass
     t = text.strip()
     if t.startswith(_ISSUE_MARK):
         t = t[len(_ISSUE_MARK):].strip()

@@ -4,7 +4,7 @@ demangled names, and the advice they get instead of code-level remedies."""
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from . import Model, NonEmpty, check_lang, load
 
@@ -39,8 +39,10 @@ def _compiled() -> tuple[tuple[Family, tuple[re.Pattern[str], ...]], ...]:
     return tuple((f, tuple(re.compile(p) for p in f.patterns)) for f in families())
 
 
+@lru_cache(maxsize=4096)
 def family_of(name: str) -> Family | None:
-    """The first family one of whose patterns occurs in ``name`` (a demangled kernel name), or None."""
+    """The first family one of whose patterns occurs in ``name`` (a demangled kernel name), or None. Memoised: a
+    report asks it for every launch of the same few hundred kernel names."""
     for family, patterns in _compiled():
         if any(p.search(name) for p in patterns):
             return family

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import string
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.engine import Finding
@@ -40,7 +40,7 @@ _CONTROL = dict.fromkeys(range(32), "?") | {127: "?"}
 
 def safe(text: str) -> str:
     """Text from an input file with control characters (ESC, newlines...) replaced, safe for a terminal."""
-    return str(text).translate(_CONTROL)
+    return text if type(text) is str and text.isprintable() else str(text).translate(_CONTROL)  # (printable: none)
 
 
 def md_code(text: str) -> str:
@@ -103,7 +103,7 @@ def factor(value: float | None, digits: int = 2) -> str:
     return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
 
 
-def _memo_key(note: Note) -> tuple | None:
+def memo_key(note: Note) -> tuple | None:
     """A key that tells apart every note that could be worded differently (values by type, the sign of a zero), or
     None when a value is not a plain number, string or None (it is then worded every time)."""
     items: list = [note.key]
@@ -136,7 +136,9 @@ class Fmt:
     def __init__(self, lang: str) -> None:
         self.lang = check_lang(lang)
         self.nm = label("not_measured", lang)
-        self._notes: dict[tuple, str] = {}  # worded notes by (key, values): launches repeat the same findings
+        self._notes: dict[tuple | str, str] = {}  # worded notes by (key, values) or bare key: launches repeat the same findings
+        self._texts: dict[tuple, str] = {}  # finding titles and advice (:meth:`_worded`)
+        self.note_docs: dict[tuple | str, Any] = {}  # a note's JSON document by bare key or memo_key (json.notes)
         p = _PUNCT[self.lang]
         self.semi, self.comma, self.colon, self.stop = p["semi"], p["comma"], p["colon"], p["stop"]
         self._open, self._close, self._range = p["open"], p["close"], p["range"]
@@ -242,9 +244,11 @@ class Fmt:
 
     def note(self, note: Note | str) -> str:
         """A finding (a :class:`Note`, or a bare note key such as a roofline ``not_measured`` entry)."""
-        if isinstance(note, str):
-            return note_text(note, {}, self.lang)
-        memo = _memo_key(note)
+        if isinstance(note, str):  # (worded once: a bare key has no values; keys of the memo below are tuples)
+            if note not in self._notes:
+                self._notes[note] = note_text(note, {}, self.lang)
+            return self._notes[note]
+        memo = memo_key(note)
         text = self._notes.get(memo) if memo is not None else None
         if text is None:
             text = safe(note_text(note.key, self.words(note.key, note.values), self.lang))
@@ -341,9 +345,22 @@ class Fmt:
             parts.append(fill(text, {**fields, **values}, self.lang))
         return safe(("" if self.zh else " ").join(parts))
 
+    def _worded(self, what: str, ident: str, finding: Finding | None, make: Callable[[], str]) -> str:
+        """``make()``, worded once per (what, ident, the finding's id, message and remedies: what decides it)."""
+        message = () if finding is None else memo_key(finding.message)
+        if message is None:  # a value that is not a plain one: worded every time
+            return make()
+        key = (what, ident) if finding is None else (what, ident, finding.id, message, finding.remedies)
+        if key not in self._texts:
+            self._texts[key] = make()
+        return self._texts[key]
+
     def finding_title(self, finding_id: str, finding: Finding | None = None) -> str:
         """The title of a root-cause finding (``data/findings.toml``) filled with ``finding``'s values; a finding
-        without an entry there (a class rule) is named by its id."""
+        without an entry there (a class rule) is named by its id. Worded once per distinct finding."""
+        return self._worded("title", finding_id, finding, lambda: self._finding_title(finding_id, finding))
+
+    def _finding_title(self, finding_id: str, finding: Finding | None) -> str:
         text = findings().get(finding_id)
         if text is None:
             return finding_id
@@ -370,7 +387,11 @@ class Fmt:
         return out
 
     def advice(self, advice_id: str, finding: Finding | None = None) -> str:
-        """The advice text of an advice id; ``finding:<id>`` advice is worded with ``finding``'s numbers."""
+        """The advice text of an advice id; ``finding:<id>`` advice is worded with ``finding``'s numbers. Worded
+        once per distinct finding."""
+        return self._worded("advice", advice_id, finding, lambda: self._advice(advice_id, finding))
+
+    def _advice(self, advice_id: str, finding: Finding | None) -> str:
         kind, _, rest = advice_id.partition(":")
         if kind == "finding":
             values = self.finding_values(finding) if finding is not None else {}

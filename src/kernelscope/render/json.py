@@ -25,8 +25,8 @@ from ..knowledge.plausibility import implausible_note
 from ..model import DeviceInfo, KernelProfile, LaunchConfig
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt
-from .documents import encode
+from .common import Fmt, memo_key
+from .documents import encode_bytes
 from .documents.common import EvidenceDoc, FindingDoc, LocationDoc, NoteDoc, NullReason
 from .documents.diagnosis import (
     AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, GroupSavingDoc, GroupSpreadDoc, ImplausibleDoc,
@@ -48,12 +48,20 @@ def finite(value: float | None) -> float | None:
 
 
 def notes(items: Iterable[Note | str], f: Fmt) -> list[NoteDoc]:
-    """Notes as documents ``{key, text (in the output language), values}``; bare keys get empty values."""
+    """Notes as documents ``{key, text (in the output language), values}``; bare keys get empty values. A document
+    is built once per distinct note (:func:`.common.memo_key`) and shared: launches repeat the same notes."""
     out = []
+    built = f.note_docs
     for n in items:
-        key, values = (n, {}) if isinstance(n, str) else (n.key, dict(n.values))
-        values = {k: finite(v) if isinstance(v, float) else v for k, v in values.items()}
-        out.append(NoteDoc(key=key, text=f.note(n), values=values))
+        memo = n if isinstance(n, str) else memo_key(n)
+        doc = built.get(memo) if memo is not None else None
+        if doc is None:
+            key, values = (n, {}) if isinstance(n, str) else (n.key, dict(n.values))
+            values = {k: finite(v) if isinstance(v, float) else v for k, v in values.items()}
+            doc = NoteDoc(key=key, text=f.note(n), values=values)
+            if memo is not None:
+                built[memo] = doc
+        out.append(doc)
     return out
 
 
@@ -318,4 +326,9 @@ def document(results: Sequence[ReportDiagnosis], lang: str) -> DiagnosisDoc:
 
 def to_json_text(results: Sequence[ReportDiagnosis], lang: str) -> str:
     """The document as indented JSON text (Chinese advice kept as UTF-8)."""
-    return encode(document(results, lang))
+    return to_json_bytes(results, lang).decode("utf-8")
+
+
+def to_json_bytes(results: Sequence[ReportDiagnosis], lang: str) -> bytes:
+    """:func:`to_json_text` as the UTF-8 bytes written (``diagnose --format json`` writes them as they are)."""
+    return encode_bytes(document(results, lang))
