@@ -137,7 +137,7 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector,
         # for HTML / Markdown, where in the code too (the launches with per-instruction data), from the same read.
         sources = None
         if args.format in ("html", "markdown"):
-            where = (SOURCE_TOP, "top" if args.format == "html" else ())  # the Markdown shows lines only: no SASS
+            where = (SOURCE_TOP, "top" if args.format == "html" else (), args.launches)  # Markdown: lines, no SASS
             both = run_map(diagnose_source_one, [(spools.path(path), options, where) for path in args.reports],
                            jobs=jobs, engine=args.engine, address=args.address, step=step, failed=batch.failed)
             results, sources = [rd for rd, _ in both], [spools.relabel(src) for _, src in both]

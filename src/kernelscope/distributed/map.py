@@ -110,16 +110,18 @@ def diagnose_one(job: tuple[str, dict[str, Any]]) -> Any:
     return diagnose_file(path, **kwargs)
 
 
-def diagnose_source_one(job: tuple[str, dict[str, Any], tuple[int, Any]]) -> tuple[Any, Any]:
-    """:func:`diagnose_one`, then where in the code for its launches (``diagnose --format html / markdown``): ``job``
-    is (path, keyword arguments of :func:`kernelscope.api.diagnose_file`, (top, sass) of
-    :func:`kernelscope.api.source_for`). Returns (its ReportDiagnosis, its SourceReport), both read from the one
-    parse of the report this process just made (a report read elsewhere would be parsed again)."""
+def diagnose_source_one(job: tuple[str, dict[str, Any], tuple[int, Any, str]]) -> tuple[Any, Any]:
+    """:func:`diagnose_one`, then where in the code for the launches its view shows (``diagnose --format html /
+    markdown``): ``job`` is (path, keyword arguments of :func:`kernelscope.api.diagnose_file`, (top, sass) of
+    :func:`kernelscope.api.source_for` and the ``--launches`` view). Returns (its ReportDiagnosis, its SourceReport),
+    both read from the one parse of the report this process just made (a report read elsewhere would be parsed
+    again); the per-instruction data of a launch no panel shows (one of a group's repeats) is not read."""
     from ..api import source_for
+    from ..render.launch_groups import panels
 
-    path, kwargs, (top, sass) = job
+    path, kwargs, (top, sass, view) = job
     rd = diagnose_one((path, kwargs))
-    return rd, source_for(rd, top, sass)
+    return rd, source_for(rd, top, sass, [d.kernel.index for d, _ in panels(rd, view)[0]])
 
 
 def timeline_one(job: tuple[str, str | None, int]) -> Any:
