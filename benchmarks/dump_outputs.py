@@ -10,6 +10,10 @@ status, standard output and standard error are written as ``NAME.rc``, ``NAME.js
     PYTHONPATH=/tmp/base31/src python benchmarks/dump_outputs.py /tmp/dump_before
     PYTHONPATH=src python benchmarks/dump_outputs.py /tmp/dump_after
     python benchmarks/dump_outputs.py --diff /tmp/dump_before /tmp/dump_after
+
+``--ncu-rep`` dumps the commands that read Nsight Compute reports instead: for every corpus ``.ncu-rep``
+``diagnose`` as JSON and as the table, ``source`` and ``roofline`` as JSON; every report together (the process
+pool) as JSON, as Markdown (grouped launches and ``--launches all``) and as HTML; ``compare`` of consecutive reports as JSON and as the table.
 """
 
 from __future__ import annotations
@@ -49,6 +53,26 @@ def commands(corpus: Path, table: bool = False) -> list[tuple[str, list[str]]]:
     return out
 
 
+def ncu_rep_commands(corpus: Path) -> list[tuple[str, list[str]]]:
+    """(output name, kernelscope arguments) of the ``--ncu-rep`` dumps (see the module docstring)."""
+    reports = sorted((corpus / "ncu").glob("*.ncu-rep"))
+    out: list[tuple[str, list[str]]] = []
+    for f in reports:
+        out += [(f"diagnose__{f.name}", ["diagnose", "--format", "json", str(f)]),
+                (f"table__{f.name}", ["diagnose", str(f)]),
+                (f"source__{f.name}", ["source", "--format", "json", str(f)]),
+                (f"roofline__{f.name}", ["roofline", "--format", "json", str(f)])]
+    if reports:
+        out += [("diagnose__all", ["diagnose", "--format", "json", *map(str, reports)]),
+                ("markdown__all", ["diagnose", "--format", "markdown", *map(str, reports)]),
+                ("markdown__all_launches", ["diagnose", "--format", "markdown", "--launches", "all", *map(str, reports)]),
+                ("html__all", ["diagnose", "--format", "html", *map(str, reports)])]
+    for a, b in zip(reports[::2], reports[1::2]):
+        out += [(f"compare__{a.name}--{b.name}", ["compare", "--format", "json", str(a), str(b)]),
+                (f"comparetable__{a.name}--{b.name}", ["compare", str(a), str(b)])]
+    return out
+
+
 def _run(job: tuple[str, list[str]], dest: Path) -> str:
     name, args = job
     env = dict(os.environ, KERNELSCOPE_LANG="en", COLUMNS="100")
@@ -79,11 +103,14 @@ def main() -> int:
     ap.add_argument("--diff", action="store_true", help="compare two dump folders instead")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--table", action="store_true", help="also the diagnose table of every corpus file")
+    ap.add_argument("--ncu-rep", action="store_true", help="the commands that read .ncu-rep reports instead")
+    ap.add_argument("--only", default="", help="only the dumps whose names start with this")
     ns = ap.parse_args()
     if ns.diff:
         return 1 if diff(ns.dest, ns.other) else 0
     ns.dest.mkdir(parents=True, exist_ok=True)
-    jobs = commands(CORPUS, ns.table)
+    jobs = [j for j in (ncu_rep_commands(CORPUS) if ns.ncu_rep else commands(CORPUS, ns.table))
+            if j[0].startswith(ns.only)]
     with concurrent.futures.ThreadPoolExecutor(ns.jobs) as ex:
         for name in ex.map(lambda j: _run(j, ns.dest), jobs):
             pass

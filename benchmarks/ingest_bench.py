@@ -12,7 +12,8 @@ results; and for the launches whose findings kernelscope locates in the code, th
     python benchmarks/ingest_bench.py                      # ../shared/corpus/ncu/*.ncu-rep, 5 runs each
     python benchmarks/ingest_bench.py --repeat 9 a.ncu-rep b.ncu-rep
 
-Target (issue "One-way architecture ..."): kernelscope at most 1.5x the bare read.
+Target (issue 31): kernelscope at most 2x the bare read (issue "One-way architecture ..." asked for 1.5x).
+``benchmarks/ratios.py`` prints this ratio beside the other issue-31 figures.
 
 Both sides run from compiled bytecode, as an installed package does: kernelscope's modules are byte-compiled first
 (``compileall``), since a checkout run with PYTHONDONTWRITEBYTECODE=1 (set on these machines) would otherwise compile
@@ -95,44 +96,64 @@ def run(cmd: list[str]) -> float:
     return time.perf_counter() - t
 
 
+def commands(reports: list[str], out: str) -> tuple[list[str], list[str]]:
+    """(the kernelscope command, the bare command) for ``reports``, the JSON written to ``out``. Byte-compiles
+    kernelscope first and runs it once to find the launches it locates (what the bare side reads per instruction)."""
+    exe = str(Path(sys.executable))
+    package = subprocess.run([exe, "-c", "import kernelscope, os; print(os.path.dirname(kernelscope.__file__))"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    subprocess.run([exe, "-m", "compileall", "-q", package], check=True)
+    # the metrics kernelscope's reader requests: data/metrics.toml [request] plus the Speed-of-Light breakdowns and
+    # the units' sub-metrics (data/units.toml), so that both sides read the same metrics
+    request = json.loads(subprocess.run(
+        [exe, "-c", "import json; from kernelscope.knowledge.metrics import request; "
+         "r = request(); print(json.dumps({'names': list(r.names), 'prefixes': list(r.prefixes)}))"],
+        check=True, capture_output=True, text=True).stdout)
+    # the per-instruction metrics kernelscope reads to locate each launch's findings (what diagnose_file reads)
+    located = json.loads(subprocess.run([exe, "-c", LOCATED, *reports], check=True, capture_output=True,
+                                        text=True).stdout)
+    script = Path(exe).parent / "kernelscope"
+    kernelscope = [str(script)] if script.exists() else [exe, "-m", "kernelscope"]
+    ks_cmd = [*kernelscope, "diagnose", *reports, "--format", "json", "-o", out, "--quiet"]
+    return ks_cmd, [exe, "-c", BARE, json.dumps(request), json.dumps(located), *reports]
+
+
+def measure(reports: list[str], repeat: int) -> dict:
+    """Both sides timed as whole processes, alternately, ``repeat`` times each after one warm-up run of each:
+    ``{"bare": [s, ...], "kernelscope": [s, ...], "launches": n}``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "diagnosis.json")
+        ks_cmd, bare_cmd = commands(reports, out)
+        run(ks_cmd), run(bare_cmd)  # warm the page cache and the interpreter's bytecode caches
+        ks, bare = [], []
+        for _ in range(repeat):
+            bare.append(run(bare_cmd))
+            ks.append(run(ks_cmd))
+        launches = sum(len(i["launches"]) for i in json.loads(Path(out).read_text(encoding="utf-8"))["inputs"])
+    return {"bare": bare, "kernelscope": ks, "launches": launches}
+
+
+def corpus_reports(given: list[Path] | None = None) -> list[str]:
+    """The reports given, else every ``.ncu-rep`` of the shared corpus (sorted; empty when it is absent)."""
+    return [str(r) for r in (given or sorted(CORPUS.glob("*.ncu-rep")))]
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("reports", nargs="*", type=Path, help="Nsight Compute reports (default: the shared corpus)")
     p.add_argument("--repeat", type=int, default=5, help="runs of each side (default 5; the medians are compared)")
     args = p.parse_args()
-    reports = [str(r) for r in (args.reports or sorted(CORPUS.glob("*.ncu-rep")))]
+    reports = corpus_reports(args.reports)
     if not reports:
         print(f"no reports given and none in {CORPUS}", file=sys.stderr)
         return 2
-    package = subprocess.run([str(Path(sys.executable)), "-c", "import kernelscope, os; print(os.path.dirname(kernelscope.__file__))"],
-                             check=True, capture_output=True, text=True).stdout.strip()
-    subprocess.run([str(Path(sys.executable)), "-m", "compileall", "-q", package], check=True)
-    # the metrics kernelscope's reader requests: data/metrics.toml [request] plus the Speed-of-Light breakdowns and
-    # the units' sub-metrics (data/units.toml), so that both sides read the same metrics
-    request = json.loads(subprocess.run(
-        [str(Path(sys.executable)), "-c", "import json; from kernelscope.knowledge.metrics import request; "
-         "r = request(); print(json.dumps({'names': list(r.names), 'prefixes': list(r.prefixes)}))"],
-        check=True, capture_output=True, text=True).stdout)
-    # the per-instruction metrics kernelscope reads to locate each launch's findings (what diagnose_file reads)
-    located = json.loads(subprocess.run([str(Path(sys.executable)), "-c", LOCATED, *reports],
-                                        check=True, capture_output=True, text=True).stdout)
-    exe = Path(sys.executable)
-    kernelscope = [str(exe.parent / "kernelscope")] if (exe.parent / "kernelscope").exists() else [str(exe), "-m", "kernelscope"]
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "diagnosis.json")
-        ks_cmd = [*kernelscope, "diagnose", *reports, "--format", "json", "-o", out, "--quiet"]
-        bare_cmd = [str(exe), "-c", BARE, json.dumps(request), json.dumps(located), *reports]
-        run(ks_cmd), run(bare_cmd)  # warm the page cache and the interpreter's bytecode caches
-        ks, bare = [], []
-        for _ in range(args.repeat):
-            bare.append(run(bare_cmd))
-            ks.append(run(ks_cmd))
-        launches = sum(len(i["launches"]) for i in json.loads(Path(out).read_text(encoding="utf-8"))["inputs"])
+    m = measure(reports, args.repeat)
+    bare, ks = m["bare"], m["kernelscope"]
     b, k = statistics.median(bare), statistics.median(ks)
-    print(f"reports: {len(reports)} files, {launches} launches; {args.repeat} runs each, alternating")
+    print(f"reports: {len(reports)} files, {m['launches']} launches; {args.repeat} runs each, alternating")
     print(f"bare ncu_report read     median {b:6.3f} s  (min {min(bare):.3f}, max {max(bare):.3f})")
     print(f"kernelscope diagnose     median {k:6.3f} s  (min {min(ks):.3f}, max {max(ks):.3f})")
-    print(f"ratio kernelscope / bare {k / b:6.2f}x  (target <= 1.5x)")
+    print(f"ratio kernelscope / bare {k / b:6.2f}x  (target <= 2x)")
     return 0
 
 

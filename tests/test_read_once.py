@@ -6,6 +6,7 @@ on."""
 
 from __future__ import annotations
 
+import collections
 import os
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 
 from conftest import CORPUS_NCU, SHARED, corpus_reports, need
 
+from kernelscope.cli import main
 from kernelscope.distributed.map import in_process
 from kernelscope.ingest import ncu_rep_probe
 
@@ -84,3 +86,44 @@ def test_a_report_the_reader_aborts_on_is_the_same_line_from_a_pool_worker(tmp_p
     pooled = _diagnose([good, bad, good], 2, out)  # the worker that reads it dies; the parent redoes the work
     assert serial[0] == 2 and "damaged Nsight Compute report" in serial[1] and "Check failed" in serial[1]
     assert pooled == serial and not out.exists()
+
+
+def _counted_loads(monkeypatch):
+    """Counter of NVIDIA's ``load_report`` calls in this process, by file name (a forked trial load counts in its
+    child, not here)."""
+    ncu_report = pytest.importorskip("ncu_report")
+    counts = collections.Counter()
+    real = ncu_report.load_report
+
+    def counting(path, *args, **kwargs):
+        counts[os.path.basename(str(path))] += 1
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(ncu_report, "load_report", counting)
+    return counts
+
+
+def _with_instruction_data(count):
+    """``count`` corpus reports whose launches hold per-instruction data (read before any counting starts)."""
+    from kernelscope.api import load
+
+    found = [p for p in corpus_reports() if any(k.instruction_metrics for k in load(p).kernels)][:count]
+    if len(found) < count:
+        pytest.skip(f"fewer than {count} corpus reports with per-instruction data in {CORPUS_NCU}")
+    return found
+
+
+def test_compare_of_two_reports_reads_each_once(monkeypatch, tmp_path):
+    first, second = (need(CORPUS_NCU / f"EricccYang__cuda_operators__reduce_reduce_v{n}.ncu-rep") for n in (1, 2))
+    counts = _counted_loads(monkeypatch)
+    assert main(["compare", str(first), str(second), "--format", "json", "-o", str(tmp_path / "c.json")]) == 0
+    assert counts == {first.name: 1, second.name: 1}
+
+
+def test_diagnose_markdown_of_several_reports_in_process_reads_each_once(monkeypatch, capsys):
+    reports = _with_instruction_data(2)  # where in the code: per-instruction data read for every launch shown
+    counts = _counted_loads(monkeypatch)
+    assert main(["diagnose", *map(str, reports), "--format", "markdown", "--jobs", "1", "--quiet"]) == 0
+    assert counts == {p.name: 1 for p in reports}
+    text = capsys.readouterr().out
+    assert all(p.name in text for p in reports)

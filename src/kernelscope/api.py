@@ -190,13 +190,16 @@ def source_file(
     return _source_report(report, diagnosed, top, sass)
 
 
-def source_for(rd: ReportDiagnosis, top: int = 10, sass: str | Iterable[int] = "top") -> "SourceReport":
+def source_for(rd: ReportDiagnosis, top: int = 10, sass: str | Iterable[int] = "top",
+               launches: Iterable[int] | None = None) -> "SourceReport":
     """Where in the code, for the launches of a diagnosis (``diagnose --format html/markdown``): for every diagnosed
     launch of a ``.ncu-rep`` report that holds per-instruction data, its ``top`` hottest instructions and source
     lines with the findings of its diagnosis located in them (as :func:`source_file`). The report is read once for
     all of them; ``sass``: which instructions to disassemble (see
     :func:`kernelscope.ingest.ncu_source.read_instructions`): ``"top"`` each launch's ``top`` hottest (the first
     disassembly of a launch costs about 0.1 s), ``()`` none (a view without SASS text, e.g. the Markdown lines).
+    ``launches``: only the launches with these indices (``KernelProfile.index``: the ones a view shows, e.g. the
+    representatives of grouped launches); None: every one.
 
     Returns:
         A :class:`~kernelscope.analysis.source.SourceReport` of ``rd.report`` with one
@@ -207,7 +210,9 @@ def source_for(rd: ReportDiagnosis, top: int = 10, sass: str | Iterable[int] = "
         InputError: ``top`` < 1, or the report cannot be read again (moved or damaged since it was loaded).
     """
     _check_top(top)
-    with_data = [d for d in rd.kernels if d.kernel.instruction_metrics and d.kernel.origin is not None]
+    only = None if launches is None else set(launches)
+    with_data = [d for d in rd.kernels if d.kernel.instruction_metrics and d.kernel.origin is not None
+                 and (only is None or d.kernel.index in only)]
     if rd.report.format != "ncu-rep":
         with_data = []
     return _source_report(rd.report, with_data, top, sass)

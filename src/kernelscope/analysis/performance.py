@@ -172,7 +172,7 @@ def units_of(kernel: KernelProfile, stall_shares: Mapping[str, float] | None = N
     counters: list[Counter] = []
     for metric, pct in {**kernel.compute_breakdown_pct, **kernel.memory_breakdown_pct}.items():
         busy = _pct(pct)
-        if busy is None or any(c.metric == metric for c in counters):
+        if busy is None:  # (the keys of one dict: each metric once)
             continue
         twin = hottest_twin(metric)
         hot = _pct(m.get(twin)) if twin else None

@@ -6,13 +6,13 @@ import argparse
 import gc
 import sys
 
-from ..api import load_criteria, no_kernel_matches, resolve_gpu, source_for
+from ..api import load_criteria, no_kernel_matches, resolve_gpu
 from ..ingest import FORMATS as INPUT_FORMATS
 from ..ingest import probe_reports
 from ..render import DIAGNOSE_FORMATS, render
 from ..render.arrow import diagnosis_table
 from ..render.launch_groups import LAUNCH_VIEWS
-from ..distributed.map import DIAGNOSE_SUFFIXES, diagnose_one, expand, in_process, jobs_from, run_map
+from ..distributed.map import DIAGNOSE_SUFFIXES, diagnose_one, diagnose_source_one, expand, in_process, jobs_from, run_map
 from ..distributed.map import add_arguments as add_map_arguments
 from .dataset import add_dataset_argument, check as check_dataset, save as save_dataset
 from .batch import Batch
@@ -153,9 +153,17 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector,
             probe_reports([spools.path(path) for path in args.reports])  # a damaged report: one line, not an abort
         options = dict(gpu=gpu, kernel=args.kernel, top=args.top, criteria=criteria, input_format=args.input_format,
                        useful_flops=useful)
-        # The map: each report read and diagnosed alone (this process, a process pool or Ray tasks), in input order.
-        results = run_map(diagnose_one, [(spools.path(path), options) for path in args.reports],
-                          jobs=jobs, engine=args.engine, address=args.address, step=step, failed=batch.failed)
+        # The map: each report read and diagnosed alone (this process, a process pool or Ray tasks), in input order;
+        # for HTML / Markdown, where in the code too (the launches with per-instruction data), from the same read.
+        sources = None
+        if args.format in ("html", "markdown"):
+            where = (SOURCE_TOP, "top" if args.format == "html" else (), args.launches)  # Markdown: lines, no SASS
+            both = run_map(diagnose_source_one, [(spools.path(path), options, where) for path in args.reports],
+                           jobs=jobs, engine=args.engine, address=args.address, step=step, failed=batch.failed)
+            results, sources = [rd for rd, _ in both], [spools.relabel(src) for _, src in both]
+        else:
+            results = run_map(diagnose_one, [(spools.path(path), options) for path in args.reports],
+                              jobs=jobs, engine=args.engine, address=args.address, step=step, failed=batch.failed)
         if not results:
             return None, {}, results
         for name in useful:  # a name no report holds is a typo, not a silent no-op
@@ -166,10 +174,6 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector,
             raise no_kernel_matches(spools.label(results[0].report.path) if len(results) == 1 else "--kernel",
                                     "--kernel", args.kernel, (k.name for res in results for k in res.report.kernels))
         files: dict[str, str | bytes] = {}
-        sources = None
-        if args.format in ("html", "markdown"):  # where in the code, for the launches with per-instruction data
-            sass = "top" if args.format == "html" else ()  # the Markdown shows lines only: no disassembly
-            sources = [spools.relabel(source_for(res, SOURCE_TOP, sass)) for res in results]
         results = [spools.relabel(res) for res in results]  # every read done: name the inputs as given
         text = None
         if args.format in ("html", "markdown"):

@@ -6,8 +6,10 @@
 * :func:`diagnose_one` / :func:`timeline_one` are the map: plain top-level functions of one picklable job that
   read and analyse one file alone and return its (small) result, so a worker's memory is about one file's.
 * :func:`run_map` runs the map serially in this process (``jobs=1``: today's behaviour), on a local process pool
-  (``forkserver`` / ``spawn`` children, never a plain ``fork``: NVIDIA's ``ncu_report`` starts native threads that
-  can deadlock a forked child; the server preloads kernelscope's modules), or as Ray tasks (``engine="ray"``,
+  (children forked from this process while it runs a single thread, as the command line's does: they start at
+  once with its modules imported; else ``forkserver`` / ``spawn`` children, never a plain ``fork`` of a process
+  with other threads: NVIDIA's ``ncu_report`` starts native threads that can deadlock a forked child; the server
+  preloads kernelscope's modules), or as Ray tasks (``engine="ray"``,
   optional extra ``kernelscope[cluster]``). The results come back in input order and are identical whatever the
   engine. A pool worker is itself the guard against ``ncu_report`` aborting on a damaged report: it reads each
   report once, without a trial load in a child; when a worker ends abruptly the map is redone in this process,
@@ -108,6 +110,20 @@ def diagnose_one(job: tuple[str, dict[str, Any]]) -> Any:
     return diagnose_file(path, **kwargs)
 
 
+def diagnose_source_one(job: tuple[str, dict[str, Any], tuple[int, Any, str]]) -> tuple[Any, Any]:
+    """:func:`diagnose_one`, then where in the code for the launches its view shows (``diagnose --format html /
+    markdown``): ``job`` is (path, keyword arguments of :func:`kernelscope.api.diagnose_file`, (top, sass) of
+    :func:`kernelscope.api.source_for` and the ``--launches`` view). Returns (its ReportDiagnosis, its SourceReport),
+    both read from the one parse of the report this process just made (a report read elsewhere would be parsed
+    again); the per-instruction data of a launch no panel shows (one of a group's repeats) is not read."""
+    from ..api import source_for
+    from ..render.launch_groups import panels
+
+    path, kwargs, (top, sass, view) = job
+    rd = diagnose_one((path, kwargs))
+    return rd, source_for(rd, top, sass, [d.kernel.index for d, _ in panels(rd, view)[0]])
+
+
 def timeline_one(job: tuple[str, str | None, int]) -> Any:
     """Read and analyse one program trace: ``job`` is (path, input format, top). Returns its timeline reports."""
     from ..api import timeline_file
@@ -166,8 +182,23 @@ def default_jobs() -> int:
 _PRELOAD = ["kernelscope.distributed.map", "kernelscope.api"]
 
 
+def _one_thread() -> bool:
+    """Whether this process runs one OS thread only (Linux: ``/proc/self/task``; elsewhere False): then a plain fork
+    copies no lock that another thread holds, ``ncu_report``'s native threads included (they run only in a process
+    that has loaded a report)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
 def _context() -> multiprocessing.context.BaseContext:
+    """How pool workers start: forked from this process when it runs one thread (:func:`_one_thread`: workers start
+    at once, with every module this process imported), else from a forkserver that preloads kernelscope (a plain
+    fork of a process with native threads can deadlock), else spawned."""
     methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and _one_thread():
+        return multiprocessing.get_context("fork")
     if "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
