@@ -38,7 +38,7 @@ def run_query(directory: str, sql: str) -> Any:
         raise InputError("duckdb", INSTALL_HINT) from None
     root = Path(directory)
     if not (root / MARKER).is_file():
-        raise InputError(directory, f"not a kernelscope dataset (no {MARKER})")
+        raise InputError(directory, key="not_a_dataset", values={"marker": MARKER})
     con = duckdb.connect()
     for table in TABLES.values():
         files = sorted(str(p) for p in (root / table).glob("part-*.parquet"))

@@ -64,7 +64,7 @@ def _build(parsed: list[_Parsed], src: str) -> Timeline:
         if p.not_trace is not None:
             notes.append(f"{p.not_trace}: skipped")
     if not traces:
-        raise InputError(src, "no PyTorch profiler trace found: " + "; ".join(p.not_trace or "" for p in parsed))
+        raise InputError(src, key="no_kineto_trace", values={"value": '; '.join((p.not_trace or '' for p in parsed))})
     ranks = _ranks(traces, notes)
     multi = len(traces) > 1
     timelines = []
@@ -81,8 +81,7 @@ def _build(parsed: list[_Parsed], src: str) -> Timeline:
         return tl
     why = run_mismatch([(_world(tl), _gpu(tl), r if r >= 0 else None) for tl, r in zip(timelines, ranks)])
     if why is not None:
-        raise InputError(src, f"not the ranks of one program: {why}; give its files (e.g. a glob of them) to "
-                              "analyse each as its own program")
+        raise InputError(src, key="not_ranks_of_one_program", values={"why": why})
     merged = merge_timelines(timelines, path=src, format=FORMAT)
     meta = dict(merged.meta)
     meta.pop("file", None)
