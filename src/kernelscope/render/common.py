@@ -16,6 +16,7 @@ from ..knowledge.stalls import describe
 from ..knowledge.findings import findings
 from ..knowledge.plausibility import implausible_note, implausible_text
 from ..knowledge.libraries import family
+from ..knowledge.messages import phrase
 from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit
@@ -239,6 +240,11 @@ class Fmt:
 
     def bound(self, bound: str | None) -> str:
         return self.nm if bound is None else class_text(bound, "title", self.lang)
+
+    def problem(self, text: str) -> str:
+        """A data problem a reader recorded in English (``problems``, an invalid record's reason), in this
+        language (``messages.toml`` ``[phrase]``: :func:`kernelscope.knowledge.messages.phrase`)."""
+        return phrase(text, self.lang)
 
     def note(self, note: Note | str) -> str:
         """A finding (a :class:`Note`, or a bare note key such as a roofline ``not_measured`` entry)."""
@@ -507,7 +513,7 @@ def data_rows(k: Any, f: Fmt) -> list[tuple[str, str]]:
     said = {implausible_text(x, "en") for x in k.implausible}
     problems = [p for p in k.problems if p not in said]
     if problems:
-        rows.append((f.label("problems"), safe(f.semi.join(problems))))
+        rows.append((f.label("problems"), safe(f.semi.join(map(f.problem, problems)))))
     return rows
 
 
