@@ -282,7 +282,7 @@ def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: 
             raise InputError("launch (--launch)", f"no launch {launch} among the selected launches ({shown})",
                              key="no_launch_index", values={"launch": launch, "shown": shown})
         if not one[0].instruction_metrics:
-            raise InputError(path, no_instruction_data(one[0]))
+            raise no_instruction_data(path, one[0])
         return one
     with_data = [k for k in kernels if k.instruction_metrics and k.origin is not None]
     if not with_data:

@@ -52,11 +52,6 @@ from .nsight_rules import message_type as _message_type
 
 FORMAT = "ncu-rep"
 
-_NO_MODULE = (
-    "reading .ncu-rep needs NVIDIA's 'ncu-report' package, which has no wheel for this platform "
-    "(Linux x86-64, Windows and macOS arm64 only); export the report with "
-    "`ncu --import FILE --csv --page details` (or --page raw) and pass the CSV instead"
-)
 
 _SPEEDUP_TYPES = {1: "local", 2: "global"}
 
@@ -117,7 +112,7 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
     try:
         import ncu_report  # noqa: PLC0415 - optional dependency, imported only when a report is read
     except ImportError:
-        raise InputError(source, _NO_MODULE) from None
+        raise InputError(source, key="ncu_report_missing") from None
 
     try:
         container = scan_container(source, clock_status=True)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 from ..errors import InputError
 from ..model import InstructionTable, InstructionValues, KernelProfile, SourceMarker
 from .files import check_file, native_name
-from .ncu_rep import _NO_MODULE, _name, _native_output_captured, _one_line, _plain, _printable, recent_actions
+from .ncu_rep import _name, _native_output_captured, _one_line, _plain, _printable, recent_actions
 from .ncu_rep_file import scan_container
 from .nsight_rules import message_type
 
@@ -47,9 +47,10 @@ HOW_TO_COLLECT = (
 RANKING = ("smsp__pcsamp_sample_count", "inst_executed")
 
 
-def no_instruction_data(kernel: KernelProfile) -> str:
-    """The message for a launch without per-instruction data: which launch, and the options that collect it."""
-    return f"launch {kernel.index} ({kernel.name}) holds no per-instruction data: {HOW_TO_COLLECT}"
+def no_instruction_data(source: str, kernel: KernelProfile) -> InputError:
+    """The error for a launch without per-instruction data: which launch, and the options that collect it."""
+    return InputError(source, key="no_instruction_data",
+                      values={"index": kernel.index, "name": kernel.name, "how_to_collect": HOW_TO_COLLECT})
 
 
 def read_instructions(
@@ -150,7 +151,7 @@ def _each(source: str, launches: list[KernelProfile], read: Callable[[KernelProf
     ``ncu_report`` on a corrupted result becomes one InputError line."""
     for k in launches:
         if k.origin is None or not k.instruction_metrics:
-            raise InputError(source, no_instruction_data(k))
+            raise no_instruction_data(source, k)
     if not launches:
         return []
     recent = recent_actions(source)  # the report just loaded: its results are parsed already
@@ -181,7 +182,7 @@ def _open(source: str) -> Any:
     try:
         import ncu_report  # noqa: PLC0415 - optional dependency, imported only when a report is read
     except ImportError:
-        raise InputError(source, _NO_MODULE) from None
+        raise InputError(source, key="ncu_report_missing") from None
     try:
         container = scan_container(source)
     except OSError as exc:

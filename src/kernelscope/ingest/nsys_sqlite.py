@@ -79,8 +79,6 @@ FORMAT = "nsys-sqlite"
 #: Rowids per chunk (one SELECT each) / rows per ``fetchmany`` call.
 CHUNK_ROWS = 1 << 16
 
-_NO_GPU = ("recorded no GPU activity: {detail} (usually: the app ran no CUDA work, or nsys ran without "
-           "--trace=cuda)")
 
 #: CUPTI copyKind (CUpti_ActivityMemcpyKind, same ids in ENUM_CUDA_MEMCPY_OPER) -> kernelscope copy_kind code.
 _COPY_KIND = np.array([
@@ -343,11 +341,10 @@ def _read(con: sqlite3.Connection, path: str, launch_args: bool | None) -> Timel
     if not gpu_tables and not nsys_like:
         raise InputError(path, key="sqlite_not_nsys")
     if not gpu_tables:
-        raise InputError(path, _NO_GPU.format(detail="the export has no CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY or "
-                                                     "_MEMSET table"))
+        raise InputError(path, key="sqlite_no_gpu_tables")
     counts = {t: _count(con, t) for t in _TABLES if t in tables and {"start", "end"} <= _columns(con, t)}
     if not any(counts.get(t, 0) for t in gpu_tables):
-        raise InputError(path, _NO_GPU.format(detail=_no_rows(con, gpu_tables, counts)))
+        raise InputError(path, key="sqlite_no_gpu_activity", values={"detail": _no_rows(con, gpu_tables, counts)})
 
     names = _Names(_strings(con, tables))
     cols = _Columns(sum(counts.values()))

@@ -92,11 +92,16 @@ def template(key: str, lang: str) -> str | None:
 
 def error_text(exc: BaseException, lang: str) -> str:
     """What an error says, in ``lang``, as one line (without the "kernelscope: error:" frame): the keyed template
-    filled with the error's values (words among them from ``[phrase]``) after its source, else the error's own
-    (English) message."""
+    filled with the error's values (words among them from ``[phrase]``) after its source; an error without a key
+    (a helper's or a library's text passed on), its problem's ``[phrase]`` wording; else the error's own (English)
+    message."""
     english = one_line(str(exc))
-    if check_lang(lang) == "en" or not isinstance(exc, KernelscopeError) or exc.key is None:
+    if check_lang(lang) == "en" or not isinstance(exc, KernelscopeError):
         return english
+    if exc.key is None:  # a library's or a helper's English text passed on: its [phrase] wording, if any
+        problem = getattr(exc, "problem", None)
+        worded = phrase(problem, lang) if problem else problem
+        return english if worded == problem else frame("source", lang, source=exc.source, problem=one_line(worded))
     text = template(exc.key, lang)
     if text is None:
         return english

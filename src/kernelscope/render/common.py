@@ -349,10 +349,10 @@ class Fmt:
 
     def finding_title(self, finding_id: str, finding: Finding | None = None) -> str:
         """The title of a root-cause finding (``data/findings.toml``) filled with ``finding``'s values; a finding
-        without an entry there (a class rule) is named by its id."""
+        without an entry there (a class rule) by its ``rule_ID`` label, else by its id."""
         text = findings().get(finding_id)
         if text is None:
-            return finding_id
+            return label(f"rule_{finding_id}", self.lang) if f"rule_{finding_id}" in labels().label else finding_id
         values = self.finding_values(finding) if finding is not None else {}
         try:
             return safe(fill(text.title(self.lang), values, self.lang))

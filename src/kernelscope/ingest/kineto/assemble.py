@@ -73,7 +73,7 @@ def _build(parsed: list[_Parsed], src: str) -> Timeline:
     busy = sum(int(np.isin(tl.kind, _BUSY).sum()) for tl in timelines)
     invalid_busy = sum(r.count for tl in timelines for r in tl.invalid if r.kind in ("kernel", "memcpy", "memset"))
     if busy == 0 and invalid_busy == 0:
-        raise InputError(src, _no_gpu_message(traces))
+        raise _no_gpu_error(src, traces)
     if not multi:
         tl = timelines[0]
         if notes:
@@ -226,17 +226,13 @@ def _tool_version(top: _Top) -> str | None:
     return ", ".join(parts) or None
 
 
-def _no_gpu_message(traces: list[_Parsed]) -> str:
+def _no_gpu_error(src: str, traces: list[_Parsed]) -> InputError:
     skipped: Counter = Counter()
     events = 0
     for p in traces:
         skipped.update(p.skipped)
         events += p.events
     if skipped.get("cuda_profiler_range"):
-        return (f"recorded no GPU activity: no kernel, memcpy or memset events among its {events} events; it holds "
-                f"{skipped['cuda_profiler_range']} CUPTI range-profiler records ('cuda_profiler_range': per-kernel "
-                "hardware counters without real timing), written when torch.profiler runs with "
-                "experimental_config(profiler_metrics=...). Record a timeline with "
-                "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and no profiler_metrics")
-    return (f"recorded no GPU activity: no kernel, memcpy or memset events among its {events} events (usually: "
-            "the profiler ran without ProfilerActivity.CUDA, or no CUDA work ran in the profiled steps)")
+        return InputError(src, key="kineto_range_profiler_only",
+                          values={"events": events, "ranges": skipped["cuda_profiler_range"]})
+    return InputError(src, key="kineto_no_gpu_activity", values={"events": events})
