@@ -158,11 +158,11 @@ def _specific() -> list[re.Pattern[str]]:
 def test_every_data_problem_the_readers_build_has_a_phrase():
     patterns = _specific()
     bad = []
-    for rel, node in _calls(lambda n: _name(n) == "append" and isinstance(n.func, ast.Attribute)
+    for rel, node in _calls(lambda n: _name(n) in ("append", "insert") and isinstance(n.func, ast.Attribute)
                             and re.search(r"problems|notes", ast.unparse(n.func.value)) is not None):
         if not rel.startswith(("ingest/", "knowledge/plausibility")) or not node.args:
             continue
-        text = _literal(node.args[0])
+        text = _literal(node.args[-1])  # append(text) / insert(i, text)
         if text is None:
             continue
         sample = text.replace("{}", "7")
@@ -179,7 +179,7 @@ _ENGLISH_RUN = re.compile(r"[A-Za-z]{2,}(?:[ ,]+[A-Za-z]{2,}){2,}")
 
 def english_runs(line: str) -> list[str]:
     """Runs of three or more English words in ``line``, outside code, quoted values and names with signs."""
-    return _ENGLISH_RUN.findall(_CODE.sub("|", line))
+    return _ENGLISH_RUN.findall(_CODE.sub("|", re.sub(r"《[^》]*》", "|", line)))
 
 
 def test_english_runs_detector():
@@ -266,3 +266,28 @@ def test_query_without_pyarrow_is_chinese(tmp_path, capsys, monkeypatch):
     assert main(["query", str(tmp_path), "SELECT 1", "--lang", "zh"]) == 2
     err = capsys.readouterr().err
     assert "未安装" in err and "kernelscope[dataset]" in err and english_runs(err) == [], err
+
+
+#: Reports whose data-problem / citation rows were English in Chinese output (issue 28): command, a Chinese text.
+REPORTS = {
+    "FP32 FLOPs partly counted": (["diagnose", "C08_ncu_raw_units_row.csv"], "未采集"),
+    "DRAM bytes derived": (["diagnose", "C09_ncu_csv_warning_before_header.csv"], "推算"),
+    "SM clock derived": (["diagnose", "C22_ncu_console_shifted_rows.txt"], "SM 频率"),
+    "nvprof levels": (["diagnose", "N07_nvprof_shared_util_levels.txt"], "利用率等级"),
+    "CUDA graph citation": (["timeline", "N05_nsys_stats_context_init.txt"], "每节点 0.58 µs"),
+    "invalid record": (["timeline", "C03_kineto_ts0_kernel.json"], "没有 GPU 计时"),
+}
+
+
+@pytest.mark.parametrize("name", list(REPORTS))
+def test_report_rows_are_chinese(name, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # one row, one line
+    argv, expected = REPORTS[name]
+    assert main([argv[0], str(need(CASES / argv[1])), "--lang", "zh"]) in (0, 1)
+    out = capsys.readouterr().out
+    assert expected in out, out
+    assert not re.search(r"\d us\b", out)
+    text = re.sub(r"\s*\n\s*", " ", out).replace("RTX 5070 Ti Laptop GPU", "GPU")  # wrapped rows joined
+    i = text.index(expected)
+    row = text[max(0, text.rfind("  ", 0, i - 300)):i + 300]  # the row around the text
+    assert english_runs(row) == [], row
