@@ -66,7 +66,7 @@ def _widest(text: str) -> int:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", list(COMMANDS))
-@pytest.mark.parametrize("columns", [None, "80", "100"])
+@pytest.mark.parametrize("columns", [None, "80", "100", "120"])
 def test_piped_table_fits_the_width(name, lang, columns, tmp_path, monkeypatch, capsys):
     argv, must = COMMANDS[name]
     argv = argv(tmp_path)

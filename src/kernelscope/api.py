@@ -47,7 +47,7 @@ def resolve_gpu(gpu: str | None = None, spec: str | os.PathLike | None = None) -
         InputError: both given, or a bad spec file; UnknownGpuError: a name the catalogue lacks.
     """
     if gpu is not None and spec is not None:
-        raise InputError("--gpu/--spec", "give one of them, not both")
+        raise InputError("--gpu/--spec", key="gpu_and_spec")
     if gpu is not None:
         return find_gpu(gpu)
     if spec is not None:
@@ -245,7 +245,7 @@ def no_kernel_matches(source: str, option: str, pattern: str, names: Iterable[st
 def _check_top(top: int) -> None:
     """Raises InputError unless ``top`` (instructions and lines per launch) is at least 1."""
     if top < 1:
-        raise InputError("top (--top)", f"expected a positive number of instructions and lines, got {top}")
+        raise InputError("top (--top)", key="top_instructions_positive", values={"top": top})
 
 
 def _source_report(report: "ProfileReport", diagnosed: list[KernelDiagnosis], top: int,
@@ -272,8 +272,8 @@ def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: 
 
     path = report.path
     if report.format != "ncu-rep":
-        raise InputError(path, f"per-instruction data comes from Nsight Compute reports (.ncu-rep) only, not from "
-                         f"{report.format} input: {HOW_TO_COLLECT}")
+        raise InputError(path, key="source_needs_ncu_rep",
+            values={"format": report.format, "how_to_collect": HOW_TO_COLLECT})
     selecting = kernel_regex is not None or kernel is not None
     kernels = select_kernels(report.kernels, kernel_regex, kernel=kernel, source=path) if selecting \
         else report.kernels
@@ -287,13 +287,13 @@ def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: 
             raise InputError("launch (--launch)", f"no launch {launch} among the selected launches ({shown})",
                              key="no_launch_index", values={"launch": launch, "shown": shown})
         if not one[0].instruction_metrics:
-            raise InputError(path, no_instruction_data(one[0]))
+            raise no_instruction_data(path, one[0])
         return one
     with_data = [k for k in kernels if k.instruction_metrics and k.origin is not None]
     if not with_data:
         which = "no launch matching --kernel" if selecting else "no launch"
-        raise InputError(path, f"{which} holds per-instruction data (Source Counters, instruction sampling): "
-                         f"{HOW_TO_COLLECT}")
+        raise InputError(path, key="source_no_instruction_data",
+            values={"which": which, "how_to_collect": HOW_TO_COLLECT})
     if selecting:
         return with_data
     return [max(with_data, key=lambda k: (k.duration_s if k.duration_s is not None else -1.0, -k.index))]
@@ -316,7 +316,7 @@ def to_arrow(result: Any) -> Any:
         return diagnosis_table(items)
     if all(type(x).__name__ == "TimelineReport" for x in items):
         return timeline_table(items)
-    raise InputError("to_arrow", "expected ReportDiagnosis or TimelineReport results")
+    raise InputError("to_arrow", key="to_arrow_results")
 
 
 def to_pandas(result: Any) -> Any:
@@ -325,7 +325,7 @@ def to_pandas(result: Any) -> Any:
     try:
         import pandas  # noqa: F401
     except ImportError:
-        raise InputError("pandas", "not installed: pip install pandas") from None
+        raise InputError("pandas", key="pandas_missing") from None
     return table.to_pandas()
 
 

@@ -1,12 +1,16 @@
 """Errors kernelscope raises. The CLI turns :class:`KernelscopeError` into a one-line message and exit 2.
 
-Every error's message is English (what the library raises and logs). An error may also carry a message ``key`` and
-its ``values`` (like :class:`kernelscope.notes.Note`): the CLI then words it in the user's language from the
-templates of ``data/messages.toml`` ``[error]``; an error without a key is shown in English in every language."""
+Every error's message is English (what the library raises and logs). An error carries a message ``key`` and its
+``values`` (like :class:`kernelscope.notes.Note`): its English message is the ``en`` template of ``data/messages.toml``
+``[error]`` filled with them (:func:`english`), and the CLI words it in the user's language from the same entry. An
+error without a key (kernelscope's own data files damaged: a packaging bug) is shown in English in every language."""
 
 from __future__ import annotations
 
 import re
+import tomllib
+from functools import cache
+from importlib import resources
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
@@ -21,6 +25,22 @@ def one_line(text: str) -> str:
     :data:`MAX_TOKEN_CHARS` keeps its first 60 and last 20 characters around "...[N characters]..."."""
     text = " ".join(text.splitlines())
     return _LONG.sub(lambda m: f"{m[0][:60]}...[{len(m[0])} characters]...{m[0][-20:]}", text)
+
+
+@cache
+def _templates() -> Mapping[str, str]:
+    with resources.files("kernelscope.data").joinpath("messages.toml").open("rb") as fh:
+        return {k: v["en"] for k, v in tomllib.load(fh)["error"].items()}
+
+
+def english(key: str, values: Mapping[str, Any]) -> str:
+    """The English message of ``[error]`` entry ``key`` of ``data/messages.toml`` filled with ``values`` (read here
+    with tomllib: this module sits below :mod:`kernelscope.knowledge`).
+
+    Raises:
+        KeyError: no such entry, or a placeholder without a value (a programming error, caught by the tests).
+    """
+    return _templates()[key].format(**values)
 
 
 class KernelscopeError(Exception):
@@ -41,16 +61,35 @@ class InputError(KernelscopeError, ValueError):
 
     Args:
         source: file path or argument name the problem is in (e.g. ``"report.ncu-rep"``, ``"kernel_metrics"``).
-        problem: what is wrong, including the field and what was expected.
+        problem: what is wrong, including the field and what was expected; None: the ``en`` template of ``key``
+            filled with ``values`` (:func:`english`), the usual way to raise one.
+        key, values: the message's ``[error]`` entry and what fills it.
     """
 
-    def __init__(self, source: str, problem: str, *, key: str | None = None,
+    def __init__(self, source: str, problem: str | None = None, *, key: str | None = None,
                  values: Mapping[str, Any] | None = None) -> None:
+        if problem is None:
+            if key is None:
+                raise TypeError("InputError needs a problem text or a message key")
+            problem = english(key, values or {})
         self.source = source
         self.problem = one_line(problem)
         self.key = key
         self.values = MappingProxyType(dict(values or {}))
         super().__init__(f"{source}: {self.problem}")
+
+    def parts(self) -> tuple[str, str, str | None, dict[str, Any]]:
+        """(source, problem, key, values) as plain data that pickles (a worker process sends them back: values
+        that are not numbers or text become their text); :meth:`restored` makes the error again."""
+        plain = (str, int, float, bool, type(None))
+        return (self.source, self.problem, self.key,
+                {k: v if isinstance(v, plain) else str(v) for k, v in self.values.items()})
+
+    @classmethod
+    def restored(cls, parts: tuple) -> "InputError":
+        """The error of :meth:`parts` (a plain (source, problem) pair is taken too)."""
+        source, problem, key, values = (*parts, None, None)[:4]
+        return cls(source, problem, key=key, values=values)
 
     def relabelled(self, source: str, text: Callable[[str], str] = str) -> "InputError":
         """The same error naming ``source`` instead, ``text`` applied to its problem and to its text values (e.g. a

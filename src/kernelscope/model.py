@@ -96,12 +96,11 @@ class GpuSpec:
     def __post_init__(self) -> None:
         where = f"gpu spec {self.name}"
         if not _positive_finite(self.dram_bandwidth_bytes_per_s):
-            raise InputError(where, "field 'dram_bandwidth_bytes_per_s': expected a positive finite number (bytes/s), "
-                             f"got {self.dram_bandwidth_bytes_per_s!r}; every roofline needs the DRAM bandwidth")
+            raise InputError(where, key="spec_bandwidth_bad",
+                values={"dram_bandwidth_bytes_per_s": self.dram_bandwidth_bytes_per_s})
         for pipe, peak in dict(self.peak_flops_per_s or {}).items():
             if not _positive_finite(peak):
-                raise InputError(where, f"field 'peak_flops_per_s.{pipe}': expected a positive finite number "
-                                 f"(FLOP/s), got {peak!r}; leave a pipe out when its peak is unknown")
+                raise InputError(where, key="spec_peak_bad", values={"pipe": pipe, "peak": peak})
         object.__setattr__(self, "peak_flops_per_s", _frozen(self.peak_flops_per_s))
         object.__setattr__(self, "sources", _frozen(self.sources))
 
@@ -113,7 +112,8 @@ class GpuSpec:
         """
         peak = self.peak_flops_per_s.get(pipe)
         if peak is None:
-            raise InputError(f"gpu spec {self.name}", f"no peak for pipe '{pipe}'; has: {', '.join(self.peak_flops_per_s)}")
+            raise InputError(f"gpu spec {self.name}", key="spec_no_pipe",
+                values={"pipe": pipe, "peak_flops_per_s": ', '.join(self.peak_flops_per_s)})
         return peak
 
 

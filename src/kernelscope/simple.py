@@ -23,9 +23,9 @@ from .knowledge.text import class_remedies
 
 def _number(source: str, mapping: Any, field: str, expected: str, *, positive: bool = False) -> float:
     if not isinstance(mapping, Mapping):
-        raise InputError(source, f"expected a dict, got {type(mapping).__name__}")
+        raise InputError(source, key="expected_dict", values={"name": type(mapping).__name__})
     if field not in mapping:
-        raise InputError(source, f"field '{field}' is missing; expected {expected}")
+        raise InputError(source, key="field_missing", values={"field": field, "expected": expected})
     value = mapping[field]
     try:
         # numbers.Real admits Python and NumPy scalars; bool is an int subclass but never a measurement.
@@ -33,14 +33,14 @@ def _number(source: str, mapping: Any, field: str, expected: str, *, positive: b
     except OverflowError:
         number = math.inf
     if not math.isfinite(number) or number < 0 or (positive and number == 0):
-        raise InputError(source, f"field '{field}' = {value!r}; expected {expected}")
+        raise InputError(source, key="field_bad", values={"field": field, "value": value, "expected": expected})
     return number
 
 
 def _only(source: str, mapping: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
     unknown = [k for k in mapping if k not in allowed]
     if unknown:
-        raise InputError(source, f"unknown field '{unknown[0]}'; expected only {', '.join(allowed)}")
+        raise InputError(source, key="field_unknown", values={"unknown": unknown[0], "allowed": ', '.join(allowed)})
 
 
 def diagnose_kernel_profile(hw_specs: Mapping[str, Any], kernel_metrics: Mapping[str, Any], lang: str = "zh") -> dict:
@@ -73,7 +73,7 @@ def diagnose_kernel_profile(hw_specs: Mapping[str, Any], kernel_metrics: Mapping
     duration_s = _number("kernel_metrics", kernel_metrics, "duration_us", "a duration in microseconds > 0", positive=True) * 1e-6
     stalls = kernel_metrics.get("stall_breakdown") or {}
     if not isinstance(stalls, Mapping):
-        raise InputError("kernel_metrics", "field 'stall_breakdown': expected a dict of {reason: percent}")
+        raise InputError("kernel_metrics", key="stall_breakdown_not_dict")
     ids = {}
     for key in stalls:
         _number("kernel_metrics.stall_breakdown", stalls, key, "a share in percent >= 0")

@@ -261,7 +261,7 @@ def bank_facts(compute_capability: tuple[int, int] | None = None) -> BankFacts:
             known = ", ".join(f"sm_{a}{b}" for a, b in supported_compute_capabilities())
             major, minor = compute_capability
             raise InputError("compute_capability",
-                             f"compute capability {major}.{minor} is not supported; expected one of {known}")
+                             key="cc_unsupported", values={"major": major, "minor": minor, "known": known})
         arch = arch_limits(compute_capability).architecture
     return BankFacts(banks=BANKS, bank_width_bytes=BANK_WIDTH_BYTES, warp_size=WARP_SIZE,
                      compute_capability=compute_capability, architecture=arch, source=BANK_SOURCE,
@@ -276,7 +276,7 @@ def parse_dtype(text: str, source: str = "--dtype") -> str:
     """
     name = _DTYPE_ALIASES.get(str(text).strip().lower())
     if name is None:
-        raise InputError(source, f"'{text}' is not a supported element type; expected float, half or double")
+        raise InputError(source, key="bad_dtype", values={"text": text})
     return name
 
 
@@ -288,7 +288,7 @@ def parse_access(text: str, source: str = "--access") -> str:
     """
     name = _ACCESS_ALIASES.get(str(text).strip().lower())
     if name is None:
-        raise InputError(source, f"'{text}' is not an access pattern; expected row or column")
+        raise InputError(source, key="bad_access", values={"text": text})
     return name
 
 
@@ -303,10 +303,10 @@ def parse_tile(text: str, source: str = "--tile") -> tuple[int, int]:
     """
     m = _TILE.fullmatch(str(text))
     if m is None:
-        raise InputError(source, f"'{text}' is not a tile size; expected ROWSxCOLS, e.g. 32x32")
+        raise InputError(source, key="bad_tile", values={"text": text})
     rows, cols = int(m.group(1)), int(m.group(2))
     if rows < 1 or cols < 1:
-        raise InputError(source, f"'{text}': rows and columns must be at least 1")
+        raise InputError(source, key="tile_too_small", values={"text": text})
     return rows, cols
 
 
@@ -349,7 +349,7 @@ def analyse(dtype: str, rows: int, cols: int, access: str, pad: int = 0) -> Layo
     """
     dtype, access = parse_dtype(dtype, "dtype"), parse_access(access, "access")
     if rows < 1 or cols < 1 or pad < 0:
-        raise InputError("tile", f"rows {rows} and cols {cols} must be at least 1, pad {pad} at least 0")
+        raise InputError("tile", key="tile_dims_too_small", values={"rows": rows, "cols": cols, "pad": pad})
     e = DTYPES[dtype]
     stride = (cols + pad) * e
     per_phase = _PHASE_BYTES // max(e, BANK_WIDTH_BYTES)
@@ -395,8 +395,9 @@ def bank_conflicts(dtype: str, rows: int, cols: int, access: str,
                 for cc in ((compute_capability,) if compute_capability else supported_compute_capabilities()))
     if rows * cols * DTYPES[dtype] > limit:
         where = "any GPU" if compute_capability is None else "compute capability {}.{}".format(*compute_capability)
-        raise InputError("tile", f"{rows}x{cols} {dtype} is {rows * cols * DTYPES[dtype]} bytes, more than the "
-                         f"{limit} bytes of shared memory one block can have on {where}")
+        raise InputError("tile", key="tile_too_big", values={"rows": rows, "cols": cols, "dtype": dtype,
+                                                             "rows2": rows * cols * DTYPES[dtype], "limit": limit,
+                                                             "where": where})
     declared = analyse(dtype, rows, cols, access)
     if declared.conflict_free:
         return BankReport(declared=declared, padding=0, padded=None, facts=facts)

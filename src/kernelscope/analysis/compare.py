@@ -483,7 +483,7 @@ def compare(
             kernel name; an unknown ``pair_rule``.
     """
     if pair_rule not in ("regex", "name"):
-        raise InputError("pair_rule", f"expected 'regex' or 'name', got {pair_rule!r}")
+        raise InputError("pair_rule", key="bad_pair_rule", values={"pair_rule": pair_rule})
     sets_b, sets_a = launch_sets(before), launch_sets(after)
     total_b = math.fsum(s.total_s for s in sets_b) if program else 0.0
     total_a = math.fsum(s.total_s for s in sets_a) if program else 0.0
@@ -499,7 +499,8 @@ def compare(
         names = sorted({s.name for s in chosen})
         if len(names) != 1:
             found = ", ".join(names) if names else "none"
-            raise InputError(f"--pair ({side})", f"{pattern!r} must select exactly one kernel name; it selects: {found}")
+            raise InputError(f"--pair ({side})", key="pattern_not_one_kernel",
+                values={"pattern": pattern, "found": found})
         for s in chosen:
             pool.remove(s)
         return chosen

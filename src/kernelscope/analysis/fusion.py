@@ -233,8 +233,8 @@ def chain_in_report(launches: Sequence[KernelDiagnosis], names: Sequence[str] = 
         for i, d in enumerate(launches):
             if rx.search(d.kernel.demangled_name) or rx.search(d.kernel.name):
                 return i
-        raise InputError(where, f"no kernel of the report is named {name!r} "
-                         f"(the report holds: {', '.join(dict.fromkeys(d.kernel.name for d in launches))})")
+        raise InputError(where, key="fusion_no_such_kernel",
+            values={"name": name, "value": ', '.join(dict.fromkeys((d.kernel.name for d in launches)))})
 
     if around is not None:
         i = find(around)
@@ -248,9 +248,9 @@ def chain_in_report(launches: Sequence[KernelDiagnosis], names: Sequence[str] = 
     else:
         chain = [launches[find(n)] for n in names]
     if len(chain) < 2:
-        raise InputError(where, "a fusion needs at least two kernels; " + (
-            f"{around!r} has no memory-bound neighbour in the report" if around is not None
-            else "name two or more, comma-separated"))
+        if around is not None:
+            raise InputError(where, key="fusion_no_neighbour", values={"around": around})
+        raise InputError(where, key="fusion_needs_two")
     return chain
 
 
@@ -266,8 +266,7 @@ def report_estimate(chain: Sequence[KernelDiagnosis], report_kernel_s: float | N
     kernels = []
     for d in chain:
         if d.kernel.duration_s is None:
-            raise InputError(d.kernel.name, "gpu__time_duration.sum not measured: the fusion estimate needs each "
-                             "kernel's duration")
+            raise InputError(d.kernel.name, key="fusion_no_duration")
         b = _bytes_of(d)
         fam = fusion_family(d.kernel.name)
         kernels.append(FusionKernel(d.kernel.name, None, fam.id if fam is not None else None, d.kernel.duration_s,

@@ -147,12 +147,12 @@ def parse_compute_capability(text: str, source: str = "--arch") -> tuple[int, in
     t = text.strip().lower()
     m = re.fullmatch(r"(\d+)\.(\d)", t) or re.fullmatch(r"(?:sm_|compute_)?(\d+)(\d)[af]?", t)
     if m is None:
-        raise InputError(source, f"'{text}' is not a GPU architecture; expected e.g. sm_90, sm_86, 9.0")
+        raise InputError(source, key="bad_arch", values={"text": text})
     cc = (int(m.group(1)), int(m.group(2)))
     if cc not in supported_compute_capabilities():
         known = ", ".join(f"sm_{a}{b}" for a, b in supported_compute_capabilities())
         raise InputError(
-            source, f"'{text}' (compute capability {_cc_key(cc)}) is not supported; expected one of {known}"
+            source, key="arch_unsupported", values={"text": text, "cc": _cc_key(cc), "known": known}
         )
     return cc
 
@@ -170,7 +170,7 @@ def parse_size(text: str, source: str) -> int:
     """
     m = _SIZE.fullmatch(text.strip())
     if m is None:
-        raise InputError(source, f"'{text}' is not a size; expected bytes or KiB, e.g. 49152, 48K, 48KiB")
+        raise InputError(source, key="bad_size", values={"text": text})
     unit = (m.group(2) or "b").lower()
     return int(m.group(1)) * _UNITS[unit]
 
@@ -182,11 +182,11 @@ def _round_up(x: int, unit: int) -> int:
     return -(-x // unit) * unit
 
 
-def _check_int(name: str, value: object, lo: int, hi: int, what: str) -> int:
+def _check_int(name: str, value: object, lo: int, hi: int, cc: str, *, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(name, f"expected an integer, got {value!r}")
+        raise InputError(name, key="not_integer", values={"value": value})
     if not lo <= value <= hi:
-        raise InputError(name, f"{value} is outside {lo}..{hi} {what}")
+        raise InputError(name, key=key, values={"value": value, "lo": lo, "hi": hi, "cc": cc})
     return value
 
 
@@ -239,22 +239,26 @@ def occupancy(
     """
     a = arch_limits(compute_capability)
     cc = a.compute_capability
-    name = f"for compute capability {_cc_key(cc)}"
-    threads = _check_int("threads_per_block", threads_per_block, 1, a.max_threads_per_block, name)
-    regs = _check_int("registers_per_thread", registers_per_thread, 0, a.max_registers_per_thread, name)
+    name = _cc_key(cc)
+    threads = _check_int("threads_per_block", threads_per_block, 1, a.max_threads_per_block, name,
+                         key="out_of_range")
+    regs = _check_int("registers_per_thread", registers_per_thread, 0, a.max_registers_per_thread, name,
+                      key="out_of_range")
     smem = _check_int(
         "shared_mem_per_block_bytes", shared_mem_per_block_bytes, 0, a.shared_mem_per_block_optin_bytes,
-        f"bytes (the opt-in maximum per block {name})",
+        name, key="out_of_range_optin",
     )
-    barriers = _check_int("barriers_per_block", barriers_per_block, 0, a.max_barriers_per_block, name)
+    barriers = _check_int("barriers_per_block", barriers_per_block, 0, a.max_barriers_per_block, name,
+                          key="out_of_range")
     if shared_mem_config_bytes is not None:
-        _check_int("shared_mem_config_bytes", shared_mem_config_bytes, 0, a.shared_mem_per_sm_bytes, f"bytes {name}")
+        _check_int("shared_mem_config_bytes", shared_mem_config_bytes, 0, a.shared_mem_per_sm_bytes, name,
+                   key="out_of_range_bytes")
         if shared_mem_config_bytes not in a.shared_mem_carveouts_bytes:
             choices = ", ".join(str(c // _KIB) for c in a.shared_mem_carveouts_bytes)
             raise InputError(
                 "shared_mem_config_bytes",
-                f"{shared_mem_config_bytes} bytes is not a shared-memory size of compute capability {_cc_key(cc)}; "
-                f"expected one of {choices} KiB",
+                key="bad_smem_config",
+                    values={"shared_mem_config_bytes": shared_mem_config_bytes, "cc": _cc_key(cc), "choices": choices},
             )
 
     warps = -(-threads // a.warp_size)
@@ -375,7 +379,7 @@ def _values(base: Occupancy, vary: str) -> list[int]:
             for n in range(1, a.max_blocks_per_sm + 1):
                 found.add(c // n // unit * unit - reserved)  # the most a block may use for n blocks in c
         return sorted(v for v in found if 0 <= v <= a.shared_mem_per_block_optin_bytes)
-    raise InputError("vary", f"'{vary}' cannot be varied; expected one of {', '.join(WHAT_IF)}")
+    raise InputError("vary", key="cannot_vary", values={"vary": vary, "what_if": ', '.join(WHAT_IF)})
 
 
 def what_if(base: Occupancy, vary: str) -> tuple[tuple[int, Occupancy], ...]:

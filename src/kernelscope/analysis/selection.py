@@ -31,7 +31,7 @@ def select(items: Iterable[T], pattern: str, names: Callable[[T], Iterable[str]]
     try:
         rx = re.compile(pattern)
     except re.error as exc:
-        raise InputError(source, f"invalid regular expression {pattern!r}: {exc}") from None
+        raise InputError(source, key="bad_regex", values={"pattern": pattern, "exc": exc}) from None
     return [item for item in items if any(rx.search(n) for n in names(item))]
 
 
@@ -79,7 +79,7 @@ def match(items: Iterable[T], spec: str, kernel_of: Callable[[T], KernelProfile]
     if spec.startswith(REGEX_PREFIX):
         return select(items, spec[len(REGEX_PREFIX):], lambda i: kernel_names(kernel_of(i)), option)
     if not spec:
-        raise InputError(source, f"{option}: expected a kernel name, or {REGEX_PREFIX}PATTERN")
+        raise InputError(source, key="kernel_spec_expected", values={"option": option, "regex_prefix": REGEX_PREFIX})
     exact = [i for i in items if spec in exact_names(kernel_of(i))]
     if exact:
         return exact
@@ -87,8 +87,9 @@ def match(items: Iterable[T], spec: str, kernel_of: Callable[[T], KernelProfile]
     candidates = list(dict.fromkeys(kernel_of(i).name for i in near))
     if len(candidates) > 1:
         hint = "" if one else f", or {option.split()[0]} {REGEX_PREFIX + re.escape(spec)!r} to select them all"
-        raise InputError(source, f"{option} {spec!r} is ambiguous: no kernel is named exactly that, and it is part "
-                         f"of {len(candidates)} kernel names: {listed(candidates)}; give one exact name{hint}")
+        raise InputError(source, key="kernel_spec_ambiguous", values={"option": option, "spec": spec,
+                                                                      "n_candidates": len(candidates),
+                                                                      "candidates": listed(candidates), "hint": hint})
     return near
 
 
@@ -138,7 +139,7 @@ def select_kernels(
         chosen = match_kernels(chosen, kernel, source)
     if top is not None:
         if top < 1:
-            raise InputError("top (--top)", f"expected a positive number of kernels, got {top}")
+            raise InputError("top (--top)", key="top_kernels_positive", values={"top": top})
         longest = sorted(chosen, key=lambda k: -(k.duration_s if k.duration_s is not None else -1.0))[:top]
         keep = {k.index for k in longest}
         chosen = [k for k in chosen if k.index in keep]

@@ -102,15 +102,16 @@ def stall_breakdown(
             reason; ``("stall family", ...)`` for an unknown family.
     """
     if family is not None and family not in STALL_FAMILIES + (GIVEN_PERCENT,):
-        raise InputError("stall family", f"unknown stall family {family!r}; expected one of {', '.join(STALL_FAMILIES + (GIVEN_PERCENT,))}")
+        raise InputError("stall family", key="unknown_stall_family",
+            values={"family": family, "stall_families": ', '.join(STALL_FAMILIES + (GIVEN_PERCENT,))})
     values: dict[str, float] = {}
     for key, raw in stall_values.items():
         value = float(raw)
         if not math.isfinite(value) or value < 0:
-            raise InputError("stall_values", f"value of {key!r} must be a finite number >= 0, got {raw!r}")
+            raise InputError("stall_values", key="stall_value_bad", values={"key": key, "raw": raw})
         reason = lookup().get(norm(key), key)
         if reason in values:
-            raise InputError("stall_values", f"{key!r} names reason {reason!r} twice")
+            raise InputError("stall_values", key="stall_reason_twice", values={"key": key, "reason": reason})
         values[reason] = value
     selected = values.pop(SELECTED, None)
     stall_total = sum(values.values())

@@ -34,14 +34,14 @@ def _spec_format(output: str | None) -> str | None:
         return None
     suffix = Path(output).suffix.lower()
     if suffix not in SPEC_SUFFIXES:
-        raise InputError(output, f"expected a spec file name ending in .toml or .json, got '{suffix or 'no extension'}'")
+        raise InputError(output, key="spec_file_suffix", values={"value": suffix or 'no extension'})
     return SPEC_SUFFIXES[suffix]
 
 
 def _ceilings(args: argparse.Namespace) -> int:
     spec_format = _spec_format(args.output)
     if args.repeats < 1:
-        raise InputError("--repeats", f"expected at least 1 sample, got {args.repeats}")
+        raise InputError("--repeats", key="repeats_at_least_one", values={"repeats": args.repeats})
     backend = find_backend(args.backend)  # NoGpuError: one line, exit 2, nothing written
     run = measure_ceilings(backend, Timing(repeats=args.repeats))
     datasheet = datasheet_for(run.device_name)

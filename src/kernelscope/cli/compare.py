@@ -41,9 +41,9 @@ def _percent(text: str, source: str) -> float:
     try:
         value = float(text.strip().removesuffix("%"))
     except ValueError:
-        raise InputError(source, f"expected a percentage such as 5% or 5, got {text!r}") from None
+        raise InputError(source, key="percentage_expected", values={"text": text}) from None
     if not value >= 0:
-        raise InputError(source, f"expected a percentage >= 0, got {text!r}")
+        raise InputError(source, key="percentage_negative", values={"text": text})
     return value
 
 
@@ -53,10 +53,10 @@ def _pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
     for item in args.pair:
         b, sep, a = item.partition("=")
         if not sep or not b or not a:
-            raise InputError("--pair", f"expected BEFORE=AFTER (two kernel names), got {item!r}")
+            raise InputError("--pair", key="pair_expected", values={"item": item})
         pairs.append((b, a))
     if (args.before_kernel is None) != (args.after_kernel is None):
-        raise InputError("--before-kernel/--after-kernel", "give both or neither")
+        raise InputError("--before-kernel/--after-kernel", key="give_both_or_neither")
     if args.before_kernel is not None:
         pairs.append((args.before_kernel, args.after_kernel))
     return pairs
@@ -100,8 +100,7 @@ def _load_side(path: str, input_format: str | None, gpu: GpuSpec | None) -> _Loa
 
     runs = timeline_file(path, input_format)
     if len(runs) != 1:
-        raise InputError(path, f"holds {len(runs)} captures; compare needs one program run per side (split the "
-                         "`nsys stats` output into one file per capture)")
+        raise InputError(path, key="compare_many_captures", values={"n_runs": len(runs)})
     profile = timeline_profile(runs[0], timeline_measurement(runs[0].format))
     return _Loaded(diagnose_report(profile, gpu=gpu).kernels, profile.measurement, program_side(runs[0]))
 
@@ -112,9 +111,9 @@ def _sides(args: argparse.Namespace, gpu: GpuSpec | None, pairs: list[tuple[str,
     kernel of its side, or is ambiguous there, is refused here, with the names there are. Each input as read is
     appended to ``loaded``."""
     if len(args.reports) not in (1, 2):
-        raise InputError("compare", f"expected BEFORE AFTER (or one REPORT with --before-kernel/--after-kernel), got {len(args.reports)} files")
+        raise InputError("compare", key="compare_two_files", values={"n_reports": len(args.reports)})
     if len(args.reports) == 1 and not pairs:
-        raise InputError(args.reports[0], "one REPORT compares kernels inside it: give --before-kernel and --after-kernel, or --pair BEFORE=AFTER")
+        raise InputError(args.reports[0], key="compare_one_report")
     probe_reports([spools.path(r) for r in args.reports])  # a damaged report: one line, not an abort
     loaded += [_load_side(spools.path(r), args.input_format, gpu) for r in args.reports]
     sides = [x.kernels for x in loaded]
@@ -183,11 +182,9 @@ def _compare_datasets(args: argparse.Namespace, threshold: float | None) -> int:
     from ..render.common import Fmt
 
     if len(args.reports) != 2 or not all(is_dataset(r) for r in args.reports):
-        raise InputError(" vs ".join(args.reports), "compare takes two kernelscope datasets or two reports, not a "
-                         "dataset and a report: give DIR_BEFORE DIR_AFTER (each written by --format parquet -o DIR)")
+        raise InputError(" vs ".join(args.reports), key="compare_dataset_and_report")
     if args.pair or args.before_kernel or args.after_kernel:
-        raise InputError("--pair/--before-kernel/--after-kernel", "pairing kernels by hand is for reports; two "
-                         "datasets are matched by kernel (demangled name, grid, block)")
+        raise InputError("--pair/--before-kernel/--after-kernel", key="compare_pair_datasets")
     if args.output:
         refuse_inputs([args.output], list(args.reports))
     result = compare_datasets(read_table(args.reports[0], "launches"), read_table(args.reports[1], "launches"))
@@ -213,9 +210,8 @@ def _nothing_matched(result, labels: list[str]) -> InputError:
         shown = ", ".join(short_name(n, 40) for n in names[:4])
         return (shown + (f", ... ({len(names)} names)" if len(names) > 4 else "")) or "no kernels"
 
-    return InputError(" vs ".join(labels), "no kernel matched between the two sides (by name and launch "
-                      f"configuration): before has {listed(result.unmatched_before)}; after has "
-                      f"{listed(result.unmatched_after)}; pair kernels by hand with --pair BEFORE=AFTER")
+    return InputError(" vs ".join(labels), key="compare_none_matched",
+        values={"unmatched_before": listed(result.unmatched_before), "unmatched_after": listed(result.unmatched_after)})
 
 
 COMMAND = Command(

@@ -48,7 +48,7 @@ def check(args: argparse.Namespace) -> None:
     """
     targets = [d for d in (args.output if args.format == "parquet" else None, getattr(args, "dataset", None)) if d]
     if args.format == "parquet" and not args.output:
-        raise InputError("--format parquet", "needs -o DIR: the folder of the Parquet dataset")
+        raise InputError("--format parquet", key="parquet_needs_output")
     if targets:
         from ..render.arrow import require_pyarrow
 
@@ -74,10 +74,9 @@ def _is_dataset(path: Path) -> bool:
 
 def _usable(path: Path) -> None:
     if path.exists() and not path.is_dir():
-        raise InputError(str(path), "exists and is not a folder: the Parquet dataset is a folder")
+        raise InputError(str(path), key="dataset_not_folder")
     if path.is_dir() and not _is_dataset(path) and any(path.iterdir()):
-        raise InputError(str(path), f"is a folder that is not empty and not a kernelscope dataset (no {MARKER}): "
-                         "give a new or empty folder, or an existing dataset to append to")
+        raise InputError(str(path), key="dataset_folder_foreign", values={"marker": MARKER})
 
 
 def _part_name() -> str:
@@ -118,7 +117,7 @@ def write_dataset(directory: str | os.PathLike, table_name: str, table: Any) -> 
             shutil.rmtree(staging, ignore_errors=True)
         return root / table_name / name
     except OSError as exc:
-        raise InputError(str(root), f"cannot write the dataset: {exc.strerror or exc}") from None
+        raise InputError(str(root), key="dataset_cannot_write", values={"value": exc.strerror or exc}) from None
 
 
 def _write_parquet(pq: Any, table: Any, path: Path) -> None:
@@ -152,7 +151,7 @@ def read_table(directory: str | os.PathLike, table_name: str) -> Any:
 
     root = Path(directory)
     if not _is_dataset(root):
-        raise InputError(str(root), f"not a kernelscope dataset (no {MARKER})")
+        raise InputError(str(root), key="not_a_dataset", values={"marker": MARKER})
     files = sorted((root / table_name).glob("part-*.parquet"))
     if not files:
         columns = {"launches": LAUNCH_COLUMNS, "timeline_kernels": TIMELINE_COLUMNS}[table_name]
@@ -160,4 +159,4 @@ def read_table(directory: str | os.PathLike, table_name: str) -> Any:
     try:
         return pa.concat_tables([_read_parquet(pq, f) for f in files], promote_options="default")
     except (OSError, pa.ArrowInvalid) as exc:
-        raise InputError(str(root), f"cannot read the dataset's {table_name} table: {exc}") from None
+        raise InputError(str(root), key="dataset_cannot_read", values={"table_name": table_name, "exc": exc}) from None

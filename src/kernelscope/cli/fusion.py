@@ -30,9 +30,9 @@ def _fusion(args: argparse.Namespace) -> int:
     from ..render.fusion import render_fusion
 
     if args.top < 1:
-        raise InputError("--top", f"must be at least 1, got {args.top}")
+        raise InputError("--top", key="at_least_one", values={"top": args.top})
     if args.kernels is not None and args.around is not None:
-        raise InputError("--kernels", "give either --kernels or --around, not both")
+        raise InputError("--kernels", key="kernels_or_around")
     if args.output:
         refuse_inputs([args.output], [args.input])
     if args.kernels is not None or args.around is not None:

@@ -55,8 +55,7 @@ class Spools:
             try:
                 self.folder = tempfile.mkdtemp(prefix="kernelscope-stdin-")
             except OSError as exc:
-                raise InputError(label, f"cannot make a temporary copy ({exc.strerror}); save it to a file and "
-                                        "name that file") from None
+                raise InputError(label, key="cannot_copy_stream", values={"strerror": exc.strerror}) from None
         tmp = _spool(given, label, self.folder, len(self.labels))
         self.labels[tmp] = label
         self.given[tmp] = given
@@ -167,8 +166,7 @@ def _check_streams(inputs: Sequence[str | None]) -> None:
                 key = given
         if key in seen:
             what = "standard input" if fd == 0 else "the same stream"
-            raise InputError(given, f"names {what} again (as {seen[key]}): a stream can be read only once; "
-                                    "give it once")
+            raise InputError(given, key="stream_named_twice", values={"what": what, "seen": seen[key]})
         seen[key] = given
 
 
@@ -185,7 +183,7 @@ def _spool(given: str, label: str, folder: str, n: int) -> str:
     try:
         src = sys.stdin.buffer if _descriptor(given) == 0 else open(given, "rb")
     except OSError as exc:
-        raise InputError(label, f"cannot read the stream ({exc.strerror})") from None
+        raise InputError(label, key="cannot_read_stream", values={"strerror": exc.strerror}) from None
     try:
         with open(base, "wb") as out:
             while chunk := src.read(_CHUNK):
@@ -193,12 +191,11 @@ def _spool(given: str, label: str, folder: str, n: int) -> str:
                     head += chunk[:4096]
                 total += len(chunk)
                 if total > MAX_SPOOL_BYTES:
-                    raise InputError(label, f"holds more than {MAX_SPOOL_BYTES >> 30} GiB; save it to a file and "
-                                            "name that file")
+                    raise InputError(label, key="stream_too_big", values={"max_spool_bytes": MAX_SPOOL_BYTES >> 30})
                 out.write(chunk)
     except OSError as exc:
         where = "write a temporary copy" if exc.filename == base or exc.errno == errno.ENOSPC else "read the stream"
-        raise InputError(label, f"cannot {where} ({exc.strerror})") from None
+        raise InputError(label, key="cannot_spool", values={"where": where, "strerror": exc.strerror}) from None
     finally:
         if src is not sys.stdin.buffer:
             src.close()

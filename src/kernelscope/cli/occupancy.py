@@ -93,7 +93,7 @@ def _source(args: argparse.Namespace, cc: tuple[int, int], dyn: int, config: int
     from ..render.occupancy import SourceFile
 
     if args.smem is not None:
-        raise InputError("--smem", "not used with --cu (ptxas gives the static shared memory); use --dyn-smem")
+        raise InputError("--smem", key="smem_with_cu")
     threads = OCCUPANCY_DEFAULT_THREADS if args.threads is None else args.threads
     occupancy(cc, threads, 0, 0, config)  # validates --threads and --carveout once, before compiling
     text = args.arch.strip().lower()

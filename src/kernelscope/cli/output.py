@@ -175,7 +175,7 @@ def _stage(path: str, target: Path, data: bytes) -> str:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as exc:
         if exc.errno == errno.ENOENT and target.parent.is_dir():  # e.g. /proc: a folder that takes no new files
-            raise InputError(path, f"cannot write the output file ({target.parent} does not take new files)") from None
+            raise InputError(path, key="output_dir_read_only", values={"parent": target.parent}) from None
         raise _cannot(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as fh:

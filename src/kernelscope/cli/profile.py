@@ -77,7 +77,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 def _profile(args: argparse.Namespace) -> int:
     command = _command(args.program)
     if args.launch_count is not None and args.launch_count < 1:
-        raise InputError("-c", f"must be at least 1, got {args.launch_count}")
+        raise InputError("-c", key="count_at_least_one", values={"launch_count": args.launch_count})
     report = _report_path(args.output)
     trace = _trace_path(report) if args.timeline else None
     _check_outputs(report, trace, args.diagnosis, [args.spec, args.criteria, *_files(command)])

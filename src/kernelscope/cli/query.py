@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..render.arrow import INSTALL_HINT, LAUNCH_COLUMNS, TIMELINE_COLUMNS, require_pyarrow, schema
+from ..render.arrow import LAUNCH_COLUMNS, TIMELINE_COLUMNS, require_pyarrow, schema
 from .dataset import MARKER, TABLES
 from .options import OUTPUT_HELP, Command, Shared
 from .output import write_atomic
@@ -35,10 +35,10 @@ def run_query(directory: str, sql: str) -> Any:
     try:
         import duckdb
     except ImportError:
-        raise InputError("duckdb", INSTALL_HINT) from None
+        raise InputError("duckdb", key="dataset_extra_missing") from None
     root = Path(directory)
     if not (root / MARKER).is_file():
-        raise InputError(directory, f"not a kernelscope dataset (no {MARKER})")
+        raise InputError(directory, key="not_a_dataset", values={"marker": MARKER})
     con = duckdb.connect()
     for table in TABLES.values():
         files = sorted(str(p) for p in (root / table).glob("part-*.parquet"))
@@ -52,7 +52,8 @@ def run_query(directory: str, sql: str) -> Any:
             return pa.table({})
         return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.fetch_arrow_table()
     except duckdb.Error as exc:
-        raise InputError("SQL", str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+        raise InputError("SQL", key="sql_error",
+                         values={"reason": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}) from None
     finally:
         con.close()
 

@@ -36,7 +36,7 @@ def _pick_launch(res, launch: int | None):
     if launch is None:
         return None
     if launch < 0:
-        raise InputError("--launch", f"expected a launch index >= 0, got {launch}")
+        raise InputError("--launch", key="launch_index_negative", values={"launch": launch})
     for d in res.kernels:
         if d.kernel.index == launch:
             return d
@@ -58,7 +58,8 @@ def _no_hierarchy(d, res, report: str) -> InputError:
     reason = Fmt("en").notes(no_peak) if key == "no_roofline" and no_peak else hierarchy_reason(key, "en")
     others = [str(k.kernel.index) for k in res.kernels if has_hierarchy(k)]
     hint = f"; launches with one: {', '.join(others[:12])}{', ...' if len(others) > 12 else ''} (--launch N)" if others else ""
-    return InputError(report, f"launch {d.kernel.index} ({d.kernel.name}): no hierarchical roofline: {reason}{hint}")
+    return InputError(report, key="no_hierarchical_roofline",
+        values={"index": d.kernel.index, "name": d.kernel.name, "reason": reason, "hint": hint})
 
 
 def _total_s(res) -> float | None:

@@ -51,7 +51,7 @@ def _timeline(args: argparse.Namespace) -> int:
     from ..render.timeline import render_timeline, renderables
 
     if args.top < 1:
-        raise InputError("--top", f"must be at least 1, got {args.top}")
+        raise InputError("--top", key="at_least_one", values={"top": args.top})
     if args.as_ranks:
         return _as_ranks(args)
     batch = Batch(args.keep_going)
@@ -91,11 +91,11 @@ def _as_ranks(args: argparse.Namespace) -> int:
     from ..render.timeline_ranks import ranks_renderables, render_ranks
 
     if args.kernels:
-        raise InputError("--kernels", "not with --as-ranks (join the kernels of one rank's trace instead)")
+        raise InputError("--kernels", key="kernels_with_as_ranks")
     if args.keep_going:
-        raise InputError("--keep-going", "not with --as-ranks (the program's summary needs every rank)")
+        raise InputError("--keep-going", key="keep_going_with_as_ranks")
     if args.format == "parquet" or getattr(args, "dataset", None):
-        raise InputError("--as-ranks", "writes table, json or markdown output, not a Parquet dataset")
+        raise InputError("--as-ranks", key="as_ranks_no_parquet")
     args.traces = expand(args.traces, TIMELINE_SUFFIXES)  # a directory gives its files: one rank each
     if args.output:
         refuse_inputs([args.output], args.traces)

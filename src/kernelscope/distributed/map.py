@@ -88,13 +88,13 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
             if skipped is not None:
                 skipped.extend(sorted(str(f) for f in shown if not f.name.lower().endswith(low)))
             if not files:
-                raise InputError(item, "directory holds no file kernelscope reads (" + ", ".join(suffixes) + ")")
+                raise InputError(item, key="dir_no_readable_file", values={"suffixes": ', '.join(suffixes)})
             out.extend(files)
         elif _GLOB_CHARS & set(item):
             matches = sorted(m for m in glob.glob(item, recursive=True) if Path(m).is_file() or
                              (keep_kineto_dirs and Path(m).is_dir() and _is_kineto_dir(Path(m))))
             if not matches:
-                raise InputError(item, "the pattern matches no file")
+                raise InputError(item, key="glob_no_match")
             out.extend(matches)
         else:
             out.append(item)
@@ -146,7 +146,7 @@ def timeline_rank_one(job: tuple[str, str, str | None, int]) -> Any:
     data = load_timeline(path, input_format)
     reports = analyse(data, 1)
     if len(reports) != 1:
-        raise InputError(label, f"holds {len(reports)} program runs: --as-ranks needs one rank's trace per file")
+        raise InputError(label, key="as_ranks_many_runs", values={"n_reports": len(reports)})
     try:
         return summarize(reports[0], label, order, data if isinstance(data, Timeline) else None)
     except ValueError as exc:
@@ -154,12 +154,12 @@ def timeline_rank_one(job: tuple[str, str, str | None, int]) -> Any:
 
 
 def _call(fn: Callable[[Any], Any], job: Any) -> tuple[bool, Any]:
-    """Run ``fn(job)`` in a worker; an InputError comes back as (False, (source, problem)): exceptions with
+    """Run ``fn(job)`` in a worker; an InputError comes back as (False, its :meth:`~kernelscope.errors.InputError.parts`): exceptions with
     keyword-only constructor arguments do not pickle."""
     try:
         return True, fn(job)
     except InputError as exc:
-        return False, (exc.source, exc.problem)
+        return False, exc.parts()
 
 
 def jobs_from(value: int | None) -> int:
@@ -232,9 +232,9 @@ def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, 
             installed.
     """
     if engine not in ENGINES:
-        raise InputError("--engine", f"expected one of {', '.join(ENGINES)}, got {engine!r}")
+        raise InputError("--engine", key="bad_engine", values={"engines": ', '.join(ENGINES), "engine": engine})
     if jobs < 1:
-        raise InputError("--jobs", f"must be at least 1, got {jobs}")
+        raise InputError("--jobs", key="jobs_at_least_one", values={"jobs": jobs})
     if engine == "ray":
         results = _run_ray(fn, jobs_in, address, step)
     elif in_process(jobs, len(jobs_in)):
@@ -275,7 +275,7 @@ def run_map(fn: Callable[[Any], Any], jobs_in: Sequence[Any], *, jobs: int = 1, 
         if ok:
             out.append(value)
             continue
-        exc = value if isinstance(value, InputError) else InputError(*value)
+        exc = value if isinstance(value, InputError) else InputError.restored(value)
         if failed is None:
             raise exc
         failed.append(exc)
@@ -302,7 +302,7 @@ def _run_ray(fn: Callable[[Any], Any], jobs_in: Sequence[Any], address: str | No
     try:
         import ray
     except ImportError:
-        raise InputError("--engine ray", f"Ray is not installed: {RAY_EXTRA}") from None
+        raise InputError("--engine ray", key="ray_missing", values={"ray_extra": RAY_EXTRA}) from None
     if not ray.is_initialized():
         import logging
 

@@ -210,7 +210,7 @@ def load(path: str | os.PathLike, input_format: str | None = None) -> ProfileRep
     fmt = detect_format(path) if input_format in (None, "auto") else input_format
     if fmt in _READERS:
         return screened(_reader(fmt)(path))
-    raise InputError(str(path), f"unknown input format '{fmt}'; expected one of: auto, {', '.join(FORMATS)}")
+    raise InputError(str(path), key="unknown_input_format", values={"fmt": fmt, "formats": ', '.join(FORMATS)})
 
 
 def screened(report: ProfileReport) -> ProfileReport:
@@ -303,8 +303,8 @@ def load_timeline(path: str | os.PathLike, input_format: str | None = None):
     fmt = detect_timeline_format(path) if input_format in (None, "auto") else input_format
     if fmt in _TIMELINE_READERS:
         return _reader(fmt)(path)
-    raise InputError(str(path), f"unknown timeline input format '{fmt}'; expected one of: auto, "
-                                f"{', '.join(TIMELINE_FORMATS)}")
+    raise InputError(str(path), key="unknown_timeline_format",
+        values={"fmt": fmt, "timeline_formats": ', '.join(TIMELINE_FORMATS)})
 
 
 #: Format id -> "module:function" of its reader (imported on first use, so that a missing optional

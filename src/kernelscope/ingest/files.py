@@ -56,7 +56,7 @@ def reading(source: str) -> Iterator[None]:
     except OSError as exc:
         raise unreadable(source, exc) from None
     except UnicodeError as exc:
-        raise InputError(source, f"cannot decode the file as UTF-16 ({exc})") from None
+        raise InputError(source, key="bad_utf16", values={"exc": exc}) from None
 
 
 def read_head(path: str | os.PathLike, size: int, expected: str) -> bytes:

@@ -76,8 +76,7 @@ def _parse_ratio(text: str) -> float:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value < 1:
-        raise InputError(ENV_RATIO, f"expected a number of at least 1 (decompressed bytes per byte on disk), "
-                                    f"got {text!r}")
+        raise InputError(ENV_RATIO, key="bad_ratio_limit", values={"text": text})
     return value
 
 
@@ -90,7 +89,7 @@ def parse_size(text: str, name: str) -> int:
     m = _SIZE.match(text)
     value = float(m.group(1)) * _UNITS[m.group(2).lower()] if m else math.nan
     if not math.isfinite(value) or value < 1:
-        raise InputError(name, f"expected a positive number of bytes (e.g. 17179869184, 16GiB, 512M), got {text!r}")
+        raise InputError(name, key="bad_byte_limit", values={"text": text})
     return int(min(value, 2.0 ** 62))
 
 

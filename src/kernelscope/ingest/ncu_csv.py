@@ -173,12 +173,12 @@ def _find_header(source: str, fh: TextIO, messages: list[str]) -> tuple[int, lis
             try:
                 fields = next(csv.reader([line], strict=True))
             except csv.Error as exc:
-                raise InputError(source, f"line {lineno}: malformed ncu CSV header ({exc})") from None
+                raise InputError(source, key="csv_bad_header", values={"lineno": lineno, "exc": exc}) from None
             return lineno, [f.strip() for f in fields]
         if first_text is None:
             first_text = text
     if lineno == 0:
-        raise InputError(source, "holds no profiler data (the file is empty)")
+        raise InputError(source, key="csv_empty")
     said = first_error or first_ncu
     if said:
         why = f"ncu printed: {_clip(said)}"
@@ -186,7 +186,7 @@ def _find_header(source: str, fh: TextIO, messages: list[str]) -> tuple[int, lis
             why += "; no CSV header row (first field \"ID\") follows"
     else:
         why = f"no ncu CSV header row (first field \"ID\"); the file starts with {_clip(first_text or '')!r}"
-    raise InputError(source, f"holds no profiler data ({why})")
+    raise InputError(source, key="csv_no_data", values={"why": why})
 
 
 def _fields_or_empty(line: str) -> list[str]:
@@ -211,7 +211,8 @@ def _rows(source: str, lines: _Lines) -> Iterator[tuple[int, list[str]]]:
                 yield lines.record_start or lines.n, fields
             lines.record_start = None
     except csv.Error as exc:
-        raise InputError(source, f"line {lines.record_start or lines.n}: malformed CSV line ({exc})") from None
+        raise InputError(source, key="csv_bad_line", values={"value": lines.record_start or lines.n, "exc": exc}) \
+            from None
 
 
 class _Launches:
@@ -282,15 +283,14 @@ def _read(source: str, fh: TextIO) -> ProfileReport:
         else:
             raise InputError(
                 source,
-                f"line {header_line}: not an ncu CSV header (expected \"Metric Name\" / \"Metric Value\" columns of "
-                f"the details page, or metric-name columns of the raw page; got {_clip(', '.join(header))!r})",
+                key="csv_not_ncu_header", values={"header_line": header_line, "header": _clip(', '.join(header))},
             )
         if nxt is None:
             break
         header_line, header = nxt  # a second header (concatenated exports): read on with its columns
     if not len(launches):
         raise InputError(
-            source, f"holds no profiled kernels (the ncu CSV header on line {header_line} is followed by no kernel rows)"
+            source, key="csv_no_kernels", values={"header_line": header_line}
         )
     return ProfileReport(path=source, format=FORMAT, kernels=tuple(launches.profiles(source, messages)),
                          tool_version=None, measurement=Measurement(tool="ncu"))
@@ -303,7 +303,7 @@ def _is_header(fields: list[str]) -> bool:
 def _check_id(source: str, line: int, text: str, what: str) -> str:
     t = text.strip()
     if not t.isdigit():
-        raise InputError(source, f"line {line}: malformed {what} row (ID {_clip(t, 40)!r} is not a number)")
+        raise InputError(source, key="csv_bad_id", values={"line": line, "what": what, "t": _clip(t, 40)})
     return t
 
 
@@ -349,13 +349,14 @@ def _read_details(
         if not kid.isdigit() and _is_header(fields):  # (a launch ID is never a header)
             return line, [f.strip() for f in fields]
         if n > width and any(f.strip() for f in fields[width:]):
-            raise InputError(source, f"line {line}: malformed details row ({len(fields)} fields, the header on line "
-                                     f"{header_line} has {len(header)})")
+            raise InputError(source, key="csv_bad_details_row",
+                             values={"line": line, "n_fields": n, "header_line": header_line, "n_header": width})
         is_rule = i_rule is not None and i_rule < n and fields[i_rule].strip() != "" and not cell(
             fields, i_name).strip()
         if not is_rule and n < metric_width:
-            raise InputError(source, f"line {line}: malformed details row ({len(fields)} fields; a metric row needs "
-                                     f"{metric_width}, up to \"Metric Value\", as the header on line {header_line})")
+            raise InputError(source, key="csv_short_metric_row", values={"line": line, "n_fields": n,
+                                                                         "metric_width": metric_width,
+                                                                         "header_line": header_line})
         if i_id or not kid.isdigit():
             kid = _check_id(source, line, fields[i_id], "details")
         if n >= plain:
@@ -404,9 +405,7 @@ def _read_summary(
     if "Kernel Name" not in col or "Section Name" not in col:
         raise InputError(
             source,
-            f"line {header_line}: an ncu --print-summary export that is not per kernel (no \"Kernel Name\" / "
-            "\"Section Name\" columns): its values summarise several kernels; export with --print-summary "
-            "per-kernel, or without --print-summary (one row set per launch)",
+            key="csv_summary_not_per_kernel", values={"header_line": header_line},
         )
     i_kernel, i_sec, i_name, i_unit, i_avg = (
         col[c] for c in ("Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Average"))
@@ -422,12 +421,11 @@ def _read_summary(
         if _is_header(fields):
             return line, [f.strip() for f in fields]
         if len(fields) < width or (len(fields) > len(header) and any(f.strip() for f in fields[len(header):])):
-            raise InputError(source, f"line {line}: malformed --print-summary row ({len(fields)} fields, the header "
-                                     f"on line {header_line} has {len(header)})")
+            raise InputError(source, key="csv_bad_summary_row",
+                values={"line": line, "n_fields": len(fields), "header_line": header_line, "n_header": len(header)})
         invocations = cell(fields, i_inv).replace(",", "")
         if invocations and not invocations.isdigit():
-            raise InputError(source, f"line {line}: malformed --print-summary row (Invocations {invocations!r} is "
-                                     "not a whole number)")
+            raise InputError(source, key="csv_bad_invocations", values={"line": line, "invocations": invocations})
         count = int(invocations) if invocations else None
         group = launches.group(
             ("summary", str(header_line), *(cell(fields, i) for i in ident)), header_line,
@@ -466,8 +464,8 @@ def _read_raw(
         if _is_header(fields):
             return line, [f.strip() for f in fields]
         if len(fields) > len(header) and any(f.strip() for f in fields[len(header):]):
-            raise InputError(source, f"line {line}: malformed raw-page row ({len(fields)} fields, the header on line "
-                                     f"{header_line} has {len(header)})")
+            raise InputError(source, key="csv_bad_raw_row",
+                values={"line": line, "n_fields": len(fields), "header_line": header_line, "n_header": len(header)})
         if first and not fields[i_id].strip():
             # The units row: a unit per metric column, empty cells under ID, Kernel Name, ... ("" = no unit).
             units = [f.strip() for f in fields] + [""] * (len(header) - len(fields))
@@ -477,14 +475,12 @@ def _read_raw(
         if first and metric_cols:
             raise InputError(
                 source,
-                f"line {line}: the units row is missing: the second row of a raw-page export (under the header on "
-                f"line {header_line}) gives each metric's unit, with empty cells under ID, Kernel Name, ...; this "
-                "file has a launch row there (re-export with `ncu --csv --page raw`, which prints it)",
+                key="csv_no_units_row", values={"line": line, "header_line": header_line},
             )
         first = False
         if len(fields) < len(header):
-            raise InputError(source, f"line {line}: malformed raw-page row ({len(fields)} fields, the header on line "
-                                     f"{header_line} has {len(header)}; a cut line?)")
+            raise InputError(source, key="csv_cut_raw_row",
+                values={"line": line, "n_fields": len(fields), "header_line": header_line, "n_header": len(header)})
         _check_id(source, line, fields[i_id], "raw-page")
         launches.add(_raw_kernel(source, len(launches), line, header, units, units_line, metric_cols, i_kernel, fields))
     return None
@@ -518,8 +514,9 @@ def _raw_kernel(
         except ValueError as exc:
             if not is_string_value(metric, units[i], text):
                 unit = f", unit {units[i]!r}" if units[i] else ""
-                raise InputError(source, f"line {line}: kernel {index} ({name}): '{metric}' (raw page{unit}): "
-                                         f"value {exc}") from None
+                raise InputError(source, key="csv_bad_raw_value", values={"line": line, "index": index, "name": name,
+                                                                          "metric": metric, "unit": unit,
+                                                                          "exc": exc}) from None
             strings[metric] = text.strip()
             continue
         if value is None or metric in values:

@@ -293,7 +293,8 @@ class _Page:
 
     def error(self, row: MetricRow, problem: str) -> InputError:
         where = f"line {row.line}: " if row.line else ""
-        return InputError(self.source, f"{where}{self.label}: {problem}")
+        return InputError(self.source, key="details_bad_value",
+            values={"where": where, "label": self.label, "problem": problem})
 
     def mapped(self, row: MetricRow, text: str, found: tuple[_Entry, ...]) -> None:
         """A display row kernelscope maps (``data/ncu_details.toml``): converted to SI with the first entry whose

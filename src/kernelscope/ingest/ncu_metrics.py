@@ -56,8 +56,8 @@ class MetricSet:
         prefix = f"{where}: " if where else ""
         return InputError(
             self.source,
-            f"{prefix}{self.label}: metric {name} has unit {unit!r}, which kernelscope cannot convert "
-            f"(expected {expected})",
+            key="metric_unit_unknown",
+                values={"prefix": prefix, "label": self.label, "name": name, "unit": unit, "expected": expected},
         )
 
     def scaled(self, name: str, table: Mapping[str, float], expected: str, lower: bool = False) -> float | None:
@@ -102,8 +102,9 @@ class MetricSet:
         value = self.values[name] * factor
         if not math.isfinite(value):
             where = self.locations.get(name)
-            raise InputError(self.source, f"{where + ': ' if where else ''}{self.label}: metric {name} is "
-                             f"{self.values[name]:g} {unit}, expected a finite size in bytes")
+            raise InputError(self.source, key="metric_size_bad", values={"where": where + ': ' if where else '',
+                                                                         "label": self.label, "name": name,
+                                                                         "values": self.values[name], "unit": unit})
         return int(round(value))
 
     def khz_attribute(self, name: str) -> float | None:

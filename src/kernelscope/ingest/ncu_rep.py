@@ -52,11 +52,6 @@ from .nsight_rules import message_type as _message_type
 
 FORMAT = "ncu-rep"
 
-_NO_MODULE = (
-    "reading .ncu-rep needs NVIDIA's 'ncu-report' package, which has no wheel for this platform "
-    "(Linux x86-64, Windows and macOS arm64 only); export the report with "
-    "`ncu --import FILE --csv --page details` (or --page raw) and pass the CSV instead"
-)
 
 _SPEEDUP_TYPES = {1: "local", 2: "global"}
 
@@ -117,14 +112,14 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
     try:
         import ncu_report  # noqa: PLC0415 - optional dependency, imported only when a report is read
     except ImportError:
-        raise InputError(source, _NO_MODULE) from None
+        raise InputError(source, key="ncu_report_missing") from None
 
     try:
         container = scan_container(source, clock_status=True)
     except OSError as exc:
-        raise InputError(source, f"cannot read the file ({exc.strerror or exc})") from None
+        raise InputError(source, key="ncu_rep_cannot_read", values={"value": exc.strerror or exc}) from None
     if container.empty:
-        raise InputError(source, "not a readable Nsight Compute report (the file is empty)")
+        raise InputError(source, key="ncu_rep_empty")
 
     if container.truncated:
         # Not handed to ncu_report: what it returns for a cut file varies with where the cut falls (nothing
@@ -132,24 +127,23 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
         # count comes from the block walk: results whose block lies wholly before the cut.
         raise InputError(
             source,
-            f"not a readable Nsight Compute report (truncated: {container.truncated}; "
-            f"{container.complete_results} complete result(s) precede the cut)",
+            key="ncu_rep_truncated_after",
+                values={"truncated": container.truncated, "complete_results": container.complete_results},
         )
     context, actions, native_said = _load(ncu_report, source)
     origins = _origins(context)
     if not actions:
         if container.foreign:
-            raise InputError(source, f"not a readable Nsight Compute report ({container.foreign})")
+            raise InputError(source, key="ncu_rep_foreign", values={"foreign": container.foreign})
         if container.intact and container.results == 0:
             raise InputError(
                 source,
-                "holds no profiled kernels (a valid Nsight Compute report with 0 results: "
-                "did the ncu kernel filter (-k, -c, --nvtx-include) match no launch?)",
+                key="ncu_rep_zero_results",
             )
         found = f"its block headers announce {container.results} result(s) but " if container.results else ""
         said = f"; the reader said: {native_said}" if native_said else ""
         raise InputError(
-            source, f"not a readable Nsight Compute report ({found}ncu_report found no profiled results{said})"
+            source, key="ncu_rep_no_results", values={"found": found, "said": said}
         )
 
     req = _Request()
@@ -235,7 +229,7 @@ def _load(ncu_report: Any, source: str) -> tuple[Any, list[Any], str]:
     except Exception as exc:  # noqa: BLE001 - native loader: any failure means an unreadable file
         detail = " ".join(str(exc).split())[:200]
         raise InputError(
-            source, f"not a readable Nsight Compute report (ncu_report failed: {type(exc).__name__}: {detail})"
+            source, key="ncu_rep_reader_failed", values={"name": type(exc).__name__, "detail": detail}
         ) from exc
     native = " ".join("".join(said).split())
     native = re.sub(r"^WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR ", "",
@@ -379,8 +373,7 @@ def _read_result(source: str, index: int, action: Any, req: _Request | None = No
     except Exception as exc:  # noqa: BLE001 - native reader on a corrupted result: any failure, one clean error
         raise InputError(
             source,
-            f"not a readable Nsight Compute report (reading result {index} failed: "
-            f"{type(exc).__name__}: {_one_line(exc)})",
+            key="ncu_rep_result_failed", values={"index": index, "name": type(exc).__name__, "exc": _one_line(exc)},
         ) from None
 
 
@@ -392,8 +385,7 @@ def _kernel(source: str, index: int, action: Any, req: _Request | None = None,
     req = req or _Request()
     m = _Metrics(action, req)
     if name is None and demangled is None and not m.values:  # what ncu_report hands over for a damaged result
-        raise InputError(source, f"not a readable Nsight Compute report (result {index} has neither a kernel name "
-                                 "nor a metric: its data is damaged)")
+        raise InputError(source, key="ncu_rep_result_damaged", values={"index": index})
     name = name or f"kernel_{index}"
     demangled = demangled or name
 

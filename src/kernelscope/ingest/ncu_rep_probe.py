@@ -69,8 +69,7 @@ class _Probe:
         text = " ".join(bytes(self.said).rsplit(b"\x00ok\x00", 1)[-1].decode("utf-8", "replace").split())
         failed = re.search(r"Check failed: [^*]*", text)
         why = (failed.group(0).strip() if failed else text[-160:]) or "it ended the process"
-        raise InputError(self.todo[index][0], f"damaged Nsight Compute report: NVIDIA's reader (ncu_report) aborts "
-                         f"on it ({why[:160]}); the file's framing is intact, its contents are not")
+        raise InputError(self.todo[index][0], key="ncu_rep_reader_aborts", values={"why": why[:160]})
 
     def _finish(self, passed: int | None) -> None:
         """Close the pipe and reap the child; ``passed``: how many reports count as loaded (None: as it reported,

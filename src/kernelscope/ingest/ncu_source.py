@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 from ..errors import InputError
 from ..model import InstructionTable, InstructionValues, KernelProfile, SourceMarker
 from .files import check_file, native_name
-from .ncu_rep import _NO_MODULE, _name, _native_output_captured, _one_line, _plain, _printable, recent_actions
+from .ncu_rep import _name, _native_output_captured, _one_line, _plain, _printable, recent_actions
 from .ncu_rep_file import scan_container
 from .nsight_rules import message_type
 
@@ -47,9 +47,10 @@ HOW_TO_COLLECT = (
 RANKING = ("smsp__pcsamp_sample_count", "inst_executed")
 
 
-def no_instruction_data(kernel: KernelProfile) -> str:
-    """The message for a launch without per-instruction data: which launch, and the options that collect it."""
-    return f"launch {kernel.index} ({kernel.name}) holds no per-instruction data: {HOW_TO_COLLECT}"
+def no_instruction_data(source: str, kernel: KernelProfile) -> InputError:
+    """The error for a launch without per-instruction data: which launch, and the options that collect it."""
+    return InputError(source, key="no_instruction_data",
+                      values={"index": kernel.index, "name": kernel.name, "how_to_collect": HOW_TO_COLLECT})
 
 
 def read_instructions(
@@ -150,7 +151,7 @@ def _each(source: str, launches: list[KernelProfile], read: Callable[[KernelProf
     ``ncu_report`` on a corrupted result becomes one InputError line."""
     for k in launches:
         if k.origin is None or not k.instruction_metrics:
-            raise InputError(source, no_instruction_data(k))
+            raise no_instruction_data(source, k)
     if not launches:
         return []
     recent = recent_actions(source)  # the report just loaded: its results are parsed already
@@ -164,8 +165,8 @@ def _each(source: str, launches: list[KernelProfile], read: Callable[[KernelProf
         except Exception as exc:  # noqa: BLE001 - native reader on a corrupted result: any failure, one clean error
             raise InputError(
                 source,
-                f"not a readable Nsight Compute report (reading the per-instruction data of launch {k.index} "
-                f"failed: {type(exc).__name__}: {_one_line(exc)})",
+                key="ncu_rep_source_launch_failed",
+                    values={"index": k.index, "name": type(exc).__name__, "exc": _one_line(exc)},
             ) from None
     del context  # the actions are views into it: keep it alive until here
     return out
@@ -181,23 +182,23 @@ def _open(source: str) -> Any:
     try:
         import ncu_report  # noqa: PLC0415 - optional dependency, imported only when a report is read
     except ImportError:
-        raise InputError(source, _NO_MODULE) from None
+        raise InputError(source, key="ncu_report_missing") from None
     try:
         container = scan_container(source)
     except OSError as exc:
-        raise InputError(source, f"cannot read the file ({exc.strerror or exc})") from None
+        raise InputError(source, key="ncu_rep_cannot_read", values={"value": exc.strerror or exc}) from None
     if container.empty:
-        raise InputError(source, "not a readable Nsight Compute report (the file is empty)")
+        raise InputError(source, key="ncu_rep_empty")
     if container.truncated:
-        raise InputError(source, f"not a readable Nsight Compute report (truncated: {container.truncated})")
+        raise InputError(source, key="ncu_rep_truncated", values={"truncated": container.truncated})
     if container.foreign:
-        raise InputError(source, f"not a readable Nsight Compute report ({container.foreign})")
+        raise InputError(source, key="ncu_rep_foreign", values={"foreign": container.foreign})
     try:  # only the context: ncu_report parses a result when it is first asked for (action_by_idx, ~2 ms each)
         with _native_output_captured():
             return ncu_report.load_report(native_name(source))
     except Exception as exc:  # noqa: BLE001 - native loader: any failure means an unreadable file
-        raise InputError(source, f"not a readable Nsight Compute report (ncu_report failed: {type(exc).__name__}: "
-                         f"{_one_line(exc)})") from None
+        raise InputError(source, key="ncu_rep_source_failed",
+            values={"name": type(exc).__name__, "exc": _one_line(exc)}) from None
 
 
 def _action(source: str, context: Any, kernel: KernelProfile, action: Any = None) -> Any:
@@ -208,8 +209,8 @@ def _action(source: str, context: Any, kernel: KernelProfile, action: Any = None
         action = context.range_by_idx(r).action_by_idx(j)
     found = None if action is None else _name(action, None)
     if action is None or (found is not None and found != kernel.name):
-        raise InputError(source, f"launch {kernel.index} ({kernel.name}) is no longer at range {r}, result {j} "
-                         "of the file (was it replaced since it was read?)")
+        raise InputError(source, key="ncu_rep_launch_moved",
+            values={"index": kernel.index, "name": kernel.name, "r": r, "j": j})
     return action
 
 

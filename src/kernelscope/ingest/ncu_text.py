@@ -120,8 +120,7 @@ def read_ncu_text(path: str | os.PathLike) -> ProfileReport:
         said = f"; ncu said: {' / '.join(parser.tool_messages[-3:])}" if parser.tool_messages else ""
         raise InputError(
             source,
-            "holds no Nsight Compute kernel data (no kernel result line such as "
-            f"'  kernel(float *), Context 1, Stream 7' followed by sections was found{said})",
+            key="ncu_text_no_kernels", values={"said": said},
         )
     return ProfileReport(path=source, format=FORMAT, kernels=tuple(kernels), tool_version=None,
                          measurement=Measurement(tool="ncu"))
@@ -169,7 +168,7 @@ class _Parser:
         self.tool_messages: list[str] = []
 
     def error(self, number: int, problem: str) -> InputError:
-        return InputError(self.source, f"line {number}: {problem}")
+        return InputError(self.source, key="line_problem", values={"number": number, "problem": problem})
 
     def finish(self, at_end: bool = False) -> _Kernel | None:
         self.end_rule()

@@ -203,13 +203,13 @@ def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], layou
     units = {c: u for c, u in header if c is not None}
     t_scale = {c: NSYS_TIME_S.get(units.get(c) or "ns") for c in ("start", "duration")}
     if None in t_scale.values():
-        raise InputError(path, f"line {at + 1}: unknown time unit in the cuda_gpu_trace header "
-                               f"({units.get('start')!r} / {units.get('duration')!r}); expected ns, us, ms or s")
+        raise InputError(path, key="gpu_trace_bad_unit",
+            values={"at": at + 1, "value": units.get('start'), "value2": units.get('duration')})
     b_scale = NSYS_BYTES.get(units.get("bytes") or "MB", 1e6)
     sm_scale = NSYS_BYTES.get(units.get("smem_static") or "MB", 1e6)
     rows = _rows(lines, at, [c for c, _ in header], layout, split)
     if not rows:
-        raise InputError(path, "no data: the cuda_gpu_trace table holds a header but no rows")
+        raise InputError(path, key="gpu_trace_no_rows")
     numeric = [(ln, r[c]) for ln, r in rows for c in ("start", "duration", "bytes") if r.get(c)]
     num = _Numbers("C" if layout == "csv" or number_format is None else number_format(numeric))
     n = len(rows)
@@ -222,11 +222,10 @@ def read_gpu_trace(path: str, lines: list[str], at: int, cells: list[str], layou
             _record(cols, launch, i, r, num, (t_scale["start"], t_scale["duration"], b_scale, sm_scale), table,
                     devices)
         except _NoTime:
-            raise InputError(path, f"line {lineno}: Start / Duration is not a number ({r.get('start')!r}, "
-                                   f"{r.get('duration')!r}); expected the cuda_gpu_trace report's times") from None
+            raise InputError(path, key="gpu_trace_bad_time",
+                values={"lineno": lineno, "value": r.get('start'), "value2": r.get('duration')}) from None
         except (OverflowError, ValueError):  # inf / nan, or beyond the column's integer range
-            raise InputError(path, f"line {lineno}: a value is out of range for its column (times in ns up to "
-                                   "2^63, device ids up to 32767, launch sizes up to 2^31)") from None
+            raise InputError(path, key="gpu_trace_out_of_range", values={"lineno": lineno}) from None
     args = LaunchArgs(grid_x=launch["grid_x"], grid_y=launch["grid_y"], grid_z=launch["grid_z"],
                       block_x=launch["block_x"], block_y=launch["block_y"], block_z=launch["block_z"],
                       registers_per_thread=launch["regs"], shared_mem_bytes=launch["smem"],

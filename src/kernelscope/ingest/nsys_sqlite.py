@@ -79,8 +79,6 @@ FORMAT = "nsys-sqlite"
 #: Rowids per chunk (one SELECT each) / rows per ``fetchmany`` call.
 CHUNK_ROWS = 1 << 16
 
-_NO_GPU = ("recorded no GPU activity: {detail} (usually: the app ran no CUDA work, or nsys ran without "
-           "--trace=cuda)")
 
 #: CUPTI copyKind (CUpti_ActivityMemcpyKind, same ids in ENUM_CUDA_MEMCPY_OPER) -> kernelscope copy_kind code.
 _COPY_KIND = np.array([
@@ -128,18 +126,15 @@ def read_nsys_sqlite(path: str | os.PathLike, launch_args: bool | None = None) -
     try:
         con = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
-        raise InputError(str(path), f"cannot open the SQLite database read-only ({exc})") from None
+        raise InputError(str(path), key="sqlite_cannot_open", values={"exc": exc}) from None
     try:
         return _read(con, str(path), launch_args)
     except InputError:
         raise
     except (OverflowError, ValueError) as exc:  # (from _block: np.fromiter over the cells)
-        raise InputError(str(path), f"a time, id or size column holds a value that is not a 64-bit integer "
-                                    f"({' '.join(str(exc).split())[:80]}); Nsight Systems writes 64-bit integers "
-                                    "there (was the database edited?)") from None
+        raise InputError(str(path), key="sqlite_not_int64", values={"value": ' '.join(str(exc).split())[:80]}) from None
     except sqlite3.DatabaseError as exc:
-        raise InputError(str(path), f"not a readable SQLite database ({exc}); expected an Nsight Systems export "
-                                    "(`nsys export --type sqlite`)") from None
+        raise InputError(str(path), key="sqlite_unreadable", values={"exc": exc}) from None
     finally:
         con.close()
 
@@ -344,14 +339,12 @@ def _read(con: sqlite3.Connection, path: str, launch_args: bool | None) -> Timel
     nsys_like = bool(tables & {"StringIds", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU", "CUPTI_ACTIVITY_KIND_RUNTIME",
                                "ANALYSIS_DETAILS", "EXPORT_META_DATA", "META_DATA_EXPORT", "ThreadNames"})
     if not gpu_tables and not nsys_like:
-        raise InputError(path, "SQLite database without Nsight Systems tables (no StringIds, TARGET_INFO_GPU or "
-                               "CUPTI_ACTIVITY_KIND_* tables); expected an `nsys export --type sqlite` file")
+        raise InputError(path, key="sqlite_not_nsys")
     if not gpu_tables:
-        raise InputError(path, _NO_GPU.format(detail="the export has no CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY or "
-                                                     "_MEMSET table"))
+        raise InputError(path, key="sqlite_no_gpu_tables")
     counts = {t: _count(con, t) for t in _TABLES if t in tables and {"start", "end"} <= _columns(con, t)}
     if not any(counts.get(t, 0) for t in gpu_tables):
-        raise InputError(path, _NO_GPU.format(detail=_no_rows(con, gpu_tables, counts)))
+        raise InputError(path, key="sqlite_no_gpu_activity", values={"detail": _no_rows(con, gpu_tables, counts)})
 
     names = _Names(_strings(con, tables))
     cols = _Columns(sum(counts.values()))

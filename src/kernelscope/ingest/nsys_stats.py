@@ -176,11 +176,8 @@ def read_nsys_stats(path: str | os.PathLike) -> TimelineSummary | Timeline:
         if cuda_skipped or any(t.what == "skip" for t in tables):
             detail = (f"nsys stats skipped its CUDA reports (\"does not contain {cuda_skipped[0]}\")" if cuda_skipped
                       else "only OS-runtime / trace tables, no CUDA API, kernel or memory summary")
-            raise InputError(str(path), f"recorded no GPU activity: {detail} (usually: the app ran no CUDA work, or "
-                                        "nsys ran without --trace=cuda)")
-        raise InputError(str(path), "no `nsys stats` summary table found (expected a header such as 'Time (%)  "
-                                    "Total Time (ns)  ...  Name' followed by a line of dashes, a CSV header, or "
-                                    "'| Time (%) | ...' rows)")
+            raise InputError(str(path), key="stats_no_gpu_activity", values={"detail": detail})
+        raise InputError(str(path), key="stats_no_table")
     locale = _detect_locale(used, str(path))
     problems = [f"the {t.report or 'unnamed'} table holds a header but no rows" for t in used if not t.rows]
     out, run_of_row, reports, runs = _collect(used, locale, str(path), problems)
@@ -220,8 +217,7 @@ def _check_has_rows(used: list[_Table], path: str) -> None:
     if any(t.rows for t in used):
         return
     names = ", ".join(dict.fromkeys(t.report or "header '" + ",".join(t.header[:3]) + ",...'" for t in used))
-    raise InputError(path, f"no data: its table(s) hold only a header and no rows ({names}); nothing was recorded "
-                           "for them")
+    raise InputError(path, key="stats_no_rows", values={"names": names})
 
 
 def _negative(t: _Table, row: dict) -> str | None:
@@ -270,8 +266,7 @@ def _collect(used: list[_Table], locale: str, path: str,
     if negative:
         (line, name), n = negative[0], len(negative)
         if not rows and not sizes:
-            raise InputError(path, f"no usable data: every row holds a negative value (line {line}: '{name}' is "
-                                   "negative; times, counts and shares cannot be negative)")
+            raise InputError(path, key="stats_all_negative", values={"line": line, "name": name})
         problems.append(f"{n} row(s) holding a negative value left out (line {line}: '{name}')")
     out = [replace(r, bytes=sizes[(k, r.name)])
            if r.kind in ("memcpy", "memset") and sizes.get((k, r.name)) is not None else r
@@ -482,16 +477,13 @@ def _locale_of(cells: list[tuple[int, str]], path: str, ambiguous_ok: bool = Fal
             ambiguous.append(lineno)
     if c_lines and comma_lines:
         minority = comma_lines if len(comma_lines) < len(c_lines) else c_lines
-        raise InputError(path, f"line {minority[0]}: number format contradicts the rest of the file (both "
-                               "'1,234.5' and '1.234,5' styles found); cannot tell thousands separators from "
-                               "decimal marks")
+        raise InputError(path, key="stats_number_format_mixed", values={"minority": minority[0]})
     if comma_lines:
         return "comma-decimal"
     if c_lines:
         return "C"
     if ambiguous and not ambiguous_ok:
-        raise InputError(path, f"line {ambiguous[0]}: ambiguous number format (a value such as '1,234' or '1.234' "
-                               "could be read either way and no other value in the file decides it)")
+        raise InputError(path, key="stats_number_format_ambiguous", values={"ambiguous": ambiguous[0]})
     return "plain"
 
 
@@ -510,8 +502,8 @@ def _row(t: _Table, cells: list[str], lineno: int, locale: str, path: str) -> di
         if len(cells) == len(canon) - 1 and canon[-1][0] == "name":
             cells = cells + [""]
         else:
-            raise InputError(path, f"line {lineno}: {len(cells)} fields, expected {len(canon)} as in the header "
-                                   f"({', '.join(t.header)})")
+            raise InputError(path, key="stats_bad_field_count",
+                values={"lineno": lineno, "n_cells": len(cells), "n_canon": len(canon), "header": ', '.join(t.header)})
     out: dict = {}
     for (c, unit), v in zip(canon, cells):
         if c is None or c == "style":
@@ -528,8 +520,8 @@ def _row(t: _Table, cells: list[str], lineno: int, locale: str, path: str) -> di
                 raise ValueError(v)
             x = _number(v, locale)
         except ValueError:
-            raise InputError(path, f"line {lineno}: column '{t.header[[x for x, _ in canon].index(c)]}' holds "
-                                   f"'{v}', expected a number") from None
+            raise InputError(path, key="stats_not_number",
+                values={"lineno": lineno, "header": t.header[[x for x, _ in canon].index(c)], "v": v}) from None
         if c in ("total", "mean", "median", "min", "max", "stddev"):
             out[c] = x * _scale(t, unit, path, lineno)
         else:
@@ -545,7 +537,7 @@ def _scale(t: _Table, unit: str | None, path: str, lineno: int) -> float:
             return NSYS_BYTES[u]
     elif u in NSYS_TIME_S:
         return NSYS_TIME_S[u]
-    raise InputError(path, f"line {lineno}: unknown unit '{u}' in the {t.report or t.what} table")
+    raise InputError(path, key="stats_unknown_unit", values={"lineno": lineno, "u": u, "value": t.report or t.what})
 
 
 def _summary_row(t: _Table, row: dict, lineno: int) -> SummaryRow:

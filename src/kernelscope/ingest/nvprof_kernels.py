@@ -125,7 +125,7 @@ class Kernels:
         self.skipped: dict[str, int] = {}  # what non-kernel rows were seen, e.g. {"memory copy": 2}
 
     def error(self, number: int, problem: str) -> InputError:
-        return InputError(self.source, f"line {number}: {problem}")
+        return InputError(self.source, key="line_problem", values={"number": number, "problem": problem})
 
     # ------------------------------------------------------------------------------------------ values
     def value(self, number: int, text: str, what: str, column_unit: str = "") -> _Value:
@@ -292,11 +292,10 @@ class Kernels:
             if tables == 0:
                 raise InputError(
                     self.source,
-                    "holds no nvprof data (no summary, GPU trace, metric or event table found; expected nvprof's "
-                    "text or --csv output)",
+                    key="nvprof_no_data",
                 )
             seen = ", ".join(f"{n} {what} row(s)" for what, n in sorted(self.skipped.items())) or "no rows"
-            raise InputError(self.source, f"holds no kernel data (its nvprof tables list {seen}, no kernel)")
+            raise InputError(self.source, key="nvprof_no_kernels", values={"seen": seen})
         return tuple(_profile(self.source, i, e) for i, e in enumerate(entries))
 
 
@@ -390,8 +389,9 @@ def _convert(source: str, entry: _Entry, name: str, m: _Mapping, value: float) -
     if unit not in _KIND_UNITS[m.kind]:
         raise InputError(
             source,
-            f"{entry.signature[:60]}: metric {name} has unit {unit or 'none'!r}, expected "
-            f"{' or '.join(repr(u or 'none') for u in _KIND_UNITS[m.kind])} for a {m.kind}",
+            key="nvprof_bad_unit", values={"signature": entry.signature[:60], "name": name, "value": unit or 'none',
+                                           "value2": ' or '.join((repr(u or 'none') for u in _KIND_UNITS[m.kind])),
+                                           "kind": m.kind},
         )
     if m.kind == "fraction" and unit == "":
         return value * 100.0

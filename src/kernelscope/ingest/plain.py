@@ -116,7 +116,8 @@ def _profile(index: int, k: _Kernel, source: str) -> KernelProfile:
         try:
             stalls[canonical_reason(name)] = stalls.get(canonical_reason(name), 0.0) + value
         except InputError as exc:
-            raise InputError(source, f"kernel[{index}].stall_breakdown_pct: {exc.problem}") from None
+            raise InputError(source, key="plain_stall_breakdown",
+                values={"index": index, "problem": exc.problem}) from None
     return KernelProfile(
         index=index,
         name=k.name,
@@ -151,15 +152,15 @@ def read_plain(path: str | os.PathLike) -> ProfileReport:
     except OSError as exc:
         raise unreadable(source, exc) from None
     except UnicodeDecodeError as exc:
-        raise InputError(source, f"cannot read as UTF-8 text ({exc})") from None
+        raise InputError(source, key="plain_not_utf8", values={"exc": exc}) from None
     kind = "JSON" if Path(path).suffix.lower() == ".json" else "TOML"
     try:
         data = json.loads(text) if kind == "JSON" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         detail = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())
-        raise InputError(source, f"not valid {kind}: {detail}") from None
+        raise InputError(source, key="plain_invalid", values={"kind": kind, "detail": detail}) from None
     if not isinstance(data, dict):
-        raise InputError(source, f"expected a {kind} object with a 'kernel' list, got a {type(data).__name__}")
+        raise InputError(source, key="plain_not_object", values={"kind": kind, "name": type(data).__name__})
     try:
         parsed = _File.model_validate(data)
     except ValidationError as exc:
@@ -168,6 +169,6 @@ def read_plain(path: str | os.PathLike) -> ProfileReport:
         loc = [p for p in err["loc"] if isinstance(p, int) or str(p).isidentifier() or " " in str(p)]
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
         msg = err["msg"].removeprefix("Value error, ")
-        raise InputError(source, f"field '{where or 'kernel'}': {msg}") from None
+        raise InputError(source, key="plain_field", values={"value": where or 'kernel', "msg": msg}) from None
     kernels = tuple(_profile(i, k, source) for i, k in enumerate(parsed.kernel))
     return ProfileReport(path=source, format="plain", kernels=kernels)

@@ -105,7 +105,7 @@ def parse_ptxas(text: str, source: str = "ptxas output") -> tuple[PtxasKernel, .
         if current is None:
             return
         if "registers_per_thread" not in current:
-            raise InputError(source, f"ptxas reported no register count for kernel '{current['name']}'")
+            raise InputError(source, key="ptxas_no_registers", values={"current": current['name']})
         kernels.append(PtxasKernel(demangled_name=current["name"], **current))
 
     for line in text.splitlines():
@@ -172,17 +172,18 @@ def compile_resource_usage(
         try:
             run = subprocess.run(cmd, capture_output=True, text=True, timeout=NVCC_TIMEOUT_S, cwd=tmp)
         except FileNotFoundError:
-            raise InputError("nvcc", f"'{exe}' cannot be run; install the CUDA toolkit to use --cu") from None
+            raise InputError("nvcc", key="nvcc_cannot_run", values={"exe": exe}) from None
         except subprocess.TimeoutExpired:
-            raise InputError(str(cu_file), f"nvcc did not finish within {NVCC_TIMEOUT_S} s") from None
+            raise InputError(str(cu_file), key="nvcc_timeout", values={"nvcc_timeout_s": NVCC_TIMEOUT_S}) from None
     output = run.stdout + "\n" + run.stderr
     if run.returncode != 0:
         lines = [l.strip() for l in output.splitlines() if l.strip()]
         errors = [l for l in lines if "error" in l.lower()] or lines
-        raise InputError(str(cu_file), f"nvcc failed (exit {run.returncode}): {errors[0] if errors else 'no message'}")
+        raise InputError(str(cu_file), key="nvcc_failed",
+            values={"returncode": run.returncode, "errors": errors[0] if errors else 'no message'})
     kernels = parse_ptxas(output, str(cu_file))
     if not kernels:
-        raise InputError(str(cu_file), "ptxas reported no kernel (no __global__ function was compiled)")
+        raise InputError(str(cu_file), key="ptxas_no_kernel")
     names = _demangle([k.name for k in kernels])
     kernels = tuple(
         PtxasKernel(**{**k.__dict__, "demangled_name": names.get(k.name, k.name)}) for k in kernels

@@ -24,15 +24,17 @@ def _parse(path: str | os.PathLike, what: str) -> Any:
     file = Path(path)
     suffix = file.suffix.lower()
     if suffix not in (".toml", ".json"):
-        raise InputError(where, f"{what}: expected a .toml or .json file, got '{suffix or 'no extension'}'")
+        raise InputError(where, key="settings_suffix", values={"what": what, "value": suffix or 'no extension'})
     try:
         text = file.read_bytes().decode("utf-8")
         return tomllib.loads(text) if suffix == ".toml" else json.loads(text)
     except OSError as exc:
-        raise InputError(where, f"cannot read {what}: {exc.strerror or exc}") from None
+        raise InputError(where, key="settings_cannot_read",
+            values={"what": what, "value": exc.strerror or exc}) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError, RecursionError) as exc:
         kind = "TOML" if suffix == ".toml" else "JSON"
-        raise InputError(where, f"cannot parse as {kind}: {_parse_problem(exc)}") from None
+        raise InputError(where, key="settings_cannot_parse",
+            values={"kind": kind, "exc": _parse_problem(exc)}) from None
 
 
 def _parse_problem(exc: Exception) -> str:
@@ -72,12 +74,11 @@ def read_spec(path: str | os.PathLike) -> GpuSpec:
     # Plausibility against a units mix-up (GB/s or TFLOP/s typed into the bytes/s or FLOP/s field):
     # every GPU since 2010 moves more than 1 GB/s and computes more than 1 GFLOP/s.
     if spec.dram_bandwidth_bytes_per_s < 1e9:
-        raise InputError(where, f"field 'dram_bandwidth_bytes_per_s' = {spec.dram_bandwidth_bytes_per_s:g} is below 1 GB/s; "
-                         "expected bytes/s (e.g. 2.039e12), or give dram_bandwidth_gb_s")
+        raise InputError(where, key="spec_bandwidth_too_low",
+            values={"dram_bandwidth_bytes_per_s": spec.dram_bandwidth_bytes_per_s})
     for pipe, peak in spec.peak_flops_per_s.items():
         if peak < 1e9:
-            raise InputError(where, f"field 'peak_flops_per_s.{pipe}' = {peak:g} is below 1 GFLOP/s; "
-                             "expected FLOP/s (e.g. 19.5e12), or give [peak_tflops]")
+            raise InputError(where, key="spec_peak_too_low", values={"pipe": pipe, "peak": peak})
     return spec
 
 
@@ -94,12 +95,12 @@ def read_criteria(path: str | os.PathLike) -> dict[str, float]:
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise InputError(source, f"cannot read criteria: {exc.strerror or exc}") from None
+        raise InputError(source, key="criteria_cannot_read", values={"value": exc.strerror or exc}) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
-        raise InputError(source, f"cannot read criteria as TOML: {_parse_problem(exc)}") from None
+        raise InputError(source, key="criteria_not_toml", values={"exc": _parse_problem(exc)}) from None
     table = data.get("criteria")
     if not isinstance(table, dict):
-        raise InputError(source, "expected a [criteria] table, e.g. [criteria] memory_high_pct = 75")
+        raise InputError(source, key="criteria_table_expected")
     try:
         return criteria(table)
     except (KeyError, ValueError) as exc:

@@ -50,11 +50,38 @@ def frame(key: str, lang: str, **values: Any) -> str:
 
 
 def phrase(text: str, lang: str) -> str:
-    """``text`` (a value of a message: what a file was expected to be, an OS reason) in ``lang``; as given when the
-    ``[phrase]`` table does not have it."""
-    if check_lang(lang) == "en":
+    """``text`` (a value of a message: what a file was expected to be, an OS reason; a data problem a reader
+    found) in ``lang``: its ``[phrase]`` entry, else the first templated entry (English with ``{name}`` fields)
+    that matches it whole, its Chinese filled with what the fields matched (each worded again, so a phrase may
+    hold another); as given when none does."""
+    if check_lang(lang) == "en" or not text:
         return text
-    return messages().phrase.get(text, text)
+    return _reword(text, 3)
+
+
+def _reword(text: str, depth: int) -> str:
+    found = messages().phrase.get(text)
+    if found is not None or depth == 0:
+        return text if found is None else found
+    for pattern, zh in _templated():
+        m = pattern.fullmatch(text)
+        if m is not None:
+            return zh.format(**{k: _reword(v, depth - 1) for k, v in m.groupdict().items()})
+    return text
+
+
+@cache
+def _templated() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The ``[phrase]`` entries with fields, as (regular expression on the English, Chinese), longest English
+    first (the most specific wins)."""
+    out = []
+    for en, zh in sorted(messages().phrase.items(), key=lambda item: -len(item[0])):
+        if "{" not in en:
+            continue
+        pieces = re.split(r"\{(\w+)\}", en)
+        regex = "".join(re.escape(piece) if i % 2 == 0 else f"(?P<{piece}>.*?)" for i, piece in enumerate(pieces))
+        out.append((re.compile(regex, re.S), zh))
+    return tuple(out)
 
 
 def template(key: str, lang: str) -> str | None:
@@ -65,15 +92,20 @@ def template(key: str, lang: str) -> str | None:
 
 def error_text(exc: BaseException, lang: str) -> str:
     """What an error says, in ``lang``, as one line (without the "kernelscope: error:" frame): the keyed template
-    filled with the error's values (words among them from ``[phrase]``) after its source, else the error's own
-    (English) message."""
+    filled with the error's values (words among them from ``[phrase]``) after its source; an error without a key
+    (a helper's or a library's text passed on), its problem's ``[phrase]`` wording; else the error's own (English)
+    message."""
     english = one_line(str(exc))
-    if check_lang(lang) == "en" or not isinstance(exc, KernelscopeError) or exc.key is None:
+    if check_lang(lang) == "en" or not isinstance(exc, KernelscopeError):
         return english
+    if exc.key is None:  # a library's or a helper's English text passed on: its [phrase] wording, if any
+        problem = getattr(exc, "problem", None)
+        worded = phrase(problem, lang) if problem else problem
+        return english if worded == problem else frame("source", lang, source=exc.source, problem=one_line(worded))
     text = template(exc.key, lang)
     if text is None:
         return english
-    values = {k: phrase(v, lang) if isinstance(v, str) else v for k, v in exc.values.items()}
+    values = {k: phrase(str(v), lang) if isinstance(v, (str, BaseException)) else v for k, v in exc.values.items()}
     try:
         problem = one_line(text.format(**values))
     except (KeyError, IndexError, ValueError):  # a template that does not fit its values: say it in English

@@ -156,5 +156,5 @@ def arch_limits(compute_capability: tuple[int, int]) -> ArchLimits:
     if limits is None:
         known = ", ".join(_cc_key(c) for c in _catalogue())
         what = _cc_key(cc) if len(cc) == 2 else repr(compute_capability)
-        raise InputError("compute_capability", f"{what} is not supported; expected one of {known}")
+        raise InputError("compute_capability", key="not_supported", values={"what": what, "known": known})
     return limits

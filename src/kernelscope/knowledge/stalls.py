@@ -154,5 +154,6 @@ def canonical_reason(name: str) -> str:
     """
     reason_id = lookup().get(norm(name))
     if reason_id is None:
-        raise InputError("stall reason", f"unknown stall reason {name!r}; expected one of {', '.join(reasons())}")
+        raise InputError("stall reason", key="unknown_stall_reason",
+            values={"name": name, "value": ', '.join(reasons())})
     return reason_id

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from ..analysis.timeline import TimelineReport
 
 #: The line a missing optional dependency gives.
-INSTALL_HINT = "not installed: install kernelscope[dataset] (pip install 'kernelscope[dataset]')"
 
 #: The diagnose table: column -> Arrow type name (see :func:`_types`).
 LAUNCH_COLUMNS: dict[str, str] = {
@@ -67,7 +66,7 @@ def require_pyarrow() -> Any:
     try:
         import pyarrow
     except ImportError:
-        raise InputError("pyarrow", INSTALL_HINT) from None
+        raise InputError("pyarrow", key="dataset_extra_missing") from None
     return pyarrow
 
 

@@ -16,6 +16,7 @@ from ..knowledge.stalls import describe
 from ..knowledge.findings import findings
 from ..knowledge.plausibility import implausible_note, implausible_text
 from ..knowledge.libraries import family
+from ..knowledge.messages import phrase
 from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit
@@ -242,6 +243,11 @@ class Fmt:
     def bound(self, bound: str | None) -> str:
         return self.nm if bound is None else class_text(bound, "title", self.lang)
 
+    def problem(self, text: str) -> str:
+        """A data problem a reader recorded in English (``problems``, an invalid record's reason), in this
+        language (``messages.toml`` ``[phrase]``: :func:`kernelscope.knowledge.messages.phrase`)."""
+        return phrase(text, self.lang)
+
     def note(self, note: Note | str) -> str:
         """A finding (a :class:`Note`, or a bare note key such as a roofline ``not_measured`` entry)."""
         if isinstance(note, str):  # (worded once: a bare key has no values; keys of the memo below are tuples)
@@ -357,13 +363,14 @@ class Fmt:
 
     def finding_title(self, finding_id: str, finding: Finding | None = None) -> str:
         """The title of a root-cause finding (``data/findings.toml``) filled with ``finding``'s values; a finding
-        without an entry there (a class rule) is named by its id. Worded once per distinct finding."""
+        without an entry there (a class rule) is named by its ``rule_ID`` label, else by its id. Worded once per
+        distinct finding."""
         return self._worded("title", finding_id, finding, lambda: self._finding_title(finding_id, finding))
 
     def _finding_title(self, finding_id: str, finding: Finding | None) -> str:
         text = findings().get(finding_id)
         if text is None:
-            return finding_id
+            return label(f"rule_{finding_id}", self.lang) if f"rule_{finding_id}" in labels().label else finding_id
         values = self.finding_values(finding) if finding is not None else {}
         try:
             return safe(fill(text.title(self.lang), values, self.lang))
@@ -528,7 +535,7 @@ def data_rows(k: Any, f: Fmt) -> list[tuple[str, str]]:
     said = {implausible_text(x, "en") for x in k.implausible}
     problems = [p for p in k.problems if p not in said]
     if problems:
-        rows.append((f.label("problems"), safe(f.semi.join(problems))))
+        rows.append((f.label("problems"), safe(f.semi.join(map(f.problem, problems)))))
     return rows
 
 

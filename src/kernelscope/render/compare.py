@@ -198,7 +198,7 @@ def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
     for x in p.predictions[:3]:
         got = x.measured_reduction_pct or 0.0
         key = "predicted_value_slower" if got < 0 else "predicted_value"
-        out.append(f.label(key, rule=safe(x.rule_id), est=x.estimated_speedup_pct, got=abs(got)))
+        out.append(f.label(key, rule=f.finding_title(x.rule_id), est=x.estimated_speedup_pct, got=abs(got)))
     return out
 
 

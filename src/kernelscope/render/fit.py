@@ -2,7 +2,8 @@
 whose narrowest layout is wider than that loses its least important columns first, the rightmost ones, until it
 fits (a renderer may name other columns to go first: :func:`drop_first`); the name column (the first whose header
 names a kernel, a name, a GPU, a line or an instruction, else the first) is never dropped and keeps its longest word
-or at least :data:`NAME_MIN` cells (rich wraps or abbreviates it with "…" beyond). No analysis here."""
+or at least :data:`NAME_MIN` cells (rich wraps or abbreviates it with "…" beyond). A table is also cut while the
+layout rich would give it loses characters (:func:`_squeezed`). No analysis here."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ def _fit(table: Table, console: Console, width: int) -> None:
     overhead = _minimum(table, console, 1 << 20) - sum(low for low, _ in sizes)  # borders and padding (unclamped)
     need = [min(high, CELL_MAX) for _, high in sizes]  # a longer word is folded or abbreviated by rich
     need[name] = min(NAME_MIN, sizes[name][0])  # its longest word, up to NAME_MIN (rich wraps or abbreviates it)
-    while len(table.columns) > 1 and overhead + sum(need) > width:
+    while len(table.columns) > 1 and (overhead + sum(need) > width or _squeezed(table, console, width)):
         first = [i for i, c in enumerate(table.columns) if c in getattr(table, "_drop_first", ()) and i != name]
         drop = next(iter(sorted(first, key=lambda i: table._drop_first.index(table.columns[i]))), None)  # type: ignore[attr-defined]
         if drop is None:
@@ -81,6 +82,20 @@ def _fit(table: Table, console: Console, width: int) -> None:
         need.pop(drop)
         if drop < name:
             name -= 1
+
+
+def _squeezed(table: Table, console: Console, width: int) -> bool:
+    """Whether the layout rich gives ``table`` in ``width`` cells loses characters: wider than ``width`` (a
+    column's ``min_width`` and the columns that do not wrap kept; the console then crops every line, the title's
+    among them), or a column that does not wrap (its header included) narrower than its widest cell (cut with
+    "…")."""
+    extra = table._extra_width
+    widths = table._calculate_column_widths(console, console.options.update_width(width - extra))
+    if sum(widths) + extra > width:
+        return True
+    unbounded = console.options.update_width(1 << 20)
+    return any(c.no_wrap and w < table._measure_column(console, unbounded, c).maximum
+               for w, c in zip(widths, table.columns))
 
 
 def _per_column(table: Table) -> int:

@@ -131,7 +131,7 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
     rows = []
     head = safe(rep.path) + f"  ({f.made_by(rep.format, rep.tool_version)})"
     if rep.title:
-        head += f"  [{rep.title}]"
+        head += f"  [{f.problem(rep.title)}]"
     rows.append((f.label("tl_input"), head))
     if rep.devices_named:
         rows.append((f.label("gpu"), ", ".join(f"{i}: {safe(n) or '-'}" for i, n in rep.devices_named)))
@@ -222,7 +222,7 @@ def _graph_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
                 "tl_graph_saving", n=b.bound_launches, replay_s=f.time(b.replay_s),
                 loop_s=f.time(b.bound_launches * b.per_launch_s), saving_s=f.time(b.predicted_saving_s),
                 even=b.break_even_nodes if b.break_even_nodes is not None else "-", fixed_s=f.time(b.replay_fixed_s),
-                per_node_s=f.time(b.replay_per_node_s), source=safe(b.model_source))
+                per_node_s=f.time(b.replay_per_node_s), source=safe(f.problem(b.model_source)))
         rows.append((f.label("tl_launch_cost_line"), text))
     return rows
 
@@ -390,11 +390,12 @@ def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
         rows.append((f.label("tl_not_computable"), f.comma.join(f.label(f"tl_nc_{k}") for k in rep.not_computable)))
     if rep.invalid:
         rows.append((f.label("tl_invalid"), f.semi.join(
-            f"{r.count} {r.kind} {safe(r.name)}: {safe(r.reason)}" for r in rep.invalid)))
+            f.note(Note("tl_invalid_item", {"n": r.count, "kind": r.kind, "name": safe(r.name),
+                                            "reason": safe(f.problem(r.reason))})) for r in rep.invalid)))
     if rep.repaired:
         rows.append((f.label("tl_repaired"), repaired_text(rep, f)))
     if rep.problems:
-        rows.append((f.label("problems"), safe(f.semi.join(rep.problems))))
+        rows.append((f.label("problems"), safe(f.semi.join(map(f.problem, rep.problems)))))
     return rows
 
 

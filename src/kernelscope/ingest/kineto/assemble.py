@@ -64,7 +64,7 @@ def _build(parsed: list[_Parsed], src: str) -> Timeline:
         if p.not_trace is not None:
             notes.append(f"{p.not_trace}: skipped")
     if not traces:
-        raise InputError(src, "no PyTorch profiler trace found: " + "; ".join(p.not_trace or "" for p in parsed))
+        raise InputError(src, key="no_kineto_trace", values={"value": '; '.join((p.not_trace or '' for p in parsed))})
     ranks = _ranks(traces, notes)
     multi = len(traces) > 1
     timelines = []
@@ -73,7 +73,7 @@ def _build(parsed: list[_Parsed], src: str) -> Timeline:
     busy = sum(int(np.isin(tl.kind, _BUSY).sum()) for tl in timelines)
     invalid_busy = sum(r.count for tl in timelines for r in tl.invalid if r.kind in ("kernel", "memcpy", "memset"))
     if busy == 0 and invalid_busy == 0:
-        raise InputError(src, _no_gpu_message(traces))
+        raise _no_gpu_error(src, traces)
     if not multi:
         tl = timelines[0]
         if notes:
@@ -81,8 +81,7 @@ def _build(parsed: list[_Parsed], src: str) -> Timeline:
         return tl
     why = run_mismatch([(_world(tl), _gpu(tl), r if r >= 0 else None) for tl, r in zip(timelines, ranks)])
     if why is not None:
-        raise InputError(src, f"not the ranks of one program: {why}; give its files (e.g. a glob of them) to "
-                              "analyse each as its own program")
+        raise InputError(src, key="not_ranks_of_one_program", values={"why": why})
     merged = merge_timelines(timelines, path=src, format=FORMAT)
     meta = dict(merged.meta)
     meta.pop("file", None)
@@ -227,17 +226,13 @@ def _tool_version(top: _Top) -> str | None:
     return ", ".join(parts) or None
 
 
-def _no_gpu_message(traces: list[_Parsed]) -> str:
+def _no_gpu_error(src: str, traces: list[_Parsed]) -> InputError:
     skipped: Counter = Counter()
     events = 0
     for p in traces:
         skipped.update(p.skipped)
         events += p.events
     if skipped.get("cuda_profiler_range"):
-        return (f"recorded no GPU activity: no kernel, memcpy or memset events among its {events} events; it holds "
-                f"{skipped['cuda_profiler_range']} CUPTI range-profiler records ('cuda_profiler_range': per-kernel "
-                "hardware counters without real timing), written when torch.profiler runs with "
-                "experimental_config(profiler_metrics=...). Record a timeline with "
-                "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and no profiler_metrics")
-    return (f"recorded no GPU activity: no kernel, memcpy or memset events among its {events} events (usually: "
-            "the profiler ran without ProfilerActivity.CUDA, or no CUDA work ran in the profiled steps)")
+        return InputError(src, key="kineto_range_profiler_only",
+                          values={"events": events, "ranges": skipped["cuda_profiler_range"]})
+    return InputError(src, key="kineto_no_gpu_activity", values={"events": events})

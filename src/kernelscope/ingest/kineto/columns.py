@@ -139,7 +139,7 @@ def _parse_trace(stream: BinaryIO, source: str, label: str, chunk_bytes: int, op
     try:
         _split_events(stream, source, label, builder, chunk_bytes)
     except GZIP_ERRORS as exc:
-        raise InputError(source, f"{_where(source, label)}corrupt or truncated gzip data ({exc})") from None
+        raise InputError(source, key="bad_gzip", values={"source": _where(source, label), "exc": exc}) from None
     except _NotTrace as exc:
         if not optional:
             raise InputError(source, str(exc)) from None

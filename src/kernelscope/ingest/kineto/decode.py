@@ -171,7 +171,8 @@ def _split_events(stream: BinaryIO, source: str, label: str, sink: _Sink, chunk_
             _decode_object_tail(rest, base, sink)
     except _Malformed as exc:
         of = " of the decompressed data" if getattr(stream, "compressed", False) else ""
-        raise InputError(source, f"{where}{str(exc).replace(_OF, of)}") from None
+        raise InputError(source, key="kineto_bad_value",
+            values={"where": where, "value": str(exc).replace(_OF, of)}) from None
 
 
 # --- the head: up to and including '[' of the top-level traceEvents array

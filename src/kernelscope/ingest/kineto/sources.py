@@ -53,7 +53,7 @@ def _read_file(p: Path, src: str, budget: _Budget, limits: InflateLimits, max_me
             stream = _decompressed(fh, head, src, budget, budget.limit)
             return [_parse_trace(stream, src, p.name, chunk_bytes)]
     except OSError as exc:
-        raise InputError(src, f"cannot read file ({exc.strerror or exc})") from None
+        raise InputError(src, key="kineto_cannot_read", values={"value": exc.strerror or exc}) from None
 
 
 def _is_tar(fh: BinaryIO, head: bytes, name: str = "") -> bool:
@@ -89,9 +89,8 @@ class _Budget:
         """Charge ``n`` more bytes of ``what`` (a trace, an archive member); InputError past the limit."""
         self.used += n
         if self.used > self.limit:
-            raise InputError(self.source, f"{what} holds more than {_size(self.limit)} of data once decompressed, "
-                                          f"{self.why}: refusing, as it may be a decompression bomb (raise the "
-                                          "limit if the file is genuine)")
+            raise InputError(self.source, key="decompression_bomb",
+                values={"what": what, "limit": _size(self.limit), "why": self.why})
 
 
 class _Counted(io.RawIOBase):
@@ -116,9 +115,8 @@ class _Counted(io.RawIOBase):
         self.count += len(data)
         self.budget.take(len(data), self.what)
         if self.count > self.member_limit:
-            raise InputError(self.budget.source, f"{self.what} holds more than {_size(self.member_limit)} "
-                                                 f"once decompressed, {self.why}: refusing, as it may be a "
-                                                 "decompression bomb (raise the limit if the file is genuine)")
+            raise InputError(self.budget.source, key="decompression_bomb_member",
+                values={"what": self.what, "member_limit": _size(self.member_limit), "why": self.why})
         return data
 
 
@@ -147,9 +145,9 @@ def _trace_files(p: Path, src: str, max_members: int) -> list[Path]:
             continue
         files.append(f)
         if len(files) > max_members:
-            raise InputError(src, f"directory holds more than {max_members} trace files (the reader's limit)")
+            raise InputError(src, key="dir_too_many_traces", values={"max_members": max_members})
     if not files:
-        raise InputError(src, "directory holds no PyTorch profiler traces (*.json / *.json.gz)")
+        raise InputError(src, key="dir_no_kineto")
     return files
 
 
@@ -167,8 +165,8 @@ def _read_directory(p: Path, files: list[Path], src: str, budget: _Budget, limit
                    for f, lab in zip(files, labels)]
     out = []
     for res in results:
-        if isinstance(res, tuple):  # an InputError raised in a worker: (source, problem)
-            raise InputError(*res)
+        if isinstance(res, tuple):  # an InputError raised in a worker: its parts()
+            raise InputError.restored(res)
         budget.take(res.input_bytes, "the directory")
         out.append(res)
     return out
@@ -176,7 +174,7 @@ def _read_directory(p: Path, files: list[Path], src: str, budget: _Budget, limit
 
 def _parse_file_job(job: tuple[str, str, str, int, InflateLimits, int], budget: _Budget | None = None):
     """Parse one file of a directory (in a worker process or in this one). Returns the ``_Parsed`` or, for a
-    refusal, the InputError's ``(source, problem)`` (exceptions with extra constructor arguments do not pickle).
+    refusal, the InputError's ``parts()`` (exceptions with extra constructor arguments do not pickle).
     A gzip file may inflate to at most ``limits.for_compressed`` of its size on disk."""
     path, src, label, limit, limits, chunk_bytes = job
     own = budget if budget is not None else _Budget(src, limit, limits.absolute())
@@ -192,9 +190,10 @@ def _parse_file_job(job: tuple[str, str, str, int, InflateLimits, int], budget: 
             stream = _decompressed(fh, head, src, own, cap, what=label, why=why)
             parsed = _parse_trace(stream, src, label, chunk_bytes, optional=True)
     except OSError as exc:
-        return (src, f"{label}: cannot read file ({exc.strerror or exc})")
+        return InputError(src, key="kineto_member_cannot_read",
+                          values={"label": label, "value": exc.strerror or exc}).parts()
     except InputError as exc:
-        return (exc.source, exc.problem)
+        return exc.parts()
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -235,19 +234,19 @@ def _read_tar(fh: BinaryIO, src: str, budget: _Budget, max_member_bytes: int, ma
             for m in tar:
                 count += 1
                 if count > max_members:
-                    raise InputError(src, f"archive holds more than {max_members} entries (the reader's limit)")
+                    raise InputError(src, key="archive_too_many_members", values={"max_members": max_members})
                 why = _unsafe_member(m)
                 if why:
-                    raise InputError(src, f"unsafe archive: member '{m.name}' {why}; refusing the archive")
+                    raise InputError(src, key="archive_unsafe_member", values={"name": m.name, "why": why})
                 if m.isdir():
                     continue
                 if m.size > max_member_bytes:
-                    raise InputError(src, f"archive member '{m.name}' is {_size(m.size)}, over the reader's "
-                                          f"{_size(max_member_bytes)} limit; refusing the archive")
+                    raise InputError(src, key="archive_member_too_big",
+                        values={"name": m.name, "size": _size(m.size), "max_member_bytes": _size(max_member_bytes)})
                 declared += m.size
                 if declared > budget.limit:
-                    raise InputError(src, f"archive members hold more than {_size(budget.limit)} in all, "
-                                          f"{budget.why}: refusing the archive")
+                    raise InputError(src, key="archive_too_big",
+                        values={"limit": _size(budget.limit), "why": budget.why})
                 if not _trace_name(m.name):
                     skipped.append(m.name)
                     continue
@@ -260,12 +259,12 @@ def _read_tar(fh: BinaryIO, src: str, budget: _Budget, max_member_bytes: int, ma
                                       why="the reader's limit per archive member")
                 out.append(_parse_trace(stream, src, m.name, chunk_bytes, optional=True))
     except gzip.BadGzipFile as exc:
-        raise InputError(src, f"corrupt gzip data in the archive ({exc})") from None
+        raise InputError(src, key="bad_gzip_in_archive", values={"exc": exc}) from None
     except (tarfile.TarError, *GZIP_ERRORS) as exc:
-        raise InputError(src, f"corrupt or truncated archive ({exc})") from None
+        raise InputError(src, key="bad_archive", values={"exc": exc}) from None
     if not out:
-        raise InputError(src, "archive holds no PyTorch profiler traces (*.json / *.json.gz)"
-                              + (f"; it holds: {', '.join(skipped[:5])}" if skipped else ""))
+        raise InputError(src, key="archive_no_kineto",
+            values={"value": f"; it holds: {', '.join(skipped[:5])}" if skipped else ''})
     if skipped:
         out[0].problems.append(f"archive members that are not traces were ignored: {', '.join(skipped[:5])}"
                                + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""))
