@@ -28,26 +28,27 @@ def _names(keys: tuple[tuple[Key, KernelAggregate], ...]) -> str:
 
 
 def _dims(d: tuple[int, ...] | None, f: Fmt) -> str:
+    """A grid or block shape, ``256x1x1``; its grid and block are parted by " / " (not a range's "～")."""
     return f.nm if d is None else "x".join(str(v) for v in d)
 
 
 def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
     lines = [f.label("dsc_title", before=c.launches_before, after=c.launches_after),
-             f.head(f.label("matched_kernels", n=len(c.kernels)), f"{f.time(c.matched_before_s)} -> "
+             f.head(f.label("matched_kernels", n=len(c.kernels)), f"{f.time(c.matched_before_s)}{f.arrow}"
                     f"{f.time(c.matched_after_s)}{f.semi}" + f.spaced(f.label("speedup"), _speed(c.speedup, f))
                     + f.paren(noise_text(c.noise[1], c.noise[0], f)))]
     if c.unmatched_before or c.unmatched_after:
         zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731
         lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
                              before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
-        lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)} -> {f.time(c.total_after_s)}"))
+        lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}"))
     return lines
 
 
 def _rows(c: DatasetComparison, f: Fmt) -> list[tuple[str, ...]]:
-    return [(short_name(k.name) + (f" -> {short_name(k.after_name)}" if k.after_name else ""), f.span(_dims(k.grid, f), _dims(k.block, f)) if k.grid or k.block else f.nm,
-             f"{k.before.count} -> {k.after.count}", f.time(k.before.median_s), f.time(k.after.median_s),
-             _speed(k.speedup, f), f"{f.time(k.before.total_s)} -> {f.time(k.after.total_s)}") for k in c.kernels]
+    return [(short_name(k.name) + (f.arrow + short_name(k.after_name) if k.after_name else ""), f"{_dims(k.grid, f)} / {_dims(k.block, f)}" if k.grid or k.block else f.nm,
+             f"{k.before.count}{f.arrow}{k.after.count}", f.time(k.before.median_s), f.time(k.after.median_s),
+             _speed(k.speedup, f), f"{f.time(k.before.total_s)}{f.arrow}{f.time(k.after.total_s)}") for k in c.kernels]
 
 
 def _heads(f: Fmt) -> tuple[str, ...]:
