@@ -14,7 +14,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .cjk import has_cjk
+from .cjk import CJKText, has_cjk
 
 #: Cells the name column keeps at least when the other columns are dropped to fit.
 NAME_MIN = 20
@@ -71,6 +71,7 @@ def _fit(table: Table, console: Console, width: int) -> None:
     longest word (at most :data:`NAME_MIN`), is wider than ``width``."""
     if width <= 0 or len(table.columns) < 2:
         return
+    _cjk_cells(table)
     name = _name_column(table)
     sizes = [_column_sizes(c, console, width) for c in table.columns]
     overhead = _minimum(table, console, 1 << 20) - sum(low for low, _ in sizes)  # borders and padding (unclamped)
@@ -86,6 +87,18 @@ def _fit(table: Table, console: Console, width: int) -> None:
         need.pop(drop)
         if drop < name:
             name -= 1
+
+
+def _cjk_cells(table: Table) -> None:
+    """Each ``Text`` cell and header holding CJK characters as a :class:`~.cjk.CJKText`, measured at its break
+    opportunities: rich measures a Chinese sentence as one word (it has no spaces), far wider than the column it
+    is printed in, and the other columns would be dropped for it."""
+    def cjk(cell: object) -> object:
+        return CJKText.of(cell) if isinstance(cell, Text) and not isinstance(cell, CJKText) and has_cjk(cell.plain) else cell
+
+    for column in table.columns:
+        column.header = cjk(column.header)  # type: ignore[assignment]
+        column._cells = [cjk(cell) for cell in column._cells]  # type: ignore[attr-defined]
 
 
 def _per_column(table: Table) -> int:
