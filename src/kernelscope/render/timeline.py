@@ -400,7 +400,7 @@ def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
 
 # ----------------------------------------------------------------------------------------------- table
 #: Label keys of the columns holding words, not numbers: left-justified and wrapped in the table view.
-TEXT_COLUMNS = ("bound", "tl_join_top_finding", "tl_join_kernel_speedup", "tl_join_launch", "tl_join_report", "fu_bytes", "fu_route", "fu_column")
+TEXT_COLUMNS = ("bound", "tl_one_off_why", "tl_join_top_finding", "tl_join_kernel_speedup", "tl_join_launch", "tl_join_report", "fu_bytes", "fu_route", "fu_column")
 
 
 def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
