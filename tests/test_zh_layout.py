@@ -96,6 +96,7 @@ def test_commands_are_code_not_ascii_quoted():
     ("加速比 0.02×（慢了 5430%）", "加速比 0.02×（变慢，耗时为优化前的 55.3 倍）"),
     ("该项提速 2× 后的整体加速比", "提速 2× 后"),
     ("前后各仅一次启动", "运行间波动未知：优化前 1 次启动，优化后 10000 次（每侧至少需要两次）"),
+    ("前面有 1-1 个操作", "前面有 1～3 个操作"),
 ])
 def test_the_glossary_decides_each_pair_issue_28_saw(seen, decided):
     assert misused(seen), seen
@@ -226,5 +227,24 @@ def test_zh_output_fits_and_keeps_its_names(name, columns, sqlite_dir):
     missing = [text for text in ZH_LAYOUT[name][1] if re.sub(r"\s+", "", text) not in flat]
     assert missing == [], narrow
     assert truncated(narrow, wide) == []
+    assert "->" not in narrow and misused(re.sub(r"`[^`]*`", "CODE", narrow)) == []  # → and the glossary's words
     # the rules of tests/test_zh_output.py, for the Chinese text (a C++ name folded like English is not Chinese)
     assert [p for p in wrap_problems(narrow, wide) if CJK.search(p)] == []
+
+
+def test_compare_datasets_in_chinese_parts_grid_and_block_and_keeps_its_headers():
+    """Grid and block are parted by " / " (a "～" reads as a range), "优化前中位数" stays whole, a slowdown says the
+    ratio of the times with its noise in one bracket, and at 80 columns the speedup is kept over the shapes."""
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is the dataset extra: pip install '.[dataset]'")
+    from kernelscope.analysis.compare_datasets import compare_datasets
+    from kernelscope.render.compare_datasets import to_text
+
+    rows = {"name": ["k"] * 3, "demangled_name": ["k()"] * 3, "grid": [[1, 1, 1]] * 3, "block": [[32, 1, 1]] * 3}
+    c = compare_datasets(pa.table({**rows, "duration_s": [1.0, 1.1, 0.9]}), pa.table({**rows, "duration_s": [2.0, 2.2, 1.8]}))
+    wide = to_text(c, "zh", width=160)
+    assert "1x1x1 / 32x1x1" in wide and "～32x1x1" not in wide
+    assert "优化前中位数" in wide and "优化后中位数" in wide
+    assert "加速比 0.50×（变慢，耗时为优化前的 2 倍；" in wide
+    narrow = to_text(c, "zh", width=80)
+    assert max(map(cell_len, narrow.splitlines())) <= 80
+    assert "0.50×（变" in narrow.split("─")[-1]  # the table's speedup column, not only the summary line

@@ -203,6 +203,11 @@ class Fmt:
         tool = _TOOLS.get(fmt.split("-")[0]) if self.zh and not version[:1].isalpha() else None
         return self.label("profiler_named", tool=self.label(tool) if tool else "", version=version).strip()
 
+    def profiler_cell(self, fmt: str, version: str | None) -> str:
+        """The "Profiler version" cell of the HTML pages: the version ("2025.1.0"); in Chinese with the tool named
+        (采集工具："Nsight Compute 2025.1.0")."""
+        return self.tool_version(fmt, version) if self.zh else version or self.nm
+
     def limiters(self, names) -> str:
         """Occupancy limiters at once: "registers + shared memory" / "寄存器和共享内存"."""
         words = [self.limiter(n) for n in names]

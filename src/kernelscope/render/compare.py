@@ -96,6 +96,15 @@ def _speed(value: float | None, f: Fmt) -> str:
     return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}", times=f"{1.0 / value:.3g}")
 
 
+def speed_noise(value: float | None, noise: str, f: Fmt) -> str:
+    """"加速比 1.01×（处于 1.6% 的运行间波动之内）"; a slowdown's bracket takes the noise too, one bracket in
+    Chinese: "加速比 0.67×（变慢，耗时为优化前的 1.5 倍；超出 0.5% 的运行间波动）"."""
+    speed = f.spaced(f.label("speedup"), _speed(value, f))
+    if f.zh and speed.endswith("）"):
+        return speed[:-1] + f.semi + noise + "）"
+    return speed + f.paren(noise)
+
+
 def noise_text(beyond: bool | None, noise: float | None, f: Fmt, launches: tuple[int, int] | None = None) -> str:
     """"within the run-to-run noise of 7.9%" (and the other cases of :func:`kernelscope.analysis.compare.
     significance`); ``launches``: (before, after) launch counts, named when the noise is unknown because a side has
@@ -110,8 +119,7 @@ def noise_text(beyond: bool | None, noise: float | None, f: Fmt, launches: tuple
 
 
 def _verdict(p: KernelComparison, f: Fmt) -> str:
-    speed = _speed(p.speedup, f)
-    text = f.spaced(f.label("speedup"), speed) + f.paren(noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)))
+    text = speed_noise(p.speedup, noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)), f)
     if p.program_speedup is not None:
         text += f.semi + f.spaced(f.label("program_effect"), f.factor(p.program_speedup, 3))
     return text
@@ -169,8 +177,7 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
         return lines  # kernels picked inside one report: no program totals
     noise, beyond = c.noise
     lines.append(f.head(f.label("matched_kernels", n=len(c.pairs)), f"{f.time(c.matched_before_s)}{f.arrow}"
-                 f"{f.time(c.matched_after_s)}{f.semi}" + f.spaced(f.label("speedup"), _speed(c.speedup, f))
-                 + f.paren(noise_text(beyond, noise, f))))
+                 f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(beyond, noise, f), f)))
     if c.unmatched_before or c.unmatched_after:
         zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731 - nothing there, not "0.000 ns"
         lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
@@ -182,9 +189,9 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
     elif figure is not None:
         head = f.label("program_steps", nb=figure.steps_before, na=figure.steps_after) if figure.basis == "steps" \
             else f.label("program_wall")
-        noise = f.paren(noise_text(figure.beyond_noise, figure.noise, f)) if figure.basis == "steps" else ""
-        lines.append(f.head(head, f"{f.time(figure.before_s)}{f.arrow}{f.time(figure.after_s)}{f.semi}"
-                            + f.spaced(f.label("speedup"), _speed(figure.speedup, f)) + noise))
+        speed = speed_noise(figure.speedup, noise_text(figure.beyond_noise, figure.noise, f), f) \
+            if figure.basis == "steps" else f.spaced(f.label("speedup"), _speed(figure.speedup, f))
+        lines.append(f.head(head, f"{f.time(figure.before_s)}{f.arrow}{f.time(figure.after_s)}{f.semi}" + speed))
     return lines
 
 

@@ -14,9 +14,10 @@ from ..analysis.compare_datasets import DatasetComparison, KernelAggregate, Key,
 from ..version import __version__
 from .cjk import CJKConsole
 from .common import Fmt, safe, short_name
-from .compare import _regressions_line, _speed, noise_text
+from .compare import _regressions_line, _speed, noise_text, speed_noise
 from .documents import encode
 from .documents.compare_datasets import CompareDatasetsDoc, DatasetKernelDoc, DatasetSideDoc, KernelKeyDoc
+from .fit import drop_first
 from .json import finite
 
 SCHEMA = "kernelscope.compare-datasets/1"
@@ -35,8 +36,7 @@ def _dims(d: tuple[int, ...] | None, f: Fmt) -> str:
 def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
     lines = [f.label("dsc_title", before=c.launches_before, after=c.launches_after),
              f.head(f.label("matched_kernels", n=len(c.kernels)), f"{f.time(c.matched_before_s)}{f.arrow}"
-                    f"{f.time(c.matched_after_s)}{f.semi}" + f.spaced(f.label("speedup"), _speed(c.speedup, f))
-                    + f.paren(noise_text(c.noise[1], c.noise[0], f)))]
+                    f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(c.noise[1], c.noise[0], f), f))]
     if c.unmatched_before or c.unmatched_after:
         zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731
         lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
@@ -66,7 +66,7 @@ def to_table(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (),
         t.add_column(head, overflow="fold", justify="left" if i < 2 else "right")
     for row in _rows(c, f):
         t.add_row(*(Text(x) for x in row))
-    out.append(t)
+    out.append(drop_first(t, 1, 3, 4))  # narrow: the speedup stays, shapes and medians go first
     if threshold_pct is not None:
         out += [Text(""), Text(_regressions_line(regressions, threshold_pct, f, c), style="bold")]
     return [Group(*out)]
