@@ -613,7 +613,7 @@ def test_cli_chinese_labels_same_numbers(capsys):
     numbers = lambda text: [n.rstrip("%") for n in re.findall(_NUMBERS, text)]  # noqa: E731 - zh "6.2%～25.0%"
     assert numbers(zh) == numbers(en)
     code, zh, _ = run(capsys, "occupancy", "--arch", "8.0", "--threads", "256", "--regs", "64", "--lang", "zh")
-    assert code == 0 and "下一步：每线程寄存器数 64 -> 48，可达 40 个 Warp（62.5%）" in flat_text(zh)
+    assert code == 0 and "下一步：每线程寄存器数 64 → 48，可达 40 个 Warp（62.5%）" in flat_text(zh)
 
 
 def test_cli_chinese_errors_still_name_the_flag(capsys):

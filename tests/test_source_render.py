@@ -115,7 +115,7 @@ def test_findings_in_each_format():
     assert f"-> {LG}, {UNCOALESCED}, memory latency not hidden (Long Scoreboard)" in text
     assert "a.cu:14: " in text and f"-> {LG}" in text
     zh = render_source(result, "table", "zh", width=400)
-    assert "-> 全局/本地访存指令过多——以 LG Throttle（全局/本地访存队列已满）停顿为主，全局访存未合并" in zh
+    assert "→ 全局/本地访存指令过多——以 LG Throttle（全局/本地访存队列已满）停顿为主，全局访存未合并" in zh
     md = render_source(result, "markdown", "en")
     assert f"-> {UNCOALESCED}, memory latency not hidden (Long Scoreboard) |" in md
     doc = json.loads(render_source(result, "json", "en"))

@@ -107,7 +107,7 @@ def test_n04_headline_names_the_figures_of_its_table_row(tmp_path, capsys):
     assert "| 40.0% | 1.25x | 1.56x | 1.67x |" in gemm_line  # the table row says the same
     zh = render_timeline([rep], "table", "zh", width=220)
     flat = flat_text(zh)  # whole numbers without ".0" in Chinese
-    assert "在 2 个设备上共耗时 160 ms" in flat and "150 ms -> 90 ms" in flat
+    assert "在 2 个设备上共耗时 160 ms" in flat and "150 ms → 90 ms" in flat
     out = tmp_path / "n04.json"
     assert main(["timeline", str(path), "--format", "json", "-o", str(out)]) == 0
     doc = json.loads(out.read_text(encoding="utf-8"))

@@ -187,7 +187,7 @@ def test_usage_errors_in_chinese(capsys, zh_env):
     code, _, err = run(capsys, "diagnose", str(EXAMPLE), "--format", "bogus")
     assert code == 2
     assert err.startswith("kernelscope diagnose：错误：参数 --format：无效的取值 'bogus'（可选：") and "markdown" in err
-    assert err.endswith("）（参见 'kernelscope diagnose --help'）\n") and err.count("\n") == 1
+    assert err.endswith("）（参见 `kernelscope diagnose --help`）\n") and err.count("\n") == 1
     code, _, err = run(capsys, "diagnose")
     assert code == 2 and err.startswith("kernelscope diagnose：错误：缺少必需的参数：REPORT")
     code, _, err = run(capsys, "diagnose", "--lang", "en")  # the command line's --lang, read before argparse

@@ -113,36 +113,18 @@ def cells(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-#: Characters a line must not start with (they stay at the end of the line before).
-_NO_LINE_START = set("，。；：、）》」』！？,.;:)")
-_WIDE = "\u2e80-\u9fff\uff00-\uffef\u3000-\u303f"
-#: A blank, or what a line may not break inside: opening brackets with what follows them, then one Chinese character
-#: or a run of other characters.
-_TOKENS = re.compile(rf"\s+|[（《「『【]*(?:[{_WIDE}]|[^\s{_WIDE}]+)")
-
-
 def wrap_cells(text: str, width: int) -> list[str]:
-    """Greedy wrap of ``text`` to ``width`` terminal columns: a line may break between two Chinese characters or at
-    a blank, never inside a run of Latin letters, digits and signs (an option, a file name, a number with its
-    unit), never after an opening bracket and never before closing punctuation (，。；：）...: the character before
-    it goes down with it). Only a run wider than ``width`` alone makes a longer line."""
-    lines: list[str] = []
-    line: list[str] = []  # tokens, blanks as " "
-    for token in _TOKENS.findall(" ".join(text.split())):
-        if token.isspace():
-            if line:
-                line.append(" ")
-            continue
-        if line and cells("".join(line) + token) > width:
-            carried: list[str] = []
-            if token in _NO_LINE_START and len(line) > 1 and line[-1] != " ":
-                carried = [line.pop()]  # the line-start rule: the closing mark takes the token before it along
-            lines.append("".join(line).rstrip())
-            line = carried
-        line.append(token)
-    if line:
-        lines.append("".join(line).rstrip())
-    return [s for s in lines if s]
+    """Greedy wrap of ``text`` (its blanks collapsed) to ``width`` terminal columns by the line-breaking rules of
+    :mod:`kernelscope.render.cjk` (the ones the tables follow): a line may break between two Chinese characters or
+    at a blank, never inside a run of Latin letters, digits and signs (an option, a file name), never between a
+    number and its unit, never after an opening bracket and never before closing punctuation (，。；：）...: the
+    characters before it go down with it, however many closing marks follow one another). Only a run wider than
+    ``width`` alone makes a longer line."""
+    from ..render.cjk import divide
+
+    text = " ".join(text.split())
+    bounds = [0, *divide(text, width, fold=False), len(text)]
+    return [line for line in (text[a:b].rstrip() for a, b in zip(bounds, bounds[1:])) if line]
 
 
 #: A section heading argparse wrote (at the line start, ending in a Chinese character, colour codes, then ":").

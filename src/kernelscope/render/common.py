@@ -120,8 +120,10 @@ def memo_key(note: Note) -> tuple | None:
 
 #: Punctuation that joins the parts of a sentence: English keeps its half-width marks, Chinese uses full-width ones.
 _PUNCT = {
-    "en": {"semi": "; ", "comma": ", ", "colon": ": ", "open": " (", "close": ")", "stop": ". ", "range": " .. "},
-    "zh": {"semi": "；", "comma": "，", "colon": "：", "open": "（", "close": "）", "stop": "。", "range": "～"},
+    "en": {"semi": "; ", "comma": ", ", "colon": ": ", "open": " (", "close": ")", "stop": ". ", "range": " .. ",
+           "arrow": " -> "},
+    "zh": {"semi": "；", "comma": "，", "colon": "：", "open": "（", "close": "）", "stop": "。", "range": "～",
+           "arrow": " → "},
 }
 
 
@@ -143,6 +145,7 @@ class Fmt:
         p = _PUNCT[self.lang]
         self.semi, self.comma, self.colon, self.stop = p["semi"], p["comma"], p["colon"], p["stop"]
         self._open, self._close, self._range = p["open"], p["close"], p["range"]
+        self.arrow = p["arrow"]  # before -> after: " -> " / " → "
 
     @property
     def zh(self) -> bool:
@@ -193,11 +196,20 @@ class Fmt:
     def made_by(self, fmt: str, version: str | None) -> str:
         """What wrote an input: "ncu-rep, profiler 2025.1.0"; in Chinese the tool is named when the format says it
         ("ncu-rep, Nsight Compute 2025.1.0")."""
+        return f"{fmt}, {self.tool_version(fmt, version)}" if version else fmt
+
+    def tool_version(self, fmt: str, version: str | None) -> str:
+        """The profiler that wrote an input of format ``fmt`` with its version: "profiler 2025.1.0" /
+        "Nsight Compute 2025.1.0" (the tool named in Chinese, as the glossary says); "not measured" without one."""
         if not version:
-            return fmt
+            return self.nm
         tool = _TOOLS.get(fmt.split("-")[0]) if self.zh and not version[:1].isalpha() else None
-        named = self.label("profiler_named", tool=self.label(tool) if tool else "", version=version).strip()
-        return f"{fmt}, {named}"
+        return self.label("profiler_named", tool=self.label(tool) if tool else "", version=version).strip()
+
+    def profiler_cell(self, fmt: str, version: str | None) -> str:
+        """The "Profiler version" cell of the HTML pages: the version ("2025.1.0"); in Chinese with the tool named
+        (采集工具："Nsight Compute 2025.1.0")."""
+        return self.tool_version(fmt, version) if self.zh else version or self.nm
 
     def limiters(self, names) -> str:
         """Occupancy limiters at once: "registers + shared memory" / "寄存器和共享内存"."""
@@ -281,6 +293,8 @@ class Fmt:
             values["limiter"] = self.limiter(values["limiter"])
         if "reason" in values:
             values["reason"] = self.stall_name(values["reason"])
+        if key == "cmp_slower" and values.get("speedup"):  # "耗时为优化前的 55.3 倍", not "慢了 5430%"
+            values["times"] = 1.0 / values["speedup"]
         if key == "cmp_class":
             for k in ("before", "after"):
                 if values[k] is not None:
@@ -577,7 +591,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
         line = (f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi
                 + f.spaced(f.label("ridge_point"), f.intensity(r.ridge_point_flop_per_byte)) + f.comma + f.pipe(r.pipe))
         if r.bound is not None:
-            line += f" -> {f.bound(r.bound)}"
+            line += f.arrow + f.bound(r.bound)
         rows.append((f.label("arithmetic_intensity"), line))
         if r.achieved_flops_per_s is not None or r.attainable_flops_per_s is not None:
             est = f.paren(f.note("estimated_from_pipe")) if r.flops_estimated else ""

@@ -87,25 +87,39 @@ def _pair_rows(p: KernelComparison, f: Fmt) -> list[tuple[str, str, str]]:
 
 
 def _speed(value: float | None, f: Fmt) -> str:
-    """A speedup; one below 1 reads as the regression it is: ``0.95x (5 % slower)``."""
+    """A speedup; one below 1 reads as the regression it is: ``0.95x (5 % slower)``, ``0.95×（变慢，耗时为优化前的
+    1.05 倍）`` (a percentage of thousands reads badly in Chinese: "慢了 5430%")."""
     text = f.factor(value)
     if value is None or not math.isfinite(value) or not 0 < value < 1:
         return text
     pct = 100.0 * (1.0 / value - 1.0)
-    return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}")
+    return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}", times=f"{1.0 / value:.3g}")
 
 
-def noise_text(beyond: bool | None, noise: float | None, f: Fmt) -> str:
+def speed_noise(value: float | None, noise: str, f: Fmt) -> str:
+    """"加速比 1.01×（处于 1.6% 的运行间波动之内）"; a slowdown's bracket takes the noise too, one bracket in
+    Chinese: "加速比 0.67×（变慢，耗时为优化前的 1.5 倍；超出 0.5% 的运行间波动）"."""
+    speed = f.spaced(f.label("speedup"), _speed(value, f))
+    if f.zh and speed.endswith("）"):
+        return speed[:-1] + f.semi + noise + "）"
+    return speed + f.paren(noise)
+
+
+def noise_text(beyond: bool | None, noise: float | None, f: Fmt, launches: tuple[int, int] | None = None) -> str:
     """"within the run-to-run noise of 7.9%" (and the other cases of :func:`kernelscope.analysis.compare.
-    significance`)."""
+    significance`); ``launches``: (before, after) launch counts, named when the noise is unknown because a side has
+    fewer than two."""
     if beyond is None:
-        return f.label("noise_one_side", noise=f.pct(100.0 * noise)) if noise is not None else f.label("noise_unknown")
+        if noise is not None:
+            return f.label("noise_one_side", noise=f.pct(100.0 * noise))
+        if launches is not None and min(launches) < 2:
+            return f.label("noise_unknown_counts", nb=launches[0], na=launches[1])
+        return f.label("noise_unknown")
     return f.label("beyond_noise" if beyond else "within_noise", noise=f.pct(100.0 * noise))
 
 
 def _verdict(p: KernelComparison, f: Fmt) -> str:
-    speed = _speed(p.speedup, f)
-    text = f.spaced(f.label("speedup"), speed) + f.paren(noise_text(p.beyond_noise, p.noise, f))
+    text = speed_noise(p.speedup, noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)), f)
     if p.program_speedup is not None:
         text += f.semi + f.spaced(f.label("program_effect"), f.factor(p.program_speedup, 3))
     return text
@@ -115,7 +129,7 @@ def _title(p: KernelComparison, f: Fmt | None = None) -> str:
     marker = f" {f.label('shape_marker')}" if f is not None and p.shape_differs else ""
     if p.before_name == p.after_name:
         return short_name(p.before_name) + marker
-    return f"{short_name(p.before_name)} -> {short_name(p.after_name)}{marker}"
+    return f"{short_name(p.before_name)}{f.arrow if f is not None else ' -> '}{short_name(p.after_name)}{marker}"
 
 
 def _shape_note(p: KernelComparison, f: Fmt) -> str | None:
@@ -162,23 +176,22 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
     if c.total_before_s == 0 and c.total_after_s == 0:
         return lines  # kernels picked inside one report: no program totals
     noise, beyond = c.noise
-    lines.append(f.head(f.label("matched_kernels", n=len(c.pairs)), f"{f.time(c.matched_before_s)} -> "
-                 f"{f.time(c.matched_after_s)}{f.semi}" + f.spaced(f.label("speedup"), _speed(c.speedup, f))
-                 + f.paren(noise_text(beyond, noise, f))))
+    lines.append(f.head(f.label("matched_kernels", n=len(c.pairs)), f"{f.time(c.matched_before_s)}{f.arrow}"
+                 f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(beyond, noise, f), f)))
     if c.unmatched_before or c.unmatched_after:
         zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731 - nothing there, not "0.000 ns"
         lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
                              before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
-        lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)} -> {f.time(c.total_after_s)}"))
+        lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}"))
     figure = c.program
     if figure is not None and figure.basis == "none":
         lines.append(f.label("program_no_figure", nb=figure.steps_before, na=figure.steps_after))
     elif figure is not None:
         head = f.label("program_steps", nb=figure.steps_before, na=figure.steps_after) if figure.basis == "steps" \
             else f.label("program_wall")
-        noise = f.paren(noise_text(figure.beyond_noise, figure.noise, f)) if figure.basis == "steps" else ""
-        lines.append(f.head(head, f"{f.time(figure.before_s)} -> {f.time(figure.after_s)}{f.semi}"
-                            + f.spaced(f.label("speedup"), _speed(figure.speedup, f)) + noise))
+        speed = speed_noise(figure.speedup, noise_text(figure.beyond_noise, figure.noise, f), f) \
+            if figure.basis == "steps" else f.spaced(f.label("speedup"), _speed(figure.speedup, f))
+        lines.append(f.head(head, f"{f.time(figure.before_s)}{f.arrow}{f.time(figure.after_s)}{f.semi}" + speed))
     return lines
 
 
@@ -329,7 +342,7 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
     lines += [f"| {f.label('kernel')} | {f.label('before')} | {f.label('after')} | {f.label('speedup')} | {f.label('spread')} |", "|---|---:|---:|---:|---|"]
     for p in c.pairs:
         lines.append(f"| `{cell(_title(p, f))}` | {f.time(p.before.duration_s)} | {f.time(p.after.duration_s)} | "
-                     f"{_speed(p.speedup, f)} | {cell(noise_text(p.beyond_noise, p.noise, f))} |")
+                     f"{_speed(p.speedup, f)} | {cell(noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)))} |")
     lines.append("")
     for p in c.pairs:
         lines += [f"### `{cell(_title(p, f))}`", "", _verdict(p, f), "", f"| | {f.label('before')} | {f.label('after')} |", "|---|---|---|"]

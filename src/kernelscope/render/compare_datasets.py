@@ -14,9 +14,10 @@ from ..analysis.compare_datasets import DatasetComparison, KernelAggregate, Key,
 from ..version import __version__
 from .cjk import CJKConsole
 from .common import Fmt, safe, short_name
-from .compare import _regressions_line, _speed, noise_text
+from .compare import _regressions_line, _speed, noise_text, speed_noise
 from .documents import encode
 from .documents.compare_datasets import CompareDatasetsDoc, DatasetKernelDoc, DatasetSideDoc, KernelKeyDoc
+from .fit import drop_first
 from .json import finite
 
 SCHEMA = "kernelscope.compare-datasets/1"
@@ -28,26 +29,26 @@ def _names(keys: tuple[tuple[Key, KernelAggregate], ...]) -> str:
 
 
 def _dims(d: tuple[int, ...] | None, f: Fmt) -> str:
+    """A grid or block shape, ``256x1x1``; its grid and block are parted by " / " (not a range's "～")."""
     return f.nm if d is None else "x".join(str(v) for v in d)
 
 
 def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
     lines = [f.label("dsc_title", before=c.launches_before, after=c.launches_after),
-             f.head(f.label("matched_kernels", n=len(c.kernels)), f"{f.time(c.matched_before_s)} -> "
-                    f"{f.time(c.matched_after_s)}{f.semi}" + f.spaced(f.label("speedup"), _speed(c.speedup, f))
-                    + f.paren(noise_text(c.noise[1], c.noise[0], f)))]
+             f.head(f.label("matched_kernels", n=len(c.kernels)), f"{f.time(c.matched_before_s)}{f.arrow}"
+                    f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(c.noise[1], c.noise[0], f), f))]
     if c.unmatched_before or c.unmatched_after:
         zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731
         lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
                              before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
-        lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)} -> {f.time(c.total_after_s)}"))
+        lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}"))
     return lines
 
 
 def _rows(c: DatasetComparison, f: Fmt) -> list[tuple[str, ...]]:
-    return [(short_name(k.name) + (f" -> {short_name(k.after_name)}" if k.after_name else ""), f.span(_dims(k.grid, f), _dims(k.block, f)) if k.grid or k.block else f.nm,
-             f"{k.before.count} -> {k.after.count}", f.time(k.before.median_s), f.time(k.after.median_s),
-             _speed(k.speedup, f), f"{f.time(k.before.total_s)} -> {f.time(k.after.total_s)}") for k in c.kernels]
+    return [(short_name(k.name) + (f.arrow + short_name(k.after_name) if k.after_name else ""), f"{_dims(k.grid, f)} / {_dims(k.block, f)}" if k.grid or k.block else f.nm,
+             f"{k.before.count}{f.arrow}{k.after.count}", f.time(k.before.median_s), f.time(k.after.median_s),
+             _speed(k.speedup, f), f"{f.time(k.before.total_s)}{f.arrow}{f.time(k.after.total_s)}") for k in c.kernels]
 
 
 def _heads(f: Fmt) -> tuple[str, ...]:
@@ -65,7 +66,7 @@ def to_table(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (),
         t.add_column(head, overflow="fold", justify="left" if i < 2 else "right")
     for row in _rows(c, f):
         t.add_row(*(Text(x) for x in row))
-    out.append(t)
+    out.append(drop_first(t, 1, 3, 4))  # narrow: the speedup stays, shapes and medians go first
     if threshold_pct is not None:
         out += [Text(""), Text(_regressions_line(regressions, threshold_pct, f, c), style="bold")]
     return [Group(*out)]

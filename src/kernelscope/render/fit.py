@@ -15,10 +15,15 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from .cjk import CJKText, has_cjk
+
 #: Cells the name column keeps at least when the other columns are dropped to fit.
 NAME_MIN = 20
 #: Cells a column other than the name is counted at, at most, when deciding what fits (longer texts wrap).
 CELL_MAX = 24
+#: Cells a Chinese header is counted at, at most: up to that it stays on one line (a header folded between two
+#: characters, "优化前中 / 位数", reads badly); a longer one wraps at its break opportunities.
+HEADER_MAX = 12
 #: Words of a header that make its column the table's name column (English and Chinese).
 _NAME_WORDS = ("kernel", "name", "gpu", "source", "line", "sass", "instruction", "range", "名称", "内核", "Kernel")
 
@@ -67,6 +72,7 @@ def _fit(table: Table, console: Console, width: int) -> None:
     longest word (at most :data:`NAME_MIN`), is wider than ``width``."""
     if width <= 0 or len(table.columns) < 2:
         return
+    _cjk_cells(table)
     name = _name_column(table)
     sizes = [_column_sizes(c, console, width) for c in table.columns]
     overhead = _minimum(table, console, 1 << 20) - sum(low for low, _ in sizes)  # borders and padding (unclamped)
@@ -98,6 +104,18 @@ def _squeezed(table: Table, console: Console, width: int) -> bool:
                for w, c in zip(widths, table.columns))
 
 
+def _cjk_cells(table: Table) -> None:
+    """Each ``Text`` cell and header holding CJK characters as a :class:`~.cjk.CJKText`, measured at its break
+    opportunities: rich measures a Chinese sentence as one word (it has no spaces), far wider than the column it
+    is printed in, and the other columns would be dropped for it."""
+    def cjk(cell: object) -> object:
+        return CJKText.of(cell) if isinstance(cell, Text) and not isinstance(cell, CJKText) and has_cjk(cell.plain) else cell
+
+    for column in table.columns:
+        column.header = cjk(column.header)  # type: ignore[assignment]
+        column._cells = [cjk(cell) for cell in column._cells]  # type: ignore[attr-defined]
+
+
 def _per_column(table: Table) -> int:
     """Cells one more column adds besides its content: its padding and, in a box, one separator."""
     left, right = table.padding[3], table.padding[1]
@@ -105,13 +123,21 @@ def _per_column(table: Table) -> int:
 
 
 def _column_sizes(column: object, console: Console, width: int) -> tuple[int, int]:
-    """(narrowest, widest on one line) of a column's cells; its header counts at its narrowest (it wraps)."""
+    """(narrowest, widest on one line) of a column's cells; its header counts at its narrowest (it wraps), except
+    in a column that does not wrap (its header is cut, not wrapped: it counts whole) and a Chinese header (whole,
+    up to :data:`HEADER_MAX` cells)."""
     options = console.options.update_width(width)
     low = high = 1
     for i, cell in enumerate((column.header, *column.cells)):  # type: ignore[attr-defined]
         if cell is None or cell == "":
             continue
         m = Measurement.get(console, options, cell)
-        low, high = max(low, m.minimum), max(high, m.minimum if i == 0 else m.maximum)
+        if i == 0:
+            text = cell.plain if isinstance(cell, Text) else str(cell)
+            whole = m.maximum if column.no_wrap else min(m.maximum, max(m.minimum, HEADER_MAX)) if has_cjk(text) \
+                else m.minimum  # type: ignore[attr-defined]
+            low, high = max(low, m.minimum), max(high, whole)
+            continue
+        low, high = max(low, m.minimum), max(high, m.maximum)
     cap = getattr(column, "max_width", None)
     return (min(low, cap), min(high, cap)) if cap else (low, high)

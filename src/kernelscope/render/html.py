@@ -220,7 +220,7 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
         (f.label("input_file"), f'<span class="mono">{_e(rep.path)}</span>'),
         (f.label("input_format"), _e(rep.format)),
         (f.label("gpu"), _e(_gpus(res, f))),
-        (f.label("profiler_version"), _e(rep.tool_version or f.nm)),
+        (f.label("profiler_version"), _e(f.profiler_cell(rep.format, rep.tool_version))),
         (f.label("kernelscope_version"), _e(__version__)),
         (f.label("launches"), _e(f.label("kernels_shown", n=len(res.kernels), total=len(rep.kernels)))),
     ]

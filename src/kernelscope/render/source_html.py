@@ -251,7 +251,7 @@ def to_html(result: SourceReport, lang: str) -> str:
     f = Fmt(lang)
     rep = result.report
     title = f.head(f.label("src_html_title"), base_name(rep.path))
-    prov = [(f.label("input_file"), rep.path), (f.label("profiler_version"), rep.tool_version or f.nm),
+    prov = [(f.label("input_file"), rep.path), (f.label("profiler_version"), f.profiler_cell(rep.format, rep.tool_version)),
             (f.label("kernelscope_version"), __version__)]
     rows = "".join(f"<tr><th>{_e(a)}</th><td>{_e(b)}</td></tr>" for a, b in prov)
     body = "".join(launch_card(ls, f) for ls in result.launches)

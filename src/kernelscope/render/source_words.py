@@ -19,8 +19,6 @@ NA = "–"
 STALLS_SHOWN = 2
 #: The top healthy state (selected, not selected, math pipe throttle) is shown from this share of the samples up.
 HEALTHY_SHOWN = 0.05
-#: Put before the titles of the findings located at a line, in its "At this line" cell.
-FINDINGS_ARROW = " -> "
 
 
 def base_name(path: str) -> str:
@@ -37,8 +35,8 @@ def _samples(value: float | None) -> str:
     return NA if value is None else f"{value:,.0f}"
 
 
-def _ratio(value: float | None) -> str:
-    return NA if value is None else f"{value:.1f}x"
+def _ratio(value: float | None, f: Fmt) -> str:
+    return NA if value is None else f.factor(value, 1)
 
 
 def _stalls(items: Sequence[StallSamples], f: Fmt, shown: int = STALLS_SHOWN) -> str:
@@ -108,8 +106,8 @@ def instruction_cells(h: HotInstruction, f: Fmt) -> list[str]:
     """One instruction's cells, in :func:`instruction_head` order."""
     c = h.counters
     return [offset_text(h), safe(h.sass or NA), _samples(c.samples), f.share(c.share) if c.share is not None else NA,
-            stall_text(c, f), count_text(c.inst_executed), threads_text(c), _ratio(c.sector_ratio),
-            _ratio(c.wavefront_ratio), NA if c.nway is None else f"{c.nway:g}"]
+            stall_text(c, f), count_text(c.inst_executed), threads_text(c), _ratio(c.sector_ratio, f),
+            _ratio(c.wavefront_ratio, f), NA if c.nway is None else f"{c.nway:g}"]
 
 
 def line_head(f: Fmt) -> list[str]:
@@ -125,11 +123,11 @@ def finding_titles(ids: Sequence[str], f: Fmt) -> str:
 
 def line_cells(line: HotLine, f: Fmt, findings: bool = True) -> list[str]:
     """One line's cells, in :func:`line_head` order; with ``findings``, its last ("At this line") cell ends with
-    "-> " and the titles of the findings located at the line (the HTML shows them as badges instead)."""
+    an arrow ("->", "→" in Chinese) and the titles of the findings located at the line (the HTML shows them as badges instead)."""
     c = line.counters
     cause = statement_text(line, f)
     if findings and line.findings:
-        cause += FINDINGS_ARROW + finding_titles(line.findings, f)
+        cause += f.arrow + finding_titles(line.findings, f)
     return [safe(f"{base_name(line.file)}:{line.line}"), safe(line.text) if line.text is not None else NA,
             _samples(c.samples), f.share(c.share) if c.share is not None else NA, str(len(line.pcs)), cause]
 

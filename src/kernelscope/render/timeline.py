@@ -158,7 +158,7 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
             "tl_launch_latency", n=L.idle_queue_launches if L.idle_queue_launches is not None else "-",
             median=f.time(L.latency_median_s), p95=f.time(L.latency_p95_s), max=f.time(L.latency_max_s)))
         queued = "" if not L.queued_launches else f.label(
-            "tl_launch_queued", n=L.queued_launches, dmin=L.queue_depth_min, dmax=L.queue_depth_max,
+            "tl_launch_queued", n=L.queued_launches, depth=_depth(L.queue_depth_min, L.queue_depth_max, f),
             median=f.time(L.queue_wait_median_s), max=f.time(L.queue_wait_max_s))
         rows.append((f.label("tl_launch"), f.label(
             "tl_launch_line", launches=L.launches if L.launches is not None else "-",
@@ -290,7 +290,8 @@ def _gap_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
     edges = rep.gap_edges_s
     labels = []
     for a, b in zip(edges[:-1], edges[1:]):
-        labels.append(f"<{_short(b)}" if a == 0 else (f">={_short(a)}" if math.isinf(b) else f"{_short(a)}-{_short(b)}"))
+        between = f.span(_short(a), _short(b)) if f.zh else f"{_short(a)}-{_short(b)}"  # a range: "1µs～10µs"
+        labels.append(f"<{_short(b)}" if a == 0 else (f">={_short(a)}" if math.isinf(b) else between))
     head = [f.label("tl_device")] + labels + [f.label("tl_overlapping")]
     rows = []
     for d in rep.devices:
@@ -399,9 +400,16 @@ def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
     return rows
 
 
+def _depth(low: int | None, high: int | None, f: Fmt) -> str:
+    """Operations ahead in the queue: "1-3"; in Chinese "1～3", or "3" when all were the same (not "1-1")."""
+    if not f.zh:
+        return f"{low}-{high}"
+    return str(low) if low == high else f.span(str(low), str(high))
+
+
 # ----------------------------------------------------------------------------------------------- table
 #: Label keys of the columns holding words, not numbers: left-justified and wrapped in the table view.
-TEXT_COLUMNS = ("bound", "tl_join_top_finding", "tl_join_kernel_speedup", "tl_join_launch", "tl_join_report", "fu_bytes", "fu_route", "fu_column")
+TEXT_COLUMNS = ("bound", "tl_one_off_why", "tl_join_top_finding", "tl_join_kernel_speedup", "tl_join_launch", "tl_join_report", "fu_bytes", "fu_route", "fu_column")
 
 
 def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
