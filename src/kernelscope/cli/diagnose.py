@@ -106,15 +106,15 @@ def _write(args: argparse.Namespace, text: str | None, files: dict[str, str | by
     """Write the diagnoses to ``-o`` (with the chart files) or standard output, in ``--format``."""
     if args.output:
         write_atomic_files({**files, args.output: text if text is not None else render(results, args.format, args.lang,
-                                                                                       args.launches)})
+                                                                                       args.launches, args.details)})
     elif text is not None:
         sys.stdout.write(text)
     elif args.format == "table":
         from ..render.table import renderables
 
-        show(renderables(results, args.lang, args.launches))
+        show(renderables(results, args.lang, args.launches, args.details))
     else:
-        sys.stdout.write(render(results, args.format, args.lang, args.launches))
+        sys.stdout.write(render(results, args.format, args.lang, args.launches, args.details))
 
 
 def _run(args: argparse.Namespace, spools: Spools, collector: _Collector,
@@ -167,7 +167,7 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector,
                 chart_font_note(args.lang, "svg")
                 links, files = chart_files(results, args.lang, args.output, steps.stage("charts", 2 * len(results)),
                                            args.launches)
-            text = to_markdown(results, args.lang, links, sources, args.launches)
+            text = to_markdown(results, args.lang, links, sources, args.launches, args.details)
     return text, files, results
 
 
@@ -187,6 +187,7 @@ COMMAND = Command(
         quiet_help="no progress bar (it is only shown on a terminal anyway)",
         gpu_help=GPU_HELP,
         output_help=OUTPUT_HELP,
+        details=True,
     ),
     add_arguments=_add_arguments,
     run=_diagnose,

@@ -76,11 +76,12 @@ def _timeline(args: argparse.Namespace) -> int:
     if save_dataset(args, "timeline", reports, timeline_table):
         return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
     if args.output:
-        write_atomic(args.output, render_timeline(reports, args.format, args.lang, args.top, joins=joins))
+        write_atomic(args.output, render_timeline(reports, args.format, args.lang, args.top, joins=joins,
+                                                  details=args.details))
     elif args.format == "table":
-        show(renderables(reports, args.lang, args.top, joins))
+        show(renderables(reports, args.lang, args.top, joins, args.details))
     else:
-        sys.stdout.write(render_timeline(reports, args.format, args.lang, args.top, joins=joins))
+        sys.stdout.write(render_timeline(reports, args.format, args.lang, args.top, joins=joins, details=args.details))
     return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
 
 
@@ -133,6 +134,7 @@ COMMAND = Command(
         formats=(*TIMELINE_OUTPUTS, "parquet"),
         lang_help="language of labels and findings",
         output_help=OUTPUT_HELP,
+        details=True,
     ),
     add_arguments=_add_timeline_parser,
     run=_timeline,
