@@ -33,7 +33,7 @@ from ..analysis.engine import Finding
 from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count,
 )
-from .brief import TOP_ROWS, Footnotes, footnote_markdown, footnote_table
+from .brief import Footnotes, footnote_markdown, footnote_table
 from .cjk import CJKConsole
 from .common import Fmt, safe, short_name
 from .documents import encode
@@ -359,7 +359,7 @@ def _parts(rep: TimelineReport, f: Fmt, top: int, join: KernelJoin | None, detai
     """(overview rows, tables, closing rows, footnotes or None, the names of the tables left out or None)
     of one report; the short report (``details`` False) keeps the tables of :data:`BRIEF_TABLES`."""
     notes = None if details else Footnotes()
-    overview, sections = _overview(rep, f, notes), _sections(rep, f, top if details else min(top, TOP_ROWS), join)
+    overview, sections = _overview(rep, f, notes), _sections(rep, f, top, join)
     if notes is None:
         return overview, sections, _closing(rep, f), None, None
     keep = tuple(f.label(k, n=0, top=0).split("0")[0] for k in BRIEF_TABLES)
