@@ -108,3 +108,16 @@ def _total(side: dict) -> str:
 
     f = Fmt("en")
     return f.label("total_mean_value", total=f.time(side["total_s"]), mean=f.time(side["mean_s"]))
+
+
+def test_readme_output_is_what_the_first_command_prints(capsys, monkeypatch):
+    """The README's sample output is the real output of its first command (trimmed, never edited)."""
+    from conftest import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme.split("`kernelscope diagnose examples/seed_kernels.toml` prints", 1)[1].split("\n\n`", 1)[0]
+    sample = [x.strip() for x in block.splitlines()[1:] if x.startswith("    ") and x.strip()]
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["diagnose", str(EXAMPLE)]) == 0
+    printed = [x.strip() for x in capsys.readouterr().out.splitlines()]
+    assert len(sample) >= 8 and all(x in printed for x in sample), [x for x in sample if x not in printed]

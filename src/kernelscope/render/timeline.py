@@ -33,7 +33,7 @@ from ..analysis.engine import Finding
 from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count,
 )
-from .brief import Footnotes, footnote_markdown, footnote_table
+from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .cjk import CJKConsole
 from .common import Fmt, safe, short_name
 from .documents import encode
@@ -352,18 +352,19 @@ TEXT_COLUMNS = ("bound", "tl_join_top_finding", "tl_join_kernel_speedup", "tl_jo
 
 
 #: Label keys of the tables the short report keeps (the others: ``--details``).
-BRIEF_TABLES = ("tl_devices", "tl_ranks", "tl_top_kernels", "tl_join_title", "tl_join_absent")
+BRIEF_TABLES = ("tl_devices", "tl_ranks", "tl_top_kernels", "tl_join_title", "tl_join_absent", "fu_title")
 
 
 def _parts(rep: TimelineReport, f: Fmt, top: int, join: KernelJoin | None, details: bool):
     """(overview rows, tables, closing rows, footnotes or None, the names of the tables left out or None)
-    of one report; the short report (``details`` False) keeps the tables of :data:`BRIEF_TABLES`."""
+    of one report; the short report (``details`` False) keeps the tables of :data:`BRIEF_TABLES` (of the fusion
+    chains the first :data:`.brief.TOP_FINDINGS`)."""
     notes = None if details else Footnotes()
     overview, sections = _overview(rep, f, notes), _sections(rep, f, top, join)
     if notes is None:
         return overview, sections, _closing(rep, f), None, None
     keep = tuple(f.label(k, n=0, top=0).split("0")[0] for k in BRIEF_TABLES)
-    kept = [s for s in sections if s[0].startswith(keep)]
+    kept = [(t, h, r[:TOP_FINDINGS] if t == f.label("fu_title") else r) for t, h, r in sections if t.startswith(keep)]
     dropped = [re.split(r" ?[(（:：]", s[0])[0] for s in sections if not s[0].startswith(keep)]
     return overview, kept, _closing(rep, f, notes), notes, f.comma.join(dropped) or "-"
 
