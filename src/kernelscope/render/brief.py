@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Sequence, TypeVar
 
 from ..analysis.diagnosis import KernelDiagnosis
+from ..analysis.groups import LaunchGroup
 from .common import Fmt, advice_lines, data_rows, kernel_notes, unit_line
+from .launch_groups import group_rows
 
 T = TypeVar("T")
 
@@ -63,6 +65,13 @@ def brief_rows(d: KernelDiagnosis, f: Fmt, notes: Footnotes) -> list[tuple[str, 
     for n in kernel_notes(d):
         notes.add(f.note(n), where)
     return rows
+
+
+def brief_group_rows(g: LaunchGroup | None, f: Fmt) -> list[tuple[str, str]]:
+    """A group's rows in the short panel: its launches and total, and the launches that differ (the spread is
+    ``--details``); none for a single launch."""
+    rows = group_rows(g, f) if g is not None else []
+    return [rows[0], rows[2]] if len(rows) == 3 else rows
 
 
 def top_by(items: Sequence[T], key, n: int = TOP_ROWS) -> tuple[list[T], int]:

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
-from .brief import Footnotes, brief_rows, footnote_markdown
+from .brief import Footnotes, brief_group_rows, brief_rows, footnote_markdown
 from .common import Fmt, kernel_rows, kernel_title, md_code, safe, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
@@ -73,7 +73,8 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
         notes = Footnotes()
         for d, g in shown:
             lines += [f"### {_code(kernel_title(d))}" + (f" ×{g.count}" if g and is_group(g) else ""), ""]
-            lines += (_group_lines(g, f) if details else [_cell(launches_value(g, f)), ""]) if g and is_group(g) else []
+            brief = [f"**{_cell(k)}**{f.colon}{_cell(v)}" for k, v in brief_group_rows(g, f)] if g else []
+            lines += (_group_lines(g, f) if details else [x for b in brief for x in (b, "")]) if g and is_group(g) else []
             lines += ["| | |", "|---|---|"]
             rows = kernel_rows(d, f) if details else brief_rows(d, f, notes)
             lines += [f"| {_cell(label)} | {_cell(value)} |" for label, value in rows]

@@ -14,7 +14,7 @@ from rich.text import Text
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
 from .cjk import CJKConsole
-from .brief import Footnotes, brief_rows, footnote_table
+from .brief import Footnotes, brief_group_rows, brief_rows, footnote_table
 from .common import Fmt, kernel_rows, safe, short_name, summary_rows
 from .launch_groups import group_rows, is_group, panels, rest_header, rest_rows, rest_title, shown_line
 
@@ -48,7 +48,7 @@ def renderables(results: Sequence[ReportDiagnosis], lang: str, launches: str = "
             t.add_column(style="bold", no_wrap=True)
             t.add_column(overflow="fold")
             rows = kernel_rows(d, f) if details else brief_rows(d, f, notes)
-            for label, value in (group_rows(g, f)[:None if details else 1] if g else []) + rows:
+            for label, value in ((group_rows(g, f) if details else brief_group_rows(g, f)) if g else []) + rows:
                 t.add_row(Text(label), Text(value))
             out.append(t)
         if rest:
