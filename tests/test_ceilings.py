@@ -300,7 +300,7 @@ def test_diagnose_with_the_measured_spec_says_measured(capsys, fake_gpu, tmp_pat
     path = tmp_path / "h200.toml"
     assert main(["ceilings", "-o", str(path)]) == 0
     capsys.readouterr()
-    assert main(["diagnose", str(EXAMPLE), "--spec", str(path), "--format", "markdown"]) == 0
+    assert main(["diagnose", str(EXAMPLE), "--spec", str(path), "--format", "markdown", "--details"]) == 0
     out = capsys.readouterr().out
     lines = [line for line in out.splitlines() if "Ceilings from" in line]
     assert lines and all("measured peaks of NVIDIA H200 from spec file" in line for line in lines), lines

@@ -70,7 +70,7 @@ def repeated(tmp_path) -> Path:
 
 def test_the_100_launch_report_is_one_panel_with_its_spread(capsys):
     path = str(need(PIRAGI))
-    out = run(capsys, "diagnose", path)
+    out = run(capsys, "diagnose", path, "--details")  # the spread is in the whole panel
     titles = panels(out)
     assert len(titles) == 1 and titles[0].endswith("matmul_2d_tiling ×100"), titles
     assert "100 launches, 1.184 s in all (100.0% of GPU time)" in " ".join(out.split())
@@ -188,7 +188,7 @@ def test_html_and_markdown_have_charts_per_group(repeated, tmp_path, capsys):
     points = {m.group(1) for i in ids if (m := re.search(r"-ks-kernel-(\d+)$", i))}
     assert points == {str(g.representative.kernel.index) for g in groups}
     md = tmp_path / "report.md"
-    run(capsys, "diagnose", str(repeated), "--format", "markdown", "-o", str(md))
+    run(capsys, "diagnose", str(repeated), "--format", "markdown", "-o", str(md), "--details")
     text = md.read_text(encoding="utf-8")
     assert "![Roofline](report_roofline.svg)" in text and (tmp_path / "report_stalls.svg").exists()
     assert len(re.findall(r"^### `\[\d+\] ", text, flags=re.M)) == len(groups)
@@ -228,7 +228,7 @@ def test_launches_option_is_checked(capsys):
 
 
 def test_chinese_group_panel(repeated, capsys):
-    out = run(capsys, "diagnose", str(repeated), "--lang", "zh")
+    out = run(capsys, "diagnose", str(repeated), "--lang", "zh", "--details")
     assert "波动（最小 / 中位 / 最大）" in out and "与众不同的启动" in out and "耗时为中位数的 2.97 倍" in out
 
 

@@ -259,7 +259,9 @@ def _source_report(report: "ProfileReport", diagnosed: list[KernelDiagnosis], to
         return SourceReport(report=report, launches=())
     from .ingest.ncu_source import read_instructions
 
-    tables = read_instructions(report.path, [d.kernel for d in diagnosed], sass=sass, top=top)
+    located = {d.kernel.index: [x.pc for locs in d.locations.values() for x in locs] for d in diagnosed}
+    tables = read_instructions(report.path, [d.kernel for d in diagnosed], sass=sass, top=top,
+                               also=located if sass == "top" else None)
     return SourceReport(report=report, launches=tuple(
         analyse(d.kernel, t, top, located=locate_in_table(d.findings, t)) for d, t in zip(diagnosed, tables)))
 

@@ -37,7 +37,7 @@ from .fusion import COMMAND as FUSION
 from .gpus import COMMAND as GPUS
 from .language import argv_lang, bad_env_message, env_lang, formatter, print_error, translate_help, usage_error
 from .occupancy import COMMAND as OCCUPANCY
-from .options import Command, Shared, output_format
+from .options import DETAILS_HELP, Command, Shared, output_format
 from .output import write_atomic, write_atomic_files
 from .profile import COMMAND as PROFILE
 from .query import COMMAND as QUERY
@@ -87,6 +87,8 @@ def _parent(shared: Shared, lang: str = "en") -> argparse.ArgumentParser:
         g.add_argument("--spec", metavar="FILE", help=shared.gpu_help[1])
     if shared.output_help is not None:
         p.add_argument("-o", "--output", metavar="FILE", required=shared.output_required, help=shared.output_help)
+    if shared.details:
+        p.add_argument("-v", "--details", action="store_true", help=DETAILS_HELP)
     return p
 
 

@@ -162,15 +162,16 @@ def _compare(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = rc.to_json(result, args.lang, regressions, threshold)
     elif args.format == "markdown":
-        text = rc.to_markdown(result, args.lang, regressions, threshold)
+        text = rc.to_markdown(result, args.lang, regressions, threshold, details=args.details)
     else:
         text = None
     if args.output:
-        write_atomic(args.output, text if text is not None else rc.to_text(result, args.lang, regressions, threshold))
+        write_atomic(args.output, text if text is not None else rc.to_text(result, args.lang, regressions, threshold,
+                                                                          details=args.details))
     elif text is not None:
         sys.stdout.write(text)
     else:
-        show(rc.to_table(result, args.lang, regressions, threshold))
+        show(rc.to_table(result, args.lang, regressions, threshold, details=args.details))
     return 1 if regressions else 0
 
 
@@ -233,6 +234,7 @@ COMMAND = Command(
         lang_help="language of labels",
         gpu_help=("use this catalogue GPU's peaks for both sides", "GPU spec file for both sides"),
         output_help=OUTPUT_HELP,
+        details=True,
     ),
     add_arguments=_add_arguments,
     run=_compare,

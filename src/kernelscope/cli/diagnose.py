@@ -112,7 +112,7 @@ def _write(args: argparse.Namespace, text: str | bytes | None, files: dict[str, 
         text = to_json_bytes(results, args.lang)  # type: ignore[assignment]
     if args.output:
         write_atomic_files({**files, args.output: text if text is not None else render(results, args.format, args.lang,
-                                                                                       args.launches)})
+                                                                                       args.launches, args.details)})
     elif isinstance(text, bytes):
         _write_bytes(text)
     elif text is not None:
@@ -120,9 +120,9 @@ def _write(args: argparse.Namespace, text: str | bytes | None, files: dict[str, 
     elif args.format == "table":
         from ..render.table import renderables
 
-        show(renderables(results, args.lang, args.launches))
+        show(renderables(results, args.lang, args.launches, args.details))
     else:
-        sys.stdout.write(render(results, args.format, args.lang, args.launches))
+        sys.stdout.write(render(results, args.format, args.lang, args.launches, args.details))
 
 
 def _write_bytes(data: bytes) -> None:
@@ -191,7 +191,7 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector,
                 chart_font_note(args.lang, "svg")
                 links, files = chart_files(results, args.lang, args.output, steps.stage("charts", 2 * len(results)),
                                            args.launches)
-            text = to_markdown(results, args.lang, links, sources, args.launches)
+            text = to_markdown(results, args.lang, links, sources, args.launches, args.details)
     return text, files, results
 
 
@@ -211,6 +211,7 @@ COMMAND = Command(
         quiet_help="no progress bar (it is only shown on a terminal anyway)",
         gpu_help=GPU_HELP,
         output_help=OUTPUT_HELP,
+        details=True,
     ),
     add_arguments=_add_arguments,
     run=_diagnose,

@@ -25,6 +25,8 @@ class Shared:
         output_required: whether ``-o`` must be given.
         format_from_output: whether ``-o FILE`` without ``--format`` picks the format its extension names
             (:data:`OUTPUT_FORMATS`); False where ``-o`` is not the command's report (``ceilings``: a spec file).
+        details: whether it takes ``-v/--details`` (:data:`DETAILS_HELP`): the terminal and Markdown report in
+            full; without it they show what an engineer reads first (the JSON is complete either way).
     """
 
     input_formats: tuple[str, ...] | None = None
@@ -38,6 +40,13 @@ class Shared:
     output_help: str | None = None
     output_required: bool = False
     format_from_output: bool = True
+    details: bool = False
+
+
+#: ``-v/--details`` help, one text for every command that prints a report.
+DETAILS_HELP = ("the whole report in the terminal and Markdown output (every panel row, table, caveat and "
+                "compared kernel); without it: per kernel the verdict, the limiter, the top findings with their "
+                "estimates and where in the code, the caveats once at the end (JSON is always complete)")
 
 
 #: The ``--format`` an ``-o FILE`` extension names (when ``--format`` is not given); any other extension, or none:

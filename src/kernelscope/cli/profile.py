@@ -99,7 +99,7 @@ def _profile(args: argparse.Namespace) -> int:
     diagnose_args = own.parse_args([report])
     for name, value in dict(top=args.top, criteria=args.criteria, launches=args.launches, format=args.format,
                             lang=args.lang, quiet=args.quiet, gpu=args.gpu, spec=args.spec, output=args.diagnosis,
-                            input_format="auto", jobs=1).items():
+                            input_format="auto", jobs=1, details=args.details).items():
         setattr(diagnose_args, name, value)
     code = DIAGNOSE.run(diagnose_args)
     if trace is not None:
@@ -296,6 +296,7 @@ COMMAND = Command(
         lang_help="language of labels and advice",
         quiet_help="no progress bar, and ncu's own output not shown (its failures still are)",
         gpu_help=GPU_HELP,
+        details=True,
     ),
     add_arguments=_add_arguments,
     run=_profile,

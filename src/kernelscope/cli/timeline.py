@@ -12,6 +12,7 @@ from ..errors import InputError
 from ..ingest import TIMELINE_FORMATS
 from ..render import FORMATS as TIMELINE_OUTPUTS
 from ..render.arrow import timeline_table
+from ..render.brief import TOP_ROWS
 from ..distributed.map import TIMELINE_SUFFIXES, expand, jobs_from, run_map, timeline_one, timeline_rank_one
 from ..distributed.map import add_arguments as add_map_arguments
 from .dataset import add_dataset_argument, check as check_dataset, save as save_dataset
@@ -39,7 +40,8 @@ def _add_timeline_parser(t: argparse.ArgumentParser) -> None:
                    "runs (world size, GPU) are refused; not with --kernels or parquet output")
     add_map_arguments(t)
     add_dataset_argument(t)
-    t.add_argument("--top", type=int, default=10, metavar="N", help="rows per ranking (default 10)")
+    t.add_argument("--top", type=int, default=None, metavar="N",
+                   help="rows per ranking (default 10; the short report without --details shows 5)")
     t.add_argument("--kernels", nargs="+", metavar="REPORT", default=[],
                    help="Nsight Compute reports (.ncu-rep, CSV or text exports) of the same program: join the top "
                    "kernels with their diagnoses (bottleneck, top finding, estimated speedup) and the program speedup "
@@ -50,6 +52,8 @@ def _timeline(args: argparse.Namespace) -> int:
     from ..analysis.timeline import join_kernels
     from ..render.timeline import render_timeline, renderables
 
+    shown = args.top if args.top is not None else 10 if args.details else TOP_ROWS  # rows the report shows
+    args.top = 10 if args.top is None else args.top
     if args.top < 1:
         raise InputError("--top", key="at_least_one", values={"top": args.top})
     if args.as_ranks:
@@ -76,11 +80,12 @@ def _timeline(args: argparse.Namespace) -> int:
     if save_dataset(args, "timeline", reports, timeline_table):
         return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
     if args.output:
-        write_atomic(args.output, render_timeline(reports, args.format, args.lang, args.top, joins=joins))
+        write_atomic(args.output, render_timeline(reports, args.format, args.lang, shown, joins=joins,
+                                                  details=args.details))
     elif args.format == "table":
-        show(renderables(reports, args.lang, args.top, joins))
+        show(renderables(reports, args.lang, shown, joins, args.details))
     else:
-        sys.stdout.write(render_timeline(reports, args.format, args.lang, args.top, joins=joins))
+        sys.stdout.write(render_timeline(reports, args.format, args.lang, shown, joins=joins, details=args.details))
     return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
 
 
@@ -133,6 +138,7 @@ COMMAND = Command(
         formats=(*TIMELINE_OUTPUTS, "parquet"),
         lang_help="language of labels and findings",
         output_help=OUTPUT_HELP,
+        details=True,
     ),
     add_arguments=_add_timeline_parser,
     run=_timeline,

@@ -24,7 +24,7 @@ Facts about the data this reader relies on (checked on the 10 corpus reports tha
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from ..errors import InputError
 from ..model import InstructionTable, InstructionValues, KernelProfile, SourceMarker
@@ -59,6 +59,7 @@ def read_instructions(
     metrics: Iterable[str] | None = None,
     sass: str | Iterable[int] = "top",
     top: int = 10,
+    also: Mapping[int, Iterable[int]] | None = None,
 ) -> list[InstructionTable]:
     """Read the per-instruction metrics of launches of one ``.ncu-rep`` file (opened once for all of them).
 
@@ -71,6 +72,8 @@ def read_instructions(
             ``smsp__pcsamp_sample_count`` samples (else the most ``inst_executed``, else the first ``top`` rows; ties
             by PC), ``"all"`` every row, or an iterable of PCs (``()``: none). About 0.4 ms per instruction.
         top: how many rows ``sass="top"`` disassembles.
+        also: with ``sass="top"``, per launch index, PCs disassembled besides the top rows (the instructions a
+            diagnosis's findings point to, whose rows a view shows too).
 
     Returns:
         One :class:`~kernelscope.model.InstructionTable` per launch, in the given order: rows = the union of the
@@ -93,7 +96,7 @@ def read_instructions(
 
     def table(kernel: KernelProfile, action: Any) -> InstructionTable:
         names = kernel.instruction_metrics if wanted is None else [n for n in wanted if n in kernel.instruction_metrics]
-        return _table(action, names, sass, top)
+        return _table(action, names, sass, top, (also or {}).get(kernel.index, ()))
 
     return _each(source, list(launches), table)
 
@@ -214,7 +217,8 @@ def _action(source: str, context: Any, kernel: KernelProfile, action: Any = None
     return action
 
 
-def _table(action: Any, names: Sequence[str], sass: str | Iterable[int], top: int) -> InstructionTable:
+def _table(action: Any, names: Sequence[str], sass: str | Iterable[int], top: int,
+           also: Iterable[int] = ()) -> InstructionTable:
     import numpy as np  # noqa: PLC0415 - NumPy only where per-instruction data is read
 
     read = {name: (np.array(pcs, dtype=np.uint64), np.array(values, dtype=np.float64))
@@ -228,7 +232,7 @@ def _table(action: Any, names: Sequence[str], sass: str | Iterable[int], top: in
     files, lines = _lines(action, pc)
     return InstructionTable(
         function_pc=_function_pc(action), pc=pc, columns=columns, file=files, line=lines,
-        sass=_sass(action, _sass_pcs(pc, columns, sass, top)), sources=_sources(action), markers=_markers(action),
+        sass=_sass(action, _sass_pcs(pc, columns, sass, top, also)), sources=_sources(action), markers=_markers(action),
     )
 
 
@@ -273,19 +277,19 @@ def _function_pc(action: Any) -> int | None:
     return int(metric.as_uint64()) if metric.has_value() else None
 
 
-def _sass_pcs(pc: "np.ndarray", columns: dict[str, "np.ndarray"], sass: str | Iterable[int], top: int) -> list[int]:
-    """The PCs to disassemble (see :func:`read_instructions`)."""
+def _sass_pcs(pc: "np.ndarray", columns: dict[str, "np.ndarray"], sass: str | Iterable[int], top: int,
+              also: Iterable[int] = ()) -> list[int]:
+    """The PCs to disassemble (see :func:`read_instructions`; ``also``: more with ``"top"``)."""
     import numpy as np  # noqa: PLC0415
 
     if sass == "all":
         return pc.tolist()
-    if isinstance(sass, str):  # "top"
-        rank = next((columns[m] for m in RANKING if m in columns), None)
-        if rank is None:
-            return pc[:top].tolist()
-        order = np.lexsort((pc, -np.nan_to_num(rank, nan=-np.inf)))
-        return pc[order[:top]].tolist()
     have = set(pc.tolist())
+    if isinstance(sass, str):  # "top", then the PCs of ``also`` it does not hold
+        rank = next((columns[m] for m in RANKING if m in columns), None)
+        order = np.arange(len(pc)) if rank is None else np.lexsort((pc, -np.nan_to_num(rank, nan=-np.inf)))
+        chosen = pc[order[:top]].tolist()
+        return chosen + [int(p) for p in dict.fromkeys(also) if int(p) in have and int(p) not in chosen]
     return [int(p) for p in sass if int(p) in have]
 
 

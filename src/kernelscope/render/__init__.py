@@ -13,11 +13,13 @@ FORMATS: tuple[str, ...] = ("table", "json", "markdown")
 DIAGNOSE_FORMATS: tuple[str, ...] = FORMATS + ("html",)
 
 
-def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "en", launches: str = "grouped") -> str:
+def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "en", launches: str = "grouped",
+           details: bool = True) -> str:
     """Render diagnoses of one or more files as ``"table"`` (plain-text tables), ``"json"``, ``"markdown"`` or
     ``"html"`` (one self-contained page with inline SVG charts). ``launches``: ``"grouped"`` (one panel per group of
     repeated launches: same kernel, grid and block) or ``"all"`` (one panel per launch); the JSON has every launch
-    and the groups either way.
+    and the groups either way. ``details``: the table and Markdown in full, else their short form
+    (:mod:`.brief`); the JSON and HTML are complete either way.
 
     Raises:
         ValueError: unknown format, language or ``launches`` view.
@@ -33,7 +35,7 @@ def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "
     if fmt == "markdown":
         from .markdown import to_markdown
 
-        return to_markdown(results, lang, launches=launches)
+        return to_markdown(results, lang, launches=launches, details=details)
     if fmt == "html":
         from .html import to_html
 
@@ -41,7 +43,7 @@ def render(results: Sequence[ReportDiagnosis], fmt: str = "table", lang: str = "
     if fmt == "table":
         from .table import to_table
 
-        return to_table(results, lang, launches=launches)
+        return to_table(results, lang, launches=launches, details=details)
     raise ValueError(f"format must be one of {', '.join(DIAGNOSE_FORMATS)}, got {fmt!r}")
 
 

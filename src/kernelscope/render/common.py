@@ -241,8 +241,9 @@ class Fmt:
     def share(self, fraction: float | None) -> str:
         return self.nm if fraction is None else f"{fraction * 100:.1f}%"
 
-    def flops(self, value: float | None) -> str:
-        return self.nm if value is None else si(value, "FLOP/s")
+    def flops(self, value: float | None, pipe: str | None = None) -> str:
+        """A rate of work: FLOP/s, or OP/s for an integer ``pipe`` (INT8 tensor cores: TOP/s, as the roofline)."""
+        return self.nm if value is None else si(value, "OP/s" if pipe and pipe.startswith("int") else "FLOP/s")
 
     def intensity(self, value: float | None) -> str:
         if value is None:
@@ -377,12 +378,14 @@ class Fmt:
 
     def finding_title(self, finding_id: str, finding: Finding | None = None) -> str:
         """The title of a root-cause finding (``data/findings.toml``) filled with ``finding``'s values; a finding
-        without an entry there (a class rule) is named by its ``rule_ID`` label, else by its id. Worded once per
-        distinct finding."""
+        without an entry there (a class rule) is named by its bottleneck class, else its message, else its
+        ``rule_ID`` label; its id only when none is known. Worded once per distinct finding."""
         return self._worded("title", finding_id, finding, lambda: self._finding_title(finding_id, finding))
 
     def _finding_title(self, finding_id: str, finding: Finding | None) -> str:
         text = findings().get(finding_id)
+        if text is None and finding is not None:
+            return self.bound(finding.bound) if finding.bound else self.note(finding.message)
         if text is None:
             return label(f"rule_{finding_id}", self.lang) if f"rule_{finding_id}" in labels().label else finding_id
         values = self.finding_values(finding) if finding is not None else {}
@@ -553,6 +556,23 @@ def data_rows(k: Any, f: Fmt) -> list[tuple[str, str]]:
     return rows
 
 
+def kernel_notes(d: KernelDiagnosis) -> list[Note | str]:
+    """The launch's notes: the diagnosis's, then the keys of what its roofline could not measure."""
+    notes: list[Note | str] = list(d.notes)
+    explained = any("tensor" in n.key or n.key == "no_fp_counters" for n in d.notes)
+    r = d.roofline
+    if r is not None:
+        notes += [m for m in r.not_measured if not (explained and m == "flops_not_measured")
+                  and not (m == "efficiency_undefined" and "roofline_not_applicable" in r.not_measured)]
+    return notes
+
+
+def notes_text(d: KernelDiagnosis, f: Fmt) -> str | None:
+    """:func:`kernel_notes` worded in ``f``'s language, or None without any."""
+    notes = kernel_notes(d)
+    return f.notes(notes) if notes else None
+
+
 def kernel_title(d: KernelDiagnosis) -> str:
     """One-line title: ``[index] name``."""
     return safe(f"[{d.kernel.index}] {d.kernel.name}")
@@ -597,7 +617,8 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
             est = f.paren(f.note("estimated_from_pipe")) if r.flops_estimated else ""
             rows.append((
                 f.label("achieved"),
-                f"{f.flops(r.achieved_flops_per_s)}{est} / " + f.spaced(f.label("attainable"), f.flops(r.attainable_flops_per_s))
+                f"{f.flops(r.achieved_flops_per_s, r.pipe)}{est} / "
+                + f.spaced(f.label("attainable"), f.flops(r.attainable_flops_per_s, r.pipe))
                 + f.comma + f.spaced(f.label("efficiency"), f.share(r.efficiency))
                 + ("" if r.achieved_bytes_per_s is None else f"{f.semi}DRAM {si(r.achieved_bytes_per_s, 'B/s')}"),
             ))
@@ -625,13 +646,8 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
         rows.append((f.label("stalls"), f.comma.join(parts) + f.paren(note)))
     else:
         rows.append((f.label("stalls"), f.nm))
-    notes = list(d.notes)
-    explained = any("tensor" in n.key or n.key == "no_fp_counters" for n in notes)
-    if r is not None:
-        notes += [m for m in r.not_measured if not (explained and m == "flops_not_measured")
-                  and not (m == "efficiency_undefined" and "roofline_not_applicable" in r.not_measured)]
-    if notes:
-        rows.append((f.label("notes"), f.notes(notes)))
+    if (notes := notes_text(d, f)) is not None:
+        rows.append((f.label("notes"), notes))
     rows += data_rows(k, f)
     nsight = nsight_line(d, f)
     if nsight is not None:

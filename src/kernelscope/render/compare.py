@@ -16,6 +16,7 @@ from ..analysis.resolved import Resolution
 from ..model import Measurement
 from ..notes import Note
 from ..version import __version__
+from .brief import top_by
 from .cjk import CJKConsole
 from .common import Fmt, safe, short_name
 from .documents import encode
@@ -54,8 +55,8 @@ _DERIVED_NULLS = {
      "/noise": "not_derivable", "/before/noise": "not_derivable", "/after/noise": "not_derivable"}
 
 
-def _pair_rows(p: KernelComparison, f: Fmt) -> list[tuple[str, str, str]]:
-    """(label, before, after) rows of one compared kernel."""
+def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[str, str, str]]:
+    """(label, before, after) rows of one compared kernel (without ``details``, those measured on a side)."""
     b, a = p.before, p.after
 
     def bw(s: Side) -> str:
@@ -72,7 +73,7 @@ def _pair_rows(p: KernelComparison, f: Fmt) -> list[tuple[str, str, str]]:
             return f.nm  # not "not measured (not measured)"
         return f.flops(s.achieved_flops_per_s) + f.paren(f.share(s.efficiency))
 
-    return [
+    rows = [
         (f.label("duration"), f.spaced(f.time(b.duration_s), f.launches(b.launches)),
          f.spaced(f.time(a.duration_s), f.launches(a.launches))),
         (f.label("total_mean"), f.label("total_mean_value", total=f.time(b.total_s), mean=f.time(b.mean_s)),
@@ -84,6 +85,8 @@ def _pair_rows(p: KernelComparison, f: Fmt) -> list[tuple[str, str, str]]:
         (f.label("bound"), f.bounds(b.classes), f.bounds(a.classes)),
         (f.label("occupancy"), f.pct(b.achieved_occupancy_pct), f.pct(a.achieved_occupancy_pct)),
     ]
+    unmeasured = {f.nm, f.sol_values(None, None)}
+    return rows if details else [r for r in rows if not (r[1] in unmeasured and r[2] in unmeasured)]
 
 
 def _speed(value: float | None, f: Fmt) -> str:
@@ -277,12 +280,23 @@ def _regressions_line(regressions: tuple[str, ...], threshold_pct: float, f: Fmt
     return f.head(f.label("regressions", pct=threshold_pct), f.comma.join(_gate_item(r, c, f) for r in regressions) or "-")
 
 
-def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> list:
+def shown_pairs(c: Comparison, details: bool) -> tuple[list[KernelComparison], int]:
+    """The compared kernels a view shows: every one with ``details``, else the :data:`.brief.TOP_ROWS` whose total
+    time changed most (in their order); and how many were left out."""
+    if details:
+        return list(c.pairs), 0
+    return top_by(c.pairs, lambda p: abs(p.after.total_s - p.before.total_s))
+
+
+def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None,
+             details: bool = True) -> list:
     """rich renderables of a comparison: one :class:`rich.console.Group`, so that ``Console.print(*to_table(...))``
     puts each line on its own line (``print`` of several renderables joins them with spaces). Warnings and the
     matched / unmatched time first, the program timelines' split when both sides are timelines, then one table per
-    compared kernel; the regressions line last, on a line of its own after a blank one."""
+    compared kernel (without ``details``: those of :func:`shown_pairs`, then how many more there are); the
+    regressions line last, on a line of its own after a blank one."""
     f = Fmt(lang)
+    pairs, more = shown_pairs(c, details)
     out: list = [Text(line, style="bold") for line in _summary(c, f)]
     if c.programs is not None:
         t = Table(title=Text(f.label("program_title"), style="bold cyan"), box=box.SIMPLE_HEAD, title_justify="left")
@@ -291,13 +305,13 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
         for row in _program_rows(c.programs, f):
             t.add_row(*(Text(x) for x in row))
         out.append(t)
-    for p in c.pairs:
+    for p in pairs:
         t = Table(title=Text(f.head(_title(p, f), _verdict(p, f)), style="bold cyan"), box=box.SIMPLE_HEAD,
                   title_justify="left")
         t.add_column("", style="bold", no_wrap=True)
         t.add_column(f.label("before"), overflow="fold")
         t.add_column(f.label("after"), overflow="fold")
-        for row in _pair_rows(p, f):
+        for row in _pair_rows(p, f, details):
             t.add_row(*(Text(x) for x in row))
         out.append(t)
         shape = _shape_note(p, f)
@@ -310,29 +324,37 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
         if resolved:
             out.append(Text(f.label("resolved_title"), style="bold"))
             out += [Text("  " + line) for line in resolved]
-        out.append(Text(f.head(f.label("estimated_by_findings"), _estimates(p, f))))
+        if details or p.predicted:
+            out.append(Text(f.head(f.label("estimated_by_findings"), _estimates(p, f))))
         check = _posthoc(p, f)
         if check is not None:
             out.append(Text(f.head(f.label("posthoc"), check)))
         for line in _predictions(p, f):
             out.append(Text(f.head(f.label("predicted"), line)))
+    if more:
+        out += [Text(""), Text(f.label("brief_more_kernels", n=more))]
     if threshold_pct is not None:
         out += [Text(""), Text(_regressions_line(regressions, threshold_pct, f, c), style="bold")]
     return [Group(*out)]
 
 
-def to_text(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None, width: int = 120) -> str:
+def to_text(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None,
+            width: int = 120, details: bool = True) -> str:
     """Plain text (no colour codes) of :func:`to_table`."""
     buf = io.StringIO()
-    CJKConsole(file=buf, width=width, color_system=None, force_terminal=False).print(Group(*to_table(c, lang, regressions, threshold_pct)))
+    CJKConsole(file=buf, width=width, color_system=None, force_terminal=False).print(
+        Group(*to_table(c, lang, regressions, threshold_pct, details)))
     return buf.getvalue()
 
 
-def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:
+def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None,
+                details: bool = True) -> str:
     """Markdown for a pull-request comment: the summary (warnings, matched and unmatched time, program walls), the
-    program timelines' split, a table of the compared kernels, then one before/after table per kernel; the
-    regressions line last, a paragraph of its own."""
+    program timelines' split, a table of the compared kernels, then one before/after table per kernel (without
+    ``details``: those of :func:`shown_pairs`, then how many more there are); the regressions line last, a
+    paragraph of its own."""
     f = Fmt(lang)
+    pairs, more = shown_pairs(c, details)
     cell = lambda s: safe(s).replace("|", "\\|")  # noqa: E731
     lines = [f"## {f.label('compare_title')}", ""] + [f"- {cell(x)}" for x in _summary(c, f)] + [""]
     if c.programs is not None:
@@ -340,20 +362,20 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
                   "|---|---:|---:|---:|"]
         lines += [f"| {cell(a)} | {b} | {x} | {d} |" for a, b, x, d in _program_rows(c.programs, f)] + [""]
     lines += [f"| {f.label('kernel')} | {f.label('before')} | {f.label('after')} | {f.label('speedup')} | {f.label('spread')} |", "|---|---:|---:|---:|---|"]
-    for p in c.pairs:
+    for p in pairs:
         lines.append(f"| `{cell(_title(p, f))}` | {f.time(p.before.duration_s)} | {f.time(p.after.duration_s)} | "
                      f"{_speed(p.speedup, f)} | {cell(noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)))} |")
-    lines.append("")
-    for p in c.pairs:
+    lines += ["", cell(f.label("brief_more_kernels", n=more)), ""] if more else [""]
+    for p in pairs:
         lines += [f"### `{cell(_title(p, f))}`", "", _verdict(p, f), "", f"| | {f.label('before')} | {f.label('after')} |", "|---|---|---|"]
-        lines += [f"| {cell(a)} | {cell(b)} | {cell(x)} |" for a, b, x in _pair_rows(p, f)]
+        lines += [f"| {cell(a)} | {cell(b)} | {cell(x)} |" for a, b, x in _pair_rows(p, f, details)]
         shape = _shape_note(p, f)
         lines += ["", f"**{cell(shape)}**"] if shape is not None else []
         lines += ["", cell(f.label("cmp_matched_generated", generator=p.generator))] if p.generator else []
         lines += ["", f.head(f.label("what_moved"), cell(f.notes(p.explanation)))]
         resolved = _resolved(p, f)
         lines += ["", f"**{cell(f.label('resolved_title'))}**", ""] + [f"- {cell(x)}" for x in resolved] if resolved else []
-        lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))]
+        lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))] if details or p.predicted else []
         check = _posthoc(p, f)
         lines += ["", f.head(f.label("posthoc"), cell(check))] if check is not None else []
         lines += ["\n" + f.head(f.label("predicted"), cell(x)) for x in _predictions(p, f)]

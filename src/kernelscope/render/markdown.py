@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
+from .brief import Footnotes, brief_group_rows, brief_rows, footnote_markdown
 from .common import Fmt, kernel_rows, kernel_title, md_code, safe, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
@@ -42,12 +43,14 @@ def _hot_lines(ls: "LaunchSource", f: Fmt) -> list[str]:
 
 def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
                 charts: Sequence[Mapping[str, str]] | None = None,
-                sources: Sequence["SourceReport | None"] | None = None, launches: str = "grouped") -> str:
+                sources: Sequence["SourceReport | None"] | None = None, launches: str = "grouped",
+                details: bool = True) -> str:
     """Markdown document: per file, a summary table, links to its charts (``charts[i]``: chart kind ->
     file name relative to the document, e.g. ``{"roofline": "report_roofline.svg"}``), and per group of repeated
     launches (``launches="grouped"``, :mod:`.launch_groups`; per launch with ``"all"``) a two-column table, a group's
     with its spread and the launches that differ, then, when ``sources[i]`` (:func:`kernelscope.api.source_for`)
-    holds the launch, a table of its hottest source lines; the groups not shown in full as rows of one table."""
+    holds the launch, a table of its hottest source lines; the groups not shown in full as rows of one table.
+    ``details``: every row, else the short panels of :mod:`.brief` and the caveats once per file."""
     f = Fmt(lang)
     lines: list[str] = []
     for i, res in enumerate(results):
@@ -67,11 +70,14 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
             titles = {"roofline": f.label("roofline"), "stalls": f.label("stalls")}
             lines += [f"![{titles.get(kind, kind)}]({quote(os.fsencode(name))})" for kind, name in charts[i].items()]
             lines.append("")
+        notes = Footnotes()
         for d, g in shown:
             lines += [f"### {_code(kernel_title(d))}" + (f" ×{g.count}" if g and is_group(g) else ""), ""]
-            lines += _group_lines(g, f) if g and is_group(g) else []
+            brief = [f"**{_cell(k)}**{f.colon}{_cell(v)}" for k, v in brief_group_rows(g, f)] if g else []
+            lines += (_group_lines(g, f) if details else [x for b in brief for x in (b, "")]) if g and is_group(g) else []
             lines += ["| | |", "|---|---|"]
-            lines += [f"| {_cell(label)} | {_cell(value)} |" for label, value in kernel_rows(d, f)]
+            rows = kernel_rows(d, f) if details else brief_rows(d, f, notes)
+            lines += [f"| {_cell(label)} | {_cell(value)} |" for label, value in rows]
             lines.append("")
             if d.kernel.index in by_index:
                 lines += _hot_lines(by_index[d.kernel.index], f)
@@ -80,6 +86,8 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
                       "|---|---:|---|---:|---:|---:|---|"]
             lines += [f"| {_code(row[0])} | " + " | ".join(map(_cell, row[1:])) + " |" for row in rest_rows(rest, f)]
             lines.append("")
+        if not details:
+            lines += footnote_markdown(notes, f, _cell)
     return "\n".join(lines)
 
 

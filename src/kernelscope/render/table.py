@@ -14,13 +14,16 @@ from rich.text import Text
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
 from .cjk import CJKConsole
+from .brief import Footnotes, brief_group_rows, brief_rows, footnote_table
 from .common import Fmt, kernel_rows, safe, short_name, summary_rows
 from .launch_groups import group_rows, is_group, panels, rest_header, rest_rows, rest_title, shown_line
 
 
-def renderables(results: Sequence[ReportDiagnosis], lang: str, launches: str = "grouped") -> list[RenderableType]:
+def renderables(results: Sequence[ReportDiagnosis], lang: str, launches: str = "grouped",
+                details: bool = True) -> list[RenderableType]:
     """rich renderables for the diagnoses of each file, in input order; ``launches``: ``"grouped"`` (one panel per
-    group of repeated launches, :mod:`.launch_groups`) or ``"all"`` (one panel per launch)."""
+    group of repeated launches, :mod:`.launch_groups`) or ``"all"`` (one panel per launch); ``details``: every row
+    of each panel, else the short panels of :mod:`.brief` with the caveats once per report."""
     f = Fmt(lang)
     out: list[RenderableType] = []
     for res in results:
@@ -38,16 +41,20 @@ def renderables(results: Sequence[ReportDiagnosis], lang: str, launches: str = "
         if launches == "grouped" and res.kernels:
             line += "\n" + shown_line(res, [g for _, g in shown if g], rest, f)
         out.append(Text(line))
+        notes = Footnotes()
         for d, g in shown:
             title = f"[{d.kernel.index}] {short_name(d.kernel.name)}" + (f" ×{g.count}" if g and is_group(g) else "")
             t = Table(title=Text(title, style="bold cyan"), box=box.SIMPLE, show_header=False, title_justify="left")
             t.add_column(style="bold", no_wrap=True)
             t.add_column(overflow="fold")
-            for label, value in (group_rows(g, f) if g else []) + kernel_rows(d, f):
+            rows = kernel_rows(d, f) if details else brief_rows(d, f, notes)
+            for label, value in ((group_rows(g, f) if details else brief_group_rows(g, f)) if g else []) + rows:
                 t.add_row(Text(label), Text(value))
             out.append(t)
         if rest:
             out.append(_rest_table(rest, f))
+        if not details:
+            out += footnote_table(notes, f)
     return out
 
 
@@ -61,10 +68,11 @@ def _rest_table(rest: Sequence[LaunchGroup], f: Fmt) -> Table:
     return t
 
 
-def to_table(results: Sequence[ReportDiagnosis], lang: str, width: int = 120, launches: str = "grouped") -> str:
+def to_table(results: Sequence[ReportDiagnosis], lang: str, width: int = 120, launches: str = "grouped",
+             details: bool = True) -> str:
     """Plain-text (no colour codes) rendering of :func:`renderables`."""
     buf = io.StringIO()
     console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-    console.print(Group(*renderables(results, lang, launches)))
+    console.print(Group(*renderables(results, lang, launches, details)))
     return buf.getvalue()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from dataclasses import replace
 from typing import Any, Sequence, TypeVar
 
@@ -32,6 +33,7 @@ from ..analysis.engine import Finding
 from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count,
 )
+from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .cjk import CJKConsole
 from .common import Fmt, safe, short_name
 from .documents import encode
@@ -45,6 +47,7 @@ from .documents.timeline import (
 from .documents.timeline import ScopeShareDoc, StepsDoc
 from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section, with_fusion_column
 from .timeline_join import absent_section, join_section
+from .timeline_overview import comm_rows, graph_rows
 from .timeline_scopes import amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .json import findings, finite, notes
@@ -56,9 +59,10 @@ FORMATS: tuple[str, ...] = ("table", "json", "markdown")
 
 
 def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang: str = "en", top: int = 10,
-                    width: int = 140, joins: Sequence[KernelJoin | None] | None = None) -> str:
+                    width: int = 140, joins: Sequence[KernelJoin | None] | None = None, details: bool = True) -> str:
     """Render timeline reports as ``"table"`` (plain text), ``"json"`` or ``"markdown"``; ``joins``: per report,
-    its top kernels joined with Nsight Compute diagnoses (:func:`kernelscope.analysis.timeline.join_kernels`).
+    its top kernels joined with Nsight Compute diagnoses (:func:`kernelscope.analysis.timeline.join_kernels`);
+    ``details``: the table and Markdown in full, else short (the JSON is complete either way).
 
     Raises:
         ValueError: unknown format or language.
@@ -67,11 +71,11 @@ def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang:
     if fmt == "json":
         return to_json_text(reports, lang, joins)
     if fmt == "markdown":
-        return to_markdown(reports, lang, top, joins)
+        return to_markdown(reports, lang, top, joins, details)
     if fmt == "table":
         buf = io.StringIO()
         console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-        console.print(Group(*renderables(reports, lang, top, joins)))
+        console.print(Group(*renderables(reports, lang, top, joins, details)))
         return buf.getvalue()
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
@@ -127,7 +131,7 @@ def _black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     return host if host is not None else black_hole_note(rep, lang)
 
 
-def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
+def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> list[tuple[str, str]]:
     rows = []
     head = safe(rep.path) + f"  ({f.made_by(rep.format, rep.tool_version)})"
     if rep.title:
@@ -149,7 +153,7 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
         if isinstance(bh.values.get("name"), str):  # the table's short name (JSON keeps it whole)
             bh = Note(bh.key, {**bh.values, "name": short_name(bh.values["name"])})
         rows.append((f.label("tl_black_hole"), f.note(bh)))
-    rows += _comm_rows(rep, f)
+    rows += comm_rows(rep, f)
     if rep.fusion:  # beside the black hole: the largest fusion saving
         rows.append((f.label("fu_largest"), fusion_headline(rep.fusion[0], f)))
     if rep.launch is not None:
@@ -164,67 +168,7 @@ def _overview(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
             "tl_launch_line", launches=L.launches if L.launches is not None else "-",
             graphs=f.label("tl_launch_graphs", n=L.graph_launches) if L.graph_launches else "",
             matched=L.matched, latency=latency, queued=queued, api=f.time(L.api_median_s))))
-    return rows + _graph_rows(rep, f)
-
-
-def _comm_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
-    """Overview rows: one rank's computation / communication unions, the straggler fixed, the training steps."""
-    rows = []
-    if rep.communication is not None and len(rep.ranks) == 1:
-        r = rep.ranks[0]
-        rows.append((f.label("tl_comm_line"), f.label(
-            "tl_comm_split", compute=f.time(r.computation_s), comm=f.time(r.communication_s),
-            comm_sum=f.time(r.communication_sum_s),
-            overlap=f.time(r.overlap_s), exposed=f.time(r.exposed_communication_s),
-            pct=100.0 * r.exposed_communication_s / r.wall_s if r.wall_s > 0 else 0.0)))
-    c = rep.communication
-    if c is not None and len(rep.ranks) > 1 and c.amdahl is not None and c.amdahl.projected_s:
-        rows.append((f.label("tl_comm_line"), f.label(
-            "tl_comm_ranks", exposed=f.time(c.total_s), n=len(rep.ranks),
-            wait=f.time(sum(r.collective_wait_s for r in rep.ranks)), before=f.time(c.amdahl.base_s),
-            after=f.time(c.amdahl.projected_s[-1]), speedup=_speed_text(c.amdahl.speedups[-1], f))))
-    if rep.balanced_wall_s is not None and rep.wall_s:
-        sp = rep.wall_s / rep.balanced_wall_s if rep.balanced_wall_s > 0 else math.inf
-        rows.append((f.label("tl_balanced"), f.label(
-            "tl_balanced_line", before=f.time(rep.wall_s), after=f.time(rep.balanced_wall_s),
-            speedup=_speed_text(sp, f))))
-    st = rep.steps
-    if st is not None:
-        of_rank = "" if st.rank is None or len(rep.ranks) < 2 else f.label("tl_steps_of_rank", rank=st.rank)
-        rows.append((f.label("tl_steps"), f.label(
-            "tl_steps_line", n=st.count, first=st.first, last=st.last, of_rank=of_rank, median=f.time(st.median_s),
-            slow_n=st.slowest_step, slow=f.time(st.slowest_s), fast=f.time(st.fastest_s), spread=st.spread_pct)))
-    return rows
-
-
-def _speed_text(sp: float, f: Fmt) -> str:
-    """A speedup as "2.23x" (zh "2.23×"), "∞" when unbounded."""
-    return "∞" if math.isinf(sp) else (f"{sp:.3g}×" if f.lang == "zh" else f"{sp:.3g}x")
-
-
-def _graph_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
-    """Overview rows: the GPU time that ran from CUDA graphs, the per-launch cost and the predicted graph saving."""
-    rows = []
-    g = rep.graphs
-    if g is not None:
-        how = f.label("tl_graphs_recorded" if g.recorded else "tl_graphs_inferred")
-        rows.append((f.label("tl_graphs"), f.label(
-            "tl_graphs_line", kernel_s=f.time(g.kernel_s), total_s=f.time(g.total_kernel_s), pct=g.kernel_pct,
-            kernels=g.kernels, launches=g.launches, how=how, host_s=f.time(g.host_s))))
-    b = rep.launch_bound
-    if b is not None:
-        verdict = f.label("tl_launch_bound_yes" if b.launch_bound else "tl_launch_bound_no")
-        key = "tl_launch_cost_spacing" if b.cost_source == "spacing" else "tl_launch_cost_call"
-        text = f.label(key, cost_s=f.time(b.per_launch_s), pairs=b.spacings, kernel_s=f.time(b.kernel_s),
-                       verdict=verdict)
-        if b.launch_bound and b.predicted_saving_s > 0:
-            text += f.semi + f.label(
-                "tl_graph_saving", n=b.bound_launches, replay_s=f.time(b.replay_s),
-                loop_s=f.time(b.bound_launches * b.per_launch_s), saving_s=f.time(b.predicted_saving_s),
-                even=b.break_even_nodes if b.break_even_nodes is not None else "-", fixed_s=f.time(b.replay_fixed_s),
-                per_node_s=f.time(b.replay_per_node_s), source=safe(f.problem(b.model_source)))
-        rows.append((f.label("tl_launch_cost_line"), text))
-    return rows
+    return rows + graph_rows(rep, f, notes)
 
 
 def _device_rows(rep: TimelineReport, f: Fmt, streams: bool) -> tuple[list[str], list[list[str]]]:
@@ -381,12 +325,16 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
     return out
 
 
-def _closing(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
-    rows = fusion_lines(rep.fusion, f)
+def _closing(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> list[tuple[str, str]]:
+    """The rows after the tables: fusion's own lines, the checks, the notes (with ``notes``, the short report: no
+    fusion lines, the notes go there), what could not be computed and the records set aside or repaired."""
+    rows = fusion_lines(rep.fusion, f) if notes is None else []
     for i, fd in enumerate(rep.findings):
         rows.append((f.label("tl_findings") if i == 0 else "", f"[{fd.id}] {f.note(fd.message)}"))
-    if rep.notes:
+    if rep.notes and notes is None:
         rows.append((f.label("notes"), f.notes(list(rep.notes))))
+    for n in rep.notes if notes is not None else ():
+        notes.add(f.note(n), "")
     if rep.not_computable:
         rows.append((f.label("tl_not_computable"), f.comma.join(f.label(f"tl_nc_{k}") for k in rep.not_computable)))
     if rep.invalid:
@@ -412,21 +360,41 @@ def _depth(low: int | None, high: int | None, f: Fmt) -> str:
 TEXT_COLUMNS = ("bound", "tl_one_off_why", "tl_join_top_finding", "tl_join_kernel_speedup", "tl_join_launch", "tl_join_report", "fu_bytes", "fu_route", "fu_column")
 
 
+#: Label keys of the tables the short report keeps (the others: ``--details``).
+BRIEF_TABLES = ("tl_devices", "tl_ranks", "tl_top_kernels", "tl_join_title", "tl_join_absent", "fu_title")
+
+
+def _parts(rep: TimelineReport, f: Fmt, top: int, join: KernelJoin | None, details: bool):
+    """(overview rows, tables, closing rows, footnotes or None, the names of the tables left out or None)
+    of one report; the short report (``details`` False) keeps the tables of :data:`BRIEF_TABLES` (of the fusion
+    chains the first :data:`.brief.TOP_FINDINGS`)."""
+    notes = None if details else Footnotes()
+    overview, sections = _overview(rep, f, notes), _sections(rep, f, top, join)
+    if notes is None:
+        return overview, sections, _closing(rep, f), None, None
+    keep = tuple(f.label(k, n=0, top=0).split("0")[0] for k in BRIEF_TABLES)
+    kept = [(t, h, r[:TOP_FINDINGS] if t == f.label("fu_title") else r) for t, h, r in sections if t.startswith(keep)]
+    dropped = [re.split(r" ?[(（:：]", s[0])[0] for s in sections if not s[0].startswith(keep)]
+    return overview, kept, _closing(rep, f, notes), notes, f.comma.join(dropped) or "-"
+
+
 def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
-                joins: Sequence[KernelJoin | None] | None = None) -> list[RenderableType]:
-    """rich renderables for each report, in input order (``joins``: see :func:`render_timeline`)."""
+                joins: Sequence[KernelJoin | None] | None = None, details: bool = True) -> list[RenderableType]:
+    """rich renderables for each report, in input order (``joins``: see :func:`render_timeline`; ``details``: every
+    table and note, else the short report of :func:`_parts`)."""
     f = _F(lang)
     out: list[RenderableType] = []
     for rep, join in zip(reports, _joins(reports, joins)):
+        overview, sections, closing, notes, more = _parts(rep, f, top, join, details)
         out.append(Text(f.label("tl_title"), style="bold"))
         t = Table(box=box.SIMPLE, show_header=False)
         t.add_column(style="bold", no_wrap=True)
         t.add_column(overflow="fold")
-        for label, value in _overview(rep, f):
+        for label, value in overview:
             t.add_row(Text(label), Text(value))
         out.append(t)
         text_columns = {f.label(k) for k in TEXT_COLUMNS}
-        for title, head, rows in _sections(rep, f, top, join):
+        for title, head, rows in sections:
             tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
             for i, h in enumerate(head):
                 if i == 0:
@@ -438,7 +406,6 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
             for r in rows:
                 tab.add_row(*(Text(c) for c in r))
             out.append(tab)
-        closing = _closing(rep, f)
         if closing:
             t = Table(box=box.SIMPLE, show_header=False)
             t.add_column(style="bold", no_wrap=True)
@@ -446,6 +413,8 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
             for label, value in closing:
                 t.add_row(Text(label), Text(value))
             out.append(t)
+        if notes is not None:
+            out += footnote_table(notes, f, "brief_more_tables", names=more)
     return out
 
 
@@ -455,23 +424,26 @@ def _cell(text: str) -> str:
 
 
 def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
-                joins: Sequence[KernelJoin | None] | None = None) -> str:
-    """Markdown: per report, an overview list and GitHub tables."""
+                joins: Sequence[KernelJoin | None] | None = None, details: bool = True) -> str:
+    """Markdown: per report, an overview list and GitHub tables (``details``: as :func:`renderables`)."""
     f = _F(lang)
     lines: list[str] = []
     for rep, join in zip(reports, _joins(reports, joins)):
+        overview, sections, closing, notes, more = _parts(rep, f, top, join, details)
         lines += [f"## {f.label('tl_title')}", ""]
-        for label, value in _overview(rep, f):
+        for label, value in overview:
             lines.append(f"- **{_cell(label)}**{f.colon}{_cell(value)}")
         lines.append("")
-        for title, head, rows in _sections(rep, f, top, join):
+        for title, head, rows in sections:
             lines += [f"### {_cell(title)}", "", "| " + " | ".join(_cell(h) for h in head) + " |",
                       "|" + "---|" + "---:|" * (len(head) - 1)]
             lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
             lines.append("")
-        for label, value in _closing(rep, f):
+        for label, value in closing:
             lines.append(f"- **{_cell(label)}** {_cell(value)}" if label else f"- {_cell(value)}")
         lines.append("")
+        if notes is not None:
+            lines += footnote_markdown(notes, f, _cell, "brief_more_tables", names=more)
     return "\n".join(lines)
 
 

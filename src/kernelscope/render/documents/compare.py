@@ -44,7 +44,7 @@ class SideDoc(Doc):
     block: Dim3
     noise: Annotated[float | None, Meta(description=(
         "run-to-run noise: sample standard deviation / mean of the launch durations, or half the recorded range / "
-        "the mean for a summary row (fraction); null with fewer than two launches"))] = None
+        "the mean for a summary row (fraction); null without two measured launches or a recorded spread"))] = None
 
 
 class ResolutionDoc(Doc):

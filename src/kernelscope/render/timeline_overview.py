@@ -1,0 +1,75 @@
+"""Overview rows of ``kernelscope timeline`` (:mod:`kernelscope.render.timeline` places them): one rank's
+computation / communication split, the straggler fixed, the training steps, the CUDA-graph share and the
+launch-bound verdict with the graph saving its replay model predicts. No analysis here."""
+
+from __future__ import annotations
+
+import math
+
+from ..analysis.timeline import TimelineReport
+from .brief import Footnotes
+from .common import Fmt, safe
+
+
+def comm_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
+    """Overview rows: one rank's computation / communication unions, the straggler fixed, the training steps."""
+    rows = []
+    if rep.communication is not None and len(rep.ranks) == 1:
+        r = rep.ranks[0]
+        rows.append((f.label("tl_comm_line"), f.label(
+            "tl_comm_split", compute=f.time(r.computation_s), comm=f.time(r.communication_s),
+            comm_sum=f.time(r.communication_sum_s),
+            overlap=f.time(r.overlap_s), exposed=f.time(r.exposed_communication_s),
+            pct=100.0 * r.exposed_communication_s / r.wall_s if r.wall_s > 0 else 0.0)))
+    c = rep.communication
+    if c is not None and len(rep.ranks) > 1 and c.amdahl is not None and c.amdahl.projected_s:
+        rows.append((f.label("tl_comm_line"), f.label(
+            "tl_comm_ranks", exposed=f.time(c.total_s), n=len(rep.ranks),
+            wait=f.time(sum(r.collective_wait_s for r in rep.ranks)), before=f.time(c.amdahl.base_s),
+            after=f.time(c.amdahl.projected_s[-1]), speedup=speed_text(c.amdahl.speedups[-1], f))))
+    if rep.balanced_wall_s is not None and rep.wall_s:
+        sp = rep.wall_s / rep.balanced_wall_s if rep.balanced_wall_s > 0 else math.inf
+        rows.append((f.label("tl_balanced"), f.label(
+            "tl_balanced_line", before=f.time(rep.wall_s), after=f.time(rep.balanced_wall_s),
+            speedup=speed_text(sp, f))))
+    st = rep.steps
+    if st is not None:
+        of_rank = "" if st.rank is None or len(rep.ranks) < 2 else f.label("tl_steps_of_rank", rank=st.rank)
+        rows.append((f.label("tl_steps"), f.label(
+            "tl_steps_line", n=st.count, first=st.first, last=st.last, of_rank=of_rank, median=f.time(st.median_s),
+            slow_n=st.slowest_step, slow=f.time(st.slowest_s), fast=f.time(st.fastest_s), spread=st.spread_pct)))
+    return rows
+
+
+def speed_text(sp: float, f: Fmt) -> str:
+    """A speedup as "2.23x" (zh "2.23×"), "∞" when unbounded."""
+    return "∞" if math.isinf(sp) else (f"{sp:.3g}×" if f.lang == "zh" else f"{sp:.3g}x")
+
+
+def graph_rows(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> list[tuple[str, str]]:
+    """Overview rows: the GPU time that ran from CUDA graphs, the per-launch cost and the predicted graph saving;
+    with ``notes`` (the short report) the replay model it comes from goes there, once, instead of into the row."""
+    rows = []
+    g = rep.graphs
+    if g is not None:
+        how = f.label("tl_graphs_recorded" if g.recorded else "tl_graphs_inferred")
+        rows.append((f.label("tl_graphs"), f.label(
+            "tl_graphs_line", kernel_s=f.time(g.kernel_s), total_s=f.time(g.total_kernel_s), pct=g.kernel_pct,
+            kernels=g.kernels, launches=g.launches, how=how, host_s=f.time(g.host_s))))
+    b = rep.launch_bound
+    if b is not None:
+        verdict = f.label("tl_launch_bound_yes" if b.launch_bound else "tl_launch_bound_no")
+        key = "tl_launch_cost_spacing" if b.cost_source == "spacing" else "tl_launch_cost_call"
+        text = f.label(key, cost_s=f.time(b.per_launch_s), pairs=b.spacings, kernel_s=f.time(b.kernel_s),
+                       verdict=verdict)
+        if b.launch_bound and b.predicted_saving_s > 0:
+            values = dict(n=b.bound_launches, replay_s=f.time(b.replay_s),
+                          loop_s=f.time(b.bound_launches * b.per_launch_s), saving_s=f.time(b.predicted_saving_s),
+                          even=b.break_even_nodes if b.break_even_nodes is not None else "-",
+                          fixed_s=f.time(b.replay_fixed_s), per_node_s=f.time(b.replay_per_node_s),
+                          source=safe(f.problem(b.model_source)))
+            text += f.semi + f.label("tl_graph_saving" if notes is None else "tl_graph_saving_short", **values)
+            if notes is not None:
+                notes.add(f.label("tl_graph_model", **values), f.label("tl_launch_cost_line"))
+        rows.append((f.label("tl_launch_cost_line"), text))
+    return rows
