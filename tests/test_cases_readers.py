@@ -21,7 +21,8 @@ from kernelscope.cli import main
 from kernelscope.ingest import load
 from kernelscope.knowledge.plausibility import implausible_text, screen
 from kernelscope.model import GpuSpec, KernelProfile, ProfileReport
-from kernelscope.render.common import Fmt, kernel_rows
+from kernelscope.render.common import Fmt
+from kernelscope.render.rows import kernel_rows
 from kernelscope.render.json import to_json_text
 
 #: Findings that rest on achieved occupancy (none may fire from an implausible one).

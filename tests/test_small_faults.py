@@ -19,7 +19,8 @@ from kernelscope.api import diagnose_file
 from kernelscope.cli import main
 from kernelscope.model import DeviceInfo, GpuSpec, KernelProfile, LaunchConfig
 from kernelscope.notes import Note
-from kernelscope.render.common import Fmt, kernel_rows
+from kernelscope.render.common import Fmt
+from kernelscope.render.rows import kernel_rows
 from kernelscope.render.compare import to_text
 
 NAIVE = CORPUS_NCU / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_01_naive.ncu-rep"

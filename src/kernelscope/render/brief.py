@@ -8,7 +8,8 @@ from typing import Sequence, TypeVar
 
 from ..analysis.diagnosis import KernelDiagnosis
 from ..analysis.groups import LaunchGroup
-from .common import Fmt, advice_lines, data_rows, kernel_notes, unit_line
+from .common import Fmt
+from .rows import advice_lines, data_rows, kernel_notes, unit_line
 from .launch_groups import group_rows
 
 T = TypeVar("T")

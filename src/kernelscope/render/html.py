@@ -25,7 +25,8 @@ from .charts import (
     report_roofline_chart, report_stall_chart, stall_chart, svg_for_html, why_not_plotted,
 )
 from ..analysis.groups import LaunchGroup, launch_groups
-from .common import Fmt, advice_lines, kernel_rows, safe, short_name, summary_rows
+from .common import Fmt, safe, short_name
+from .rows import advice_lines, kernel_rows, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
 )

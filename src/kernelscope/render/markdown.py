@@ -12,7 +12,8 @@ from urllib.parse import quote
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_markdown
-from .common import Fmt, kernel_rows, kernel_title, md_code, safe, summary_rows
+from .common import Fmt, md_code, safe
+from .rows import kernel_rows, kernel_title, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
 )

@@ -15,7 +15,8 @@ from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
 from .cjk import CJKConsole
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_table
-from .common import Fmt, kernel_rows, safe, short_name, summary_rows
+from .common import Fmt, safe, short_name
+from .rows import kernel_rows, summary_rows
 from .launch_groups import group_rows, is_group, panels, rest_header, rest_rows, rest_title, shown_line
 
 

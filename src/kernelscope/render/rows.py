@@ -1,0 +1,241 @@
+"""The label/value rows of a kernel panel (summary, limiter, memory level, Nsight agreement, advice, where in the
+code), shared by the table and Markdown renderers: text only, no analysis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
+from ..analysis.nsight import AGREE, KERNELSCOPE_ONLY, NO_COUNTERPART, NSIGHT_ONLY
+from ..knowledge.plausibility import implausible_note, implausible_text
+from ..notes import Note
+from .common import Fmt, safe, si
+
+
+def summary_rows(result: ReportDiagnosis, f: Fmt) -> list[tuple[str, str, str, str]]:
+    """(kernel, launches, total time, share) per kernel name, largest first."""
+    return [
+        (safe(g.name), str(g.launches), f.time(g.total_duration_s if g.launches > g.unmeasured_launches else None), f.share(g.share))
+        for g in result.groups
+    ]
+
+
+def unit_line(d: KernelDiagnosis, f: Fmt, top: int = 3) -> str | None:
+    """"compute: LSU pipe 84.0%, FMA pipe 22.0%; memory: L1/TEX cache 85.1%, ..." (the ``top`` busiest units of
+    each side), or None when the profile has no Speed-of-Light breakdown."""
+    parts = []
+    for side, loads in (("compute", d.limiters.compute), ("memory", d.limiters.memory)):
+        if loads:
+            units = f.comma.join(f.spaced(f.unit(u.unit) if u.unit else safe(u.metric), f.pct(u.pct)) for u in loads[:top])
+            parts.append(f.head(f.label('side_' + side), units))
+    return f.semi.join(parts) or None
+
+
+def level_line(d: KernelDiagnosis, f: Fmt) -> str | None:
+    """Each measured memory level with its % of peak, bytes, hit rate and arithmetic intensity, then the level
+    closest to its peak; None when no level was measured."""
+    items = []
+    for lv in d.levels:
+        extra = [si(lv.bytes, "B")] if lv.bytes is not None else []
+        if lv.hit_rate_pct is not None:
+            extra.append(f.label("level_hit", v=f.pct(lv.hit_rate_pct)))
+        if lv.arithmetic_intensity_flop_per_byte is not None:
+            extra.append(f.intensity(lv.arithmetic_intensity_flop_per_byte))
+        items.append(f.spaced(level_name(lv.level, f), f.pct(lv.throughput_pct)) + (f.paren(f.comma.join(extra)) if extra else ""))
+    if not items:
+        return None
+    lim = d.limiting_level
+    return f.semi.join(items) + ("" if lim is None else f.stop + f.label("level_limiting", name=level_name(lim.level, f)))
+
+
+def level_name(level: str, f: Fmt) -> str:
+    """A memory level's name in ``f``'s language (``l1``, ``l2``, ``dram`` are units of ``data/units.toml``)."""
+    return f.label("level_shared") if level == "shared" else f.unit(level)
+
+
+def nsight_line(d: KernelDiagnosis, f: Fmt) -> str | None:
+    """Nsight Compute's stored findings beside ours, grouped: both found, only Nsight, no kernelscope rule, only
+    kernelscope; None when the report stores no rule results that fired."""
+    groups: dict[str, list[str]] = {AGREE: [], NSIGHT_ONLY: [], NO_COUNTERPART: [], KERNELSCOPE_ONLY: []}
+    by_id = {x.id: x for x in d.findings}
+
+    def ours(ids: tuple[str, ...]) -> str:
+        return f.comma.join(f.finding_title(i, by_id.get(i)) for i in ids)
+
+    for m in d.nsight_matches:
+        est = "" if m.nsight_speedup_pct is None else f.paren(f.label("nsight_est", p=m.nsight_speedup_pct))
+        if m.status == AGREE:
+            groups[AGREE].append(f"{m.rule_id}{est} = {ours(m.findings)}")
+        elif m.status == KERNELSCOPE_ONLY:
+            groups[KERNELSCOPE_ONLY].append(ours(m.findings) + f.paren(m.rule_id))
+        else:
+            groups[m.status].append(f"{m.rule_id}{est}")
+    keys = {AGREE: "nsight_agree", NSIGHT_ONLY: "nsight_only", NO_COUNTERPART: "nsight_no_counterpart",
+            KERNELSCOPE_ONLY: "kernelscope_only"}
+    parts = [f.label(keys[status], items=f.comma.join(items)) for status, items in groups.items() if items]
+    return f.semi.join(parts) or None
+
+
+def place(loc: Any, f: Fmt) -> str:
+    """One location of a finding: ``file.cu:14`` (file name only) when the report has line information, else the
+    instruction's offset in its function (``PC +0x1a0``), else its address."""
+    if loc.file and loc.line:
+        return safe(f"{loc.file.replace(chr(92), '/').rsplit('/', 1)[-1]}:{loc.line}")
+    if loc.offset is not None:
+        return f.label("located_pc", offset=loc.offset)
+    return f"PC {loc.pc:#x}"
+
+
+def places(d: KernelDiagnosis, finding_id: str, f: Fmt) -> str | None:
+    """"where: readWriteOffset.cu:14 (87.2%), ..." for a located finding (share of its per-instruction metric), or
+    None when it has no locations."""
+    locs = d.locations.get(finding_id)
+    if not locs:
+        return None
+    return f.label("located_at", places=f.comma.join(place(x, f) + f.paren(f.share(x.share)) for x in locs))
+
+
+def advice_lines(d: KernelDiagnosis, f: Fmt) -> list[str]:
+    """The advice, most important first: a root cause as "title [est. gain]: action. where: file:line (share)"
+    (in Chinese three sentences, "title。gain。action" : the action has a colon of its own), a fallback paragraph
+    as its text."""
+    out = []
+    for a in d.advice_findings:
+        text = f.advice(a.advice, a)  # type: ignore[arg-type]
+        if a.advice.startswith("finding:") and a.severity == "info":  # what the report lacks: no gain to state
+            text = f"{f.finding_title(a.id, a)}。{text}" if f.zh else f"{f.finding_title(a.id, a)}: {text}"
+        elif a.advice.startswith("finding:"):  # type: ignore[union-attr]
+            title, gain = f.finding_title(a.id, a), f.gain(a, d.program_gain(a))
+            text = f"{title}。{gain}。{text}" if f.zh else f"{title} [{gain}]: {text}"
+            where = places(d, a.id, f)
+            if where is not None:
+                text = f.spaced(text, where)
+        out.append(text)
+    return out
+
+
+def useful_line(d: KernelDiagnosis, f: Fmt) -> str | None:
+    """"1.07 GFLOP of 1.24 GFLOP executed (86.3%): 2.15 TFLOP/s / attainable ..., efficiency ...; 12.3 FLOP/B": the
+    point of the useful FLOPs the user gave beside the executed ones; None when none were given."""
+    u, r = d.useful_roofline, d.roofline
+    if u is None or u.flops is None:
+        return None
+    executed = r.flops if r is not None else None
+    return f.label("useful_line", useful=si(u.flops, "FLOP"), executed=f.nm if executed is None else si(executed, "FLOP"),
+                   share=f.share(u.flops / executed if executed else None), achieved=f.flops(u.achieved_flops_per_s),
+                   attainable=f.flops(u.attainable_flops_per_s), eff=f.share(u.efficiency),
+                   ai=f.intensity(u.arithmetic_intensity_flop_per_byte))
+
+
+def data_rows(k: Any, f: Fmt) -> list[tuple[str, str]]:
+    """The launch's implausible values (each with its raw value and reason, in ``f``'s language) and its other data
+    problems (the implausible values' own English lines left out of those)."""
+    rows = []
+    if k.implausible:
+        rows.append((f.label("implausible"), f.notes(implausible_note(x) for x in k.implausible)))
+    said = {implausible_text(x, "en") for x in k.implausible}
+    problems = [p for p in k.problems if p not in said]
+    if problems:
+        rows.append((f.label("problems"), safe(f.semi.join(map(f.problem, problems)))))
+    return rows
+
+
+def kernel_notes(d: KernelDiagnosis) -> list[Note | str]:
+    """The launch's notes: the diagnosis's, then the keys of what its roofline could not measure."""
+    notes: list[Note | str] = list(d.notes)
+    explained = any("tensor" in n.key or n.key == "no_fp_counters" for n in d.notes)
+    r = d.roofline
+    if r is not None:
+        notes += [m for m in r.not_measured if not (explained and m == "flops_not_measured")
+                  and not (m == "efficiency_undefined" and "roofline_not_applicable" in r.not_measured)]
+    return notes
+
+
+def notes_text(d: KernelDiagnosis, f: Fmt) -> str | None:
+    """:func:`kernel_notes` worded in ``f``'s language, or None without any."""
+    notes = kernel_notes(d)
+    return f.notes(notes) if notes else None
+
+
+def kernel_title(d: KernelDiagnosis) -> str:
+    """One-line title: ``[index] name``."""
+    return safe(f"[{d.kernel.index}] {d.kernel.name}")
+
+
+def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool = True, advice: bool = True) -> list[tuple[str, str]]:
+    """Label/value rows describing one diagnosis, in reading order (``verdict`` / ``advice``: include the
+    bottleneck row with its evidence / the advice rows; the HTML card shows those apart)."""
+    k = d.kernel
+    rows: list[tuple[str, str]] = []
+    launch = k.launch
+    if launch.grid is not None and launch.block is not None:
+        shape = f"({', '.join(map(str, launch.grid))}) x ({', '.join(map(str, launch.block))})"
+        if launch.registers_per_thread is not None:
+            shape += f.comma + f.label("registers", n=launch.registers_per_thread)
+        rows.append((f.label("launch_config"), shape))
+    rows.append((f.label("duration"), f.time(k.duration_s)))
+    rows.append((f.label("gpu"), safe(d.gpu.name) if d.gpu is not None else f.nm))
+    rows.append((f.label("peaks"), f.notes(d.provenance)))
+    rows.append((f.label("sol"), f.sol_values(d.sol.compute_pct, d.sol.memory_pct)))
+    bound = f.bounds(d.verdict)
+    evidence = d.evidence if d.classes else (d.sol.evidence if d.sol.bound is not None else ())
+    if evidence:
+        bound += f.paren(f.notes(evidence))
+    if verdict:
+        rows.append((f.label("bound"), bound))
+    if d.ncu_bottleneck is not None:
+        rows.append((f.label("nsight_says"), safe(d.ncu_bottleneck_title or "") + f.paren(f.bound(d.ncu_bottleneck))))
+    units, levels = unit_line(d, f), level_line(d, f)
+    if units is not None:
+        rows.append((f.label("busiest_units"), units))
+    if levels is not None:
+        rows.append((f.label("memory_levels"), levels))
+    r = d.roofline
+    if r is not None:
+        line = (f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi
+                + f.spaced(f.label("ridge_point"), f.intensity(r.ridge_point_flop_per_byte)) + f.comma + f.pipe(r.pipe))
+        if r.bound is not None:
+            line += f.arrow + f.bound(r.bound)
+        rows.append((f.label("arithmetic_intensity"), line))
+        if r.achieved_flops_per_s is not None or r.attainable_flops_per_s is not None:
+            est = f.paren(f.note("estimated_from_pipe")) if r.flops_estimated else ""
+            rows.append((
+                f.label("achieved"),
+                f"{f.flops(r.achieved_flops_per_s, r.pipe)}{est} / "
+                + f.spaced(f.label("attainable"), f.flops(r.attainable_flops_per_s, r.pipe))
+                + f.comma + f.spaced(f.label("efficiency"), f.share(r.efficiency))
+                + ("" if r.achieved_bytes_per_s is None else f"{f.semi}DRAM {si(r.achieved_bytes_per_s, 'B/s')}"),
+            ))
+    if (useful := useful_line(d, f)) is not None:
+        rows.append((f.label("useful"), useful))
+    occ = d.occupancy
+    if occ is not None:
+        line = f.note(Note("occupancy_line", {
+            "t": f.pct(occ.occupancy_pct), "warps": occ.active_warps_per_sm, "max_warps": occ.max_warps_per_sm,
+            "limiter": f.limiters(occ.limiters), "a": f.pct(k.achieved_occupancy_pct),
+        }))
+    else:
+        line = f.label("occupancy_values", a=f.pct(k.achieved_occupancy_pct), t=f.pct(k.theoretical_occupancy_pct))
+    if d.waves_per_sm is not None:
+        line += f.semi + f.label("waves", w=d.waves_per_sm)
+    if d.occupancy_notes:
+        line += f.stop + f.notes(d.occupancy_notes)
+    rows.append((f.label("occupancy"), line))
+    if d.stalls is not None and d.stalls.shares:
+        parts = [f.spaced(f.stall_name(s.reason), f.share(s.share_of_stalls)) for s in d.stalls.shares[:top_stalls]]
+        if d.stalls.selected_value is not None and d.stalls.total:
+            note = f.label("stalls_note", s=f.share(d.stalls.selected_value / d.stalls.total))
+        else:
+            note = f.label("stalls_note_plain")
+        rows.append((f.label("stalls"), f.comma.join(parts) + f.paren(note)))
+    else:
+        rows.append((f.label("stalls"), f.nm))
+    if (notes := notes_text(d, f)) is not None:
+        rows.append((f.label("notes"), notes))
+    rows += data_rows(k, f)
+    nsight = nsight_line(d, f)
+    if nsight is not None:
+        rows.append((f.label("nsight_findings"), nsight))
+    for i, text in enumerate(advice_lines(d, f) if advice else (), 1):
+        rows.append((f.label("advice") if i == 1 else "", f"{i}. {text}"))
+    return rows
