@@ -112,7 +112,7 @@ def test_table_titles_keep_every_character(data):
 def test_timeline_tables_keep_their_titles_and_headers(width, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", str(width))
     ranks = need(CASES / "N14_ranks_ddp_compute_straggler")
-    assert main(["timeline", str(ranks), "--lang", "zh"]) == 0
+    assert main(["timeline", str(ranks), "--lang", "zh", "--details"]) == 0
     out = capsys.readouterr().out
     assert max(map(cell_len, out.splitlines())) <= width
     assert _bare(IDLE_TITLE) in _bare(out)

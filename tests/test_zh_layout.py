@@ -158,7 +158,7 @@ def _sqlite(tmp: str) -> str:
 ZH_LAYOUT: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "timeline-nsys-sqlite": (["timeline", "{corpus}/nsys/cts_rtx3070_array_inc_a.sqlite"], ("名称", "inc(int*")),
     "timeline-c12": (["timeline", "{sqlite}"], ("名称", "compute_step_kernel")),
-    "timeline-kineto": (["timeline", "{corpus}/torch_traces/kineto_docs_before_fix_trace_h100.json"],
+    "timeline-kineto": (["timeline", "{corpus}/torch_traces/kineto_docs_before_fix_trace_h100.json", "--details"],
                         ("名称", "Kernel1", "GPU空闲", "cudaLaunchKernel")),
     "timeline-kineto-repaired": (["timeline", "{corpus}/torch_traces/hta_triton_example_a100.json.gz"],
                                  ("triton_poi_fused_add", "跟踪文件未记录Rank", "已修正的记录1条annotation")),
