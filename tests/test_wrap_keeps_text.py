@@ -27,9 +27,14 @@ from kernelscope.render.cjk import CJKConsole, wrap
 from kernelscope.render.fit import fit_tables
 
 DATA = Path(__file__).resolve().parents[1] / "src" / "kernelscope" / "data"
-#: The title that lost characters (labels.toml tl_basis_idle after tl_gpu_idle, as the timeline prints it).
-IDLE_TITLE = ("没有任何 GPU 工作的时间（各 Rank 之和）（程序列：相对程序总时长 362.1 ms（由最慢的 Rank 决定），"
-              "假设在各 Rank 上都将这段时间隐藏到 GPU 工作之下）")
+def _idle_title() -> str:
+    """The title that lost characters: labels.toml tl_gpu_idle + tl_basis_idle (N14's wall), as the timeline prints it."""
+    labels = tomllib.loads((DATA / "labels.toml").read_text(encoding="utf-8"))["label"]
+    basis = labels["tl_basis_idle"]["zh"].format(time="362.1 ms")
+    return f"{labels['tl_gpu_idle']['zh']}（{basis}）"
+
+
+IDLE_TITLE = _idle_title()
 
 
 def _strings(node: object) -> list[str]:
@@ -106,6 +111,12 @@ def test_table_titles_keep_every_character(data):
     out = _printed(title, width)
     assert _bare(title) in _bare(out), (width, title)
     assert out.count("…") == title.count("…"), (width, out)  # a kept column that does not wrap: whole
+
+
+@pytest.mark.parametrize("title", [t for t in texts() if re.search(r"\[[a-z#/@]", t)])
+def test_brackets_are_printed_not_taken_for_markup(title):
+    # catalogue texts such as "([n]: the panels ...)" or "tile[t][c]" lost their brackets as rich style tags
+    assert _bare(title) in _bare(_printed(title, 200))
 
 
 @pytest.mark.parametrize("width", [80, 119, 120, 124, 128])

@@ -175,7 +175,12 @@ class CJKText(Text):
 
 class CJKConsole(Console):
     """A rich ``Console`` that wraps each text holding CJK characters as a :class:`CJKText` (strings, ``Text``
-    objects, table cells and titles alike); other text as rich does."""
+    objects, table cells and titles alike); other text as rich does. Console markup is off by default: every
+    string we print is data or catalogue text (``tile[t][c]``, ``[n]``, a demangled ``[with T = float]``), never
+    rich markup, so a bracket is printed as written instead of being taken for a style tag."""
+
+    def __init__(self, *args: Any, markup: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, markup=markup, **kwargs)
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         rendered = super().render_str(text, **kwargs)
