@@ -68,7 +68,7 @@ def test_chinese_follows_the_house_rules(table):
 def test_phrases_word_the_readers_english():
     """The templated phrases really match: a truncated .ncu-rep's reason, a NaN count, a JSON parser's reason."""
     assert phrase("it ends 12 bytes before the end of block 1, whose header announces a 99-byte payload", "zh") \
-        == "文件在第 1 个数据块结束前 12 字节处结束（块头声明的负载为 99 字节）"
+        == "文件在第 1 个数据块结束前 12 字节处结束（块头声明的数据长度为 99 字节）"
     assert phrase("108 of 128 numeric metrics are NaN (not measured, e.g. a, b, c); the fields read from them are "
                   "left unmeasured", "zh").startswith("128 个数值指标中有 108 个为 NaN")
     assert phrase("Expecting value: line 1 column 15 (char 14)", "zh") == "第 1 行第 15 列（第 14 个字符）：此处应为一个值"

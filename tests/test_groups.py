@@ -229,7 +229,7 @@ def test_launches_option_is_checked(capsys):
 
 def test_chinese_group_panel(repeated, capsys):
     out = run(capsys, "diagnose", str(repeated), "--lang", "zh", "--details")
-    assert "波动（最小 / 中位 / 最大）" in out and "与众不同的启动" in out and "耗时为中位数的 2.97 倍" in out
+    assert "波动（最小 / 中位 / 最大）" in out and "离群启动" in out and "耗时为中位数的 2.97 倍" in out
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the benchmark's generator writes a temporary file")

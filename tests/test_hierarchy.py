@@ -230,7 +230,7 @@ def test_chart_of_a_hand_made_launch_en_and_zh():
         assert gid in en
     zh = _svg_text(charts.hierarchy_chart(d, "zh", "svg", inline=True))
     if charts.chart_lang("zh") == "zh":
-        for text in ("分层 Roofline", "L1 缓存", "L2 缓存", "DRAM", "限制层级"):
+        for text in ("分层 Roofline", "L1/TEX 缓存", "L2 缓存", "DRAM", "限制层级"):
             assert text in zh, text
         assert "显存" not in zh  # the glossary: DRAM, one name for one level
     else:

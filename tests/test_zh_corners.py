@@ -166,7 +166,7 @@ def test_empty_selection_error_in_chinese(capsys, zh_env):
     (["source", "{tmp}"], "这是目录，不是文件；需要"),  # (diagnose reads the files of a directory now)
     (["diagnose", "{empty}"], "文件为空；需要：性能分析报告"),
     (["diagnose", "{text}"], "无法识别的输入格式"),
-    (["timeline", str(EXAMPLE)], "这是 Kernel 性能剖析（纯数字文件），不是程序时间线"),
+    (["timeline", str(EXAMPLE)], "这是 Kernel 性能分析（纯数字文件），不是程序时间线"),
     (["roofline", str(EXAMPLE)], "-o/--output：缺少该参数"),
     (["roofline", str(EXAMPLE), "-o", "{tmp}/r.pdf"], "需要 .png 或 .svg 文件名"),
     (["diagnose", str(EXAMPLE), "--gpu", "no-such-gpu"], "不在内置规格库中"),

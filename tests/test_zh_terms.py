@@ -345,13 +345,40 @@ def test_no_forbidden_variant_in_zh_data():
     assert not bad, "\n".join(f"{k}: {v}" for k, v in bad.items())
 
 
+def _catalogue_zh() -> dict[str, str]:
+    """Every Chinese text of every data file, the messages too: ``file:key`` -> text (``messages.toml``: its
+    errors, frames, phrases, argparse wordings and --help texts)."""
+    out = {}
+    for path in sorted(DATA.glob("*.toml")):
+        if path.name == "glossary.toml":
+            continue
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        if path.name == "messages.toml":
+            for table in ("error", "frame"):
+                out.update({f"messages.toml:{table}.{k}": v["zh"] for k, v in data[table].items()})
+            out.update({f"messages.toml:phrase.{en[:40]}": zh for en, zh in data["phrase"].items()})
+            out.update({f"messages.toml:{t}.{i}": e["zh"] for t in ("argparse", "help") for i, e in enumerate(data[t])})
+            continue
+        out.update({f"{path.name}:{key}": zh for key, _, zh in _pairs(data)})
+    return out
+
+
+def test_no_forbidden_variant_anywhere_in_the_zh_catalogue():
+    """The glossary holds for every zh text kernelscope can print: messages, --help and every data file."""
+    texts = _catalogue_zh()
+    assert len(texts) > 1500 and any(k.startswith("messages.toml:help") for k in texts)
+    bad = {k: misused(_without_code(_literal(t))) for k, t in texts.items()}
+    bad = {k: v for k, v in bad.items() if v}
+    assert not bad, "\n".join(f"{k}: {v}" for k, v in bad.items())
+
+
 def test_glossary_terms_are_used():
     """Each term is what the data files say: the stall reasons' names are the glossary's, every term appears."""
     for reason_id, term in stall_terms().items():
         assert reasons()[reason_id].display_name_zh == term.zh
         assert reasons()[reason_id].display_name == term.en
     assert set(stall_terms()) == set(reasons()), "every stall reason has its glossary entry"
-    text = "\n".join(_zh_texts().values())
+    text = "\n".join(_catalogue_zh().values())
     composed = {  # terms the code puts together: each is checked against what it writes
         "访存与计算均受限": Fmt("zh").bounds(["memory-bound", "compute-bound"]),
         "（1 次）": Fmt("zh").launches(1),

@@ -69,7 +69,11 @@ COMMAND = Command(
     name="ceilings",
     help="measure this GPU's DRAM bandwidth and dense matrix rates (FP32, TF32, FP16, BF16, FP8) with PyTorch or "
          "CuPy, next to its datasheet figures; -o writes them as a spec file for --spec",
-    description=None,
+    description="Measure what this machine's GPU achieves: DRAM bandwidth (a large device-to-device copy) and the "
+                "dense matrix-multiply rate of each precision (FP32, TF32, FP16, BF16, FP8), timed with device events "
+                "after a warm-up, through PyTorch or CuPy; each beside the catalogue's datasheet figure. -o FILE "
+                "writes the measured figures as a spec file (measured = true) that --spec gives to diagnose and "
+                "roofline. Needs an NVIDIA GPU and PyTorch (with CUDA) or CuPy.",
     shared=Shared(formats=("table", "json"), format_from_output=False, lang_help="language of the table's labels",
                   output_help="write the measured ceilings to FILE (.toml or .json), a spec file for --spec marked "
                               "measured = true"),

@@ -127,7 +127,7 @@ def read_ncu_rep(path: str | os.PathLike) -> ProfileReport:
         # count comes from the block walk: results whose block lies wholly before the cut.
         raise InputError(
             source,
-            key="ncu_rep_truncated_after",
+            key="ncu_rep_truncated_after" if container.complete_results else "ncu_rep_truncated_none",
                 values={"truncated": container.truncated, "complete_results": container.complete_results},
         )
     context, actions, native_said = _load(ncu_report, source)

@@ -7,6 +7,7 @@ An error without a key, or whose key has no template, is shown as raised (Englis
 from __future__ import annotations
 
 import re
+import string
 from functools import cache
 from typing import Any, Mapping
 
@@ -46,7 +47,49 @@ def messages() -> Messages:
 
 def frame(key: str, lang: str, **values: Any) -> str:
     """One line of the ``[frame]`` table in ``lang``, filled (e.g. ``frame("error", "zh", message=...)``)."""
-    return messages().frame[key].get(lang).format(**values)
+    return fill(messages().frame[key].get(lang), lang, values)
+
+
+#: A value quoted with ASCII single quotes (a Python repr, argparse's choices): Chinese quotes it “…”.
+_QUOTED = re.compile(r"'([^'\n]*)'")
+
+
+def zh_notation(text: str) -> str:
+    """``text`` (a value put into a Chinese message) in Chinese notation: each ``'x'`` quoted “x”, a ``, `` between
+    two quoted values the list separator 、 (``'a', 'b'`` -> “a”、“b”)."""
+    return _QUOTED.sub(r"“\1”", text).replace("”, “", "”、“")
+
+
+def zh_list(text: str) -> str:
+    """A list value (its items joined with ``, `` in English) as Chinese lists it: items parted by 、, a trailing
+    ``...`` as 等 (``sm_60, sm_61, ...`` -> ``sm_60、sm_61 等``)."""
+    items = [item.strip() for item in zh_notation(text).replace("”、“", "”, “").split(", ")]
+    more = bool(items) and items[-1] in ("...", "…")
+    shown = "、".join(items[:-1] if more else items)
+    return f"{shown} 等" if more else shown
+
+
+class _Chinese(string.Formatter):
+    """Fills a Chinese template: ``{x!r}`` quotes the value “x” (not Python's ``'x'``), ``{x:list}`` lists an
+    English ``a, b, c`` value as ``a、b、c`` (:func:`zh_list`)."""
+
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        if conversion == "r":  # a value quoted as given: Chinese quotes, the text itself (a number as written)
+            return f"“{value if isinstance(value, str) else repr(value)}”"
+        return super().convert_field(value, conversion)
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if format_spec == "list":
+            return zh_list(str(value))
+        return super().format_field(value, format_spec)
+
+
+def fill(template_text: str, lang: str, values: Mapping[str, Any]) -> str:
+    """``template_text`` (an ``[error]`` or ``[frame]`` text in ``lang``) filled with ``values``; Chinese in its
+    own notation (:class:`_Chinese`: “quotes”, 、 lists)."""
+    if lang == "zh":
+        return _Chinese().vformat(template_text, (), values)
+    return template_text.format(**values)
 
 
 def phrase(text: str, lang: str) -> str:
@@ -66,7 +109,7 @@ def _reword(text: str, depth: int) -> str:
     for pattern, zh in _templated():
         m = pattern.fullmatch(text)
         if m is not None:
-            return zh.format(**{k: _reword(v, depth - 1) for k, v in m.groupdict().items()})
+            return fill(zh, "zh", {k: _reword(v, depth - 1) for k, v in m.groupdict().items()})
     return text
 
 
@@ -107,7 +150,7 @@ def error_text(exc: BaseException, lang: str) -> str:
         return english
     values = {k: phrase(str(v), lang) if isinstance(v, (str, BaseException)) else v for k, v in exc.values.items()}
     try:
-        problem = one_line(text.format(**values))
+        problem = one_line(fill(text, lang, values))
     except (KeyError, IndexError, ValueError):  # a template that does not fit its values: say it in English
         return english
     source = getattr(exc, "source", None)
@@ -121,8 +164,8 @@ def usage_error(message: str, lang: str) -> str:
         return message
     for entry in _patterns():
         m = entry[0].match(message)
-        if m is not None:
-            return m.expand(entry[1])
+        if m is not None:  # argparse's values ('x', choices 'a', 'b') in Chinese notation
+            return re.sub(r"\\(\d)", lambda g: zh_notation(m.group(int(g[1])) or ""), entry[1])
     return message
 
 

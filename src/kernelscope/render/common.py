@@ -350,7 +350,9 @@ class Fmt:
                                                                                              self.pct(values.get("limiter_pct")))},
                                     self.lang)
         if finding.id == "not_collected":  # the sections the report lacks, and what each would show
-            values["shown"] = self.semi.join(self.label(f"gap_{name}") for name in str(values["sections"]).split())
+            gaps = [self.label(f"gap_{name}") for name in str(values["sections"]).split()]
+            values["shown"] = (self.label("gap_one", a=gaps[0]) if len(gaps) == 1 else
+                               self.label("gap_many", a=gaps[0], b=self.label("gap_also").join(gaps[1:])))
         return values
 
     def remedy_text(self, ids: tuple[str, ...], values: Mapping[str, Any]) -> str:

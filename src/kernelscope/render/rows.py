@@ -65,7 +65,7 @@ def nsight_line(d: KernelDiagnosis, f: Fmt) -> str | None:
     for m in d.nsight_matches:
         est = "" if m.nsight_speedup_pct is None else f.paren(f.label("nsight_est", p=m.nsight_speedup_pct))
         if m.status == AGREE:
-            groups[AGREE].append(f"{m.rule_id}{est} = {ours(m.findings)}")
+            groups[AGREE].append(f.label("nsight_pair", rule=m.rule_id, est=est, ours=ours(m.findings)))
         elif m.status == KERNELSCOPE_ONLY:
             groups[KERNELSCOPE_ONLY].append(ours(m.findings) + f.paren(m.rule_id))
         else:

@@ -33,7 +33,7 @@ def repaired_text(rep: TimelineReport, f: Fmt) -> str | None:
         return f.note(Note(key, {})) if key is not None else safe(text)
 
     return f.semi.join(f.note(Note("tl_repaired_item", {
-        "n": r.count, "kind": r.kind, "name": safe(r.name), "device": r.device, "stream": r.stream,
+        "n": r.count, "kind": f.label(f"tl_record_{r.kind}"), "name": safe(r.name), "device": r.device, "stream": r.stream,
         "reason": reason(r.reason), "removed": f.time(r.removed_ns * 1e-9)})) for r in rep.repaired)
 
 

@@ -174,7 +174,7 @@ def _reason_handles(reasons: list[str], looks: dict[str, _Look], has_other: bool
     handles = []
     for r in reasons:
         face, hatch, edge = looks[r]
-        name = f.stall_name(r) + (f.paren(f.label("chart_healthy_short")) if describe(r).healthy else "")
+        name = f.label("chart_healthy_named", name=f.stall_name(r)) if describe(r).healthy else f.stall_name(r)
         handles.append(Patch(fc=face, hatch=hatch, ec=edge if hatch else face, label=name))
     if has_other:
         handles.append(Patch(fc="#f0f0f0", ec="#bbbbbb", label=f.label("chart_other")))
