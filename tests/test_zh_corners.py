@@ -158,7 +158,7 @@ def test_missing_file_error_in_chinese(capsys, zh_env, tmp_path):
 def test_empty_selection_error_in_chinese(capsys, zh_env):
     code, out, err = run(capsys, "diagnose", str(EXAMPLE), "--kernel", "nosuch")
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert err.startswith(f"kernelscope：错误：{EXAMPLE}：没有 Kernel 与 --kernel 'nosuch' 匹配；其中的 Kernel：")
+    assert err.startswith(f"kernelscope：错误：{EXAMPLE}：没有 Kernel 与 --kernel “nosuch”匹配；其中的 Kernel：")
     assert "sgemm_naive_2048" in err
 
 
@@ -186,7 +186,7 @@ def test_common_errors_in_chinese(capsys, zh_env, tmp_path, args, words):
 def test_usage_errors_in_chinese(capsys, zh_env):
     code, _, err = run(capsys, "diagnose", str(EXAMPLE), "--format", "bogus")
     assert code == 2
-    assert err.startswith("kernelscope diagnose：错误：参数 --format：无效的取值 'bogus'（可选：") and "markdown" in err
+    assert err.startswith("kernelscope diagnose：错误：参数 --format：无效的取值“bogus”（可选：") and "markdown" in err
     assert err.endswith("）（参见 `kernelscope diagnose --help`）\n") and err.count("\n") == 1
     code, _, err = run(capsys, "diagnose")
     assert code == 2 and err.startswith("kernelscope diagnose：错误：缺少必需的参数：REPORT")
@@ -196,7 +196,7 @@ def test_usage_errors_in_chinese(capsys, zh_env):
 
 def test_range_error_is_worded_in_chinese(capsys, zh_env):
     code, _, err = run(capsys, "occupancy", "--arch", "sm_90", "--regs", "32", "--threads", "2000")
-    assert code == 2 and err == "kernelscope：错误：--threads：2000 超出计算能力 9.0 的允许范围 1..1024\n"
+    assert code == 2 and err == "kernelscope：错误：--threads：2000 超出计算能力 9.0 的允许范围 1～1024\n"
 
 
 @pytest.mark.parametrize("value", ["xx", "fr", "zh_CN"])
@@ -266,7 +266,9 @@ def _raised_keys() -> set[str]:
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in (
                     "InputError", "_check_int"):
-                keys |= {k.value.value for k in node.keywords if k.arg == "key" and isinstance(k.value, ast.Constant)}
+                for k in node.keywords:  # key="..." or key="a" if ... else "b"
+                    if k.arg == "key":
+                        keys |= {c.value for c in ast.walk(k.value) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
     keys.add("cannot_write")  # output._cannot
     return keys
 

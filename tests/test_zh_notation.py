@@ -1,7 +1,8 @@
 """Chinese errors write their values in Chinese notation (zh review item 14): a quoted value “x”, not ``'x'``; a
 list a、b、c, not ``a, b, c``; a range 0～255, not ``0..255``. Checked three ways:
 
-(a) the catalogue: no zh ``[error]`` / ``[frame]`` text quotes with ASCII single quotes or writes ``{lo}..{hi}``;
+(a) the catalogue: no zh text of messages.toml (errors, frames, phrases, argparse's errors, --help) quotes with
+    ASCII single quotes, lists ASCII words with ", " or writes ``{lo}..{hi}`` (a shell command is a `code span`);
 (b) the code: every message value the code builds as an English list (``", ".join(...)``, directly or through a
     local name) is a ``{field:list}`` in the zh template of that message (a reviewed few hold kernel names, which may
     themselves contain ", ": they stay as they are);
@@ -46,7 +47,12 @@ PHRASED = {("no_hierarchical_roofline", "hint"): "; launches with one: {launches
 
 
 def _zh_templates() -> dict[str, str]:
-    return {f"{table}.{key}": entry["zh"] for table in ("error", "frame") for key, entry in RAW[table].items()}
+    """Every zh text of messages.toml: errors, frames, the phrases that word their values, argparse's errors and the
+    --help texts."""
+    out = {f"{table}.{key}": entry["zh"] for table in ("error", "frame") for key, entry in RAW[table].items()}
+    out.update({f"phrase.{en}": zh for en, zh in RAW["phrase"].items()})
+    out.update({f"{table}.{i}": e["zh"] for table in ("argparse", "help") for i, e in enumerate(RAW[table])})
+    return out
 
 
 def _ascii_notation(text: str) -> list[str]:
