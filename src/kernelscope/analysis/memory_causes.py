@@ -92,7 +92,7 @@ def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
     stay."""
     m = ctx.kernel.metrics
     sectors, ideal = m.get(M_SECTORS), m.get(M_SECTORS_IDEAL)
-    if not sectors or ideal is None or sectors <= ideal:
+    if not sectors or not ideal or sectors <= ideal:  # (no access needs 0 sectors: a 0 ideal is not data)
         return None
     excess = sectors - ideal
     e = excess / sectors
@@ -122,7 +122,8 @@ def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
         f"the {excess:.4g} excess sectors: {work['l1']:.3f} of the L1 traffic"
         + (f", {l2_share:.3f} of the L2 sectors" if l2_share is not None else "")
         + (f", {dram_share:.3f} of the DRAM bytes (L2 misses)" if dram_share else "")))
-    return cause(ctx, "uncoalesced_global", {"excess_pct": 100 * e, "excess": excess, "sectors": sectors,
+    return cause(ctx, "uncoalesced_global", {"excess_pct": 100 * e, "sectors_x": sectors / ideal,
+                                             "excess": excess, "sectors": sectors,
                                              "ideal": ideal, "ld_per_request": per_request["ld"],
                                              "st_per_request": per_request["st"],
                                              "ideal_per_request": ideal_per_request},
