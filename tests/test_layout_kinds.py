@@ -199,6 +199,8 @@ def test_the_input_path_is_on_a_line_of_its_own():
     _, out, _ = run_cli(_cmd("diagnose", NCU + "kilianhae__Attention.C__softmax_CUDA_naivesoftmax_ncu.ncu-rep",
                              "--lang", "en"), 120)
     assert re.fullmatch(r"\(ncu-rep, profiler [\d.]+\)", out.splitlines()[1].strip()), out
+    _, out, _ = run_cli(_cmd("roofline", "-q", "--format", "table", NCU + report, "--lang", "zh"), 80)
+    assert out.splitlines()[0].strip() == "Roofline：" and out.splitlines()[1].startswith(report), out
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
