@@ -604,7 +604,7 @@ def test_cli_chinese_labels_same_numbers(capsys):
     assert code == 0, err
     active = "活跃：每 SM 4 个 Block = 32 / 64 个 Warp，理论占用率 50.0%，受限于寄存器和共享内存"
     assert active.replace(" ", "") in "".join(zh.split())  # a Chinese line may wrap between two characters
-    for word in ("占用率", "寄存器", "共享内存", "每 SM 的 Block 数", "Warp", "假设调整", "下一步", "<- 当前"):
+    for word in ("占用率", "寄存器", "共享内存", "每 SM 的 Block 数", "Warp", "假设调整", "下一步", "← 当前"):
         assert word in zh, word
     for word in ("Active", "What if", "limited by", "registers", "warps", "Next step", "now"):
         assert word not in zh, word

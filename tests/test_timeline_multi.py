@@ -100,7 +100,7 @@ def test_n04_headline_names_the_figures_of_its_table_row(tmp_path, capsys):
     md = render_timeline([rep], "markdown", "en")
     head = next(line for line in md.splitlines() if "Largest time black hole" in line)
     assert "100.0% of the program" not in md and "∞" not in head
-    for text in ("160.0 ms on 2 devices", "on device 0 100.0 ms, 66.7% of its 150.0 ms", "150.0 ms -> 50.00 ms, 3x",
+    for text in ("160.0 ms on 2 devices", "on device 0 100.0 ms, 66.7% of its 150.0 ms", "150.0 ms -> 50.00 ms, 3.00x",
                  "150.0 ms -> 90.00 ms, 1.67x, 40.0% of the program time saved"):
         assert text in head
     gemm_line = next(line for line in md.splitlines() if line.startswith("| gemm_fwd_kernel |"))

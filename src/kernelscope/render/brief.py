@@ -47,7 +47,7 @@ def brief_rows(d: KernelDiagnosis, f: Fmt, notes: Footnotes) -> list[tuple[str, 
     launch = k.launch
     if launch.grid is not None and launch.block is not None:
         rows.append((f.label("launch_config"),
-                     f"({', '.join(map(str, launch.grid))}) x ({', '.join(map(str, launch.block))})"))
+                     f.grid_block(launch.grid, launch.block)))
     rows.append((f.label("duration"), f.time(k.duration_s)))
     rows.append((f.label("bound"), f.bounds(d.verdict)))
     limiter = unit_line(d, f, top=1)

@@ -27,9 +27,11 @@ from rich.cells import cell_len, chop_cells
 from rich.console import Console, ConsoleOptions, JustifyMethod, OverflowMethod, RenderableType
 from rich.measure import Measurement
 from rich.segment import Segment
+from rich.table import Table
 from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 
-__all__ = ["CJKConsole", "CJKText", "break_opportunities", "divide", "has_cjk", "wrap"]
+__all__ = ["CJKConsole", "CJKText", "HeaderText", "break_opportunities", "divide", "hang", "has_cjk", "header",
+           "strong_breaks", "wrap"]
 
 #: Characters no line may start with: closing and pausing punctuation, full-width and half-width.
 NO_LINE_START = frozenset("，。；：）、！？」』】》〉〕］｝〗〙〛”’…‥～％‰·・" ",.;:)!?]}%/")
@@ -41,6 +43,12 @@ MEASURE_WORDS = ("字节", "毫秒", "微秒", "纳秒", "周期", "线程", "�
 _CJK = re.compile("[\u1100-\u115f\u2e80-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f"
                   "\uff00-\uff60\uffe0-\uffe6\U00020000-\U0003fffd]")
 _LIST_MARKER = re.compile(r"\s*(?:\d{1,3}[.)、]|[•·*-])\s+")
+#: Where an item's wrapped lines hang: under the text after its leading spaces and list marker.
+_HANG = re.compile(r" *(?:\d{1,3}[.)、]|[•·*-]) +| +")
+#: Punctuation, full-width and half-width: a break after it (or before an opening one) splits no word.
+_PUNCTUATION = frozenset(NO_LINE_START | NO_LINE_END | set("—→←×～·、"))
+#: Cells a full line may give back to end at a strong break (:func:`strong_breaks`) instead of inside a word.
+LOOK_BACK = 10
 #: A number and its unit: a measure word (after at most one space), or an ASCII word after one space.
 _NUMBER_UNIT = re.compile(r"\d(?: ?(?:%s)|( )(?=[A-Za-zµ%%×]))"
                           % "|".join(sorted(MEASURE_WORDS, key=len, reverse=True)))
@@ -77,32 +85,64 @@ def break_opportunities(text: str) -> list[int]:
     return out
 
 
-def _segments(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the pieces of ``text`` between its break opportunities: after spaces only (as rich) when it
-    holds no CJK character."""
+def strong_breaks(text: str) -> list[int]:
+    """The break opportunities of ``text`` that do not split a word: after a space or a punctuation mark, before an
+    opening bracket, and between a CJK run and an ASCII run (a header cell breaks only there; a line prefers them)."""
+    wide = [_CJK.match(ch) is not None and ch not in _PUNCTUATION for ch in text]
+    return [i for i in _points(text) if text[i - 1].isspace() or text[i - 1] in _PUNCTUATION
+            or text[i] in _PUNCTUATION or wide[i - 1] != wide[i]]
+
+
+def _points(text: str) -> list[int]:
+    """Where a line of ``text`` may break: :func:`break_opportunities` when it holds a CJK character, else after
+    spaces only (as rich)."""
     if has_cjk(text):
-        points = break_opportunities(text)
-    else:
-        first = len(text) - len(text.lstrip()) + 1
-        points = [i for i in range(first, len(text)) if text[i - 1].isspace() and not text[i].isspace()]
-    bounds = [0, *points, len(text)]
+        return break_opportunities(text)
+    first = len(text) - len(text.lstrip()) + 1
+    return [i for i in range(first, len(text)) if text[i - 1].isspace() and not text[i].isspace()]
+
+
+def _segments(text: str, strict: bool = False) -> list[tuple[int, int]]:
+    """(start, end) of the pieces of ``text`` between its break opportunities (``strict``: its
+    :func:`strong_breaks` only)."""
+    bounds = [0, *(strong_breaks(text) if strict else _points(text)), len(text)]
     return list(zip(bounds, bounds[1:]))
 
 
-def divide(text: str, width: int, fold: bool = True) -> list[int]:
-    """The offsets to break one paragraph of ``text`` at so that each line fits ``width`` cells, filling each line
-    with as many pieces as fit (rich's ``divide_line``, at :func:`break_opportunities`); a piece wider than a line
-    is folded across lines (``fold``) or left to be cropped."""
+def _look_back(text: str, pieces: list[tuple[int, int]], strong: set[int], room: int) -> int:
+    """How many of the last ``pieces`` of a full line to move to the next one so that the line ends at a strong
+    break (:func:`strong_breaks`), at most :data:`LOOK_BACK` cells and a quarter of the line back; 0 when none."""
+    moved = 0
+    for n in range(1, len(pieces)):
+        start, end = pieces[-n]
+        moved += cell_len(text[start:end])
+        if moved > min(LOOK_BACK, room // 4):
+            return 0
+        if start in strong:
+            return n
+    return 0
+
+
+def divide(text: str, width: int, fold: bool = True, rest: int | None = None, strict: bool = False) -> list[int]:
+    """The offsets to break one paragraph of ``text`` at so that its first line fits ``width`` cells and the
+    others ``rest`` (default ``width``), filling each line with as many pieces as fit (rich's ``divide_line``, at
+    :func:`break_opportunities`; ``strict``: at :func:`strong_breaks` only), a full line ending at a strong break
+    when one is a few cells back (a word, 优化前, is not split); a piece wider than a line is folded across lines
+    (``fold``) or left to be cropped."""
+    rest = width if rest is None else rest
+    strong = set(strong_breaks(text)) if has_cjk(text) and not strict else set()
     breaks: list[int] = []
-    offset = 0
-    for start, end in _segments(text):
+    line: list[tuple[int, int]] = []  # the pieces on the current line
+    offset, room = 0, width
+    for start, end in _segments(text, strict):
         piece = text[start:end]
         length = cell_len(piece.rstrip())
-        if width - offset >= length:
+        if room - offset >= length:
             offset += cell_len(piece)
-        elif length > width:
+            line.append((start, end))
+        elif length > room or length > rest:
             if fold:
-                chopped = chop_cells(piece, width)
+                chopped = chop_cells(piece, rest if start else room)
                 for n, part in enumerate(chopped):
                     if start:
                         breaks.append(start)
@@ -114,23 +154,49 @@ def divide(text: str, width: int, fold: bool = True) -> list[int]:
                 if start:
                     breaks.append(start)
                 offset = cell_len(piece)
+            room, line = rest, [(start, end)]
         elif offset and start:
-            breaks.append(start)
-            offset = cell_len(piece)
+            back = _look_back(text, line, strong, room) if strong and start not in strong else 0
+            if back and sum(cell_len(text[a:b]) for a, b in line[-back:]) + cell_len(piece) <= rest:
+                line = line[-back:]
+                breaks.append(line[0][0])
+            else:
+                breaks.append(start)
+                line = []
+            line.append((start, end))
+            offset, room = sum(cell_len(text[a:b]) for a, b in line), rest
     return breaks
 
 
 def wrap(text: str, width: int) -> list[str]:
-    """``text`` wrapped to ``width`` cells by :func:`divide`, paragraph by paragraph, spaces at the breaks dropped."""
+    """``text`` wrapped to ``width`` cells by :func:`divide`, paragraph by paragraph, spaces at the breaks dropped,
+    the wrapped lines of an item hanging under its text (:func:`hang`)."""
     lines = []
     for paragraph in text.split("\n"):
-        bounds = [0, *divide(paragraph, width), len(paragraph)]
-        lines += [paragraph[a:b].rstrip() for a, b in zip(bounds, bounds[1:])]
+        indent = hang(paragraph, width)
+        bounds = [0, *divide(paragraph, width, rest=width - indent), len(paragraph)]
+        parts = [paragraph[a:b].rstrip() for a, b in zip(bounds, bounds[1:])]
+        lines += parts[:1] + [" " * indent + part.lstrip() for part in parts[1:]]
     return lines
 
 
+def hang(line: str, width: int) -> int:
+    """Cells the wrapped lines of one paragraph hang by: its leading spaces and list marker ("  ", "1. ", "- "),
+    so that they start under the item's text; 0 when it has none or they take half the width."""
+    m = _HANG.match(line)
+    return m.end() if m and line[m.end():].strip() and 2 * m.end() < width else 0
+
+
+def hangs(text: str) -> bool:
+    """Whether a line of ``text`` is an item whose wrapped lines hang (:func:`hang`)."""
+    return any(_HANG.match(line) for line in text.split("\n"))
+
+
 class CJKText(Text):
-    """A rich ``Text`` that wraps (and measures its narrowest width) at :func:`break_opportunities`."""
+    """A rich ``Text`` that wraps (and measures its narrowest width) at :func:`break_opportunities`, the wrapped
+    lines of an item hanging under its text (:func:`hang`); ``strict``: at :func:`strong_breaks` only (a header)."""
+
+    strict = False
 
     @classmethod
     def of(cls, text: Text) -> "CJKText":
@@ -142,7 +208,7 @@ class CJKText(Text):
 
     def wrap(self, console: Console, width: int, *, justify: Optional[JustifyMethod] = None,
              overflow: Optional[OverflowMethod] = None, tab_size: int = 8, no_wrap: Optional[bool] = None) -> Lines:
-        """``Text.wrap`` with the breaks of :func:`divide`."""
+        """``Text.wrap`` with the breaks of :func:`divide`, wrapped lines hanging by :func:`hang`."""
         wrap_justify = justify or self.justify or DEFAULT_JUSTIFY
         wrap_overflow = overflow or self.overflow or DEFAULT_OVERFLOW
         no_wrap = bool(no_wrap if no_wrap is not None else self.no_wrap) or overflow == "ignore"
@@ -156,9 +222,13 @@ class CJKText(Text):
                     continue
                 new_lines = Lines([line])
             else:
-                new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold"))
-                for part in new_lines:
+                indent = hang(line.plain, width)
+                new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold", rest=width - indent,
+                                               strict=self.strict))
+                for n, part in enumerate(new_lines):
                     part.rstrip_end(width)
+                    if n and indent:
+                        part.pad_left(indent)
             if wrap_justify:
                 new_lines.justify(console, width, justify=wrap_justify, overflow=wrap_overflow)
             for part in new_lines:
@@ -169,8 +239,29 @@ class CJKText(Text):
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         lines = self.plain.splitlines()
         widest = max(map(cell_len, lines), default=0)
-        pieces = [cell_len(line[a:b].rstrip()) for line in lines for a, b in _segments(line)]
+        pieces = [(hang(line, 1 << 20) if a else 0) + cell_len(line[a:b].strip())
+                  for line in lines for a, b in _segments(line, self.strict)]
         return Measurement(max(pieces, default=widest), widest)
+
+
+class HeaderText(CJKText):
+    """A table header: it wraps only at :func:`strong_breaks` (a space, a punctuation mark, between a CJK and an
+    ASCII run), never inside a word ("线程" / "数")."""
+
+    strict = True
+
+
+def header(cell: object) -> object:
+    """A table header holding CJK characters as a :class:`HeaderText` (a string or a ``Text``); others as they are
+    (rich wraps text without CJK characters at spaces only: never inside a word already)."""
+    if isinstance(cell, HeaderText) or not isinstance(cell, (str, Text)) or not has_cjk(str(cell)):
+        return cell
+    return HeaderText.of(Text(cell) if isinstance(cell, str) else cell)
+
+
+def _headers(table: object) -> None:
+    for column in getattr(table, "columns", ()):
+        column.header = header(column.header)
 
 
 class CJKConsole(Console):
@@ -184,9 +275,12 @@ class CJKConsole(Console):
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         rendered = super().render_str(text, **kwargs)
-        return CJKText.of(rendered) if has_cjk(rendered.plain) else rendered
+        return CJKText.of(rendered) if has_cjk(rendered.plain) or hangs(rendered.plain) else rendered
 
     def render(self, renderable: RenderableType, options: Optional[ConsoleOptions] = None) -> Iterable[Segment]:
-        if isinstance(renderable, Text) and not isinstance(renderable, CJKText) and has_cjk(renderable.plain):
+        if isinstance(renderable, Table):
+            _headers(renderable)
+        if isinstance(renderable, Text) and not isinstance(renderable, CJKText) and (
+                has_cjk(renderable.plain) or hangs(renderable.plain)):
             renderable = CJKText.of(renderable)
         return super().render(renderable, options)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import string
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from ..analysis.engine import Finding
 from ..knowledge import check_lang
@@ -193,7 +193,20 @@ class Fmt:
     def made_by(self, fmt: str, version: str | None) -> str:
         """What wrote an input: "ncu-rep, profiler 2025.1.0"; in Chinese the tool is named when the format says it
         ("ncu-rep, Nsight Compute 2025.1.0")."""
-        return f"{fmt}, {self.tool_version(fmt, version)}" if version else fmt
+        return f"{fmt}{self.comma}{self.tool_version(fmt, version)}" if version else fmt
+
+    def grid_block(self, grid: Sequence[int] | None, block: Sequence[int] | None) -> str:
+        """A launch's shape as its label names it ("Grid x Block" / "Grid × Block"): ``(128, 128, 1) x (32, 8, 1)``
+        / ``(128, 128, 1) × (32, 8, 1)``; "not measured" without one."""
+        if grid is None or block is None:
+            return self.nm
+        return f"({', '.join(map(str, grid))}){' × ' if self.zh else ' x '}({', '.join(map(str, block))})"
+
+    def input_head(self, path: str, fmt: str, version: str | None, extra: str = "") -> str:
+        """The input a report was read from, as the first line(s) of its output: the path on a line of its own (a
+        long path folds alone, never inside a title or a sentence), then what wrote it in brackets (full-width in
+        Chinese) and ``extra`` (a trace's title)."""
+        return f"{safe(path)}\n{self.paren(self.made_by(fmt, version)).strip()}{extra}"
 
     def tool_version(self, fmt: str, version: str | None) -> str:
         """The profiler that wrote an input of format ``fmt`` with its version: "profiler 2025.1.0" /
@@ -223,9 +236,26 @@ class Fmt:
         text = label(key, self.lang)
         return fill(text, kw, self.lang) if kw else text  # None: "not measured", inf: "∞"
 
+    def count(self, value: float | None) -> str:
+        """A large count, one way everywhere: ``131 k``, ``16.3 M`` (SI, three digits) / ``13.1 万``, ``1630 万``,
+        ``4.85 亿`` (Chinese readers count by 万 and 亿); below 10 000 the whole number (``9920``)."""
+        if value is None or value != value:
+            return self.nm
+        if abs(value) < 1e4:
+            return f"{value:.4g}" if value != int(value) else str(int(value))
+        if not self.zh:
+            return si(value, "", 3)
+        scale, unit = (1e8, "亿") if abs(value) >= 1e8 else (1e4, "万")
+        x = value / scale
+        return f"{x:.3g} {unit}" if abs(x) < 1000 else f"{x:.0f} {unit}"
+
     def time(self, seconds: float | None) -> str:
+        """A duration with its unit, scaled to it: ``4.790 ms`` (zh: ``9 µs``, a whole number); nothing at all is
+        ``0 s``, never a bare ``0``."""
         if seconds is None:
             return self.nm
+        if seconds == 0:
+            return "0 s"
         scale, unit = next(((s, u) for s, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")) if seconds >= s), (1e-9, "ns"))
         text = f"{seconds / scale:#.4g}"
         if self.zh and text.rstrip("0").endswith("."):  # a whole number: "9 µs", not "9.000 µs"

@@ -124,7 +124,7 @@ def noise_text(beyond: bool | None, noise: float | None, f: Fmt, launches: tuple
 def _verdict(p: KernelComparison, f: Fmt) -> str:
     text = speed_noise(p.speedup, noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)), f)
     if p.program_speedup is not None:
-        text += f.semi + f.spaced(f.label("program_effect"), f.factor(p.program_speedup, 3))
+        text += f.semi + f.spaced(f.label("program_effect"), f.factor(p.program_speedup))
     return text
 
 
@@ -142,7 +142,7 @@ def _shape_note(p: KernelComparison, f: Fmt) -> str | None:
 
     def shape(s: Side) -> str:
         def dims(d: tuple[int, int, int] | None) -> str:
-            return f.nm if d is None else "x".join(str(v) for v in d)
+            return f.nm if d is None else ("×" if f.zh else "x").join(str(v) for v in d)
         return f.label("shape_text", grid=dims(s.grid), block=dims(s.block))
 
     return f.label("shape_differs", before=shape(p.before), after=shape(p.after))
@@ -182,8 +182,7 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
     lines.append(f.head(f.label("matched_kernels", n=len(c.pairs)), f"{f.time(c.matched_before_s)}{f.arrow}"
                  f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(beyond, noise, f), f)))
     if c.unmatched_before or c.unmatched_after:
-        zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731 - nothing there, not "0.000 ns"
-        lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
+        lines.append(f.label("unmatched_time", before=f.time(c.unmatched_before_s), after=f.time(c.unmatched_after_s),
                              before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
         lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}"))
     figure = c.program
@@ -204,8 +203,8 @@ def _program_rows(programs: tuple[ProgramSide, ProgramSide], f: Fmt) -> list[tup
     for key, attr in (("program_wall", "wall_s"), ("program_kernels", "kernel_s"), ("program_copies", "memcpy_s"),
                       ("program_memsets", "memset_s"), ("program_idle", "gpu_idle_s"), ("program_host_api", "host_api_s")):
         b, a = getattr(programs[0], attr), getattr(programs[1], attr)
-        change = f.nm if b is None or a is None else "0" if a == b else ("+" if a > b else "-") + f.time(abs(a - b))
-        rows.append((f.label(key), "0" if b == 0 else f.time(b), "0" if a == 0 else f.time(a), change))
+        change = f.nm if b is None or a is None else f.time(0) if a == b else ("+" if a > b else "-") + f.time(abs(a - b))
+        rows.append((f.label(key), f.time(b), f.time(a), change))
     return rows
 
 
@@ -252,14 +251,7 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
 
 
 def _count(value: float | None, f: Fmt) -> str:
-    if value is None:
-        return f.nm
-    if value == 0:
-        return "0"
-    for scale, suffix in ((1e9, " G"), (1e6, " M")):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g}{suffix}"
-    return f"{value:.4g}"
+    return f.count(value)
 
 
 def _gate_item(item: str, c, f: Fmt) -> str:

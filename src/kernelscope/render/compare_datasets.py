@@ -38,8 +38,7 @@ def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
              f.head(f.label("matched_kernels", n=len(c.kernels)), f"{f.time(c.matched_before_s)}{f.arrow}"
                     f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(c.noise[1], c.noise[0], f), f))]
     if c.unmatched_before or c.unmatched_after:
-        zero = lambda x: "0" if x == 0 else f.time(x)  # noqa: E731
-        lines.append(f.label("unmatched_time", before=zero(c.unmatched_before_s), after=zero(c.unmatched_after_s),
+        lines.append(f.label("unmatched_time", before=f.time(c.unmatched_before_s), after=f.time(c.unmatched_after_s),
                              before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
         lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}"))
     return lines

@@ -15,7 +15,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .cjk import CJKText, has_cjk
+from .cjk import CJKText, has_cjk, header
 
 #: Cells the name column keeps at least when the other columns are dropped to fit.
 NAME_MIN = 20
@@ -112,7 +112,7 @@ def _cjk_cells(table: Table) -> None:
         return CJKText.of(cell) if isinstance(cell, Text) and not isinstance(cell, CJKText) and has_cjk(cell.plain) else cell
 
     for column in table.columns:
-        column.header = cjk(column.header)  # type: ignore[assignment]
+        column.header = header(column.header)  # type: ignore[assignment]
         column._cells = [cjk(cell) for cell in column._cells]  # type: ignore[attr-defined]
 
 

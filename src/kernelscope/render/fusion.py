@@ -21,9 +21,7 @@ CHAIN_NAME_WIDTH = 40
 
 
 def _x(value: float | None, f: Fmt) -> str:
-    if value is None:
-        return f.nm
-    return "∞" if math.isinf(value) else f"{value:.3g}" + ("×" if f.zh else "x")
+    return f.nm if value is None else f.factor(value)  # one precision for every speedup (common.factor)
 
 
 def _bytes(value: float | None, f: Fmt) -> str:
@@ -77,7 +75,7 @@ def _gain(e: FusionEstimate, f: Fmt) -> str:
 def _fused_cell(e: FusionEstimate, f: Fmt) -> str:
     """"62.15 µs (2.33x)" for a prediction, "≥ 0 (at most 1.87x)" for an upper bound."""
     if e.estimate_kind == "upper_bound":
-        return f.label("fu_fused_at_least", time="0" if e.fused_s == 0 else f.time(e.fused_s), x=_gain(e, f))
+        return f.label("fu_fused_at_least", time=f.time(e.fused_s), x=_gain(e, f))
     return f"{f.time(e.fused_s)} ({_x(e.speedup, f)})"
 
 
@@ -216,7 +214,7 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
 
     f = Fmt(lang)
     section = fusion_section(estimates, f)
-    parts: list = [Text(f"{f.label('fu_command_title')}{f.colon}{safe(path)}", style="bold")]
+    parts: list = [Text(f.label("fu_command_title"), style="bold"), Text(safe(path))]  # the path on its own line
     if section is None:
         return parts + [Text(f.label("fu_none"))]
     title, head, rows = section

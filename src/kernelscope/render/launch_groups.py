@@ -144,9 +144,7 @@ def group_rows(g: LaunchGroup, f: Fmt) -> list[tuple[str, str]]:
 
 
 def shape_text(g: LaunchGroup, f: Fmt) -> str:
-    if g.grid is None or g.block is None:
-        return f.nm
-    return f"({', '.join(map(str, g.grid))}) x ({', '.join(map(str, g.block))})"
+    return f.grid_block(g.grid, g.block)
 
 
 def rest_header(f: Fmt) -> list[str]:

@@ -58,7 +58,7 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
         source = sources[i] if sources is not None and i < len(sources) else None
         by_index = {ls.kernel.index: ls for ls in source.launches} if source is not None else {}
         rep = res.report
-        lines += [f"## {_code(rep.path)} ({f.made_by(rep.format, rep.tool_version)})", "", f"### {f.label('where_time_goes')}", ""]
+        lines += [f"## {_code(rep.path)}{f.paren(f.made_by(rep.format, rep.tool_version))}", "", f"### {f.label('where_time_goes')}", ""]
         lines.append(f"| {f.label('kernel')} | {f.label('launches')} | {f.label('total_time')} | {f.label('share')} |")
         lines.append("|---|---:|---:|---:|")
         for name, n, total, share in summary_rows(res, f):

@@ -118,7 +118,7 @@ _PARAMS: dict[str, tuple[str, Callable[[int], str]]] = {
 }
 #: Varied parameter -> (title key, first-column key) of a what-if table.
 _WHAT_IF: dict[str, tuple[str, str]] = {
-    "threads_per_block": ("occ_what_if_threads", "occ_threads_per_block"),
+    "threads_per_block": ("occ_what_if_threads", "occ_col_threads_per_block"),
     "registers_per_thread": ("occ_what_if_regs", "occ_col_regs_per_thread"),
     "shared_mem_per_block_bytes": ("occ_what_if_smem", "occ_col_smem_per_block"),
 }

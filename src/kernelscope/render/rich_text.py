@@ -5,6 +5,7 @@ markdown``): the same rich renderables (tables and lines of text) the terminal s
 from __future__ import annotations
 
 import io
+import re
 from typing import Iterable
 
 from rich.table import Table
@@ -27,6 +28,7 @@ def to_plain(renderables: Iterable[object], width: int = 120) -> str:
 
 def _cell(value: object) -> str:
     text = value.plain if isinstance(value, Text) else str(value)
+    text = re.sub(r"([\u3000-\u303f\uff00-\uffef])\s*\n\s*", r"\1", text)  # a line after "：" joins it unspaced
     return " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;") or " "
 
 

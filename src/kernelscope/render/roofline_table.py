@@ -30,17 +30,18 @@ def _unit(pipes: tuple[str, ...]) -> str:
     return "OP/s" if all(p.startswith("int") for p in pipes) else "FLOP/s"
 
 
-def title(data: RooflineData, report: str, f: Fmt) -> str:
-    """The chart's title: the report (or the launch) and the GPU."""
+def title(data: RooflineData, report: str, f: Fmt, own_line: bool = False) -> str:
+    """The chart's title: the report (or the launch) and the GPU; ``own_line``: the report's file name starts a
+    line of its own (a terminal folds a long one alone, not inside the title's words)."""
     if data.chart == "report":
-        what = safe(Path(report).name)
+        what = ("\n" if own_line else "") + safe(Path(report).name)
     else:
         k = data.launches[0].diag.kernel
         what = f"[{k.index}] {safe(k.name)}"
     prefix = "chart_hier_title" if data.chart == "levels" else "chart_roofline_title"
     if data.gpu is None or not data.ceilings:
-        return f.label(f"{prefix}_plain", what=what)
-    return f.label(prefix, what=what, gpu=safe(data.gpu.name))
+        return f.label(f"{prefix}_plain", what=what).replace(" \n", "\n")
+    return f.label(prefix, what=what, gpu=safe(data.gpu.name)).replace(" \n", "\n")
 
 
 def clock_scale(data: RooflineData) -> float | None:
@@ -113,7 +114,7 @@ def renderables(data: RooflineData, report: str, lang: str) -> list[RenderableTy
     """rich renderables of one chart's numbers, each printed on its own: the title, the ceilings (when there is a
     GPU), the points, and the memory levels of a hierarchical roofline."""
     f = Fmt(lang)
-    out: list[RenderableType] = [Text(title(data, report, f), style="bold")]
+    out: list[RenderableType] = [Text(title(data, report, f, own_line=True), style="bold")]
     if data.ceilings or data.memory:
         out.append(_ceilings_table(data, f))
     elif data.chart != "levels":

@@ -169,7 +169,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
     rows: list[tuple[str, str]] = []
     launch = k.launch
     if launch.grid is not None and launch.block is not None:
-        shape = f"({', '.join(map(str, launch.grid))}) x ({', '.join(map(str, launch.block))})"
+        shape = f.grid_block(launch.grid, launch.block)
         if launch.registers_per_thread is not None:
             shape += f.comma + f.label("registers", n=launch.registers_per_thread)
         rows.append((f.label("launch_config"), shape))
@@ -177,12 +177,11 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
     rows.append((f.label("gpu"), safe(d.gpu.name) if d.gpu is not None else f.nm))
     rows.append((f.label("peaks"), f.notes(d.provenance)))
     rows.append((f.label("sol"), f.sol_values(d.sol.compute_pct, d.sol.memory_pct)))
-    bound = f.bounds(d.verdict)
     evidence = d.evidence if d.classes else (d.sol.evidence if d.sol.bound is not None else ())
-    if evidence:
-        bound += f.paren(f.notes(evidence))
-    if verdict:
-        rows.append((f.label("bound"), bound))
+    if verdict:  # the evidence on a row of its own: its notes hold brackets, which a bracket around them would nest
+        rows.append((f.label("bound"), f.bounds(d.verdict)))
+        if evidence:
+            rows.append((f.label("evidence"), f.notes(evidence)))
     if d.ncu_bottleneck is not None:
         rows.append((f.label("nsight_says"), safe(d.ncu_bottleneck_title or "") + f.paren(f.bound(d.ncu_bottleneck))))
     units, levels = unit_line(d, f), level_line(d, f)

@@ -149,7 +149,7 @@ def source_view(ls: LaunchSource, f: Fmt) -> str:
                 parts.append('<tr><td class="muted">…</td><td></td><td></td><td></td></tr>')
             v = value.get((file, n))
             parts.append(f'<tr><td class="num muted">{n}</td><td class="num"{heat_style(v, top)}>'
-                         f'{_e(count_text(v) if v else "")}</td><td>{_e(text[n - 1])}</td>'
+                         f'{_e(count_text(v, f) if v else "")}</td><td>{_e(text[n - 1])}</td>'
                          f'<td class="fbs">{finding_badges(found.get((file, n), ()), f)}</td></tr>')
             last = n
         shown += len(wanted)
@@ -187,7 +187,7 @@ def sass_view(ls: LaunchSource, f: Fmt, pcs: Collection[int] | None = None) -> s
         ex = None if executed is None or executed[i] != executed[i] else float(executed[i])
         where = f"{base_name(table.file[i])}:{table.line[i]}" if table.file[i] is not None and table.line[i] > 0 else ""
         parts.append(f'<tr><td class="muted">{_e(off)}</td><td class="num"{heat_style(v, top)}>'
-                     f'{_e(count_text(v) if v else "")}</td><td class="num">{_e(count_text(ex) if ex is not None else "")}'
+                     f'{_e(count_text(v, f) if v else "")}</td><td class="num">{_e(count_text(ex, f) if ex is not None else "")}'
                      f"</td><td>{_e(table.sass.get(pc, ''))}</td><td class=\"muted\">{_e(where)}</td>"
                      f'<td class="fbs">{finding_badges(found.get(pc, ()), f)}</td></tr>')
     if rows and rows[-1] < len(table.pc) - 1:

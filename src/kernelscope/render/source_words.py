@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..analysis.source import Counters, HotInstruction, HotLine, LaunchSource, StallSamples
-from .common import Fmt, md_code, safe, short_name, si
+from .common import Fmt, md_code, safe, short_name
 
 #: Printed where a counter does not apply to an instruction or line (e.g. sectors of an arithmetic instruction).
 NA = "–"
@@ -26,9 +26,9 @@ def base_name(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def count_text(value: float | None) -> str:
-    """A count with an SI prefix (``111k``), or "–"."""
-    return NA if value is None else si(value, "", 3, "")
+def count_text(value: float | None, f: Fmt) -> str:
+    """A count as :meth:`Fmt.count` writes every count (``111 k`` / ``11.1 万``), or "–"."""
+    return NA if value is None else f.count(value)
 
 
 def _samples(value: float | None) -> str:
@@ -106,7 +106,7 @@ def instruction_cells(h: HotInstruction, f: Fmt) -> list[str]:
     """One instruction's cells, in :func:`instruction_head` order."""
     c = h.counters
     return [offset_text(h), safe(h.sass or NA), _samples(c.samples), f.share(c.share) if c.share is not None else NA,
-            stall_text(c, f), count_text(c.inst_executed), threads_text(c), _ratio(c.sector_ratio, f),
+            stall_text(c, f), count_text(c.inst_executed, f), threads_text(c), _ratio(c.sector_ratio, f),
             _ratio(c.wavefront_ratio, f), NA if c.nway is None else f"{c.nway:g}"]
 
 

@@ -29,7 +29,7 @@ def renderables(results: Sequence[ReportDiagnosis], lang: str, launches: str = "
     out: list[RenderableType] = []
     for res in results:
         rep = res.report
-        head = f"{safe(rep.path)}  ({f.made_by(rep.format, rep.tool_version)})"
+        head = f.input_head(rep.path, rep.format, rep.tool_version)
         out.append(Text(head, style="bold"))
         summary = Table(title=f.label("where_time_goes"), box=box.SIMPLE_HEAD, title_justify="left")
         for col, justify in (("kernel", "left"), ("launches", "right"), ("total_time", "right"), ("share", "right")):

@@ -81,19 +81,12 @@ def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang:
 
 
 # ----------------------------------------------------------------------------------------------- shared text
-class _F(Fmt):
-    """Fmt with exact zeros printed as "0" (a split full of "0.000 ns" is hard to read)."""
-
-    def time(self, seconds: float | None) -> str:
-        if seconds is not None and seconds == 0:
-            return "0"
-        return super().time(seconds)
+#: The timeline's formatter: :class:`Fmt` (an exact zero is "0 s" there, with its unit, as everywhere).
+_F = Fmt
 
 
 def _x(value: float | None, f: Fmt) -> str:
-    if value is None:
-        return "-"
-    return "∞" if math.isinf(value) else f"{value:.3g}" + ("×" if f.zh else "x")
+    return f.factor(value)  # one precision for every speedup (common.factor)
 
 
 def _bytes(n: float | None) -> str:
@@ -133,9 +126,7 @@ def _black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
 
 def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> list[tuple[str, str]]:
     rows = []
-    head = safe(rep.path) + f"  ({f.made_by(rep.format, rep.tool_version)})"
-    if rep.title:
-        head += f"  [{f.problem(rep.title)}]"
+    head = f.input_head(rep.path, rep.format, rep.tool_version, f"  [{f.problem(rep.title)}]" if rep.title else "")
     rows.append((f.label("tl_input"), head))
     if rep.devices_named:
         rows.append((f.label("gpu"), ", ".join(f"{i}: {safe(n) or '-'}" for i, n in rep.devices_named)))
@@ -223,26 +214,26 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
 
 
 def _short(seconds: float) -> str:
-    """Compact time for bin labels: 1µs, 100µs, 10ms, 1s."""
+    """Compact time for bin labels, the unit spaced as every time is: 1 µs, 100 µs, 10 ms, 1 s."""
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
         if seconds >= scale:
-            return f"{seconds / scale:g}{unit}"
-    return f"{seconds:g}s"
+            return f"{seconds / scale:g} {unit}"
+    return f"{seconds:g} s"
 
 
 def _gap_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
     edges = rep.gap_edges_s
     labels = []
     for a, b in zip(edges[:-1], edges[1:]):
-        between = f.span(_short(a), _short(b)) if f.zh else f"{_short(a)}-{_short(b)}"  # a range: "1µs～10µs"
-        labels.append(f"<{_short(b)}" if a == 0 else (f">={_short(a)}" if math.isinf(b) else between))
+        between = f.span(_short(a), _short(b)) if f.zh else f"{_short(a)}-{_short(b)}"  # a range: "1 µs～10 µs"
+        labels.append(f"<{_short(b)}" if a == 0 else (f"{'≥' if f.zh else '>='}{_short(a)}" if math.isinf(b) else between))
     head = [f.label("tl_device")] + labels + [f.label("tl_overlapping")]
     rows = []
     for d in rep.devices:
         if d.gaps is None:
             continue
         cells = [str(d.device) if d.rank is None else f"{d.rank}/{d.device}"]
-        cells += [f"{n} ({f.time(t)})" if n else "0" for n, t in zip(d.gaps.counts, d.gaps.totals_s)]
+        cells += [f"{n}{f.paren(f.time(t))}" if n else "0" for n, t in zip(d.gaps.counts, d.gaps.totals_s)]
         cells.append(str(d.gaps.overlapping))
         rows.append(cells)
     return head, rows

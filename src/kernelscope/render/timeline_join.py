@@ -6,7 +6,6 @@ analysis here; :mod:`kernelscope.render.timeline` places these in its views and 
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Sequence
 
@@ -24,9 +23,7 @@ def finding_title(f: Fmt, finding: Finding | None) -> str:
 
 
 def _speedup(value: float | None, f: Fmt) -> str:
-    if value is None:
-        return "-"
-    return "∞" if math.isinf(value) else f"{value:.3g}" + ("×" if f.zh else "x")
+    return f.factor(value)  # one precision for every speedup (common.factor)
 
 
 def _kernel_speedup(n: NcuKernel, f: Fmt) -> str:

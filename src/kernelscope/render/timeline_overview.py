@@ -43,7 +43,7 @@ def comm_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
 
 def speed_text(sp: float, f: Fmt) -> str:
     """A speedup as "2.23x" (zh "2.23×"), "∞" when unbounded."""
-    return "∞" if math.isinf(sp) else (f"{sp:.3g}×" if f.lang == "zh" else f"{sp:.3g}x")
+    return f.factor(sp)  # one precision for every speedup (common.factor)
 
 
 def graph_rows(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> list[tuple[str, str]]:

@@ -45,9 +45,7 @@ def ranks_doc(rr: RanksReport) -> RanksDoc:
 
 
 def _x(value: float, f: Fmt) -> str:
-    if math.isinf(value):
-        return "∞"
-    return f"{value:.3g}×" if f.lang == "zh" else f"{value:.3g}x"
+    return f.factor(value)  # one precision for every speedup (common.factor)
 
 
 def _signed_pct(value: float | None, f: Fmt) -> str:
@@ -97,7 +95,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                  [f.label("kernel"), f.label("total_time"), f.label("tl_ar_min"), f.label("tl_ar_median"),
                   f.label("tl_ar_max"), f.label("tl_ar_ratio"), f.label("tl_ar_max_rank"), f.label("tl_ar_ranks_with")],
                  [[k.name, f.time(k.total_s), f.time(k.min_s), f.time(k.median_s), f.time(k.max_s),
-                   "∞" if k.max_over_median is None else f"{k.max_over_median:.2f}x", str(k.max_rank),
+                   "∞" if k.max_over_median is None else f.factor(k.max_over_median), str(k.max_rank),
                    f"{k.ranks_with}/{len(rr.ranks)}"] for k in rr.kernels])
     return overview, [per_rank, projections, imbalance]
 

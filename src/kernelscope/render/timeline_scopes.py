@@ -6,7 +6,6 @@ No analysis here; :mod:`kernelscope.render.timeline` places these in its views.
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 from ..analysis.timeline import Amdahl, ItemStat, ScopeShare, TimelineReport
@@ -18,9 +17,7 @@ def _speed(value: float | None, lang: str) -> str | None:
     """A speedup in words: "1.67x" / "1.67×", "∞" when unbounded, None when not computed."""
     if value is None:
         return None
-    if math.isinf(value):
-        return "∞"
-    return f"{value:.3g}×" if lang == "zh" else f"{value:.3g}x"
+    return Fmt(lang).factor(value)  # one precision for every speedup (common.factor)
 
 
 def where(f: Fmt, rank: int | None, device: int | None) -> str:
