@@ -42,7 +42,7 @@ def test_all_kernels_lead_when_the_matched_ones_are_a_sliver(lang):
     c = compare(before, after)
     assert c.headline == "all" and c.total_speedup == pytest.approx(100.001 / 10.001)
     text = flat_text(to_text(c, lang))
-    every = "All kernels (the headline" if lang == "en" else "全部 Kernel（以此为主结论"
+    every = "All kernels (the headline, since" if lang == "en" else "全部 Kernel（以此为主结论："
     matched = "Matched kernels (1)" if lang == "en" else "已匹配的 Kernel（1 个）"
     assert every in text and text.index(every) < text.index(matched)
     assert "10.00" in text.split(matched)[0]  # the all-kernels ratio, before the matched line
@@ -136,11 +136,34 @@ def test_a_rule_reported_twice_predicts_once():
         ("MemoryCacheAccessPattern", 86.0), ("Uncoalesced", 30.0)]
 
 
+PAIRS = [(f"{FEATHER}01_naive.ncu-rep", f"{FEATHER}02_coalesce_memory.ncu-rep",
+          ["--before-kernel", "naive_matmul", "--after-kernel", "coalesce_matmul"]),
+         ("AveryClapp__ESMM-Research__profile.ncu-rep", "AveryClapp__ESMM-Research__profile_output.ncu-rep", [])]
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_no_compare_line_is_printed_twice(capsys, lang):
-    before, after = need(CORPUS_NCU / f"{FEATHER}01_naive.ncu-rep"), need(CORPUS_NCU / f"{FEATHER}02_coalesce_memory.ncu-rep")
-    main(["compare", str(before), str(after), "--before-kernel", "naive_matmul", "--after-kernel", "coalesce_matmul",
-          "--lang", lang, "-v", "--format", "markdown"])  # one line per item, no wrapping
-    lines = [x.strip() for x in capsys.readouterr().out.splitlines() if x.strip() and not set(x.strip()) <= set("|-:")]
-    repeated = {x for x in lines if lines.count(x) > 1}
-    assert not repeated
+@pytest.mark.parametrize("before,after,extra", PAIRS, ids=["feather-hand", "esmm"])
+def test_no_compare_line_is_printed_twice(capsys, lang, before, after, extra):
+    before, after = need(CORPUS_NCU / before), need(CORPUS_NCU / after)
+    main(["compare", str(before), str(after), *extra, "--lang", lang, "-v", "--format", "markdown"])
+    for section in capsys.readouterr().out.split("\n### "):  # each compared kernel's section: one line per item
+        lines = [x.strip() for x in section.splitlines() if x.strip() and not set(x.strip()) <= set("|-:")]
+        assert not {x for x in lines if lines.count(x) > 1}
+
+
+def test_new_work_after_leads_even_when_the_matched_kernel_got_faster():
+    # A 10 ms -> 1 ms (10x), but a new 20 ms kernel: the program is slower, and that is what leads
+    c = compare([_d("A", 10e-3)], [_d("A", 1e-3), _d("new", 20e-3, 1)])
+    assert c.headline == "all" and c.speedup == pytest.approx(10.0)
+    first = flat_text(to_text(c, "en", width=400)).split("Not matched")[0]
+    assert first.startswith("All kernels (the headline") and "Speedup 0.48x" in first and "slower" in first
+
+
+def test_headline_share_boundary():
+    from kernelscope.analysis.compare import HEADLINE_SHARE
+
+    # matched 10 ms of 10 + u ms BEFORE: just above the share the matched ratio leads, just below every kernel's
+    for unmatched, want in ((10e-3 * (1 / HEADLINE_SHARE - 1) * 0.9, "matched"),
+                            (10e-3 * (1 / HEADLINE_SHARE - 1) * 1.1, "all")):
+        c = compare([_d("A", 10e-3), _d("b", unmatched, 1), _d("c", 1e-3, 2)], [_d("A", 10e-3), _d("d", 1e-3, 1)])
+        assert c.headline == want
