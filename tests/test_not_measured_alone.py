@@ -74,3 +74,11 @@ def test_compare_achieved_row_without_fp_work_or_efficiency(lang):
     text = to_text(zero, lang, width=400)
     assert not _contradictions(text)
     assert ("no FP work" if lang == "en" else "没有浮点运算") in text
+
+
+def test_html_report_never_qualifies_not_measured(tmp_path):
+    out = tmp_path / "r.html"
+    assert main(["diagnose", str(need(CASES / "C08_ncu_raw_units_row.csv")), "-o", str(out)]) == 0
+    text = re.sub(r"<[^>]+>", " ", out.read_text())
+    assert "not identified" in text and "compute capability 9.0" in text
+    assert not _contradictions(" ".join(text.split()))
