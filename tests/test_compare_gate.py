@@ -274,8 +274,9 @@ def test_resolved_lines_in_text(capsys):
 def test_exit_2_when_nothing_can_be_compared(tmp_path, capsys):
     a = tmp_path / "a.toml"
     b = tmp_path / "b.toml"
-    a.write_text('[[kernel]]\nname = "x"\nduration_us = 1.0\n')
-    b.write_text('[[kernel]]\nname = "y"\nduration_us = 1.0\n')
+    # several kernels a side, none in common (one kernel a side pairs: tests/test_compare_headline.py)
+    a.write_text('[[kernel]]\nname = "x"\nduration_us = 1.0\n[[kernel]]\nname = "x2"\nduration_us = 1.0\n')
+    b.write_text('[[kernel]]\nname = "y"\nduration_us = 1.0\n[[kernel]]\nname = "y2"\nduration_us = 1.0\n')
     for fmt in ("table", "json", "markdown"):
         assert main(["compare", str(a), str(b), "--fail-if-slower", "5", "--format", fmt]) == 2
         captured = capsys.readouterr()

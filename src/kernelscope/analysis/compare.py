@@ -15,15 +15,16 @@ timelines, :mod:`.compare_program`.
 from __future__ import annotations
 
 import math
-import statistics
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from ..errors import InputError
 from ..model import Measurement
 from ..notes import Note
 from .diagnosis import KernelDiagnosis
 from .engine import by_gain
+from .compare_launches import LaunchSet, launch_sets, merged
+from .compare_checks import METHOD_FIELDS, ClockChange, clock_change, clock_warning, method_warnings
 from .compare_program import ProgramFigure, ProgramSide, program_figure
 from .names import generated_pairs, generated_stem, signature
 from .noise import significance, weighted_noise
@@ -31,80 +32,12 @@ from .performance import PostHoc, posthoc
 from .resolved import Resolution, resolutions
 from .selection import kernel_names, match, select
 
+__all__ = ["METHOD_FIELDS", "Comparison", "KernelComparison", "LaunchSet", "Prediction", "Side", "compare",
+           "compare_sets", "launch_sets", "method_warnings", "predicted_speedups"]
 
-@dataclass(frozen=True)
-class LaunchSet:
-    """The launches of one kernel (same name, grid and block) in one profile.
-
-    Attributes:
-        name: kernel name.
-        grid / block: launch shape, or None when not recorded.
-        launches: the diagnosed launches, report order.
-        representative: the launch with the median duration (its metrics stand for the set).
-    """
-
-    name: str
-    grid: tuple[int, int, int] | None
-    block: tuple[int, int, int] | None
-    launches: tuple[KernelDiagnosis, ...]
-
-    @property
-    def durations_s(self) -> tuple[float, ...]:
-        """Measured durations (s), one per launch (a summary row counts once, with its average)."""
-        return tuple(d.kernel.duration_s for d in self.launches if d.kernel.duration_s is not None)
-
-    @property
-    def count(self) -> int:
-        """Launches this set stands for (summary rows count their ``launch_count``)."""
-        return sum(d.kernel.launch_count for d in self.launches)
-
-    @property
-    def median_s(self) -> float | None:
-        """Median duration in seconds, or None when no launch has one."""
-        return statistics.median(self.durations_s) if self.durations_s else None
-
-    @property
-    def total_s(self) -> float:
-        """Summed GPU time of the set in seconds (unmeasured launches count 0)."""
-        return math.fsum(d.kernel.duration_s * d.kernel.launch_count for d in self.launches if d.kernel.duration_s is not None)
-
-    @property
-    def spread_s(self) -> tuple[float, float] | None:
-        """(min, max) duration over the launches (s): of their durations with two or more measured, else the range
-        a summary row records for the launches it stands for (``KernelProfile.duration_range_s``); None when
-        neither is known."""
-        durations = self.durations_s
-        if len(durations) >= 2:
-            return min(durations), max(durations)
-        ranged = [d.kernel.duration_range_s for d in self.launches if d.kernel.duration_range_s is not None]
-        if len(self.launches) == 1 and ranged and self.count >= 2:
-            return ranged[0]
-        return None
-
-    @property
-    def noise(self) -> float | None:
-        """Relative run-to-run noise of the launch durations (a fraction; the rule of :mod:`.noise`): sample
-        standard deviation / mean of two or more measured launches, else a summary row's recorded standard
-        deviation / its mean, else half the range it records / its mean; None when none is known."""
-        durations = self.durations_s
-        if len(durations) >= 2:
-            mean = statistics.fmean(durations)
-            return statistics.stdev(durations) / mean if mean > 0 else None
-        row = self.launches[0].kernel
-        if len(self.launches) == 1 and self.count >= 2 and row.duration_std_s is not None and row.duration_s:
-            return row.duration_std_s / row.duration_s  # a summary row's own standard deviation / its mean
-        spread, mean = self.spread_s, self.median_s
-        if spread is not None and mean:
-            return (spread[1] - spread[0]) / 2.0 / mean
-        return None
-
-    @property
-    def representative(self) -> KernelDiagnosis:
-        """The launch whose duration is closest to the median (the first launch when none is measured)."""
-        med = self.median_s
-        if med is None:
-            return self.launches[0]
-        return min(self.launches, key=lambda d: abs((d.kernel.duration_s or math.inf) - med))
+#: The matched kernels' share of a side's GPU time below which the headline is every kernel's time
+#: (:attr:`Comparison.headline`): below half, the unmatched kernels dominate what the program spends.
+HEADLINE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -190,6 +123,8 @@ class KernelComparison:
         posthoc: the performance model checked against the pair (:func:`.performance.posthoc`): which units' work
             actually changed between the representatives, and the speedup the model gives for exactly that change;
             None when no unit was measured on both sides.
+        clocks: the two representatives' SM and memory clocks and SM cycles (:mod:`.compare_checks`), None when
+            neither side records a clock.
     """
 
     before_name: str
@@ -209,6 +144,7 @@ class KernelComparison:
     noise: float | None = None
     generator: str | None = None
     resolved: tuple[Resolution, ...] = ()
+    clocks: ClockChange | None = None
 
     @property
     def predicted_top(self) -> tuple[str, float] | None:
@@ -240,6 +176,8 @@ class Comparison:
         programs: ``(before, after)`` program timelines (wall time and its split) when both sides are timelines.
         by_hand: the kernels were paired by hand (``--pair``, ``--before-kernel/--after-kernel``): only those pairs
             are compared, the other kernels are neither matched nor listed as unmatched.
+        clocks: the two profiles' clocks over all their kernels (time-weighted) and SM cycles, None when not recorded
+            or without program totals; a ``cmp_clocks`` warning says when they differ.
     """
 
     pairs: tuple[KernelComparison, ...]
@@ -256,6 +194,27 @@ class Comparison:
     warnings: tuple[Note, ...] = ()
     programs: tuple[ProgramSide, ProgramSide] | None = None
     by_hand: bool = False
+    clocks: ClockChange | None = None
+
+    @property
+    def headline(self) -> str:
+        """Which figure leads: ``"all"`` (every kernel, :attr:`total_speedup`) when the matched kernels are under
+        :data:`HEADLINE_SHARE` of either side's GPU time (the unmatched kernels then dominate the time and the matched
+        ratio says little about the program), else ``"matched"`` (:attr:`speedup`, like for like); ``"none"``
+        without program totals."""
+        if self.total_before_s <= 0 or self.total_after_s <= 0:
+            return "none"
+        share_b, share_a = self.matched_shares
+        return "all" if min(share_b, share_a) < HEADLINE_SHARE else "matched"
+
+    @property
+    def matched_shares(self) -> tuple[float, float]:
+        """The matched kernels' share of each side's GPU time, (before, after) fractions 0-1 (the AFTER side's at its
+        own launch counts); (0, 0) without program totals."""
+        if self.total_before_s <= 0 or self.total_after_s <= 0:
+            return 0.0, 0.0
+        after = math.fsum(p.after.total_s for p in self.pairs)
+        return min(1.0, self.matched_before_s / self.total_before_s), min(1.0, after / self.total_after_s)
 
     @property
     def noise(self) -> tuple[float | None, bool | None]:
@@ -325,15 +284,6 @@ def predicted_speedups(diagnosis: KernelDiagnosis) -> tuple[tuple[str, float], .
         if f.estimated_speedup is not None:
             out.setdefault(f.id, f.estimated_speedup)
     return tuple(out.items())
-
-
-def launch_sets(diagnoses: Iterable[KernelDiagnosis]) -> list[LaunchSet]:
-    """Group diagnosed launches by (name, grid, block), first appearance order."""
-    groups: dict[tuple, list[KernelDiagnosis]] = {}
-    for d in diagnoses:
-        k = d.kernel
-        groups.setdefault((k.name, k.launch.grid, k.launch.block), []).append(d)
-    return [LaunchSet(name, grid, block, tuple(ds)) for (name, grid, block), ds in groups.items()]
 
 
 def _side(s: LaunchSet) -> Side:
@@ -410,11 +360,12 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
     )
     shift = tuple(t for t in shift if abs(t[2] - t[1]) >= 0.02)[:5] if b.stall_shares and a.stall_shares else ()
     reduction = 100.0 * (1.0 - a.duration_s / b.duration_s) if b.duration_s and a.duration_s else None
-    predictions = tuple(
-        Prediction(r.rule_id or r.title, r.estimated_speedup_pct, reduction)
-        for r in before.representative.kernel.rules
-        if r.estimated_speedup_pct is not None and r.estimated_speedup_pct > 0
-    )
+    predictions: dict[str, Prediction] = {}  # a rule reported twice (e.g. for two cache levels): its largest estimate
+    for r in before.representative.kernel.rules:
+        if r.estimated_speedup_pct is not None and r.estimated_speedup_pct > 0:
+            rule = r.rule_id or r.title
+            if rule not in predictions or r.estimated_speedup_pct > predictions[rule].estimated_speedup_pct:
+                predictions[rule] = Prediction(rule, r.estimated_speedup_pct, reduction)
     return KernelComparison(
         before_name=before.name,
         after_name=after.name,
@@ -425,14 +376,16 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
         beyond_noise=noise,
         program_speedup=program,
         stall_shift=shift,
-        predictions=tuple(sorted(predictions, key=lambda p: -p.estimated_speedup_pct)),
+        predictions=tuple(sorted(predictions.values(), key=lambda p: -p.estimated_speedup_pct)),
         explanation=_explain(b, a, speedup, shift),
         predicted=predicted_speedups(before.representative),
-        shape_differs=matched_by in ("name", "signature") and _shape_differs(before, after),
+        shape_differs=matched_by in ("name", "signature", "sole") and _shape_differs(before, after),
         posthoc=_posthoc(before, after),
         noise=noise_level,
         generator=generator,
         resolved=resolutions(before.representative, after.representative),
+        clocks=clock_change([(before.representative.kernel, b.duration_s or 0.0)],
+                            [(after.representative.kernel, a.duration_s or 0.0)]),
     )
 
 
@@ -505,10 +458,6 @@ def compare(
             pool.remove(s)
         return chosen
 
-    def merged(sets: list[LaunchSet]) -> LaunchSet:
-        first = sets[0]
-        return LaunchSet(first.name, first.grid, first.block, tuple(d for s in sets for d in s.launches))
-
     for pb, pa in pairs:
         sb, sa = take(free_b, pb, "before"), take(free_a, pa, "after")
         matched.append(compare_sets(merged(sb), merged(sa), "hand", total_b))
@@ -516,20 +465,43 @@ def compare(
         free_b, free_a = [], []
     else:
         _match_by_names(free_b, free_a, total_b, matched)
+    sole = not matched and _sole_pair(free_b, free_a)
+    if sole:  # one kernel a side, different names: what --pair would compare
+        matched.append(compare_sets(merged(free_b), merged(free_a), "sole", total_b))
+        free_b, free_a = [], []
     matched.sort(key=lambda p: -(p.before.duration_s or 0.0) * p.before.launches)
+    clocks = clock_change(((d.kernel, (d.kernel.duration_s or 0.0) * d.kernel.launch_count) for d in before),
+                          ((d.kernel, (d.kernel.duration_s or 0.0) * d.kernel.launch_count) for d in after))
+    warnings = method_warnings(*methods) + clock_warning(clocks)
+    if sole:
+        warnings += (Note("cmp_sole_pair", {"before": matched[0].before_name, "after": matched[0].after_name}),)
+    return _result(matched, free_b, free_a, (total_b, total_a), program, warnings, methods, programs,
+                   by_hand=bool(pairs), clocks=clocks)
+
+
+def _sole_pair(free_b: list[LaunchSet], free_a: list[LaunchSet]) -> bool:
+    """Whether each side holds exactly one kernel name (in one or more launch shapes): nothing else to pair it with."""
+    return len({s.name for s in free_b}) == 1 and len({s.name for s in free_a}) == 1
+
+
+def _result(matched: list[KernelComparison], free_b: list[LaunchSet], free_a: list[LaunchSet],
+            totals: tuple[float, float], program: bool, warnings: tuple[Note, ...],
+            methods: tuple[Measurement | None, Measurement | None],
+            programs: tuple[ProgramSide, ProgramSide] | None, by_hand: bool,
+            clocks: ClockChange | None) -> Comparison:
+    """The :class:`Comparison` of the compared pairs and the sets left without a partner."""
     matched_b = math.fsum(p.before.total_s for p in matched) if program else 0.0
     matched_a = math.fsum(p.after.total_s * p.before.launches / p.after.launches for p in matched
                           if p.after.launches) if program else 0.0
     counts = sum(1 for p in matched if p.before.launches != p.after.launches)
-    warnings = method_warnings(*methods)
     if program and counts:
         warnings += (Note("cmp_counts", {"n": counts}),)
     return Comparison(
         pairs=tuple(matched),
         unmatched_before=tuple(dict.fromkeys(s.name for s in free_b)),
         unmatched_after=tuple(dict.fromkeys(s.name for s in free_a)),
-        total_before_s=total_b,
-        total_after_s=total_a,
+        total_before_s=totals[0],
+        total_after_s=totals[1],
         matched_before_s=matched_b,
         matched_after_s=matched_a,
         unmatched_before_s=math.fsum(s.total_s for s in free_b) if program else 0.0,
@@ -538,7 +510,8 @@ def compare(
         after_method=methods[1],
         warnings=warnings,
         programs=programs,
-        by_hand=bool(pairs),
+        by_hand=by_hand,
+        clocks=clocks,
     )
 
 
@@ -582,23 +555,3 @@ def _match_generated(free_b: list[LaunchSet], free_a: list[LaunchSet], total_b: 
 
 def _signature_key(s: LaunchSet) -> str:
     return signature(s.launches[0].kernel.demangled_name or s.name)
-
-
-#: The :class:`kernelscope.model.Measurement` fields the method warning compares.
-METHOD_FIELDS = ("tool", "replay_mode", "cache_control", "clock_control")
-
-
-def method_warnings(before: Measurement | None, after: Measurement | None) -> tuple[Note, ...]:
-    """``cmp_method`` (with each side's tool and settings, ``before_<field>`` / ``after_<field>``, and the fields
-    that differ, ``differ``) when the two sides measured differently: different tools, or a setting both record
-    with different values; empty when they agree or a side's method is not recorded."""
-    if before is None or after is None:
-        return ()
-    differ = [name for name in METHOD_FIELDS
-              if getattr(before, name) is not None and getattr(after, name) is not None
-              and getattr(before, name) != getattr(after, name)]
-    if not differ:
-        return ()
-    values = {f"{side}_{name}": getattr(m, name) for side, m in (("before", before), ("after", after))
-              for name in METHOD_FIELDS}
-    return (Note("cmp_method", {**values, "differ": ", ".join(differ)}),)

@@ -225,7 +225,10 @@ COMMAND = Command(
     "timeline (Nsight Systems export or stats, PyTorch profiler trace): per-kernel count, total and mean, and "
     "for two timelines the program wall and its split. Two kernelscope datasets (--format parquet -o DIR) compare "
     "all their kernels: per kernel (demangled name, grid, block) launches, median and total duration. Sides measured differently (Nsight Compute's replay vs a "
-    "timeline, other replay, cache or clock settings) are warned about. Exit 1 on a regression beyond "
+    "timeline, other replay, cache or clock settings) are warned about, and so are different SM or memory clocks "
+    "measured on the two sides (both clocks, with the ratio in SM cycles beside the time ratio). When the matched "
+    "kernels are under half of a side's GPU time, the all-kernels ratio is the headline. Two profiles of one "
+    "kernel each, named differently, are paired (as --pair would). Exit 1 on a regression beyond "
     "--fail-if-slower, 2 on bad input.",
     shared=Shared(
         input_formats=INPUT_FORMATS + TIMELINE_FORMATS,

@@ -179,10 +179,11 @@ class Fmt:
         return self.label("launch_count", n=n)
 
     def bounds(self, classes) -> str:
-        """Bottleneck classes at once: "memory-bound + compute-bound" / "访存与计算均受限"; "not measured" for none."""
+        """Bottleneck classes at once: "memory-bound + compute-bound" / "访存与计算均受限"; "not determined" for none (a
+        verdict is derived, never measured: "not measured" would contradict the throughputs shown beside it)."""
         titles = [self.bound(c) for c in classes]
         if not titles:
-            return self.nm
+            return self.label("bound_none")
         if not self.zh or len(titles) == 1:
             return " + ".join(titles)
         stems = [t.removesuffix("受限") for t in titles]
@@ -225,6 +226,17 @@ class Fmt:
         """Occupancy limiters at once: "registers + shared memory" / "寄存器和共享内存"."""
         words = [self.limiter(n) for n in names]
         return " + ".join(words) if not self.zh or len(words) < 2 else "、".join(words[:-1]) + "和" + words[-1]
+
+    def occupancy(self, achieved: float | None, theoretical: float | None) -> str:
+        """"achieved 25.0% of theoretical 50.0%"; with one of them unknown only the other, said so once ("achieved
+        25.0% (theoretical not measured)"); "not measured" alone for neither."""
+        if achieved is None and theoretical is None:
+            return self.nm
+        if achieved is None:
+            return self.label("occupancy_theoretical_only", t=self.pct(theoretical))
+        if theoretical is None:
+            return self.label("occupancy_achieved_only", a=self.pct(achieved))
+        return self.label("occupancy_values", a=self.pct(achieved), t=self.pct(theoretical))
 
     def sol_values(self, compute: float | None, memory: float | None) -> str:
         """"compute 31.4%, memory 77.1%"; in Chinese "计算、访存均未测量" when neither was measured."""

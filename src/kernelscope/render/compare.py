@@ -11,8 +11,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analysis.compare import METHOD_FIELDS, Comparison, KernelComparison, Side
+from ..analysis.compare_checks import ClockChange, Clocks
 from ..analysis.compare_program import ProgramSide
 from ..analysis.resolved import Resolution
+from ..knowledge.text import note_text
 from ..model import Measurement
 from ..notes import Note
 from ..version import __version__
@@ -22,6 +24,8 @@ from .common import Fmt, safe, short_name
 from .documents import encode
 from .documents.common import NoteDoc
 from .documents.compare import (
+    ClockChangeDoc,
+    ClocksDoc,
     CompareDoc,
     ComparedKernelDoc,
     FindingEstimateDoc,
@@ -69,9 +73,11 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
         return f.nm if s.spread_s is None else f.span(f.time(s.spread_s[0]), f.time(s.spread_s[1]))
 
     def achieved(s: Side) -> str:
-        if s.achieved_flops_per_s is None and s.efficiency is None:
-            return f.nm  # not "not measured (not measured)"
-        return f.flops(s.achieved_flops_per_s) + f.paren(f.share(s.efficiency))
+        if s.achieved_flops_per_s == 0:
+            return f.label("achieved_no_fp")  # no FP instructions: not "0 FLOP/s (not measured)"
+        if s.achieved_flops_per_s is None:
+            return f.nm
+        return f.flops(s.achieved_flops_per_s) + ("" if s.efficiency is None else f.paren(f.share(s.efficiency)))
 
     rows = [
         (f.label("duration"), f.spaced(f.time(b.duration_s), f.launches(b.launches)),
@@ -85,7 +91,7 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
         (f.label("bound"), f.bounds(b.classes), f.bounds(a.classes)),
         (f.label("occupancy"), f.pct(b.achieved_occupancy_pct), f.pct(a.achieved_occupancy_pct)),
     ]
-    unmeasured = {f.nm, f.sol_values(None, None)}
+    unmeasured = {f.nm, f.sol_values(None, None), f.bounds(())}
     return rows if details else [r for r in rows if not (r[1] in unmeasured and r[2] in unmeasured)]
 
 
@@ -161,8 +167,43 @@ def method_text(m: Measurement | None, f: Fmt) -> str:
     return tool + f.paren(f.comma.join(parts) or f.label("method_settings_unknown"))
 
 
+def clock_text(before_hz: float | None, after_hz: float | None, f: Fmt) -> str:
+    """"1.53 GHz before, 1.63 GHz after (+6.5%)"; "not measured" alone when a side lacks the clock."""
+    if before_hz is None or after_hz is None:
+        return f.nm
+    change = round(100.0 * (after_hz / before_hz - 1.0), 1) + 0.0  # never "-0.0%"
+    return f.label("clock_values", before=f"{before_hz / 1e9:.3g} GHz", after=f"{after_hz / 1e9:.3g} GHz",
+                   change=f"{change:+.1f}%")
+
+
+def _clock_words(values: dict, f: Fmt) -> dict[str, str]:
+    """The values of a ``cmp_clocks`` note (or of a pair's clocks) worded: each clock pair, both ratios."""
+    return {"sm": clock_text(values.get("sm_before_hz"), values.get("sm_after_hz"), f),
+            "mem": clock_text(values.get("mem_before_hz"), values.get("mem_after_hz"), f),
+            "speedup": _speed(values.get("speedup"), f), "cycle_speedup": _speed(values.get("cycle_speedup"), f)}
+
+
+def _pair_clocks(p: KernelComparison, f: Fmt, comparison: Comparison) -> str | None:
+    """The line under a pair whose SM or memory clocks differ: both clocks and the SM-cycle ratio beside the time
+    ratio; None when they agree or are not recorded, or when the pair is all there is on both sides (the
+    ``cmp_clocks`` warning above already says the same)."""
+    c = p.clocks
+    if c is None or not c.differs:
+        return None
+    if len(comparison.pairs) == 1 and not comparison.unmatched_before and not comparison.unmatched_after \
+            and comparison.clocks is not None and comparison.clocks.differs:
+        return None
+    values = {"sm_before_hz": c.before.sm_hz, "sm_after_hz": c.after.sm_hz, "mem_before_hz": c.before.mem_hz,
+              "mem_after_hz": c.after.mem_hz, "speedup": p.speedup, "cycle_speedup": c.cycle_speedup}
+    return f.head(f.label("pair_clocks"), f.label("pair_clocks_value", **_clock_words(values, f)))
+
+
 def _worded(note: Note, f: Fmt) -> str:
-    """A warning in words (``cmp_method`` names each side's method)."""
+    """A warning in words (``cmp_method`` names each side's method; ``cmp_clocks`` gives both clocks in GHz)."""
+    if note.key == "cmp_clocks":
+        return safe(note_text(note.key, _clock_words(dict(note.values), f), f.lang))
+    if note.key == "cmp_sole_pair":
+        return safe(note_text(note.key, {k: short_name(v) for k, v in note.values.items()}, f.lang))
     if note.key != "cmp_method":
         return f.note(note)
     sides = {side: Measurement(**{k: note.values.get(f"{side}_{k}") for k in METHOD_FIELDS}) for side in ("before", "after")}
@@ -179,12 +220,19 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
     if c.total_before_s == 0 and c.total_after_s == 0:
         return lines  # kernels picked inside one report: no program totals
     noise, beyond = c.noise
-    lines.append(f.head(f.label("matched_kernels", n=len(c.pairs)), f"{f.time(c.matched_before_s)}{f.arrow}"
-                 f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(beyond, noise, f), f)))
+    matched = f.head(f.label("matched_kernels", n=len(c.pairs)), f"{f.time(c.matched_before_s)}{f.arrow}"
+                     f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(beyond, noise, f), f))
+    every = f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}{f.semi}" + \
+        f.spaced(f.label("speedup"), _speed(c.total_speedup, f))
+    if c.headline == "all":  # the unmatched kernels dominate the time: every kernel's ratio leads
+        pb, pa = c.matched_shares
+        lines.append(f.head(f.label("all_kernels_headline", pb=_share(pb), pa=_share(pa)), every))
+    else:
+        lines.append(matched)
     if c.unmatched_before or c.unmatched_after:
         lines.append(f.label("unmatched_time", before=f.time(c.unmatched_before_s), after=f.time(c.unmatched_after_s),
                              before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
-        lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}"))
+        lines.append(matched if c.headline == "all" else f.head(f.label("all_kernels"), every))
     figure = c.program
     if figure is not None and figure.basis == "none":
         lines.append(f.label("program_no_figure", nb=figure.steps_before, na=figure.steps_after))
@@ -195,6 +243,12 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
             if figure.basis == "steps" else f.spaced(f.label("speedup"), _speed(figure.speedup, f))
         lines.append(f.head(head, f"{f.time(figure.before_s)}{f.arrow}{f.time(figure.after_s)}{f.semi}" + speed))
     return lines
+
+
+def _share(fraction: float) -> str:
+    """A share of GPU time that stays readable when tiny: "0.0008%", "12%"."""
+    pct = 100.0 * fraction
+    return "0%" if pct == 0 else f"{pct:.2g}%" if pct < 10 else f"{pct:.0f}%"
 
 
 def _program_rows(programs: tuple[ProgramSide, ProgramSide], f: Fmt) -> list[tuple[str, str, str, str]]:
@@ -309,6 +363,9 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
         shape = _shape_note(p, f)
         if shape is not None:
             out.append(Text(shape, style="bold"))
+        clocks = _pair_clocks(p, f, c)
+        if clocks is not None:
+            out.append(Text(clocks, style="bold"))
         if p.generator is not None:
             out.append(Text(f.label("cmp_matched_generated", generator=p.generator)))
         out.append(Text(f.head(f.label("what_moved"), f.notes(p.explanation))))
@@ -363,6 +420,8 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         lines += [f"| {cell(a)} | {cell(b)} | {cell(x)} |" for a, b, x in _pair_rows(p, f, details)]
         shape = _shape_note(p, f)
         lines += ["", f"**{cell(shape)}**"] if shape is not None else []
+        clocks = _pair_clocks(p, f, c)
+        lines += ["", f"**{cell(clocks)}**"] if clocks is not None else []
         lines += ["", cell(f.label("cmp_matched_generated", generator=p.generator))] if p.generator else []
         lines += ["", f.head(f.label("what_moved"), cell(f.notes(p.explanation)))]
         resolved = _resolved(p, f)
@@ -398,10 +457,11 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
                 changes=[WorkChangeDoc(unit=w.unit, metric=w.metric, before_s=w.before_s, after_s=w.after_s)
                          for w in p.posthoc.changes], speedup=p.posthoc.speedup),
             noise=finite(p.noise), generator=p.generator, resolved=[_resolution(r) for r in p.resolved],
+            clocks=_clocks(p.clocks),
         )
         k.not_measured = null_reasons(k, f, {**_DERIVED_NULLS, "/posthoc": "posthoc_none"},
                                       ("/explanation", "/predictions", "/not_measured", "/posthoc", "/resolved",
-                                       "/generator"))
+                                       "/generator", "/clocks"))
         kernels.append(k)
     return encode(CompareDoc(
         schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
@@ -414,8 +474,19 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
         programs=_programs(c),
         fail_if_slower_pct=threshold_pct, regressions=list(regressions), kernels=kernels,
         noise=finite(c.noise[0]), beyond_noise=c.noise[1], unmatched_growth=finite(c.unmatched_growth),
-        by_hand=c.by_hand,
+        by_hand=c.by_hand, headline=c.headline, clocks=_clocks(c.clocks),  # type: ignore[arg-type]
     ))
+
+
+def _clocks(c: ClockChange | None) -> ClockChangeDoc | None:
+    if c is None:
+        return None
+
+    def one(x: Clocks) -> ClocksDoc:
+        return ClocksDoc(sm_hz=finite(x.sm_hz), mem_hz=finite(x.mem_hz), time_s=x.time_s, cycles=x.cycles)
+
+    return ClockChangeDoc(before=one(c.before), after=one(c.after), differs=c.differs,
+                          cycle_speedup=finite(c.cycle_speedup))
 
 
 def _resolution(r: Resolution) -> ResolutionDoc:

@@ -26,7 +26,7 @@ from .charts import (
 )
 from ..analysis.groups import LaunchGroup, launch_groups
 from .common import Fmt, safe, short_name
-from .rows import advice_lines, kernel_rows, summary_rows
+from .rows import advice_lines, gpu_unknown, kernel_rows, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
 )
@@ -205,7 +205,9 @@ def _gpus(res: ReportDiagnosis, f: Fmt) -> str:
     if names:
         return ", ".join(names)
     devices = list(dict.fromkeys(k.device.display_name for k in res.report.kernels if k.device.display_name))
-    return ", ".join(devices) if devices else f.nm
+    if devices:
+        return ", ".join(devices)
+    return gpu_unknown(res.report.kernels[0], f) if res.report.kernels else f.label("gpu_unknown")  # not "not measured"
 
 
 def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_charts: bool = True,

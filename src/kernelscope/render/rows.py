@@ -41,11 +41,21 @@ def level_line(d: KernelDiagnosis, f: Fmt) -> str | None:
             extra.append(f.label("level_hit", v=f.pct(lv.hit_rate_pct)))
         if lv.arithmetic_intensity_flop_per_byte is not None:
             extra.append(f.intensity(lv.arithmetic_intensity_flop_per_byte))
-        items.append(f.spaced(level_name(lv.level, f), f.pct(lv.throughput_pct)) + (f.paren(f.comma.join(extra)) if extra else ""))
+        if lv.throughput_pct is None and extra:  # bytes known, % of peak not: the bytes, not "not measured (50 MB)"
+            items.append(f.spaced(level_name(lv.level, f), f.comma.join(extra)))
+        else:
+            items.append(f.spaced(level_name(lv.level, f), f.pct(lv.throughput_pct)) + (f.paren(f.comma.join(extra)) if extra else ""))
     if not items:
         return None
     lim = d.limiting_level
     return f.semi.join(items) + ("" if lim is None else f.stop + f.label("level_limiting", name=level_name(lim.level, f)))
+
+
+def gpu_unknown(k, f: Fmt) -> str:
+    """The GPU row of a profile that names no catalogue GPU: "not identified", with the compute capability the
+    profile records (a profile without a GPU name is not an unmeasured GPU)."""
+    cc = k.device.compute_capability
+    return f.label("gpu_unknown_cc", cc=f"{cc[0]}.{cc[1]}") if cc is not None else f.label("gpu_unknown")
 
 
 def level_name(level: str, f: Fmt) -> str:
@@ -92,7 +102,8 @@ def places(d: KernelDiagnosis, finding_id: str, f: Fmt) -> str | None:
     locs = d.locations.get(finding_id)
     if not locs:
         return None
-    return f.label("located_at", places=f.comma.join(place(x, f) + f.paren(f.share(x.share)) for x in locs))
+    return f.label("located_at", places=f.comma.join(place(x, f) + ("" if x.share is None else f.paren(f.share(x.share)))
+                                                     for x in locs))
 
 
 def advice_lines(d: KernelDiagnosis, f: Fmt) -> list[str]:
@@ -174,7 +185,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
             shape += f.comma + f.label("registers", n=launch.registers_per_thread)
         rows.append((f.label("launch_config"), shape))
     rows.append((f.label("duration"), f.time(k.duration_s)))
-    rows.append((f.label("gpu"), safe(d.gpu.name) if d.gpu is not None else f.nm))
+    rows.append((f.label("gpu"), safe(d.gpu.name) if d.gpu is not None else gpu_unknown(k, f)))
     rows.append((f.label("peaks"), f.notes(d.provenance)))
     rows.append((f.label("sol"), f.sol_values(d.sol.compute_pct, d.sol.memory_pct)))
     evidence = d.evidence if d.classes else (d.sol.evidence if d.sol.bound is not None else ())
@@ -214,7 +225,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
             "limiter": f.limiters(occ.limiters), "a": f.pct(k.achieved_occupancy_pct),
         }))
     else:
-        line = f.label("occupancy_values", a=f.pct(k.achieved_occupancy_pct), t=f.pct(k.theoretical_occupancy_pct))
+        line = f.occupancy(k.achieved_occupancy_pct, k.theoretical_occupancy_pct)
     if d.waves_per_sm is not None:
         line += f.semi + f.label("waves", w=d.waves_per_sm)
     if d.occupancy_notes:

@@ -202,5 +202,6 @@ def _tooltip(lv: _Level, perf: float, f: Fmt) -> str:
              f"{f.intensity(lv.ai)}, {si(perf, 'FLOP/s')}"]
     if m.peak_bytes_per_s is not None:
         lines.append(f.label("chart_hier_ceiling", level=f.label(f"chart_hier_{m.level}"),
-                             bw=si(m.peak_bytes_per_s, "B/s")) + f.paren(f.pct(m.bandwidth_pct)))
+                             bw=si(m.peak_bytes_per_s, "B/s"))
+                     + ("" if m.bandwidth_pct is None else f.paren(f.pct(m.bandwidth_pct))))  # not "(not measured)"
     return "\n".join(lines)

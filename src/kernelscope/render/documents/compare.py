@@ -6,7 +6,9 @@ measurement method (``before_method`` / ``after_method``) and ``warnings``; prog
 side ``total_s``, ``mean_s``, ``grid``, ``block``; per pair ``shape_differs``; ``matched_by`` may be ``signature``.
 Additive since: run-to-run ``noise`` per side, per pair and for the matched total (the gate's noise rule), pairs
 ``matched_by`` ``generated`` (with ``generator``), per pair ``resolved`` (what became of the BEFORE findings), the
-program figure per profiler step (``programs.figure``), ``unmatched_growth`` and ``by_hand``.
+program figure per profiler step (``programs.figure``), ``unmatched_growth`` and ``by_hand``; ``headline`` (which
+total leads), ``clocks`` (each side's measured SM and memory clocks and SM cycles, for the document and per pair) and
+``matched_by`` ``sole`` (one kernel a side, paired as ``--pair`` would).
 """
 
 from typing import Annotated, Literal
@@ -15,7 +17,7 @@ from msgspec import Meta
 
 from .common import Class, Doc, Lang, NoteDoc, NullReason, Version
 
-__all__ = ["CompareDoc", "ComparedKernelDoc", "FindingEstimateDoc", "MethodDoc", "ProgramDoc", "ProgramFigureDoc", "ProgramsDoc",
+__all__ = ["ClockChangeDoc", "ClocksDoc", "CompareDoc", "ComparedKernelDoc", "FindingEstimateDoc", "MethodDoc", "ProgramDoc", "ProgramFigureDoc", "ProgramsDoc",
            "ResolutionDoc", "SideDoc"]
 
 Dim3 = Annotated[tuple[int, int, int] | None, Meta(description="[x, y, z]; null when not recorded")]
@@ -45,6 +47,25 @@ class SideDoc(Doc):
     noise: Annotated[float | None, Meta(description=(
         "run-to-run noise: sample standard deviation / mean of the launch durations, or half the recorded range / "
         "the mean for a summary row (fraction); null without two measured launches or a recorded spread"))] = None
+
+
+class ClocksDoc(Doc):
+    """the clocks one side ran at (measured), time-weighted over its launches"""
+
+    sm_hz: Annotated[float | None, Meta(description="SM clock (smsp__cycles_elapsed.avg.per_second), Hz; null: not recorded")]
+    mem_hz: Annotated[float | None, Meta(description="memory clock (dram__cycles_elapsed.avg.per_second), Hz; null: not recorded")]
+    time_s: Annotated[float, Meta(description="time of the launches the SM clock was read from, seconds")]
+    cycles: Annotated[float, Meta(description="SM cycles of those launches: duration x launches x SM clock (cycles)")]
+
+
+class ClockChangeDoc(Doc):
+    """the two sides' clocks; a cmp_clocks warning says when they differ"""
+
+    before: ClocksDoc
+    after: ClocksDoc
+    differs: Annotated[bool, Meta(description="the SM or the memory clocks differ by more than 2 %")]
+    cycle_speedup: Annotated[float | None, Meta(description=(
+        "SM cycles before / after: the speedup at equal SM clocks (ratio); null without both"))]
 
 
 class ResolutionDoc(Doc):
@@ -111,10 +132,10 @@ class ComparedKernelDoc(Doc):
 
     before_name: Annotated[str, Meta(description="BEFORE kernel name (user data)")]
     after_name: Annotated[str, Meta(description="AFTER kernel name (user data)")]
-    matched_by: Annotated[Literal["name+shape", "name", "signature", "generated", "hand"], Meta(description=(
+    matched_by: Annotated[Literal["name+shape", "name", "signature", "generated", "hand", "sole"], Meta(description=(
         "how the two were paired: name and grid/block, name, demangled signature (the same kernel spelled "
         "differently by two tools), generated name (the same up to the ordinal or hash its generator appends, same "
-        "grid and block, nearest duration), or by hand"))]
+        "grid and block, nearest duration), by hand, or sole (each side holds one kernel, of different names)"))]
     shape_differs: Annotated[bool, Meta(description=(
         "true when a pair matched by name or signature has a different grid or block on the two sides (both "
         "recorded): not the same launch"))]
@@ -138,6 +159,8 @@ class ComparedKernelDoc(Doc):
     generator: Annotated[str | None, Meta(description=(
         "for matched_by generated: the generator whose suffix was set aside (inductor, triton, xla, hash)"))] = None
     resolved: Annotated[list[ResolutionDoc], Meta(description="what became of the BEFORE findings in AFTER")] = []
+    clocks: Annotated[ClockChangeDoc | None, Meta(description=(
+        "the two median launches' clocks and SM cycles; null when neither records a clock"))] = None
 
 
 class MethodDoc(Doc):
@@ -218,7 +241,9 @@ class CompareDoc(Doc):
     warnings: Annotated[list[NoteDoc], Meta(description=(
         "what makes the comparison less than like for like: cmp_method (the sides measured differently; values "
         "before_<field> / after_<field> of MethodDoc and differ, the fields that differ), cmp_counts (launch "
-        "counts differ)"))]
+        "counts differ), cmp_clocks (the SM or memory clocks differ: sm_/mem_before_hz, sm_/mem_after_hz, the time "
+        "ratio speedup and the SM-cycle ratio cycle_speedup), cmp_sole_pair (one kernel a side, different names, "
+        "paired)"))]
     programs: Annotated[ProgramsDoc | None, Meta(description="program wall and split of each side; null unless both are timelines")]
     fail_if_slower_pct: Annotated[float | None, Meta(description="the --fail-if-slower threshold, percent; null: not given")]
     regressions: Annotated[list[str], Meta(description=(
@@ -232,3 +257,8 @@ class CompareDoc(Doc):
     unmatched_growth: Annotated[float | None, Meta(description=(
         "(unmatched_after_s - unmatched_before_s) / total_before_s (fraction); null without program totals"))] = None
     by_hand: Annotated[bool, Meta(description="kernels paired by hand: only those pairs compared, nothing else listed")] = False
+    headline: Annotated[Literal["matched", "all", "none"], Meta(description=(
+        "which total leads the report: matched (speedup), or all (total_speedup) when the matched kernels are under "
+        "half of either side's GPU time; none without program totals"))] = "none"
+    clocks: Annotated[ClockChangeDoc | None, Meta(description=(
+        "both profiles' clocks over all their kernels and SM cycles; null when not recorded"))] = None
