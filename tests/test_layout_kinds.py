@@ -191,7 +191,7 @@ def test_the_input_path_is_on_a_line_of_its_own():
     report = "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep"
     _, out, _ = run_cli(_cmd("fusion", NCU + report, "--around", "silu_kernel_non_strided", "--lang", "zh"), 80)
     lines = out.splitlines()
-    assert lines[0].strip() == "融合能带来多少收益" and lines[1].startswith(str(CORPUS)), out
+    assert lines[0].strip() == Fmt("zh").label("fu_command_title") and lines[1].startswith(str(CORPUS)), out
     _, out, _ = run_cli(_cmd("diagnose", NCU + "kilianhae__Attention.C__softmax_CUDA_naivesoftmax_ncu.ncu-rep",
                              "--lang", "zh"), 120)
     first, second = out.splitlines()[:2]
