@@ -126,7 +126,7 @@ def test_findings_in_each_format():
     assert {h["pc"]: h["findings"] for h in doc["launches"][0]["instructions"]}[0x110] == ["lg_throttle"]
     page = render_source(result, "html", "en")
     check_html(page)
-    assert f'<span class="fb" title="lg_throttle">{LG}</span>' in page
+    assert f'<span class="fb" data-finding="lg_throttle">{LG}</span>' in page
     assert "-&gt;" not in page  # badges, not the arrow text
 
 

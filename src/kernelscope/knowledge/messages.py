@@ -72,10 +72,10 @@ def _reword(text: str, depth: int) -> str:
 
 @cache
 def _templated() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """The ``[phrase]`` entries with fields, as (regular expression on the English, Chinese), longest English
-    first (the most specific wins)."""
+    """The ``[phrase]`` entries with fields, as (regular expression on the English, Chinese), the most literal
+    text first (the most specific wins: "line {line}: " before "{label}: {problem}")."""
     out = []
-    for en, zh in sorted(messages().phrase.items(), key=lambda item: -len(item[0])):
+    for en, zh in sorted(messages().phrase.items(), key=lambda item: -len(re.sub(r"\{\w+\}", "", item[0]))):
         if "{" not in en:
             continue
         pieces = re.split(r"\{(\w+)\}", en)
