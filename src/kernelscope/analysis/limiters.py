@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..knowledge.units import Unit, by_metric, unit
+from ..knowledge.units import by_metric
 from ..model import KernelProfile
 
 #: Bytes per L1/L2/DRAM sector.
@@ -155,26 +155,12 @@ class MemoryLevel:
     peak_from: str | None = None
 
 
-#: Memory-side counters by their unit's prefix, for a sub-metric ``data/units.toml`` does not list (the whole L1/TEX
-#: throughput :data:`L1_TOTAL`, a newer Nsight Compute's breakdown): named by its unit, never by the counter.
-MEMORY_PREFIXES = {"l1tex__": "l1", "lts__": "l2", "dram__": "dram"}
-
-
-def unit_of(metric: str, side: str) -> Unit | None:
-    """The unit a breakdown sub-metric measures: its ``data/units.toml`` entry, else (memory side) the unit of its
-    counter's prefix (:data:`MEMORY_PREFIXES`); None when neither names one."""
-    u = by_metric().get(metric)
-    if u is not None or side != "memory":
-        return u
-    prefix = next((p for p in MEMORY_PREFIXES if metric.startswith(p)), None)
-    return None if prefix is None else unit(MEMORY_PREFIXES[prefix])
-
-
 def unit_loads(breakdown: Mapping[str, float], side: str) -> tuple[UnitLoad, ...]:
     """The units of one side, busiest first: each unit's load is the largest of its sub-metrics."""
+    known = by_metric()
     best: dict[str, UnitLoad] = {}
     for metric, pct in breakdown.items():
-        u = unit_of(metric, side)
+        u = known.get(metric)
         key = u.id if u is not None else metric
         if key not in best or pct > best[key].pct:
             best[key] = UnitLoad(u.id if u else None, side, u.kind if u else None, metric, pct)

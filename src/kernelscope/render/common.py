@@ -16,7 +16,7 @@ from ..knowledge.libraries import family
 from ..knowledge.messages import phrase
 from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
-from ..knowledge.units import unit
+from ..knowledge.units import unit, unit_of
 from ..notes import Note
 
 
@@ -342,11 +342,14 @@ class Fmt:
                           proposed=proposed, warps=values["step_warps"])
 
     def unit(self, unit_id: str) -> str:
-        """A hardware unit of ``data/units.toml`` by id, in this language (a raw metric name stays as it is)."""
+        """A hardware unit of ``data/units.toml`` by id, in this language; a breakdown sub-metric the file does not
+        list is named by the unit its counter belongs to (:func:`kernelscope.knowledge.units.unit_of`), and stays as
+        it is only when none is known."""
         try:
             return unit(unit_id).name(self.lang)
         except KeyError:
-            return unit_id
+            named = unit_of(unit_id, "memory")
+            return unit_id if named is None else named.name(self.lang)
 
     def finding_values(self, finding: Finding) -> dict[str, Any]:
         """A finding's message values worded in this language (see :meth:`words`), with the occupancy step."""
