@@ -129,6 +129,13 @@ def test_source_without_instruction_data_is_one_chinese_sentence(capsys):
         assert code == 2 and "no launch" in err, err
 
 
+def test_a_label_spliced_into_an_error_is_worded(capsys):
+    plain = str(need(CASES / "C01_plain_occupancy_221.toml"))
+    code, _, err = _run(capsys, "roofline", plain, "--levels", "--format", "table", "--lang", "zh")
+    assert code == 2 and "没有分层 Roofline" in err and "not measured" not in err and english_runs(err) == [], err
+    assert phrase("no roofline for this launch", "zh") == Fmt("zh").note("no_roofline")
+
+
 # ------------------------------------------------------------------------------ (b) flags, help, --format md
 
 def test_no_error_names_an_internal_destination():

@@ -61,6 +61,8 @@ def phrase(text: str, lang: str) -> str:
 
 def _reword(text: str, depth: int) -> str:
     found = messages().phrase.get(text)
+    if found is None:
+        found = _label_words().get(text)  # a UI label or note spliced in (why a launch has no roofline)
     if found is not None or depth == 0:
         return text if found is None else found
     for pattern, zh in _templated():
@@ -68,6 +70,17 @@ def _reword(text: str, depth: int) -> str:
         if m is not None:
             return zh.format(**{k: _reword(v, depth - 1) for k, v in m.groupdict().items()})
     return text
+
+
+@cache
+def _label_words() -> Mapping[str, str]:
+    """English -> Chinese of every ``labels.toml`` ``[label]`` and ``[note]`` text without fields: the words an
+    error may carry from the report's own vocabulary."""
+    from .text import labels
+
+    table = labels()
+    return {t.en: t.zh for group in (table.label, table.note) for t in group.values()
+            if "{" not in t.en and getattr(t, "zh", None)}
 
 
 @cache
