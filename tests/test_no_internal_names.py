@@ -296,6 +296,19 @@ def test_single_process_timeline_says_devices_not_ranks(capsys):
             assert depth <= 1, line
 
 
+@pytest.mark.parametrize("case", ["N22_kineto_exposed_comm_two_streams.json", "N20_kineto_queued_launches.json"])
+def test_single_rank_headlines_say_devices(capsys, case):
+    code, out, err = _run(capsys, "timeline", str(need(CASES / case)), "--details", "--lang", "zh")
+    assert code == 0, err
+    assert not re.search(r"(所有|各) ?Rank|最慢的 Rank|Rank 之和", out), out
+
+
+def test_several_ranks_keep_rank_words(capsys):
+    code, out, err = _run(capsys, "timeline", str(need(CASES / "N14_ranks_ddp_compute_straggler")), "--details",
+                          "--lang", "zh")
+    assert code == 0 and "各 Rank 之和" in out and "各设备之和" not in out, err
+
+
 # ------------------------------------------------------------------------------ (g) English JSON machine fields
 
 def test_english_json_fields_are_documented():

@@ -58,7 +58,8 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
         f = Fmt(lang)
         where_text = "" if lane is None or b.lanes < 2 else f.label(
             "tl_comm_where", n=b.lanes, lane_s=f.time(lane.busy_s), where=where(f, lane.rank, lane.device))
-        return Note("tl_black_hole_comm", values | {"base_s": base, "after_s": after, "where_text": where_text})
+        key = "tl_black_hole_comm" if len(rep.ranks) > 1 else "tl_black_hole_comm_devices"
+        return Note(key, values | {"base_s": base, "after_s": after, "where_text": where_text})
     if lane is not None and b.lanes > 1:
         base, after, _ = _gone(b.amdahl)
         lane_base, lane_after, lane_inf = _gone(lane.amdahl)
