@@ -77,11 +77,12 @@ def test_timeline_default_keeps_the_headline_and_cites_the_graph_model_once(caps
     short = _out(capsys, monkeypatch, "timeline", str(need(RESNET)))
     full = _out(capsys, monkeypatch, "timeline", str(RESNET), "--details")
     assert len(short.splitlines()) < 0.4 * len(full.splitlines())
-    for kept in ("Largest time black hole", "Kernels by total time", "Checks (Nsight Systems expert rules)"):
+    for kept in ("Largest time black hole", "Kernels by total time", "Checks (timeline expert rules)"):  # a PyTorch trace
         assert kept in short and kept in full
     assert "CUDA API calls by total time" in full and "More tables (" in short
     assert short.count(GRAPH_CITATION) == 1
-    assert short.index(GRAPH_CITATION) > short.index("Notes, once for the report")  # in the footnotes, not a row
+    assert "Notes, once for the report" not in short  # no panels, so no "[n]: the panels" in the notes' title
+    assert short.index(GRAPH_CITATION) > short.index("\nNotes")  # in the footnotes, not a row
 
 
 def test_timeline_compare_shows_the_largest_changes_and_counts_the_rest(capsys, monkeypatch):

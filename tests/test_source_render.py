@@ -126,7 +126,7 @@ def test_findings_in_each_format():
     assert {h["pc"]: h["findings"] for h in doc["launches"][0]["instructions"]}[0x110] == ["lg_throttle"]
     page = render_source(result, "html", "en")
     check_html(page)
-    assert f'<span class="fb" title="lg_throttle">{LG}</span>' in page
+    assert f'<span class="fb" data-finding="lg_throttle">{LG}</span>' in page
     assert "-&gt;" not in page  # badges, not the arrow text
 
 
@@ -169,7 +169,7 @@ def test_diagnose_html_shows_where_in_the_code(tmp_path):
     view = card[card.index('class="source-view"'):card.index('class="sass-view"')]
     row = next(r for r in view.split("<tr>") if "accumulator += static_cast" in r)
     assert row.startswith('<td class="num muted">286</td>') and 'style="background:rgba(214,39,40,0.80)"' in row
-    assert f'title="uncoalesced_global">{UNCOALESCED}</span>' in row and f'title="lg_throttle">{LG}</span>' in row
+    assert f'data-finding="uncoalesced_global">{UNCOALESCED}</span>' in row and f'data-finding="lg_throttle">{LG}</span>' in row
     assert "LDG.E.S8 R20, [R30.64]" in card  # SASS of the hottest instruction
 
 

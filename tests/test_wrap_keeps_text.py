@@ -28,10 +28,11 @@ from kernelscope.render.fit import fit_tables
 
 DATA = Path(__file__).resolve().parents[1] / "src" / "kernelscope" / "data"
 def _idle_title() -> str:
-    """The title that lost characters: labels.toml tl_gpu_idle + tl_basis_idle (N14's wall), as the timeline prints it."""
+    """The title that lost characters: labels.toml tl_gpu_idle + tl_basis_idle (N14's wall: several ranks), as the
+    timeline prints it (the caption after a semicolon: no parentheses in parentheses)."""
     labels = tomllib.loads((DATA / "labels.toml").read_text(encoding="utf-8"))["label"]
     basis = labels["tl_basis_idle"]["zh"].format(time="362.1 ms")
-    return f"{labels['tl_gpu_idle']['zh']}（{basis}）"
+    return f"{labels['tl_gpu_idle']['zh']}；{basis}"
 
 
 IDLE_TITLE = _idle_title()
@@ -65,7 +66,7 @@ def _bare(text: str) -> str:
 
 
 def test_texts_are_read():
-    assert len(texts()) > 500 and any("隐藏到" in t for t in texts()) and IDLE_TITLE.endswith("之下）")
+    assert len(texts()) > 500 and any("隐藏到" in t for t in texts()) and IDLE_TITLE.endswith("之下")
 
 
 @settings(max_examples=300, deadline=None)

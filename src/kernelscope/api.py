@@ -245,7 +245,7 @@ def no_kernel_matches(source: str, option: str, pattern: str, names: Iterable[st
 def _check_top(top: int) -> None:
     """Raises InputError unless ``top`` (instructions and lines per launch) is at least 1."""
     if top < 1:
-        raise InputError("top (--top)", key="top_instructions_positive", values={"top": top})
+        raise InputError("--top", key="top_instructions_positive", values={"top": top})
 
 
 def _source_report(report: "ProfileReport", diagnosed: list[KernelDiagnosis], top: int,
@@ -286,16 +286,16 @@ def _source_launches(report: "ProfileReport", kernel_regex: str | None, launch: 
         one = [k for k in kernels if k.index == launch]
         if not one:
             shown = ", ".join(str(k.index) for k in kernels[:12]) + (", ..." if len(kernels) > 12 else "")
-            raise InputError("launch (--launch)", f"no launch {launch} among the selected launches ({shown})",
+            raise InputError("--launch", f"no launch {launch} among the selected launches ({shown})",
                              key="no_launch_index", values={"launch": launch, "shown": shown})
         if not one[0].instruction_metrics:
             raise no_instruction_data(path, one[0])
         return one
     with_data = [k for k in kernels if k.instruction_metrics and k.origin is not None]
     if not with_data:
-        which = "no launch matching --kernel" if selecting else "no launch"
-        raise InputError(path, key="source_no_instruction_data",
-            values={"which": which, "how_to_collect": HOW_TO_COLLECT})
+        if selecting:
+            raise InputError(path, key="source_no_instruction_data_selected", values={"how_to_collect": HOW_TO_COLLECT})
+        raise InputError(path, key="source_no_instruction_data", values={"how_to_collect": HOW_TO_COLLECT})
     if selecting:
         return with_data
     return [max(with_data, key=lambda k: (k.duration_s if k.duration_s is not None else -1.0, -k.index))]

@@ -93,7 +93,7 @@ def match(items: Iterable[T], spec: str, kernel_of: Callable[[T], KernelProfile]
     return near
 
 
-def match_kernels(kernels: Iterable[KernelProfile], spec: str, source: str = "kernel (--kernel)",
+def match_kernels(kernels: Iterable[KernelProfile], spec: str, source: str = "--kernel",
                   option: str = "--kernel") -> list[KernelProfile]:
     """The kernels ``spec`` (a NAME or ``regex:PATTERN``) names, in the given order: :func:`match`."""
     return match(kernels, spec, lambda k: k, source, option)
@@ -123,7 +123,7 @@ def _shortened(name: str, width: int) -> str:
 
 def select_kernels(
     kernels: Sequence[KernelProfile], kernel_regex: str | None = None, top: int | None = None,
-    kernel: str | None = None, source: str = "kernel (--kernel)",
+    kernel: str | None = None, source: str = "--kernel",
 ) -> tuple[KernelProfile, ...]:
     """Launches whose name or demangled name matches ``kernel_regex`` (``re.search``) and that ``kernel`` names
     (a NAME or ``regex:PATTERN``, :func:`match`), then the ``top`` longest of those (launches without a duration
@@ -134,12 +134,12 @@ def select_kernels(
     """
     chosen: Sequence[KernelProfile] = kernels
     if kernel_regex is not None:
-        chosen = select(chosen, kernel_regex, kernel_names, "kernel_regex (--kernel)")
+        chosen = select(chosen, kernel_regex, kernel_names, "--kernel")
     if kernel is not None:
         chosen = match_kernels(chosen, kernel, source)
     if top is not None:
         if top < 1:
-            raise InputError("top (--top)", key="top_kernels_positive", values={"top": top})
+            raise InputError("--top", key="top_kernels_positive", values={"top": top})
         longest = sorted(chosen, key=lambda k: -(k.duration_s if k.duration_s is not None else -1.0))[:top]
         keep = {k.index for k in longest}
         chosen = [k for k in chosen if k.index in keep]

@@ -76,7 +76,7 @@ def _parent(shared: Shared, lang: str = "en") -> argparse.ArgumentParser:
         p.add_argument("--input-format", choices=("auto", *shared.input_formats), default="auto",
                        help=shared.input_format_help)
     if shared.formats is not None:
-        p.add_argument("--format", choices=shared.formats, default=None, help=shared.format_help)
+        p.add_argument("--format", choices=shared.formats, default=None, help=shared.format_help, type=format_name)
     if shared.lang_help is not None:
         p.add_argument("--lang", choices=LANGUAGES, default=lang, help=shared.lang_help + LANG_DEFAULT_HELP)
     if shared.quiet_help is not None:
@@ -88,8 +88,18 @@ def _parent(shared: Shared, lang: str = "en") -> argparse.ArgumentParser:
     if shared.output_help is not None:
         p.add_argument("-o", "--output", metavar="FILE", required=shared.output_required, help=shared.output_help)
     if shared.details:
-        p.add_argument("-v", "--details", action="store_true", help=DETAILS_HELP)
+        p.add_argument("-v", "--details", action="store_true",
+                       help=shared.details if isinstance(shared.details, str) else DETAILS_HELP)
     return p
+
+
+#: Other names ``--format`` takes for one of its choices.
+FORMAT_ALIASES = {"md": "markdown"}
+
+
+def format_name(text: str) -> str:
+    """A ``--format`` value as one of its choices: ``md`` is ``markdown`` (:data:`FORMAT_ALIASES`)."""
+    return FORMAT_ALIASES.get(text, text)
 
 
 def _parser(default_lang: str = "en", lang: str = "en") -> argparse.ArgumentParser:
@@ -105,7 +115,7 @@ def _parser(default_lang: str = "en", lang: str = "en") -> argparse.ArgumentPars
         c = sub.add_parser(command.name, help=command.help, description=command.description,
                            parents=[_parent(command.shared, default_lang)], lang=lang)
         command.add_arguments(c)
-        c.set_defaults(func=command.run, shared=command.shared)
+        c.set_defaults(func=command.run, shared=command.shared, command_parser=c)
     translate_help(p, lang, LANG_DEFAULT_HELP)
     return p
 
@@ -139,7 +149,9 @@ def _main(argv: list[str]) -> int:
         print(bad_env_message(str(exc)), file=sys.stderr)
         return 2
     lang = argv_lang(argv) or default
-    args = _parser(default, lang).parse_args(argv)
+    args, extra = _parser(default, lang).parse_known_args(argv)
+    if extra:  # the command's own usage error (see 'kernelscope COMMAND --help'), not the top-level one
+        args.command_parser.error("unrecognized arguments: " + " ".join(extra))
     lang = getattr(args, "lang", lang)
     try:
         if getattr(args, "format", "") is None:  # not given: what -o's extension says, else the default

@@ -40,13 +40,18 @@ class Shared:
     output_help: str | None = None
     output_required: bool = False
     format_from_output: bool = True
-    details: bool = False
+    details: bool | str = False
 
 
 #: ``-v/--details`` help, one text for every command that prints a report.
 DETAILS_HELP = ("the whole report in the terminal and Markdown output (every panel row, table, caveat and "
                 "compared kernel); without it: per kernel the verdict, the limiter, the top findings with their "
                 "estimates and where in the code, the caveats once at the end (JSON is always complete)")
+
+#: ``-v/--details`` help of ``timeline`` (its short report keeps tables, not panels).
+TIMELINE_DETAILS_HELP = ("the whole report in the terminal and Markdown output (every table, every row of each "
+                         "ranking, the fusion advice in full); without it: the overview, the devices, ranks, top "
+                         "kernels and fusion tables, the checks, the notes once at the end (JSON is always complete)")
 
 
 #: The ``--format`` an ``-o FILE`` extension names (when ``--format`` is not given); any other extension, or none:

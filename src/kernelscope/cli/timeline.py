@@ -18,7 +18,7 @@ from ..distributed.map import add_arguments as add_map_arguments
 from .dataset import add_dataset_argument, check as check_dataset, save as save_dataset
 from .batch import Batch
 from .inputs import spooled
-from .options import OUTPUT_HELP, Command, Shared
+from .options import OUTPUT_HELP, TIMELINE_DETAILS_HELP, Command, Shared
 from .output import refuse_inputs, show, write_atomic
 
 
@@ -138,7 +138,7 @@ COMMAND = Command(
         formats=(*TIMELINE_OUTPUTS, "parquet"),
         lang_help="language of labels and findings",
         output_help=OUTPUT_HELP,
-        details=True,
+        details=TIMELINE_DETAILS_HELP,
     ),
     add_arguments=_add_timeline_parser,
     run=_timeline,

@@ -23,6 +23,8 @@ class FindingText(Model, kw_only=True):
 
     title_en: NonEmpty
     title_zh: NonEmpty
+    name_en: str = ""
+    name_zh: str = ""
     action_en: NonEmpty
     action_zh: NonEmpty
     change: NonEmpty
@@ -36,6 +38,12 @@ class FindingText(Model, kw_only=True):
     def title(self, lang: str) -> str:
         """The finding's title in ``lang`` (a template: it may hold fields of the finding's values)."""
         return self.title_zh if check_lang(lang) == "zh" else self.title_en
+
+    def name(self, lang: str) -> str:
+        """The finding's title in ``lang`` without the finding's values (``name_en`` / ``name_zh``, for a title
+        with fields; else the title): what names it where only its id is known (compare's estimates, badges)."""
+        text = self.name_zh if check_lang(lang) == "zh" else self.name_en
+        return text or self.title(lang)
 
     def action(self, lang: str) -> str:
         """The action template in ``lang``."""

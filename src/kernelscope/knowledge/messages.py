@@ -104,6 +104,8 @@ def phrase(text: str, lang: str) -> str:
 
 def _reword(text: str, depth: int) -> str:
     found = messages().phrase.get(text)
+    if found is None:
+        found = _label_words().get(text)  # a UI label or note spliced in (why a launch has no roofline)
     if found is not None or depth == 0:
         return text if found is None else found
     for pattern, zh in _templated():
@@ -114,11 +116,22 @@ def _reword(text: str, depth: int) -> str:
 
 
 @cache
+def _label_words() -> Mapping[str, str]:
+    """English -> Chinese of every ``labels.toml`` ``[label]`` and ``[note]`` text without fields: the words an
+    error may carry from the report's own vocabulary."""
+    from .text import labels
+
+    table = labels()
+    return {t.en: t.zh for group in (table.label, table.note) for t in group.values()
+            if "{" not in t.en and getattr(t, "zh", None)}
+
+
+@cache
 def _templated() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """The ``[phrase]`` entries with fields, as (regular expression on the English, Chinese), longest English
-    first (the most specific wins)."""
+    """The ``[phrase]`` entries with fields, as (regular expression on the English, Chinese), the most literal
+    text first (the most specific wins: "line {line}: " before "{label}: {problem}")."""
     out = []
-    for en, zh in sorted(messages().phrase.items(), key=lambda item: -len(item[0])):
+    for en, zh in sorted(messages().phrase.items(), key=lambda item: -len(re.sub(r"\{\w+\}", "", item[0]))):
         if "{" not in en:
             continue
         pieces = re.split(r"\{(\w+)\}", en)

@@ -3,6 +3,7 @@ sub-metric measures, on which side (compute / memory), what a limit there means,
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Literal
 
@@ -38,6 +39,24 @@ class _UnitsFile(Model, kw_only=True):
 def by_metric() -> dict[str, Unit]:
     """Breakdown sub-metric -> the unit it measures."""
     return {m: u for u in load("units.toml", _UnitsFile).unit for m in u.metrics}
+
+
+#: Memory-side counters by the prefix of their unit, for a sub-metric this file does not list (the whole L1/TEX
+#: throughput ``l1tex__throughput``, a newer Nsight Compute's breakdown).
+MEMORY_PREFIXES = {"l1tex__": "l1", "lts__": "l2", "dram__": "dram"}
+
+
+def unit_of(metric: str, side: str) -> Unit | None:
+    """The unit a breakdown sub-metric is shown as: its entry here, else that of the same counter without a version
+    suffix (``sm__pipe_tensor_cycles_active_v2``), else (memory side) the unit of its prefix
+    (:data:`MEMORY_PREFIXES`); None when none names one. For naming only: the analysis keeps such a sub-metric
+    apart (``UnitLoad.unit`` None), as its thresholds were set without it."""
+    known = by_metric()
+    u = known.get(metric) or known.get(re.sub(r"_v\d+(?=\.)", "", metric))
+    if u is not None or side != "memory":
+        return u
+    prefix = next((p for p in MEMORY_PREFIXES if metric.startswith(p)), None)
+    return None if prefix is None else unit(MEMORY_PREFIXES[prefix])
 
 
 @cache

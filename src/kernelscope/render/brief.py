@@ -37,6 +37,10 @@ class Footnotes:
         """("[1] [2]", text) per caveat, in first-seen order; empty when there is none."""
         return [(" ".join(w), text) for text, w in self._where.items()]
 
+    def panels(self) -> bool:
+        """Whether a caveat names panels (``"[1]"``): a report of panels (diagnose), not of tables (timeline)."""
+        return any(w.startswith("[") for where in self._where.values() for w in where)
+
 
 def brief_rows(d: KernelDiagnosis, f: Fmt, notes: Footnotes) -> list[tuple[str, str]]:
     """The rows of one kernel's short panel: launch shape, duration, the verdict, the limiter (the busiest unit of
@@ -86,7 +90,8 @@ def top_by(items: Sequence[T], key, n: int = TOP_ROWS) -> tuple[list[T], int]:
 def footnote_block(notes: Footnotes, f: Fmt, more_key: str = "brief_more", **more: object) -> tuple[str, list[tuple[str, str]], str]:
     """The footnote section of a short report: (its title, ("[1] [2]", caveat) per caveat, the line naming
     ``--details``: label ``more_key`` with ``more``)."""
-    return f.label("brief_notes"), notes.items(), f.label(more_key, **more)
+    title = f.label("brief_notes" if notes.panels() else "brief_notes_plain")  # "[n]" explained only where used
+    return title, notes.items(), f.label(more_key, **more)
 
 
 def footnote_table(notes: Footnotes, f: Fmt, more_key: str = "brief_more", **more: object) -> list:

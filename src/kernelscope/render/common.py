@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import string
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..analysis.engine import Finding
 from ..knowledge import check_lang
@@ -16,11 +16,23 @@ from ..knowledge.libraries import family
 from ..knowledge.messages import phrase
 from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
-from ..knowledge.units import unit
+from ..knowledge.units import unit, unit_of
 from ..notes import Note
 
 
 _PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def integer_pipe(pipe: str) -> bool:
+    """Whether a pipe of ``data/gpus.toml`` ``peak_flops_per_s`` does integer work (``int8_tensor``): OP/s."""
+    return pipe.startswith("int")
+
+
+def ops_unit(pipes: str | Iterable[str]) -> str:
+    """The unit of a rate of work on ``pipes`` (one pipe or several): ``OP/s`` when all do integer work (INT8 tensor
+    cores), else ``FLOP/s``. The one rule every output (tables, charts, JSON-free texts) names such a rate by."""
+    names = (pipes,) if isinstance(pipes, str) else tuple(pipes)
+    return "OP/s" if names and all(integer_pipe(p) for p in names) else "FLOP/s"
 
 
 def si(value: float, unit: str = "", digits: int | None = 3, sep: str = " ") -> str:
@@ -282,12 +294,14 @@ class Fmt:
 
     def flops(self, value: float | None, pipe: str | None = None) -> str:
         """A rate of work: FLOP/s, or OP/s for an integer ``pipe`` (INT8 tensor cores: TOP/s, as the roofline)."""
-        return self.nm if value is None else si(value, "OP/s" if pipe and pipe.startswith("int") else "FLOP/s")
+        return self.nm if value is None else si(value, ops_unit(pipe or ()))
 
-    def intensity(self, value: float | None) -> str:
+    def intensity(self, value: float | None, pipes: str | Iterable[str] = ()) -> str:
+        """Arithmetic intensity: FLOP/B, or OP/B for integer ``pipes`` (:func:`ops_unit`)."""
         if value is None:
             return self.nm
-        return "∞ FLOP/B" if math.isinf(value) else f"{value:.3g} FLOP/B"
+        unit = ops_unit(pipes).replace("/s", "/B") if pipes else "FLOP/B"
+        return f"∞ {unit}" if math.isinf(value) else f"{value:.3g} {unit}"
 
     def pipe(self, pipe: str) -> str:
         return pipe_name(pipe, self.lang)
@@ -370,11 +384,14 @@ class Fmt:
                           proposed=proposed, warps=values["step_warps"])
 
     def unit(self, unit_id: str) -> str:
-        """A hardware unit of ``data/units.toml`` by id, in this language (a raw metric name stays as it is)."""
+        """A hardware unit of ``data/units.toml`` by id, in this language; a breakdown sub-metric the file does not
+        list is named by the unit its counter belongs to (:func:`kernelscope.knowledge.units.unit_of`), and stays as
+        it is only when none is known."""
         try:
             return unit(unit_id).name(self.lang)
         except KeyError:
-            return unit_id
+            named = unit_of(unit_id, "memory")
+            return unit_id if named is None else named.name(self.lang)
 
     def finding_values(self, finding: Finding) -> dict[str, Any]:
         """A finding's message values worded in this language (see :meth:`words`), with the occupancy step."""
@@ -432,8 +449,8 @@ class Fmt:
         values = self.finding_values(finding) if finding is not None else {}
         try:
             return safe(fill(text.title(self.lang), values, self.lang))
-        except (KeyError, IndexError):  # a title template whose values this caller does not have
-            return finding_id
+        except (KeyError, IndexError):  # a title template whose values this caller does not have: its name
+            return safe(text.name(self.lang))
 
     def gain(self, finding: Finding, program_share: float | None) -> str:
         """"est. 1.80x this kernel, 12.3% of GPU time saved" for a prediction, "at most 1.80x this kernel, ..." for

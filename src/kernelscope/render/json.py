@@ -253,7 +253,7 @@ def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
         notes=notes(d.notes, f), flop_counts=dict(k.flop_counts), dram_bytes_read=k.dram_bytes_read,
         dram_bytes_write=k.dram_bytes_write, tensor_pipe_active_pct=k.tensor_pipe_active_pct,
         tensor_ops_pct=dict(k.tensor_ops_pct), occupancy=_occupancy(d, f), stalls=_stalls(d, f),
-        busiest_units=[UnitLoadDoc(unit=u.unit, name=f.unit(u.unit) if u.unit else u.metric, side=u.side,  # type: ignore[arg-type]
+        busiest_units=[UnitLoadDoc(unit=u.unit, name=f.unit(u.unit or u.metric), side=u.side,  # type: ignore[arg-type]
                                    kind=u.kind, metric=u.metric, pct=u.pct)
                        for u in (*d.limiters.compute, *d.limiters.memory)],
         memory_levels=[MemoryLevelDoc(level=lv.level, throughput_pct=lv.throughput_pct, bytes=lv.bytes,  # type: ignore[arg-type]

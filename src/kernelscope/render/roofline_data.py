@@ -18,7 +18,7 @@ from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.limiters import MemoryLevel, nearest_ceiling
 from ..analysis.roofline import RooflinePoint
 from ..model import GpuSpec
-from .common import Fmt, safe
+from .common import Fmt, integer_pipe, safe
 
 __all__ = [
     "LEVELS", "LaunchPoints", "RooflineData", "ceilings", "has_hierarchy", "hierarchy_data", "hierarchy_reason",
@@ -98,11 +98,11 @@ def time_share(d: KernelDiagnosis, total_s: float | None) -> float | None:
 
 def ceilings(gpu: GpuSpec) -> list[tuple[float, list[str]]]:
     """The GPU's compute ceilings as a chart draws them: (peak FLOP/s, the pipes with that dense peak) per distinct
-    peak, highest first (OP/s for int8)."""
-    by_peak: dict[float, list[str]] = {}
+    peak, highest first; integer pipes (OP/s, :func:`.common.ops_unit`) on lines of their own."""
+    by_peak: dict[tuple[float, bool], list[str]] = {}  # integer and floating-point pipes never share a line
     for pipe, peak in gpu.peak_flops_per_s.items():
-        by_peak.setdefault(peak, []).append(pipe)
-    return [(peak, by_peak[peak]) for peak in sorted(by_peak, reverse=True)]
+        by_peak.setdefault((peak, integer_pipe(pipe)), []).append(pipe)
+    return [(peak, by_peak[(peak, integer)]) for peak, integer in sorted(by_peak, key=lambda k: (-k[0], k[1]))]
 
 
 @dataclass(frozen=True)

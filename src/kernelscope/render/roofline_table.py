@@ -12,7 +12,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .common import Fmt, safe, si
+from .common import Fmt, ops_unit, safe, si
 from .roofline_data import RooflineData
 
 __all__ = ["renderables", "title"]
@@ -24,10 +24,6 @@ def _level(level: str, f: Fmt) -> str:
 
 def _pipes(pipes: tuple[str, ...], f: Fmt) -> str:
     return " / ".join(f.pipe(p) for p in pipes)
-
-
-def _unit(pipes: tuple[str, ...]) -> str:
-    return "OP/s" if all(p.startswith("int") for p in pipes) else "FLOP/s"
 
 
 def title(data: RooflineData, report: str, f: Fmt, own_line: bool = False) -> str:
@@ -61,10 +57,10 @@ def _ceilings_table(data: RooflineData, f: Fmt) -> Table:
     source = f.label("roof_from_spec") if scale is None else f.label("roof_from_spec_clock", scale=scale)
     for datasheet, pipes in data.ceilings:
         peak = datasheet * (scale or 1.0)
-        ridges = [f.label("roof_ridge_value", ai=f.intensity(peak / bw), level=_level(level, f))
+        ridges = [f.label("roof_ridge_value", ai=f.intensity(peak / bw, pipes), level=_level(level, f))
                   for level, bw, _ in data.memory]
         used = f.paren(f.label("roof_used")) if data.used_pipes & set(pipes) else ""
-        t.add_row(Text(_pipes(pipes, f) + used), si(peak, _unit(pipes)), Text(f.comma.join(ridges) or "-"),
+        t.add_row(Text(_pipes(pipes, f) + used), si(peak, ops_unit(pipes)), Text(f.comma.join(ridges) or "-"),
                   Text(source))
     for level, bw, source in data.memory:
         t.add_row(Text(_level(level, f)), si(bw, "B/s"), "",
@@ -89,7 +85,7 @@ def _points_table(data: RooflineData, f: Fmt) -> Table:
         if not lp.points:
             t.add_row(name, "-", "-", "-", Text(f.label("roof_not_plotted", why=lp.not_plotted or f.nm)), share)
         for r in lp.points:
-            perf = si(r.achieved_flops_per_s, _unit((r.pipe,)))
+            perf = si(r.achieved_flops_per_s, ops_unit(r.pipe))
             if r.efficiency is not None:
                 perf += f.paren(f.share(r.efficiency))
             t.add_row(name, f.pipe(r.pipe), f"{r.arithmetic_intensity_flop_per_byte:.3g}", perf, bound, share)

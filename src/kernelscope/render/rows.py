@@ -3,9 +3,10 @@ code), shared by the table and Markdown renderers: text only, no analysis."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
+from ..analysis.limiters import UnitLoad
 from ..analysis.nsight import AGREE, KERNELSCOPE_ONLY, NO_COUNTERPART, NSIGHT_ONLY
 from ..knowledge.plausibility import implausible_note, implausible_text
 from ..notes import Note
@@ -20,13 +21,30 @@ def summary_rows(result: ReportDiagnosis, f: Fmt) -> list[tuple[str, str, str, s
     ]
 
 
+def load_name(u: UnitLoad, f: Fmt) -> str:
+    """A busy unit's name in ``f``'s language: its unit, else the unit its counter belongs to
+    (:func:`kernelscope.knowledge.units.unit_of`); the counter's name only when no unit is known."""
+    return f.unit(u.unit) if u.unit else safe(f.unit(u.metric))
+
+
+def named_loads(loads: Sequence[UnitLoad], f: Fmt) -> list[tuple[str, UnitLoad]]:
+    """(name, load) per unit as shown, busiest first: two loads of one unit (the L1/TEX cache's Speed-of-Light
+    sub-metric and its whole throughput) shown once, with the larger figure."""
+    out: dict[str, UnitLoad] = {}
+    for u in loads:
+        name = load_name(u, f)
+        if name not in out or u.pct > out[name].pct:
+            out[name] = u
+    return sorted(out.items(), key=lambda item: -item[1].pct)
+
+
 def unit_line(d: KernelDiagnosis, f: Fmt, top: int = 3) -> str | None:
     """"compute: LSU pipe 84.0%, FMA pipe 22.0%; memory: L1/TEX cache 85.1%, ..." (the ``top`` busiest units of
     each side), or None when the profile has no Speed-of-Light breakdown."""
     parts = []
     for side, loads in (("compute", d.limiters.compute), ("memory", d.limiters.memory)):
         if loads:
-            units = f.comma.join(f.spaced(f.unit(u.unit) if u.unit else safe(u.metric), f.pct(u.pct)) for u in loads[:top])
+            units = f.comma.join(f.spaced(name, f.pct(u.pct)) for name, u in named_loads(loads, f)[:top])
             parts.append(f.head(f.label('side_' + side), units))
     return f.semi.join(parts) or None
 

@@ -74,7 +74,7 @@ def heat_style(value: float | None, top: float) -> str:
 
 def finding_badges(ids: Sequence[str], f: Fmt) -> str:
     """One badge per finding id, titled in ``f``'s language (``data/findings.toml``), HTML; "" for none."""
-    return "".join(f'<span class="fb" title="{_e(i)}">{_e(f.finding_title(i))}</span>' for i in ids)
+    return "".join(f'<span class="fb" data-finding="{_e(i)}">{_e(f.finding_title(i))}</span>' for i in ids)
 
 
 def _heat_value(ls: LaunchSource, samples: float | None, executed: float | None) -> float | None:

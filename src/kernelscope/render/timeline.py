@@ -36,6 +36,7 @@ from ..analysis.timeline import (
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .cjk import CJKConsole
 from .common import Fmt, safe, short_name
+from ..knowledge.text import labels
 from .documents import encode
 from .documents.common import Doc
 from .documents.timeline import (
@@ -262,10 +263,15 @@ def _rank_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]
     return head, rows
 
 
-def _titled(f: Fmt, key: str, items: Sequence[ItemStat]) -> str:
-    """A ranking's title with what its program columns are of (:func:`.timeline_scopes.amdahl_caption`)."""
-    caption = amdahl_caption(items, f)
-    return f.label(key) + (f.paren(caption) if caption else "")
+def _titled(f: Fmt, key: str, items: Sequence[ItemStat], rep: TimelineReport | None = None) -> str:
+    """A ranking's title, then what its program columns are of (:func:`.timeline_scopes.amdahl_caption`) after a
+    semicolon (never parentheses in parentheses); ``rep``: its report, whose ranks (several or not) choose the
+    words ("summed over ranks" or "over devices")."""
+    ranks = rep is None or len(rep.ranks) > 1
+    if not ranks and f"{key}_devices" in labels().label:
+        key += "_devices"
+    caption = amdahl_caption(items, f, ranks)
+    return f.label(key) + (f.semi + caption if caption else "")
 
 
 def _sections(rep: TimelineReport, f: Fmt, top: int,
@@ -284,7 +290,7 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
     if len(rep.ranks) > 1:
         out.append((f.label("tl_ranks"), *_rank_rows(rep, f)))
     if rep.kernels:
-        out.append((_titled(f, "tl_top_kernels", rep.kernels), *_item_rows(rep.kernels, f, top, True)))
+        out.append((_titled(f, "tl_top_kernels", rep.kernels, rep), *_item_rows(rep.kernels, f, top, True)))
     if join is not None:
         if join.kernels:
             out.append(with_fusion_column(join_section(join, rep.kernels, f), [k.name for k in join.kernels],
@@ -297,12 +303,12 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
         out.append(fusion)
     if rep.copies or rep.memsets:
         items = sorted(rep.copies + rep.memsets, key=lambda i: -i.total_s)
-        out.append((_titled(f, "tl_top_copies", items), *_item_rows(items, f, top, True, copies=True)))
+        out.append((_titled(f, "tl_top_copies", items, rep), *_item_rows(items, f, top, True, copies=True)))
     h, r = lane_rows(rep, f, top)
     if r:
         out.append((f.label("tl_lanes"), h, r))
     if rep.gpu_idle is not None:
-        out.append((_titled(f, "tl_gpu_idle", (rep.gpu_idle,)), *_item_rows((rep.gpu_idle,), f, top, True)))
+        out.append((_titled(f, "tl_gpu_idle", (rep.gpu_idle,), rep), *_item_rows((rep.gpu_idle,), f, top, True)))
     if rep.api_calls:
         out.append((f.label("tl_top_api"), *_item_rows(rep.api_calls, f, top, False)))
     if rep.one_off_calls:
@@ -320,8 +326,9 @@ def _closing(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> lis
     """The rows after the tables: fusion's own lines, the checks, the notes (with ``notes``, the short report: no
     fusion lines, the notes go there), what could not be computed and the records set aside or repaired."""
     rows = fusion_lines(rep.fusion, f) if notes is None else []
+    title = "tl_findings" if rep.format.startswith("nsys") else "tl_findings_timeline"  # Nsight's rules, or ours
     for i, fd in enumerate(rep.findings):
-        rows.append((f.label("tl_findings") if i == 0 else "", f"[{fd.id}] {f.note(fd.message)}"))
+        rows.append((f.label(title) if i == 0 else "", f.note(fd.message)))
     if rep.notes and notes is None:
         rows.append((f.label("notes"), f.notes(list(rep.notes))))
     for n in rep.notes if notes is not None else ():
@@ -365,7 +372,7 @@ def _parts(rep: TimelineReport, f: Fmt, top: int, join: KernelJoin | None, detai
         return overview, sections, _closing(rep, f), None, None
     keep = tuple(f.label(k, n=0, top=0).split("0")[0] for k in BRIEF_TABLES)
     kept = [(t, h, r[:TOP_FINDINGS] if t == f.label("fu_title") else r) for t, h, r in sections if t.startswith(keep)]
-    dropped = [re.split(r" ?[(（:：]", s[0])[0] for s in sections if not s[0].startswith(keep)]
+    dropped = [re.split(r" ?[(（:：;；]", s[0])[0] for s in sections if not s[0].startswith(keep)]
     return overview, kept, _closing(rep, f, notes), notes, f.comma.join(dropped) or "-"
 
 

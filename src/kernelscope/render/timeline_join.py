@@ -60,7 +60,7 @@ def join_section(join: KernelJoin, items: Sequence[ItemStat], f: Fmt) -> Section
     """(title, header, rows): one row per top kernel, in ranking order; ``items`` the timeline's kernel ranking
     (for the caption saying what the program columns are of)."""
     caption = amdahl_caption(items, f)
-    title = f.label("tl_join_title", n=join.matched, top=len(join.kernels)) + (f.paren(caption) if caption else "")
+    title = f.label("tl_join_title", n=join.matched, top=len(join.kernels)) + (f.semi + caption if caption else "")
     head = [f.label("tl_name"), f.label("share"), f.label("tl_program_share"), f.label("bound"),
             f.label("tl_join_top_finding"), f.label("tl_join_kernel_speedup"), f.label("tl_join_program_speedup"),
             f.label("tl_join_launch")]

@@ -55,7 +55,8 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
         f = Fmt(lang)
         where_text = "" if lane is None or b.lanes < 2 else f.label(
             "tl_comm_where", n=b.lanes, lane_s=f.time(lane.busy_s), where=where(f, lane.rank, lane.device))
-        return Note("tl_black_hole_comm", values | {"base_s": base, "after_s": after, "where_text": where_text})
+        key = "tl_black_hole_comm" if len(rep.ranks) > 1 else "tl_black_hole_comm_devices"
+        return Note(key, values | {"base_s": base, "after_s": after, "where_text": where_text})
     if lane is not None and b.lanes > 1:
         base, after, _ = _gone(b.amdahl)
         lane_base, lane_after, lane_inf = _gone(lane.amdahl)
@@ -65,7 +66,8 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
                    "lane_sinf": _speed(lane_inf, lang), "base_s": base, "after_s": after}
         if b.category == "gpu_idle":
             api = "" if b.host_api is None else f.label("tl_idle_api", api=safe(b.host_api), time=f.time(b.host_api_s))
-            return Note("tl_black_hole_idle_lanes", values | {"api_text": api})
+            key = "tl_black_hole_idle_lanes" if len(rep.ranks) > 1 else "tl_black_hole_idle_lanes_devices"
+            return Note(key, values | {"api_text": api})
         return Note("tl_black_hole_lanes", values)
     if b.category == "gpu_idle":
         key = "tl_black_hole_idle_api" if b.host_api is not None else "tl_black_hole_idle"
@@ -77,13 +79,16 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     return Note("tl_black_hole", values)
 
 
-def amdahl_caption(items: Sequence[ItemStat], f: Fmt) -> str:
-    """What the "of program" / "if" columns of a ranking are of, in words ("" when nothing is projected)."""
+def amdahl_caption(items: Sequence[ItemStat], f: Fmt, ranks: bool = True) -> str:
+    """What the "of program" / "if" columns of a ranking are of, in words ("" when nothing is projected);
+    ``ranks``: whether the input has several ranks (else its devices are what the slowest of ends the program)."""
     a = next((it.amdahl for it in items if it.amdahl is not None), None)
     if a is None:
         return ""
     key = {"exclusive": "tl_basis_exclusive", "serial": "tl_basis_serial", "host": "tl_basis_host",
            "no_gpu_work": "tl_basis_idle", "exposed_communication": "tl_basis_comm"}.get(a.basis, "tl_basis_serial")
+    if not ranks and key in ("tl_basis_idle", "tl_basis_comm"):
+        key += "_devices"
     return f.label(key, time=f.time(a.base_s))
 
 

@@ -18,7 +18,7 @@ from matplotlib.lines import Line2D
 
 from ...analysis.diagnosis import KernelDiagnosis
 from ...analysis.limiters import MemoryLevel, nearest_ceiling
-from ..common import Fmt, safe, si
+from ..common import Fmt, ops_unit, safe, si
 from ..roofline_data import LEVELS, has_hierarchy, hierarchy_reason, why_no_hierarchy
 from ..roofline_data import level_plotted as _plotted
 from .roofline import _place_ceiling_label, _place_slope_label, _set_scales
@@ -180,7 +180,7 @@ def _label_ceilings(ax, placer: _Placer, renderer, d: KernelDiagnosis, levels: l
     slopes = [(lv, lv.lv.peak_bytes_per_s) for lv in levels if lv.lv.peak_bytes_per_s]
     if peak:
         ridge = min((peak / bw for _, bw in slopes), default=xlo)
-        label = f.head(f.pipe(d.roofline.pipe), si(peak, "FLOP/s"))  # type: ignore[union-attr]
+        label = f.head(f.pipe(d.roofline.pipe), si(peak, ops_unit(d.roofline.pipe)))  # type: ignore[union-attr]
         _place_ceiling_label(ax, placer, renderer, label, ridge, peak, xhi, bold=_bold(f) == "bold")
     for lv, bw in slopes:
         x_end = min(peak / bw, xhi) if peak else xhi

@@ -20,7 +20,7 @@ from ...analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ...analysis.groups import LaunchGroup
 from ...analysis.roofline import ridge_point
 from ...model import GpuSpec
-from ..common import Fmt, safe, si
+from ..common import Fmt, ops_unit, safe, si
 from ..roofline_data import ceilings as _gpu_ceilings
 from ..roofline_data import pick_gpu as _pick_gpu
 from ..roofline_data import plotted_points, time_share, why_not_plotted
@@ -32,10 +32,6 @@ from .style import (
 
 # ------------------------------------------------------------------------------------------ numbers, ticks
 
-
-
-def _ops_unit(pipe: str) -> str:
-    return "OP/s" if pipe.startswith("int") else "FLOP/s"
 
 
 def _decade_ticks(lo: float, hi: float) -> list[float]:
@@ -73,7 +69,7 @@ def _point_title(d: KernelDiagnosis, ai: float, perf: float, pipe: str, share: f
                  count: int | None = None) -> str:
     r = d.roofline
     lines = [f"[{d.kernel.index}] {safe(d.kernel.name)}" + (f" ×{count}" if count else "")]
-    line = f"{f.intensity(ai)}, {si(perf, _ops_unit(pipe))} ({f.pipe(pipe)})"
+    line = f"{f.intensity(ai)}, {si(perf, ops_unit(pipe))} ({f.pipe(pipe)})"
     if r is not None and r.pipe == pipe and r.efficiency is not None:
         line += f", {f.share(r.efficiency)} {f.label('of_attainable')}"
     lines.append(line)
@@ -124,8 +120,7 @@ def _ceilings(gpu: GpuSpec, f: Fmt) -> list[tuple[float, list[str], str]]:
             name = "/".join(h[0] for h in heads) + " " + heads[0][1]
         else:
             name = " / ".join(names)
-        unit = "OP/s" if all(p.startswith("int") for p in pipes) else "FLOP/s"
-        out.append((peak, pipes, f.head(name, si(peak, unit))))
+        out.append((peak, pipes, f.head(name, si(peak, ops_unit(pipes)))))
     return out
 
 

@@ -148,7 +148,7 @@ class StallsDoc(Doc):
                       Meta(description="metric family the values come from")]
     unit: Annotated[str, Meta(description=(
         "unit of total, selected and each reason's value: cycles per issued instruction, samples, percent of stall "
-        "cycles, or cycles"))]
+        "cycles, or cycles (English identifiers in every --lang; each reason's `display_name` is worded)"))]
     total: Annotated[float, Meta(description="sum of all values, selected included, in `unit`")]
     selected: Annotated[float | None, Meta(description="the Selected (issuing) value, in `unit`")]
     cycles_per_issued_instruction: Annotated[float | None, Meta(description="warp cycles per issued instruction (cycles)")]
