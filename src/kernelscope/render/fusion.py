@@ -117,7 +117,8 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
                                                 "fused": _bytes(e.fused_bytes, f),
                                                 "fraction": f.share(e.bytes_fraction),
                                                 "bw": si(e.achieved_bytes_per_s, "B/s", 4)}))
-    return Note("fu_summary", {
+    # a report's chain: the fused time at the bandwidth reached is the least it can be (the data flow assumed)
+    return Note("fu_summary_flow" if e.estimate_kind == "upper_bound" else "fu_summary", {
         "i": i, "n": len(e.kernels), "with_head": with_head,
         "speedup": _gain(e, f), "fused_s": e.fused_s, "unfused_s": e.unfused_s, "bytes": bytes_text,
         "runs": _runs(e, f), "saving_s": e.total_saving_s, "share": f.share(e.program_fraction),
