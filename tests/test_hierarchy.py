@@ -290,7 +290,7 @@ def test_cli_bad_selection_exits_2_with_one_line(tmp_path, capsys, args, text):
 
 def test_cli_levels_of_a_launch_without_flops(tmp_path, capsys):
     out = tmp_path / "x.svg"
-    code = main(["roofline", str(need(NO_FP)), "-o", str(out), "--levels", "-q"])
+    code = main(["roofline", str(need(NO_FP)), "-o", str(out), "--levels", "--launch", "0", "-q"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and not out.exists()
     assert "no hierarchical roofline: no floating-point instructions executed" in err

@@ -7,12 +7,13 @@ error without a key (kernelscope's own data files damaged: a packaging bug) is s
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from functools import cache
 from importlib import resources
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 #: Longest run of non-space characters an error message shows whole (a value quoted from a damaged file can be
 #: megabytes long: it is shortened to its start and end, with its length).
@@ -20,11 +21,32 @@ MAX_TOKEN_CHARS = 120
 _LONG = re.compile(r"\S{%d,}" % (MAX_TOKEN_CHARS + 1))
 
 
-def one_line(text: str) -> str:
+def one_line(text: str, keep: Iterable[str | None] = ()) -> str:
     """``text`` as one bounded line: line breaks become spaces, and each run of non-space characters longer than
-    :data:`MAX_TOKEN_CHARS` keeps its first 60 and last 20 characters around "...[N characters]..."."""
+    :data:`MAX_TOKEN_CHARS` keeps its first 60 and last 20 characters around "...[N characters]...", except a run
+    that is part of one of ``keep`` (a file path the message names: it is printed whole, never cut in the
+    middle). Any run that names an existing file or directory is kept whole as well."""
     text = " ".join(text.splitlines())
-    return _LONG.sub(lambda m: f"{m[0][:60]}...[{len(m[0])} characters]...{m[0][-20:]}", text)
+    kept = [k for k in keep if k]
+
+    def short(m: re.Match) -> str:
+        token = m[0]
+        bare = token.strip("'\"`:,;()[]{}<>")
+        if any(bare in k for k in kept) or _is_path(bare):
+            return token
+        return f"{token[:60]}...[{len(token)} characters]...{token[-20:]}"
+
+    return _LONG.sub(short, text)
+
+
+def _is_path(token: str) -> bool:
+    """Whether ``token`` names an existing file or directory (a path too long for the OS is not one)."""
+    if len(token) > 4096 or "\0" in token:
+        return False
+    try:
+        return os.path.exists(token)
+    except (OSError, ValueError):
+        return False
 
 
 @cache
@@ -73,7 +95,7 @@ class InputError(KernelscopeError, ValueError):
                 raise TypeError("InputError needs a problem text or a message key")
             problem = english(key, values or {})
         self.source = source
-        self.problem = one_line(problem)
+        self.problem = one_line(problem, [source])
         self.key = key
         self.values = MappingProxyType(dict(values or {}))
         super().__init__(f"{source}: {self.problem}")

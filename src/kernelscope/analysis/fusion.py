@@ -78,9 +78,14 @@ class FusionEstimate:
         bytes_basis: one of :data:`BYTES_BASES`.
         achieved_bytes_per_s: unfused_bytes / unfused_s, None without bytes.
         peak_bytes_per_s: the GPU's DRAM peak (catalogue), None when the GPU is not known.
-        fused_s: PREDICTION of the fused kernel's time per occurrence, seconds (at the achieved bandwidth).
+        fused_s: PREDICTION of the fused kernel's time per occurrence, seconds (at the achieved bandwidth); None on
+            the assumed-chain basis: without bytes the fused time is not known.
+        fused_floor_s: the least the fused time can be from what is known, seconds: ``fused_s`` when predicted,
+            else ``unfused_s / k`` for a chain of ``k`` kernels assumed to pass one tensor along (0 in an
+            epilogue, whose chain's own traffic is assumed gone); the upper bound on the speedup and saving is of it.
         fused_bound_s: the fused time at the DRAM peak (the fastest it can be), seconds; None without bytes or peak.
-        saving_s: unfused_s - fused_s (prediction); ``saving_bound_s`` unfused_s - fused_bound_s (upper bound).
+        saving_s: unfused_s - fused_floor_s (a prediction, or an upper bound on the assumed basis);
+            ``saving_bound_s`` unfused_s - fused_bound_s (upper bound).
         speedup: unfused_s / fused_s, the chain's own (x); for an epilogue chain, the GEMM's and the chain's time
             before over after, ``(head + unfused_s) / (head + fused_s)`` (the chain's work moves into the GEMM).
         total_saving_s: occurrences x saving_s.
@@ -103,7 +108,8 @@ class FusionEstimate:
     bytes_basis: str
     achieved_bytes_per_s: float | None
     peak_bytes_per_s: float | None
-    fused_s: float
+    fused_s: float | None
+    fused_floor_s: float
     fused_bound_s: float | None
     saving_s: float
     saving_bound_s: float | None
@@ -120,10 +126,12 @@ class FusionEstimate:
 
     @property
     def estimate_kind(self) -> str:
-        """``"prediction"`` when the bytes are known (operator shapes, a report's DRAM counters); ``"upper_bound"``
-        on the assumed-chain basis: every intermediate assumed consumed by the next kernel only, and in an epilogue
-        all of the chain's own traffic gone, the best case fusing can reach."""
-        return "upper_bound" if self.bytes_basis == "assumed_chain" else "prediction"
+        """``"prediction"`` when the bytes are known and the chain is one (operator shapes in a timeline);
+        ``"upper_bound"`` on the assumed-chain basis (every intermediate assumed consumed by the next kernel only,
+        and in an epilogue all of the chain's own traffic gone) and for a kernel report (``"dram_counters"``: a
+        report records no data flow, so each kernel is assumed to read what the previous one wrote): the best case
+        fusing can reach."""
+        return "prediction" if self.bytes_basis == "shapes" else "upper_bound"
 
 
 def estimate(kernels: Sequence[FusionKernel], fused_bytes: float | None, *, head: FusionKernel | None = None,
@@ -156,19 +164,20 @@ def estimate(kernels: Sequence[FusionKernel], fused_bytes: float | None, *, head
         fraction = 1.0 / len(kernels) if head is None else 0.0
     else:
         fraction = max(0.0, float(fused_bytes)) / unfused_bytes  # type: ignore[arg-type]
-    fused_s = unfused_s * fraction
+    floor_s = unfused_s * fraction
     achieved = unfused_bytes / unfused_s if unfused_bytes is not None else None
     bound_s = fused_bytes / peak_bytes_per_s if fused_bytes is not None and peak_bytes_per_s else None
-    saving = unfused_s - fused_s
+    saving = unfused_s - floor_s
     total = saving * occurrences
     frac = total / program_s if program_s else None
     return FusionEstimate(
         kernels=tuple(kernels), head=head, occurrences=occurrences, steps=steps,
         per_step=occurrences / steps if steps else None, unfused_s=unfused_s, unfused_bytes=unfused_bytes,
         fused_bytes=None if fused_bytes is None else float(fused_bytes), bytes_fraction=fraction, bytes_basis=basis,
-        achieved_bytes_per_s=achieved, peak_bytes_per_s=peak_bytes_per_s, fused_s=fused_s, fused_bound_s=bound_s,
+        achieved_bytes_per_s=achieved, peak_bytes_per_s=peak_bytes_per_s,
+        fused_s=None if basis == "assumed_chain" else floor_s, fused_floor_s=floor_s, fused_bound_s=bound_s,
         saving_s=saving, saving_bound_s=None if bound_s is None else unfused_s - bound_s,
-        speedup=_speedup(unfused_s, fused_s, head), total_saving_s=total, program_s=program_s,
+        speedup=_speedup(unfused_s, floor_s, head), total_saving_s=total, program_s=program_s,
         program_fraction=frac, program_speedup=None if frac is None else (1.0 / (1.0 - frac) if frac < 1 else float("inf")),
         route=route, caveats=_caveats(kernels, basis, caveats, head), device=device, stream=stream, rank=rank)
 
@@ -189,12 +198,28 @@ def _caveats(kernels: Sequence[FusionKernel], basis: str, extra: tuple[str, ...]
     return tuple(dict.fromkeys([*out, *extra]))
 
 
-def route_of(names: Sequence[str], head_is_gemm: bool, pytorch: bool) -> str:
-    """The fusion route that fits: a CUTLASS / cuBLASLt epilogue after a GEMM, ``torch.compile`` for PyTorch eager
-    operators (a Kineto trace, or ATen kernel names), else a hand-written fused kernel."""
+#: Host operators of PyTorch's eager mode (ATen): a kernel one of them launched is an eager operator's kernel.
+EAGER_OPERATOR = re.compile(r"^aten::")
+
+
+def is_eager_pytorch(name: str, operator: str | None = None) -> bool:
+    """Whether a kernel is one of PyTorch's eager operators: its name is an ATen kernel's (``at::native::...``,
+    the ``pytorch`` family of ``data/libraries.toml``), or the host operator that launched it is ``aten::...``.
+    A Triton or hand-written CUDA kernel is not, even in a PyTorch program."""
+    if operator is not None and EAGER_OPERATOR.search(operator):
+        return True
+    f = family_of(name)
+    return f is not None and f.id == "pytorch"
+
+
+def route_of(names: Sequence[str], head_is_gemm: bool, operators: Sequence[str | None] | None = None) -> str:
+    """The fusion route whose preconditions hold: a CUTLASS / cuBLASLt epilogue after a GEMM; ``torch.compile``
+    only when EVERY kernel of the chain is a PyTorch eager operator's (:func:`is_eager_pytorch`: Inductor fuses
+    eager operators, not a hand-written kernel); else a hand-written fused kernel."""
     if head_is_gemm:
         return "epilogue"
-    if pytorch or any((f := family_of(n)) is not None and f.id == "pytorch" for n in names):
+    ops = list(operators) if operators is not None else [None] * len(names)
+    if names and all(is_eager_pytorch(n, o) for n, o in zip(names, ops)):
         return "torch_compile"
     return "fused_kernel"
 
@@ -214,43 +239,61 @@ def _memory_bound(d: KernelDiagnosis) -> bool:
     return bool(fam is not None and fam.memory_bound) or d.sol.bound == "memory-bound"
 
 
+def _same_kernel(a: KernelDiagnosis, b: KernelDiagnosis) -> bool:
+    return a.kernel.name == b.kernel.name and a.kernel.demangled_name == b.kernel.demangled_name
+
+
 def chain_in_report(launches: Sequence[KernelDiagnosis], names: Sequence[str] = (), around: str | None = None,
                     where: str = "--kernels") -> list[KernelDiagnosis]:
-    """The launches of a report that form the chain: the first launch of each name of ``names``, in that order, or
-    the launch named ``around`` with its memory-bound neighbours in report order (both sides, up to the first
-    launch that is not memory-bound).
+    """The launches of a report that form the chain: consecutive launches of the kernels ``names`` in that order
+    (the first place they run back to back), or the launch named ``around`` with its memory-bound neighbours in
+    report order (both sides, up to the first launch that is not memory-bound or that is a kernel already in the
+    chain).
 
-    Names match a launch's function name or demangled name exactly, else as a regular expression searched in it.
+    A kernel report records no data flow, so a chain needs evidence that it can be one: DIFFERENT kernels,
+    CONSECUTIVE in the report. Repeated launches of one kernel (benchmark repetitions) are not a producer and its
+    consumer. Names match a launch's function name or demangled name exactly, else as a substring of it.
 
     Raises:
-        InputError: a name matches no launch, or the chain has fewer than two kernels (names ``where``).
+        InputError: a name matches no launch, a kernel is named twice, the named kernels never run consecutively,
+            or the chain has fewer than two kernels (names ``where``).
     """
-    def find(name: str) -> int:
-        for i, d in enumerate(launches):
-            if name in (d.kernel.name, d.kernel.demangled_name):
-                return i
+    def matches(name: str) -> list[int]:
+        exact = [i for i, d in enumerate(launches) if name in (d.kernel.name, d.kernel.demangled_name)]
+        if exact:
+            return exact
         rx = re.compile(re.escape(name))
-        for i, d in enumerate(launches):
-            if rx.search(d.kernel.demangled_name) or rx.search(d.kernel.name):
-                return i
-        raise InputError(where, key="fusion_no_such_kernel",
-            values={"name": name, "value": ', '.join(dict.fromkeys((d.kernel.name for d in launches)))})
+        found = [i for i, d in enumerate(launches) if rx.search(d.kernel.demangled_name) or rx.search(d.kernel.name)]
+        if not found:
+            raise InputError(where, key="fusion_no_such_kernel",
+                values={"name": name, "value": ', '.join(dict.fromkeys((d.kernel.name for d in launches)))})
+        return found
 
     if around is not None:
-        i = find(around)
+        i = matches(around)[0]
+        chain = [launches[i]]
         lo = i
-        while lo > 0 and _memory_bound(launches[lo - 1]):
+        while lo > 0 and _memory_bound(launches[lo - 1]) and not any(_same_kernel(launches[lo - 1], c) for c in chain):
             lo -= 1
+            chain.insert(0, launches[lo])
         hi = i
-        while hi + 1 < len(launches) and _memory_bound(launches[hi + 1]):
+        while (hi + 1 < len(launches) and _memory_bound(launches[hi + 1])
+               and not any(_same_kernel(launches[hi + 1], c) for c in chain)):
             hi += 1
-        chain = list(launches[lo:hi + 1])
-    else:
-        chain = [launches[find(n)] for n in names]
-    if len(chain) < 2:
-        if around is not None:
+            chain.append(launches[hi])
+        if len(chain) < 2:
             raise InputError(where, key="fusion_no_neighbour", values={"around": around})
+        return chain
+    if len(names) < 2:
         raise InputError(where, key="fusion_needs_two")
+    at = [set(matches(n)) for n in names]
+    starts = [i for i in sorted(at[0]) if all(i + j in at[j] for j in range(1, len(names)))]
+    chain = [] if not starts else list(launches[starts[0]:starts[0] + len(names)])
+    if any(_same_kernel(a, b) for j, a in enumerate(chain) for b in chain[j + 1:]) or len(
+            set(map(frozenset, at))) < len(at):
+        raise InputError(where, key="fusion_same_kernel", values={"names": ", ".join(names)})
+    if not chain:
+        raise InputError(where, key="fusion_not_consecutive", values={"names": " → ".join(names)})
     return chain
 
 
@@ -276,7 +319,7 @@ def report_estimate(chain: Sequence[KernelDiagnosis], report_kernel_s: float | N
         inter = sum(min(a.write_bytes, b.read_bytes) for a, b in zip(kernels, kernels[1:]))  # type: ignore[type-var]
         fused = sum(k.read_bytes + k.write_bytes for k in kernels) - 2 * inter  # type: ignore[operator]
     gpu = chain[0].gpu
-    names = [d.kernel.demangled_name for d in chain]
+    names = [d.kernel.demangled_name or d.kernel.name for d in chain]
     return estimate(kernels, fused, basis="dram_counters", program_s=report_kernel_s,
                     peak_bytes_per_s=None if gpu is None else gpu.dram_bandwidth_bytes_per_s,
-                    route=route_of(names, False, False))
+                    route=route_of(names, False), caveats=("report_flow",))

@@ -144,3 +144,17 @@ def select_kernels(
         keep = {k.index for k in longest}
         chosen = [k for k in chosen if k.index in keep]
     return tuple(chosen)
+
+
+def longest_launch(items: Sequence[T], kernel_of: Callable[[T], KernelProfile]) -> T:
+    """The item whose launch ran longest (``kernel_of(item).duration_s``; a launch without a duration counts as
+    shortest, ties go to the lower index): the launch a one-launch view shows by default, never a warm-up that
+    happens to come first.
+
+    Raises:
+        ValueError: no item.
+    """
+    if not items:
+        raise ValueError("no launch to choose from")
+    return max(items, key=lambda x: (kernel_of(x).duration_s if kernel_of(x).duration_s is not None else -1.0,
+                                     -kernel_of(x).index))

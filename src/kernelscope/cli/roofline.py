@@ -23,8 +23,8 @@ def _add_roofline_parser(r: argparse.ArgumentParser) -> None:
     r.add_argument("--launch", type=int, metavar="N",
                    help="only the launch with index N (0-based, report order; the [N] of the charts): its own chart")
     r.add_argument("--levels", action="store_true",
-                   help="the hierarchical roofline of one launch (--launch N, else the first selected launch): a "
-                   "bandwidth ceiling and a point per memory level (L1, L2, DRAM), the limiting level named")
+                   help="the hierarchical roofline of one launch (--launch N, else the longest selected launch that "
+                   "has one): a bandwidth ceiling and a point per memory level (L1, L2, DRAM), the limiting level named")
 
 
 def _pick_launch(res, launch: int | None):
@@ -44,6 +44,27 @@ def _pick_launch(res, launch: int | None):
     shown = ", ".join(map(str, indices[:12])) + (", ..." if len(indices) > 12 else "")
     raise InputError("--launch", f"no launch {launch} among the selected launches ({shown})", key="no_launch_index",
                      values={"launch": launch, "shown": shown})
+
+
+def _default_levels_launch(res, lang: str):
+    """``--levels`` without ``--launch``: the longest selected launch that has a hierarchical roofline (like
+    ``source``'s longest launch with per-instruction data; never the first launch merely for coming first, often a
+    short warm-up), said on standard error when there was a choice; the longest launch when none has one (the
+    error then says why and which launches have one)."""
+    import sys
+
+    from ..analysis.selection import longest_launch
+    from ..knowledge.messages import frame
+    from ..render.common import Fmt
+    from ..render.roofline_data import has_hierarchy
+
+    with_one = [k for k in res.kernels if has_hierarchy(k)]
+    d = longest_launch(with_one or res.kernels, lambda x: x.kernel)
+    if with_one and len(res.kernels) > 1:
+        f = Fmt(lang)
+        print(frame("note", lang, message=frame("levels_launch", lang, index=d.kernel.index, name=d.kernel.name,
+                                                   duration=f.time(d.kernel.duration_s))), file=sys.stderr)
+    return d
 
 
 def _no_hierarchy(d, res, report: str) -> InputError:
@@ -135,7 +156,7 @@ def _roofline(args: argparse.Namespace) -> int:
             which = "launch"
         else:
             which = "report"
-        d = one or res.kernels[0]
+        d = one or (_default_levels_launch(res, args.lang) if args.levels else res.kernels[0])
         out = _chart(which, d, res, args, fmt) if fmt is not None else _numbers(which, d, res, args)
         step()
     if fmt is not None:

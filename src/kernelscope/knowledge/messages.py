@@ -151,19 +151,21 @@ def error_text(exc: BaseException, lang: str) -> str:
     filled with the error's values (words among them from ``[phrase]``) after its source; an error without a key
     (a helper's or a library's text passed on), its problem's ``[phrase]`` wording; else the error's own (English)
     message."""
-    english = one_line(str(exc))
+    keep = [getattr(exc, "source", None)]  # the file it names, printed whole
+    english = one_line(str(exc), keep)
     if check_lang(lang) == "en" or not isinstance(exc, KernelscopeError):
         return english
     if exc.key is None:  # a library's or a helper's English text passed on: its [phrase] wording, if any
         problem = getattr(exc, "problem", None)
         worded = phrase(problem, lang) if problem else problem
-        return english if worded == problem else frame("source", lang, source=exc.source, problem=one_line(worded))
+        return english if worded == problem else frame("source", lang, source=exc.source,
+                                                        problem=one_line(worded, keep))
     text = template(exc.key, lang)
     if text is None:
         return english
     values = {k: phrase(str(v), lang) if isinstance(v, (str, BaseException)) else v for k, v in exc.values.items()}
     try:
-        problem = one_line(fill(text, lang, values))
+        problem = one_line(fill(text, lang, values), keep)
     except (KeyError, IndexError, ValueError):  # a template that does not fit its values: say it in English
         return english
     source = getattr(exc, "source", None)

@@ -61,7 +61,8 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
     for i, e in enumerate(estimates):
         rows.append([f"#{i + 1} {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
                      _fused_cell(e, f), f.time(e.fused_bound_s),
-                     f.time(e.saving_s), f"{f.share(e.program_fraction)} ({_x(e.program_speedup, f)})",
+                     ("≤ " if e.estimate_kind == "upper_bound" else "") + f.time(e.saving_s),
+                     f"{f.share(e.program_fraction)} ({_x(e.program_speedup, f)})",
                      f.label(f"fu_route_{e.route}")])
     return f.label("fu_title"), head, rows
 
@@ -73,9 +74,12 @@ def _gain(e: FusionEstimate, f: Fmt) -> str:
 
 
 def _fused_cell(e: FusionEstimate, f: Fmt) -> str:
-    """"62.15 µs (2.33x)" for a prediction, "≥ 0 (at most 1.87x)" for an upper bound."""
-    if e.estimate_kind == "upper_bound":
-        return f.label("fu_fused_at_least", time=f.time(e.fused_s), x=_gain(e, f))
+    """"62.15 µs (2.33x)" for a prediction; for an upper bound the least the fused time can be, "≥ 121.0 µs (at most
+    2x)", or "not known (at most 1.32x)" when nothing bounds it from below (never a zero time beside a speedup)."""
+    if e.fused_s is None or e.estimate_kind == "upper_bound":
+        if e.fused_floor_s <= 0:
+            return f.label("fu_fused_unknown", x=_gain(e, f))
+        return f.label("fu_fused_at_least", time=f.time(e.fused_floor_s), x=_gain(e, f))
     return f"{f.time(e.fused_s)} ({_x(e.speedup, f)})"
 
 
@@ -95,16 +99,25 @@ def with_fusion_column(section: Section, names: Sequence[str], estimates: Sequen
 
 
 def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
-    """The candidate (number ``i`` of the table) in one sentence (its numbers are the estimate's own)."""
-    if e.unfused_bytes is None or e.achieved_bytes_per_s is None:
-        bytes_text = f.note(Note("fu_bytes_assumed", {"fraction": f.share(e.bytes_fraction)}))
-    else:
-        bytes_text = f.note(Note("fu_bytes_known", {"unfused": _bytes(e.unfused_bytes, f),
-                                                    "fused": _bytes(e.fused_bytes, f),
-                                                    "fraction": f.share(e.bytes_fraction),
-                                                    "bw": si(e.achieved_bytes_per_s, "B/s", 4)}))
-    return Note("fu_summary", {
-        "i": i, "n": len(e.kernels), "with_head": "" if e.head is None else f.note(Note("fu_with_head", {})),
+    """The candidate (number ``i`` of the table) in one sentence (its numbers are the estimate's own): a predicted
+    fused time when the bytes are known, else the fused time said to be not known and the saving an upper bound."""
+    with_head = "" if e.head is None else f.note(Note("fu_with_head", {}))
+    if e.fused_s is None:
+        key = "fu_bytes_assumed" if e.head is None else "fu_bytes_epilogue_assumed"
+        floor = (f.note(Note("fu_floor_zero", {})) if e.fused_floor_s <= 0
+                 else f.note(Note("fu_floor_time", {"time": f.time(e.fused_floor_s)})))
+        return Note("fu_summary_bound", {
+            "i": i, "n": len(e.kernels), "with_head": with_head, "speedup": _gain(e, f),
+            "bytes": f.note(Note(key, {"fraction": f.share(e.bytes_fraction)})), "floor": floor,
+            "saving_run_s": e.saving_s, "runs": _runs(e, f), "saving_s": e.total_saving_s,
+            "share": f.share(e.program_fraction), "program": _x(e.program_speedup, f)})
+    bytes_text = f.note(Note("fu_bytes_known", {"unfused": _bytes(e.unfused_bytes, f),
+                                                "fused": _bytes(e.fused_bytes, f),
+                                                "fraction": f.share(e.bytes_fraction),
+                                                "bw": si(e.achieved_bytes_per_s, "B/s", 4)}))
+    # a report's chain: the fused time at the bandwidth reached is the least it can be (the data flow assumed)
+    return Note("fu_summary_flow" if e.estimate_kind == "upper_bound" else "fu_summary", {
+        "i": i, "n": len(e.kernels), "with_head": with_head,
         "speedup": _gain(e, f), "fused_s": e.fused_s, "unfused_s": e.unfused_s, "bytes": bytes_text,
         "runs": _runs(e, f), "saving_s": e.total_saving_s, "share": f.share(e.program_fraction),
         "program": _x(e.program_speedup, f)})
@@ -154,7 +167,7 @@ def fusion_doc(e: FusionEstimate, f: Fmt) -> FusionDoc:
         unfused_bytes=_num(e.unfused_bytes), fused_bytes=_num(e.fused_bytes), bytes_fraction=e.bytes_fraction,
         bytes_basis=e.bytes_basis,  # type: ignore[arg-type]
         achieved_bytes_per_s=_num(e.achieved_bytes_per_s), peak_bytes_per_s=_num(e.peak_bytes_per_s),
-        fused_s=e.fused_s, fused_bound_s=_num(e.fused_bound_s), saving_s=e.saving_s,
+        fused_s=_num(e.fused_s), fused_floor_s=e.fused_floor_s, fused_bound_s=_num(e.fused_bound_s), saving_s=e.saving_s,
         saving_bound_s=_num(e.saving_bound_s), speedup=_num(e.speedup), total_saving_s=e.total_saving_s,
         program_s=_num(e.program_s), program_fraction=_num(e.program_fraction),
         program_speedup=_num(e.program_speedup), estimate_kind=e.estimate_kind, route=e.route,  # type: ignore[arg-type]

@@ -187,7 +187,7 @@ def roofline_doc(data: RooflineData, report: str, lang: str = "en") -> RooflineC
               for peak, pipes in data.ceilings for level, bw, _ in data.memory]
     return RooflineChartDoc(
         schema=ROOFLINE_SCHEMA, kernelscope_version=__version__, lang=f.lang,  # type: ignore[arg-type]
-        report=report, chart=data.chart, gpu=None if data.gpu is None else data.gpu.name,
+        report=report, chart=data.chart, gpu=None if data.gpu is None else data.gpu.name, clock_scale=data.clock_scale,
         compute_roofs=[ComputeRoofDoc(pipes=list(pipes), peak_flops_per_s=peak, used=bool(data.used_pipes & set(pipes)))
                        for peak, pipes in data.ceilings],
         memory_roofs=[MemoryRoofDoc(level=level, peak_bytes_per_s=bw, source=source)  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Iterable, Literal, Sequence
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.limiters import MemoryLevel, nearest_ceiling
@@ -21,7 +21,7 @@ from ..model import GpuSpec
 from .common import Fmt, integer_pipe, safe
 
 __all__ = [
-    "LEVELS", "LaunchPoints", "RooflineData", "ceilings", "has_hierarchy", "hierarchy_data", "hierarchy_reason",
+    "LEVELS", "LaunchPoints", "RooflineData", "ceiling_scale", "ceilings", "has_hierarchy", "hierarchy_data", "hierarchy_reason",
     "launch_data", "level_plotted", "pick_gpu", "plotted_points", "report_data", "time_share", "why_no_hierarchy",
     "why_not_plotted",
 ]
@@ -37,22 +37,36 @@ Chart = Literal["report", "launch", "levels"]
 
 
 def pick_gpu(diags: Sequence[KernelDiagnosis]) -> GpuSpec | None:
-    """The GPU whose roof a chart of ``diags`` draws: the one most launches were diagnosed with (None: none)."""
+    """The GPU whose roof a chart of ``diags`` draws: the one most PLOTTABLE launches (a point of their own:
+    measured, finite, positive intensity and FLOP/s) were diagnosed with, else the one most launches were (None:
+    none). A chart drawn on the roof of launches that cannot be plotted would show no point at all."""
     counts: dict[str, list] = {}
+    plottable: dict[str, int] = {}
     for d in diags:
         if d.gpu is not None:
             counts.setdefault(d.gpu.name, []).append(d.gpu)
+            plottable[d.gpu.name] = plottable.get(d.gpu.name, 0) + (_own_reason(d, Fmt("en")) is None)
     if not counts:
         return None
-    return max(counts.values(), key=len)[0]
+    return max(counts.items(), key=lambda kv: (plottable[kv[0]], len(kv[1])))[1][0]
 
 
 def why_not_plotted(d: KernelDiagnosis, gpu: GpuSpec | None, f: Fmt) -> str | None:
-    """Why a launch has no point on the chart of ``gpu``'s roof, in ``f``'s language (None: it has one)."""
+    """Why a launch has no point on the chart of ``gpu``'s roof, in ``f``'s language (None: it has one): what its
+    own numbers lack first (DRAM bytes, FLOPs ...: it would have no point on any roof), then that it was profiled on
+    another GPU than the chart's."""
     if gpu is not None and d.gpu is None:
         return f.label("chart_no_gpu")
+    own = _own_reason(d, f)
+    if own is not None:
+        return own
     if gpu is not None and d.gpu.name != gpu.name:
         return f.label("chart_other_gpu", gpu=safe(d.gpu.name))
+    return None
+
+
+def _own_reason(d: KernelDiagnosis, f: Fmt) -> str | None:
+    """Why the launch has no point of its own (None: it has one), whatever the chart's GPU."""
     r = d.roofline
     if r is None:
         return f.notes([n for n in d.notes if n.key.startswith("no_peak")]) or f.label("chart_no_roofline")
@@ -96,13 +110,25 @@ def time_share(d: KernelDiagnosis, total_s: float | None) -> float | None:
     return k.duration_s * k.launch_count / total_s
 
 
-def ceilings(gpu: GpuSpec) -> list[tuple[float, list[str]]]:
+def ceilings(gpu: GpuSpec, scale: float | None = None) -> list[tuple[float, list[str]]]:
     """The GPU's compute ceilings as a chart draws them: (peak FLOP/s, the pipes with that dense peak) per distinct
-    peak, highest first; integer pipes (OP/s, :func:`.common.ops_unit`) on lines of their own."""
+    peak, highest first; integer pipes (OP/s, :func:`.common.ops_unit`) on lines of their own; each datasheet peak
+    times ``scale`` (the SM-clock factor of :func:`ceiling_scale`) when given, so that the roof drawn is the one the
+    points' efficiencies are of."""
     by_peak: dict[tuple[float, bool], list[str]] = {}  # integer and floating-point pipes never share a line
     for pipe, peak in gpu.peak_flops_per_s.items():
         by_peak.setdefault((peak, integer_pipe(pipe)), []).append(pipe)
-    return [(peak, by_peak[(peak, integer)]) for peak, integer in sorted(by_peak, key=lambda k: (-k[0], k[1]))]
+    return [(peak * (scale or 1.0), by_peak[(peak, integer)])
+            for peak, integer in sorted(by_peak, key=lambda k: (-k[0], k[1]))]
+
+
+def ceiling_scale(points: Iterable[RooflinePoint]) -> float | None:
+    """The SM-clock factor of the plotted points' ceilings (datasheet peak x profiled SM clock / boost clock, set by
+    :func:`kernelscope.analysis.roofline.kernel_points`) when every point has the same one, else None (the
+    datasheet peaks). The ONE source of the compute ceilings that the chart, the table, the HTML report and the
+    JSON document show."""
+    scales = {round(p.clock_scale, 3): p.clock_scale for p in points if p.clock_scale}
+    return scales.popitem()[1] if len(scales) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -137,6 +163,8 @@ class RooflineData:
         used_pipes: pipes a plotted launch used (their ceilings drawn bold).
         launches: the selected launches, in report order.
         levels: ``"levels"`` only: (level, limiting) for each of :data:`LEVELS` the diagnosis measured.
+        clock_scale: the SM-clock factor ``ceilings`` carry (:func:`ceiling_scale`), None: the datasheet peaks (or,
+            for ``"levels"``, the launch's own ceiling, already at its clock).
     """
 
     chart: Chart
@@ -146,13 +174,15 @@ class RooflineData:
     used_pipes: frozenset[str]
     launches: tuple[LaunchPoints, ...]
     levels: tuple[tuple[MemoryLevel, bool], ...] = ()
+    clock_scale: float | None = None
 
 
-def _roof(gpu: GpuSpec | None) -> dict:
+def _roof(gpu: GpuSpec | None, launches: Sequence[LaunchPoints]) -> dict:
     if gpu is None:
         return {"gpu": None, "ceilings": (), "memory": ()}
-    return {"gpu": gpu, "ceilings": tuple((peak, tuple(pipes)) for peak, pipes in ceilings(gpu)),
-            "memory": (("dram", gpu.dram_bandwidth_bytes_per_s, "gpu_spec"),)}
+    scale = ceiling_scale(p for lp in launches for p in lp.points)
+    return {"gpu": gpu, "ceilings": tuple((peak, tuple(pipes)) for peak, pipes in ceilings(gpu, scale)),
+            "memory": (("dram", gpu.dram_bandwidth_bytes_per_s, "gpu_spec"),), "clock_scale": scale}
 
 
 def report_data(result: ReportDiagnosis, lang: str = "en",
@@ -170,7 +200,8 @@ def report_data(result: ReportDiagnosis, lang: str = "en",
         launches.append(LaunchPoints(d, time_share(d, total), points, why))
     used = {d.roofline.pipe for d in diags
             if d.roofline is not None and (gpu is None or (d.gpu and d.gpu.name == gpu.name))}
-    return RooflineData(chart="report", used_pipes=frozenset(used), launches=tuple(launches), **_roof(gpu))
+    return RooflineData(chart="report", used_pipes=frozenset(used), launches=tuple(launches),
+                        **_roof(gpu, launches))
 
 
 def launch_data(d: KernelDiagnosis, lang: str = "en", total_s: float | None = None) -> RooflineData:
@@ -178,8 +209,8 @@ def launch_data(d: KernelDiagnosis, lang: str = "en", total_s: float | None = No
     why = why_not_plotted(d, d.gpu, Fmt(lang))
     points = () if why is not None else tuple(plotted_points(d, True))
     used = frozenset({d.roofline.pipe} if d.roofline is not None else ())
-    return RooflineData(chart="launch", used_pipes=used,
-                        launches=(LaunchPoints(d, time_share(d, total_s), points, why),), **_roof(d.gpu))
+    launches = (LaunchPoints(d, time_share(d, total_s), points, why),)
+    return RooflineData(chart="launch", used_pipes=used, launches=launches, **_roof(d.gpu, launches))
 
 
 # ------------------------------------------------------------------------------------------ hierarchical

@@ -40,23 +40,14 @@ def title(data: RooflineData, report: str, f: Fmt, own_line: bool = False) -> st
     return f.label(prefix, what=what, gpu=safe(data.gpu.name)).replace(" \n", "\n")
 
 
-def clock_scale(data: RooflineData) -> float | None:
-    """The SM-clock factor of the points' ceilings when every plotted point has the same one (the compute peaks
-    their efficiency is of: datasheet x profiled SM clock / boost clock), else None; None for a hierarchical
-    roofline, whose ceiling is already the one its launch used."""
-    scales = {round(p.clock_scale, 3): p.clock_scale for lp in data.launches for p in lp.points if p.clock_scale}
-    return scales.popitem()[1] if len(scales) == 1 and data.chart != "levels" else None
-
-
 def _ceilings_table(data: RooflineData, f: Fmt) -> Table:
     t = Table(title=f.label("roof_ceilings"), title_justify="left", box=box.SIMPLE_HEAD)
     for key, justify in (("roof_ceiling", "left"), ("roof_peak", "right"), ("roof_ridges", "left"),
                          ("roof_source", "left")):
         t.add_column(f.label(key), justify=justify)  # type: ignore[arg-type]
-    scale = clock_scale(data)
+    scale = data.clock_scale  # the ceilings are already at it: the chart's, the JSON's, the same numbers
     source = f.label("roof_from_spec") if scale is None else f.label("roof_from_spec_clock", scale=scale)
-    for datasheet, pipes in data.ceilings:
-        peak = datasheet * (scale or 1.0)
+    for peak, pipes in data.ceilings:
         ridges = [f.label("roof_ridge_value", ai=f.intensity(peak / bw, pipes), level=_level(level, f))
                   for level, bw, _ in data.memory]
         used = f.paren(f.label("roof_used")) if data.used_pipes & set(pipes) else ""

@@ -394,7 +394,6 @@ def _group_estimate(c: _Chains, s: int, e: int, h: int, per_kernel_s: np.ndarray
     stream = int(tl.stream[c.busy[s]])
     return estimate(kernels, None if fused_total is None else fused_total / n_occ, head=head, occurrences=n_occ,
                     steps=steps, basis="shapes", peak_bytes_per_s=peak, program_s=program_s,
-                    route=route_of([k.name for k in kernels], head is not None,
-                                   tl.format == "kineto" or tl.op_inputs is not None),
+                    route=route_of([k.name for k in kernels], head is not None, [k.operator for k in kernels]),
                     caveats=("host_bound",), device=None if device < 0 else device,
                     stream=None if stream < 0 else stream, rank=None if rank < 0 else rank)

@@ -23,7 +23,7 @@ from ..roofline_data import LEVELS, has_hierarchy, hierarchy_reason, why_no_hier
 from ..roofline_data import level_plotted as _plotted
 from .roofline import _place_ceiling_label, _place_slope_label, _set_scales
 from .style import (
-    _DPI, _Placer, _box, _finish, _kernel_label, _new_figure, _place_axes, chart_context, _wrap, chart_lang,
+    _DPI, _Placer, _box, _finish, _kernel_label, _new_figure, _place_axes, chart_context, _wrap, chart_lang, fit_title,
 )
 
 __all__ = ["LEVEL_COLOURS", "has_hierarchy", "hierarchy_chart", "hierarchy_reason", "why_no_hierarchy"]
@@ -97,11 +97,12 @@ def _figure(d: KernelDiagnosis, f: Fmt, full: Fmt, fmt: str) -> bytes:
     gpu = d.gpu.name if d.gpu is not None else None
     title = (f.label("chart_hier_title", what=_kernel_label(d), gpu=safe(gpu)) if gpu is not None and peak
              else f.label("chart_hier_title_plain", what=_kernel_label(d)))
-    _place_axes(fig, width, height, 0.85, 0.25, 0.55, bottom_in)
+    title, size, lines = fit_title(fig, renderer, title, width, 10.5, _bold(f))
+    _place_axes(fig, width, height, 0.85, 0.25, 0.55 + 0.19 * (lines - 1), bottom_in)
     ax = fig.add_subplot(1, 1, 1)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    fig.suptitle(title, fontsize=10.5, fontweight=_bold(f), x=0.5, y=1 - 0.18 / height, va="top")
+    fig.suptitle(title, fontsize=size, fontweight=_bold(f), x=0.5, y=1 - 0.18 / height, va="top")
     xlo, xhi, ylo, yhi = _limits(levels, perf, peak)  # type: ignore[arg-type]
     _set_scales(ax, xlo, xhi, ylo, yhi, f)
     ax.set_xlabel(f.label("chart_hier_x_axis"), fontsize=10)

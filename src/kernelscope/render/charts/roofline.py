@@ -21,12 +21,13 @@ from ...analysis.groups import LaunchGroup
 from ...analysis.roofline import ridge_point
 from ...model import GpuSpec
 from ..common import Fmt, ops_unit, safe, si
+from ..roofline_data import ceiling_scale
 from ..roofline_data import ceilings as _gpu_ceilings
 from ..roofline_data import pick_gpu as _pick_gpu
 from ..roofline_data import plotted_points, time_share, why_not_plotted
 from .style import (
     CLASS_COLOURS, _DPI, _Box, _Placer, _box, _finish, _kernel_label, _new_figure, _place_axes, chart_context, _short,
-    _wrap, chart_lang,
+    _wrap, chart_lang, fit_title,
 )
 
 
@@ -109,10 +110,12 @@ def _points(diags: Sequence[KernelDiagnosis], gpu: GpuSpec | None, total_s: floa
     return points, skipped
 
 
-def _ceilings(gpu: GpuSpec, f: Fmt) -> list[tuple[float, list[str], str]]:
-    """(peak, pipes, label) per distinct peak, highest first; pipes with equal peaks share one line."""
+def _ceilings(gpu: GpuSpec, f: Fmt, scale: float | None) -> list[tuple[float, list[str], str]]:
+    """(peak, pipes, label) per distinct peak, highest first, at the SM-clock factor ``scale``
+    (:func:`~kernelscope.render.roofline_data.ceiling_scale`: the table's and the JSON's ceilings); pipes with equal
+    peaks share one line."""
     out = []
-    for peak, pipes in _gpu_ceilings(gpu):
+    for peak, pipes in _gpu_ceilings(gpu, scale):
         shown = [p for p in pipes if not (p == "fp16_tensor_fp16acc" and "fp16_tensor" in pipes)]
         names = [f.pipe(p) for p in shown]
         heads = [n.split(" ", 1) for n in names]
@@ -138,8 +141,10 @@ class _Roof:
     bw: float | None
 
 
-def _roof(gpu: GpuSpec | None, f: Fmt) -> _Roof:
-    ceilings = _ceilings(gpu, f) if gpu is not None else []
+def _roof(gpu: GpuSpec | None, f: Fmt, points: Sequence[_Point]) -> _Roof:
+    # the plotted launches' clock factor, as roofline_data's RooflineData (table, JSON) has it: one ceiling source
+    scale = ceiling_scale(r for d in {id(p.diag): p.diag for p in points}.values() for r in plotted_points(d, False))
+    ceilings = _ceilings(gpu, f, scale) if gpu is not None else []
     bw = gpu.dram_bandwidth_bytes_per_s if gpu is not None else None
     ridges = [ridge_point(peak, bw) for peak, _, _ in ceilings] if gpu is not None else []
     return _Roof(ceilings, ridges, bw)
@@ -154,8 +159,8 @@ def _roofline_figure(points: list[_Point], skipped: list[tuple[str, str]], gpu: 
     height = base_h + note_h
     fig, renderer = _new_figure(width, height)
     bottom_in = 0.62 + note_h
-    ax = _log_log_axes(fig, width, height, bottom_in, title)
-    roof = _roof(gpu, f)
+    ax = _log_log_axes(fig, renderer, width, height, bottom_in, title)
+    roof = _roof(gpu, f, points)
     xlo, xhi, ylo, yhi = _limits(points, roof)
     _set_scales(ax, xlo, xhi, ylo, yhi, f)
 
@@ -175,13 +180,15 @@ def _roofline_figure(points: list[_Point], skipped: list[tuple[str, str]], gpu: 
     return _finish(fig, fmt, {p.gid: p.title for p in points})
 
 
-def _log_log_axes(fig: Figure, width: float, height: float, bottom_in: float, title: str):
-    """The chart's single axes, log-log, under the title (margins in inches)."""
-    _place_axes(fig, width, height, 0.85, 0.25, 0.55, bottom_in)
+def _log_log_axes(fig: Figure, renderer, width: float, height: float, bottom_in: float, title: str):
+    """The chart's single axes, log-log, under the title (margins in inches; the title fitted to the width, on more
+    lines when it must: :func:`fit_title`)."""
+    text, size, lines = fit_title(fig, renderer, title, width, 12 if width >= 9 else 10.5)
+    _place_axes(fig, width, height, 0.85, 0.25, 0.55 + 0.19 * (lines - 1), bottom_in)
     ax = fig.add_subplot(1, 1, 1)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    fig.suptitle(title, fontsize=12 if width >= 9 else 10.5, fontweight="bold", x=0.5, y=1 - 0.18 / height, va="top")
+    fig.suptitle(text, fontsize=size, fontweight="bold", x=0.5, y=1 - 0.18 / height, va="top")
     return ax
 
 

@@ -293,14 +293,33 @@ def _new_figure(width: float, height: float) -> tuple[Figure, object]:
     return fig, fig.canvas.get_renderer()
 
 
-def _text_width_in(fig: Figure, renderer, texts: Iterable[str], size: float) -> float:
-    """Widest of ``texts`` at ``size`` points, in inches."""
+def _text_width_in(fig: Figure, renderer, texts: Iterable[str], size: float, weight: str = "normal") -> float:
+    """Widest of ``texts`` at ``size`` points (and font ``weight``), in inches."""
     widest = 0.0
     for text in texts:
-        t = fig.text(0, 0, text, fontsize=size, parse_math=False)
+        t = fig.text(0, 0, text, fontsize=size, fontweight=weight, parse_math=False)
         widest = max(widest, t.get_window_extent(renderer).width)
         t.remove()
     return widest / fig.dpi
+
+
+def fit_title(fig: Figure, renderer, title: str, width: float, size: float, weight: str = "bold",
+              margin_in: float = 0.3) -> tuple[str, float, int]:
+    """The chart title as drawn: (text, font size, lines) such that every line fits the figure's ``width`` (inches)
+    less ``margin_in``: at ``size``, else down to 9 pt, else wrapped (by words, long names hard-broken) into as many
+    lines as it needs at 9 pt. Nothing of it is cut off at either end."""
+    room = width - margin_in
+    for s in (size, max(9.0, size - 1.5), 9.0):
+        if _text_width_in(fig, renderer, [title], s, weight) <= room:
+            return title, s, 1
+    chars = max(20, int(len(title) * room / max(_text_width_in(fig, renderer, [title], 9.0, weight), 1e-6)))
+    while chars > 20:
+        lines = _wrap(title, chars)
+        if _text_width_in(fig, renderer, lines, 9.0, weight) <= room:
+            break
+        chars -= 4
+    lines = _wrap(title, chars)
+    return "\n".join(lines), 9.0, len(lines)
 
 
 def _place_axes(fig: Figure, width: float, height: float, left: float, right: float, top: float, bottom: float) -> None:

@@ -41,10 +41,15 @@ class FusionDoc(Doc):
         "(each kernel reads the previous one's output and writes one tensor of that size)"))]
     achieved_bytes_per_s: Annotated[float | None, Meta(description="unfused bytes / unfused time, bytes/s; null: no bytes")]
     peak_bytes_per_s: Annotated[float | None, Meta(description="the GPU's DRAM peak, bytes/s; null: GPU not known")]
-    fused_s: Annotated[float, Meta(description="prediction: the fused kernel's time at the achieved bandwidth, seconds")]
+    fused_s: Annotated[float | None, Meta(description=(
+        "prediction: the fused kernel's time at the achieved bandwidth, seconds; null: not known (the bytes are "
+        "not recorded, bytes_basis assumed_chain)"))]
+    fused_floor_s: Annotated[float, Meta(description=(
+        "the least the fused time can be from what is known, seconds: fused_s when predicted, else the chain's "
+        "time over its kernel count (0 in an epilogue); speedup and saving_s are of it"))]
     fused_bound_s: Annotated[float | None, Meta(description=(
         "the fused time at the DRAM peak (the fastest it can be), seconds; null: no bytes or no peak"))]
-    saving_s: Annotated[float, Meta(description="prediction: unfused_s - fused_s per occurrence, seconds")]
+    saving_s: Annotated[float, Meta(description="unfused_s - fused_floor_s per occurrence, seconds (an upper bound when estimate_kind is upper_bound)")]
     saving_bound_s: Annotated[float | None, Meta(description="upper bound: unfused_s - fused_bound_s, seconds; null: no bound")]
     speedup: Annotated[float | None, Meta(description="unfused_s / fused_s, the chain's own (x); null: unbounded")]
     total_saving_s: Annotated[float, Meta(description="occurrences x saving_s, seconds")]
@@ -54,8 +59,8 @@ class FusionDoc(Doc):
     program_speedup: Annotated[float | None, Meta(description="1 / (1 - program_fraction), Amdahl (x); null: not known")]
     estimate_kind: Annotated[Literal["prediction", "upper_bound"], Meta(description=(
         "prediction: the bytes are known and fused_s, saving_s and the program figures are predictions (the "
-        "*_bound_s figures the bound at the DRAM peak); upper_bound: the chain is assumed (no shapes), those figures "
-        "are the best case fusing can reach"))]
+        "*_bound_s figures the bound at the DRAM peak); upper_bound: the chain is assumed (no shapes; or a kernel "
+        "report, which records no data flow), those figures are the best case fusing can reach"))]
     route: Annotated[Literal["torch_compile", "epilogue", "fused_kernel"], Meta(description="the fusion route that fits")]
     advice: Annotated[str, Meta(description="what to do, in the document's language")]
     caveats: Annotated[list[NoteDoc], Meta(description="what the estimate cannot know")]

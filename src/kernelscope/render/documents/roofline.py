@@ -105,7 +105,12 @@ class RooflineChartDoc(Doc):
         "the chart these numbers are: report (every selected launch at its main pipe), launch (one launch, a point "
         "per pipe it used; --launch N or a selection of one), levels (one launch's hierarchical roofline, --levels)"))]
     gpu: Annotated[str | None, Meta(description="the GPU whose ceilings are drawn; null: none known (the points are drawn without ceilings)")]
-    compute_roofs: Annotated[list[ComputeRoofDoc], Meta(description="compute ceilings, highest first")]
+    compute_roofs: Annotated[list[ComputeRoofDoc], Meta(description=(
+        "compute ceilings, highest first: the GPU spec's dense peaks x clock_scale (the ceilings the points' "
+        "efficiencies are of, the same the chart and the table show)"))]
+    clock_scale: Annotated[float | None, Meta(description=(
+        "the profiled SM clock / the spec's boost clock applied to every compute ceiling; null: the datasheet "
+        "peaks (no clock known, the launches at different clocks, or a hierarchical roofline's own ceiling)"))]
     memory_roofs: Annotated[list[MemoryRoofDoc], Meta(description="bandwidth ceilings (slopes)")]
     ridge_points: Annotated[list[RidgeDoc], Meta(description="each compute ceiling where each slope meets it")]
     launches: Annotated[list[RooflineLaunchDoc], Meta(description="the selected launches, in report order")]
