@@ -38,7 +38,8 @@ VERBATIM = {
 #: Values built as ", "-joined lists that are lists of kernel names (a name may hold ", ": not split).
 KERNEL_NAME_LISTS = {("no_kernel_matches", "names"), ("no_kernel_matches_more", "names"),
                      ("kernel_spec_ambiguous", "candidates"), ("pattern_not_one_kernel", "found"),
-                     ("fusion_no_such_kernel", "value"), ("stats_no_rows", "names"), ("nvprof_no_kernels", "seen"),
+                     ("fusion_no_such_kernel", "value"), ("fusion_same_kernel", "names"), ("stats_no_rows", "names"),
+                     ("nvprof_no_kernels", "seen"),
                      # a file's header row quoted as the file has it (verbatim content, not a list of ours)
                      ("csv_not_ncu_header", "header"), ("stats_bad_field_count", "header")}
 #: Values that are a phrase holding a list: the [phrase] entry that words them lists it ({field:list}).
