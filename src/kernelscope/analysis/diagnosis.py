@@ -19,7 +19,8 @@ from ..knowledge.criteria import source
 from ..knowledge.gpus import DERIVED_ORIGIN, derived_spec, find_gpu
 from ..knowledge.plausibility import screen
 from ..model import GpuSpec, KernelProfile, ProfileReport
-from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
+from ..notes import (BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, SMALL_GRID,
+                     Note)
 from .engine import Evidence, Finding, by_gain, run_rules
 from .performance import Units, rank_and_share, units_of
 from .causes import CAUSE_RULES, limiter_unit, program_gain
@@ -36,7 +37,7 @@ from .selection import select_kernels
 from .stalls import StallBreakdown, stall_breakdown
 
 __all__ = [
-    "BALANCED", "COMPUTE_BOUND", "LATENCY_BOUND", "LAUNCH_BOUND", "MEMORY_BOUND", "OCCUPANCY_BOUND",
+    "BALANCED", "COMPUTE_BOUND", "LATENCY_BOUND", "LAUNCH_BOUND", "MEMORY_BOUND", "OCCUPANCY_BOUND", "SMALL_GRID",
     "KernelDiagnosis", "KernelGroup", "Note", "ReportDiagnosis", "SolVerdict", "classify_sol", "diagnose",
     "diagnose_report", "group_by_name",
 ]
