@@ -196,3 +196,18 @@ def test_one_panel_order_most_time_first():
     assert [d.kernel.index for d in by_time(ds)] == [4, 1, 3, 0, 2]
     grouped = main(["diagnose", str(EXAMPLE)])
     assert grouped == 0
+
+
+def test_every_library_precision_step_is_conditional():
+    """A library family's advice names a precision only in its {precision} step (offered when the kernel is not
+    already at one of precision_done's pipes), in both languages; NCCL's FP16/BF16 is the reduction's message
+    type, not tensor-core work."""
+    from kernelscope.knowledge.libraries import families
+    types = re.compile(r"TF32|FP16|BF16|FP8")
+    for fam in families():
+        for lang in ("en", "zh"):
+            rest = fam.advice(lang).replace("{precision}", "")
+            if fam.id != "nccl":
+                assert not types.search(rest), (fam.id, lang, rest)
+            if fam.precision(lang):
+                assert types.search(fam.precision(lang)) and fam.precision_done, fam.id
