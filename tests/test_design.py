@@ -57,7 +57,7 @@ def _class(d):
 
 def test_every_remedy_named_by_a_class_or_a_finding_exists_and_states_its_source():
     named = {r for bound in ("compute-bound", "memory-bound", "latency-bound", "occupancy-bound", "balanced",
-                             "launch-bound") for r in class_remedies(bound)}
+                             "launch-bound", "small-grid") for r in class_remedies(bound)}
     named |= {r for text in findings().values() for r in text.remedies}
     assert named <= set(remedies()), named - set(remedies())
     assert all(r.source for r in remedies().values())

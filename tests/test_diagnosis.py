@@ -8,8 +8,8 @@ from kernelscope.analysis.diagnosis import (
     BALANCED,
     COMPUTE_BOUND,
     LATENCY_BOUND,
-    LAUNCH_BOUND,
     MEMORY_BOUND,
+    SMALL_GRID,
     classify_sol,
     diagnose,
     group_by_name,
@@ -38,10 +38,10 @@ GPU = GpuSpec(
         (42.4, 41.9, None, LATENCY_BOUND),  # both < 60
         (64.8, 64.8, None, BALANCED),
         (53.1, 68.8, None, MEMORY_BOUND),  # 60-80, memory clearly higher
-        (11.8, 11.8, 0.29, LAUNCH_BOUND),  # fewer than one wave
+        (11.8, 11.8, 0.29, SMALL_GRID),  # fewer than one wave: a small grid, not launch overhead
         (90.0, 10.0, 0.5, COMPUTE_BOUND),  # high throughput is judged before the grid size
         (38.0, 85.5, 0.89, MEMORY_BOUND),  # cutlass ReferenceGemm_kernel: Nsight says High Throughput (DRAM)
-        (33.3, 44.4, 0.8, LAUNCH_BOUND),  # ESMM kernel: Nsight says Small Grid
+        (33.3, 44.4, 0.8, SMALL_GRID),  # ESMM kernel: Nsight says Small Grid
     ],
 )
 def test_classify_sol(compute, memory, waves, expected):
@@ -121,7 +121,7 @@ def test_ncu_bottleneck_translation():
 
     assert ncu_bottleneck(rule("High Memory Throughput", "Memory is more heavily utilized than Compute"))[0] == MEMORY_BOUND
     assert ncu_bottleneck(rule("Latency Issue", "low compute throughput"))[0] == LATENCY_BOUND
-    assert ncu_bottleneck(rule("Small Grid", "This kernel grid is too small to fill"))[0] == LAUNCH_BOUND
+    assert ncu_bottleneck(rule("Small Grid", "This kernel grid is too small to fill"))[0] == SMALL_GRID
     assert ncu_bottleneck(rule("High Throughput", "greater than 80.0% ... Start by analyzing DRAM in the Memory Workload Analysis"))[0] == MEMORY_BOUND
     assert ncu_bottleneck(rule("High Throughput", "Start by analyzing workloads in the Compute Workload Analysis section."))[0] == COMPUTE_BOUND
     assert ncu_bottleneck(rule("", "Rule Bottleneck returned an error"))[0] is None

@@ -495,14 +495,63 @@ needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc (CUDA
 
 
 @needs_nvcc
-def test_compile_demo_kernels():
-    report = compile_resource_usage(DEMO_CU, "sm_90")
+@pytest.mark.parametrize("arch", ["sm_75", "sm_86", "sm_90"])
+def test_compile_demo_kernels(arch):
+    """Each demo kernel shows what its name says on every architecture from Turing on: register_spilling's
+    __launch_bounds__(512, 2) caps it at 65536 / (512 x 2) = 64 registers (1024 threads fit every SM from sm_75:
+    ptxas keeps the bound, no warning) and it spills; register_heavy needs more than 64."""
+    report = compile_resource_usage(DEMO_CU, arch)
     k = {x.demangled_name.split("(")[0]: x for x in report.kernels}
     assert set(k) == {"register_heavy", "register_spilling", "shared_40k", "light"}
     assert k["shared_40k"].shared_mem_static_bytes == 40 * 1024 and k["shared_40k"].barriers == 1
-    assert k["register_spilling"].registers_per_thread <= 32 and k["register_spilling"].spills
+    assert k["register_spilling"].registers_per_thread <= 64 and k["register_spilling"].spills
     assert k["register_heavy"].registers_per_thread > 64 and not k["register_heavy"].spills
     assert k["light"].registers_per_thread <= 32 and k["light"].shared_mem_static_bytes == 0
+    assert not report.warnings and not any(x.warnings for x in report.kernels)
+
+
+PTXAS_WARNED = """\
+ptxas warning : Value of threads per SM for entry _Z17register_spillingPKfPfi is out of range. .minnctapersm will be ignored
+ptxas warning : Too big maxrregcount value specified 300, will be ignored
+ptxas info    : Compiling entry function '_Z17register_spillingPKfPfi' for 'sm_86'
+ptxas info    : Function properties for _Z17register_spillingPKfPfi
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 64 registers, used 0 barriers, 372 bytes cmem[0]
+ptxas info    : Compiling entry function '_Z17register_spillingPKfPfiX' for 'sm_86'
+ptxas info    : Used 8 registers, used 0 barriers, 372 bytes cmem[0]
+"""
+
+
+def test_ptxas_warnings_go_with_the_kernel_they_cite():
+    """A warning citing a kernel's mangled name (as a whole word: not the longer '..PfiX') is that kernel's; one
+    citing none is the file's; both are shown, the kernel's with its name."""
+    from kernelscope.ingest.ptxas import ptxas_warnings
+    kernels, rest = ptxas_warnings(PTXAS_WARNED, parse_ptxas(PTXAS_WARNED))
+    assert [k.warnings for k in kernels] == [
+        ("Value of threads per SM for entry _Z17register_spillingPKfPfi is out of range. .minnctapersm will be "
+         "ignored",), ()]
+    assert rest == ("Too big maxrregcount value specified 300, will be ignored",)
+    from kernelscope.render.occupancy import KernelOccupancy, SourceFile, source_renderables
+    from kernelscope.analysis.occupancy import arch_limits
+    src = SourceFile(path="k.cu", nvcc_arch="sm_86", compute_capability=(8, 6), limits=arch_limits((8, 6)),
+                     threads_per_block=256, threads_defaulted=True, dynamic_shared_mem_bytes=0,
+                     kernels=[KernelOccupancy(kernel=k, occupancy=None) for k in kernels], ptxas_warnings=rest)
+    texts = [" ".join(str(getattr(r, "plain", "")).split()) for r in source_renderables(src, "en")]
+    assert ("ptxas warning for _Z17register_spillingPKfPfi: Value of threads per SM for entry "
+            "_Z17register_spillingPKfPfi is out of range. .minnctapersm will be ignored") in texts
+    assert "ptxas warning: Too big maxrregcount value specified 300, will be ignored" in texts
+    zh = [" ".join(str(getattr(r, "plain", "")).split()) for r in source_renderables(src, "zh")]
+    assert any(t.startswith("ptxas 对") and ".minnctapersm" in t for t in zh)
+
+
+def test_no_fewer_registers_step_for_a_kernel_that_spills():
+    """64 registers at 256 threads on sm_86: 65536 / (64 x 256) = 4 blocks = 32 of 48 warps; 48 registers would
+    give 5 blocks = 40 warps, but a spilling kernel would spill more: that step is not offered."""
+    from kernelscope.analysis.occupancy import next_step, occupancy
+    o = occupancy((8, 6), 256, 64, 0)
+    assert o.active_warps_per_sm == 32
+    assert [s.parameter for s in next_step(o)][:1] == ["registers_per_thread"]
+    assert "registers_per_thread" not in [s.parameter for s in next_step(o, spills=True)]
 
 
 # -------------------------------------------------------------------------------------------------- CLI

@@ -298,13 +298,13 @@ def test_the_headline_follows_the_limiter():
     v = classify_sol(30.0, 79.7, 0.81)
     assert v.bound == "memory-bound"
     # below one wave in the latency band: Nsight's Small Grid
-    assert classify_sol(30.0, 40.0, 0.81).bound == "launch-bound"
+    assert classify_sol(30.0, 40.0, 0.81).bound == "small-grid"
     k = KernelProfile(index=0, name="k", demangled_name="k", duration_s=8.85e-3, sol_compute_pct=30.0,
                       sol_memory_pct=79.7, dram_throughput_pct=79.7,
                       device=DeviceInfo(display_name="g", sm_count=68),
                       launch=LaunchConfig(grid=(275, 1, 1), block=(256, 1, 1), waves_per_sm=0.81))
     d = diagnose(k, GpuSpec(name="g", dram_bandwidth_bytes_per_s=448e9, peak_flops_per_s={"fp32": 10e12}, sm_count=68))
-    assert d.bound == "memory-bound" and "launch-bound" not in d.verdict
+    assert d.bound == "memory-bound" and "small-grid" not in d.verdict and "launch-bound" not in d.verdict
 
 
 def test_the_transpose_pair_is_bounded_by_the_dram_that_stays():

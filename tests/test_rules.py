@@ -79,9 +79,9 @@ def test_busy_warps_are_not_occupancy_bound():
     assert busy and busy[0].values["share"] == pytest.approx(30 / 35)
 
 
-def test_small_grid_and_short_kernel_are_launch_bound():
+def test_small_grid_is_its_class_and_only_a_short_kernel_is_launch_bound():
     d = diagnose(_k(sol_memory_pct=5.0, sol_compute_pct=3.0, launch=LaunchConfig(waves_per_sm=0.08), duration_s=8.5e-6), A100)
-    assert d.classes == ("launch-bound",)  # small grid, and not latency-bound on top
+    assert d.classes == ("small-grid",)  # small grid, and not latency-bound on top, nor launch overhead
     d = diagnose(_k(sol_memory_pct=5.0, sol_compute_pct=3.0, duration_s=2e-6, launch=LaunchConfig(waves_per_sm=3.0)), A100)
     assert "launch-bound" in d.classes and "short_kernel" in _keys(d)
 
@@ -131,7 +131,7 @@ def test_gap_on_a_small_grid_is_not_occupancy_bound():
     k = replace(_register_heavy(), launch=replace(_register_heavy().launch, grid=(100, 1, 1)),
                 sol_memory_pct=70.0, sol_compute_pct=40.0, stall_values={}, stall_family=None, achieved_occupancy_pct=5.0)
     d = diagnose(k, A100)
-    assert "occupancy-bound" not in d.classes and "launch-bound" not in d.classes
+    assert "occupancy-bound" not in d.classes and "launch-bound" not in d.classes and "small-grid" not in d.classes
     (small,) = [f for f in d.findings if f.id == "small_grid"]
     assert small.severity == "optimization" and small.estimated_speedup == pytest.approx(1 / 0.7)
     assert small.change.warps == pytest.approx(25 / 5) and small.change.idle == pytest.approx(8 / 108)

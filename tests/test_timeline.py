@@ -462,3 +462,20 @@ def test_detection_routes_traces_to_kineto(tmp_path):
         p.write_bytes(b"{}")
         assert detect_timeline_format(p) == "kineto"
     assert detect_timeline_format(tmp_path) == "kineto"
+
+
+def test_low_utilisation_above_threshold_overall_says_so_and_saves_only_its_low_slices():
+    """Busy 90 % of the span: the 50 % rule fires only on its low slices and says the device is not below 50 %
+    overall. Span 0..3000 µs, 30 slices of 100 µs; kernels 0..1300 and 1600..3000 µs: busy 2700 / 3000 = 90 %;
+    slices 13, 14, 15 idle (3 low), 300 µs idle in them (all of the device's idle time)."""
+    rows = [(0, 1300 * US, KERNEL, "k", 0, 7, 1), (1600 * US, 3000 * US, KERNEL, "k", 0, 7, 2)]
+    rep = analyse_timeline(tl_from(rows, ["k"]))
+    (low,) = [f for f in rep.findings if f.id == "low_utilisation"]
+    assert low.message.key == "tl_low_utilisation_slices"
+    assert low.message.values["util"] == pytest.approx(90.0) and low.message.values["low"] == 3
+    assert low.message.values["idle_s"] == pytest.approx(300e-6)
+    assert "not below 50%" in render_timeline([rep], "table", "en", width=400)
+    # a device busy only 10 % of its span is below the threshold overall: the plain note
+    rows = [(0, 100 * US, KERNEL, "k", 0, 7, 1), (900 * US, 1000 * US, KERNEL, "k", 0, 7, 2)]
+    (low,) = [f for f in analyse_timeline(tl_from(rows, ["k"])).findings if f.id == "low_utilisation"]
+    assert low.message.key == "tl_low_utilisation" and low.message.values["util"] == pytest.approx(20.0)

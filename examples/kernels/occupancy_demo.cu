@@ -3,9 +3,9 @@
 // They are only compiled (never run) by kernelscope; ptxas reports their registers, shared memory,
 // barriers, stack frame and spills.
 
-#define ACCUMULATORS 48
+#define ACCUMULATORS 96
 
-// Register-heavy: many independent accumulators stay live through the loop (about 100 registers).
+// Register-heavy: many independent accumulators stay live through the loop (128 registers on sm_75 .. sm_90).
 __global__ void register_heavy(const float* __restrict__ in, float* __restrict__ out, int n)
 {
     float acc[ACCUMULATORS];
@@ -22,9 +22,11 @@ __global__ void register_heavy(const float* __restrict__ in, float* __restrict__
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
-// The same body with __launch_bounds__(1024, 2): at most 65536 / (1024 * 2) = 32 registers per thread,
-// so ptxas has to spill registers to local memory.
-__global__ void __launch_bounds__(1024, 2) register_spilling(const float* __restrict__ in, float* __restrict__ out, int n)
+// The same body with __launch_bounds__(512, 2): at most 65536 / (512 * 2) = 64 registers per thread, so ptxas
+// has to spill registers to local memory. 512 x 2 = 1024 threads fit an SM of every architecture from sm_75 on
+// (Turing's limit is 1024 threads per SM): a larger product (1024, 2) is out of range on sm_75 and sm_86, where
+// ptxas warns ".minnctapersm will be ignored" and nothing spills.
+__global__ void __launch_bounds__(512, 2) register_spilling(const float* __restrict__ in, float* __restrict__ out, int n)
 {
     float acc[ACCUMULATORS];
 #pragma unroll

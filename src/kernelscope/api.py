@@ -24,7 +24,7 @@ from .analysis.diagnosis import KernelDiagnosis, ReportDiagnosis, diagnose, diag
 from .errors import InputError
 from .ingest import load, load_timeline
 from .ingest.settings import read_criteria, read_spec
-from .knowledge.gpus import find_gpu
+from .knowledge.gpus import find_gpu, find_typed_gpu
 from .model import GpuSpec
 
 if TYPE_CHECKING:
@@ -44,12 +44,13 @@ def resolve_gpu(gpu: str | None = None, spec: str | os.PathLike | None = None) -
     neither (each kernel's own device is then looked up).
 
     Raises:
-        InputError: both given, or a bad spec file; UnknownGpuError: a name the catalogue lacks.
+        InputError: both given, a bad spec file, or a name that starts several catalogue GPUs' names (the
+            candidates listed); UnknownGpuError: a name the catalogue lacks.
     """
     if gpu is not None and spec is not None:
         raise InputError("--gpu/--spec", key="gpu_and_spec")
     if gpu is not None:
-        return find_gpu(gpu)
+        return find_typed_gpu(gpu)
     if spec is not None:
         return read_spec(spec)
     return None

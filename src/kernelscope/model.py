@@ -263,7 +263,7 @@ class KernelProfile:
         cycles_per_issued_instruction: ``smsp__average_warp_latency_per_inst_issued.ratio`` (cycles).
         rules: Nsight Compute's stored rule results.
         nsight_sol_class: the class Nsight Compute's own SOLBottleneck rule stored, in kernelscope's vocabulary
-            (``"compute-bound"``, ``"memory-bound"``, ``"latency-bound"``, ``"balanced"``, ``"launch-bound"``;
+            (``"compute-bound"``, ``"memory-bound"``, ``"latency-bound"``, ``"balanced"``, ``"small-grid"``;
             :mod:`kernelscope.notes`), resolved by the reader; None when absent or when the rule gave no class.
         nsight_sol_title: that rule result's title (e.g. ``"High Memory Throughput"``), or None.
         has_flop_rates: the profile holds per-cycle SASS FP instruction rates

@@ -11,7 +11,11 @@ COMPUTE_BOUND = "compute-bound"
 MEMORY_BOUND = "memory-bound"
 LATENCY_BOUND = "latency-bound"
 OCCUPANCY_BOUND = "occupancy-bound"
+#: a kernel about as short as its own launch overhead (``short_kernel_s``): the launch, not the GPU, sets its time
 LAUNCH_BOUND = "launch-bound"
+#: a grid too small to fill the GPU (Nsight Compute's "Small Grid"): SMs without a block for the whole kernel, however
+#: long it runs; not launch overhead
+SMALL_GRID = "small-grid"
 BALANCED = "balanced"
 
 

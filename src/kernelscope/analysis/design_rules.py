@@ -40,8 +40,11 @@ def library_kernel(ctx: KernelContext, done: Done) -> Finding | None:
     if d is None or d.library is None:
         return None
     busiest = ctx.units.busiest
+    k = ctx.kernel
+    runs = {p for p, v in {**k.flop_counts, **k.tensor_ops_pct}.items() if v}  # pipes with counted work
     values = {"family": d.library.name, "family_id": d.library.id, "limiter": busiest.unit if busiest else None,
-              "limiter_pct": 100 * busiest.busy if busiest else None}
+              "limiter_pct": 100 * busiest.busy if busiest else None,
+              "precision_step": not runs & set(d.library.precision_done)}  # not already at that precision
     return Finding("library_kernel", "info", Note("f_library_kernel", values),
                    (Evidence("kernel_name", None),), advice="finding:library_kernel",
                    speedup_note="not estimated: what another algorithm or configuration gains depends on it",

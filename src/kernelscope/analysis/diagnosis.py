@@ -16,10 +16,11 @@ from typing import Any, Iterable, Mapping
 from ..errors import UnknownGpuError
 from ..knowledge.criteria import criteria as default_criteria
 from ..knowledge.criteria import source
-from ..knowledge.gpus import DERIVED_ORIGIN, derived_spec, find_gpu
+from ..knowledge.gpus import DERIVED_ORIGIN, derived_spec, find_gpu, find_typed_gpu
 from ..knowledge.plausibility import screen
 from ..model import GpuSpec, KernelProfile, ProfileReport
-from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
+from ..notes import (BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, SMALL_GRID,
+                     Note)
 from .engine import Evidence, Finding, by_gain, run_rules
 from .performance import Units, rank_and_share, units_of
 from .causes import CAUSE_RULES, limiter_unit, program_gain
@@ -36,7 +37,7 @@ from .selection import select_kernels
 from .stalls import StallBreakdown, stall_breakdown
 
 __all__ = [
-    "BALANCED", "COMPUTE_BOUND", "LATENCY_BOUND", "LAUNCH_BOUND", "MEMORY_BOUND", "OCCUPANCY_BOUND",
+    "BALANCED", "COMPUTE_BOUND", "LATENCY_BOUND", "LAUNCH_BOUND", "MEMORY_BOUND", "OCCUPANCY_BOUND", "SMALL_GRID",
     "KernelDiagnosis", "KernelGroup", "Note", "ReportDiagnosis", "SolVerdict", "classify_sol", "diagnose",
     "diagnose_report", "group_by_name",
 ]
@@ -140,6 +141,13 @@ class KernelDiagnosis:
         for f in specific or ranked:
             chosen.setdefault(f.advice, f)  # type: ignore[arg-type]
         return tuple(chosen.values())
+
+    @property
+    def worthwhile_advice(self) -> tuple[Finding, ...]:
+        """The advice findings worth acting on, the ones the short report lists (``--details``: every one):
+        :attr:`advice_findings` without the negligible ones (a gain below ``min_worthwhile_speedup``, the one
+        threshold, in ``verdicts.toml`` with its reason)."""
+        return tuple(f for f in self.advice_findings if not f.negligible)
 
     @property
     def advice(self) -> tuple[str, ...]:
@@ -435,7 +443,7 @@ def diagnose_report(
     """
     specs: dict[str, GpuSpec] = {}
     if isinstance(gpu, str):
-        gpu = find_gpu(gpu)
+        gpu = find_typed_gpu(gpu)
 
     unknown: dict[str, Note] = {}
 

@@ -182,6 +182,15 @@ def group_launches(diagnoses: Sequence[KernelDiagnosis], factor: float = OUTLIER
     return tuple(groups)
 
 
+def by_time(diagnoses: Sequence[KernelDiagnosis]) -> tuple[KernelDiagnosis, ...]:
+    """The launches in the panels' one order, the groups' (:func:`group_launches`): most GPU time first (duration x
+    the launches a row stands for; an unmeasured duration last), report index among equal times."""
+    def key(d: KernelDiagnosis) -> tuple[float, int]:
+        k = d.kernel
+        return (-(k.duration_s * k.launch_count) if k.duration_s is not None else math.inf, k.index)
+    return tuple(sorted(diagnoses, key=key))
+
+
 def launch_groups(result: ReportDiagnosis, factor: float = OUTLIER_FACTOR) -> tuple[LaunchGroup, ...]:
     """The diagnosed launches of ``result`` (``result.kernels``: the selection) grouped (:func:`group_launches`)."""
     return group_launches(result.kernels, factor)

@@ -19,7 +19,7 @@ from ..knowledge.findings import findings
 from ..knowledge.remedies import applicable, holds
 from ..knowledge.text import class_remedies
 from ..model import GpuSpec, KernelProfile
-from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, Note
+from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, SMALL_GRID, Note
 from .engine import Done, Evidence, Finding, Rule
 from .design import Design
 from .limiters import Limiters, MemoryLevel, limiting_level
@@ -29,7 +29,7 @@ from .roofline import RooflinePoint
 from .stalls import StallBreakdown
 
 #: Order in which classes are listed when several hold.
-CLASS_ORDER = (LAUNCH_BOUND, MEMORY_BOUND, COMPUTE_BOUND, LATENCY_BOUND, OCCUPANCY_BOUND)
+CLASS_ORDER = (LAUNCH_BOUND, SMALL_GRID, MEMORY_BOUND, COMPUTE_BOUND, LATENCY_BOUND, OCCUPANCY_BOUND)
 #: Stall reasons that mean the warps are busy issuing or waiting on a saturated pipe (lesson 2).
 BUSY_REASONS = ("math_pipe_throttle", "not_selected")
 
@@ -51,7 +51,7 @@ class SolVerdict:
 
     Attributes:
         bound: ``"compute-bound"``, ``"memory-bound"``, ``"latency-bound"``, ``"balanced"`` or
-            ``"launch-bound"``; None when the SOL section was not measured.
+            ``"small-grid"``; None when the SOL section was not measured.
         compute_pct: SM throughput, % of peak, or None.
         memory_pct: memory throughput, % of peak, or None.
         waves_per_sm: ``launch__waves_per_multiprocessor``, or None.
@@ -83,11 +83,11 @@ def classify_sol(compute_pct: float | None, memory_pct: float | None, waves_per_
 
     Rules, in the order Nsight Compute's SOLBottleneck rule applies them (its rule file; thresholds from
     ``verdicts.toml`` ``[criteria]``): compute above ``compute_high_pct`` or memory above ``memory_high_pct`` ->
-    the higher one's class (ties go to compute); both below ``latency_sol_pct`` -> launch-bound with fewer than
+    the higher one's class (ties go to compute); both below ``latency_sol_pct`` -> small-grid with fewer than
     ``small_grid_waves`` waves ("Small Grid"), else latency-bound; otherwise the higher one's class, or balanced
     when they are within ``balanced_margin_pct`` points. A grid below one wave with a unit at 60-80 % of its peak
-    is that unit's class, not launch-bound (a kernel of 275 blocks on 68 SMs with DRAM at 79.7 % is memory-bound).
-    Without the two throughputs, fewer than ``small_grid_waves`` waves alone gives launch-bound.
+    is that unit's class, not small-grid (a kernel of 275 blocks on 68 SMs with DRAM at 79.7 % is memory-bound).
+    Without the two throughputs, fewer than ``small_grid_waves`` waves alone gives small-grid.
     """
     t = crit if crit is not None else default_criteria()
     c, m = compute_pct, memory_pct
@@ -102,11 +102,11 @@ def classify_sol(compute_pct: float | None, memory_pct: float | None, waves_per_
         return verdict(higher, "sol_high", top=max(c, m), limit=limit)
     if not measured:
         if grid_is_small(waves_per_sm, t):
-            return verdict(LAUNCH_BOUND, "small_grid", waves=waves_per_sm, limit=t["small_grid_waves"])
+            return verdict(SMALL_GRID, "small_grid", waves=waves_per_sm, limit=t["small_grid_waves"])
         return verdict(None, "sol_not_measured")
     if max(c, m) < t["latency_sol_pct"]:
         if grid_is_small(waves_per_sm, t):  # Nsight's "Small Grid" is a latency-band verdict only
-            return verdict(LAUNCH_BOUND, "small_grid", waves=waves_per_sm, limit=t["small_grid_waves"])
+            return verdict(SMALL_GRID, "small_grid", waves=waves_per_sm, limit=t["small_grid_waves"])
         return verdict(LATENCY_BOUND, "sol_latency", limit=t["latency_sol_pct"])
     if abs(c - m) < t["balanced_margin_pct"]:
         return verdict(BALANCED, "sol_balanced", margin=t["balanced_margin_pct"])
@@ -252,21 +252,22 @@ def speed_of_light(ctx: KernelContext, done: Done) -> Finding:
 
 def small_grid(ctx: KernelContext, done: Done) -> Finding | None:
     """Fewer blocks than SMs (or, without the block and SM counts, fewer than ``small_grid_waves`` waves):
-    launch-bound when neither compute nor memory reaches ``latency_sol_pct``; with a unit that busy the throughput
-    verdict stands and the idle SMs are an optimization. Estimate (upper bound): SMs / blocks, the work spread over
+    the small-grid class (Nsight's "Small Grid", not launch overhead) when no measured unit reaches ``latency_sol_pct``
+    (Speed-of-Light compute and memory, else the busiest unit measured, the tensor pipe included); with a unit that
+    busy the throughput verdict stands and the idle SMs are an optimization. Estimate (upper bound): SMs / blocks, the work spread over
     every SM."""
     blocks, sms = ctx.kernel.launch.blocks, ctx.sm_count
     if not grid_is_small(ctx.waves_per_sm, ctx.criteria, blocks, sms):
         return None
     if blocks is None or not sms:
         limit = ctx.criteria["small_grid_waves"]
-        return ctx.bound("small_grid", LAUNCH_BOUND, Note("small_grid", {"waves": ctx.waves_per_sm, "limit": limit}),
+        return ctx.bound("small_grid", SMALL_GRID, Note("small_grid", {"waves": ctx.waves_per_sm, "limit": limit}),
                          Evidence(WAVES, ctx.waves_per_sm), key="small_grid_waves")
     note = Note("f_small_grid", {"blocks": blocks, "sms": sms, "idle_sms": sms - blocks})
     evidence = (Evidence("launch__grid_size", blocks, "block"), Evidence("device__attribute_multiprocessor_count", sms, "SM"))
-    busy = max((v for v in (ctx.sol.compute_pct, ctx.sol.memory_pct) if v is not None), default=None)
+    busy = _busiest_pct(ctx)
     severity, bound = ("optimization", None) if busy is not None and busy >= ctx.criteria["latency_sol_pct"] \
-        else ("bound", LAUNCH_BOUND)
+        else ("bound", SMALL_GRID)
     idle = 1.0 - blocks / sms  # SM time of the SMs without a block
     if ctx.units.idle_sm is not None:
         idle = min(idle, ctx.units.idle_sm)
@@ -280,6 +281,19 @@ def small_grid(ctx: KernelContext, done: Done) -> Finding | None:
                             f"{theoretical:.0f}% occupancy)" if warps > 1.0 else ""))
     return Finding("small_grid", severity, note, evidence, bound=bound, advice="finding:small_grid",
                    source=source("small_grid_waves"), **ctx.sized(change))
+
+
+def _busiest_pct(ctx: KernelContext) -> float | None:
+    """The busiest measured unit, % of its peak: the Speed-of-Light figures when measured, else the busiest unit of
+    the breakdowns and the tensor pipe's activity (a Blackwell FP8 GEMM's console print has only the pipe); None when
+    nothing was measured."""
+    sol = [v for v in (ctx.sol.compute_pct, ctx.sol.memory_pct) if v is not None]
+    if len(sol) == 2:
+        return max(sol)
+    tops = (ctx.limiters.top_compute, ctx.limiters.top_memory)
+    found = sol + [u.pct for u in tops if u is not None] + [v for v in (ctx.kernel.tensor_pipe_active_pct,)
+                                                             if v is not None]
+    return max(found, default=None)
 
 
 def short_kernel(ctx: KernelContext, done: Done) -> Finding | None:

@@ -399,14 +399,15 @@ def what_if(base: Occupancy, vary: str) -> tuple[tuple[int, Occupancy], ...]:
     return tuple((v, _with(base, **{vary: v})) for v in _values(base, vary))
 
 
-def next_step(base: Occupancy, driver_carveout: bool = False) -> list[NextStep]:
+def next_step(base: Occupancy, driver_carveout: bool = False, spills: bool = False) -> list[NextStep]:
     """For each launch parameter, the smallest change that raises the resident warps per SM above ``base``.
 
     ``driver_carveout``: the carveout of ``base`` is the one the driver chose for the launch as it is (a profiled
     launch's ``launch__shared_mem_config_size``), not one the caller fixed: the driver picks the carveout per launch
     from the kernel's needs (CUDA C++ Programming Guide, "Shared Memory": the preferred carveout is a hint), so the
     registers, shared memory and threads steps are evaluated with the carveout free. A 32 KiB carveout of a
-    one-block launch does not cap the launch that uses fewer registers.
+    one-block launch does not cap the launch that uses fewer registers. ``spills``: the kernel already spills
+    registers to local memory (ptxas): fewer registers per thread is not offered, it would spill more.
 
     Registers and shared memory are only lowered (the largest value that reaches more warps); threads per
     block may go either way (nearest multiple of 32 that reaches more warps; the smaller one on a tie); a
@@ -417,7 +418,7 @@ def next_step(base: Occupancy, driver_carveout: bool = False) -> list[NextStep]:
     """
     out: list[NextStep] = []
     probe = replace(base, shared_mem_config_requested_bytes=None) if driver_carveout else base
-    regs = [(v, o) for v, o in what_if(probe, "registers_per_thread") if v < base.registers_per_thread]
+    regs = [] if spills else [(v, o) for v, o in what_if(probe, "registers_per_thread") if v < base.registers_per_thread]
     for v, o in sorted(regs, reverse=True, key=lambda p: p[0]):
         if o.active_warps_per_sm > base.active_warps_per_sm:
             out.append(NextStep("registers_per_thread", base.registers_per_thread, v, o))

@@ -441,7 +441,7 @@ def kernel_points(kernel: KernelProfile, gpu: GpuSpec | None, tensor_pipe_active
 #: Metric-name prefixes of the instruction counters FLOPs are counted from (SASS FP instructions, tensor-path ops,
 #: nvprof's flop_count_*): counts of EXECUTED work.
 COUNTER_PREFIXES = ("sm__sass_thread_inst_executed_op_", "smsp__sass_thread_inst_executed_op_",
-                    "sm__ops_path_tensor_src_", "flop_count_")
+                    "sm__ops_path_tensor_", "flop_count_")
 
 
 def counted_flops(kernel: KernelProfile) -> bool:

@@ -103,6 +103,7 @@ def _source(args: argparse.Namespace, cc: tuple[int, int], dyn: int, config: int
         path=args.cu, nvcc_arch=nvcc_arch, compute_capability=cc, limits=arch_limits(cc), threads_per_block=threads,
         threads_defaulted=args.threads is None, dynamic_shared_mem_bytes=dyn,
         kernels=[_kernel(k, cc, threads, dyn, config, args.barriers) for k in report.kernels],
+        ptxas_warnings=report.warnings,
     )
 
 
@@ -116,7 +117,7 @@ def _kernel(k: PtxasKernel, cc: tuple[int, int], threads: int, dyn: int, config:
                       barriers_per_block=barriers if barriers is not None else (k.barriers or 0))
     except InputError as exc:
         return KernelOccupancy(kernel=k, occupancy=None, error=exc)
-    return KernelOccupancy(kernel=k, occupancy=o, next_steps=next_step(o))
+    return KernelOccupancy(kernel=k, occupancy=o, next_steps=next_step(o, spills=k.spills))
 
 
 COMMAND = Command(

@@ -300,12 +300,13 @@ def _flop_counts(m: MetricSet, duration_s: float | None, partial: bool, problems
     return flop_counts
 
 
-# sm__ops_path_tensor_src_<type>[_dst_<acc>]... -> tensor pipe: data/metrics.toml [tensor].
+# sm__ops_path_tensor_[op_<kind>_]src_<type>[_dst_<acc>]... -> tensor pipe: data/metrics.toml [tensor]. Blackwell
+# (SM 10.x) names the counters per UTC MMA kind (sm__ops_path_tensor_op_utcqmma_src_fp8_dst_fp32.sum, NVIDIA/DCGM#251).
 # The % of peak: "<name>.sum.pct_of_peak_sustained_elapsed" (the roofline sections' form), else the
 # ".avg.pct_of_peak_sustained_active" / ".sum.pct_of_peak_sustained_active" forms a --metrics list may ask for.
-_TENSOR_PREFIX = "sm__ops_path_tensor_src_"
+_TENSOR_PREFIX = "sm__ops_path_tensor_"
 _TENSOR_OPS = re.compile(
-    r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_o(?:n|ff))?"
+    r"^sm__ops_path_tensor_(?:op_[a-z0-9]+_)?src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_o(?:n|ff))?"
     r"\.(?:sum|avg)\.pct_of_peak_sustained_(elapsed|active)$"
 )
 
@@ -328,32 +329,37 @@ def _tensor_ops(metrics: Mapping[str, float]) -> dict[str, float]:
 # Tensor-core FLOPs: ``sm__ops_path_tensor_src_<in>[_dst_<acc>][_sparsity_on|off].sum`` counts FLOPs (sources in
 # data/metrics.toml [tensor]). The total (no "_sparsity" suffix) is taken, else "_sparsity_off"; a pipe
 # with sparse work (a "_sparsity_on" count > 0) is not counted: the datasheet dense peaks do not apply to it.
-_TENSOR_COUNT = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_(on|off))?\.sum$")
+_TENSOR_COUNT = re.compile(
+    r"^sm__ops_path_tensor_(?:op_([a-z0-9]+)_)?src_([a-z0-9]+?)(?:_dst_([a-z0-9]+?))?(?:_sparsity_(on|off))?\.sum$")
 
 
 def tensor_flop_counts(m: MetricSet) -> tuple[dict[str, float], list[str]]:
-    """FLOPs per tensor pipe (keys of model.PIPES) from ``sm__ops_path_tensor_src_*.sum`` counts, and problems."""
-    found: dict[tuple[str, str | None], dict[str, float]] = {}
+    """FLOPs per tensor pipe (keys of model.PIPES) from ``sm__ops_path_tensor_[op_<kind>_]src_*.sum`` counts, and
+    problems. Counts of different MMA kinds (Blackwell's ``op_utcqmma`` / ``op_utchmma`` ...) on one pipe add up."""
+    found: dict[tuple[str, str, str | None], dict[str, float]] = {}
     for name in m.values:
         if not name.startswith(_TENSOR_PREFIX):
             continue
         mt = _TENSOR_COUNT.match(name)
-        if mt is None or tensor_pipes().get((mt.group(1), mt.group(2))) is None:
+        if mt is None or tensor_pipes().get((mt.group(2), mt.group(3))) is None:
             continue
         value = m.scaled(name, NCU_COUNT, "a count (no unit)")
         if value is not None and math.isfinite(value):
-            found.setdefault((mt.group(1), mt.group(2)), {})[mt.group(3) or ""] = value
-    counts: dict[str, float] = {}
+            found.setdefault((mt.group(1) or "", mt.group(2), mt.group(3)), {})[mt.group(4) or ""] = value
+    by_kind: dict[tuple[str, str], float] = {}
     problems: list[str] = []
-    for key, variants in found.items():
-        pipe = tensor_pipes()[key]
+    for (kind, src, dst), variants in found.items():
+        pipe = tensor_pipes()[(src, dst)]
         if variants.get("on", 0.0) > 0:
-            problems.append(f"{pipe} tensor work uses sparsity (sm__ops_path_tensor_src_{key[0]}"
-                            f"{'_dst_' + key[1] if key[1] else ''}_sparsity_on.sum > 0): its FLOPs are not counted")
+            problems.append(f"{pipe} tensor work uses sparsity (sm__ops_path_tensor_{'op_' + kind + '_' if kind else ''}"
+                            f"src_{src}{'_dst_' + dst if dst else ''}_sparsity_on.sum > 0): its FLOPs are not counted")
             continue
         count = variants.get("", variants.get("off"))
         if count is not None:
-            counts[pipe] = max(counts.get(pipe, 0.0), count)
+            by_kind[(pipe, kind)] = max(by_kind.get((pipe, kind), 0.0), count)
+    counts: dict[str, float] = {}
+    for (pipe, _kind), count in by_kind.items():
+        counts[pipe] = counts.get(pipe, 0.0) + count
     return counts, problems
 
 

@@ -15,7 +15,7 @@ import re
 from typing import Iterable
 
 from ..model import RuleResult
-from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND
+from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, MEMORY_BOUND, SMALL_GRID
 
 _MSG_TYPES = {0: "INFO", 1: "INFO", 2: "OPTIMIZATION", 3: "WARNING", 4: "ERROR"}
 _MSG_TYPE_NAMES = {
@@ -27,7 +27,7 @@ _MSG_TYPE_NAMES = {
 
 # (class, phrases in the lower-cased title + message), checked in this order.
 _SOL_PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (LAUNCH_BOUND, ("small grid", "too small to fill")),
+    (SMALL_GRID, ("small grid", "too small to fill")),
     (LATENCY_BOUND, ("latency issue",)),
     (BALANCED, ("balanced",)),
     (MEMORY_BOUND, ("memory is more heavily utilized", "high memory throughput")),

@@ -9,7 +9,10 @@ a temporary folder and parses what ptxas prints for every entry function (CUDA 1
         0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
     ptxas info    : Used 8 registers, used 0 barriers, 40960 bytes smem, 360 bytes cmem[0]
 
-Older ptxas leaves out "used N barriers"; the barrier count is then None. Mangled names are demangled with
+Older ptxas leaves out "used N barriers"; the barrier count is then None. Every ``ptxas warning :`` line is kept:
+with the kernel whose mangled name it cites (``Value of threads per SM for entry _Z17register_spillingPKfPfi is out
+of range. .minnctapersm will be ignored``: that kernel's ``__launch_bounds__`` minimum is dropped), else with the
+file. Mangled names are demangled with
 ``cu++filt`` or ``c++filt`` when one is on PATH. No analysis happens here.
 """
 
@@ -20,7 +23,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import InputError
@@ -44,6 +47,7 @@ class PtxasKernel:
         stack_frame_bytes: per-thread stack frame, bytes, or None when not printed.
         spill_stores_bytes: bytes of register spill stores per thread (0 when not printed).
         spill_loads_bytes: bytes of register spill loads per thread (0 when not printed).
+        warnings: ptxas' warnings that cite this kernel, as ptxas printed them (without "ptxas warning :").
     """
 
     name: str
@@ -55,6 +59,7 @@ class PtxasKernel:
     stack_frame_bytes: int | None = None
     spill_stores_bytes: int = 0
     spill_loads_bytes: int = 0
+    warnings: tuple[str, ...] = ()
 
     @property
     def spills(self) -> bool:
@@ -71,12 +76,14 @@ class PtxasReport:
         arch: the ``-arch`` value nvcc was run with, e.g. ``"sm_90"``.
         command: the nvcc command line that was run.
         kernels: one entry per kernel, in ptxas' order.
+        warnings: ptxas' warnings that cite no kernel (as printed, without "ptxas warning :").
     """
 
     source: str
     arch: str
     command: tuple[str, ...]
     kernels: tuple[PtxasKernel, ...]
+    warnings: tuple[str, ...] = ()
 
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)' for '([^']+)'")
@@ -85,6 +92,22 @@ _FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) b
 _USED = re.compile(r"Used (\d+) registers")
 _BARRIERS = re.compile(r"used (\d+) barriers")
 _SMEM = re.compile(r"(\d+) bytes smem")
+_WARNING = re.compile(r"ptxas\s+warning\s*:\s*(.+)")
+
+
+def ptxas_warnings(text: str, kernels: tuple[PtxasKernel, ...]) -> tuple[tuple[PtxasKernel, ...], tuple[str, ...]]:
+    """``kernels`` with the ``ptxas warning`` lines of ``text`` that cite each (its mangled name as a whole word),
+    and the warnings that cite none (the file's)."""
+    found = [m.group(1).strip() for m in map(_WARNING.search, text.splitlines()) if m]
+    cited: dict[str, list[str]] = {k.name: [] for k in kernels}
+    rest: list[str] = []
+    for w in dict.fromkeys(found):
+        names = [n for n in cited if re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", w)]
+        for n in names:
+            cited[n].append(w)
+        if not names:
+            rest.append(w)
+    return tuple(replace(k, warnings=tuple(cited[k.name])) for k in kernels), tuple(rest)
 
 
 def parse_ptxas(text: str, source: str = "ptxas output") -> tuple[PtxasKernel, ...]:
@@ -184,8 +207,9 @@ def compile_resource_usage(
     kernels = parse_ptxas(output, str(cu_file))
     if not kernels:
         raise InputError(str(cu_file), key="ptxas_no_kernel")
+    kernels, warnings = ptxas_warnings(output, kernels)
     names = _demangle([k.name for k in kernels])
     kernels = tuple(
         PtxasKernel(**{**k.__dict__, "demangled_name": names.get(k.name, k.name)}) for k in kernels
     )
-    return PtxasReport(source=str(cu_file), arch=arch, command=cmd, kernels=kernels)
+    return PtxasReport(source=str(cu_file), arch=arch, command=cmd, kernels=kernels, warnings=warnings)

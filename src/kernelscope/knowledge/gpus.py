@@ -229,6 +229,28 @@ def find_gpu(name: str) -> GpuSpec:
     raise UnknownGpuError(name, closest)
 
 
+def find_typed_gpu(name: str) -> GpuSpec:
+    """Look up a GPU name a user typed (``--gpu``): an exact catalogue name, or a name or alias that starts the
+    names of one catalogue GPU only (``"h100 nvl"``). A name that starts the names of several GPUs is refused, even
+    when it is also one GPU's alias (``"h100"``: the H100 SXM5's alias "NVIDIA H100", and the PCIe and NVL parts),
+    naming the candidates: a typed family name never silently picks one of them. Reports' device names go through
+    :func:`find_gpu` (exact only).
+
+    Raises:
+        InputError: ambiguous (key ``gpu_ambiguous``, the candidates listed); UnknownGpuError: no entry matches.
+    """
+    key = normalise(name)
+    exact = _index().get(key)
+    if exact is not None and normalise(exact.name) == key:
+        return exact
+    candidates = list(dict.fromkeys(spec.name for k, spec in _index().items() if key and k.startswith(key)))
+    if len(candidates) == 1:
+        return _index()[normalise(candidates[0])]
+    if len(candidates) > 1:
+        raise InputError("--gpu", key="gpu_ambiguous", values={"name": name, "candidates": ", ".join(candidates)})
+    return find_gpu(name)
+
+
 def spec_from_numbers(
     peak_flops_per_s: float, dram_bandwidth_bytes_per_s: float, pipe: str = "fp32", name: str = "custom"
 ) -> GpuSpec:

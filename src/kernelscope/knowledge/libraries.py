@@ -10,7 +10,9 @@ from . import Model, NonEmpty, check_lang, load
 
 
 class Family(Model, kw_only=True):
-    """One ``[[family]]``: id, display name, name patterns (regular expressions), advice (en, zh), source."""
+    """One ``[[family]]``: id, display name, name patterns (regular expressions), advice (en, zh), source; the
+    precision step the advice's ``{precision}`` stands for (en, zh; empty: none) and the pipes (``model.PIPES``) after
+    which it is not offered (``precision_done``: the kernel already runs one of them)."""
 
     id: NonEmpty
     name: NonEmpty
@@ -18,10 +20,25 @@ class Family(Model, kw_only=True):
     advice_en: NonEmpty
     advice_zh: NonEmpty
     source: NonEmpty
+    precision_en: str = ""
+    precision_zh: str = ""
+    precision_done: tuple[str, ...] = ()
 
     def advice(self, lang: str) -> str:
         """The advice template in ``lang`` (``{limiter}``: the launch's busiest unit)."""
         return self.advice_zh if check_lang(lang) == "zh" else self.advice_en
+
+    def precision(self, lang: str) -> str:
+        """The precision step in ``lang`` ("" when the family has none)."""
+        return self.precision_zh if check_lang(lang) == "zh" else self.precision_en
+
+    def __post_init__(self) -> None:
+        from ..model import PIPES
+        unknown = [p for p in self.precision_done if p not in PIPES]
+        if unknown:
+            raise ValueError(f"field 'precision_done': unknown pipes {unknown} (pipes: {', '.join(PIPES)})")
+        if ("{precision}" in self.advice_en) != bool(self.precision_en) or bool(self.precision_en) != bool(self.precision_zh):
+            raise ValueError(f"family {self.id!r}: '{{precision}}' in advice_en needs precision_en and precision_zh")
 
 
 class _LibrariesFile(Model, kw_only=True):

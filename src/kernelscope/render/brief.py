@@ -44,7 +44,8 @@ class Footnotes:
 
 def brief_rows(d: KernelDiagnosis, f: Fmt, notes: Footnotes) -> list[tuple[str, str]]:
     """The rows of one kernel's short panel: launch shape, duration, the verdict, the limiter (the busiest unit of
-    each side), the data problems, then the top :data:`TOP_FINDINGS` findings with their estimates and locations;
+    each side), the data problems, then the top :data:`TOP_FINDINGS` findings worth acting on (a gain of at least
+    ``min_worthwhile_speedup``, or not estimated) with their estimates and locations;
     its GPU, ceilings and notes go to ``notes`` (printed once per report)."""
     k = d.kernel
     rows: list[tuple[str, str]] = []
@@ -60,11 +61,12 @@ def brief_rows(d: KernelDiagnosis, f: Fmt, notes: Footnotes) -> list[tuple[str, 
     else:  # no Speed-of-Light breakdown: its two figures are the limiter
         rows.append((f.label("sol"), f.sol_values(d.sol.compute_pct, d.sol.memory_pct)))
     rows += data_rows(k, f)
-    advice = advice_lines(d, f)
+    advice = advice_lines(d, f, worthwhile_only=True)  # a gain below min_worthwhile_speedup: --details
     for i, text in enumerate(advice[:TOP_FINDINGS], 1):
         rows.append((f.label("advice") if i == 1 else "", f"{i}. {text}"))
-    if len(advice) > TOP_FINDINGS:
-        rows.append(("", f.label("brief_more_advice", n=len(advice) - TOP_FINDINGS)))
+    hidden = len(d.advice_findings) - min(len(advice), TOP_FINDINGS)
+    if hidden > 0:
+        rows.append((f.label("advice") if not advice else "", f.label("brief_more_advice", n=hidden)))
     where = f"[{k.index}]"
     notes.add(f.notes(d.provenance) if d.provenance else None, where)
     for n in kernel_notes(d):

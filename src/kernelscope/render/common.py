@@ -404,9 +404,11 @@ class Fmt:
             values["best_title"] = self.finding_title(str(finding.message.values["best_id"]))
         if finding.id == "library_kernel":  # the family's advice, with the launch's busiest unit
             limiter = values.get("limiter")
-            values["advice"] = fill(family(str(values["family_id"])).advice(self.lang),
+            fam = family(str(values["family_id"]))
+            values["advice"] = fill(fam.advice(self.lang),
                                     {"limiter": self.nm if limiter is None else self.spaced(self.unit(str(limiter)),
-                                                                                             self.pct(values.get("limiter_pct")))},
+                                                                                             self.pct(values.get("limiter_pct"))),
+                                     "precision": fam.precision(self.lang) if values.get("precision_step", True) else ""},
                                     self.lang)
         if finding.id == "not_collected":  # the sections the report lacks, and what each would show
             gaps = [self.label(f"gap_{name}") for name in str(values["sections"]).split()]

@@ -101,6 +101,7 @@ def _kernel_doc(row: KernelOccupancy, f: Fmt) -> KernelOccupancyDoc:
         name=k.name, demangled_name=k.demangled_name, registers_per_thread=k.registers_per_thread,
         shared_mem_static_bytes=k.shared_mem_static_bytes, barriers=k.barriers, stack_frame_bytes=k.stack_frame_bytes,
         spill_stores_bytes=k.spill_stores_bytes, spill_loads_bytes=k.spill_loads_bytes, spills=k.spills,
+        ptxas_warnings=list(k.warnings),
         occupancy=None if row.occupancy is None else _result_doc(row.occupancy, f),
         error=None if row.error is None else str(row.error),
         next_steps=[_step_doc(s, f) for s in row.next_steps],
@@ -115,7 +116,7 @@ def occupancy_doc(what: Launch | SourceFile, lang: str = "en") -> OccupancyRepor
         source = SourceOccupancyDoc(
             path=what.path, nvcc_arch=what.nvcc_arch, threads_per_block=what.threads_per_block,
             threads_defaulted=what.threads_defaulted, dynamic_shared_mem_bytes=what.dynamic_shared_mem_bytes,
-            kernels=[_kernel_doc(k, f) for k in what.kernels])
+            kernels=[_kernel_doc(k, f) for k in what.kernels], ptxas_warnings=list(what.ptxas_warnings))
     return OccupancyReportDoc(
         schema=OCCUPANCY_SCHEMA, kernelscope_version=__version__, lang=f.lang,  # type: ignore[arg-type]
         compute_capability=what.compute_capability, architecture=what.limits.architecture,

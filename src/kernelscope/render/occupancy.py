@@ -40,6 +40,8 @@ class PtxasKernelLike(Protocol):
     def spill_loads_bytes(self) -> int: ...
     @property
     def spills(self) -> bool: ...
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ class SourceFile:
         threads_defaulted: True when the user did not give the block size.
         dynamic_shared_mem_bytes: dynamic shared memory added to every kernel's static shared memory, bytes.
         kernels: one entry per kernel, in ptxas' order.
+        ptxas_warnings: ptxas' warnings that cite no kernel (each kernel's own are its ``warnings``).
     """
 
     path: str
@@ -102,6 +105,7 @@ class SourceFile:
     threads_defaulted: bool
     dynamic_shared_mem_bytes: int
     kernels: Sequence[KernelOccupancy]
+    ptxas_warnings: Sequence[str] = ()
 
 
 def size_text(n: int) -> str:
@@ -280,7 +284,8 @@ def _header(src: SourceFile, f: Fmt) -> Text:
 
 def source_renderables(src: SourceFile, lang: str) -> list[RenderableType]:
     """rich renderables of every kernel of a ``.cu`` file, each to be printed on its own: a header line, the
-    per-kernel table, a SPILLS line per kernel that spills registers, and the next steps (when there are any)."""
+    per-kernel table, a SPILLS line per kernel that spills registers, a line per ptxas warning (with the kernel it
+    cites), and the next steps (when there are any)."""
     f = Fmt(lang)
     out: list[RenderableType] = [_header(src, f), _kernels_table(src, f)]
     for row in src.kernels:
@@ -289,6 +294,10 @@ def source_renderables(src: SourceFile, lang: str) -> list[RenderableType]:
             out.append(Text(f.label("occ_spill_line", kernel=safe(k.demangled_name.split("(")[0]),
                                     stores=k.spill_stores_bytes, loads=k.spill_loads_bytes,
                                     stack=k.stack_frame_bytes or 0)))
+    for row in src.kernels:
+        out += [Text(f.label("occ_ptxas_warning_kernel", kernel=_kernel_name(row.kernel), text=safe(w)))
+                for w in row.kernel.warnings]
+    out += [Text(f.label("occ_ptxas_warning", text=safe(w))) for w in src.ptxas_warnings]
     notes: list[str] = []
     for row in src.kernels:
         name = _kernel_name(row.kernel)

@@ -320,7 +320,9 @@ def host_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
 
 def low_utilisation(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
     """Per device: busy below ``threshold_pct`` of its span, overall or in any of ``chunks`` equal slices
-    (Nsight's gpu_time_util). Intervals only."""
+    (Nsight's gpu_time_util). The note says which of the two fired: a device busy above the threshold overall is
+    told so ("busy 89.9% overall; 4 of 30 slices below 50%"), never as if its whole span were low, and it may save
+    only the idle time of its low slices. Intervals only."""
     facts, cfg = ctx.intervals, ctx.checks.low_utilisation
     if facts is None:
         return
@@ -333,15 +335,19 @@ def low_utilisation(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
         chunk_busy = np.diff(busy_before(seg_s, seg_e, edges))
         chunk_len = np.diff(edges)
         util = np.where(chunk_len > 0, 100.0 * chunk_busy / np.maximum(chunk_len, 1), 100.0)
-        low = int((util < thr).sum())
-        if not (d.utilisation_pct < thr or low):
+        low_mask = util < thr
+        low = int(low_mask.sum())
+        overall = d.utilisation_pct < thr
+        if not (overall or low):
             continue
-        note = Note("tl_low_utilisation", {"device": d.device, "rank": d.rank, "util": d.utilisation_pct,
-                                           "limit": thr, "low": low, "chunks": chunks})
-        evidence = (Evidence("device.idle_time", d.idle_s, "s"), Evidence("low_utilisation.low_slices", low),
+        idle_s = d.idle_s if overall else float((chunk_len - chunk_busy)[low_mask].sum()) * 1e-9
+        note = Note("tl_low_utilisation" if overall else "tl_low_utilisation_slices",
+                    {"device": d.device, "rank": d.rank, "util": d.utilisation_pct, "limit": thr, "low": low,
+                     "chunks": chunks, "idle_s": idle_s})
+        evidence = (Evidence("device.idle_time", idle_s, "s"), Evidence("low_utilisation.low_slices", low),
                     Evidence("device.utilisation", d.utilisation_pct, "%"))
         alone = facts.alone_in_rank(d)
-        yield _finding("low_utilisation", cfg.source, note, evidence, saved=d.idle_s if alone else None,
+        yield _finding("low_utilisation", cfg.source, note, evidence, saved=idle_s if alone else None,
                        total_s=facts.rank_wall_s(d.rank), total_name="rank_wall", why=_IDLE_WHY, no_estimate=_NOT_ALONE)
 
 

@@ -55,6 +55,7 @@ CLASS_COLOURS: dict[str | None, str] = {
     "latency-bound": "#ff7f0e",
     "occupancy-bound": "#9467bd",
     "launch-bound": "#8c564b",
+    "small-grid": "#e377c2",
     "balanced": "#2ca02c",
     None: "#7f7f7f",
 }

@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal
 from msgspec import Meta, Struct
 
 Class = Annotated[
-    Literal["compute-bound", "memory-bound", "latency-bound", "occupancy-bound", "launch-bound", "balanced"],
+    Literal["compute-bound", "memory-bound", "latency-bound", "occupancy-bound", "launch-bound", "small-grid",
+            "balanced"],
     Meta(description="bottleneck class id"),
 ]
 Lang = Annotated[Literal["en", "zh"], Meta(description="language of every `text` and display name")]

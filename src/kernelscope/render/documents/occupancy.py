@@ -149,6 +149,9 @@ class KernelOccupancyDoc(Doc):
     spill_stores_bytes: Annotated[int, Meta(description="register spill stores per thread (ptxas), bytes")]
     spill_loads_bytes: Annotated[int, Meta(description="register spill loads per thread (ptxas), bytes")]
     spills: Annotated[bool, Meta(description="true when the kernel spills registers to local memory")]
+    ptxas_warnings: Annotated[list[str], Meta(description=(
+        "ptxas' warnings that cite this kernel, as ptxas printed them (e.g. '.minnctapersm will be ignored': its "
+        "__launch_bounds__ minimum blocks dropped); empty: none"))]
     occupancy: Annotated[OccupancyResultDoc | None, Meta(description=(
         "the occupancy at the file's block size; null: the kernel cannot launch with these settings (see error)"))]
     error: Annotated[str | None, Meta(description="why it cannot launch (one line); null: it can")]
@@ -164,6 +167,7 @@ class SourceOccupancyDoc(Doc):
     threads_defaulted: Annotated[bool, Meta(description="true when --threads was not given (the default block size)")]
     dynamic_shared_mem_bytes: Annotated[int, Meta(description="dynamic shared memory added to every kernel's static shared memory, bytes")]
     kernels: Annotated[list[KernelOccupancyDoc], Meta(description="one per kernel, in ptxas' order")]
+    ptxas_warnings: Annotated[list[str], Meta(description="ptxas' warnings that cite no kernel, as printed; empty: none")]
 
 
 class OccupancyReportDoc(Doc):
