@@ -381,11 +381,28 @@ def not_collected(ctx: KernelContext, done: Done) -> Finding | None:
         return None  # (an Nsight Compute report: its Launch Statistics; a plain-numbers file collects no sections)
     missing = [name for name, probes in SECTIONS
                if (not ctx.kernel.stall_values if probes == ("stalls",) else not any(p in m for p in probes))]
+    pipe = _saturated_pipe(ctx)
+    if pipe is not None:  # the limiter is settled: only the per-instruction counters can still change the advice
+        missing = [name for name in missing if name == "SourceCounters"]
     if not missing:
         return None
     flags = " ".join(f"--section {name}" for name in missing)
-    return cause(ctx, "not_collected", {"sections": " ".join(missing), "flags": flags}, (), "latency_sol_pct",
+    values = {"sections": " ".join(missing), "flags": flags}
+    if pipe is not None:
+        return cause(ctx, "waste_not_collected", {**values, "unit": pipe.unit or pipe.metric, "pct": pipe.pct},
+                     (Evidence(pipe.metric, pipe.pct, "%"),), "compute_high_pct",
+                     note="not estimated: the report does not hold what would size the waste", severity="info")
+    return cause(ctx, "not_collected", values, (), "latency_sol_pct",
                  note="not estimated: the report does not hold what would size a cause", severity="info")
+
+
+def _saturated_pipe(ctx: KernelContext):
+    """The busiest compute unit when it is a math pipe at ``compute_high_pct`` of its peak or more and no memory unit
+    is at ``memory_high_pct``: the launch's limiter, measured; else None."""
+    top, mem = ctx.limiters.top_compute, ctx.limiters.top_memory
+    if top is None or top.kind != "math" or top.pct < ctx.criteria["compute_high_pct"]:
+        return None
+    return top if mem is None or mem.pct < ctx.criteria["memory_high_pct"] else None
 
 
 #: The root-cause rules, run after the class rules (:data:`kernelscope.analysis.kernel_rules.KERNEL_RULES`).

@@ -45,7 +45,7 @@ __all__ = [
 #: Every rule a launch's diagnosis runs: what the kernel is, the bottleneck classes, then the root causes.
 RULES = DESIGN_RULES + KERNEL_RULES + CAUSE_RULES
 #: Findings that do not replace the bottleneck class's generic paragraph (they say what the report lacks).
-FALLBACK_FINDINGS = ("not_collected",)
+FALLBACK_FINDINGS = ("not_collected", "waste_not_collected")
 #: Stall families whose values are sample counts (a share of few samples is noise).
 SAMPLED_FAMILIES = ("pc_sampling", "warp_id_sampling")
 #: Findings shown as occupancy notes, in this order.
@@ -147,7 +147,10 @@ class KernelDiagnosis:
         """The advice findings worth acting on, the ones the short report lists (``--details``: every one):
         :attr:`advice_findings` without the negligible ones (a gain below ``min_worthwhile_speedup``, the one
         threshold, in ``verdicts.toml`` with its reason)."""
-        return tuple(f for f in self.advice_findings if not f.negligible)
+        shown = self.advice_findings
+        if any(f.id == "nothing_worthwhile" for f in shown):  # not worth tuning: what else to collect is moot
+            shown = tuple(f for f in shown if f.id not in FALLBACK_FINDINGS)
+        return tuple(f for f in shown if not f.negligible)
 
     @property
     def advice(self) -> tuple[str, ...]:
@@ -280,7 +283,8 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
     levels = memory_levels(kernel, main.flops if main is not None else None)
     units = units_of(kernel, {s.reason: s.share for s in stalls.shares} if stalls is not None else None,
                      stalls.selected_value / stalls.total if stalls is not None and stalls.selected_value is not None
-                     and stalls.total else None, crit["short_kernel_s"])
+                     and stalls.total else None, crit["short_kernel_s"],
+                     main.derived_dram_throughput_pct if main is not None else None)
     design = design_of(kernel, occ, sm_count)
     facts = facts_of(design, kernel, gpu, occ, stalls, units, notes, crit)
     ctx = KernelContext(kernel, gpu, sol, occ, stalls, waves, headline, crit, limits, levels, main, units, design, facts)

@@ -81,11 +81,17 @@ TENSOR_PATHS = "sm__ops_path_tensor_src_"
 SOL_COMPUTE = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 SOL_MEMORY = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
 #: SM cycles with at least one warp resident, and all SM cycles (per SM: .avg; over the SMs: .sum).
+#: The tensor pipe's utilisation over the elapsed and over the SMs' active cycles (:func:`_fallback_counters`).
+TENSOR_ELAPSED = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"
+TENSOR_ACTIVE = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
+#: DRAM throughput derived from the DRAM bytes, the duration and the spec's bandwidth (the roofline point's).
+DRAM_DERIVED = "dram__bytes.sum / gpu__time_duration.sum / dram_bandwidth (derived)"
 SM_ACTIVE = ("sm__cycles_active.avg", "sm__cycles_active.sum")
 SM_ELAPSED = ("sm__cycles_elapsed.avg", "sm__cycles_elapsed.sum")
 #: Every metric this module reads besides the Speed-of-Light breakdowns (and their ``.max`` twins).
-INPUTS: tuple[str, ...] = (SHARED_PCT, L1_TOTAL, "l1tex__throughput.max.pct_of_peak_sustained_active",
-                           "l1tex__cycles_active.avg", "l1tex__cycles_elapsed.avg", *SM_ACTIVE, *SM_ELAPSED)
+INPUTS: tuple[str, ...] = (SHARED_PCT, L1_TOTAL, TENSOR_ELAPSED, TENSOR_ACTIVE,
+                           "l1tex__throughput.max.pct_of_peak_sustained_active", "l1tex__cycles_active.avg",
+                           "l1tex__cycles_elapsed.avg", *SM_ACTIVE, *SM_ELAPSED)
 
 
 @dataclass(frozen=True)
@@ -163,10 +169,13 @@ def _pct(value: float | None) -> float | None:
 
 
 def units_of(kernel: KernelProfile, stall_shares: Mapping[str, float] | None = None,
-             selected_share: float | None = None, launch_overhead_s: float = 0.0) -> Units:
+             selected_share: float | None = None, launch_overhead_s: float = 0.0,
+             derived_dram_pct: float | None = None) -> Units:
     """The units of one launch from what its report measured (see the module docstring); ``stall_shares`` (reason ->
     share of all warp cycles) and ``selected_share`` from :func:`.stalls.stall_breakdown`; ``launch_overhead_s`` (s):
-    the time no kernel gets below (``short_kernel_s``)."""
+    the time no kernel gets below (``short_kernel_s``); ``derived_dram_pct``: DRAM throughput, % of the spec's
+    bandwidth, derived from the DRAM bytes and the duration (the roofline point's), for a report without a memory
+    figure (:func:`_fallback_counters`)."""
     known = by_metric()
     m = kernel.metrics
     counters: list[Counter] = []
@@ -203,11 +212,35 @@ def units_of(kernel: KernelProfile, stall_shares: Mapping[str, float] | None = N
         scale = pipe.hottest / pipe.busy if pipe is not None and pipe.busy > 0 else 1.0
         wholes = tuple(n for n in (DATA_PIPE_PCT, L1_TOTAL) if any(c.metric == n for c in counters))
         counters.append(Counter(SHARED_PCT, SHARED_UNIT, shared, min(1.0, shared * scale), wholes))
+    counters.extend(_fallback_counters(kernel, counters, derived_dram_pct))
     counters.sort(key=lambda c: -c.hottest)
     d = kernel.duration_s
     floor = min(1.0, launch_overhead_s / d) if d and d > 0 and launch_overhead_s > 0 else 0.0
     return Units(tuple(counters), idle_sm_share(kernel), dict(stall_shares or {}), selected_share,
                  max(MIN_TIME_SHARE, floor))
+
+
+def _fallback_counters(kernel: KernelProfile, counters: list[Counter], derived_dram_pct: float | None) -> list[Counter]:
+    """Units a report without their Speed-of-Light breakdown measured another way (an ``ncu`` console print or CSV
+    of chosen metrics): the tensor pipe from ``sm__pipe_tensor_cycles_active`` (over the elapsed cycles, or over the
+    SMs' active cycles times active / elapsed when those are measured; without them the active-cycle share stands,
+    an over-estimate of the elapsed one, so that a bound sized against it errs low) and DRAM from its bytes over the
+    duration against the spec's bandwidth. Each only where no counter of that unit (nor, for DRAM, the memory
+    Speed-of-Light) was measured."""
+    out: list[Counter] = []
+    have = {c.unit for c in counters}
+    m = kernel.metrics
+    if "tensor" not in have:
+        elapsed, active = _pct(m.get(TENSOR_ELAPSED)), _pct(m.get(TENSOR_ACTIVE))
+        if elapsed:
+            out.append(Counter(TENSOR_ELAPSED, "tensor", elapsed, elapsed))
+        elif active:
+            idle = idle_sm_share(kernel)
+            out.append(Counter(TENSOR_ACTIVE, "tensor", active * (1.0 - idle) if idle is not None else active, active))
+    dram = _pct(derived_dram_pct)
+    if dram and not have & {"dram", "memory"}:
+        out.append(Counter(DRAM_DERIVED, "dram", dram, dram))
+    return out
 
 
 def _l1_total(kernel: KernelProfile) -> tuple[float, float] | None:

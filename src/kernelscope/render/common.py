@@ -410,7 +410,9 @@ class Fmt:
                                                                                              self.pct(values.get("limiter_pct"))),
                                      "precision": fam.precision(self.lang) if values.get("precision_step", True) else ""},
                                     self.lang)
-        if finding.id == "not_collected":  # the sections the report lacks, and what each would show
+        if finding.id == "waste_not_collected":  # the limiting pipe, by its name
+            values["unit"] = self.unit(str(values["unit"]))
+        if finding.id in ("not_collected", "waste_not_collected"):  # the sections it lacks, what each would show
             gaps = [self.label(f"gap_{name}") for name in str(values["sections"]).split()]
             values["shown"] = (self.label("gap_one", a=gaps[0]) if len(gaps) == 1 else
                                self.label("gap_many", a=gaps[0], b=self.label("gap_also").join(gaps[1:])))
