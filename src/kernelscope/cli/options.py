@@ -80,8 +80,25 @@ def output_format(shared: Shared, output: str | None) -> str:
 
 
 #: ``-o`` help of the commands that write text to standard output by default.
+#: ``{extensions}``: the extensions that name a format the command writes (:func:`output_extensions`, filled in by
+#: :func:`fill_extensions` once the help is in its language).
 OUTPUT_HELP = ("write to FILE (atomically) instead of standard output; without --format, its extension names the "
-               "format (.html, .md, .json, .csv, .parquet; any other: the table as plain text)")
+               "format ({extensions}; any other: the table as plain text)")
+
+
+def output_extensions(shared: Shared) -> tuple[str, ...]:
+    """The ``-o`` extensions (:data:`OUTPUT_FORMATS`) that name a format this command writes (its ``formats``, the
+    one source of truth for both the help and :func:`output_format`)."""
+    return tuple(ext for ext, fmt in OUTPUT_FORMATS.items() if shared.formats is not None and fmt in shared.formats)
+
+
+def fill_extensions(parser: argparse.ArgumentParser, shared: Shared, lang: str) -> None:
+    """Put the command's own ``-o`` extensions (:func:`output_extensions`) into its ``-o`` help (``{extensions}``),
+    listed the way ``lang`` lists things."""
+    sep = "、" if lang == "zh" else ", "
+    for action in parser._actions:
+        if action.dest == "output" and action.help and "{extensions}" in action.help:
+            action.help = action.help.replace("{extensions}", sep.join(output_extensions(shared)))
 #: ``--gpu`` / ``--spec`` help of the commands that diagnose one report.
 GPU_HELP = ("use this catalogue GPU's peaks instead of the report's device",
             "TOML/JSON file with peak_flops_per_s and dram_bandwidth_bytes_per_s")

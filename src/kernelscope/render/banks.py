@@ -4,7 +4,6 @@ No analysis here: it words and lays out what :mod:`kernelscope.analysis.banks` c
 
 from __future__ import annotations
 
-import io
 from typing import Sequence
 
 from rich import box
@@ -14,7 +13,7 @@ from rich.text import Text
 
 from ..analysis.banks import BankReport, Layout, Phase, Request
 from ..version import __version__
-from .cjk import CJKConsole
+from .rich_text import to_plain
 from .common import Fmt
 from .documents import encode
 from .documents.banks import (
@@ -178,11 +177,8 @@ def renderables(report: BankReport, lang: str) -> list[RenderableType]:
     return out
 
 
-def _table_text(report: BankReport, lang: str, width: int) -> str:
-    buf = io.StringIO()
-    console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-    console.print(Group(*renderables(report, lang)))
-    return buf.getvalue()
+def _table_text(report: BankReport, lang: str, width: int | None) -> str:
+    return to_plain([Group(*renderables(report, lang))], width)
 
 
 # ----------------------------------------------------------------------------------------------- markdown
@@ -242,7 +238,7 @@ def banks_doc(report: BankReport, lang: str = "en") -> BanksDoc:
     )
 
 
-def render_banks(report: BankReport, fmt: str = "table", lang: str = "en", width: int = 120) -> str:
+def render_banks(report: BankReport, fmt: str = "table", lang: str = "en", width: int | None = None) -> str:
     """The report as ``"table"`` (plain text), ``"json"`` or ``"markdown"``.
 
     Raises:

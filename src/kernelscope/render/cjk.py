@@ -182,6 +182,12 @@ class CJKConsole(Console):
     def __init__(self, *args: Any, markup: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, markup=markup, **kwargs)
 
+    def on_broken_pipe(self) -> None:
+        """A reader that closed the pipe (``| head``): stop writing and let the command line end quietly
+        (:func:`kernelscope.cli.main`: exit 141), instead of rich's exit 1 (``compare``'s regression code)."""
+        self.quiet = True
+        raise BrokenPipeError(32, "Broken pipe")
+
     def render_str(self, text: str, **kwargs: Any) -> Text:
         rendered = super().render_str(text, **kwargs)
         return CJKText.of(rendered) if has_cjk(rendered.plain) else rendered

@@ -4,7 +4,6 @@ here."""
 
 from __future__ import annotations
 
-import io
 import math
 from typing import Sequence
 
@@ -170,7 +169,7 @@ FORMATS: tuple[str, ...] = ("table", "json", "markdown")
 
 
 def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], fmt: str = "table",
-                  lang: str = "en", width: int = 160) -> str:
+                  lang: str = "en", width: int | None = None) -> str:
     """The output of ``kernelscope fusion``: ``"table"`` (plain text), ``"markdown"`` or ``"json"``
     (``schemas/fusion-1.schema.json``); ``source`` is ``"timeline"`` or ``"report"``.
 
@@ -199,12 +198,9 @@ def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], f
     if fmt == "table":
         from rich.console import Group
 
-        from .cjk import CJKConsole
+        from .rich_text import to_plain
 
-        buf = io.StringIO()
-        console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-        console.print(Group(*renderables(path, estimates, lang)))
-        return buf.getvalue()
+        return to_plain([Group(*renderables(path, estimates, lang))], width)
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 

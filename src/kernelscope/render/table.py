@@ -3,7 +3,6 @@ launches (or per launch), and the groups not shown in full as rows of one table.
 
 from __future__ import annotations
 
-import io
 from typing import Sequence
 
 from rich import box
@@ -13,7 +12,7 @@ from rich.text import Text
 
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
-from .cjk import CJKConsole
+from .rich_text import to_plain
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_table
 from .common import Fmt, safe, short_name
 from .rows import kernel_rows, summary_rows
@@ -69,11 +68,8 @@ def _rest_table(rest: Sequence[LaunchGroup], f: Fmt) -> Table:
     return t
 
 
-def to_table(results: Sequence[ReportDiagnosis], lang: str, width: int = 120, launches: str = "grouped",
+def to_table(results: Sequence[ReportDiagnosis], lang: str, width: int | None = None, launches: str = "grouped",
              details: bool = True) -> str:
     """Plain-text (no colour codes) rendering of :func:`renderables`."""
-    buf = io.StringIO()
-    console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-    console.print(Group(*renderables(results, lang, launches, details)))
-    return buf.getvalue()
+    return to_plain([Group(*renderables(results, lang, launches, details))], width)
 

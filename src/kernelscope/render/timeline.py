@@ -14,7 +14,6 @@ same as ``id`` / ``message``) for readers of earlier timeline documents.
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from dataclasses import replace
@@ -34,7 +33,7 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count,
 )
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
-from .cjk import CJKConsole
+from .rich_text import to_plain
 from .common import Fmt, safe, short_name
 from .documents import encode
 from .documents.common import Doc
@@ -59,7 +58,7 @@ FORMATS: tuple[str, ...] = ("table", "json", "markdown")
 
 
 def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang: str = "en", top: int = 10,
-                    width: int = 140, joins: Sequence[KernelJoin | None] | None = None, details: bool = True) -> str:
+                    width: int | None = None, joins: Sequence[KernelJoin | None] | None = None, details: bool = True) -> str:
     """Render timeline reports as ``"table"`` (plain text), ``"json"`` or ``"markdown"``; ``joins``: per report,
     its top kernels joined with Nsight Compute diagnoses (:func:`kernelscope.analysis.timeline.join_kernels`);
     ``details``: the table and Markdown in full, else short (the JSON is complete either way).
@@ -73,10 +72,7 @@ def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang:
     if fmt == "markdown":
         return to_markdown(reports, lang, top, joins, details)
     if fmt == "table":
-        buf = io.StringIO()
-        console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-        console.print(Group(*renderables(reports, lang, top, joins, details)))
-        return buf.getvalue()
+        return to_plain([Group(*renderables(reports, lang, top, joins, details))], width)
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 
