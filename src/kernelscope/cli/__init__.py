@@ -173,9 +173,13 @@ def _main(argv: list[str]) -> int:
             args.format = output_format(args.shared, getattr(args, "output", None))
         return args.func(args)
     except KernelscopeError as exc:
-        from ..knowledge.messages import error_text
+        from ..knowledge.messages import error_text, frame
 
-        print_error(error_text(exc, lang), lang)
+        text = error_text(exc, lang)
+        others = getattr(exc, "keep_going_total", 0)  # one of several inputs: --keep-going reports the others
+        if others:
+            text += frame("keep_going_hint", lang, others=others - 1)
+        print_error(text, lang)
         return 2
     except BrokenPipeError:  # standard output closed by its reader: main() ends quietly
         raise

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from ..api import diagnose_file
 from ..errors import InputError
-from ..ingest import TIMELINE_FORMATS
+from ..ingest import TIMELINE_FORMATS, recognised
 from ..render import FORMATS as TIMELINE_OUTPUTS
 from ..render.arrow import timeline_table
 from ..render.brief import TOP_ROWS
@@ -59,13 +59,15 @@ def _timeline(args: argparse.Namespace) -> int:
     if args.as_ranks:
         return _as_ranks(args)
     batch = Batch(args.keep_going)
-    args.traces = expand(args.traces, TIMELINE_SUFFIXES, keep_kineto_dirs=True, skipped=batch.skipped)
+    args.traces = expand(args.traces, TIMELINE_SUFFIXES, keep_kineto_dirs=True, skipped=batch.skipped,
+                         unread=batch.unread, recognise=lambda f: recognised(f, timeline=True))
     if args.output:
         refuse_inputs([args.output], [*args.traces, *args.kernels])
     check_dataset(args)  # --format parquet / --dataset: pyarrow and the folder, before any work
     from ..render.progress import Steps, wanted
 
-    with spooled(args.traces) as spools, Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
+    with batch.guard(len(args.traces)), spooled(args.traces) as spools, \
+            Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
         # The map: each input read and analysed alone (this process, a process pool or Ray tasks), in input order.
         per_file = run_map(timeline_one, [(spools.path(path), args.input_format, args.top) for path in args.traces],
                            jobs=jobs_from(args.jobs), engine=args.engine, address=args.address,
@@ -104,7 +106,8 @@ def _as_ranks(args: argparse.Namespace) -> int:
     args.traces = expand(args.traces, TIMELINE_SUFFIXES)  # a directory gives its files: one rank each
     if args.output:
         refuse_inputs([args.output], args.traces)
-    with spooled(args.traces) as spools, Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
+    with batch.guard(len(args.traces)), spooled(args.traces) as spools, \
+            Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
         per_input = run_map(timeline_rank_one,
                             [(spools.path(path), path, args.input_format, i) for i, path in enumerate(args.traces)],
                             jobs=jobs_from(args.jobs), engine=args.engine, address=args.address,

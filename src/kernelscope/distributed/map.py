@@ -62,7 +62,8 @@ def _is_kineto_dir(p: Path) -> bool:
 
 
 def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: bool = False,
-           skipped: list[str] | None = None) -> list[str]:
+           skipped: list[str] | None = None, unread: list[str] | None = None,
+           recognise: Callable[[str], bool] | None = None) -> list[str]:
     """The files to read for ``items`` (paths, directories, globs), in input order, each group sorted.
 
     A path that exists is kept as given (``-`` for standard input too). A directory becomes the files directly in
@@ -70,8 +71,10 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
     (``timeline``) a directory of PyTorch profiler traces stays one input, read as one multi-rank program. Any
     other item with ``*``, ``?`` or ``[`` is a glob (``**`` recursive), expanded here and sorted; one matching
     nothing is an InputError (exit 2). Anything else is kept for the reader to refuse with its own message.
-    ``skipped`` (``--keep-going``): the files of those directories that are not read (not hidden, another
-    extension) are appended to it.
+    ``skipped``: the files of those directories that are not read (not hidden, another extension) are appended to
+    it. ``recognise``: whether a directory's file with one of ``suffixes`` is in a format the command reads (its
+    first bytes); one that is not (a README.txt beside the reports) is left out and appended to ``unread``. A file
+    named on its own is always kept (its reader says what is wrong with it).
     """
     out: list[str] = []
     low = tuple(s.lower() for s in suffixes)
@@ -87,6 +90,11 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
             files = sorted(str(f) for f in shown if f.name.lower().endswith(low))
             if skipped is not None:
                 skipped.extend(sorted(str(f) for f in shown if not f.name.lower().endswith(low)))
+            if recognise is not None:
+                strangers = [f for f in files if not recognise(f)]
+                files = [f for f in files if f not in strangers]
+                if unread is not None:
+                    unread.extend(strangers)
             if not files:
                 raise InputError(item, key="dir_no_readable_file", values={"suffixes": ', '.join(suffixes)})
             out.extend(files)
