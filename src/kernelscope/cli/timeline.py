@@ -79,6 +79,7 @@ def _timeline(args: argparse.Namespace) -> int:
     if args.kernels:  # the seeds' workflow in one command: Nsight Systems first, then Nsight Compute on the top kernels
         diagnosed = [diagnose_file(path) for path in args.kernels]
         joins = [join_kernels(rep, diagnosed, args.top) for rep in reports]
+        _warn_other_gpus(reports, diagnosed, args.lang)
     if save_dataset(args, "timeline", reports, timeline_table):
         return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
     if args.output:
@@ -89,6 +90,20 @@ def _timeline(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_timeline(reports, args.format, args.lang, shown, joins=joins, details=args.details))
     return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
+
+
+def _warn_other_gpus(reports: list, diagnosed: list, lang: str) -> None:
+    """One line on standard error per ``--kernels`` report profiled on a GPU none of the traces ran on."""
+    from ..analysis.timeline.join import other_gpus
+    from ..knowledge.messages import frame
+
+    seen = set()
+    for rep in reports:
+        for path, gpu, trace in other_gpus(rep, diagnosed):
+            if path not in seen:
+                seen.add(path)
+                print(frame("note", lang, message=frame("kernels_other_gpu", lang, report=path, gpu=gpu, trace=trace)),
+                      file=sys.stderr)
 
 
 def _as_ranks(args: argparse.Namespace) -> int:

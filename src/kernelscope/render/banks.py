@@ -98,7 +98,9 @@ def fix_text(report: BankReport, f: Fmt) -> str:
     p = report.padded
     if p is None:
         return f.label("banks_fix_impossible")
-    return f.label("banks_fix_pad", cols=p.row_elements, plural=f.label(f"banks_plural_{p.dtype}"), ctype=p.dtype,
+    plural = (f.label(f"banks_plural_{p.dtype}") if p.dtype in ("float", "half", "double")
+              else f.label("banks_plural_other", ctype=p.dtype))
+    return f.label("banks_fix_pad", cols=p.row_elements, plural=plural, ctype=p.dtype,
                    decl=declaration(p), pad=p.pad, extra=p.rows * p.pad * p.element_bytes, w=p.wavefronts)
 
 

@@ -127,6 +127,16 @@ def _black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     return host if host is not None else black_hole_note(rep, lang)
 
 
+def _gpus(rep: TimelineReport, f: Fmt) -> str:
+    """The GPUs that ran work in the trace ("0: NVIDIA A100"), the others of the machine as a count; all of them
+    when the report has no per-device split."""
+    busy = {d.device for d in rep.devices}
+    shown = [(i, n) for i, n in rep.devices_named if i in busy] or list(rep.devices_named)
+    text = ", ".join(f"{i}: {safe(n) or '-'}" for i, n in shown)
+    rest = len(rep.devices_named) - len(shown)
+    return text + f.label("tl_gpus_without_work", n=rest) if rest else text
+
+
 def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> list[tuple[str, str]]:
     rows = []
     head = safe(rep.path) + f"  ({f.made_by(rep.format, rep.tool_version)})"
@@ -134,7 +144,7 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
         head += f"  [{f.problem(rep.title)}]"
     rows.append((f.label("tl_input"), head))
     if rep.devices_named:
-        rows.append((f.label("gpu"), ", ".join(f"{i}: {safe(n) or '-'}" for i, n in rep.devices_named)))
+        rows.append((f.label("gpu"), _gpus(rep, f)))
     if rep.wall_s is not None:
         rows.append((f.label("tl_wall"), f.time(rep.wall_s)))
     elif rep.program_time_s is not None:
