@@ -29,7 +29,8 @@ from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 
-__all__ = ["CJKConsole", "CJKText", "break_opportunities", "divide", "has_cjk", "wrap"]
+__all__ = ["CJKConsole", "CJKText", "NameText", "break_opportunities", "divide", "has_cjk", "name_breaks",
+           "name_text", "wrap"]
 
 #: Characters no line may start with: closing and pausing punctuation, full-width and half-width.
 NO_LINE_START = frozenset("，。；：）、！？」』】》〉〕］｝〗〙〛”’…‥～％‰·・" ",.;:)!?]}%/")
@@ -77,9 +78,31 @@ def break_opportunities(text: str) -> list[int]:
     return out
 
 
-def _segments(text: str) -> list[tuple[int, int]]:
+#: Characters after which a kernel or file name may break (``ampere_sgemm_`` / ``32x32_``, ``at::`` / ``native::``).
+NAME_BREAK_AFTER = frozenset("_(,<:/ ")
+
+
+def name_breaks(text: str) -> list[int]:
+    """Where a line of a name (a kernel's demangled signature, a file path) may break: after ``_``, ``(``, ``,``,
+    ``<``, ``/``, a blank and after ``::`` (never between the two colons), never before a closing ``)``, ``>``, a
+    ``,`` or a blank; so a long name wraps between its tokens, not inside one."""
+    out = []
+    for i in range(1, len(text)):
+        before, ch = text[i - 1], text[i]
+        if ch.isspace() or ch in ",)>:…" or before not in NAME_BREAK_AFTER:
+            continue
+        if before == ":" and text[i - 2:i] != "::":
+            continue
+        out.append(i)
+    return out
+
+
+def _segments(text: str, name: bool = False) -> list[tuple[int, int]]:
     """(start, end) of the pieces of ``text`` between its break opportunities: after spaces only (as rich) when it
-    holds no CJK character."""
+    holds no CJK character; a name's at :func:`name_breaks`."""
+    if name:
+        bounds = [0, *name_breaks(text), len(text)]
+        return list(zip(bounds, bounds[1:]))
     if has_cjk(text):
         points = break_opportunities(text)
     else:
@@ -89,13 +112,13 @@ def _segments(text: str) -> list[tuple[int, int]]:
     return list(zip(bounds, bounds[1:]))
 
 
-def divide(text: str, width: int, fold: bool = True) -> list[int]:
+def divide(text: str, width: int, fold: bool = True, name: bool = False) -> list[int]:
     """The offsets to break one paragraph of ``text`` at so that each line fits ``width`` cells, filling each line
     with as many pieces as fit (rich's ``divide_line``, at :func:`break_opportunities`); a piece wider than a line
     is folded across lines (``fold``) or left to be cropped."""
     breaks: list[int] = []
     offset = 0
-    for start, end in _segments(text):
+    for start, end in _segments(text, name):
         piece = text[start:end]
         length = cell_len(piece.rstrip())
         if width - offset >= length:
@@ -132,6 +155,9 @@ def wrap(text: str, width: int) -> list[str]:
 class CJKText(Text):
     """A rich ``Text`` that wraps (and measures its narrowest width) at :func:`break_opportunities`."""
 
+    #: Whether it wraps as a name (:class:`NameText`).
+    name = False
+
     @classmethod
     def of(cls, text: Text) -> "CJKText":
         """``text`` (its characters, styles and settings) as a :class:`CJKText`."""
@@ -156,7 +182,7 @@ class CJKText(Text):
                     continue
                 new_lines = Lines([line])
             else:
-                new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold"))
+                new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold", name=self.name))
                 for part in new_lines:
                     part.rstrip_end(width)
             if wrap_justify:
@@ -169,8 +195,20 @@ class CJKText(Text):
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         lines = self.plain.splitlines()
         widest = max(map(cell_len, lines), default=0)
-        pieces = [cell_len(line[a:b].rstrip()) for line in lines for a, b in _segments(line)]
+        pieces = [cell_len(line[a:b].rstrip()) for line in lines for a, b in _segments(line, self.name)]
         return Measurement(max(pieces, default=widest), widest)
+
+
+class NameText(CJKText):
+    """A kernel or file name in a table cell: wraps between its tokens (:func:`name_breaks`), not mid-word."""
+
+    name = True
+
+
+def name_text(name: str, **kwargs: Any) -> CJKText:
+    """``name`` (already shortened and made safe) as a :class:`NameText`; a cell holding Chinese (a label such as
+    程序空闲 in a name column) as a :class:`CJKText`, which breaks by the Chinese rules."""
+    return CJKText(name, **kwargs) if has_cjk(name) else NameText(name, **kwargs)
 
 
 class CJKConsole(Console):

@@ -34,7 +34,8 @@ from ..analysis.timeline import (
 )
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .rich_text import to_plain
-from .common import Fmt, safe, short_name
+from .cjk import name_text
+from .common import Fmt, safe, short_name, short_names
 from .documents import encode
 from .documents.common import Doc
 from .documents.timeline import (
@@ -214,8 +215,8 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
     if amdahl:
         head += [f.label("tl_program_share"), f.label("tl_if_2x"), f.label("tl_if_10x"), f.label("tl_if_inf")]
     rows = []
-    for it in items[:top]:
-        name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short_name(it.name)  # ours, not input
+    for it, short in zip(items[:top], short_names([it.name for it in items[:top]])):
+        name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short  # ours, not input
         name += f.paren(f.label("tl_truncated")) if it.truncated else ""
         cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [
             f.time(it.total_s), f.time(it.mean_s), f.time(it.min_s), f.time(it.max_s), f.pct(it.share_pct)]
@@ -257,8 +258,9 @@ def _gap_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
 def _tiny_rows(rep: TimelineReport, f: Fmt, top: int) -> tuple[list[str], list[list[str]]]:
     head = [f.label("tl_name"), f.label("launches"), f.label("tl_median"), f.label("tl_launch_cost"),
             f.label("total_time"), f.label("tl_savings")]
-    rows = [[short_name(t.name), str(t.launches), f.time(t.median_s), f.time(t.launch_cost_s), f.time(t.total_s),
-             f.time(t.savings_s)] for t in rep.tiny_kernels[:top]]
+    tiny = rep.tiny_kernels[:top]
+    rows = [[name, str(t.launches), f.time(t.median_s), f.time(t.launch_cost_s), f.time(t.total_s),
+             f.time(t.savings_s)] for t, name in zip(tiny, short_names([t.name for t in tiny]))]
     return head, rows
 
 
@@ -410,7 +412,7 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                 else:
                     tab.add_column(h, justify="right", no_wrap=True)
             for r in rows:
-                tab.add_row(*(Text(c) for c in r))
+                tab.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))
             out.append(tab)
         if closing:
             t = Table(box=box.SIMPLE, show_header=False)
