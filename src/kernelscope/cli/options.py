@@ -94,11 +94,12 @@ def output_extensions(shared: Shared) -> tuple[str, ...]:
 
 def fill_extensions(parser: argparse.ArgumentParser, shared: Shared, lang: str) -> None:
     """Put the command's own ``-o`` extensions (:func:`output_extensions`) into its ``-o`` help (``{extensions}``),
-    listed the way ``lang`` lists things."""
-    sep = "、" if lang == "zh" else ", "
+    listed the way ``lang`` lists things (Chinese: without the dots, joined by "、")."""
+    listed = output_extensions(shared)  # Chinese: "html、md" (no line may start with the "." of ".md")
+    text = "、".join(e.lstrip(".") for e in listed) if lang == "zh" else ", ".join(listed)
     for action in parser._actions:
         if action.dest == "output" and action.help and "{extensions}" in action.help:
-            action.help = action.help.replace("{extensions}", sep.join(output_extensions(shared)))
+            action.help = action.help.replace("{extensions}", text)
 #: ``--gpu`` / ``--spec`` help of the commands that diagnose one report.
 GPU_HELP = ("use this catalogue GPU's peaks instead of the report's device",
             "TOML/JSON file with peak_flops_per_s and dram_bandwidth_bytes_per_s")

@@ -84,7 +84,7 @@ NAME_BREAK_AFTER = frozenset("_(,<:/ ")
 
 def name_breaks(text: str) -> list[int]:
     """Where a line of a name (a kernel's demangled signature, a file path) may break: after ``_``, ``(``, ``,``,
-    ``<``, ``/``, a blank and after ``::`` (never between the two colons), never before a closing ``)``, ``>``, a
+    ``<``, ``/``, a blank and after ``::`` (never between the two colons), never before a closing ``)``, ``>``, an ``…``, a
     ``,`` or a blank; so a long name wraps between its tokens, not inside one."""
     out = []
     for i in range(1, len(text)):
@@ -200,9 +200,14 @@ class CJKText(Text):
 
 
 class NameText(CJKText):
-    """A kernel or file name in a table cell: wraps between its tokens (:func:`name_breaks`), not mid-word."""
+    """A kernel or file name in a table cell: wraps between its tokens (:func:`name_breaks`), not mid-word. It
+    measures as rich measures text (its narrowest width: its longest blank-separated word), so a table gives the
+    name column the room it gave it before and the name is wrapped only when that room is short."""
 
     name = True
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Text.__rich_measure__(self, console, options)
 
 
 def name_text(name: str, **kwargs: Any) -> CJKText:
