@@ -41,6 +41,9 @@ DIAGNOSE_SUFFIXES = (".ncu-rep", ".csv", ".txt", ".toml", ".json", ".nvprof")
 #: Files a directory of Nsight Systems results given to ``timeline`` contributes.
 TIMELINE_SUFFIXES = (".sqlite", ".txt", ".csv", ".output", ".json", ".json.gz", ".tar.gz", ".tgz", ".tar")
 _GLOB_CHARS = frozenset("*?[")
+#: Extensions of both a profiler's text output and everyday notes (README.txt): such a file of a directory is read
+#: only when its first bytes are a profiler format.
+PROSE_SUFFIXES = (".txt",)
 
 
 def _proxy(mapping: dict) -> types.MappingProxyType:
@@ -72,8 +75,10 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
     other item with ``*``, ``?`` or ``[`` is a glob (``**`` recursive), expanded here and sorted; one matching
     nothing is an InputError (exit 2). Anything else is kept for the reader to refuse with its own message.
     ``skipped``: the files of those directories that are not read (not hidden, another extension) are appended to
-    it. ``recognise``: whether a directory's file with one of ``suffixes`` is in a format the command reads (its
-    first bytes); one that is not (a README.txt beside the reports) is left out and appended to ``unread``. A file
+    it. ``recognise``: whether a directory's file is in a format the command reads (its first bytes), asked of the
+    files whose extension also names everyday text (:data:`PROSE_SUFFIXES`: a README.txt beside the reports); one
+    that is not is left out and appended to ``unread``. A file with a profiler's own extension (``.csv``,
+    ``.sqlite``, ``.ncu-rep``...) that does not read is a damaged report: kept, for its reader to refuse. A file
     named on its own is always kept (its reader says what is wrong with it).
     """
     out: list[str] = []
@@ -90,8 +95,8 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
             files = sorted(str(f) for f in shown if f.name.lower().endswith(low))
             if skipped is not None:
                 skipped.extend(sorted(str(f) for f in shown if not f.name.lower().endswith(low)))
-            if recognise is not None:
-                strangers = [f for f in files if not recognise(f)]
+            if recognise is not None:  # a README.txt beside the reports: not a report, not a failure
+                strangers = [f for f in files if f.lower().endswith(PROSE_SUFFIXES) and not recognise(f)]
                 files = [f for f in files if f not in strangers]
                 if unread is not None:
                     unread.extend(strangers)
