@@ -121,8 +121,7 @@ def _as_ranks(args: argparse.Namespace) -> int:
     args.traces = expand(args.traces, TIMELINE_SUFFIXES)  # a directory gives its files: one rank each
     if args.output:
         refuse_inputs([args.output], args.traces)
-    with batch.guard(len(args.traces)), spooled(args.traces) as spools, \
-            Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
+    with spooled(args.traces) as spools, Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
         per_input = run_map(timeline_rank_one,
                             [(spools.path(path), path, args.input_format, i) for i, path in enumerate(args.traces)],
                             jobs=jobs_from(args.jobs), engine=args.engine, address=args.address,
