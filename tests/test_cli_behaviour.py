@@ -267,3 +267,12 @@ def test_banks_accepts_common_types(dtype, size, capsys):
 def test_banks_refuses_an_unknown_type(capsys):
     assert main(["banks", "--dtype", "quaternion", "--tile", "32x32", "--access", "column"]) == 2
     assert "int" in capsys.readouterr().err
+
+
+def test_short_view_note_does_not_cite_its_source():
+    """The graph-replay model's note (short view) points to --details; the citation stays in the details line."""
+    from kernelscope.knowledge.text import label
+
+    for lang in ("en", "zh"):
+        assert "{source}" not in label("tl_graph_model", lang)
+        assert "{source}" in label("tl_graph_saving", lang)
