@@ -587,7 +587,7 @@ def test_cli_next_step_and_size_forms(capsys):
         outputs.append(out)
     assert outputs[0] == outputs[1] == outputs[2]
     # 88 KiB + 1 KiB = 89 KiB per block: 164 KiB holds 1 block (hand computation)
-    assert "Active: 1 blocks/SM = 4 of 64 warps/SM" in " ".join(outputs[0].split())
+    assert "Active: 1 block/SM = 4 of 64 warps/SM" in " ".join(outputs[0].split())
 
 
 @pytest.mark.parametrize(

@@ -264,7 +264,7 @@ def test_keep_going_reports_the_rest_lists_every_file_and_fails(tmp_path):
     assert len(lines) == 3, proc.stderr
     assert lines[0].startswith(f"kernelscope: skipped: {folder / 'd_trace.sqlite'}: not read")
     assert lines[1].startswith(f"kernelscope: failed: {folder / 'b_bad.csv'}: ")
-    assert lines[2] == "kernelscope: 1 of 3 input(s) failed (listed above); the output covers the others"
+    assert lines[2] == "kernelscope: 1 of 3 inputs failed (listed above); the output covers the others"
 
 
 def test_without_keep_going_one_bad_file_stops_the_batch(tmp_path):

@@ -228,9 +228,9 @@ def test_zero_span_is_not_measurable_never_100_percent(tmp_path, capsys):
     assert any(n.key == "tl_zero_span" for n in rep.notes)
     doc = no_inf(rep)
     assert doc["devices"][0]["utilisation_pct"] is None
-    text = render_timeline([rep], "table", "en")
+    text = render_timeline([rep], "table", "en", width=200)  # wide enough for every column (default: $COLUMNS or 80)
     assert "not measurable (zero span)" in text and "100.0%" not in text
-    assert "利用率无法测量" in render_timeline([rep], "table", "zh")
+    assert "利用率无法测量" in render_timeline([rep], "table", "zh", width=200)
     assert strict(main, ["timeline", str(p), "--format", "json"]) == 0
     printed = json.loads(capsys.readouterr().out)["reports"][0]
     assert printed["devices"][0]["utilisation_pct"] is None

@@ -161,7 +161,7 @@ ZH_LAYOUT: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "timeline-kineto": (["timeline", "{corpus}/torch_traces/kineto_docs_before_fix_trace_h100.json", "--details"],
                         ("名称", "Kernel1", "GPU空闲", "cudaLaunchKernel")),
     "timeline-kineto-repaired": (["timeline", "{corpus}/torch_traces/hta_triton_example_a100.json.gz"],
-                                 ("triton_poi_fused_add", "跟踪文件未记录Rank", "已修正的记录1条标注区间记录")),
+                                 ("triton_poi_fused_", "跟踪文件未记录Rank", "已修正的记录1条标注区间记录")),  # wraps after a "_"
     "timeline-stats": (["timeline", "{cases}/N05_nsys_stats_context_init.txt"], ("名称", "cudaMalloc", "cudaFree")),
     "timeline-ranks": (["timeline", "{cases}/N14_ranks_ddp_compute_straggler"], ("名称", "Rank")),
     "compare-ncu": (["compare", "{corpus}/ncu/bautista-garcia__heat_sim__report_name.ncu-rep",

@@ -65,11 +65,30 @@ PHASE_SOURCE = ("NVIDIA CUDA C Programming Guide, Compute Capability 2.x, Shared
                 "only between threads of the same half-warp; assumed to hold for CC 5.x and later (not restated "
                 "there)")
 
-#: dtype name -> bytes per element (``half`` is CUDA's ``__half``).
-DTYPES: Mapping[str, int] = MappingProxyType({"float": 4, "half": 2, "double": 8})
+#: dtype name (the C/CUDA type a declaration names) -> bytes per element (``half``: CUDA's ``__half``; ``long``: 8
+#: bytes, the LP64 model of 64-bit Linux, where CUDA code is built; Windows' LLP64 ``long`` is 4: say ``int``).
+DTYPES: Mapping[str, int] = MappingProxyType({
+    "float": 4, "half": 2, "double": 8, "__nv_bfloat16": 2,
+    "char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4, "unsigned int": 4,
+    "long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8})
 _DTYPE_ALIASES = {"float": "float", "float32": "float", "fp32": "float", "f32": "float",
                   "half": "half", "__half": "half", "float16": "half", "fp16": "half", "f16": "half",
-                  "double": "double", "float64": "double", "fp64": "double", "f64": "double"}
+                  "double": "double", "float64": "double", "fp64": "double", "f64": "double",
+                  "bf16": "__nv_bfloat16", "bfloat16": "__nv_bfloat16", "__nv_bfloat16": "__nv_bfloat16",
+                  "char": "char", "signed char": "char", "int8": "char", "int8_t": "char", "i8": "char",
+                  "unsigned char": "unsigned char", "uchar": "unsigned char", "uint8": "unsigned char",
+                  "uint8_t": "unsigned char", "u8": "unsigned char",
+                  "short": "short", "short int": "short", "int16": "short", "int16_t": "short", "i16": "short",
+                  "unsigned short": "unsigned short", "ushort": "unsigned short", "uint16": "unsigned short",
+                  "uint16_t": "unsigned short", "u16": "unsigned short",
+                  "int": "int", "signed int": "int", "signed": "int", "int32": "int", "int32_t": "int", "i32": "int",
+                  "unsigned": "unsigned int", "unsigned int": "unsigned int", "uint": "unsigned int",
+                  "uint32": "unsigned int", "uint32_t": "unsigned int", "u32": "unsigned int",
+                  "long": "long", "long int": "long", "unsigned long": "unsigned long",
+                  "long long": "long long", "long long int": "long long", "int64": "long long",
+                  "int64_t": "long long", "i64": "long long",
+                  "unsigned long long": "unsigned long long", "uint64": "unsigned long long",
+                  "uint64_t": "unsigned long long", "u64": "unsigned long long"}
 #: Access patterns: ``column`` (lane t reads tile[t][c]) and ``row`` (lane t reads tile[r][t]).
 ACCESSES: tuple[str, ...] = ("column", "row")
 _ACCESS_ALIASES = {"column": "column", "col": "column", "columns": "column", "row": "row", "rows": "row"}
@@ -269,12 +288,14 @@ def bank_facts(compute_capability: tuple[int, int] | None = None) -> BankFacts:
 
 
 def parse_dtype(text: str, source: str = "--dtype") -> str:
-    """``"float"``, ``"half"`` or ``"double"`` (also ``fp32``, ``float16``, ``__half``, ``fp64``...).
+    """The element type's name in :data:`DTYPES` (``float``, ``half``, ``double``, ``int``, ``unsigned int``,
+    ``char``, ``short``, ``long long``, ``__nv_bfloat16``...; also ``fp32``, ``float16``, ``__half``, ``int32_t``,
+    ``uint8``, ``u64``...; blanks between words collapsed).
 
     Raises:
         InputError: any other element type, naming ``source``.
     """
-    name = _DTYPE_ALIASES.get(str(text).strip().lower())
+    name = _DTYPE_ALIASES.get(" ".join(str(text).lower().split()))
     if name is None:
         raise InputError(source, key="bad_dtype", values={"text": text})
     return name

@@ -321,7 +321,9 @@ def _side(s: LaunchSet) -> Side:
 
 def _explain(b: Side, a: Side, speedup: float | None, shift) -> tuple[Note, ...]:
     notes: list[Note] = []
-    if speedup is not None and speedup < 1.0:  # a regression reads as one
+    if speedup is not None and round(speedup, 2) == 1.0:  # "1.00x faster" would claim a change it cannot show
+        notes.append(Note("cmp_unchanged", {"before_s": b.duration_s, "after_s": a.duration_s}))
+    elif speedup is not None and speedup < 1.0:  # a regression reads as one
         notes.append(Note("cmp_slower", {"speedup": speedup, "slower_pct": 100.0 * (1.0 / speedup - 1.0),
                                          "before_s": b.duration_s, "after_s": a.duration_s}))
     elif speedup is not None:

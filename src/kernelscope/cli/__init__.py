@@ -14,7 +14,10 @@ the errors that carry a message key are worded in Chinese, other errors stay Eng
 
 Exit codes: 0 success, 2 bad input (one-line message naming the file and the problem, nothing written; also a
 ``--kernel`` / ``--pair`` selection that matches nothing, and an ``-o`` that cannot be written or is an input);
-``compare`` exits 1 on a regression beyond ``--fail-if-slower``; an unknown ``$KERNELSCOPE_LANG`` is exit 2.
+``compare`` exits 1 on a regression beyond ``--fail-if-slower``; an unknown ``$KERNELSCOPE_LANG`` is exit 2;
+a reader that closes standard output early (``kernelscope timeline x.sqlite | head -2``) ends the command quietly
+with exit 141 (128 + SIGPIPE, what a shell reports for a command killed by the closed pipe), nothing on standard
+error.
 
 Inputs may be standard input (``-``) or other streams (:mod:`kernelscope.cli.inputs`); how ``-o`` is written
 (links, FIFOs, devices, standard output) is in :mod:`kernelscope.cli.output`.
@@ -37,7 +40,7 @@ from .fusion import COMMAND as FUSION
 from .gpus import COMMAND as GPUS
 from .language import argv_lang, bad_env_message, env_lang, formatter, print_error, translate_help, usage_error
 from .occupancy import COMMAND as OCCUPANCY
-from .options import DETAILS_HELP, Command, Shared, output_format
+from .options import DETAILS_HELP, Command, Shared, fill_extensions, output_format
 from .output import write_atomic, write_atomic_files
 from .profile import COMMAND as PROFILE
 from .query import COMMAND as QUERY
@@ -51,6 +54,9 @@ __all__ = ["COMMANDS", "main", "write_atomic", "write_atomic_files"]
 COMMANDS: tuple[Command, ...] = (DIAGNOSE, SOURCE, GPUS, OCCUPANCY, BANKS, TIMELINE, FUSION, ROOFLINE, COMPARE, PROFILE, CEILINGS,
                                  QUERY)
 
+
+#: Exit code when standard output is a pipe its reader closed (128 + SIGPIPE, as a shell reports it).
+EXIT_BROKEN_PIPE = 141
 
 #: The end of every ``--lang`` help (the default it takes).
 LANG_DEFAULT_HELP = " (default: $KERNELSCOPE_LANG, else en)"
@@ -111,12 +117,16 @@ def _parser(default_lang: str = "en", lang: str = "en") -> argparse.ArgumentPars
     )
     p.add_argument("--version", action="version", version=f"kernelscope {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subs: list[tuple[argparse.ArgumentParser, Shared]] = []
     for command in COMMANDS:
         c = sub.add_parser(command.name, help=command.help, description=command.description,
                            parents=[_parent(command.shared, default_lang)], lang=lang)
         command.add_arguments(c)
         c.set_defaults(func=command.run, shared=command.shared, command_parser=c)
+        subs.append((c, command.shared))
     translate_help(p, lang, LANG_DEFAULT_HELP)
+    for c, shared in subs:
+        fill_extensions(c, shared, lang)
     return p
 
 
@@ -126,7 +136,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     temporary copies removed, so nothing is left behind)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        return _main(argv)
+        code = _main(argv)
+        sys.stdout.flush()  # inside the try: a closed pipe found by the last flush is handled too
+        return code
+    except BrokenPipeError:
+        return _closed_stdout()
     except KeyboardInterrupt:
         from ..knowledge.messages import frame
 
@@ -139,6 +153,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:  # a second Ctrl-C while saying so
             pass
         return 130
+
+
+def _closed_stdout() -> int:
+    """Standard output's reader went away: point standard output at /dev/null (so the interpreter's last flush
+    does not fail once more) and return :data:`EXIT_BROKEN_PIPE`, saying nothing."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 def _main(argv: list[str]) -> int:
@@ -158,10 +185,16 @@ def _main(argv: list[str]) -> int:
             args.format = output_format(args.shared, getattr(args, "output", None))
         return args.func(args)
     except KernelscopeError as exc:
-        from ..knowledge.messages import error_text
+        from ..knowledge.messages import error_text, frame
 
-        print_error(error_text(exc, lang), lang)
+        text = error_text(exc, lang)
+        others = getattr(exc, "keep_going_total", 0)  # one of several inputs: --keep-going reports the others
+        if others:
+            text += frame("keep_going_hint", lang, others=others - 1)
+        print_error(text, lang)
         return 2
+    except BrokenPipeError:  # standard output closed by its reader: main() ends quietly
+        raise
     except OSError as exc:
         from ..knowledge.messages import frame, phrase
 

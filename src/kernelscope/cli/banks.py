@@ -16,7 +16,8 @@ _FLAGS = {"dtype": "--dtype", "access": "--access", "tile": "--tile", "compute_c
 
 
 def _add_banks_parser(b: argparse.ArgumentParser) -> None:
-    b.add_argument("--dtype", required=True, metavar="TYPE", help="element type: float, half or double")
+    b.add_argument("--dtype", required=True, metavar="TYPE", help="element type: float, half, double, __nv_bfloat16, char, short, int, long long (each also unsigned; "
+                   "int8_t ... uint64_t too)")
     b.add_argument("--tile", required=True, metavar="ROWSxCOLS", help="the array T tile[ROWS][COLS], e.g. 32x32")
     b.add_argument("--access", required=True, metavar="row|column",
                    help="column: thread t reads tile[t][c] (down a column, as a transpose does); "

@@ -8,7 +8,7 @@ import sys
 
 from ..api import load_criteria, no_kernel_matches, resolve_gpu
 from ..ingest import FORMATS as INPUT_FORMATS
-from ..ingest import probe_reports
+from ..ingest import probe_reports, recognised
 from ..render import DIAGNOSE_FORMATS, render
 from ..render.arrow import diagnosis_table
 from ..render.launch_groups import LAUNCH_VIEWS
@@ -86,13 +86,15 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 def _diagnose_all(args: argparse.Namespace, collector: _Collector) -> int:
     batch = Batch(args.keep_going)
-    args.reports = expand(args.reports, DIAGNOSE_SUFFIXES, skipped=batch.skipped)  # dirs and globs -> files
+    args.reports = expand(args.reports, DIAGNOSE_SUFFIXES, skipped=batch.skipped, unread=batch.unread,
+                          recognise=recognised)  # dirs and globs -> files
     inputs = [*args.reports, args.criteria, args.spec]
     if args.output:
         refuse_inputs([args.output], inputs)
     check_dataset(args)  # --format parquet / --dataset: pyarrow and the folder, before any work
     with spooled(inputs) as spools:
-        text, files, results = _run(args, spools, collector, batch)
+        with batch.guard(len(args.reports)):
+            text, files, results = _run(args, spools, collector, batch)
         if not results:  # --keep-going and every input failed: nothing to report
             return batch.close(DIAGNOSE_SUFFIXES, len(args.reports), args.lang)
         if files:

@@ -16,7 +16,7 @@ def _gpus(args: argparse.Namespace) -> int:
         return emit(args.output, gpus_json(catalogue(), args.lang))
     from ..render.gpus import gpus_table  # rich only for the command that prints it
 
-    return emit_tables(args.output, [gpus_table(catalogue(), args.lang)], args.format, width=80)
+    return emit_tables(args.output, [gpus_table(catalogue(), args.lang)], args.format)
 
 
 COMMAND = Command(

@@ -85,8 +85,26 @@ def output_format(shared: Shared, output: str | None) -> str:
 
 
 #: ``-o`` help of the commands that write text to standard output by default.
+#: ``%(extensions)s``: the extensions that name a format the command writes (:func:`output_extensions`), which
+#: argparse fills from the ``-o`` action's ``extensions`` (:func:`fill_extensions`) when it prints the help.
 OUTPUT_HELP = ("write to FILE (atomically) instead of standard output; without --format, its extension names the "
-               "format (.html, .md, .json, .csv, .parquet; any other: the table as plain text)")
+               "format (%(extensions)s; any other: the table as plain text)")
+
+
+def output_extensions(shared: Shared) -> tuple[str, ...]:
+    """The ``-o`` extensions (:data:`OUTPUT_FORMATS`) that name a format this command writes (its ``formats``, the
+    one source of truth for both the help and :func:`output_format`)."""
+    return tuple(ext for ext, fmt in OUTPUT_FORMATS.items() if shared.formats is not None and fmt in shared.formats)
+
+
+def fill_extensions(parser: argparse.ArgumentParser, shared: Shared, lang: str) -> None:
+    """Give the command's ``-o`` the extensions its help names (``%(extensions)s``, :func:`output_extensions`),
+    listed the way ``lang`` lists things (Chinese: without the dots, joined by "、")."""
+    listed = output_extensions(shared)  # Chinese: "html、md" (no line may start with the "." of ".md")
+    text = "、".join(e.lstrip(".") for e in listed) if lang == "zh" else ", ".join(listed)
+    for action in parser._actions:
+        if action.dest == "output":
+            action.extensions = text  # type: ignore[attr-defined]  # argparse fills %(extensions)s from it
 #: ``--gpu`` / ``--spec`` help of the commands that diagnose one report.
 GPU_HELP = ("use this catalogue GPU's peaks instead of the report's device",
             "TOML/JSON file with peak_flops_per_s and dram_bandwidth_bytes_per_s")

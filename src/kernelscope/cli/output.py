@@ -267,9 +267,9 @@ def emit(output: str | None, text: str) -> int:
     return 0
 
 
-def emit_tables(output: str | None, renderables: list, fmt: str, width: int = 120) -> int:
+def emit_tables(output: str | None, renderables: list, fmt: str, width: int | None = None) -> int:
     """A command's rich tables and lines: ``markdown`` as Markdown; ``table`` on standard output as :func:`show`
-    prints them, with ``-o`` as plain text ``width`` columns wide. Returns the exit code, 0."""
+    prints them, with ``-o`` as plain text ``width`` (else $COLUMNS, else 80) columns wide. Returns the exit code, 0."""
     from ..render.rich_text import to_markdown, to_plain
 
     if fmt == "markdown":

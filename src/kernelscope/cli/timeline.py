@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from ..api import diagnose_file
 from ..errors import InputError
-from ..ingest import TIMELINE_FORMATS
+from ..ingest import TIMELINE_FORMATS, recognised
 from ..render import FORMATS as TIMELINE_OUTPUTS
 from ..render.arrow import timeline_table
 from ..render.brief import TOP_ROWS
@@ -59,13 +59,15 @@ def _timeline(args: argparse.Namespace) -> int:
     if args.as_ranks:
         return _as_ranks(args)
     batch = Batch(args.keep_going)
-    args.traces = expand(args.traces, TIMELINE_SUFFIXES, keep_kineto_dirs=True, skipped=batch.skipped)
+    args.traces = expand(args.traces, TIMELINE_SUFFIXES, keep_kineto_dirs=True, skipped=batch.skipped,
+                         unread=batch.unread, recognise=lambda f: recognised(f, timeline=True))
     if args.output:
         refuse_inputs([args.output], [*args.traces, *args.kernels])
     check_dataset(args)  # --format parquet / --dataset: pyarrow and the folder, before any work
     from ..render.progress import Steps, wanted
 
-    with spooled(args.traces) as spools, Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
+    with batch.guard(len(args.traces)), spooled(args.traces) as spools, \
+            Steps(wanted(getattr(args, "quiet", False), bool(args.output))) as steps:
         # The map: each input read and analysed alone (this process, a process pool or Ray tasks), in input order.
         per_file = run_map(timeline_one, [(spools.path(path), args.input_format, args.top) for path in args.traces],
                            jobs=jobs_from(args.jobs), engine=args.engine, address=args.address,
@@ -77,6 +79,7 @@ def _timeline(args: argparse.Namespace) -> int:
     if args.kernels:  # the seeds' workflow in one command: Nsight Systems first, then Nsight Compute on the top kernels
         diagnosed = [diagnose_file(path) for path in args.kernels]
         joins = [join_kernels(rep, diagnosed, args.top) for rep in reports]
+        _warn_other_gpus(reports, diagnosed, args.lang)
     if save_dataset(args, "timeline", reports, timeline_table):
         return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
     if args.output:
@@ -87,6 +90,20 @@ def _timeline(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_timeline(reports, args.format, args.lang, shown, joins=joins, details=args.details))
     return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
+
+
+def _warn_other_gpus(reports: list, diagnosed: list, lang: str) -> None:
+    """One line on standard error per ``--kernels`` report profiled on a GPU none of the traces ran on."""
+    from ..analysis.timeline.join import other_gpus
+    from ..knowledge.messages import frame
+
+    seen = set()
+    for rep in reports:
+        for path, gpu, trace in other_gpus(rep, diagnosed):
+            if path not in seen:
+                seen.add(path)
+                print(frame("note", lang, message=frame("kernels_other_gpu", lang, report=path, gpu=gpu, trace=trace)),
+                      file=sys.stderr)
 
 
 def _as_ranks(args: argparse.Namespace) -> int:

@@ -41,6 +41,9 @@ DIAGNOSE_SUFFIXES = (".ncu-rep", ".csv", ".txt", ".toml", ".json", ".nvprof")
 #: Files a directory of Nsight Systems results given to ``timeline`` contributes.
 TIMELINE_SUFFIXES = (".sqlite", ".txt", ".csv", ".output", ".json", ".json.gz", ".tar.gz", ".tgz", ".tar")
 _GLOB_CHARS = frozenset("*?[")
+#: Extensions of both a profiler's text output and everyday notes (README.txt): such a file of a directory is read
+#: only when its first bytes are a profiler format.
+PROSE_SUFFIXES = (".txt",)
 
 
 def _proxy(mapping: dict) -> types.MappingProxyType:
@@ -62,7 +65,8 @@ def _is_kineto_dir(p: Path) -> bool:
 
 
 def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: bool = False,
-           skipped: list[str] | None = None) -> list[str]:
+           skipped: list[str] | None = None, unread: list[str] | None = None,
+           recognise: Callable[[str], bool] | None = None) -> list[str]:
     """The files to read for ``items`` (paths, directories, globs), in input order, each group sorted.
 
     A path that exists is kept as given (``-`` for standard input too). A directory becomes the files directly in
@@ -70,8 +74,12 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
     (``timeline``) a directory of PyTorch profiler traces stays one input, read as one multi-rank program. Any
     other item with ``*``, ``?`` or ``[`` is a glob (``**`` recursive), expanded here and sorted; one matching
     nothing is an InputError (exit 2). Anything else is kept for the reader to refuse with its own message.
-    ``skipped`` (``--keep-going``): the files of those directories that are not read (not hidden, another
-    extension) are appended to it.
+    ``skipped``: the files of those directories that are not read (not hidden, another extension) are appended to
+    it. ``recognise``: whether a directory's file is in a format the command reads (its first bytes), asked of the
+    files whose extension also names everyday text (:data:`PROSE_SUFFIXES`: a README.txt beside the reports); one
+    that is not is left out and appended to ``unread``. A file with a profiler's own extension (``.csv``,
+    ``.sqlite``, ``.ncu-rep``...) that does not read is a damaged report: kept, for its reader to refuse. A file
+    named on its own is always kept (its reader says what is wrong with it).
     """
     out: list[str] = []
     low = tuple(s.lower() for s in suffixes)
@@ -87,6 +95,11 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
             files = sorted(str(f) for f in shown if f.name.lower().endswith(low))
             if skipped is not None:
                 skipped.extend(sorted(str(f) for f in shown if not f.name.lower().endswith(low)))
+            if recognise is not None:  # a README.txt beside the reports: not a report, not a failure
+                strangers = [f for f in files if f.lower().endswith(PROSE_SUFFIXES) and not recognise(f)]
+                files = [f for f in files if f not in strangers]
+                if unread is not None:
+                    unread.extend(strangers)
             if not files:
                 raise InputError(item, key="dir_no_readable_file", values={"suffixes": ', '.join(suffixes)})
             out.extend(files)

@@ -186,6 +186,18 @@ def _csv_fields(line: str) -> list[str]:
         return []
 
 
+def recognised(path: str | os.PathLike, timeline: bool = False) -> bool:
+    """Whether a file's first bytes are a format kernelscope reads (:func:`detect_format`, or with ``timeline``
+    :func:`detect_timeline_format`): False only when it is in none of them (a README.txt among the reports); a
+    report of the other kind, an empty or an unreadable file count as recognised (their reader says what is wrong).
+    Used to leave such files of a directory out."""
+    try:
+        (detect_timeline_format if timeline else detect_format)(path)
+    except InputError as exc:
+        return exc.key not in ("unrecognised_format", "unrecognised_timeline")
+    return True
+
+
 def probe_reports(paths) -> None:
     """Trial-load the Nsight Compute reports among ``paths`` (any others are skipped) in one forked child: a report
     on which NVIDIA's reader would abort the process is an InputError instead (see

@@ -349,7 +349,7 @@ def _profile(source: str, index: int, entry: _Entry) -> KernelProfile:
     problems = list(entry.problems)
     if levels:
         problems.append(
-            f"nvprof utilisation levels (0-10) read as level x {LEVEL_PCT:g} % of peak, an approximation (nvprof "
+            f"nvprof utilisation levels (0-10) read as level x {LEVEL_PCT:g}% of peak, an approximation (nvprof "
             f"prints only the level and its band: Idle, Low, Mid, High, Max): {', '.join(levels)}"
         )
     return KernelProfile(

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from ..errors import KernelscopeError, one_line
 from . import Model, check_lang, load
-from .text import Text
+from .text import Text, agree
 
 
 class Pattern(Model, kw_only=True):
@@ -47,7 +47,8 @@ def messages() -> Messages:
 
 def frame(key: str, lang: str, **values: Any) -> str:
     """One line of the ``[frame]`` table in ``lang``, filled (e.g. ``frame("error", "zh", message=...)``)."""
-    return fill(messages().frame[key].get(lang), lang, values)
+    text = fill(messages().frame[key].get(lang), lang, values)
+    return agree(text) if lang == "en" else text
 
 
 #: A value quoted with ASCII single quotes (a Python repr, argparse's choices): Chinese quotes it “…”.
@@ -96,9 +97,9 @@ def phrase(text: str, lang: str) -> str:
     """``text`` (a value of a message: what a file was expected to be, an OS reason; a data problem a reader
     found) in ``lang``: its ``[phrase]`` entry, else the first templated entry (English with ``{name}`` fields)
     that matches it whole, its Chinese filled with what the fields matched (each worded again, so a phrase may
-    hold another); as given when none does."""
+    hold another); as given when none does (in English: its counts and nouns made to agree)."""
     if check_lang(lang) == "en" or not text:
-        return text
+        return agree(text) if text else text  # "1 row(s)" -> "1 row": the English plural rule (:func:`agree`)
     return _reword(text, 3)
 
 

@@ -94,7 +94,7 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     Latin letter or digit ("来自{unit}" filled with "L2 缓存" reads "来自 L2 缓存")."""
     plain = all(v is not None and not _infinite(v) for v in values.values())
     if plain and lang == "en":
-        return template.format(**values)
+        return agree(template.format(**values))
     nm = label("not_measured", lang)
     formatter = string.Formatter() if plain else _NotMeasuredFormatter(nm)
     if lang == "zh":
@@ -105,11 +105,56 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
                 value = formatter.convert_field(formatter.get_field(field, (), values)[0], conversion)
                 text = glue(text, formatter.format_field(value, spec or ""))
     else:
-        text = formatter.format(template, **values)
+        text = agree(formatter.format(template, **values))
     if plain:
         return text
     text = text.replace(f"{nm}%", nm)
     return text.replace("∞x", "∞").replace("∞×", "∞").replace("∞ 倍", "∞")
+
+
+#: "N thing(s)" in an English template: the count, up to two words before the noun, the noun.
+_OPTIONAL_S = re.compile(r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?)((?: [A-Za-z-]+){0,2}?) ([A-Za-z]+)\(s\)")
+#: English nouns a count of one makes singular ("1 launches" -> "1 launch"), with the word that may stand between
+#: ("1 launch calls"); and the verbs that then agree ("1 copy uses").
+_NOUNS = ("launches", "copies", "runs", "kernels", "calls", "times", "records", "elements", "rows", "inputs",
+          "files", "ranks", "streams", "devices", "GPUs", "groups", "chains", "nodes", "replays", "findings",
+          "operations", "operators", "threads", "warps", "blocks", "registers", "spills", "gaps", "names",
+          "spacings", "pairs", "others", "entries", "wavefronts", "bytes", "transfers", "memsets", "memcpys")
+_MODIFIERS = ("launch", "kernel", "graph", "CUDA graph", "API", "matched", "memory", "host", "device", "consecutive",
+              "tiny", "more", "other", "distinct", "failed", "invalid", "impossible", "pageable")
+_ONE = re.compile(r"(?<![\w.,+-])(1|one) ((?:(?:%s) )?)(%s)\b( (?:use|run|take|are|were|have|do|wait)\b)?"
+                  % ("|".join(_MODIFIERS), "|".join(_NOUNS)))
+_ORDINAL = re.compile(r"(?:launch|rank|GPU|device|stream|chain|group|kernel|line|step|\[|#) ?$", re.I)
+_VERBS = {"use": "uses", "run": "runs", "take": "takes", "are": "is", "were": "was", "have": "has", "do": "does",
+          "wait": "waits"}
+
+
+def singular(noun: str) -> str:
+    """The singular of an English plural noun of :data:`_NOUNS` ("copies" -> "copy", "launches" -> "launch")."""
+    if noun.endswith("ies"):
+        return noun[:-3] + "y"
+    if noun.endswith(("ches", "shes", "sses", "xes")):
+        return noun[:-2]
+    return noun[:-1]
+
+
+def agree(text: str) -> str:
+    """English text with its counts and nouns agreeing, the one plural rule of every English template: "N
+    thing(s)" becomes "1 thing" / "2 things", and a count of one before a plural noun makes it (and the verb after
+    it) singular ("1 launches" -> "1 launch", "1 copies use" -> "1 copy uses"); other text unchanged."""
+    def optional(m: re.Match[str]) -> str:
+        one = m.group(1) == "1"
+        return f"{m.group(1)}{m.group(2)} {m.group(3)}{'' if one else 's'}"
+
+    def one(m: re.Match[str]) -> str:
+        if _ORDINAL.search(m.string, 0, m.start()):  # "launch 1 runs ...": an index, not a count
+            return m.group(0)
+        verb = m.group(4)
+        return f"{m.group(1)} {m.group(2)}{singular(m.group(3))}" + (f" {_VERBS[verb.strip()]}" if verb else "")
+
+    if "(s)" in text:
+        text = _OPTIONAL_S.sub(optional, text)
+    return _ONE.sub(one, text)
 
 
 #: Chinese characters (CJK ideographs) and the full-width punctuation of Chinese sentences.

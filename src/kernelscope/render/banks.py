@@ -4,7 +4,6 @@ No analysis here: it words and lays out what :mod:`kernelscope.analysis.banks` c
 
 from __future__ import annotations
 
-import io
 from typing import Sequence
 
 from rich import box
@@ -14,7 +13,7 @@ from rich.text import Text
 
 from ..analysis.banks import BankReport, Layout, Phase, Request
 from ..version import __version__
-from .cjk import CJKConsole
+from .rich_text import to_plain
 from .common import Fmt
 from .documents import encode
 from .documents.banks import (
@@ -99,7 +98,9 @@ def fix_text(report: BankReport, f: Fmt) -> str:
     p = report.padded
     if p is None:
         return f.label("banks_fix_impossible")
-    return f.label("banks_fix_pad", cols=p.row_elements, plural=f.label(f"banks_plural_{p.dtype}"), ctype=p.dtype,
+    plural = (f.label(f"banks_plural_{p.dtype}") if p.dtype in ("float", "half", "double")
+              else f.label("banks_plural_other", ctype=p.dtype))
+    return f.label("banks_fix_pad", cols=p.row_elements, plural=plural, ctype=p.dtype,
                    decl=declaration(p), pad=p.pad, extra=p.rows * p.pad * p.element_bytes, w=p.wavefronts)
 
 
@@ -178,11 +179,8 @@ def renderables(report: BankReport, lang: str) -> list[RenderableType]:
     return out
 
 
-def _table_text(report: BankReport, lang: str, width: int) -> str:
-    buf = io.StringIO()
-    console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-    console.print(Group(*renderables(report, lang)))
-    return buf.getvalue()
+def _table_text(report: BankReport, lang: str, width: int | None) -> str:
+    return to_plain([Group(*renderables(report, lang))], width)
 
 
 # ----------------------------------------------------------------------------------------------- markdown
@@ -242,7 +240,7 @@ def banks_doc(report: BankReport, lang: str = "en") -> BanksDoc:
     )
 
 
-def render_banks(report: BankReport, fmt: str = "table", lang: str = "en", width: int = 120) -> str:
+def render_banks(report: BankReport, fmt: str = "table", lang: str = "en", width: int | None = None) -> str:
     """The report as ``"table"`` (plain text), ``"json"`` or ``"markdown"``.
 
     Raises:

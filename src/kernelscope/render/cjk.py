@@ -30,8 +30,8 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 
-__all__ = ["CJKConsole", "CJKText", "HeaderText", "break_opportunities", "divide", "hang", "has_cjk", "header",
-           "strong_breaks", "wrap"]
+__all__ = ["CJKConsole", "CJKText", "HeaderText", "NameText", "break_opportunities", "divide", "hang", "has_cjk",
+           "header", "name_breaks", "name_text", "strong_breaks", "wrap"]
 
 #: Characters no line may start with: closing and pausing punctuation, full-width and half-width.
 NO_LINE_START = frozenset("，。；：）、！？」』】》〉〕］｝〗〙〛”’…‥～％‰·・" ",.;:)!?]}%/")
@@ -102,10 +102,29 @@ def _points(text: str) -> list[int]:
     return [i for i in range(first, len(text)) if text[i - 1].isspace() and not text[i].isspace()]
 
 
-def _segments(text: str, strict: bool = False) -> list[tuple[int, int]]:
+#: Characters after which a kernel or file name may break (``ampere_sgemm_`` / ``32x32_``, ``at::`` / ``native::``).
+NAME_BREAK_AFTER = frozenset("_(,<:/ ")
+
+
+def name_breaks(text: str) -> list[int]:
+    """Where a line of a name (a kernel's demangled signature, a file path) may break: after ``_``, ``(``, ``,``,
+    ``<``, ``/``, a blank and after ``::`` (never between the two colons), never before a closing ``)``, ``>``, an
+    ``…``, a ``,`` or a blank; so a long name wraps between its tokens, not inside one."""
+    out = []
+    for i in range(1, len(text)):
+        before, ch = text[i - 1], text[i]
+        if ch.isspace() or ch in ",)>:…" or before not in NAME_BREAK_AFTER:
+            continue
+        if before == ":" and text[i - 2:i] != "::":
+            continue
+        out.append(i)
+    return out
+
+
+def _segments(text: str, strict: bool = False, name: bool = False) -> list[tuple[int, int]]:
     """(start, end) of the pieces of ``text`` between its break opportunities (``strict``: its
-    :func:`strong_breaks` only)."""
-    bounds = [0, *(strong_breaks(text) if strict else _points(text)), len(text)]
+    :func:`strong_breaks` only; ``name``: a name's, :func:`name_breaks`)."""
+    bounds = [0, *(name_breaks(text) if name else strong_breaks(text) if strict else _points(text)), len(text)]
     return list(zip(bounds, bounds[1:]))
 
 
@@ -123,18 +142,19 @@ def _look_back(text: str, pieces: list[tuple[int, int]], strong: set[int], room:
     return 0
 
 
-def divide(text: str, width: int, fold: bool = True, rest: int | None = None, strict: bool = False) -> list[int]:
+def divide(text: str, width: int, fold: bool = True, rest: int | None = None, strict: bool = False,
+           name: bool = False) -> list[int]:
     """The offsets to break one paragraph of ``text`` at so that its first line fits ``width`` cells and the
     others ``rest`` (default ``width``), filling each line with as many pieces as fit (rich's ``divide_line``, at
     :func:`break_opportunities`; ``strict``: at :func:`strong_breaks` only), a full line ending at a strong break
     when one is a few cells back (a word, 优化前, is not split); a piece wider than a line is folded across lines
-    (``fold``) or left to be cropped."""
+    (``fold``) or left to be cropped; ``name``: at a name's breaks (:func:`name_breaks`)."""
     rest = width if rest is None else rest
-    strong = set(strong_breaks(text)) if has_cjk(text) and not strict else set()
+    strong = set(strong_breaks(text)) if has_cjk(text) and not strict and not name else set()
     breaks: list[int] = []
     line: list[tuple[int, int]] = []  # the pieces on the current line
     offset, room = 0, width
-    for start, end in _segments(text, strict):
+    for start, end in _segments(text, strict, name):
         piece = text[start:end]
         length = cell_len(piece.rstrip())
         if room - offset >= length:
@@ -197,6 +217,8 @@ class CJKText(Text):
     lines of an item hanging under its text (:func:`hang`); ``strict``: at :func:`strong_breaks` only (a header)."""
 
     strict = False
+    #: Whether it wraps as a name (:class:`NameText`).
+    name = False
 
     @classmethod
     def of(cls, text: Text) -> "CJKText":
@@ -224,7 +246,7 @@ class CJKText(Text):
             else:
                 indent = hang(line.plain, width)
                 new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold", rest=width - indent,
-                                               strict=self.strict))
+                                               strict=self.strict, name=self.name))
                 for n, part in enumerate(new_lines):
                     part.rstrip_end(width)
                     if n and indent:
@@ -240,7 +262,7 @@ class CJKText(Text):
         lines = self.plain.splitlines()
         widest = max(map(cell_len, lines), default=0)
         pieces = [(hang(line, 1 << 20) if a else 0) + cell_len(line[a:b].strip())
-                  for line in lines for a, b in _segments(line, self.strict)]
+                  for line in lines for a, b in _segments(line, self.strict, self.name)]
         return Measurement(max(pieces, default=widest), widest)
 
 
@@ -249,6 +271,23 @@ class HeaderText(CJKText):
     ASCII run), never inside a word ("线程" / "数")."""
 
     strict = True
+
+
+class NameText(CJKText):
+    """A kernel or file name in a table cell: wraps between its tokens (:func:`name_breaks`), not mid-word. It
+    measures as rich measures text (its narrowest width: its longest blank-separated word), so a table gives the
+    name column the room it gave it before and the name is wrapped only when that room is short."""
+
+    name = True
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Text.__rich_measure__(self, console, options)
+
+
+def name_text(name: str, **kwargs: Any) -> CJKText:
+    """``name`` (already shortened and made safe) as a :class:`NameText`; a cell holding Chinese (a label such as
+    程序空闲 in a name column) as a :class:`CJKText`, which breaks by the Chinese rules."""
+    return CJKText(name, **kwargs) if has_cjk(name) else NameText(name, **kwargs)
 
 
 def header(cell: object) -> object:
@@ -284,3 +323,9 @@ class CJKConsole(Console):
                 has_cjk(renderable.plain) or hangs(renderable.plain)):
             renderable = CJKText.of(renderable)
         return super().render(renderable, options)
+
+    def on_broken_pipe(self) -> None:
+        """A reader that closed the pipe (``| head``): stop writing and let the command line end quietly
+        (:func:`kernelscope.cli.main`: exit 141), instead of rich's exit 1 (``compare``'s regression code)."""
+        self.quiet = True
+        raise BrokenPipeError(32, "Broken pipe")

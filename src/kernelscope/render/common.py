@@ -4,6 +4,7 @@ label/value rows that the table and Markdown renderers lay out. No analysis here
 from __future__ import annotations
 
 import math
+import re
 import string
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -85,6 +86,36 @@ def short_name(name: str, width: int = NAME_WIDTH) -> str:
         return "…" + text[len(text) - width + 1:]
     head = (width - 1) // 2
     return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+
+
+def short_names(names: Sequence[str], width: int = NAME_WIDTH) -> list[str]:
+    """:func:`short_name` of each of ``names`` (a table's name column, a chain), kept apart: names that differ but
+    shorten alike (``vectorized_elementwise_kernel<…>(…)`` for the add and the mul functor) each get the first word
+    of the full name that the others of that set lack, ``… [AddFunctor]``; when none does (or two get the same one),
+    a number, ``… [#1]``, ``… [#2]``. The same name twice stays the same; the JSON and --details keep names
+    whole."""
+    out = [short_name(n, width) for n in names]
+    clashes: dict[str, list[int]] = {}
+    for i, text in enumerate(out):
+        clashes.setdefault(text, []).append(i)
+    for text, where in clashes.items():
+        distinct = list(dict.fromkeys(names[i] for i in where))
+        if len(distinct) < 2:
+            continue
+        words = [_WORD.findall(n) for n in distinct]
+        common = set.intersection(*(set(w) for w in words))
+        tags = [next((w for w in ws if w not in common), None) for ws in words]
+        if None in tags or len(set(tags)) < len(tags):
+            tags = [f"#{k}" for k in range(1, len(distinct) + 1)]
+        for full, tag in zip(distinct, tags):
+            short = short_name(full, max(width - len(tag) - 3, 12))
+            for i in where:
+                if names[i] == full:
+                    out[i] = f"{short} [{safe(tag)}]"
+    return out
 
 
 def _elide(text: str, opener: str, closer: str) -> str:

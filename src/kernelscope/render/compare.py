@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import math
 
 from rich import box
@@ -19,7 +18,7 @@ from ..model import Measurement
 from ..notes import Note
 from ..version import __version__
 from .brief import top_by
-from .cjk import CJKConsole
+from .rich_text import to_plain
 from .common import Fmt, safe, short_name
 from .documents import encode
 from .documents.common import NoteDoc
@@ -388,12 +387,9 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
 
 
 def to_text(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None,
-            width: int = 120, details: bool = True) -> str:
+            width: int | None = None, details: bool = True) -> str:
     """Plain text (no colour codes) of :func:`to_table`."""
-    buf = io.StringIO()
-    CJKConsole(file=buf, width=width, color_system=None, force_terminal=False).print(
-        Group(*to_table(c, lang, regressions, threshold_pct, details)))
-    return buf.getvalue()
+    return to_plain([Group(*to_table(c, lang, regressions, threshold_pct, details))], width)
 
 
 def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None,

@@ -3,7 +3,6 @@ Markdown or JSON, in the wording of :mod:`kernelscope.render.compare`."""
 
 from __future__ import annotations
 
-import io
 
 from rich import box
 from rich.console import Group
@@ -12,7 +11,7 @@ from rich.text import Text
 
 from ..analysis.compare_datasets import DatasetComparison, KernelAggregate, Key, key_text
 from ..version import __version__
-from .cjk import CJKConsole
+from .rich_text import to_plain
 from .common import Fmt, safe, short_name
 from .compare import _regressions_line, _speed, noise_text, speed_noise
 from .documents import encode
@@ -72,11 +71,9 @@ def to_table(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (),
 
 
 def to_text(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None,
-            width: int = 160) -> str:
+            width: int | None = None) -> str:
     """Plain text (no colour codes) of :func:`to_table`."""
-    buf = io.StringIO()
-    CJKConsole(file=buf, width=width, color_system=None, force_terminal=False).print(*to_table(c, lang, regressions, threshold_pct))
-    return buf.getvalue()
+    return to_plain(list(to_table(c, lang, regressions, threshold_pct)), width)
 
 
 def to_markdown(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:

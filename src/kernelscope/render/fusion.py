@@ -4,14 +4,13 @@ here."""
 
 from __future__ import annotations
 
-import io
 import math
 from typing import Sequence
 
 from ..analysis.fusion import FusionEstimate, FusionKernel
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt, safe, short_name, si
+from .common import Fmt, safe, short_names, si
 from .documents import encode
 from .documents.fusion import FusionCommandDoc, FusionDoc, FusionKernelDoc
 
@@ -28,15 +27,15 @@ def _bytes(value: float | None, f: Fmt) -> str:
     return f.nm if value is None else si(value, "B", 4)
 
 
-def _kernel_text(k: FusionKernel, width: int) -> str:
-    """The host operator that launched the kernel when the trace records it (``aten::gelu``), else its name."""
-    return safe(k.operator) if k.operator else short_name(k.name, width)
-
-
 def chain_text(e: FusionEstimate, width: int = CHAIN_NAME_WIDTH) -> str:
-    """The chain as ``GEMM ⇒ a → b → c`` (the epilogue head first, when there is one)."""
-    text = " → ".join(_kernel_text(k, width) for k in e.kernels)
-    return text if e.head is None else f"{_kernel_text(e.head, width)} ⇒ {text}"
+    """The chain as ``GEMM ⇒ a → b → c`` (the epilogue head first, when there is one): each kernel by the host
+    operator that launched it when the trace records it (``aten::gelu``), else by its name, shortened so that
+    different kernels stay apart (:func:`short_names`)."""
+    kernels = ([e.head] if e.head is not None else []) + list(e.kernels)
+    shorts = iter(short_names([k.name for k in kernels], width))
+    words = [safe(k.operator) if k.operator else short for k, short in zip(kernels, shorts)]
+    text = " → ".join(words[1:] if e.head is not None else words)
+    return text if e.head is None else f"{words[0]} ⇒ {text}"
 
 
 def _runs(e: FusionEstimate, f: Fmt) -> str:
@@ -181,7 +180,7 @@ FORMATS: tuple[str, ...] = ("table", "json", "markdown")
 
 
 def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], fmt: str = "table",
-                  lang: str = "en", width: int = 160) -> str:
+                  lang: str = "en", width: int | None = None) -> str:
     """The output of ``kernelscope fusion``: ``"table"`` (plain text), ``"markdown"`` or ``"json"``
     (``schemas/fusion-1.schema.json``); ``source`` is ``"timeline"`` or ``"report"``.
 
@@ -210,12 +209,9 @@ def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], f
     if fmt == "table":
         from rich.console import Group
 
-        from .cjk import CJKConsole
+        from .rich_text import to_plain
 
-        buf = io.StringIO()
-        console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-        console.print(Group(*renderables(path, estimates, lang)))
-        return buf.getvalue()
+        return to_plain([Group(*renderables(path, estimates, lang))], width)
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 

@@ -13,17 +13,38 @@ from rich.text import Text
 
 from .cjk import CJKConsole
 
-__all__ = ["to_markdown", "to_plain"]
+__all__ = ["text_width", "to_markdown", "to_plain"]
+
+#: Columns of a plain-text report when neither a width nor ``$COLUMNS`` is given (a pipe, a file).
+DEFAULT_WIDTH = 80
 
 
-def to_plain(renderables: Iterable[object], width: int = 120) -> str:
-    """The renderables as plain text (no colour, no terminal codes), ``width`` columns wide, each printed on its
-    own as the terminal shows them."""
+def text_width(width: int | None = None) -> int:
+    """The columns a plain-text report is laid out in: ``width`` when given, else ``$COLUMNS`` (a positive
+    integer), else :data:`DEFAULT_WIDTH` (80), the same rule as standard output when it is not a terminal."""
+    import os
+
+    if width is not None and width > 0:
+        return width
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    return columns if columns > 0 else DEFAULT_WIDTH
+
+
+def to_plain(renderables: Iterable[object], width: int | None = None) -> str:
+    """The renderables as plain text (no colour, no terminal codes), :func:`text_width` columns wide, each printed
+    on its own as the terminal shows them: every table fitted to that width as on a terminal
+    (:func:`kernelscope.render.fit.fit_tables`), no line ending in blanks."""
+    from .fit import fit_tables
+
     buf = io.StringIO()
-    console = CJKConsole(file=buf, width=width, force_terminal=False, color_system=None, soft_wrap=False)
-    for item in renderables:
+    console = CJKConsole(file=buf, width=text_width(width), force_terminal=False, color_system=None,
+                         soft_wrap=False, legacy_windows=False)
+    for item in fit_tables(renderables, console):
         console.print(item)
-    return buf.getvalue()
+    return "\n".join(line.rstrip() for line in buf.getvalue().split("\n"))
 
 
 def _cell(value: object) -> str:

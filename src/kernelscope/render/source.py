@@ -10,7 +10,6 @@ report (kernel names, file names, source and SASS text, Nsight's messages) is ma
 
 from __future__ import annotations
 
-import io
 from typing import Sequence
 
 from rich import box
@@ -21,7 +20,7 @@ from rich.text import Text
 from ..analysis.source import Counters, LaunchSource, SourceReport, StallSamples
 from ..model import SourceMarker
 from ..version import __version__
-from .cjk import CJKConsole
+from .rich_text import to_plain
 from .common import Fmt, md_code
 from .fit import drop_first
 from .documents import encode
@@ -38,7 +37,7 @@ SCHEMA = "kernelscope.source/1"
 FORMATS: tuple[str, ...] = ("table", "json", "markdown", "html")
 
 
-def render_source(result: SourceReport, fmt: str = "table", lang: str = "en", width: int = 160) -> str:
+def render_source(result: SourceReport, fmt: str = "table", lang: str = "en", width: int | None = None) -> str:
     """The result as ``"table"`` (plain text), ``"json"``, ``"markdown"`` or ``"html"``.
 
     Raises:
@@ -54,10 +53,7 @@ def render_source(result: SourceReport, fmt: str = "table", lang: str = "en", wi
 
         return to_html(result, lang)
     if fmt == "table":
-        buf = io.StringIO()
-        console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-        console.print(Group(*renderables(result, lang)))
-        return buf.getvalue()
+        return to_plain([Group(*renderables(result, lang))], width)
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 

@@ -3,7 +3,6 @@ launches (or per launch), and the groups not shown in full as rows of one table.
 
 from __future__ import annotations
 
-import io
 from typing import Sequence
 
 from rich import box
@@ -13,9 +12,10 @@ from rich.text import Text
 
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
-from .cjk import CJKConsole
+from .rich_text import to_plain
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_table
-from .common import Fmt, safe, short_name
+from .cjk import name_text
+from .common import Fmt, safe, short_name, short_names
 from .rows import kernel_rows, summary_rows
 from .launch_groups import group_rows, is_group, panels, rest_header, rest_rows, rest_title, shown_line
 
@@ -34,8 +34,9 @@ def renderables(results: Sequence[ReportDiagnosis], lang: str, launches: str = "
         summary = Table(title=f.label("where_time_goes"), box=box.SIMPLE_HEAD, title_justify="left")
         for col, justify in (("kernel", "left"), ("launches", "right"), ("total_time", "right"), ("share", "right")):
             summary.add_column(f.label(col), justify=justify, overflow="fold")
-        for row in summary_rows(res, f):
-            summary.add_row(Text(short_name(row[0])), *(Text(cell) for cell in row[1:]))
+        rows = summary_rows(res, f)
+        for row, name in zip(rows, short_names([row[0] for row in rows])):
+            summary.add_row(name_text(name), *(Text(cell) for cell in row[1:]))
         out.append(summary)
         shown, rest = panels(res, launches)
         line = f.label("kernels_shown", n=len(res.kernels), total=len(rep.kernels))
@@ -64,16 +65,14 @@ def _rest_table(rest: Sequence[LaunchGroup], f: Fmt) -> Table:
     t = Table(title=rest_title(rest, f), box=box.SIMPLE_HEAD, title_justify="left")
     for i, col in enumerate(rest_header(f)):
         t.add_column(col, justify="left" if i in (0, 2, 6) else "right", overflow="fold")
-    for row in rest_rows(rest, f):
-        t.add_row(Text(short_name(row[0])), *(Text(cell) for cell in row[1:]))
+    rows = rest_rows(rest, f)
+    for row, name in zip(rows, short_names([row[0] for row in rows])):
+        t.add_row(name_text(name), *(Text(cell) for cell in row[1:]))
     return t
 
 
-def to_table(results: Sequence[ReportDiagnosis], lang: str, width: int = 120, launches: str = "grouped",
+def to_table(results: Sequence[ReportDiagnosis], lang: str, width: int | None = None, launches: str = "grouped",
              details: bool = True) -> str:
     """Plain-text (no colour codes) rendering of :func:`renderables`."""
-    buf = io.StringIO()
-    console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-    console.print(Group(*renderables(results, lang, launches, details)))
-    return buf.getvalue()
+    return to_plain([Group(*renderables(results, lang, launches, details))], width)
 

@@ -14,7 +14,6 @@ same as ``id`` / ``message``) for readers of earlier timeline documents.
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from dataclasses import replace
@@ -34,8 +33,9 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count,
 )
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
-from .cjk import CJKConsole
-from .common import Fmt, safe, short_name
+from .cjk import name_text
+from .common import Fmt, safe, short_name, short_names
+from .rich_text import to_plain
 from ..knowledge.text import labels
 from .documents import encode
 from .documents.common import Doc
@@ -60,7 +60,7 @@ FORMATS: tuple[str, ...] = ("table", "json", "markdown")
 
 
 def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang: str = "en", top: int = 10,
-                    width: int = 140, joins: Sequence[KernelJoin | None] | None = None, details: bool = True) -> str:
+                    width: int | None = None, joins: Sequence[KernelJoin | None] | None = None, details: bool = True) -> str:
     """Render timeline reports as ``"table"`` (plain text), ``"json"`` or ``"markdown"``; ``joins``: per report,
     its top kernels joined with Nsight Compute diagnoses (:func:`kernelscope.analysis.timeline.join_kernels`);
     ``details``: the table and Markdown in full, else short (the JSON is complete either way).
@@ -74,10 +74,7 @@ def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang:
     if fmt == "markdown":
         return to_markdown(reports, lang, top, joins, details)
     if fmt == "table":
-        buf = io.StringIO()
-        console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-        console.print(Group(*renderables(reports, lang, top, joins, details)))
-        return buf.getvalue()
+        return to_plain([Group(*renderables(reports, lang, top, joins, details))], width)
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 
@@ -125,12 +122,22 @@ def _black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     return host if host is not None else black_hole_note(rep, lang)
 
 
+def _gpus(rep: TimelineReport, f: Fmt) -> str:
+    """The GPUs that ran work in the trace ("0: NVIDIA A100"), the others of the machine as a count; all of them
+    when the report has no per-device split."""
+    busy = {d.device for d in rep.devices}
+    shown = [(i, n) for i, n in rep.devices_named if i in busy] or list(rep.devices_named)
+    text = ", ".join(f"{i}: {safe(n) or '-'}" for i, n in shown)
+    rest = len(rep.devices_named) - len(shown)
+    return text + f.label("tl_gpus_without_work", n=rest) if rest else text
+
+
 def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> list[tuple[str, str]]:
     rows = []
     head = f.input_head(rep.path, rep.format, rep.tool_version, f"  [{f.problem(rep.title)}]" if rep.title else "")
     rows.append((f.label("tl_input"), head))
     if rep.devices_named:
-        rows.append((f.label("gpu"), ", ".join(f"{i}: {safe(n) or '-'}" for i, n in rep.devices_named)))
+        rows.append((f.label("gpu"), _gpus(rep, f)))
     if rep.wall_s is not None:
         rows.append((f.label("tl_wall"), f.time(rep.wall_s)))
     elif rep.program_time_s is not None:
@@ -200,8 +207,8 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
     if amdahl:
         head += [f.label("tl_program_share"), f.label("tl_if_2x"), f.label("tl_if_10x"), f.label("tl_if_inf")]
     rows = []
-    for it in items[:top]:
-        name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short_name(it.name)  # ours, not input
+    for it, short in zip(items[:top], short_names([it.name for it in items[:top]])):
+        name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short  # ours, not input
         name += f.paren(f.label("tl_truncated")) if it.truncated else ""
         cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [
             f.time(it.total_s), f.time(it.mean_s), f.time(it.min_s), f.time(it.max_s), f.pct(it.share_pct)]
@@ -243,8 +250,9 @@ def _gap_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
 def _tiny_rows(rep: TimelineReport, f: Fmt, top: int) -> tuple[list[str], list[list[str]]]:
     head = [f.label("tl_name"), f.label("launches"), f.label("tl_median"), f.label("tl_launch_cost"),
             f.label("total_time"), f.label("tl_savings")]
-    rows = [[short_name(t.name), str(t.launches), f.time(t.median_s), f.time(t.launch_cost_s), f.time(t.total_s),
-             f.time(t.savings_s)] for t in rep.tiny_kernels[:top]]
+    tiny = rep.tiny_kernels[:top]
+    rows = [[name, str(t.launches), f.time(t.median_s), f.time(t.launch_cost_s), f.time(t.total_s),
+             f.time(t.savings_s)] for t, name in zip(tiny, short_names([t.name for t in tiny]))]
     return head, rows
 
 
@@ -402,7 +410,7 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                 else:
                     tab.add_column(h, justify="right", no_wrap=True)
             for r in rows:
-                tab.add_row(*(Text(c) for c in r))
+                tab.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))
             out.append(tab)
         if closing:
             t = Table(box=box.SIMPLE, show_header=False)

@@ -3,7 +3,6 @@ the ``ranks`` section of the ``kernelscope.timeline/1`` document, a rich table v
 
 from __future__ import annotations
 
-import io
 import math
 
 from rich import box
@@ -13,7 +12,7 @@ from rich.text import Text
 
 from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
-from .cjk import CJKConsole
+from .rich_text import to_plain
 from .common import Fmt
 from .timeline import _F
 from .documents import encode
@@ -125,7 +124,7 @@ def _md(cell: str) -> str:
     return cell.replace("|", "\\|").replace("\n", " ")
 
 
-def render_ranks(rr: RanksReport, fmt: str = "table", lang: str = "en", width: int = 140) -> str:
+def render_ranks(rr: RanksReport, fmt: str = "table", lang: str = "en", width: int | None = None) -> str:
     """``--as-ranks`` output as ``"table"``, ``"json"`` (the timeline document: ``reports`` empty, ``ranks``
     present) or ``"markdown"``.
 
@@ -137,10 +136,7 @@ def render_ranks(rr: RanksReport, fmt: str = "table", lang: str = "en", width: i
         return encode(TimelineDoc(schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
                                   reports=[], ranks=ranks_doc(rr)))
     if fmt == "table":
-        buf = io.StringIO()
-        console = CJKConsole(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-        console.print(Group(*ranks_renderables(rr, lang)))
-        return buf.getvalue()
+        return to_plain([Group(*ranks_renderables(rr, lang))], width)
     if fmt == "markdown":
         overview, tables = _tables(rr, f)
         lines = [f"# {f.label('tl_ar_title')}", ""] + [f"- **{_md(k)}**: {_md(v)}" for k, v in overview]

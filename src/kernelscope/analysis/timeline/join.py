@@ -243,6 +243,26 @@ def _absent(indexes: Sequence[_Index], seen: set[tuple[str, int]]) -> tuple[Abse
     return tuple(out)
 
 
+def other_gpus(rep: TimelineReport, diagnosed: Sequence[ReportDiagnosis]) -> tuple[tuple[str, str, str], ...]:
+    """The reports profiled on a GPU the timeline did not run on: (report path, its GPU, the timeline's GPUs joined
+    by ", "), for each report whose device name the file records and is none of the trace's recorded GPU names
+    (spaces and case ignored); empty when either side records no name. Their durations and findings were measured
+    on other hardware."""
+    def key(name: str) -> str:
+        return "".join(name.lower().split())
+
+    trace = list(dict.fromkeys(n for _, n in rep.devices_named if n))
+    if not trace:
+        return ()
+    out = []
+    for rd in diagnosed:
+        names = {k.device.display_name for k in rd.report.kernels if k.device.display_name}
+        foreign = sorted(n for n in names if key(n) not in {key(t) for t in trace})
+        if foreign and len(foreign) == len(names):
+            out.append((rd.report.path, ", ".join(foreign), ", ".join(trace)))
+    return tuple(out)
+
+
 def join_kernels(rep: TimelineReport, diagnosed: Sequence[ReportDiagnosis], top: int = 10) -> KernelJoin:
     """Join the ``top`` kernels of the timeline ``rep`` with the launches of the Nsight Compute reports
     ``diagnosed`` (see the module docstring for the matching and the projection)."""

@@ -93,7 +93,9 @@ class BanksDoc(Doc):
     schema: Annotated[Literal["kernelscope.banks/1"], Meta(description="document schema id and version")]
     kernelscope_version: Version
     lang: Lang
-    dtype: Annotated[Literal["float", "half", "double"], Meta(description="element type (half: CUDA __half)")]
+    dtype: Annotated[str, Meta(description=(
+        "element type as a CUDA declaration names it: float, half (CUDA __half), double, __nv_bfloat16, char, short, "
+        "int, long, long long, each integer also unsigned (kernelscope.analysis.banks.DTYPES)"))]
     element_bytes: Annotated[int, Meta(description="bytes per element")]
     access: Annotated[Literal["column", "row"], Meta(description=(
         "column: thread t reads tile[t][c], one request per column; row: thread t reads tile[r][t], one per row"))]
