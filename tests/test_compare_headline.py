@@ -56,7 +56,7 @@ def test_matched_kernels_lead_when_they_hold_the_time_and_the_all_line_has_its_r
     after = [_d("gemm", 50e-3), _d("new", 2e-3, 1)]
     c = compare(before, after)
     assert c.headline == "matched"
-    lines = _lines(to_text(c, "en"))
+    lines = _lines(to_text(c, "en", width=200))  # one line each (the plain text's width is $COLUMNS or 80)
     assert lines[0].startswith("Matched kernels (1): 100.0 ms -> 50.00 ms; Speedup 2.00x")
     (every,) = [x for x in lines if x.startswith("All kernels")]
     assert every.endswith(f"Speedup {101 / 52:.2f}x")
@@ -73,6 +73,25 @@ def test_one_kernel_a_side_pairs_as_pair_would():
     text = flat_text(to_text(c, "en"))
     assert "each side holds one kernel: transpose_tiled (before) is compared with transpose_padded (after)" in text
     assert "--pair" in flat_text(to_text(c, "zh"))
+
+
+def test_one_kernel_a_side_of_unrelated_reports_is_not_paired():
+    """The sole pair is a renamed kernel profiled the same way: not two reports of other GPUs, other tools, or
+    without durations (a gate must never pass on nothing: the fuzzer's C05 / N07 case)."""
+    from dataclasses import replace
+
+    from kernelscope.model import Measurement
+
+    def on(name, gpu, duration_s=1e-3):
+        d = _d(name, duration_s)
+        return replace(d, kernel=replace(d.kernel, device=DeviceInfo(display_name=gpu)))
+
+    assert compare([on("a", "A100")], [on("b", "H100")]).pairs == ()
+    assert compare([on("a", "A100", None)], [on("b", "A100")]).pairs == ()
+    tools = (Measurement(tool="ncu"), Measurement(tool="nvprof"))
+    assert compare([on("a", "A100")], [on("b", "A100")], methods=tools).pairs == ()
+    same = (Measurement(tool="ncu"), Measurement(tool="ncu"))
+    assert [p.matched_by for p in compare([on("a", "A100")], [on("b", "A100")], methods=same).pairs] == ["sole"]
 
 
 def test_several_unmatched_kernels_a_side_are_not_guessed():
@@ -116,7 +135,7 @@ def test_equal_or_unrecorded_clocks_say_nothing():
 def test_a_pair_among_others_gets_its_own_clock_line():
     c = compare([_d("k", 1.2e-3, sm_hz=1.5e9), _d("j", 1e-3, 1, sm_hz=1.5e9)],
                 [_d("k", 1.0e-3, sm_hz=1.6e9), _d("j", 1e-3, 1, sm_hz=1.5e9)])
-    lines = [x for x in _lines(to_text(c, "en")) if x.startswith("Clocks:")]
+    lines = [x for x in _lines(to_text(c, "en", width=200)) if x.startswith("Clocks:")]
     assert len(lines) == 1 and "in SM cycles 1.12x (time 1.20x)" in lines[0] or "1.13x" in lines[0]
 
 

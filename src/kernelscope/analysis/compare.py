@@ -467,7 +467,7 @@ def compare(
         free_b, free_a = [], []
     else:
         _match_by_names(free_b, free_a, total_b, matched)
-    sole = not matched and _sole_pair(free_b, free_a)
+    sole = not matched and _sole_pair(free_b, free_a, methods)
     if sole:  # one kernel a side, different names: what --pair would compare
         matched.append(compare_sets(merged(free_b), merged(free_a), "sole", total_b))
         free_b, free_a = [], []
@@ -481,9 +481,21 @@ def compare(
                    by_hand=bool(pairs), clocks=clocks)
 
 
-def _sole_pair(free_b: list[LaunchSet], free_a: list[LaunchSet]) -> bool:
-    """Whether each side holds exactly one kernel name (in one or more launch shapes): nothing else to pair it with."""
-    return len({s.name for s in free_b}) == 1 and len({s.name for s in free_a}) == 1
+def _sole_pair(free_b: list[LaunchSet], free_a: list[LaunchSet],
+               methods: tuple[Measurement | None, Measurement | None]) -> bool:
+    """Whether the one kernel of each side is what the user compares (a before/after profile of one kernel renamed):
+    each side holds exactly one kernel name (in one or more launch shapes), both measured by the same tool with
+    durations, on the same GPU where both name it. Two unrelated reports (another tool, another GPU, nothing timed)
+    are not paired: nothing in common is refused, never a gate passed on nothing."""
+    if len({s.name for s in free_b}) != 1 or len({s.name for s in free_a}) != 1:
+        return False
+    tools = {m.tool if m is not None else None for m in methods}
+    if len(tools) != 1:  # (a hand-written profile records none: two of them are alike)
+        return False
+    if not all(s.durations_s for s in free_b) or not all(s.durations_s for s in free_a):
+        return False
+    gpus = {d.kernel.device.display_name for s in (*free_b, *free_a) for d in s.launches if d.kernel.device.display_name}
+    return len(gpus) <= 1
 
 
 def _result(matched: list[KernelComparison], free_b: list[LaunchSet], free_a: list[LaunchSet],
