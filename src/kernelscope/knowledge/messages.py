@@ -112,7 +112,8 @@ def _reword(text: str, depth: int) -> str:
     for pattern, zh in _templated():
         m = pattern.fullmatch(text)
         if m is not None:
-            return fill(zh, "zh", {k: _reword(v, depth - 1) for k, v in m.groupdict().items()})
+            return fill(zh, "zh", {k: _QUOTED.sub(r"“\1”", v) if _QUOTED.fullmatch(v) else _reword(v, depth - 1)
+                                   for k, v in m.groupdict().items()})  # a quoted value ('x', a repr): “x”
     return text
 
 
@@ -130,13 +131,17 @@ def _label_words() -> Mapping[str, str]:
 @cache
 def _templated() -> tuple[tuple[re.Pattern[str], str], ...]:
     """The ``[phrase]`` entries with fields, as (regular expression on the English, Chinese), the most literal
-    text first (the most specific wins: "line {line}: " before "{label}: {problem}")."""
+    text first (the most specific wins: "line {line}: " before "{label}: {problem}"). A field right before another
+    (``at byte {at}{of}``) matches a number: nothing else tells where the two part."""
     out = []
     for en, zh in sorted(messages().phrase.items(), key=lambda item: -len(re.sub(r"\{\w+\}", "", item[0]))):
         if "{" not in en:
             continue
         pieces = re.split(r"\{(\w+)\}", en)
-        regex = "".join(re.escape(piece) if i % 2 == 0 else f"(?P<{piece}>.*?)" for i, piece in enumerate(pieces))
+        # a field right before another ("at byte {at}{of}") is a number: nothing else tells where the two part
+        regex = "".join(re.escape(piece) if i % 2 == 0 else
+                        f"(?P<{piece}>[0-9][0-9.,]*)" if i + 2 < len(pieces) and pieces[i + 1] == "" else
+                        f"(?P<{piece}>.*?)" for i, piece in enumerate(pieces))
         out.append((re.compile(regex, re.S), zh))
     return tuple(out)
 
