@@ -160,7 +160,7 @@ def test_n07_named_gpu_is_in_the_catalogue_and_levels_give_a_verdict(capsys):
         assert dict(d.kernel.memory_breakdown_pct) == {
             "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed": 100.0}
         assert d.kernel.metrics["l1_shared_utilization"] == 10 and d.kernel.metric_units["l1_shared_utilization"] == "level"
-        assert any("level x 10 % of peak, an approximation" in p for p in d.kernel.problems)
+        assert any("level x 10% of peak, an approximation" in p for p in d.kernel.problems)
         # the saturated L1/shared unit gives the verdict: memory-bound on that unit
         assert d.classes == ("memory-bound",)
         (f,) = [f for f in d.findings if f.id == "memory_throughput"]
