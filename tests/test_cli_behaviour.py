@@ -37,6 +37,19 @@ def test_output_text_is_as_wide_as_columns_without_trailing_blanks(tmp_path, mon
     assert [line for line in lines if line != line.rstrip()] == []
 
 
+@pytest.mark.parametrize("command", [["diagnose", str(EXAMPLE)], ["gpus"], ["timeline", "CASE:C03_kineto_ts0_kernel.json"]])
+def test_piped_output_has_no_trailing_blanks(monkeypatch, capsys, command):
+    """Standard output that is not a terminal (capsys: a pipe) gets the lines without the blanks rich pads them with."""
+    from conftest import CASES, need
+
+    monkeypatch.setenv("COLUMNS", "80")
+    argv = [str(need(CASES / a[5:])) if a.startswith("CASE:") else a for a in command]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) > 3 and max(cell_len(line) for line in lines) <= 80
+    assert [line for line in lines if line != line.rstrip()] == []
+
+
 def test_each_commands_output_help_lists_only_the_extensions_it_writes():
     parser = _parser()
     subs = next(a for a in parser._actions if a.dest == "command").choices

@@ -248,13 +248,20 @@ def show(renderables: Iterable[object]) -> None:
     """Print rich renderables on standard output, each with its own ``print`` (consecutive texts stay on their own
     lines), without soft wrapping, as wide as the terminal, else ``$COLUMNS``, else 80 columns (piped): every table
     cut to that width by :func:`kernelscope.render.fit.fit_tables` (its least important columns dropped first,
-    never its name column)."""
+    never its name column). Piped (not a terminal), the lines are written without the blanks that pad them to the
+    width (what ``-o`` text files get too)."""
     from ..render.cjk import CJKConsole
     from ..render.fit import fit_tables
 
     console = CJKConsole(soft_wrap=False)
+    if console.is_terminal:
+        for item in fit_tables(renderables, console):
+            console.print(item)
+        return
     for item in fit_tables(renderables, console):
-        console.print(item)
+        with console.capture() as captured:
+            console.print(item)
+        sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
 def emit(output: str | None, text: str) -> int:
