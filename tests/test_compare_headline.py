@@ -186,3 +186,18 @@ def test_headline_share_boundary():
                             (10e-3 * (1 / HEADLINE_SHARE - 1) * 1.1, "all")):
         c = compare([_d("A", 10e-3), _d("b", unmatched, 1), _d("c", 1e-3, 2)], [_d("A", 10e-3), _d("d", 1e-3, 1)])
         assert c.headline == want
+
+
+# ----------------------------------------------------------------------------------------------- two timelines
+def test_two_timelines_lead_with_the_program_figure(capsys):
+    """cts_rtx3070 array_inc a (160.3 ms) vs d_uvm (8.866 s, UVM page faults): the one matched kernel is 1.02x, the
+    program 8.866 / 0.1603 = 55.3x slower; the program's wall leads, as a factor (not "5430% slower")."""
+    from conftest import SHARED
+
+    nsys = SHARED / "corpus" / "nsys"
+    a, d = need(nsys / "cts_rtx3070_array_inc_a.sqlite"), need(nsys / "cts_rtx3070_array_inc_d_uvm.sqlite")
+    assert main(["compare", str(a), str(d), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["headline"] == "program"
+    assert main(["compare", str(a), str(d)]) == 0
+    lines = [x for x in _lines(capsys.readouterr().out) if not x.startswith(("(!)", "is counted"))]
+    assert lines[0].startswith("Program wall: 160.3 ms -> 8.866 s; Speedup 0.02x (55.3x slower)"), lines[:3]

@@ -198,10 +198,14 @@ class Comparison:
 
     @property
     def headline(self) -> str:
-        """Which figure leads: ``"all"`` (every kernel, :attr:`total_speedup`) when the matched kernels are under
-        :data:`HEADLINE_SHARE` of either side's GPU time (the unmatched kernels then dominate the time and the matched
-        ratio says little about the program), else ``"matched"`` (:attr:`speedup`, like for like); ``"none"``
-        without program totals."""
+        """Which figure leads: ``"program"`` for two timelines with a program figure (:attr:`program`: the wall or
+        the median step, what the program's user waits for, whatever its kernels do); ``"all"`` (every kernel,
+        :attr:`total_speedup`) when the matched kernels are under :data:`HEADLINE_SHARE` of either side's GPU time
+        (the unmatched kernels then dominate the time and the matched ratio says little about the program), else
+        ``"matched"`` (:attr:`speedup`, like for like); ``"none"`` without program totals."""
+        figure = self.program
+        if figure is not None and figure.basis != "none":
+            return "program"
         if self.total_before_s <= 0 or self.total_after_s <= 0:
             return "none"
         share_b, share_a = self.matched_shares

@@ -96,10 +96,13 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
 
 def _speed(value: float | None, f: Fmt) -> str:
     """A speedup; one below 1 reads as the regression it is: ``0.95x (5 % slower)``, ``0.95×（变慢，耗时为优化前的
-    1.05 倍）`` (a percentage of thousands reads badly in Chinese: "慢了 5430%")."""
+    1.05 倍）``; twice as slow or more as a factor: ``0.02x (55.3x slower)`` (a percentage of thousands reads badly
+    in any language: "5430% slower")."""
     text = f.factor(value)
     if value is None or not math.isfinite(value) or not 0 < value < 1:
         return text
+    if value <= 0.5:
+        return f.label("speed_slower_times", x=text, times=f"{1.0 / value:.3g}")
     pct = 100.0 * (1.0 / value - 1.0)
     return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}", times=f"{1.0 / value:.3g}")
 
@@ -223,6 +226,9 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
                      f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(beyond, noise, f), f))
     every = f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}{f.semi}" + \
         f.spaced(f.label("speedup"), _speed(c.total_speedup, f))
+    program = _program_line(c, f)
+    if c.headline == "program" and program is not None:  # two timelines: what the program's user waits for leads
+        lines.append(program)
     if c.headline == "all":  # the unmatched kernels dominate the time: every kernel's ratio leads
         pb, pa = c.matched_shares
         lines.append(f.head(f.label("all_kernels_headline", pb=_share(pb), pa=_share(pa)), every))
@@ -232,16 +238,23 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
         lines.append(f.label("unmatched_time", before=f.time(c.unmatched_before_s), after=f.time(c.unmatched_after_s),
                              before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
         lines.append(matched if c.headline == "all" else f.head(f.label("all_kernels"), every))
-    figure = c.program
-    if figure is not None and figure.basis == "none":
-        lines.append(f.label("program_no_figure", nb=figure.steps_before, na=figure.steps_after))
-    elif figure is not None:
-        head = f.label("program_steps", nb=figure.steps_before, na=figure.steps_after) if figure.basis == "steps" \
-            else f.label("program_wall")
-        speed = speed_noise(figure.speedup, noise_text(figure.beyond_noise, figure.noise, f), f) \
-            if figure.basis == "steps" else f.spaced(f.label("speedup"), _speed(figure.speedup, f))
-        lines.append(f.head(head, f"{f.time(figure.before_s)}{f.arrow}{f.time(figure.after_s)}{f.semi}" + speed))
+    if program is not None and c.headline != "program":
+        lines.append(program)
     return lines
+
+
+def _program_line(c: Comparison, f: Fmt) -> str | None:
+    """The program figure's line (wall or median step of two timelines), None without one."""
+    figure = c.program
+    if figure is None:
+        return None
+    if figure.basis == "none":
+        return f.label("program_no_figure", nb=figure.steps_before, na=figure.steps_after)
+    head = f.label("program_steps", nb=figure.steps_before, na=figure.steps_after) if figure.basis == "steps" \
+        else f.label("program_wall")
+    speed = speed_noise(figure.speedup, noise_text(figure.beyond_noise, figure.noise, f), f) \
+        if figure.basis == "steps" else f.spaced(f.label("speedup"), _speed(figure.speedup, f))
+    return f.head(head, f"{f.time(figure.before_s)}{f.arrow}{f.time(figure.after_s)}{f.semi}" + speed)
 
 
 def _share(fraction: float) -> str:

@@ -257,8 +257,9 @@ class CompareDoc(Doc):
     unmatched_growth: Annotated[float | None, Meta(description=(
         "(unmatched_after_s - unmatched_before_s) / total_before_s (fraction); null without program totals"))] = None
     by_hand: Annotated[bool, Meta(description="kernels paired by hand: only those pairs compared, nothing else listed")] = False
-    headline: Annotated[Literal["matched", "all", "none"], Meta(description=(
-        "which total leads the report: matched (speedup), or all (total_speedup) when the matched kernels are under "
-        "half of either side's GPU time; none without program totals"))] = "none"
+    headline: Annotated[Literal["program", "matched", "all", "none"], Meta(description=(
+        "which total leads the report: program (programs.figure) for two timelines with a program figure; else "
+        "matched (speedup), or all (total_speedup) when the matched kernels are under half of either side's GPU "
+        "time; none without program totals"))] = "none"
     clocks: Annotated[ClockChangeDoc | None, Meta(description=(
         "both profiles' clocks over all their kernels and SM cycles; null when not recorded"))] = None
