@@ -289,3 +289,14 @@ def test_short_view_note_does_not_cite_its_source():
     for lang in ("en", "zh"):
         assert "{source}" not in label("tl_graph_model", lang)
         assert "{source}" in label("tl_graph_saving", lang)
+
+
+def test_one_queued_launch_and_one_synchronous_copy_agree_in_number():
+    from kernelscope.render.common import Fmt
+
+    text = Fmt("en").label("tl_launch_queued", n=1, depth="1", median="1 ms", max="2 ms")
+    assert "; 1 call queued behind earlier work on the stream (1 operation ahead)" in text
+    three = Fmt("en").label("tl_launch_queued", n=3, depth="1-2", median="1 ms", max="2 ms")
+    assert "3 calls queued" in three and "(1-2 operations ahead)" in three
+    raw = (REPO / "src" / "kernelscope" / "data" / "labels.toml").read_text(encoding="utf-8")
+    assert "{n} synchronous copy call(s)" in raw and "synchronous copy calls (" not in raw

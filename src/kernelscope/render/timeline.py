@@ -355,10 +355,10 @@ def _closing(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> lis
 
 
 def _depth(low: int | None, high: int | None, f: Fmt) -> str:
-    """Operations ahead in the queue: "1-3"; in Chinese "1～3", or "3" when all were the same (not "1-1")."""
-    if not f.zh:
-        return f"{low}-{high}"
-    return str(low) if low == high else f.span(str(low), str(high))
+    """Operations ahead in the queue: "1-3" (in Chinese "1～3"), or "3" when all were the same (not "1-1")."""
+    if low == high:
+        return str(low)
+    return f.span(str(low), str(high)) if f.zh else f"{low}-{high}"
 
 
 # ----------------------------------------------------------------------------------------------- table
