@@ -211,3 +211,14 @@ def test_every_library_precision_step_is_conditional():
                 assert not types.search(rest), (fam.id, lang, rest)
             if fam.precision(lang):
                 assert types.search(fam.precision(lang)) and fam.precision_done, fam.id
+
+
+def test_ceilings_of_another_gpu_than_the_report_ran_on_are_said_first():
+    """feather 09 ran on an RTX 4060 Laptop GPU: with --gpu H100 SXM5 the first note says whose ceilings these are;
+    without --gpu (the report's own GPU) no such note."""
+    path = need(CORPUS_NCU / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_09_double_buffering.ncu-rep")
+    (k, *_) = load(path).kernels
+    d = diagnose(k, find_gpu("NVIDIA H100 SXM5"))
+    assert d.provenance[0].key == "device_named_differ"
+    assert d.provenance[0].values == {"report": k.device.display_name, "gpu": "NVIDIA H100 SXM5"}
+    assert all(n.key != "device_named_differ" for n in diagnose(k, find_gpu(k.device.display_name)).provenance)

@@ -205,12 +205,16 @@ class KernelDiagnosis:
 
 
 def provenance(gpu: GpuSpec, kernel: KernelProfile) -> tuple[Note, ...]:
-    """Where the ceilings come from, and the report's own device attributes next to the spec's."""
-    if gpu.origin == "catalogue":
-        notes = [Note("peaks_catalogue", {"gpu": gpu.name})]
-    else:
-        notes = [Note("peaks_measured" if gpu.measured else "peaks_given", {"gpu": gpu.name, "origin": gpu.origin})]
+    """Where the ceilings come from, and the report's own device attributes next to the spec's; first, when the
+    report names another GPU than the one whose ceilings are used (``--gpu``), that (its clocks, SMs and durations
+    are of the GPU it ran on)."""
     dev = kernel.device
+    notes = [Note("device_named_differ", {"report": dev.display_name, "gpu": gpu.name})] if (
+        gpu.origin == "catalogue" and _names_other_gpu(dev.display_name, gpu)) else []
+    if gpu.origin == "catalogue":
+        notes.append(Note("peaks_catalogue", {"gpu": gpu.name}))
+    else:
+        notes.append(Note("peaks_measured" if gpu.measured else "peaks_given", {"gpu": gpu.name, "origin": gpu.origin}))
     if dev.sm_count is not None:
         same = gpu.sm_count is None or gpu.sm_count == dev.sm_count
         notes.append(Note("device_sms" if same else "device_sms_differ", {"sms": dev.sm_count, "spec_sms": gpu.sm_count}))
@@ -222,6 +226,17 @@ def provenance(gpu: GpuSpec, kernel: KernelProfile) -> tuple[Note, ...]:
             {"ghz": dev.max_sm_clock_hz / 1e9, "spec_ghz": None if spec is None else spec / 1e9},
         ))
     return tuple(notes)
+
+
+def _names_other_gpu(display_name: str | None, gpu: GpuSpec) -> bool:
+    """Whether the report's device name is a GPU of the catalogue other than ``gpu`` (a name the catalogue does not
+    know, or none, says nothing either way)."""
+    if not display_name:
+        return False
+    try:
+        return find_gpu(display_name).name != gpu.name
+    except UnknownGpuError:
+        return False
 
 
 def consistency_notes(kernel: KernelProfile, roofline: RooflinePoint | None, sol: SolVerdict,
