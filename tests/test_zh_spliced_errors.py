@@ -51,3 +51,15 @@ def test_every_phrase_with_adjacent_fields_parts_at_the_number():
         zh = phrase(sample, "zh")
         assert "123" in zh and "按解压后的数据计" in zh, (en, zh)
     assert all(p.pattern for p, _ in _templated())
+
+
+@pytest.mark.parametrize("content, shown", [(b"notgz\n", "notgz"), (b"\x01\x02\x03garbage", "01 02 03")])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_trace_that_is_not_json_says_how_it_starts_without_a_python_repr(tmp_path, capsys, content, shown, lang):
+    path = tmp_path / "fake.json.gz"
+    path.write_bytes(content)
+    assert main(["timeline", str(path), "--lang", lang]) == 2
+    err = capsys.readouterr().err
+    assert shown in err and "b'" not in err and "\\x" not in err, err
+    if lang == "zh":
+        assert not _english_words(err.replace("PyTorch profiler", "")), err

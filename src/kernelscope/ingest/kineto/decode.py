@@ -175,6 +175,18 @@ def _split_events(stream: BinaryIO, source: str, label: str, sink: _Sink, chunk_
             values={"where": where, "value": str(exc).replace(_OF, of)}) from None
 
 
+def _start_text(head: bytes) -> str:
+    """How a file that is not JSON starts, for its error: its text quoted when printable ('notgz'), else its first
+    bytes in hex ("the bytes 1f 8b 08 00")."""
+    try:
+        text = " ".join(head.decode("utf-8").split())
+    except UnicodeDecodeError:
+        text = None
+    if text and text.isprintable():
+        return repr(text)
+    return "the bytes " + head[:8].hex(" ")
+
+
 # --- the head: up to and including '[' of the top-level traceEvents array
 def _event_array_start(reader: _Reader, where: str, sink: _Sink) -> tuple[int, bool]:
     """Index in ``reader.buf`` just after the ``[`` that opens the event list, and whether the file is Chrome's
@@ -187,7 +199,7 @@ def _event_array_start(reader: _Reader, where: str, sink: _Sink) -> tuple[int, b
         lead += 1
     first = buf[lead:lead + 1]
     if first not in (b"{", b"["):
-        raise _NotTrace(f"{where}not JSON (starts with {bytes(buf[lead:lead + 20])!r}); "
+        raise _NotTrace(f"{where}not JSON (starts with {_start_text(bytes(buf[lead:lead + 20]))}); "
                         "expected a PyTorch profiler trace")
     if first == b"[":  # Chrome's "JSON array format": a bare list of events
         return lead + 1, True
