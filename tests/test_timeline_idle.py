@@ -88,3 +88,42 @@ def test_an_annotation_running_far_past_the_capture_is_clipped_and_said(tmp_path
     path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-40GB"}],
                                 "traceEvents": ev}))
     assert not [r for r in load_timeline(str(path)).repaired if r.kind == "annotation"]
+
+
+def _init_trace(path, api: str, first: bool):
+    """One API call of 60 ms with no GPU work beside it, then kernel A [60.3, 70.3) ms and B [91, 101) ms; the call
+    is the host's first CUDA API call (``first``) or comes after A's launch."""
+    at = 100 if first else 70_400
+    ev = [
+        {"ph": "X", "cat": "cuda_runtime", "name": api, "pid": 1, "tid": 1, "ts": at, "dur": 20_000 if not first
+         else 60_000, "args": {"correlation": 9}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 60_200, "dur": 4,
+         "args": {"correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "A", "pid": 0, "tid": 7, "ts": 60_300, "dur": 10_000,
+         "args": {"device": 0, "stream": 7, "correlation": 1}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 90_995, "dur": 4,
+         "args": {"correlation": 2}},
+        {"ph": "X", "cat": "kernel", "name": "B", "pid": 0, "tid": 7, "ts": 91_000, "dur": 10_000,
+         "args": {"device": 0, "stream": 7, "correlation": 2}},
+    ]
+    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-40GB"}],
+                                "traceEvents": ev}))
+    return path
+
+
+@pytest.mark.parametrize("api, first, init", [("cudaGetDeviceCount", True, True), ("cuInit", True, True),
+                                              ("cudaMalloc", True, True), ("cudaMemcpy", True, False)])
+def test_idle_filled_by_the_context_creation_is_initialisation_not_work_to_hide(tmp_path, api, first, init):
+    """The first CUDA call creates the context (tens of ms to seconds, once per process): the idle time it fills is
+    named as initialisation, with the advice to profile past the warm-up; a copy filling the same time is not."""
+    rep = analyse_timeline(load_timeline(str(_init_trace(tmp_path / "t.json", api, first))))
+    bh = rep.black_hole
+    assert bh.category == "gpu_idle" and bh.host_api == api and bh.host_api_once is init
+    text = " ".join(render_timeline([rep], "table", "en").split())
+    assert ("the CUDA context's creation" in text) is init and ("leave the warm-up out" in text) is init
+
+
+def test_a_context_creating_api_called_later_is_not_initialisation(tmp_path):
+    rep = analyse_timeline(load_timeline(str(_init_trace(tmp_path / "t.json", "cudaMalloc", first=False))))
+    bh = rep.black_hole
+    assert bh.category == "gpu_idle" and not bh.host_api_once

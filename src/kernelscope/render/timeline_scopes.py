@@ -65,12 +65,14 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
                    "lane_pct": lane.share_pct, "lane_base_s": lane_base, "lane_after_s": lane_after,
                    "lane_sinf": _speed(lane_inf, lang), "base_s": base, "after_s": after}
         if b.category == "gpu_idle":
-            api = "" if b.host_api is None else f.label("tl_idle_api", api=safe(b.host_api), time=f.time(b.host_api_s))
+            api = "" if b.host_api is None else f.label("tl_idle_api_init" if b.host_api_once else "tl_idle_api",
+                                                        api=safe(b.host_api), time=f.time(b.host_api_s))
             key = "tl_black_hole_idle_lanes" if len(rep.ranks) > 1 else "tl_black_hole_idle_lanes_devices"
             return Note(key, values | {"api_text": api})
         return Note("tl_black_hole_lanes", values)
     if b.category == "gpu_idle":
-        key = "tl_black_hole_idle_api" if b.host_api is not None else "tl_black_hole_idle"
+        key = "tl_black_hole_idle" if b.host_api is None else (
+            "tl_black_hole_idle_init" if b.host_api_once else "tl_black_hole_idle_api")
         if lane is not None:  # the idle share of the wall (what hiding it saves is in the projection)
             values["pct"] = lane.share_pct
         return Note(key, values | {"api": b.host_api, "api_s": b.host_api_s})

@@ -179,7 +179,12 @@ def _black_hole(tl: Timeline, w: Walls, idle: RankIdle, ranked: Rankings, rows: 
     _, host = program_idle(tl, rk, w.by_rank[rk], rows.api, rows.dur, segs)
     if host is None or host[1] < IDLE_API_SHARE * black.lane.busy_s:
         return idle_row, black  # no API call, or one that covers little of the idle time: not named as its cause
-    return idle_row, replace(black, host_api=host[0], host_api_s=host[1])
+    rule = timeline_checks().one_off_calls
+    # initialisation: one call holds most of it, of an API run once per process or the first CUDA call (which
+    # creates the context) of an API that does so
+    once = host[2] >= IDLE_API_SHARE * host[1] and bool(
+        rule.once.match(host[0]) or (host[3] and rule.first_call.match(host[0])))
+    return idle_row, replace(black, host_api=host[0], host_api_s=host[1], host_api_once=once)
 
 
 def _not_computable(rows: KindRows, launch: LaunchOverhead | None, split: Breakdown) -> tuple[str, ...]:

@@ -254,9 +254,11 @@ def rank_rows(tl: Timeline, w: Walls, devices: tuple[TimeSplit, ...], rows: Kind
 
 
 def program_idle(tl: Timeline, rank: int, wall_ns: int, api_rows: np.ndarray, dur: np.ndarray,
-                 segs: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, tuple[str, float] | None]:
-    """Time of one rank's wall with no GPU work on any of its devices (s), and the API call (name, seconds)
-    covering most of that idle time on the host. ``segs``: the rank's busy union when already known (one device)."""
+                 segs: tuple[np.ndarray, np.ndarray] | None = None
+                 ) -> tuple[float, tuple[str, float, float, bool] | None]:
+    """Time of one rank's wall with no GPU work on any of its devices (s), and the API call covering most of that
+    idle time on the host: (name, seconds, its longest single call's part in seconds, whether that call is the
+    rank's first CUDA API call). ``segs``: the rank's busy union when already known (one device)."""
     if segs is None:
         m = np.isin(tl.kind, np.asarray(BUSY_KINDS, dtype=np.uint8)) & (tl.rank == rank)
         segs = union_segments(tl.start_ns[m], tl.end_ns[m])
@@ -270,7 +272,10 @@ def program_idle(tl: Timeline, rank: int, wall_ns: int, api_rows: np.ndarray, du
         per_name = np.bincount(tl.name_id[a], weights=in_idle, minlength=len(tl.names))
         top = int(np.argmax(per_name))
         if per_name[top] > 0:
-            host = (tl.names[top], float(per_name[top]) * NS)
+            mine = np.flatnonzero(tl.name_id[a] == top)
+            longest = int(mine[np.argmax(in_idle[mine])])
+            first = int(np.argmin(tl.start_ns[a]))
+            host = (tl.names[top], float(per_name[top]) * NS, float(in_idle[longest]) * NS, longest == first)
     return idle_ns * NS, host
 
 

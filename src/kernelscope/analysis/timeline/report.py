@@ -379,7 +379,9 @@ class BlackHole:
     ``category`` ("kernel", "memcpy", "memset", "gpu_idle"), ``name``, ``time_s`` (the row's total),
     ``program_fraction`` and ``amdahl`` (the row's program projection). For "gpu_idle" (time in a rank's wall with
     no GPU work at all), ``host_api`` / ``host_api_s`` name the CUDA API call that covers most of that idle time on
-    the host of the rank in ``lane`` (None when no API call was recorded).
+    the host of the rank in ``lane`` (None when no API call was recorded); ``host_api_once``: most of that time is
+    one call of an API whose first call creates the CUDA context or that runs once per process (``timeline_rules.toml``
+    ``[one_off_calls]``): initialisation, not work to hide.
 
     Attributes:
         row: where the row is in the report: ``"kernels"``, ``"copies"``, ``"memsets"`` or ``"gpu_idle"``.
@@ -395,6 +397,7 @@ class BlackHole:
     amdahl: Amdahl | None
     host_api: str | None = None
     host_api_s: float | None = None
+    host_api_once: bool = False
     row: str = "kernels"
     lane: ScopeShare | None = None
     lanes: int = 0
