@@ -201,3 +201,12 @@ def test_two_timelines_lead_with_the_program_figure(capsys):
     assert main(["compare", str(a), str(d)]) == 0
     lines = [x for x in _lines(capsys.readouterr().out) if not x.startswith(("(!)", "is counted"))]
     assert lines[0].startswith("Program wall: 160.3 ms -> 8.866 s; Speedup 0.02x (55.3x slower)"), lines[:3]
+
+
+def test_one_unmatched_kernel_a_side_gets_the_pair_option_to_compare_them():
+    c = compare([_d("warm_up", 1e-6), _d("naive_matmul", 170e-3, 1)], [_d("warm_up", 1e-6), _d("coalesce_matmul", 22e-3, 1)])
+    text = flat_text(to_text(c, "en"))
+    assert "--pair 'naive_matmul=coalesce_matmul'" in text
+    assert "--pair 'naive_matmul=coalesce_matmul'" in flat_text(to_text(c, "zh"))
+    two = compare([_d("a", 1e-3), _d("b", 1e-3, 1)], [_d("c", 1e-3), _d("d", 1e-3, 1), _d("e", 1e-3, 2)])
+    assert "--pair '" not in flat_text(to_text(two, "en"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 from rich import box
 from rich.console import Group
@@ -237,6 +238,10 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
     if c.unmatched_before or c.unmatched_after:
         lines.append(f.label("unmatched_time", before=f.time(c.unmatched_before_s), after=f.time(c.unmatched_after_s),
                              before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
+        if len(c.unmatched_before) == 1 and len(c.unmatched_after) == 1 and not c.by_hand and all(
+                re.fullmatch(r"[\w:]+", n) for n in (c.unmatched_before[0], c.unmatched_after[0])):
+            # one kernel left on each side, named as a regular expression reads it: most likely the one renamed
+            lines.append(f.label("unmatched_pair_hint", before=c.unmatched_before[0], after=c.unmatched_after[0]))
         lines.append(matched if c.headline == "all" else f.head(f.label("all_kernels"), every))
     if program is not None and c.headline != "program":
         lines.append(program)
