@@ -19,7 +19,7 @@ from kernelscope.knowledge.glossary import misused
 from kernelscope.knowledge.messages import fill, zh_list
 from kernelscope.render.cjk import MEASURE_WORDS, break_opportunities
 from kernelscope.render.common import Fmt
-from test_zh_terms import _catalogue_zh, _literal, _without_code
+from test_zh_terms import _catalogue_zh, _literal, _without_code, outputs  # noqa: F401 (the fixture)
 
 
 def _filled(template: str) -> str:
@@ -210,3 +210,14 @@ def _run(*argv: str, columns: int = 2000, codes: tuple[int, ...] = (0, 1)) -> st
             os.environ["COLUMNS"] = old
     assert code in codes, (argv, code)
     return buf.getvalue()
+
+
+def test_no_bracket_inside_a_bracket_in_zh_outputs(outputs):
+    """The same in what every command prints in Chinese (the outputs of tests/test_zh_terms.py): a text the code puts
+    in brackets holds none of its own (the stall list's note after "；", a verdict title without brackets)."""
+    bad = {}
+    for name, (text, _) in outputs.items():
+        found = [w for w in map(_nested, text.splitlines()) if w]
+        if found:
+            bad[name] = found[:3]
+    assert not bad, "\n".join(f"{k}: {v}" for k, v in bad.items())

@@ -255,7 +255,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
             note = f.label("stalls_note", s=f.share(d.stalls.selected_value / d.stalls.total))
         else:
             note = f.label("stalls_note_plain")
-        rows.append((f.label("stalls"), f.listing(parts) + f.paren(note)))
+        rows.append((f.label("stalls"), f.listing(parts) + (f.semi + note if f.zh else f.paren(note))))  # zh: names glossed "（…）"
     else:
         rows.append((f.label("stalls"), f.nm))
     if (notes := notes_text(d, f)) is not None:
