@@ -157,11 +157,11 @@ def test_a_timeline_lists_its_more_tables_and_gpus_the_chinese_way():
 # --- help texts -------------------------------------------------------------------------------------------------------
 
 def test_no_line_breaks_between_a_determiner_and_its_measure_word():
-    text = "逐行列出每个失败的文件及目录中被跳过的每个文件和原因，每 SM 的 Warp 数"
+    text = "逐行列出每个失败的文件及目录中被跳过的每个文件和原因，每 SM 的 Warp 数，目录是一个 Rank 程序"
     points = set(break_opportunities(text))
     glued = [m.end() for m in re.finditer("[每各一两](?=%s)" % "|".join(MEASURE_WORDS), text)]
-    glued += [m.end() + 1 for m in re.finditer("[每各](?= [A-Z])", text)]
-    assert len(glued) == 3 and not points & set(glued), [text[i - 1:i + 2] for i in points & set(glued)]
+    glued += [m.end() + 1 for m in re.finditer("[每各](?= [A-Z])|一个(?= [A-Z])", text)]
+    assert len(glued) == 5 and not points & set(glued), [text[i - 1:i + 2] for i in points & set(glued)]
 
 
 def test_a_help_line_ends_where_no_word_is_split():

@@ -55,6 +55,8 @@ DETERMINERS = frozenset("每各该这那一两几多某其首本此")
 #: Characters that end a Chinese word (particles, conjunctions): a break after one, before an ideograph, splits no
 #: word; a full line prefers it as it prefers a strong break (:func:`word_ends`).
 WORD_END = frozenset("的了和与及或并")
+#: A determiner and 个 before an ASCII word: one phrase with it (一个 Rank, 每个 SM).
+_ONE_OF = frozenset(d + "个" for d in DETERMINERS)
 #: A number and its unit: a measure word (after at most one space), or an ASCII word after one space.
 _NUMBER_UNIT = re.compile(r"\d(?: ?(?:%s)|( )(?=[A-Za-zµ%%×]))"
                           % "|".join(sorted(MEASURE_WORDS, key=len, reverse=True)))
@@ -88,7 +90,8 @@ def break_opportunities(text: str) -> list[int]:
             continue
         if before in DETERMINERS and text.startswith(MEASURE_WORDS, i):  # 每|个: one word
             continue
-        if before == " " and i > 1 and text[i - 2] in DETERMINERS and ch.isascii():  # 每 |SM, 各 |Rank
+        if before == " " and ch.isascii() and (text[i - 2:i - 1] in DETERMINERS
+                                               or text[i - 3:i - 1] in _ONE_OF):  # 每 |SM, 一个 |Rank
             continue
         if before.isspace() or wide[i - 1] or wide[i]:
             out.append(i)
