@@ -68,7 +68,7 @@ def test_chinese_follows_the_house_rules(table):
 def test_phrases_word_the_readers_english():
     """The templated phrases really match: a truncated .ncu-rep's reason, a NaN count, a JSON parser's reason."""
     assert phrase("it ends 12 bytes before the end of block 1, whose header announces a 99-byte payload", "zh") \
-        == "文件在第 1 个数据块结束前 12 字节处结束（块头声明的数据长度为 99 字节）"
+        == "文件在第 1 个数据块结束前 12 字节处结束，块头声明的数据长度为 99 字节"
     assert phrase("108 of 128 numeric metrics are NaN (not measured, e.g. a, b, c); the fields read from them are "
                   "left unmeasured", "zh").startswith("128 个数值指标中有 108 个为 NaN")
     assert phrase("Expecting value: line 1 column 15 (char 14)", "zh") == "第 1 行第 15 列（第 14 个字符）：此处应为一个值"
@@ -234,8 +234,8 @@ BAD_INPUTS = {
     "--regs range": (lambda t: ["occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "300"], "超出"),
     "--dtype": (lambda t: ["banks", "--dtype", "quad", "--tile", "32x32", "--access", "row"], "元素类型"),
     "--tile": (lambda t: ["banks", "--dtype", "float", "--tile", "3y3", "--access", "row"], "Tile"),
-    "--top timeline": (lambda t: ["timeline", _write(t, "t.json", "{}"), "--top", "0"], "至少为 1"),
-    "--top fusion": (lambda t: ["fusion", _write(t, "t.json", "{}"), "--top", "0"], "至少为 1"),
+    "--top timeline": (lambda t: ["timeline", _write(t, "t.json", "{}"), "--top", "0"], "应为正整数"),
+    "--top fusion": (lambda t: ["fusion", _write(t, "t.json", "{}"), "--top", "0"], "应为正整数"),
     "invalid regex": (lambda t: ["diagnose", PLAIN, "--kernel", "regex:("], "正则表达式"),
     "source without SASS": (lambda t: ["source", PLAIN], "逐指令数据"),
     "query without a dataset": (lambda t: ["query", _empty_dir(t), "SELECT 1"], "数据集"),

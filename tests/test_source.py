@@ -184,7 +184,7 @@ def test_source_command_table_markdown_html_json(capsys, tmp_path):
     assert "readWriteOffset.cu:19" in out and "Long Scoreboard" in out and "global accesses fetch" in out
     assert main(["source", path, "--format", "markdown", "--lang", "zh"]) == 0
     out = capsys.readouterr().out
-    assert "| readWriteOffset.cu:19 |" in out and "最热的源代码行" in out and "Long Scoreboard（等待 L1TEX 访存结果）" in out
+    assert "| readWriteOffset.cu:19 |" in out and "最热的源代码行" in out and "Long Scoreboard（等待 L1/TEX 缓存的访存结果）" in out
     page = tmp_path / "s.html"
     assert main(["source", path, "--format", "html", "-o", str(page)]) == 0
     text = page.read_text(encoding="utf-8")
@@ -295,7 +295,7 @@ def test_json_follows_its_schema():
     line = launch["lines"][0]
     assert (line["file"], line["line"], line["counters"]["samples"], line["counters"]["sector_ratio"]) == (
         "src/a.cu", 10, 5.0, 2.5)
-    assert line["statement"][0]["key"] == "src_line_stall" and "Long Scoreboard（等待 L1TEX 访存结果）" in line["statement"][0]["text"]
+    assert line["statement"][0]["key"] == "src_line_stall" and "Long Scoreboard（等待 L1/TEX 缓存的访存结果）" in line["statement"][0]["text"]
     first = next(h for h in launch["instructions"] if h["pc"] == 0x100)
     assert first["markers"][0]["rule_id"] == "CPIStall" and first["sass"] == "LDG.E R0, [R2.64] <&>"
 
@@ -305,7 +305,7 @@ def test_en_and_zh_text():
     zh = render_source(_result(), "table", "zh", width=400)
     assert "Hottest source lines" in en and "a.cu:10: 80% of all Long Scoreboard samples" in en
     assert "its global accesses fetch 2.5x the sectors they need" in en
-    assert "最热的源代码行" in zh and "a.cu:10：占全部 Long Scoreboard（等待 L1TEX 访存结果）采样" in zh and "16.0/32 个线程活跃" in zh
+    assert "最热的源代码行" in zh and "a.cu:10：占全部 Long Scoreboard（等待 L1/TEX 缓存的访存结果）采样" in zh and "16.0/32 个线程活跃" in zh
     md = render_source(_result(), "markdown", "en")
     assert "| a.cu:10 | `x = a[i * 8]; // <b>` |" in md
 

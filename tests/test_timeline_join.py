@@ -177,7 +177,7 @@ def test_zh_labels(tmp_path, capsys, monkeypatch):
     doc = json.loads(capsys.readouterr().out)
     validate(doc)
     kernels = doc["reports"][0]["kernels_joined"]["kernels"]
-    assert kernels[0]["ncu"]["top_finding_title"] == "受限于访存指令（加载/存储（LSU）管线）"
+    assert kernels[0]["ncu"]["top_finding_title"] == "受限于加载/存储（LSU）管线上的访存指令"
     assert next(k for k in kernels if k["name"] == TWO)["ncu"]["top_finding_title"] == "Grid 小于 GPU 规模"
 
 

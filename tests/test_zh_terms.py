@@ -317,7 +317,7 @@ def test_the_checks_catch_what_issue_19_saw():
         assert not punctuation_problems(right), right
     assert misused("每 SM 9.48 个 wave，快了 7.71 倍，60-80%，长计分板") and not misused("每个 SM 9.48 轮（waves）")
     assert english_words("占用率 rounds per SM", set()) == ["rounds", "per"]
-    assert stall_problems("长计分板 Long Scoreboard 83%") and not stall_problems("Long Scoreboard（等待 L1TEX 访存结果） 83%")
+    assert stall_problems("长计分板 Long Scoreboard 83%") and not stall_problems("Long Scoreboard（等待 L1/TEX 缓存的访存结果） 83%")
 
 
 # --- (b) glossary -----------------------------------------------------------------------------------------------------

@@ -233,7 +233,7 @@ def no_kernel_matches(source: str, option: str, pattern: str, names: Iterable[st
     from .render.common import short_name
 
     unique = list(dict.fromkeys(names))
-    listed = ", ".join(short_name(n, 40) for n in unique[:shown])
+    listed = ", ".join(short_name(n, 60) for n in unique[:shown])  # the whole identifier, to copy
     key = "no_kernel_matches" if listed else "no_kernel_matches_none"
     values = {"option": option, "pattern": pattern, "names": listed, "total": len(unique)}
     if len(unique) > shown:

@@ -113,17 +113,23 @@ def cells(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
+#: Cells a full help line may give back to end where no word is split (after punctuation or a space, between Chinese
+#: and ASCII, after 的/和/与): more than a table cell's, since a help paragraph runs on over long Chinese runs.
+HELP_LOOK_BACK = 18
+
+
 def wrap_cells(text: str, width: int) -> list[str]:
     """Greedy wrap of ``text`` (its blanks collapsed) to ``width`` terminal columns by the line-breaking rules of
     :mod:`kernelscope.render.cjk` (the ones the tables follow): a line may break between two Chinese characters or
     at a blank, never inside a run of Latin letters, digits and signs (an option, a file name), never between a
     number and its unit, never after an opening bracket and never before closing punctuation (，。；：）...: the
-    characters before it go down with it, however many closing marks follow one another). Only a run wider than
+    characters before it go down with it, however many closing marks follow one another), never between 每 and
+    个; a full line gives back up to :data:`HELP_LOOK_BACK` cells to end where no word is split. Only a run wider than
     ``width`` alone makes a longer line."""
     from ..render.cjk import divide
 
     text = " ".join(text.split())
-    bounds = [0, *divide(text, width, fold=False), len(text)]
+    bounds = [0, *divide(text, width, fold=False, reach=HELP_LOOK_BACK), len(text)]
     return [line for line in (text[a:b].rstrip() for a, b in zip(bounds, bounds[1:])) if line]
 
 

@@ -49,7 +49,7 @@ def glossary() -> Glossary:
 
 @cache
 def stall_terms() -> dict[str, Term]:
-    """Stall reason id -> its term ("Long Scoreboard（等待 L1TEX 访存结果）")."""
+    """Stall reason id -> its term ("Long Scoreboard（等待 L1/TEX 缓存的访存结果）")."""
     return {t.reason: t for t in glossary().term if t.reason is not None}
 
 

@@ -64,10 +64,25 @@ def zh_notation(text: str) -> str:
 def zh_list(text: str) -> str:
     """A list value (its items joined with ``, `` in English) as Chinese lists it: items parted by 、, a trailing
     ``...`` as 等 (``sm_60, sm_61, ...`` -> ``sm_60、sm_61 等``)."""
-    items = [item.strip() for item in zh_notation(text).replace("”、“", "”, “").split(", ")]
+    items = [item.strip() for item in _split_items(zh_notation(text).replace("”、“", "”, “"))]
     more = bool(items) and items[-1] in ("...", "…")
     shown = "、".join(items[:-1] if more else items)
     return f"{shown} 等" if more else shown
+
+
+def _split_items(text: str) -> list[str]:
+    """``text`` split at each ``, `` outside brackets: a kernel name's template arguments (``f<float, 4>``) and
+    parameters stay whole."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}" and depth:
+            depth -= 1
+        elif depth == 0 and text.startswith(", ", i):
+            items.append(text[start:i])
+            start = i + 2
+    return items + [text[start:]]
 
 
 class _Chinese(string.Formatter):

@@ -49,6 +49,14 @@ _HANG = re.compile(r" *(?:\d{1,3}[.)、]|[•·*-]) +| +")
 _PUNCTUATION = frozenset(NO_LINE_START | NO_LINE_END | set("—→←×～·、"))
 #: Cells a full line may give back to end at a strong break (:func:`strong_breaks`) instead of inside a word.
 LOOK_BACK = 10
+#: Determiners and numerals that make one word with the measure word after them (每个, 一次, 各条, 这种): no break
+#: between the two.
+DETERMINERS = frozenset("每各该这那一两几多某其首本此")
+#: Characters that end a Chinese word (particles, conjunctions): a break after one, before an ideograph, splits no
+#: word; a full line prefers it as it prefers a strong break (:func:`word_ends`).
+WORD_END = frozenset("的了和与及或并")
+#: A determiner and 个 before an ASCII word: one phrase with it (一个 Rank, 每个 SM).
+_ONE_OF = frozenset(d + "个" for d in DETERMINERS)
 #: A number and its unit: a measure word (after at most one space), or an ASCII word after one space.
 _NUMBER_UNIT = re.compile(r"\d(?: ?(?:%s)|( )(?=[A-Za-zµ%%×]))"
                           % "|".join(sorted(MEASURE_WORDS, key=len, reverse=True)))
@@ -80,6 +88,11 @@ def break_opportunities(text: str) -> list[int]:
         before, ch = text[i - 1], text[i]
         if ch.isspace() or ch in NO_LINE_START or before in NO_LINE_END or i in glued:
             continue
+        if before in DETERMINERS and text.startswith(MEASURE_WORDS, i):  # 每|个: one word
+            continue
+        if before == " " and ch.isascii() and (text[i - 2:i - 1] in DETERMINERS
+                                               or text[i - 3:i - 1] in _ONE_OF):  # 每 |SM, 一个 |Rank
+            continue
         if before.isspace() or wide[i - 1] or wide[i]:
             out.append(i)
     return out
@@ -91,6 +104,13 @@ def strong_breaks(text: str) -> list[int]:
     wide = [_CJK.match(ch) is not None and ch not in _PUNCTUATION for ch in text]
     return [i for i in _points(text) if text[i - 1].isspace() or text[i - 1] in _PUNCTUATION
             or text[i] in _PUNCTUATION or wide[i - 1] != wide[i]]
+
+
+def word_ends(text: str) -> list[int]:
+    """The break opportunities of ``text`` after a word-ending particle or conjunction (:data:`WORD_END`: 的, 和,
+    与 ...) and before an ideograph: inside a run of Chinese characters the places that surely split no word."""
+    return [i for i in break_opportunities(text) if text[i - 1] in WORD_END and _CJK.match(text[i])
+            and text[i] not in _PUNCTUATION]
 
 
 def _points(text: str) -> list[int]:
@@ -128,14 +148,14 @@ def _segments(text: str, strict: bool = False, name: bool = False) -> list[tuple
     return list(zip(bounds, bounds[1:]))
 
 
-def _look_back(text: str, pieces: list[tuple[int, int]], strong: set[int], room: int) -> int:
+def _look_back(text: str, pieces: list[tuple[int, int]], strong: set[int], room: int, reach: int = LOOK_BACK) -> int:
     """How many of the last ``pieces`` of a full line to move to the next one so that the line ends at a strong
-    break (:func:`strong_breaks`), at most :data:`LOOK_BACK` cells and a quarter of the line back; 0 when none."""
+    break (:func:`strong_breaks`), at most ``reach`` cells and a quarter of the line back; 0 when none."""
     moved = 0
     for n in range(1, len(pieces)):
         start, end = pieces[-n]
         moved += cell_len(text[start:end])
-        if moved > min(LOOK_BACK, room // 4):
+        if moved > min(reach, room // 4):
             return 0
         if start in strong:
             return n
@@ -143,14 +163,15 @@ def _look_back(text: str, pieces: list[tuple[int, int]], strong: set[int], room:
 
 
 def divide(text: str, width: int, fold: bool = True, rest: int | None = None, strict: bool = False,
-           name: bool = False) -> list[int]:
+           name: bool = False, reach: int = LOOK_BACK) -> list[int]:
     """The offsets to break one paragraph of ``text`` at so that its first line fits ``width`` cells and the
     others ``rest`` (default ``width``), filling each line with as many pieces as fit (rich's ``divide_line``, at
     :func:`break_opportunities`; ``strict``: at :func:`strong_breaks` only), a full line ending at a strong break
-    when one is a few cells back (a word, 优化前, is not split); a piece wider than a line is folded across lines
+    when one is a few cells back (``reach``; a word, 优化前, is not split; :func:`word_ends` count as strong
+    there); a piece wider than a line is folded across lines
     (``fold``) or left to be cropped; ``name``: at a name's breaks (:func:`name_breaks`)."""
     rest = width if rest is None else rest
-    strong = set(strong_breaks(text)) if has_cjk(text) and not strict and not name else set()
+    strong = set(strong_breaks(text)) | set(word_ends(text)) if has_cjk(text) and not strict and not name else set()
     breaks: list[int] = []
     line: list[tuple[int, int]] = []  # the pieces on the current line
     offset, room = 0, width
@@ -176,7 +197,7 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
                 offset = cell_len(piece)
             room, line = rest, [(start, end)]
         elif offset and start:
-            back = _look_back(text, line, strong, room) if strong and start not in strong else 0
+            back = _look_back(text, line, strong, room, reach) if strong and start not in strong else 0
             if back and sum(cell_len(text[a:b]) for a, b in line[-back:]) + cell_len(piece) <= rest:
                 line = line[-back:]
                 breaks.append(line[0][0])

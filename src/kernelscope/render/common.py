@@ -199,6 +199,11 @@ class Fmt:
         """``title: text`` / ``title：text``."""
         return f"{title}{self.colon}{text}"
 
+    def listing(self, items: Iterable[str]) -> str:
+        """The items of a list (names, labels, "LSU 35%"): ``a, b, c`` in English, ``a、b、c`` in Chinese (the
+        enumeration comma; ``，`` parts clauses)."""
+        return ("、" if self.zh else ", ").join(items)
+
     def span(self, low: str, high: str) -> str:
         """A range of two values: ``low .. high`` / ``low～high``."""
         return f"{low}{self._range}{high}"

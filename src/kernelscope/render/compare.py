@@ -300,7 +300,7 @@ def _posthoc(p: KernelComparison, f: Fmt) -> str | None:
     check = p.posthoc
     if check is None or check.speedup is None:
         return None
-    items = f.comma.join(f"{f.unit(w.unit)} {w.ratio:.2f}" for w in check.changes[:3] if math.isfinite(w.ratio))
+    items = f.listing(f"{f.unit(w.unit)} {w.ratio:.2f}" for w in check.changes[:3] if math.isfinite(w.ratio))
     return f.label("posthoc_items", items=items or "-", model=_speed(check.speedup, f), got=_speed(p.speedup, f))
 
 

@@ -83,7 +83,7 @@ def spread_line(g: LaunchGroup, f: Fmt) -> str:
     parts = [_spread_text(key, s, f) for key, s in g.spread.items() if s is not None]
     missing = [metric_name(key, f) for key, s in g.spread.items() if s is None]
     if missing:
-        parts.append(f.label("grp_not_measured", items=f.comma.join(missing)))
+        parts.append(f.label("grp_not_measured", items=f.listing(missing)))
     return f.semi.join(parts)
 
 

@@ -51,7 +51,7 @@ def _ceilings_table(data: RooflineData, f: Fmt) -> Table:
         ridges = [f.label("roof_ridge_value", ai=f.intensity(peak / bw, pipes), level=_level(level, f))
                   for level, bw, _ in data.memory]
         used = f.paren(f.label("roof_used")) if data.used_pipes & set(pipes) else ""
-        t.add_row(Text(_pipes(pipes, f) + used), si(peak, ops_unit(pipes)), Text(f.comma.join(ridges) or "-"),
+        t.add_row(Text(_pipes(pipes, f) + used), si(peak, ops_unit(pipes)), Text(f.listing(ridges) or "-"),
                   Text(source))
     for level, bw, source in data.memory:
         t.add_row(Text(_level(level, f)), si(bw, "B/s"), "",

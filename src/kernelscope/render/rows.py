@@ -44,7 +44,7 @@ def unit_line(d: KernelDiagnosis, f: Fmt, top: int = 3) -> str | None:
     parts = []
     for side, loads in (("compute", d.limiters.compute), ("memory", d.limiters.memory)):
         if loads:
-            units = f.comma.join(f.spaced(name, f.pct(u.pct)) for name, u in named_loads(loads, f)[:top])
+            units = f.listing(f.spaced(name, f.pct(u.pct)) for name, u in named_loads(loads, f)[:top])
             parts.append(f.head(f.label('side_' + side), units))
     return f.semi.join(parts) or None
 
@@ -120,7 +120,7 @@ def places(d: KernelDiagnosis, finding_id: str, f: Fmt) -> str | None:
     locs = d.locations.get(finding_id)
     if not locs:
         return None
-    return f.label("located_at", places=f.comma.join(place(x, f) + ("" if x.share is None else f.paren(f.share(x.share)))
+    return f.label("located_at", places=f.listing(place(x, f) + ("" if x.share is None else f.paren(f.share(x.share)))
                                                      for x in locs))
 
 
@@ -255,7 +255,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
             note = f.label("stalls_note", s=f.share(d.stalls.selected_value / d.stalls.total))
         else:
             note = f.label("stalls_note_plain")
-        rows.append((f.label("stalls"), f.comma.join(parts) + f.paren(note)))
+        rows.append((f.label("stalls"), f.listing(parts) + (f.semi + note if f.zh else f.paren(note))))  # zh: names glossed "（…）"
     else:
         rows.append((f.label("stalls"), f.nm))
     if (notes := notes_text(d, f)) is not None:

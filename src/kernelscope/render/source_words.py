@@ -40,7 +40,7 @@ def _ratio(value: float | None, f: Fmt) -> str:
 
 
 def _stalls(items: Sequence[StallSamples], f: Fmt, shown: int = STALLS_SHOWN) -> str:
-    return f.comma.join(f.spaced(f.stall_name(s.reason), f"{s.share:.0%}") for s in items[:shown])
+    return f.listing(f.spaced(f.stall_name(s.reason), f"{s.share:.0%}") for s in items[:shown])
 
 
 def stall_text(c: Counters, f: Fmt) -> str:
@@ -50,7 +50,8 @@ def stall_text(c: Counters, f: Fmt) -> str:
     text = _stalls(c.stalls, f)
     if c.healthy and c.healthy[0].share >= HEALTHY_SHOWN:
         healthy = f.head(f.label("src_not_stalls"), _stalls(c.healthy, f, 1))
-        text = text + f.paren(healthy) if text else healthy
+        # zh: the stall names carry their gloss "（…）", so the healthy state follows after "；", not in brackets
+        text = (text + (f.semi + healthy if f.zh else f.paren(healthy))) if text else healthy
     return text or NA
 
 

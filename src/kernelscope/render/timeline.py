@@ -127,7 +127,7 @@ def _gpus(rep: TimelineReport, f: Fmt) -> str:
     when the report has no per-device split."""
     busy = {d.device for d in rep.devices}
     shown = [(i, n) for i, n in rep.devices_named if i in busy] or list(rep.devices_named)
-    text = ", ".join(f"{i}: {safe(n) or '-'}" for i, n in shown)
+    text = f.listing(f"{i}{f.colon}{safe(n) or '-'}" for i, n in shown)
     rest = len(rep.devices_named) - len(shown)
     return text + f.label("tl_gpus_without_work", n=rest) if rest else text
 
@@ -342,10 +342,10 @@ def _closing(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> lis
     for n in rep.notes if notes is not None else ():
         notes.add(f.note(n), "")
     if rep.not_computable:
-        rows.append((f.label("tl_not_computable"), f.comma.join(f.label(f"tl_nc_{k}") for k in rep.not_computable)))
+        rows.append((f.label("tl_not_computable"), f.listing(f.label(f"tl_nc_{k}") for k in rep.not_computable)))
     if rep.invalid:
         rows.append((f.label("tl_invalid"), f.semi.join(
-            f.note(Note("tl_invalid_item", {"n": r.count, "kind": r.kind, "name": safe(r.name),
+            f.note(Note("tl_invalid_item", {"n": r.count, "kind": f.label(f"tl_record_{r.kind}"), "name": safe(r.name),
                                             "reason": safe(f.problem(r.reason))})) for r in rep.invalid)))
     if rep.repaired:
         rows.append((f.label("tl_repaired"), repaired_text(rep, f)))
@@ -381,7 +381,7 @@ def _parts(rep: TimelineReport, f: Fmt, top: int, join: KernelJoin | None, detai
     keep = tuple(f.label(k, n=0, top=0).split("0")[0] for k in BRIEF_TABLES)
     kept = [(t, h, r[:TOP_FINDINGS] if t == f.label("fu_title") else r) for t, h, r in sections if t.startswith(keep)]
     dropped = [re.split(r" ?[(（:：;；]", s[0])[0] for s in sections if not s[0].startswith(keep)]
-    return overview, kept, _closing(rep, f, notes), notes, f.comma.join(dropped) or "-"
+    return overview, kept, _closing(rep, f, notes), notes, f.listing(dropped) or "-"
 
 
 def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,

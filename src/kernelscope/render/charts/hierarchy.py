@@ -193,7 +193,7 @@ def _unplotted(d: KernelDiagnosis, f: Fmt) -> list[str]:
     """'Without a point: DRAM (DRAM bytes not measured)' for each of L1, L2, DRAM the diagnosis has no intensity of."""
     present = {lv.level for lv in d.levels if _plotted(lv)}
     missing = [f.label(f"chart_hier_{lvl}") for lvl in LEVELS if lvl not in present]
-    return [f.head(f.label("chart_hier_not_plotted"), f.comma.join(missing) + f.paren(f.nm))] if missing else []
+    return [f.head(f.label("chart_hier_not_plotted"), f.listing(missing) + f.paren(f.nm))] if missing else []
 
 
 def _tooltip(lv: _Level, perf: float, f: Fmt) -> str:

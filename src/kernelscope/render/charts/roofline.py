@@ -409,7 +409,7 @@ def _not_plotted_lines(skipped: list[tuple[str, str]], f: Fmt) -> list[str]:
         listed = [f"{_short(n, 48)}" + (f" ×{c}" if c > 1 else "") for n, c in names.items()]
         if len(listed) > 8:
             listed = listed[:8] + [f.label("chart_more", n=len(listed) - 8)]
-        parts.append(f.head(f.comma.join(listed), why))
+        parts.append(f.head(f.listing(listed), why))
     return [f.head(f.label("chart_not_plotted"), f.semi.join(parts))]
 
 
