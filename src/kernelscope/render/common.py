@@ -54,6 +54,15 @@ def safe(text: str) -> str:
     return text if type(text) is str and text.isprintable() else str(text).translate(_CONTROL)  # (printable: none)
 
 
+_LINE_BREAKS = re.compile(r"[ \t]*[\r\n\t\v\f]+[ \t]*")
+
+
+def md_cell(text: object) -> str:
+    """``text`` as one Markdown line or table cell: each line break (a wrapped value, a multi-line name) a
+    single space, never a ``?`` (:func:`safe`), and ``|`` escaped."""
+    return safe(_LINE_BREAKS.sub(" ", str(text))).replace("|", "\\|")
+
+
 def md_code(text: str) -> str:
     """``text`` (already one Markdown-safe line) as an inline code span that survives backticks in it (SASS, C++
     templates): CommonMark's longer fence, and a space inside it when the text starts or ends with one."""
@@ -83,9 +92,48 @@ def short_name(name: str, width: int = NAME_WIDTH) -> str:
     if len(text) <= width:
         return text
     if "::" in text:  # keep the function, cut the scopes
-        return "…" + text[len(text) - width + 1:]
-    head = (width - 1) // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+        return "…" + text[_tail_start(text, len(text) - width + 1, scopes=True):]
+    head = _head_end(text, (width - 1) // 2)
+    return text[:head] + "…" + text[_tail_start(text, len(text) - (width - 1 - head)):]
+
+
+def _token_cut(text: str, i: int) -> bool:
+    """Whether ``text`` may be cut before index ``i``: between two tokens of a name (after ``_``, ``::``, ``,`` or
+    a blank; before ``<``, ``(``, ``,``, ``:`` of ``::`` or a blank), never next to an ``…`` (no ``……``) and never
+    before a closing ``>``/``)``."""
+    if not 0 < i < len(text) or "…" in (text[i - 1], text[i]) or text[i] in ">)":
+        return False
+    before, ch = text[i - 1], text[i]
+    return (before in "_, " or text[i - 2:i] == "::" or ch in "<(, " or
+            (text[i:i + 2] == "::" and before != ":"))
+
+
+def _tail_start(text: str, at: int, scopes: bool = False) -> int:
+    """Where the kept end of ``text`` starts: the first ``::`` at or after ``at`` (``scopes``: ``…::kernel``), else
+    the first token cut (:func:`_token_cut`) within a third of the rest; else ``at`` moved past an ``…`` (never
+    two in a row)."""
+    if scopes:
+        cut = next((i for i in range(at, len(text) - 2) if text[i:i + 2] == "::" and _token_cut(text, i)), None)
+        if cut is not None:
+            return cut
+    limit = at + max((len(text) - at) // 3, 1)
+    cut = next((i for i in range(at, min(limit + 1, len(text))) if _token_cut(text, i)), None)
+    if cut is not None:
+        return cut
+    while at < len(text) and text[at] == "…":
+        at += 1
+    return at
+
+
+def _head_end(text: str, at: int) -> int:
+    """The last token cut (:func:`_token_cut`) at or before ``at`` and within half of it; else ``at`` moved
+    before an ``…``."""
+    cut = next((i for i in range(at, at // 2, -1) if _token_cut(text, i)), None)
+    if cut is not None:
+        return cut
+    while at > 1 and text[at - 1] == "…":
+        at -= 1
+    return at
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")

@@ -79,9 +79,29 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     return Note("tl_black_hole", values)
 
 
-def amdahl_caption(items: Sequence[ItemStat], f: Fmt, ranks: bool = True) -> str:
-    """What the "of program" / "if" columns of a ranking are of, in words ("" when nothing is projected);
-    ``ranks``: whether the input has several ranks (else its devices are what the slowest of ends the program)."""
+class Captioned(str):
+    """A table's title that says what its program columns are of; :attr:`alone` is the title to print when the
+    table shows none of :attr:`columns` (the headers of those columns: a narrow terminal dropped them)."""
+
+    alone: str
+    columns: tuple[str, ...]
+
+    @classmethod
+    def of(cls, full: str, alone: str, columns: Sequence[str]) -> "Captioned":
+        """``full`` (with the program part), knowing ``alone`` (without it) and the program ``columns``."""
+        out = cls(full)
+        out.alone, out.columns = alone, tuple(columns)
+        return out
+
+    def shown(self, headers: Sequence[str]) -> str:
+        """The title for a table that shows ``headers``: :attr:`alone` when none of :attr:`columns` is among them."""
+        return str(self) if any(h in self.columns for h in headers) else self.alone
+
+
+def amdahl_caption(items: Sequence[ItemStat], f: Fmt, ranks: bool = True, cols: str = "tl_cols_program") -> str:
+    """What the "of program" / "if" columns of a ranking are of, in words ("" when nothing is projected), named
+    by ``cols`` (a label listing those columns); ``ranks``: whether the input has several ranks (else its devices
+    are what the slowest of ends the program)."""
     a = next((it.amdahl for it in items if it.amdahl is not None), None)
     if a is None:
         return ""
@@ -89,7 +109,7 @@ def amdahl_caption(items: Sequence[ItemStat], f: Fmt, ranks: bool = True) -> str
            "no_gpu_work": "tl_basis_idle", "exposed_communication": "tl_basis_comm"}.get(a.basis, "tl_basis_serial")
     if not ranks and key in ("tl_basis_idle", "tl_basis_comm"):
         key += "_devices"
-    return f.label(key, time=f.time(a.base_s))
+    return f.label(key, time=f.time(a.base_s), cols=f.label(cols))
 
 
 def _x(a: Amdahl | None, i: int, f: Fmt) -> str:
