@@ -185,6 +185,16 @@ def _elide(text: str, opener: str, closer: str) -> str:
     return "".join(out) if depth == 0 else text
 
 
+def plain_number(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant digits without an exponent: ``1.12``, ``12.8``, ``2050`` (not
+    ``2.05e+03``); from a million on, SI (``2.05 M``)."""
+    if abs(value) >= 1e6:
+        return si(value, "", digits)
+    if abs(value) >= 10 ** digits:
+        return f"{value:.0f}"
+    return f"{value:.{digits}g}"
+
+
 def factor(value: float | None, digits: int = 2) -> str:
     """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown."""
     if value is None or math.isnan(value):
@@ -380,7 +390,7 @@ class Fmt:
         if value is None:
             return self.nm
         unit = ops_unit(pipes).replace("/s", "/B") if pipes else "FLOP/B"
-        return f"∞ {unit}" if math.isinf(value) else f"{value:.3g} {unit}"
+        return f"∞ {unit}" if math.isinf(value) else f"{plain_number(value)} {unit}"
 
     def pipe(self, pipe: str) -> str:
         return pipe_name(pipe, self.lang)

@@ -221,7 +221,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
     r = d.roofline
     if r is not None:
         line = (f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi
-                + f.spaced(f.label("ridge_point"), f.intensity(r.ridge_point_flop_per_byte)) + f.comma + f.pipe(r.pipe))
+                + f.spaced(f.label("ridge_point"), f.intensity(r.ridge_point_flop_per_byte)) + f.paren(f.pipe(r.pipe)))
         if r.bound is not None:
             line += f.arrow + f.bound(r.bound)
         rows.append((f.label("arithmetic_intensity"), line))
