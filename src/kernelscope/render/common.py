@@ -110,14 +110,13 @@ def _token_cut(text: str, i: int) -> bool:
 
 def _tail_start(text: str, at: int, scopes: bool = False) -> int:
     """Where the kept end of ``text`` starts: the first ``::`` at or after ``at`` (``scopes``: ``…::kernel``), else
-    the first token cut (:func:`_token_cut`) within a third of the rest; else ``at`` moved past an ``…`` (never
-    two in a row)."""
+    the first token cut (:func:`_token_cut`) that keeps more than three characters; else ``at`` moved past an
+    ``…`` (never two in a row)."""
     if scopes:
         cut = next((i for i in range(at, len(text) - 2) if text[i:i + 2] == "::" and _token_cut(text, i)), None)
         if cut is not None:
             return cut
-    limit = at + max((len(text) - at) // 3, 1)
-    cut = next((i for i in range(at, min(limit + 1, len(text))) if _token_cut(text, i)), None)
+    cut = next((i for i in range(at, len(text) - 3) if _token_cut(text, i)), None)  # keep a few characters
     if cut is not None:
         return cut
     while at < len(text) and text[at] == "…":
@@ -168,7 +167,8 @@ def short_names(names: Sequence[str], width: int = NAME_WIDTH) -> list[str]:
 
 def _elide(text: str, opener: str, closer: str) -> str:
     """``text`` with each outermost ``opener``...``closer`` group replaced by ``opener…closer``; unchanged when
-    the brackets do not balance (``operator<``, ``->``)."""
+    the brackets do not balance (``operator<``, ``->``), except in a name the profiler cut short (it ends with
+    ``…``): its open group is elided to the end."""
     out: list[str] = []
     depth = 0
     for ch in text:
@@ -182,6 +182,8 @@ def _elide(text: str, opener: str, closer: str) -> str:
                 return text
         elif depth == 0:
             out.append(ch)
+    if depth > 0 and text.endswith(("…", "...")):  # a name the profiler cut inside the group: elided to its end
+        return "".join(out)
     return "".join(out) if depth == 0 else text
 
 
@@ -190,9 +192,8 @@ def plain_number(value: float, digits: int = 3) -> str:
     ``2.05e+03``); from a million on, SI (``2.05 M``)."""
     if abs(value) >= 1e6:
         return si(value, "", digits)
-    if abs(value) >= 10 ** digits:
-        return f"{value:.0f}"
-    return f"{value:.{digits}g}"
+    text = f"{value:.{digits}g}"
+    return f"{value:.0f}" if "e" in text else text
 
 
 def factor(value: float | None, digits: int = 2) -> str:
