@@ -235,7 +235,8 @@ def _gap_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
     for a, b in zip(edges[:-1], edges[1:]):
         between = f.span(_short(a), _short(b)) if f.zh else f"{_short(a)}-{_short(b)}"  # a range: "1 µs～10 µs"
         labels.append(f"<{_short(b)}" if a == 0 else (f"{'≥' if f.zh else '>='}{_short(a)}" if math.isinf(b) else between))
-    head = [f.label("tl_device")] + labels + [f.label("tl_overlapping")]
+    ranked = any(d.rank is not None for d in rep.devices if d.gaps is not None)  # cells "rank/device"
+    head = [f.label("tl_rank_device" if ranked else "tl_device")] + labels + [f.label("tl_overlapping")]
     rows = []
     for d in rep.devices:
         if d.gaps is None:
@@ -309,7 +310,9 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
         if r:
             out.append((f.label("tl_copies"), h, r))
     if len(rep.ranks) > 1:
-        out.append((f.label("tl_ranks"), *_rank_rows(rep, f)))
+        marked = rep.slowest_rank is not None and any(r.rank == rep.slowest_rank for r in rep.ranks)
+        out.append((f.label("tl_ranks") + (f.semi + f.label("tl_slowest_mark") if marked else ""),  # the * legend
+                    *_rank_rows(rep, f)))
     if rep.kernels:
         out.append((_titled(f, "tl_top_kernels", rep.kernels, rep), *_item_rows(rep.kernels, f, top, True)))
     if join is not None:
