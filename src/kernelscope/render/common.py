@@ -187,6 +187,25 @@ def _elide(text: str, opener: str, closer: str) -> str:
     return "".join(out) if depth == 0 else text
 
 
+_TIME_SCALES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
+    """Values of one row in one scale and one precision, the unit once: ``152.0 / 152.6 / 153.2 µs``,
+    ``2.19 / 2.20 / 2.21 TFLOP/s`` (``unit``: ``"s"`` scales as a duration, another SI unit by its prefixes);
+    the largest value keeps ``digits`` significant digits."""
+    top = max(abs(v) for v in values)
+    if unit == "s":
+        scale, name = next(((k, u) for k, u in _TIME_SCALES if top >= k), _TIME_SCALES[-1])
+    else:
+        k, p = next(((k, p) for k, p in _PREFIXES if top >= k), (1.0, ""))
+        scale, name = k, p + unit
+    scaled = [v / scale for v in values]
+    big = max(abs(v) for v in scaled)
+    decimals = max(digits - 1 - (int(math.floor(math.log10(big))) if big > 0 else 0), 0)
+    return " / ".join(f"{v:.{decimals}f}" for v in scaled) + (f" {name}" if name else "")
+
+
 def plain_number(value: float, digits: int = 3) -> str:
     """``value`` to ``digits`` significant digits without an exponent: ``1.12``, ``12.8``, ``2050`` (not
     ``2.05e+03``); from a million on, SI (``2.05 M``)."""
