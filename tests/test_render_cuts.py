@@ -96,7 +96,8 @@ def test_short_name_keeps_the_scope_separator():
 def test_markdown_cell_has_no_question_mark_for_a_line_break():
     """A value wrapped over two lines (the input path, then its format) reads as one line in Markdown: a space,
     never the ``?`` that stands for a control character in the terminal."""
-    assert md_cell("/data/trace.json.gz\n（kineto，schema 1）") == "/data/trace.json.gz （kineto，schema 1）"
+    assert md_cell("/data/trace.json.gz\n（kineto，schema 1）") == "/data/trace.json.gz（kineto，schema 1）"
+    assert md_cell("/data/trace.json.gz\n(kineto)") == "/data/trace.json.gz (kineto)"
     assert md_cell("a|b\r\n  c") == "a\\|b c"
     assert "?" not in md_cell("x\ty\x0bz")
 

@@ -60,7 +60,13 @@ _LINE_BREAKS = re.compile(r"[ \t]*[\r\n\t\v\f]+[ \t]*")
 def md_cell(text: object) -> str:
     """``text`` as one Markdown line or table cell: each line break (a wrapped value, a multi-line name) a
     single space, never a ``?`` (:func:`safe`), and ``|`` escaped."""
-    return safe(_LINE_BREAKS.sub(" ", str(text))).replace("|", "\\|")
+    text = str(text)
+
+    def join(m: re.Match) -> str:  # no blank next to a Chinese character or full-width mark ("….gz（kineto）")
+        around = text[m.start() - 1:m.start()] + text[m.end():m.end() + 1]
+        return "" if any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in around) else " "
+
+    return safe(_LINE_BREAKS.sub(join, text)).replace("|", "\\|")
 
 
 def md_code(text: str) -> str:

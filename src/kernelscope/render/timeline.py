@@ -464,7 +464,9 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                       "|" + "".join("---|" if i == 0 or h in text_columns else "---:|" for i, h in enumerate(head))]
             lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
             lines.append("")
-        for label, value in closing:
+        label = ""
+        for own, value in closing:  # each bullet with its label (a table row under the one above inherits it)
+            label = own or label
             lines.append(f"- **{_cell(label)}** {_cell(value)}" if label else f"- {_cell(value)}")
         lines.append("")
         if notes is not None:
