@@ -196,3 +196,41 @@ def test_n17_evidence_and_ridge_read_whole():
     assert "计算值未测量；访存未测量" in out, out
     assert "拐点未测量（FP8 Tensor Core）" in out
     assert "e+0" not in out
+
+
+def test_rank_mark_and_gap_cells_are_explained():
+    """N14 (four ranks): the ranks table that marks the slowest rank with ``*`` says what it means, and the gap
+    table whose cells read ``rank/device`` says so in its header."""
+    ranks = need(SHARED / "cases" / "N14_ranks_ddp_compute_straggler")
+    for lang in ("en", "zh"):
+        f = Fmt(lang)
+        out = _run(["timeline", "--details", "--lang", lang, "--format", "md", str(ranks)])
+        if " *" in out:
+            assert f.label("tl_slowest_mark") in out
+        gaps = out[out.index(f.label("tl_gaps")):]
+        assert gaps.split("\n")[2].startswith("| " + f.label("tl_rank_device") + " |"), gaps[:200]
+
+
+def test_markdown_text_columns_are_left_aligned():
+    """Markdown tables align words left and numbers right, as the table view: the timeline's text columns."""
+    path = need(CORPUS / "torch_traces" / "hta_alexnet_a100_rank0_trace.json.gz")
+    out = _run(["timeline", "--details", "--format", "md", "--lang", "zh", str(path)]).splitlines()
+    f = Fmt("zh")
+    for i, line in enumerate(out):
+        if line.startswith("| ") and i + 1 < len(out) and out[i + 1].startswith("|---"):
+            heads = [h.strip() for h in line.strip("|").split(" | ")]
+            aligns = out[i + 1].strip("|").split("|")
+            for h, a in zip(heads, aligns):
+                if h in (f.label("fu_route"), f.label("fu_bytes"), f.label("bound")):
+                    assert a == "---", (h, out[i + 1])
+
+
+def test_closing_bullets_each_carry_their_label():
+    """Markdown checks: every bullet of a labelled group carries the label, not only the first."""
+    path = need(CORPUS / "nsys" / "ai4mat_nsys_stats_console_torch_gcn.txt")
+    out = _run(["timeline", "--details", "--format", "md", "--lang", "zh", str(path)])
+    label = Fmt("zh").label("tl_findings")
+    bullets = [ln for ln in out.splitlines() if ln.startswith("- ") and label in ln]
+    findings = json.loads(_run(["timeline", "--format", "json", str(path)]))
+    n = len(findings.get("findings", findings.get("reports", [{}])[0].get("findings", [])))
+    assert n >= 2 and len(bullets) == n, (n, bullets)  # (before: only the first bullet had it)
