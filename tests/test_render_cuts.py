@@ -190,11 +190,11 @@ def test_not_measured_is_never_spliced_into_a_sentence():
 
 def test_n17_evidence_and_ridge_read_whole():
     """N17 (Blackwell FP8, no Speed-of-Light): the evidence says compute and memory are not measured as two
-    clauses, and the ridge point's pipe stands in parentheses."""
+    clauses, and the unmeasured ridge point names its pipe before "not measured" (never qualified after it)."""
     path = need(SHARED / "cases" / "N17_ncu_console_blackwell_utc_fp8.txt")
     out = re.sub(r"\s*\n\s*", "", _run(["diagnose", "--details", "--lang", "zh", str(path)]))
     assert "计算值未测量；访存未测量" in out, out
-    assert "拐点未测量（FP8 Tensor Core）" in out
+    assert "FP8 Tensor Core 的拐点未测量" in out and "未测量（" not in out  # never "not measured (…)"
     assert "e+0" not in out
 
 

@@ -231,8 +231,10 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
         rows.append((f.label("memory_levels"), levels))
     r = d.roofline
     if r is not None:
-        line = (f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi
-                + f.spaced(f.label("ridge_point"), f.intensity(r.ridge_point_flop_per_byte)) + f.paren(f.pipe(r.pipe)))
+        ridge = r.ridge_point_flop_per_byte  # "拐点 12.8 FLOP/B（FP32 CUDA Core）"; "FP8 Tensor Core 的拐点未测量"
+        line = f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi + (
+            f.spaced(f.label("ridge_point"), f.intensity(ridge)) + f.paren(f.pipe(r.pipe)) if ridge is not None
+            else f.spaced(f.label("ridge_of", pipe=f.pipe(r.pipe)), f.nm))
         if r.bound is not None:
             line += f.arrow + f.bound(r.bound)
         rows.append((f.label("arithmetic_intensity"), line))
