@@ -468,6 +468,10 @@ class Fmt:
             for k in ("before", "after"):
                 if values[k] is not None:
                     values[k] = self.bounds(values[k].split(" + "))
+        if isinstance(values.get("us"), (int, float)):  # a launch's duration in µs, worded as every duration
+            values["us_time"] = self.time(values["us"] * 1e-6)
+        elif "us" in values:
+            values["us_time"] = self.nm
         for k, v in list(values.items()):
             if k.endswith("_s") and isinstance(v, (int, float)):
                 values[k] = self.time(v)
