@@ -22,6 +22,7 @@ from rich.cells import cell_len
 
 from conftest import SHARED, need
 from kernelscope.cli import main
+from kernelscope.render.cjk import name_breaks
 
 CORPUS = SHARED / "corpus"
 
@@ -164,8 +165,10 @@ def wrap_problems(narrow: str, wide: str) -> list[str]:
         if b[0] in HALF_WIDTH_NO_LINE_START:
             problems.append(f"line starts with {b[0]!r}: {pair}")
         tail = _narrow_tail(a)
-        if not spaced and tail and tail != a and _narrow_tail(b[0]):
-            problems.append(f"word split: {tail}|{re.match(r'[^ ]*', b).group(0)} in {pair}")
+        word = re.match(r'[^ ]*', b).group(0)
+        if not spaced and tail and tail != a and _narrow_tail(b[0]) and len(tail) not in name_breaks(tail + word):
+            # (a kernel name may break between its tokens: after "_", "::", "<", "(", ",": cjk.name_breaks)
+            problems.append(f"word split: {tail}|{word} in {pair}")
         if re.search(r"\d$", a) and (b.startswith(MEASURE_WORDS) or ASCII_UNIT.match(b)):
             problems.append(f"number cut from its unit: {pair}")
     return problems

@@ -80,9 +80,13 @@ def class_remedies(bound: str) -> tuple[str, ...]:
 def note_text(key: str, values: Mapping[str, Any], lang: str) -> str:
     """A finding worded in ``lang`` from the ``[note]`` templates of ``labels.toml``.
 
-    None values print as the language's "not measured". Raises KeyError for an unknown key.
+    None values print as the language's "not measured"; a field that a sentence cannot take as "not measured" in
+    its middle has its own wording when it is None: the note ``{key}__no_{field}`` (the first such field that is
+    None). Raises KeyError for an unknown key.
     """
-    return fill(labels().note[key].get(lang), values, lang)
+    notes = labels().note
+    missing = next((f"{key}__no_{k}" for k, v in values.items() if v is None and f"{key}__no_{k}" in notes), None)
+    return fill(notes[missing or key].get(lang), values, lang)
 
 
 def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
@@ -94,9 +98,9 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     Latin letter or digit ("来自{unit}" filled with "L2 缓存" reads "来自 L2 缓存")."""
     plain = all(v is not None and not _infinite(v) for v in values.values())
     if plain and lang == "en":
-        return agree(template.format(**values))
+        return agree(_PlainFormatter().format(template, **values))
     nm = label("not_measured", lang)
-    formatter = string.Formatter() if plain else _NotMeasuredFormatter(nm)
+    formatter = _PlainFormatter() if plain else _NotMeasuredFormatter(nm)
     if lang == "zh":
         text = ""
         for literal, field, spec, conversion in _parsed(template):
@@ -195,7 +199,18 @@ def _infinite(value: Any) -> bool:
     return isinstance(value, float) and math.isinf(value)
 
 
-class _NotMeasuredFormatter(string.Formatter):
+class _PlainFormatter(string.Formatter):
+    """str.format whose ``g`` fields never print an exponent below a million: ``{ai:.3g}`` of 2050 is ``2050``,
+    not ``2.05e+03``."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        text = super().format_field(value, format_spec)
+        if format_spec.endswith("g") and "e+" in text and isinstance(value, (int, float)) and abs(value) < 1e6:
+            return f"{value:.0f}"
+        return text
+
+
+class _NotMeasuredFormatter(_PlainFormatter):
     """str.format that prints None as "not measured" and an infinite number as "∞", whatever the field's format
     spec."""
 

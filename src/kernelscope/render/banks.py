@@ -14,7 +14,7 @@ from rich.text import Text
 from ..analysis.banks import BankReport, Layout, Phase, Request
 from ..version import __version__
 from .rich_text import to_plain
-from .common import Fmt
+from .common import Fmt, md_cell
 from .documents import encode
 from .documents.banks import (
     BankFactsDoc, BanksDoc, CollidingBankDoc, LayoutDoc, NWayCountDoc, PhaseDoc, RequestDoc,
@@ -185,7 +185,7 @@ def _table_text(report: BankReport, lang: str, width: int | None) -> str:
 
 # ----------------------------------------------------------------------------------------------- markdown
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    return md_cell(text)
 
 
 def to_markdown(report: BankReport, lang: str) -> str:

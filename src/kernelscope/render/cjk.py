@@ -133,6 +133,9 @@ def name_breaks(text: str) -> list[int]:
     out = []
     for i in range(1, len(text)):
         before, ch = text[i - 1], text[i]
+        if (ch == "（" or has_cjk(before)) and ch not in "），。；：" and not before == "（":  # a Chinese suffix
+            out.append(i)  # (the profiler's "（名称被分析器截断）") breaks as Chinese does
+            continue
         if ch.isspace() or ch in ",)>:…" or before not in NAME_BREAK_AFTER:
             continue
         if before == ":" and text[i - 2:i] != "::":
@@ -306,9 +309,13 @@ class NameText(CJKText):
 
 
 def name_text(name: str, **kwargs: Any) -> CJKText:
-    """``name`` (already shortened and made safe) as a :class:`NameText`; a cell holding Chinese (a label such as
-    程序空闲 in a name column) as a :class:`CJKText`, which breaks by the Chinese rules."""
-    return CJKText(name, **kwargs) if has_cjk(name) else NameText(name, **kwargs)
+    """``name`` (already shortened and made safe) as a :class:`NameText`, also with a Chinese suffix in full-width
+    parentheses (``…（名称被分析器截断）``); a cell that is Chinese from its start (a label such as 程序空闲 in a name
+    column) as a :class:`CJKText`, which breaks by the Chinese rules."""
+    cjk = _CJK.search(name)
+    if cjk is not None and not (cjk.start() > 0 and name[cjk.start()] == "（"):  # a name with a Chinese suffix
+        return CJKText(name, **kwargs)  # a Chinese label ("程序空闲")
+    return NameText(name, **kwargs)
 
 
 def header(cell: object) -> object:

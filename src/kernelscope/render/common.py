@@ -54,6 +54,21 @@ def safe(text: str) -> str:
     return text if type(text) is str and text.isprintable() else str(text).translate(_CONTROL)  # (printable: none)
 
 
+_LINE_BREAKS = re.compile(r"[ \t]*[\r\n\t\v\f]+[ \t]*")
+
+
+def md_cell(text: object) -> str:
+    """``text`` as one Markdown line or table cell: each line break (a wrapped value, a multi-line name) a
+    single space, never a ``?`` (:func:`safe`), and ``|`` escaped."""
+    text = str(text)
+
+    def join(m: re.Match) -> str:  # no blank next to a Chinese character or full-width mark ("….gz（kineto）")
+        around = text[m.start() - 1:m.start()] + text[m.end():m.end() + 1]
+        return "" if any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in around) else " "
+
+    return safe(_LINE_BREAKS.sub(join, text)).replace("|", "\\|")
+
+
 def md_code(text: str) -> str:
     """``text`` (already one Markdown-safe line) as an inline code span that survives backticks in it (SASS, C++
     templates): CommonMark's longer fence, and a space inside it when the text starts or ends with one."""
@@ -83,9 +98,47 @@ def short_name(name: str, width: int = NAME_WIDTH) -> str:
     if len(text) <= width:
         return text
     if "::" in text:  # keep the function, cut the scopes
-        return "…" + text[len(text) - width + 1:]
-    head = (width - 1) // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+        return "…" + text[_tail_start(text, len(text) - width + 1, scopes=True):]
+    head = _head_end(text, (width - 1) // 2)
+    return text[:head] + "…" + text[_tail_start(text, len(text) - (width - 1 - head)):]
+
+
+def _token_cut(text: str, i: int) -> bool:
+    """Whether ``text`` may be cut before index ``i``: between two tokens of a name (after ``_``, ``::``, ``,`` or
+    a blank; before ``<``, ``(``, ``,``, ``:`` of ``::`` or a blank), never next to an ``…`` (no ``……``) and never
+    before a closing ``>``/``)``."""
+    if not 0 < i < len(text) or "…" in (text[i - 1], text[i]) or text[i] in ">)":
+        return False
+    before, ch = text[i - 1], text[i]
+    return (before in "_, " or text[i - 2:i] == "::" or ch in "<(, " or
+            (text[i:i + 2] == "::" and before != ":"))
+
+
+def _tail_start(text: str, at: int, scopes: bool = False) -> int:
+    """Where the kept end of ``text`` starts: the first ``::`` at or after ``at`` (``scopes``: ``…::kernel``), else
+    the first token cut (:func:`_token_cut`) that keeps more than three characters; else ``at`` moved past an
+    ``…`` (never two in a row)."""
+    if scopes:
+        cut = next((i for i in range(at, len(text) - 2) if text[i:i + 2] == "::" and _token_cut(text, i)), None)
+        if cut is not None:
+            return cut
+    cut = next((i for i in range(at, len(text) - 3) if _token_cut(text, i)), None)  # keep a few characters
+    if cut is not None:
+        return cut
+    while at < len(text) and text[at] == "…":
+        at += 1
+    return at
+
+
+def _head_end(text: str, at: int) -> int:
+    """The last token cut (:func:`_token_cut`) at or before ``at`` and within half of it; else ``at`` moved
+    before an ``…``."""
+    cut = next((i for i in range(at, at // 2, -1) if _token_cut(text, i)), None)
+    if cut is not None:
+        return cut
+    while at > 1 and text[at - 1] == "…":
+        at -= 1
+    return at
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
@@ -120,7 +173,8 @@ def short_names(names: Sequence[str], width: int = NAME_WIDTH) -> list[str]:
 
 def _elide(text: str, opener: str, closer: str) -> str:
     """``text`` with each outermost ``opener``...``closer`` group replaced by ``opener…closer``; unchanged when
-    the brackets do not balance (``operator<``, ``->``)."""
+    the brackets do not balance (``operator<``, ``->``), except in a name the profiler cut short (it ends with
+    ``…``): its open group is elided to the end."""
     out: list[str] = []
     depth = 0
     for ch in text:
@@ -134,7 +188,37 @@ def _elide(text: str, opener: str, closer: str) -> str:
                 return text
         elif depth == 0:
             out.append(ch)
+    if depth > 0 and text.endswith(("…", "...")):  # a name the profiler cut inside the group: elided to its end
+        return "".join(out)
     return "".join(out) if depth == 0 else text
+
+
+_TIME_SCALES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
+    """Values of one row in one scale and one precision, the unit once: ``152.0 / 152.6 / 153.2 µs``,
+    ``2.19 / 2.20 / 2.21 TFLOP/s`` (``unit``: ``"s"`` scales as a duration, another SI unit by its prefixes);
+    the largest value keeps ``digits`` significant digits."""
+    top = max(abs(v) for v in values)
+    if unit == "s":
+        scale, name = next(((k, u) for k, u in _TIME_SCALES if top >= k), _TIME_SCALES[-1])
+    else:
+        k, p = next(((k, p) for k, p in _PREFIXES if top >= k), (1.0, ""))
+        scale, name = k, p + unit
+    scaled = [v / scale for v in values]
+    big = max(abs(v) for v in scaled)
+    decimals = max(digits - 1 - (int(math.floor(math.log10(big))) if big > 0 else 0), 0)
+    return " / ".join(f"{v:.{decimals}f}" for v in scaled) + (f" {name}" if name else "")
+
+
+def plain_number(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant digits without an exponent: ``1.12``, ``12.8``, ``2050`` (not
+    ``2.05e+03``); from a million on, SI (``2.05 M``)."""
+    if abs(value) >= 1e6:
+        return si(value, "", digits)
+    text = f"{value:.{digits}g}"
+    return f"{value:.0f}" if "e" in text else text
 
 
 def factor(value: float | None, digits: int = 2) -> str:
@@ -337,7 +421,7 @@ class Fmt:
         if value is None:
             return self.nm
         unit = ops_unit(pipes).replace("/s", "/B") if pipes else "FLOP/B"
-        return f"∞ {unit}" if math.isinf(value) else f"{value:.3g} {unit}"
+        return f"∞ {unit}" if math.isinf(value) else f"{plain_number(value)} {unit}"
 
     def pipe(self, pipe: str) -> str:
         return pipe_name(pipe, self.lang)
@@ -389,6 +473,10 @@ class Fmt:
             for k in ("before", "after"):
                 if values[k] is not None:
                     values[k] = self.bounds(values[k].split(" + "))
+        if isinstance(values.get("us"), (int, float)):  # a launch's duration in µs, worded as every duration
+            values["us_time"] = self.time(values["us"] * 1e-6)
+        elif "us" in values:
+            values["us_time"] = self.nm
         for k, v in list(values.items()):
             if k.endswith("_s") and isinstance(v, (int, float)):
                 values[k] = self.time(v)

@@ -20,7 +20,7 @@ from ..notes import Note
 from ..version import __version__
 from .brief import top_by
 from .rich_text import to_plain
-from .common import Fmt, safe, short_name
+from .common import Fmt, md_cell, safe, short_name
 from .documents import encode
 from .documents.common import NoteDoc
 from .documents.compare import (
@@ -418,7 +418,7 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
     paragraph of its own."""
     f = Fmt(lang)
     pairs, more = shown_pairs(c, details)
-    cell = lambda s: safe(s).replace("|", "\\|")  # noqa: E731
+    cell = md_cell
     lines = [f"## {f.label('compare_title')}", ""] + [f"- {cell(x)}" for x in _summary(c, f)] + [""]
     if c.programs is not None:
         lines += [f"| {f.label('program_title')} | {f.label('before')} | {f.label('after')} | {f.label('program_change')} |",

@@ -12,7 +12,7 @@ from rich.text import Text
 from ..analysis.compare_datasets import DatasetComparison, KernelAggregate, Key, key_text
 from ..version import __version__
 from .rich_text import to_plain
-from .common import Fmt, safe, short_name
+from .common import Fmt, md_cell, short_name
 from .compare import _regressions_line, _speed, noise_text, speed_noise
 from .documents import encode
 from .documents.compare_datasets import CompareDatasetsDoc, DatasetKernelDoc, DatasetSideDoc, KernelKeyDoc
@@ -79,7 +79,7 @@ def to_text(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (), 
 def to_markdown(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:
     """Markdown for a pull-request or nightly report: the summary, one table of the matched kernels, regressions."""
     f = Fmt(lang)
-    cell = lambda s: safe(s).replace("|", "\\|")  # noqa: E731
+    cell = md_cell
     lines = [f"## {f.label('compare_title')}", ""] + [f"- {cell(x)}" for x in _summary(c, f)] + [""]
     lines += ["| " + " | ".join(_heads(f)) + " |", "|---|---|---:|---:|---:|---:|---:|"]
     lines += [f"| `{cell(r[0])}` | " + " | ".join(cell(x) for x in r[1:]) + " |" for r in _rows(c, f)]

@@ -88,6 +88,9 @@ def _fit(table: Table, console: Console, width: int) -> None:
         need.pop(drop)
         if drop < name:
             name -= 1
+    refit = getattr(table, "_refit", None)  # a title that says what the columns shown are of
+    if refit is not None:
+        refit(table)
 
 
 def _squeezed(table: Table, console: Console, width: int) -> bool:

@@ -10,13 +10,15 @@ from typing import Sequence
 from ..analysis.fusion import FusionEstimate, FusionKernel
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt, safe, short_names, si
+from .common import Fmt, md_cell, safe, short_names, si
 from .documents import encode
 from .documents.fusion import FusionCommandDoc, FusionDoc, FusionKernelDoc
 
 Section = tuple[str, list[str], list[list[str]]]
 #: Widest kernel name in a chain cell.
 CHAIN_NAME_WIDTH = 40
+#: The columns of the fusion table that hold words (the chain, the bytes, the route): left-aligned in every view.
+TEXT_COLUMNS = (0, 3, 8)
 
 
 def _x(value: float | None, f: Fmt) -> str:
@@ -41,13 +43,15 @@ def chain_text(e: FusionEstimate, width: int = CHAIN_NAME_WIDTH) -> str:
 def _runs(e: FusionEstimate, f: Fmt) -> str:
     if e.per_step is None:
         return str(e.occurrences)
-    return f"{e.occurrences} ({f.label('fu_per_step', n=f'{e.per_step:.3g}')})"
+    return f"{e.occurrences}{f.paren(f.label('fu_per_step', n=f'{e.per_step:.3g}'))}"
 
 
 def _bytes_cell(e: FusionEstimate, f: Fmt) -> str:
-    if e.unfused_bytes is None:
-        return f"{f.label('fu_assumed')} {f.share(e.bytes_fraction)}"
-    return f"{_bytes(e.unfused_bytes, f)} → {_bytes(e.fused_bytes, f)} ({f.share(e.bytes_fraction)})"
+    if e.unfused_bytes is None:  # no byte counts: the share is the assumed one, worded as such (never a bare 0.0%)
+        if not e.bytes_fraction:
+            return f.label("fu_bytes_unrecorded")
+        return f.label("fu_bytes_unrecorded_share", fraction=f.share(e.bytes_fraction))
+    return f"{_bytes(e.unfused_bytes, f)} → {_bytes(e.fused_bytes, f)}{f.paren(f.share(e.bytes_fraction))}"
 
 
 def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | None:
@@ -61,7 +65,7 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
         rows.append([f"#{i + 1} {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
                      _fused_cell(e, f), f.time(e.fused_bound_s),
                      ("≤ " if e.estimate_kind == "upper_bound" else "") + f.time(e.saving_s),
-                     f"{f.share(e.program_fraction)} ({_x(e.program_speedup, f)})",
+                     f.share(e.program_fraction) + f.paren(_x(e.program_speedup, f)),
                      f.label(f"fu_route_{e.route}")])
     return f.label("fu_title"), head, rows
 
@@ -79,7 +83,7 @@ def _fused_cell(e: FusionEstimate, f: Fmt) -> str:
         if e.fused_floor_s <= 0:
             return f.label("fu_fused_unknown", x=_gain(e, f))
         return f.label("fu_fused_at_least", time=f.time(e.fused_floor_s), x=_gain(e, f))
-    return f"{f.time(e.fused_s)} ({_x(e.speedup, f)})"
+    return f.time(e.fused_s) + f.paren(_x(e.speedup, f))
 
 
 def with_fusion_column(section: Section, names: Sequence[str], estimates: Sequence[FusionEstimate],
@@ -201,7 +205,7 @@ def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], f
         else:
             title, head, rows = section
             out += [f"### {_md(title)}", "", "| " + " | ".join(_md(h) for h in head) + " |",
-                    "|" + "---|" + "---:|" * (len(head) - 1)]
+                    "|" + "".join("---|" if i in TEXT_COLUMNS else "---:|" for i in range(len(head)))]
             out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]
             out.append("")
             out += [f"- {_md(text.strip())}" for _, text in lines]
@@ -221,6 +225,8 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     from rich.table import Table
     from rich.text import Text
 
+    from .cjk import name_text
+
     f = Fmt(lang)
     section = fusion_section(estimates, f)
     parts: list = [Text(f.label("fu_command_title"), style="bold"), Text(safe(path))]  # the path on its own line
@@ -229,12 +235,12 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     title, head, rows = section
     t = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
     for i, h in enumerate(head):  # the chain, the bytes and the route are words; the others numbers, kept whole
-        if i in (0, 3, 8):
+        if i in TEXT_COLUMNS:
             t.add_column(h, justify="left", overflow="fold", min_width=12 if i == 0 else None)
         else:
             t.add_column(h, justify="right", no_wrap=True)
     for r in rows:
-        t.add_row(*(Text(c) for c in r))
+        t.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))  # the chain wraps between name tokens
     lt = Table(box=box.SIMPLE, show_header=False)
     lt.add_column(style="bold", no_wrap=True)
     lt.add_column(overflow="fold")
@@ -244,7 +250,7 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
 
 
 def _md(text: str) -> str:
-    return safe(text).replace("|", "\\|")
+    return md_cell(text)
 
 
 __all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_text", "fusion_doc", "fusion_headline", "fusion_lines", "fusion_section", "with_fusion_column",

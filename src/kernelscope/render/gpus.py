@@ -16,8 +16,8 @@ from .common import Fmt
 #: the width; justification).
 _COLUMNS = (
     ("gpus_name", "left"), ("gpus_arch", "left"), ("gpus_cc", "right"), ("gpus_sms", "right"),
-    ("DRAM\nGB/s", "right"), ("FP64\nTF", "right"), ("FP32\nTF", "right"), ("FP16\nTC TF", "right"),
-    ("BF16\nTC TF", "right"), ("FP8\nTC TF", "right"),
+    ("DRAM\nGB/s", "right"), ("FP64\nTF", "right"), ("FP32\nTF", "right"), ("FP16\nTC", "right"),
+    ("BF16\nTC", "right"), ("FP8\nTC", "right"),
 )
 #: Widest the architecture column gets before it wraps ("Ada Lovelace" over two lines), so that names keep room.
 _ARCH_WIDTH = 9
@@ -37,7 +37,8 @@ def gpus_table(gpus: Iterable[GpuSpec], lang: str) -> Table:
     It fits 80 columns: numbers are never cut (their columns do not wrap), names and architectures wrap instead;
     columns are two spaces apart, without vertical rules."""
     f = Fmt(lang)
-    t = Table(title=f.label("gpus_title"), box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 0, 0, 1))
+    t = Table(title=f.label("gpus_title"), box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 0, 0, 1),
+              title_justify="left")  # the legend's lines start alike (a centred title indents its second line)
     for header, justify in _COLUMNS:
         text = f.label(header) if header.startswith("gpus_") else header
         if justify == "left":

@@ -7,12 +7,14 @@ per-launch view. No analysis here.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import replace
 from typing import Sequence
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.groups import OUTLIER_FACTOR, LaunchGroup, Outlier, Spread, by_time, launch_groups
-from .common import Fmt, safe, si
+from .common import Fmt, alike, safe, si
 
 #: ``diagnose --launches``: one panel per group of repeated launches (the default), or one per launch.
 LAUNCH_VIEWS: tuple[str, ...] = ("grouped", "all")
@@ -74,7 +76,23 @@ def spread_cells(g: LaunchGroup, f: Fmt) -> list[tuple[str, str, str, str]]:
 def _spread_text(key: str, s: Spread, f: Fmt) -> str:
     if s.min == s.max:
         return f.spaced(metric_name(key, f), _fmt_value(key, s.median, f))
-    return f.spaced(metric_name(key, f), " / ".join(_fmt_value(key, v, f) for v in (s.min, s.median, s.max)))
+    return f.spaced(metric_name(key, f), spread_values(key, s, f))
+
+
+def spread_values(key: str, s: Spread, f: Fmt) -> str:
+    """min / median / max of one quantity in one scale and precision, the unit once (``152.0 / 152.6 / 153.2 µs``,
+    not ``152 µs / 152.6 µs / 153.2 µs``)."""
+    values = (s.min, s.median, s.max)
+    if any(v is None or not math.isfinite(v) for v in values):
+        return " / ".join(_fmt_value(key, v, f) for v in values)
+    if key.endswith("_pct"):
+        return " / ".join(f.pct(v) for v in values)  # one decimal each already
+    unit = next((u for end, u in (("_flops_per_s", "FLOP/s"), ("_s", "s"), ("_bytes", "B")) if key.endswith(end)), None)
+    if unit is not None:
+        return alike(values, unit, 4 if unit == "s" else 3)
+    if key.endswith("_flop_per_byte"):
+        return alike(values, "", 3) + " FLOP/B"
+    return " / ".join(_fmt_value(key, v, f) for v in values)
 
 
 def spread_line(g: LaunchGroup, f: Fmt) -> str:

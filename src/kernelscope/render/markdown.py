@@ -12,7 +12,7 @@ from urllib.parse import quote
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_markdown
-from .common import Fmt, md_code, safe
+from .common import Fmt, md_cell, md_code
 from .rows import kernel_rows, kernel_title, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def _cell(text: str) -> str:
-    return safe(text).replace("|", "\\|")
+    return md_cell(text)
 
 
 def _code(text: str) -> str:

@@ -113,6 +113,11 @@ def size_text(n: int) -> str:
     return f"{n // 1024} KiB" if n % 1024 == 0 and n else f"{n} B"
 
 
+def _bytes_text(n: int) -> str:
+    """Bytes as ``"54912 B"`` (a what-if column where one size is not a whole number of KiB: all in bytes)."""
+    return f"{n} B"
+
+
 #: Launch parameter -> (label key, value format) of a next-step or what-if entry.
 _PARAMS: dict[str, tuple[str, Callable[[int], str]]] = {
     "registers_per_thread": ("occ_regs_per_thread", str),
@@ -217,7 +222,10 @@ def _what_if_table(o: Occupancy, vary: str, results: Sequence[tuple[int, Occupan
         t.add_column(f.label(key) if key else "", justify=justify)
     current = getattr(o, vary)
     threads = vary == "threads_per_block"
-    for first, last, rs in _groups(results, 1 if threads else 0):
+    groups = list(_groups(results, 1 if threads else 0))
+    if fmt is size_text and any(last % 1024 for _, last, _ in groups):  # one unit down the column: bytes
+        fmt = _bytes_text
+    for first, last, rs in groups:
         if threads:
             label = fmt(last) if first == last else f"{fmt(first)}{'～' if f.zh else ' - '}{fmt(last)}"
         else:

@@ -76,7 +76,7 @@ def _own_reason(d: KernelDiagnosis, f: Fmt) -> str | None:
         reasons = [m for m in r.not_measured if m != "efficiency_undefined"] or list(r.not_measured)
         text = f.notes(reasons) if reasons else f.label("chart_no_roofline")
         if "flops_not_measured" in r.not_measured and "_tensor" in r.pipe:
-            text += f" ({f.pipe(r.pipe)})"
+            text += f.paren(f.pipe(r.pipe))
         return text
     if math.isinf(r.arithmetic_intensity_flop_per_byte):
         return f.label("chart_ai_infinite")

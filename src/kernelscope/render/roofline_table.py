@@ -12,6 +12,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from .cjk import name_text
 from .common import Fmt, ops_unit, safe, si
 from .roofline_data import RooflineData
 
@@ -60,8 +61,7 @@ def _ceilings_table(data: RooflineData, f: Fmt) -> Table:
 
 
 def _points_table(data: RooflineData, f: Fmt) -> Table:
-    t = Table(title=f.label("roof_points"), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-              collapse_padding=True, show_edge=False)
+    t = Table(title=f.label("roof_points"), title_justify="left", box=box.SIMPLE_HEAD)  # inset as the ceilings
     cols = [("roof_launch", "left"), ("roof_pipe", "left"), ("roof_ai", "right"), ("roof_perf", "right"),
             ("roof_class", "left"), ("roof_gpu_time", "right")]
     longest = max((len(safe(lp.diag.kernel.name)) + 4 for lp in data.launches), default=0)
@@ -71,7 +71,7 @@ def _points_table(data: RooflineData, f: Fmt) -> Table:
                      no_wrap=key in ("roof_ai", "roof_gpu_time"))
     for lp in data.launches:
         k = lp.diag.kernel
-        name = Text(f"[{k.index}] {safe(k.name)}")
+        name = name_text(f"[{k.index}] {safe(k.name)}")  # wraps between the name's tokens
         share, bound = f.share(lp.share) if lp.share is not None else "-", f.bound(lp.diag.bound)
         if not lp.points:
             t.add_row(name, "-", "-", "-", Text(f.label("roof_not_plotted", why=lp.not_plotted or f.nm)), share)

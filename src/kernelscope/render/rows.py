@@ -38,11 +38,22 @@ def named_loads(loads: Sequence[UnitLoad], f: Fmt) -> list[tuple[str, UnitLoad]]
     return sorted(out.items(), key=lambda item: -item[1].pct)
 
 
+def _with_tensor(d: KernelDiagnosis) -> tuple[UnitLoad, ...]:
+    """The compute side's busy units with the model's busiest tensor data path counter among them
+    (``sm__ops_path_tensor_src_*``, what a tensor-bound finding names as the busiest unit) when the Speed-of-Light
+    breakdown leaves it out; as measured, no new figure."""
+    loads = tuple(d.limiters.compute)
+    tensor = max(d.units.of("tensor"), key=lambda c: c.busy, default=None)
+    if tensor is None or not loads or any(u.unit == "tensor" and u.pct >= 100 * tensor.busy for u in loads):
+        return loads
+    return loads + (UnitLoad(unit="tensor", side="compute", kind="math", metric=tensor.metric, pct=100 * tensor.busy),)
+
+
 def unit_line(d: KernelDiagnosis, f: Fmt, top: int = 3) -> str | None:
     """"compute: LSU pipe 84.0%, FMA pipe 22.0%; memory: L1/TEX cache 85.1%, ..." (the ``top`` busiest units of
     each side), or None when the profile has no Speed-of-Light breakdown."""
     parts = []
-    for side, loads in (("compute", d.limiters.compute), ("memory", d.limiters.memory)):
+    for side, loads in (("compute", _with_tensor(d)), ("memory", d.limiters.memory)):
         if loads:
             units = f.listing(f.spaced(name, f.pct(u.pct)) for name, u in named_loads(loads, f)[:top])
             parts.append(f.head(f.label('side_' + side), units))
@@ -220,8 +231,10 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
         rows.append((f.label("memory_levels"), levels))
     r = d.roofline
     if r is not None:
-        line = (f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi
-                + f.spaced(f.label("ridge_point"), f.intensity(r.ridge_point_flop_per_byte)) + f.comma + f.pipe(r.pipe))
+        ridge = r.ridge_point_flop_per_byte  # "拐点 12.8 FLOP/B（FP32 CUDA Core）"; "FP8 Tensor Core 的拐点未测量"
+        line = f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi + (
+            f.spaced(f.label("ridge_point"), f.intensity(ridge)) + f.paren(f.pipe(r.pipe)) if ridge is not None
+            else f.spaced(f.label("ridge_of", pipe=f.pipe(r.pipe)), f.nm))
         if r.bound is not None:
             line += f.arrow + f.bound(r.bound)
         rows.append((f.label("arithmetic_intensity"), line))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..analysis.source import Counters, HotInstruction, HotLine, LaunchSource, StallSamples
-from .common import Fmt, md_code, safe, short_name
+from .common import Fmt, md_cell, md_code, safe, short_name
 
 #: Printed where a counter does not apply to an instruction or line (e.g. sectors of an arithmetic instruction).
 NA = "–"
@@ -134,11 +134,6 @@ def line_cells(line: HotLine, f: Fmt, findings: bool = True) -> list[str]:
 
 
 # ----------------------------------------------------------------------------------------------- markdown
-def md_cell(text: str) -> str:
-    """Text as one Markdown table cell (pipes escaped, on one line)."""
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def md_table(head: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
     """A Markdown table: ``head``, then ``rows`` (cells as they are, escaped), the columns in ``right`` right-aligned."""
     out = ["| " + " | ".join(md_cell(h) for h in head) + " |",

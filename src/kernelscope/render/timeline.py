@@ -34,7 +34,7 @@ from ..analysis.timeline import (
 )
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .cjk import name_text
-from .common import Fmt, safe, short_name, short_names
+from .common import Fmt, md_cell, safe, short_name, short_names
 from .rich_text import to_plain
 from ..knowledge.text import labels
 from .documents import encode
@@ -49,7 +49,7 @@ from .documents.timeline import ScopeShareDoc, StepsDoc
 from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section, with_fusion_column
 from .timeline_join import absent_section, join_section
 from .timeline_overview import comm_rows, graph_rows
-from .timeline_scopes import amdahl_caption, black_hole_note, lane_rows
+from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .json import findings, finite, notes
 
@@ -205,7 +205,7 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
     if copies:
         head += [f.label("tl_bytes"), f.label("tl_throughput")]
     if amdahl:
-        head += [f.label("tl_program_share"), f.label("tl_if_2x"), f.label("tl_if_10x"), f.label("tl_if_inf")]
+        head += [f.label(k) for k in PROGRAM_COLUMNS]
     rows = []
     for it, short in zip(items[:top], short_names([it.name for it in items[:top]])):
         name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short  # ours, not input
@@ -235,7 +235,8 @@ def _gap_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]:
     for a, b in zip(edges[:-1], edges[1:]):
         between = f.span(_short(a), _short(b)) if f.zh else f"{_short(a)}-{_short(b)}"  # a range: "1 µs～10 µs"
         labels.append(f"<{_short(b)}" if a == 0 else (f"{'≥' if f.zh else '>='}{_short(a)}" if math.isinf(b) else between))
-    head = [f.label("tl_device")] + labels + [f.label("tl_overlapping")]
+    ranked = any(d.rank is not None for d in rep.devices if d.gaps is not None)  # cells "rank/device"
+    head = [f.label("tl_rank_device" if ranked else "tl_device")] + labels + [f.label("tl_overlapping")]
     rows = []
     for d in rep.devices:
         if d.gaps is None:
@@ -276,10 +277,23 @@ def _titled(f: Fmt, key: str, items: Sequence[ItemStat], rep: TimelineReport | N
     semicolon (never parentheses in parentheses); ``rep``: its report, whose ranks (several or not) choose the
     words ("summed over ranks" or "over devices")."""
     ranks = rep is None or len(rep.ranks) > 1
+    share = _SHARE_OF.get(key)
+    if share is not None and not ranks and f"{share}_devices" in labels().label:
+        share += "_devices"
     if not ranks and f"{key}_devices" in labels().label:
         key += "_devices"
+    alone = f.label(key) + (f.semi + f.label(share) if share else "")
     caption = amdahl_caption(items, f, ranks)
-    return f.label(key) + (f.semi + caption if caption else "")
+    if not caption:
+        return alone
+    return Captioned.of(alone + f.semi + caption, alone, [f.label(k) for k in PROGRAM_COLUMNS])
+
+
+#: What the share column of each ranking is of (labels.toml), said in its caption.
+_SHARE_OF = {"tl_top_kernels": "tl_share_of_kernels", "tl_top_copies": "tl_share_of_copies",
+             "tl_gpu_idle": "tl_share_of_idle"}
+#: The program columns of a ranking (:func:`_item_rows`): its caption says what they are of while one is shown.
+PROGRAM_COLUMNS = ("tl_program_share", "tl_if_2x", "tl_if_10x", "tl_if_inf")
 
 
 def _sections(rep: TimelineReport, f: Fmt, top: int,
@@ -296,7 +310,9 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
         if r:
             out.append((f.label("tl_copies"), h, r))
     if len(rep.ranks) > 1:
-        out.append((f.label("tl_ranks"), *_rank_rows(rep, f)))
+        marked = rep.slowest_rank is not None and any(r.rank == rep.slowest_rank for r in rep.ranks)
+        out.append((f.label("tl_ranks") + (f.semi + f.label("tl_slowest_mark") if marked else ""),  # the * legend
+                    *_rank_rows(rep, f)))
     if rep.kernels:
         out.append((_titled(f, "tl_top_kernels", rep.kernels, rep), *_item_rows(rep.kernels, f, top, True)))
     if join is not None:
@@ -402,6 +418,8 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         text_columns = {f.label(k) for k in TEXT_COLUMNS}
         for title, head, rows in sections:
             tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+            if isinstance(title, Captioned):  # the caption's program part goes with the program columns (fit)
+                tab._refit = lambda t, c=title: setattr(t, "title", c.shown([str(col.header) for col in t.columns]))
             for i, h in enumerate(head):
                 if i == 0:
                     tab.add_column(h, justify="left", overflow="fold", min_width=12)
@@ -426,7 +444,7 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
 
 # ----------------------------------------------------------------------------------------------- markdown
 def _cell(text: str) -> str:
-    return safe(text).replace("|", "\\|")
+    return md_cell(text)
 
 
 def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
@@ -440,12 +458,15 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         for label, value in overview:
             lines.append(f"- **{_cell(label)}**{f.colon}{_cell(value)}")
         lines.append("")
-        for title, head, rows in sections:
+        text_columns = {f.label(k) for k in TEXT_COLUMNS}
+        for title, head, rows in sections:  # words left-aligned (as in the table view), numbers right
             lines += [f"### {_cell(title)}", "", "| " + " | ".join(_cell(h) for h in head) + " |",
-                      "|" + "---|" + "---:|" * (len(head) - 1)]
+                      "|" + "".join("---|" if i == 0 or h in text_columns else "---:|" for i, h in enumerate(head))]
             lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
             lines.append("")
-        for label, value in closing:
+        label = ""
+        for own, value in closing:  # each bullet with its label (a table row under the one above inherits it)
+            label = own or label
             lines.append(f"- **{_cell(label)}** {_cell(value)}" if label else f"- {_cell(value)}")
         lines.append("")
         if notes is not None:

@@ -12,7 +12,7 @@ from typing import Sequence
 from ..analysis.engine import Finding
 from ..analysis.timeline import ItemStat, JoinedKernel, KernelJoin, NcuKernel
 from .common import Fmt, safe, short_name
-from .timeline_scopes import amdahl_caption
+from .timeline_scopes import Captioned, amdahl_caption
 
 Section = tuple[str, list[str], list[list[str]]]
 
@@ -59,8 +59,10 @@ def _row(k: JoinedKernel, f: Fmt, several_reports: bool) -> list[str]:
 def join_section(join: KernelJoin, items: Sequence[ItemStat], f: Fmt) -> Section:
     """(title, header, rows): one row per top kernel, in ranking order; ``items`` the timeline's kernel ranking
     (for the caption saying what the program columns are of)."""
-    caption = amdahl_caption(items, f)
-    title = f.label("tl_join_title", n=join.matched, top=len(join.kernels)) + (f.semi + caption if caption else "")
+    caption = amdahl_caption(items, f, cols="tl_cols_join")
+    alone = f.label("tl_join_title", n=join.matched, top=len(join.kernels))
+    title = Captioned.of(alone + f.semi + caption, alone, [f.label("tl_program_share"),
+                                                          f.label("tl_join_program_speedup")]) if caption else alone
     head = [f.label("tl_name"), f.label("share"), f.label("tl_program_share"), f.label("bound"),
             f.label("tl_join_top_finding"), f.label("tl_join_kernel_speedup"), f.label("tl_join_program_speedup"),
             f.label("tl_join_launch")]

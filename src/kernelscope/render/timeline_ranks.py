@@ -13,7 +13,7 @@ from rich.text import Text
 from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
 from .rich_text import to_plain
-from .common import Fmt
+from .common import Fmt, md_cell
 from .timeline import _F
 from .documents import encode
 from .documents.timeline import KernelImbalanceDoc, RankLineDoc, RanksDoc, TimelineDoc
@@ -121,7 +121,7 @@ def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
 
 
 def _md(cell: str) -> str:
-    return cell.replace("|", "\\|").replace("\n", " ")
+    return md_cell(cell)
 
 
 def render_ranks(rr: RanksReport, fmt: str = "table", lang: str = "en", width: int | None = None) -> str:

@@ -73,6 +73,9 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     if b.category == "gpu_idle":
         key = "tl_black_hole_idle" if b.host_api is None else (
             "tl_black_hole_idle_init" if b.host_api_once else "tl_black_hole_idle_api")
+        if key != "tl_black_hole_idle_init" and sp[0] is not None and sp[-1] is not None and round(
+                sp[0], 2) == round(sp[-1], 2):
+            key += "_capped"  # half and all give the same: only as much as the GPU works can be hidden; said once
         if lane is not None:  # the idle share of the wall (what hiding it saves is in the projection)
             values["pct"] = lane.share_pct
         return Note(key, values | {"api": b.host_api, "api_s": b.host_api_s})
@@ -81,9 +84,29 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     return Note("tl_black_hole", values)
 
 
-def amdahl_caption(items: Sequence[ItemStat], f: Fmt, ranks: bool = True) -> str:
-    """What the "of program" / "if" columns of a ranking are of, in words ("" when nothing is projected);
-    ``ranks``: whether the input has several ranks (else its devices are what the slowest of ends the program)."""
+class Captioned(str):
+    """A table's title that says what its program columns are of; :attr:`alone` is the title to print when the
+    table shows none of :attr:`columns` (the headers of those columns: a narrow terminal dropped them)."""
+
+    alone: str
+    columns: tuple[str, ...]
+
+    @classmethod
+    def of(cls, full: str, alone: str, columns: Sequence[str]) -> "Captioned":
+        """``full`` (with the program part), knowing ``alone`` (without it) and the program ``columns``."""
+        out = cls(full)
+        out.alone, out.columns = alone, tuple(columns)
+        return out
+
+    def shown(self, headers: Sequence[str]) -> str:
+        """The title for a table that shows ``headers``: :attr:`alone` when none of :attr:`columns` is among them."""
+        return str(self) if any(h in self.columns for h in headers) else self.alone
+
+
+def amdahl_caption(items: Sequence[ItemStat], f: Fmt, ranks: bool = True, cols: str = "tl_cols_program") -> str:
+    """What the "of program" / "if" columns of a ranking are of, in words ("" when nothing is projected), named
+    by ``cols`` (a label listing those columns); ``ranks``: whether the input has several ranks (else its devices
+    are what the slowest of ends the program)."""
     a = next((it.amdahl for it in items if it.amdahl is not None), None)
     if a is None:
         return ""
@@ -91,7 +114,7 @@ def amdahl_caption(items: Sequence[ItemStat], f: Fmt, ranks: bool = True) -> str
            "no_gpu_work": "tl_basis_idle", "exposed_communication": "tl_basis_comm"}.get(a.basis, "tl_basis_serial")
     if not ranks and key in ("tl_basis_idle", "tl_basis_comm"):
         key += "_devices"
-    return f.label(key, time=f.time(a.base_s))
+    return f.label(key, time=f.time(a.base_s), cols=f.label(cols))
 
 
 def _x(a: Amdahl | None, i: int, f: Fmt) -> str:

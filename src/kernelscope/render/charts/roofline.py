@@ -70,13 +70,13 @@ def _point_title(d: KernelDiagnosis, ai: float, perf: float, pipe: str, share: f
                  count: int | None = None) -> str:
     r = d.roofline
     lines = [f"[{d.kernel.index}] {safe(d.kernel.name)}" + (f" ×{count}" if count else "")]
-    line = f"{f.intensity(ai)}, {si(perf, ops_unit(pipe))} ({f.pipe(pipe)})"
-    if r is not None and r.pipe == pipe and r.efficiency is not None:
-        line += f", {f.share(r.efficiency)} {f.label('of_attainable')}"
+    line = f.intensity(ai) + f.comma + si(perf, ops_unit(pipe)) + f.paren(f.pipe(pipe))
+    if r is not None and r.pipe == pipe and r.efficiency is not None:  # "，为可达上限的 42.2%"
+        line += f.comma + f.label("chart_of_attainable", pct=f.share(r.efficiency))
     lines.append(line)
     lines.append(f.bounds(d.verdict))
     t = f.time(d.kernel.duration_s)
-    lines.append(t if share is None else f"{t} ({f.share(share)} {f.label('of_gpu_time')})")
+    lines.append(t if share is None else t + f.paren(f.label("chart_of_gpu_time", pct=f.share(share))))
     return "\n".join(lines)
 
 
@@ -100,7 +100,7 @@ def _points(diags: Sequence[KernelDiagnosis], gpu: GpuSpec | None, total_s: floa
         colour = CLASS_COLOURS.get(d.bound, CLASS_COLOURS[None])
         for r in plotted_points(d, by_pipe):
             ai, perf = r.arithmetic_intensity_flop_per_byte, r.achieved_flops_per_s
-            label = _kernel_label(d) if not by_pipe else f"{_kernel_label(d)} ({chart_f.pipe(r.pipe)})"
+            label = _kernel_label(d) if not by_pipe else _kernel_label(d) + chart_f.paren(chart_f.pipe(r.pipe))
             label += f" ×{count}" if count else ""
             points.append(_Point(
                 diag=d, ai=ai, perf=perf, pipe=r.pipe, label=label, area=area, colour=colour,
@@ -296,7 +296,7 @@ def _label_points(ax, placer: _Placer, points: list[_Point], radius: dict[str, f
         px, py = ax.transData.transform((rep.ai, rep.perf))
         reach = max(math.dist((px, py), ax.transData.transform((m.ai, m.perf))) + radius[m.gid] for m in members)
         label = rep.label if len(members) == 1 else f"{_short(rep.diag.kernel.name)} ×{len(members)}" + (
-            f" ({f.pipe(rep.pipe)})" if rep.label.endswith(")") else "")
+            f.paren(f.pipe(rep.pipe)) if rep.label.endswith((")", "）")) else "")
         if not placer.place(label, rep.ai, rep.perf, reach, bbox=bbox):
             placer.place(f"[{rep.diag.kernel.index}]", rep.ai, rep.perf, reach, rings=(2, 10, 22), fontsize=7, bbox=bbox)
 
