@@ -97,13 +97,13 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
 
 def _speed(value: float | None, f: Fmt) -> str:
     """A speedup; one below 1 reads as the regression it is: ``0.95x (5 % slower)``, ``0.95×（变慢，耗时为优化前的
-    1.05 倍）``; twice as slow or more as a factor: ``0.02x (55.3x slower)`` (a percentage of thousands reads badly
+    1.05 倍）``; twice as slow or more as a factor: ``0.02x (55.31x slower)`` (a percentage of thousands reads badly
     in any language: "5430% slower")."""
     text = f.factor(value)
     if value is None or not math.isfinite(value) or not 0 < value < 1:
         return text
     if value <= 0.5:
-        return f.label("speed_slower_times", x=text, times=f"{1.0 / value:.3g}")
+        return f.label("speed_slower_times", x=text, times=f"{1.0 / value:.2f}")
     pct = 100.0 * (1.0 / value - 1.0)
     return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}", times=f"{1.0 / value:.3g}")
 
