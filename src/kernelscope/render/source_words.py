@@ -119,7 +119,7 @@ def line_head(f: Fmt) -> list[str]:
 
 def finding_titles(ids: Sequence[str], f: Fmt) -> str:
     """The titles of findings (``data/findings.toml``) in ``f``'s language, comma-separated."""
-    return f.comma.join(f.finding_title(i) for i in ids)
+    return f.listing(f.finding_title(i) for i in ids)
 
 
 def line_cells(line: HotLine, f: Fmt, findings: bool = True) -> list[str]:
