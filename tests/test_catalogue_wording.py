@@ -85,3 +85,13 @@ def test_rule_lists_use_the_enumeration_comma():
     zh, en = nsight_line(d, Fmt("zh")), nsight_line(d, Fmt("en"))
     assert "AchievedOccupancy（ncu 预计收益 65%）、FPInstructions、Occupancy" in zh and "，" not in zh
     assert "AchievedOccupancy (est. 65%), FPInstructions, Occupancy" in en
+
+
+def test_no_two_bracket_groups_back_to_back():
+    """``95.5%（> 80%）（按总周期计…）`` reads as two asides: one group, or a clause after ``；``."""
+    bad = []
+    for path in sorted(DATA.glob("*.toml")):
+        for where, text in _texts(tomllib.loads(path.read_text("utf-8")), ()):
+            if where[-1] != "source" and re.search(r"）（|\) \(", filled(text)):
+                bad.append(f"{path.name}: {'.'.join(where)}: {text[:80]}")
+    assert bad == []
