@@ -95,3 +95,14 @@ def test_no_two_bracket_groups_back_to_back():
             if where[-1] != "source" and re.search(r"）（|\) \(", filled(text)):
                 bad.append(f"{path.name}: {'.'.join(where)}: {text[:80]}")
     assert bad == []
+
+
+def test_one_ceiling_name_in_table_and_chart():
+    """The roofline table and chart name a shared peak alike: FP16-accumulate left out beside FP16, and names that
+    end alike joined ("FP16/BF16 Tensor Core"), so no cell wraps inside "FP16 Tensor Core，FP16 累加"."""
+    from kernelscope.render.roofline_data import ceiling_name
+    pipes = ("fp16_tensor", "fp16_tensor_fp16acc", "bf16_tensor")
+    for lang in ("zh", "en"):
+        f = Fmt(lang)
+        assert ceiling_name(pipes, f) == "FP16/BF16 " + f.pipe("fp16_tensor").split(" ", 1)[1]
+        assert ceiling_name(("fp16_tensor_fp16acc",), f) == f.pipe("fp16_tensor_fp16acc")
