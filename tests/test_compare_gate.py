@@ -106,7 +106,7 @@ def test_n19_renumbered_regressed_kernel_fails_the_gate(capsys):
     assert doc["speedup"] == pytest.approx(240.4 / 320.6, rel=1e-3)
     code = main(["compare", str(before), str(after), "--fail-if-slower", "5%"])
     text = " ".join(capsys.readouterr().out.split())
-    assert code == 1 and "paired by name up to the inductor ordinal" in text
+    assert code == 1 and "paired by name up to the Inductor ordinal" in text
 
 
 def test_generated_names_pair_by_shape_then_nearest_duration():

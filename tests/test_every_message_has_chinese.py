@@ -233,7 +233,7 @@ BAD_INPUTS = {
     "--threads text": (lambda t: ["occupancy", "--arch", "sm_90", "--threads", "abc", "--regs", "32"], "整数"),
     "--regs range": (lambda t: ["occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "300"], "超出"),
     "--dtype": (lambda t: ["banks", "--dtype", "quad", "--tile", "32x32", "--access", "row"], "元素类型"),
-    "--tile": (lambda t: ["banks", "--dtype", "float", "--tile", "3y3", "--access", "row"], "Tile"),
+    "--tile": (lambda t: ["banks", "--dtype", "float", "--tile", "3y3", "--access", "row"], "tile 尺寸"),
     "--top timeline": (lambda t: ["timeline", _write(t, "t.json", "{}"), "--top", "0"], "应为正整数"),
     "--top fusion": (lambda t: ["fusion", _write(t, "t.json", "{}"), "--top", "0"], "应为正整数"),
     "invalid regex": (lambda t: ["diagnose", PLAIN, "--kernel", "regex:("], "正则表达式"),

@@ -684,3 +684,15 @@ def test_cli_cu_demo_chinese(capsys, monkeypatch):
     assert row.split()[-4:] == ["5", "40", "62.5%", "共享内存"]
     assert next(l for l in zh.splitlines() if l.strip().startswith("register_spilling")).split()[5] == "溢出"
     assert re.findall(_NUMBERS, zh) == re.findall(_NUMBERS, en)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_cli_every_column_has_a_header(capsys, monkeypatch, lang):
+    """Each table's header row names every column (the limiter and "<- now" column is 备注 / note, not blank)."""
+    monkeypatch.setenv("COLUMNS", "160")
+    code, out, _ = run(capsys, "occupancy", "--lang", lang, "--arch", "sm_90", "--threads", "256", "--regs", "64",
+                       "--smem", "48KiB")
+    heads = [line for line in out.splitlines() if line.startswith("┃")]
+    assert code == 0 and len(heads) >= 3
+    blank = [h for h in heads if any(not c.strip() for c in h.strip("┃").split("┃"))]
+    assert blank == []

@@ -290,7 +290,7 @@ def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
 
 def _estimates(p: KernelComparison, f: Fmt) -> str:
     """kernelscope's estimates from the BEFORE findings (largest first) next to the measured speedup."""
-    items = f.comma.join(f"{f.finding_title(i)} {f.factor(x)}" for i, x in p.predicted) or f.label("estimated_none")
+    items = f.listing(f"{f.finding_title(i)} {f.factor(x)}" for i, x in p.predicted) or f.label("estimated_none")
     return f.label("estimated_items", items=items, got=_speed(p.speedup, f))
 
 
@@ -384,7 +384,7 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
         if clocks is not None:
             out.append(Text(clocks, style="bold"))
         if p.generator is not None:
-            out.append(Text(f.label("cmp_matched_generated", generator=p.generator)))
+            out.append(Text(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}"))))
         out.append(Text(f.head(f.label("what_moved"), f.notes(p.explanation))))
         resolved = _resolved(p, f)
         if resolved:
@@ -436,7 +436,7 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         lines += ["", f"**{cell(shape)}**"] if shape is not None else []
         clocks = _pair_clocks(p, f, c)
         lines += ["", f"**{cell(clocks)}**"] if clocks is not None else []
-        lines += ["", cell(f.label("cmp_matched_generated", generator=p.generator))] if p.generator else []
+        lines += ["", cell(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}")))] if p.generator else []
         lines += ["", f.head(f.label("what_moved"), cell(f.notes(p.explanation)))]
         resolved = _resolved(p, f)
         lines += ["", f"**{cell(f.label('resolved_title'))}**", ""] + [f"- {cell(x)}" for x in resolved] if resolved else []

@@ -101,16 +101,20 @@ def with_fusion_column(section: Section, names: Sequence[str], estimates: Sequen
     return title, [*head, f.label("fu_column")], [[*r, c] for r, c in zip(rows, cells)]
 
 
+#: The caveats that are assumptions the estimate makes (shown as their own row), not things it cannot know.
+ASSUMPTIONS = frozenset({"assumed_chain", "epilogue_assumed"})
+
+
 def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
     """The candidate (number ``i`` of the table) in one sentence (its numbers are the estimate's own): a predicted
     fused time when the bytes are known, else the fused time said to be not known and the saving an upper bound."""
-    with_head = "" if e.head is None else f.note(Note("fu_with_head", {}))
+    fuse = f.note(Note("fu_fuse" if e.head is None else "fu_fuse_head", {"n": len(e.kernels)}))
     if e.fused_s is None:
         key = "fu_bytes_assumed" if e.head is None else "fu_bytes_epilogue_assumed"
         floor = (f.note(Note("fu_floor_zero", {})) if e.fused_floor_s <= 0
                  else f.note(Note("fu_floor_time", {"time": f.time(e.fused_floor_s)})))
         return Note("fu_summary_bound", {
-            "i": i, "n": len(e.kernels), "with_head": with_head, "speedup": _gain(e, f),
+            "i": i, "n": len(e.kernels), "fuse": fuse, "speedup": _gain(e, f),
             "bytes": f.note(Note(key, {"fraction": f.share(e.bytes_fraction)})), "floor": floor,
             "saving_run_s": e.saving_s, "runs": _runs(e, f), "saving_s": e.total_saving_s,
             "share": f.share(e.program_fraction), "program": _x(e.program_speedup, f)})
@@ -120,7 +124,7 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
                                                 "bw": si(e.achieved_bytes_per_s, "B/s", 4)}))
     # a report's chain: the fused time at the bandwidth reached is the least it can be (the data flow assumed)
     return Note("fu_summary_flow" if e.estimate_kind == "upper_bound" else "fu_summary", {
-        "i": i, "n": len(e.kernels), "with_head": with_head,
+        "i": i, "n": len(e.kernels), "fuse": fuse,
         "speedup": _gain(e, f), "fused_s": e.fused_s, "unfused_s": e.unfused_s, "bytes": bytes_text,
         "runs": _runs(e, f), "saving_s": e.total_saving_s, "share": f.share(e.program_fraction),
         "program": _x(e.program_speedup, f)})
@@ -139,14 +143,17 @@ def advice_text(e: FusionEstimate, f: Fmt) -> str:
 
 
 def fusion_lines(estimates: Sequence[FusionEstimate], f: Fmt) -> list[tuple[str, str]]:
-    """(label, text) lines: per candidate its sentence, then its advice; the caveats once, after them."""
+    """(label, text) lines: per candidate its sentence, then its advice; the assumptions, then the caveats, once
+    after them."""
     rows: list[tuple[str, str]] = []
     for i, e in enumerate(estimates):
         rows.append((f.label("fu_command_title") if i == 0 else "", f.note(summary_note(e, f, i + 1))))
         rows.append(("", f"   {f.label('fu_advice')}{f.colon}{advice_text(e, f)}"))
     caveats = list(dict.fromkeys(c for e in estimates for c in e.caveats))
-    if caveats:
-        rows.append((f.label("fu_caveats"), f.semi.join(f.note(Note(f"fu_caveat_{c}", {})) for c in caveats)))
+    for label, group in (("fu_assumptions", [c for c in caveats if c in ASSUMPTIONS]),
+                         ("fu_caveats", [c for c in caveats if c not in ASSUMPTIONS])):
+        if group:
+            rows.append((f.label(label), f.semi.join(f.note(Note(f"fu_caveat_{c}", {})) for c in group)))
     return rows
 
 

@@ -177,7 +177,7 @@ def _limits_table(o: Occupancy, f: Fmt) -> Table:
     t = Table(title=f.label("occ_limits_title"), title_justify="left")
     t.add_column(f.label("occ_resource"), justify="left")
     t.add_column(f.label("occ_blocks_per_sm"), justify="right")
-    t.add_column("", justify="left")
+    t.add_column(f.label("occ_remark"), justify="left")
     for key, value in o.block_limits.items():
         t.add_row(f.label(f"occ_limit_{key}"), str(value), f.label("occ_limiter") if key in o.limiters else "")
     return t
@@ -218,8 +218,8 @@ def _what_if_table(o: Occupancy, vary: str, results: Sequence[tuple[int, Occupan
     fmt = _PARAMS[vary][1]
     t = Table(title=f.label(title), title_justify="left")
     for key, justify in ((unit, "left"), ("occ_blocks_per_sm", "right"), ("occ_warps_per_sm", "right"),
-                         ("occ_occupancy", "right"), ("occ_limited_by", "left"), (None, "left")):
-        t.add_column(f.label(key) if key else "", justify=justify)
+                         ("occ_occupancy", "right"), ("occ_limited_by", "left"), ("occ_remark", "left")):
+        t.add_column(f.label(key), justify=justify)
     current = getattr(o, vary)
     threads = vary == "threads_per_block"
     groups = list(_groups(results, 1 if threads else 0))

@@ -271,3 +271,14 @@ def hierarchy_data(d: KernelDiagnosis, total_s: float | None = None) -> Roofline
         chart="levels", gpu=d.gpu, ceilings=((peak, (r.pipe,)),) if peak else (), memory=memory,  # type: ignore[arg-type]
         used_pipes=frozenset({r.pipe}), launches=(LaunchPoints(d, time_share(d, total_s), (r,), None),), levels=levels,
     )
+
+
+def ceiling_name(pipes: Sequence[str], f: Fmt) -> str:
+    """One ceiling's name, the same in the table and the chart: the pipes that share the peak, FP16-accumulate
+    left out beside FP16 (the same tensor cores), "FP16/BF16 Tensor Core" where the names end alike."""
+    shown = [p for p in pipes if not (p == "fp16_tensor_fp16acc" and "fp16_tensor" in pipes)]
+    names = [f.pipe(p) for p in shown]
+    heads = [n.split(" ", 1) for n in names]
+    if len(names) > 1 and all(len(h) == 2 and h[1] == heads[0][1] for h in heads):
+        return "/".join(h[0] for h in heads) + " " + heads[0][1]
+    return " / ".join(names)

@@ -14,17 +14,13 @@ from rich.text import Text
 
 from .cjk import name_text
 from .common import Fmt, ops_unit, safe, si
-from .roofline_data import RooflineData
+from .roofline_data import RooflineData, ceiling_name
 
 __all__ = ["renderables", "title"]
 
 
 def _level(level: str, f: Fmt) -> str:
     return f.label(f"chart_hier_{level}")
-
-
-def _pipes(pipes: tuple[str, ...], f: Fmt) -> str:
-    return " / ".join(f.pipe(p) for p in pipes)
 
 
 def title(data: RooflineData, report: str, f: Fmt, own_line: bool = False) -> str:
@@ -47,16 +43,17 @@ def _ceilings_table(data: RooflineData, f: Fmt) -> Table:
                          ("roof_source", "left")):
         t.add_column(f.label(key), justify=justify)  # type: ignore[arg-type]
     scale = data.clock_scale  # the ceilings are already at it: the chart's, the JSON's, the same numbers
-    source = f.label("roof_from_spec") if scale is None else f.label("roof_from_spec_clock", scale=scale)
+    spec = "roof_from_spec" if data.gpu is not None and data.gpu.origin == "catalogue" else "roof_from_given"
+    source = f.label(spec) if scale is None else f.label(f"{spec}_clock", scale=scale)
     for peak, pipes in data.ceilings:
         ridges = [f.label("roof_ridge_value", ai=f.intensity(peak / bw, pipes), level=_level(level, f))
                   for level, bw, _ in data.memory]
         used = f.paren(f.label("roof_used")) if data.used_pipes & set(pipes) else ""
-        t.add_row(Text(_pipes(pipes, f) + used), si(peak, ops_unit(pipes)), Text(f.listing(ridges) or "-"),
+        t.add_row(Text(ceiling_name(pipes, f) + used), si(peak, ops_unit(pipes)), Text(f.listing(ridges) or "-"),
                   Text(source))
     for level, bw, source in data.memory:
         t.add_row(Text(_level(level, f)), si(bw, "B/s"), "",
-                  f.label("roof_from_report" if source == "report" else "roof_from_spec"))
+                  f.label("roof_from_report" if source == "report" else spec))
     return t
 
 

@@ -99,7 +99,7 @@ def nsight_line(d: KernelDiagnosis, f: Fmt) -> str | None:
     by_id = {x.id: x for x in d.findings}
 
     def ours(ids: tuple[str, ...]) -> str:
-        return f.comma.join(f.finding_title(i, by_id.get(i)) for i in ids)
+        return f.listing(f.finding_title(i, by_id.get(i)) for i in ids)
 
     for m in d.nsight_matches:
         est = "" if m.nsight_speedup_pct is None else f.paren(f.label("nsight_est", p=m.nsight_speedup_pct))
@@ -111,7 +111,7 @@ def nsight_line(d: KernelDiagnosis, f: Fmt) -> str | None:
             groups[m.status].append(f"{m.rule_id}{est}")
     keys = {AGREE: "nsight_agree", NSIGHT_ONLY: "nsight_only", NO_COUNTERPART: "nsight_no_counterpart",
             KERNELSCOPE_ONLY: "kernelscope_only"}
-    parts = [f.label(keys[status], items=f.comma.join(items)) for status, items in groups.items() if items]
+    parts = [f.label(keys[status], items=f.listing(items)) for status, items in groups.items() if items]
     return f.semi.join(parts) or None
 
 

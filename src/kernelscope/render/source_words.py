@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..analysis.source import Counters, HotInstruction, HotLine, LaunchSource, StallSamples
+from ..knowledge.text import labels
+from ..notes import Note
 from .common import Fmt, md_cell, md_code, safe, short_name
 
 #: Printed where a counter does not apply to an instruction or line (e.g. sectors of an arithmetic instruction).
@@ -91,9 +93,12 @@ def launch_notes(ls: LaunchSource, f: Fmt) -> list[str]:
 
 
 def statement_text(line: HotLine, f: Fmt) -> str:
-    """A hot line's statement in ``f``'s language ("s8_gemm.cu:286: 100% of all LG Throttle samples ...; its global
-    accesses fetch 9.0x the sectors they need ...")."""
-    return f.label("src_join").join(f.note(n) for n in line.statement)
+    """A hot line's statement in ``f``'s language, for the cell beside its file:line, which it does not repeat
+    ("100% of all LG Throttle samples ...; its global accesses fetch 9.0x the sectors they need ..."): each note
+    worded by its ``{key}_cell`` template where it has one."""
+    cell = labels().note
+    return f.label("src_join").join(f.note(Note(f"{n.key}_cell", n.values) if f"{n.key}_cell" in cell else n)
+                                    for n in line.statement)
 
 
 def instruction_head(f: Fmt) -> list[str]:
@@ -118,8 +123,8 @@ def line_head(f: Fmt) -> list[str]:
 
 
 def finding_titles(ids: Sequence[str], f: Fmt) -> str:
-    """The titles of findings (``data/findings.toml``) in ``f``'s language, comma-separated."""
-    return f.comma.join(f.finding_title(i) for i in ids)
+    """The titles of findings (``data/findings.toml``) in ``f``'s language, as a list (:meth:`Fmt.listing`)."""
+    return f.listing(f.finding_title(i) for i in ids)
 
 
 def line_cells(line: HotLine, f: Fmt, findings: bool = True) -> list[str]:

@@ -21,7 +21,7 @@ from ...analysis.groups import LaunchGroup
 from ...analysis.roofline import ridge_point
 from ...model import GpuSpec
 from ..common import Fmt, ops_unit, safe, si
-from ..roofline_data import ceiling_scale
+from ..roofline_data import ceiling_name, ceiling_scale
 from ..roofline_data import ceilings as _gpu_ceilings
 from ..roofline_data import pick_gpu as _pick_gpu
 from ..roofline_data import plotted_points, time_share, why_not_plotted
@@ -116,14 +116,7 @@ def _ceilings(gpu: GpuSpec, f: Fmt, scale: float | None) -> list[tuple[float, li
     peaks share one line."""
     out = []
     for peak, pipes in _gpu_ceilings(gpu, scale):
-        shown = [p for p in pipes if not (p == "fp16_tensor_fp16acc" and "fp16_tensor" in pipes)]
-        names = [f.pipe(p) for p in shown]
-        heads = [n.split(" ", 1) for n in names]
-        if len(names) > 1 and all(len(h) == 2 and h[1] == heads[0][1] for h in heads):
-            name = "/".join(h[0] for h in heads) + " " + heads[0][1]
-        else:
-            name = " / ".join(names)
-        out.append((peak, pipes, f.head(name, si(peak, ops_unit(pipes)))))
+        out.append((peak, pipes, f.head(ceiling_name(pipes, f), si(peak, ops_unit(pipes)))))
     return out
 
 
