@@ -31,8 +31,6 @@ def count_text(value: float | None, f: Fmt) -> str:
     return NA if value is None else f.count(value)
 
 
-def _samples(value: float | None) -> str:
-    return NA if value is None else f"{value:,.0f}"
 
 
 def _ratio(value: float | None, f: Fmt) -> str:
@@ -106,7 +104,7 @@ def instruction_head(f: Fmt) -> list[str]:
 def instruction_cells(h: HotInstruction, f: Fmt) -> list[str]:
     """One instruction's cells, in :func:`instruction_head` order."""
     c = h.counters
-    return [offset_text(h), safe(h.sass or NA), _samples(c.samples), f.share(c.share) if c.share is not None else NA,
+    return [offset_text(h), safe(h.sass or NA), count_text(c.samples, f), f.share(c.share) if c.share is not None else NA,
             stall_text(c, f), count_text(c.inst_executed, f), threads_text(c), _ratio(c.sector_ratio, f),
             _ratio(c.wavefront_ratio, f), NA if c.nway is None else f"{c.nway:g}"]
 
@@ -130,7 +128,7 @@ def line_cells(line: HotLine, f: Fmt, findings: bool = True) -> list[str]:
     if findings and line.findings:
         cause += f.arrow + finding_titles(line.findings, f)
     return [safe(f"{base_name(line.file)}:{line.line}"), safe(line.text) if line.text is not None else NA,
-            _samples(c.samples), f.share(c.share) if c.share is not None else NA, str(len(line.pcs)), cause]
+            count_text(c.samples, f), f.share(c.share) if c.share is not None else NA, str(len(line.pcs)), cause]
 
 
 # ----------------------------------------------------------------------------------------------- markdown

@@ -86,7 +86,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
     for k in rr.kernels[:3]:
         for factor, after, sp in zip(rr.factors, k.projected_s, k.speedups):
             what = (f.label("tl_ar_p_gone", name=k.name) if math.isinf(factor)
-                    else f.label("tl_ar_p_kernel", name=k.name, factor=_x(factor, f)))
+                    else f.label("tl_ar_p_kernel", name=k.name, factor=f.factor(factor, 0 if factor == int(factor) else 2)))  # a hypothesis: 2x
             proj_rows.append([what, f.time(after), _x(sp, f)])
     projections = (f.label("tl_ar_projections"), [f.label("tl_ar_what"), f.label("tl_ar_after"),
                                                    f.label("tl_ar_speedup")], proj_rows)
