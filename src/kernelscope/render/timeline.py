@@ -34,7 +34,7 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count,
 )
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
-from .cjk import name_text
+from .cjk import PATH, name_text, path_text
 from .common import Fmt, md_cell, safe, short_name, short_names
 from .rich_text import to_plain
 from ..knowledge.text import labels
@@ -410,8 +410,8 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         t = Table(box=box.SIMPLE, show_header=False)
         t.add_column(style="bold", no_wrap=True)
         t.add_column(overflow="fold")
-        for label, value in overview:
-            t.add_row(Text(label), Text(value))
+        for label, value in overview:  # the input's path wraps between its parts
+            t.add_row(Text(label), path_text(value) if label == f.label("tl_input") else Text(value))
         out.append(t)
         text_columns = {f.label(k) for k in TEXT_COLUMNS}
         for title, head, rows in sections:
@@ -426,7 +426,7 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                 else:
                     tab.add_column(h, justify="right", no_wrap=True)
             for r in rows:
-                tab.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))
+                tab.add_row(name_text(r[0]), *(name_text(c) if PATH.fullmatch(c) else Text(c) for c in r[1:]))
             out.append(tab)
         if closing:  # after a table, whose last line is blank already: no blank edge above, one below
             t = Table(box=box.SIMPLE, show_header=False, show_edge=False)

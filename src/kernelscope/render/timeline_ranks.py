@@ -13,6 +13,7 @@ from rich.text import Text
 from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
 from .rich_text import to_plain
+from .cjk import PATH, name_text
 from .common import Fmt, md_cell
 from .timeline import _F
 from .documents import encode
@@ -115,7 +116,7 @@ def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
         for i, h in enumerate(head):
             tab.add_column(h, justify="left" if i < 2 else "right", overflow="fold")
         for r in rows:
-            tab.add_row(*(Text(c) for c in r))
+            tab.add_row(*(name_text(c) if PATH.fullmatch(c) else Text(c) for c in r))  # a path wraps at its parts
         out.append(tab)
     return out
 
