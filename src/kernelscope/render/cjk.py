@@ -221,12 +221,12 @@ WIDOW = 2
 
 
 def _no_widow(text: str, breaks: list[int], points: list[int], strong: set[int], rest: int, reach: int) -> list[int]:
-    """``breaks`` with the last one moved a few cells back (``reach``; to a strong break when there is one) when
-    it would leave :data:`WIDOW` characters or fewer alone on the paragraph's last line."""
+    """``breaks`` with the last one moved a few cells back (``reach`` or half a line; to a strong break when there
+    is one) when it would leave :data:`WIDOW` characters or fewer alone on the paragraph's last line."""
     if not breaks or len(text[breaks[-1]:].strip()) > WIDOW:
         return breaks
     prev, last = (breaks[-2] if len(breaks) > 1 else 0), breaks[-1]
-    fits = [p for p in points if prev < p < last and cell_len(text[p:last]) <= reach
+    fits = [p for p in points if prev < p < last and cell_len(text[p:last]) <= max(reach, rest // 2)
             and cell_len(text[p:].rstrip()) <= rest and len(text[p:].strip()) > WIDOW]
     if not fits:
         return breaks
