@@ -141,3 +141,9 @@ def test_one_precision_per_spread_row():
     text = spread_values("duration_s", Spread(min=152e-6, median=152.6e-6, max=153.2e-6, measured=3), Fmt("zh"))
     numbers = re.findall(r"\d+(?:\.\d+)?", text)
     assert len({len(n.split(".")[1]) if "." in n else 0 for n in numbers}) == 1
+
+
+def test_source_sample_counts_through_the_one_count_format():
+    report = need(CASES.parent / "corpus" / "ncu" / "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep")
+    out = _run("source", str(report), "--lang", "zh")
+    assert out.strip() and not re.search(r"\d,\d{3}", out)  # 1.41 万, 9521: never 14,096

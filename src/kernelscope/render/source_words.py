@@ -71,9 +71,9 @@ def launch_title(ls: LaunchSource, f: Fmt) -> str:
 def launch_lines(ls: LaunchSource, f: Fmt) -> list[str]:
     """The lines under a launch's title: duration and ranking, then what the report lacks for this view."""
     if ls.ranked_by == "smsp__pcsamp_sample_count":
-        ranked = f.label("src_ranked_samples", n=ls.total_samples or 0)
+        ranked = f.label("src_ranked_samples", n=f.count(ls.total_samples or 0))  # the one count format
     elif ls.ranked_by == "inst_executed":
-        ranked = f.label("src_ranked_executed", n=ls.total_executed or 0)
+        ranked = f.label("src_ranked_executed", n=f.count(ls.total_executed or 0))
     else:
         ranked = f.label("src_ranked_none")
     return [f.head(f.label("duration"), f.time(ls.kernel.duration_s)) + f.semi + ranked, *launch_notes(ls, f)]
