@@ -142,6 +142,8 @@ def name_breaks(text: str) -> list[int]:
             continue
         if before == ":" and text[i - 2:i] != "::":
             continue
+        if before == "." and not any(c in NAME_BREAK_AFTER for c in text[i:]):  # rank0.json: its extension stays
+            continue
         out.append(i)
     return [i for i in out if len(text) - i >= NAME_TAIL]
 
