@@ -147,3 +147,12 @@ def test_source_sample_counts_through_the_one_count_format():
     report = need(CASES.parent / "corpus" / "ncu" / "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep")
     out = _run("source", str(report), "--lang", "zh")
     assert out.strip() and not re.search(r"\d,\d{3}", out)  # 1.41 万, 9521: never 14,096
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+def test_lanes_caption_speaks_of_the_if_columns_only_while_shown(columns):
+    out = _run("timeline", "--details", str(need(CASES / "N14_ranks_ddp_compute_straggler")), "--lang", "zh",
+               columns=columns).splitlines()
+    at = next(i for i, line in enumerate(out) if line.startswith("各设备"))
+    header = next(line for line in out[at + 1:] if "名称" in line)
+    assert ("提速 2× 后" in header) == ("提速后" in "".join(out[at:at + 2]))

@@ -329,7 +329,8 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
         out.append((_titled(f, "tl_top_copies", items, rep), *_item_rows(items, f, top, True, copies=True)))
     h, r = lane_rows(rep, f, top)
     if r:
-        out.append((f.label("tl_lanes"), h, r))
+        ifs = [(f.label("tl_lanes_if"), h[h.index(f.label("tl_device_if_2x")):])]  # goes with the "if" columns
+        out.append((Captioned.build(f.label("tl_lanes"), ifs, f.comma if f.zh else " "), h, r))
     if rep.gpu_idle is not None:
         out.append((_titled(f, "tl_gpu_idle", (rep.gpu_idle,), rep), *_item_rows((rep.gpu_idle,), f, top, True)))
     if rep.api_calls:
