@@ -131,7 +131,10 @@ def test_kernel_projection_uses_the_time_it_adds_to_the_busy_union():
     assert hidden.program_fraction == 0 and hidden.amdahl.speedups[-1] == pytest.approx(1.0)
     assert rep.copies[0].exclusive_s == 0 and rep.copies[0].program_fraction == 0
     assert lane(a, 0).busy_s == pytest.approx(0.100) and lane(a, 0).share_pct == pytest.approx(100 * 100 / 150)
-    title = next(line for line in render_timeline([rep], "markdown", "en").splitlines() if "Kernels by" in line)
+    md = render_timeline([rep], "markdown", "en").splitlines()
+    at = next(i for i, line in enumerate(md) if line.startswith("### Kernels by"))
+    assert md[at] == "### Kernels by total time"  # the heading: the title alone, its caption below it
+    title = md[at + 2]
     assert "program wall 150.0 ms" in title and "no other GPU work overlaps" in title  # the output says which
 
 

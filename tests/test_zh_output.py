@@ -293,7 +293,7 @@ def test_the_rules_on_examples():
     for width in range(12, 60):  # from 12 columns on every piece fits a line: no fold
         assert [(text[:at] + "|" + text[at:], why) for at in divide(text, width)
                 if (why := _bad_break(text, at))] == []
-    assert wrap("受限于共享内存。", 14) == ["受限于共享内", "存。"]  # the 。 takes the character before it along
+    assert wrap("受限于共享内存。", 14) == ["受限于共享", "内存。"]  # the 。 takes characters along: no widow "存。"
     assert wrap("1. 受限于共享内存", 5) == ["1. 受", "限于", "共享", "内存"]
     assert wrap("（float4）计算", 10) == ["（float4）", "计算"]
     assert wrap("向量化为 16 字节加载", 9) == ["向量化为", "16 字节加", "载"]

@@ -31,7 +31,7 @@ from rich.table import Table
 from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 
 __all__ = ["CJKConsole", "CJKText", "HeaderText", "NameText", "break_opportunities", "divide", "hang", "has_cjk",
-           "header", "name_breaks", "name_text", "strong_breaks", "wrap"]
+           "header", "name_breaks", "name_text", "path_text", "PATH", "strong_breaks", "wrap"]
 
 #: Characters no line may start with: closing and pausing punctuation, full-width and half-width.
 NO_LINE_START = frozenset("，。；：）、！？」』】》〉〕］｝〗〙〛”’…‥～％‰·・" ",.;:)!?]}%/")
@@ -123,7 +123,9 @@ def _points(text: str) -> list[int]:
 
 
 #: Characters after which a kernel or file name may break (``ampere_sgemm_`` / ``32x32_``, ``at::`` / ``native::``).
-NAME_BREAK_AFTER = frozenset("_(,<:/ ")
+NAME_BREAK_AFTER = frozenset("_(,<:/ -.")
+#: A name's break leaves at least this many characters after it (never ``ncu-re`` / ``p``).
+NAME_TAIL = 3
 
 
 def name_breaks(text: str) -> list[int]:
@@ -140,8 +142,10 @@ def name_breaks(text: str) -> list[int]:
             continue
         if before == ":" and text[i - 2:i] != "::":
             continue
+        if before == "." and not any(c in NAME_BREAK_AFTER for c in text[i:]):  # rank0.json: its extension stays
+            continue
         out.append(i)
-    return out
+    return [i for i in out if len(text) - i >= NAME_TAIL]
 
 
 def _segments(text: str, strict: bool = False, name: bool = False) -> list[tuple[int, int]]:
@@ -209,7 +213,26 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
                 line = []
             line.append((start, end))
             offset, room = sum(cell_len(text[a:b]) for a, b in line), rest
+    if has_cjk(text) and not name:
+        return _no_widow(text, breaks, [a for a, _ in _segments(text, strict)], strong, rest, reach)
     return breaks
+
+
+#: A paragraph's last line holding at most this many characters is a widow (``有效计`` / ``算``).
+WIDOW = 2
+
+
+def _no_widow(text: str, breaks: list[int], points: list[int], strong: set[int], rest: int, reach: int) -> list[int]:
+    """``breaks`` with the last one moved a few cells back (``reach`` or half a line; to a strong break when there
+    is one) when it would leave :data:`WIDOW` characters or fewer alone on the paragraph's last line."""
+    if not breaks or len(text[breaks[-1]:].strip()) > WIDOW:
+        return breaks
+    prev, last = (breaks[-2] if len(breaks) > 1 else 0), breaks[-1]
+    fits = [p for p in points if prev < p < last and cell_len(text[p:last]) <= max(reach, rest // 2)
+            and cell_len(text[p:].rstrip()) <= rest and len(text[p:].strip()) > WIDOW]
+    if not fits:
+        return breaks
+    return breaks[:-1] + [max((p for p in fits if p in strong), default=max(fits))]
 
 
 def wrap(text: str, width: int) -> list[str]:
@@ -243,6 +266,8 @@ class CJKText(Text):
     strict = False
     #: Whether it wraps as a name (:class:`NameText`).
     name = False
+    #: Whether its first line is a path, which wraps as a name (:func:`path_text`).
+    path = False
 
     @classmethod
     def of(cls, text: Text) -> "CJKText":
@@ -259,7 +284,7 @@ class CJKText(Text):
         wrap_overflow = overflow or self.overflow or DEFAULT_OVERFLOW
         no_wrap = bool(no_wrap if no_wrap is not None else self.no_wrap) or overflow == "ignore"
         lines = Lines()
-        for line in self.split(allow_blank=True):
+        for number, line in enumerate(self.split(allow_blank=True)):
             if "\t" in line:
                 line.expand_tabs(tab_size)
             if no_wrap:
@@ -270,7 +295,7 @@ class CJKText(Text):
             else:
                 indent = hang(line.plain, width)
                 new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold", rest=width - indent,
-                                               strict=self.strict, name=self.name))
+                                               strict=self.strict, name=self.name or self.path and not number))
                 for n, part in enumerate(new_lines):
                     part.rstrip_end(width)
                     if n and indent:
@@ -316,6 +341,22 @@ def name_text(name: str, **kwargs: Any) -> CJKText:
     if cjk is not None and not (cjk.start() > 0 and name[cjk.start()] == "（"):  # a name with a Chinese suffix
         return CJKText(name, **kwargs)  # a Chinese label ("程序空闲")
     return NameText(name, **kwargs)
+
+
+#: A table cell holding a file's path or name (``a/b.json``, ``rank0.pt.trace.json``), not a ratio (``3/4``).
+PATH = re.compile(r"(?![\d/.]+$)[\w.+~-]*(?:/[\w.+~-]+)+/?|[\w+~-]+(?:\.[\w+~-]+)*\.[A-Za-z][\w-]*")
+
+
+class PathText(CJKText):
+    """An input's path on its first line (wrapped as a name: at ``/``, ``_``, ``-``, ``.``), then what wrote it."""
+
+    path = True
+
+
+def path_text(text: str, **kwargs: Any) -> CJKText:
+    """``text`` (a path, then lines about it: :meth:`~kernelscope.render.common.Fmt.input_head`) as a
+    :class:`PathText`: a long path wraps between its parts, never leaving a letter alone on a line."""
+    return PathText(text, **kwargs)
 
 
 def header(cell: object) -> object:

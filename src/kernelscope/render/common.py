@@ -413,13 +413,16 @@ class Fmt:
         return self.nm if fraction is None else f"{fraction * 100:.1f}%"
 
     def flops(self, value: float | None, pipe: str | None = None) -> str:
-        """A rate of work: FLOP/s, or OP/s for an integer ``pipe`` (INT8 tensor cores: TOP/s, as the roofline)."""
+        """A rate of work: FLOP/s, or OP/s for an integer ``pipe`` (INT8 tensor cores: TOP/s, as the roofline); no
+        FP work at all (0 FLOP/s) is "not applicable (no FP work)"."""
+        if value == 0 and not pipe:
+            return self.label("no_fp_na")
         return self.nm if value is None else si(value, ops_unit(pipe or ()))
 
     def intensity(self, value: float | None, pipes: str | Iterable[str] = ()) -> str:
         """Arithmetic intensity: FLOP/B, or OP/B for integer ``pipes`` (:func:`ops_unit`)."""
-        if value is None:
-            return self.nm
+        if value is None or (value == 0 and not pipes):
+            return self.nm if value is None else self.label("no_fp_na")  # 0 FLOP/B: no FP work
         unit = ops_unit(pipes).replace("/s", "/B") if pipes else "FLOP/B"
         return f"∞ {unit}" if math.isinf(value) else f"{plain_number(value)} {unit}"
 

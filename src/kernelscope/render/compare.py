@@ -138,7 +138,7 @@ def _verdict(p: KernelComparison, f: Fmt) -> str:
 
 
 def _title(p: KernelComparison, f: Fmt | None = None) -> str:
-    marker = f" {f.label('shape_marker')}" if f is not None and p.shape_differs else ""
+    marker = ("" if f.zh else " ") + f.label("shape_marker") if f is not None and p.shape_differs else ""
     if p.before_name == p.after_name:
         return short_name(p.before_name) + marker
     return f"{short_name(p.before_name)}{f.arrow if f is not None else ' -> '}{short_name(p.after_name)}{marker}"
@@ -213,9 +213,13 @@ def _worded(note: Note, f: Fmt) -> str:
     return f.note(Note("cmp_method", {side: method_text(m, f) for side, m in sides.items()}))
 
 
-def _names(names: tuple[str, ...]) -> str:
-    shown = ", ".join(short_name(n, 40) for n in names[:4])
-    return (shown + (f", ... ({len(names)})" if len(names) > 4 else "")) or "-"
+def names_list(names: tuple[str, ...], f: Fmt, shown: int = 4) -> str:
+    """At most ``shown`` names as a list and how many there are in all: ``a, b, ... (11)`` / ``a、b 等 11 个``;
+    no name at all is ``-`` / ``无``."""
+    if not names:
+        return f.label("list_none")
+    text = f.listing(short_name(n, 40) for n in names[:shown])
+    return text + f.label("list_more", n=len(names)) if len(names) > shown else text
 
 
 def _summary(c: Comparison, f: Fmt) -> list[str]:
@@ -237,7 +241,7 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
         lines.append(matched)
     if c.unmatched_before or c.unmatched_after:
         lines.append(f.label("unmatched_time", before=f.time(c.unmatched_before_s), after=f.time(c.unmatched_after_s),
-                             before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
+                             before_names=names_list(c.unmatched_before, f), after_names=names_list(c.unmatched_after, f)))
         if len(c.unmatched_before) == 1 and len(c.unmatched_after) == 1 and not c.by_hand and all(
                 re.fullmatch(r"[\w:]+", n) for n in (c.unmatched_before[0], c.unmatched_after[0])):
             # one kernel left on each side, named as a regular expression reads it: most likely the one renamed
@@ -301,7 +305,7 @@ def _posthoc(p: KernelComparison, f: Fmt) -> str | None:
     if check is None or check.speedup is None:
         return None
     items = f.listing(f"{f.unit(w.unit)} {w.ratio:.2f}" for w in check.changes[:3] if math.isfinite(w.ratio))
-    return f.label("posthoc_items", items=items or "-", model=_speed(check.speedup, f), got=_speed(p.speedup, f))
+    return f.label("posthoc_items", items=items or f.label("list_none"), model=_speed(check.speedup, f), got=_speed(p.speedup, f))
 
 
 def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
@@ -332,7 +336,7 @@ def _gate_item(item: str, c, f: Fmt) -> str:
         return f.label("gate_program")
     if item == "unmatched":
         names = tuple(x[0][0] if isinstance(x, tuple) else x for x in c.unmatched_after)
-        return f.label("unmatched_gate", names=_names(names), growth=100.0 * (c.unmatched_growth or 0.0))
+        return f.label("unmatched_gate", names=names_list(names, f), growth=100.0 * (c.unmatched_growth or 0.0))
     return safe(item)
 
 
@@ -340,7 +344,7 @@ def _regressions_line(regressions: tuple[str, ...], threshold_pct: float, f: Fmt
     """"Regressions beyond 5%: k, total, after-only kernels (...)": ``c`` a :class:`Comparison` or a
     :class:`kernelscope.analysis.compare_datasets.DatasetComparison` (both name ``unmatched_after`` and
     ``unmatched_growth``)."""
-    return f.head(f.label("regressions", pct=threshold_pct), f.comma.join(_gate_item(r, c, f) for r in regressions) or "-")
+    return f.head(f.label("regressions", pct=threshold_pct), f.listing(_gate_item(r, c, f) for r in regressions) or f.label("list_none"))
 
 
 def shown_pairs(c: Comparison, details: bool) -> tuple[list[KernelComparison], int]:

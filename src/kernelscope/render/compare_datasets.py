@@ -13,7 +13,7 @@ from ..analysis.compare_datasets import DatasetComparison, KernelAggregate, Key,
 from ..version import __version__
 from .rich_text import to_plain
 from .common import Fmt, md_cell, short_name
-from .compare import _regressions_line, _speed, noise_text, speed_noise
+from .compare import _regressions_line, _speed, names_list, noise_text, speed_noise
 from .documents import encode
 from .documents.compare_datasets import CompareDatasetsDoc, DatasetKernelDoc, DatasetSideDoc, KernelKeyDoc
 from .fit import drop_first
@@ -22,9 +22,8 @@ from .json import finite
 SCHEMA = "kernelscope.compare-datasets/1"
 
 
-def _names(keys: tuple[tuple[Key, KernelAggregate], ...]) -> str:
-    shown = ", ".join(short_name(k[0][0], 40) for k in keys[:4])
-    return (shown + (f", ... ({len(keys)})" if len(keys) > 4 else "")) or "-"
+def _names(keys: tuple[tuple[Key, KernelAggregate], ...], f: Fmt) -> str:
+    return names_list(tuple(k[0][0] for k in keys), f)
 
 
 def _dims(d: tuple[int, ...] | None, f: Fmt) -> str:
@@ -38,7 +37,7 @@ def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
                     f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(c.noise[1], c.noise[0], f), f))]
     if c.unmatched_before or c.unmatched_after:
         lines.append(f.label("unmatched_time", before=f.time(c.unmatched_before_s), after=f.time(c.unmatched_after_s),
-                             before_names=_names(c.unmatched_before), after_names=_names(c.unmatched_after)))
+                             before_names=_names(c.unmatched_before, f), after_names=_names(c.unmatched_after, f)))
         lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}"))
     return lines
 

@@ -11,6 +11,7 @@ from typing import Iterable
 
 from rich.console import Console, Group
 from rich.measure import Measurement
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -50,6 +51,8 @@ def _fit_any(item: object, console: Console, width: int) -> None:
     elif isinstance(item, Group):
         for part in item.renderables:
             _fit_any(part, console, width)
+    elif isinstance(item, Padding):
+        _fit_any(item.renderable, console, width - item.left - item.right)
     elif isinstance(item, Panel):
         _fit_any(item.renderable, console, width - 4)  # two borders, one cell of padding each side
 

@@ -229,14 +229,15 @@ def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], f
 def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> list:
     """rich renderables of the ``kernelscope fusion`` table view (the terminal prints them at its width)."""
     from rich import box
+    from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    from .cjk import name_text
+    from .cjk import name_text, path_text
 
     f = Fmt(lang)
     section = fusion_section(estimates, f)
-    parts: list = [Text(f.label("fu_command_title"), style="bold"), Text(safe(path))]  # the path on its own line
+    parts: list = [Text(f.label("fu_command_title"), style="bold"), Group(path_text(safe(path)))]  # the path on its own line
     if section is None:
         return parts + [Text(f.label("fu_none"))]
     title, head, rows = section

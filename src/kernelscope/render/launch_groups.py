@@ -68,7 +68,10 @@ def spread_cells(g: LaunchGroup, f: Fmt) -> list[tuple[str, str, str, str]]:
     measured has "not measured" in its three cells."""
     out = []
     for key, s in g.spread.items():
-        cells = (f.nm,) * 3 if s is None else tuple(_fmt_value(key, v, f) for v in (s.min, s.median, s.max))
+        cells = [f.nm] * 3 if s is None else spread_values(key, s, f).split(" / ")
+        if len(cells) == 3 and " " in cells[2] and " " not in cells[0]:  # one precision, the unit in every cell
+            unit = cells[2].split(" ", 1)[1]
+            cells = [f"{c} {unit}" for c in cells[:2]] + [cells[2]]
         out.append((metric_name(key, f), *cells))
     return out
 

@@ -68,7 +68,7 @@ def level_line(d: KernelDiagnosis, f: Fmt) -> str | None:
         extra = [si(lv.bytes, "B")] if lv.bytes is not None else []
         if lv.hit_rate_pct is not None:
             extra.append(f.label("level_hit", v=f.pct(lv.hit_rate_pct)))
-        if lv.arithmetic_intensity_flop_per_byte is not None:
+        if lv.arithmetic_intensity_flop_per_byte:  # none, or 0 (no FP work: the intensity row says it once)
             extra.append(f.intensity(lv.arithmetic_intensity_flop_per_byte))
         if lv.throughput_pct is None and extra:  # bytes known, % of peak not: the bytes, not "not measured (50 MB)"
             items.append(f.spaced(level_name(lv.level, f), f.comma.join(extra)))
@@ -232,7 +232,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
     r = d.roofline
     if r is not None:
         ridge = r.ridge_point_flop_per_byte  # "拐点 12.8 FLOP/B（FP32 CUDA Core）"; "FP8 Tensor Core 的拐点未测量"
-        line = f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi + (
+        line = f.intensity(0) if r.arithmetic_intensity_flop_per_byte == 0 else f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi + (
             f.spaced(f.label("ridge_point"), f.intensity(ridge)) + f.paren(f.pipe(r.pipe)) if ridge is not None
             else f.spaced(f.label("ridge_of", pipe=f.pipe(r.pipe)), f.nm))
         if r.bound is not None:
@@ -242,9 +242,10 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
             est = f.paren(f.note("estimated_from_pipe")) if r.flops_estimated else ""
             rows.append((
                 f.label("achieved"),
-                f"{f.flops(r.achieved_flops_per_s, r.pipe)}{est} / "
-                + f.spaced(f.label("attainable"), f.flops(r.attainable_flops_per_s, r.pipe))
-                + f.comma + f.spaced(f.label("efficiency"), f.share(r.efficiency))
+                (f.flops(0) if r.achieved_flops_per_s == 0 else  # no FP work: no attainable rate or efficiency
+                 f"{f.flops(r.achieved_flops_per_s, r.pipe)}{est} / "
+                 + f.spaced(f.label("attainable"), f.flops(r.attainable_flops_per_s, r.pipe))
+                 + f.comma + f.spaced(f.label("efficiency"), f.share(r.efficiency)))
                 + ("" if r.achieved_bytes_per_s is None else f"{f.semi}DRAM {si(r.achieved_bytes_per_s, 'B/s')}"),
             ))
     if (useful := useful_line(d, f)) is not None:

@@ -33,8 +33,6 @@ def count_text(value: float | None, f: Fmt) -> str:
     return NA if value is None else f.count(value)
 
 
-def _samples(value: float | None) -> str:
-    return NA if value is None else f"{value:,.0f}"
 
 
 def _ratio(value: float | None, f: Fmt) -> str:
@@ -75,9 +73,9 @@ def launch_title(ls: LaunchSource, f: Fmt) -> str:
 def launch_lines(ls: LaunchSource, f: Fmt) -> list[str]:
     """The lines under a launch's title: duration and ranking, then what the report lacks for this view."""
     if ls.ranked_by == "smsp__pcsamp_sample_count":
-        ranked = f.label("src_ranked_samples", n=ls.total_samples or 0)
+        ranked = f.label("src_ranked_samples", n=f.count(ls.total_samples or 0))  # the one count format
     elif ls.ranked_by == "inst_executed":
-        ranked = f.label("src_ranked_executed", n=ls.total_executed or 0)
+        ranked = f.label("src_ranked_executed", n=f.count(ls.total_executed or 0))
     else:
         ranked = f.label("src_ranked_none")
     return [f.head(f.label("duration"), f.time(ls.kernel.duration_s)) + f.semi + ranked, *launch_notes(ls, f)]
@@ -111,7 +109,7 @@ def instruction_head(f: Fmt) -> list[str]:
 def instruction_cells(h: HotInstruction, f: Fmt) -> list[str]:
     """One instruction's cells, in :func:`instruction_head` order."""
     c = h.counters
-    return [offset_text(h), safe(h.sass or NA), _samples(c.samples), f.share(c.share) if c.share is not None else NA,
+    return [offset_text(h), safe(h.sass or NA), count_text(c.samples, f), f.share(c.share) if c.share is not None else NA,
             stall_text(c, f), count_text(c.inst_executed, f), threads_text(c), _ratio(c.sector_ratio, f),
             _ratio(c.wavefront_ratio, f), NA if c.nway is None else f"{c.nway:g}"]
 
@@ -135,7 +133,7 @@ def line_cells(line: HotLine, f: Fmt, findings: bool = True) -> list[str]:
     if findings and line.findings:
         cause += f.arrow + finding_titles(line.findings, f)
     return [safe(f"{base_name(line.file)}:{line.line}"), safe(line.text) if line.text is not None else NA,
-            _samples(c.samples), f.share(c.share) if c.share is not None else NA, str(len(line.pcs)), cause]
+            count_text(c.samples, f), f.share(c.share) if c.share is not None else NA, str(len(line.pcs)), cause]
 
 
 # ----------------------------------------------------------------------------------------------- markdown

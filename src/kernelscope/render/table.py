@@ -14,7 +14,7 @@ from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
 from .rich_text import to_plain
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_table
-from .cjk import name_text
+from .cjk import name_text, path_text
 from .common import Fmt, safe, short_name, short_names
 from .rows import kernel_rows, summary_rows
 from .launch_groups import group_rows, is_group, panels, rest_header, rest_rows, rest_title, shown_line
@@ -30,7 +30,7 @@ def renderables(results: Sequence[ReportDiagnosis], lang: str, launches: str = "
     for res in results:
         rep = res.report
         head = f.input_head(rep.path, rep.format, rep.tool_version)
-        out.append(Text(head, style="bold"))
+        out.append(Group(path_text(head, style="bold")))  # a Group: printed as it is (a long path wraps at its parts)
         summary = Table(title=f.label("where_time_goes"), box=box.SIMPLE_HEAD, title_justify="left")
         for col, justify in (("kernel", "left"), ("launches", "right"), ("total_time", "right"), ("share", "right")):
             summary.add_column(f.label(col), justify=justify, overflow="fold")

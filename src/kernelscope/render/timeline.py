@@ -23,6 +23,7 @@ import msgspec
 import numpy as np
 from rich import box
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -33,7 +34,7 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count,
 )
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
-from .cjk import name_text
+from .cjk import PATH, name_text, path_text
 from .common import Fmt, md_cell, safe, short_name, short_names
 from .rich_text import to_plain
 from ..knowledge.text import labels
@@ -282,11 +283,9 @@ def _titled(f: Fmt, key: str, items: Sequence[ItemStat], rep: TimelineReport | N
         share += "_devices"
     if not ranks and f"{key}_devices" in labels().label:
         key += "_devices"
-    alone = f.label(key) + (f.semi + f.label(share) if share else "")
-    caption = amdahl_caption(items, f, ranks)
-    if not caption:
-        return alone
-    return Captioned.of(alone + f.semi + caption, alone, [f.label(k) for k in PROGRAM_COLUMNS])
+    parts = [(f.label(share) if share else "", [f.label("share")]),
+             (amdahl_caption(items, f, ranks), [f.label(k) for k in PROGRAM_COLUMNS])]
+    return Captioned.build(f.label(key), parts, f.semi)
 
 
 #: What the share column of each ranking is of (labels.toml), said in its caption.
@@ -330,7 +329,8 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
         out.append((_titled(f, "tl_top_copies", items, rep), *_item_rows(items, f, top, True, copies=True)))
     h, r = lane_rows(rep, f, top)
     if r:
-        out.append((f.label("tl_lanes"), h, r))
+        ifs = [(f.label("tl_lanes_if"), h[h.index(f.label("tl_device_if_2x")):])]  # goes with the "if" columns
+        out.append((Captioned.build(f.label("tl_lanes"), ifs, f.comma if f.zh else " "), h, r))
     if rep.gpu_idle is not None:
         out.append((_titled(f, "tl_gpu_idle", (rep.gpu_idle,), rep), *_item_rows((rep.gpu_idle,), f, top, True)))
     if rep.api_calls:
@@ -353,9 +353,10 @@ def _closing(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> lis
     title = "tl_findings" if rep.format.startswith("nsys") else "tl_findings_timeline"  # Nsight's rules, or ours
     for i, fd in enumerate(rep.findings):
         rows.append((f.label(title) if i == 0 else "", f.note(fd.message)))
-    if rep.notes and notes is None:
-        rows.append((f.label("notes"), f.notes(list(rep.notes))))
-    for n in rep.notes if notes is not None else ():
+    kept = [n for n in rep.notes if not (rep.invalid and n.key == "tl_invalid_records")]  # a row below says it
+    if kept and notes is None:
+        rows.append((f.label("notes"), f.notes(kept)))
+    for n in kept if notes is not None else ():
         notes.add(f.note(n), "")
     if rep.not_computable:
         rows.append((f.label("tl_not_computable"), f.listing(f.label(f"tl_nc_{k}") for k in rep.not_computable)))
@@ -372,9 +373,7 @@ def _closing(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> lis
 
 def _depth(low: int | None, high: int | None, f: Fmt) -> str:
     """Operations ahead in the queue: "1-3" (in Chinese "1～3"), or "3" when all were the same (not "1-1")."""
-    if low == high:
-        return str(low)
-    return f.span(str(low), str(high)) if f.zh else f"{low}-{high}"
+    return str(low) if low == high else f.span(str(low), str(high)) if f.zh else f"{low}-{high}"
 
 
 # ----------------------------------------------------------------------------------------------- table
@@ -397,7 +396,7 @@ def _parts(rep: TimelineReport, f: Fmt, top: int, join: KernelJoin | None, detai
     keep = tuple(f.label(k, n=0, top=0).split("0")[0] for k in BRIEF_TABLES)
     kept = [(t, h, r[:TOP_FINDINGS] if t == f.label("fu_title") else r) for t, h, r in sections if t.startswith(keep)]
     dropped = [re.split(r" ?[(（:：;；]", s[0])[0] for s in sections if not s[0].startswith(keep)]
-    return overview, kept, _closing(rep, f, notes), notes, f.listing(dropped) or "-"
+    return overview, kept, _closing(rep, f, notes), notes, f.listing(dropped) or f.label("list_none")
 
 
 def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
@@ -412,13 +411,13 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         t = Table(box=box.SIMPLE, show_header=False)
         t.add_column(style="bold", no_wrap=True)
         t.add_column(overflow="fold")
-        for label, value in overview:
-            t.add_row(Text(label), Text(value))
+        for label, value in overview:  # the input's path wraps between its parts
+            t.add_row(Text(label), path_text(value) if label == f.label("tl_input") else Text(value))
         out.append(t)
         text_columns = {f.label(k) for k in TEXT_COLUMNS}
         for title, head, rows in sections:
             tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
-            if isinstance(title, Captioned):  # the caption's program part goes with the program columns (fit)
+            if isinstance(title, Captioned):  # each part of the caption goes with the columns it describes (fit)
                 tab._refit = lambda t, c=title: setattr(t, "title", c.shown([str(col.header) for col in t.columns]))
             for i, h in enumerate(head):
                 if i == 0:
@@ -428,15 +427,15 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                 else:
                     tab.add_column(h, justify="right", no_wrap=True)
             for r in rows:
-                tab.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))
+                tab.add_row(name_text(r[0]), *(name_text(c) if PATH.fullmatch(c) else Text(c) for c in r[1:]))
             out.append(tab)
-        if closing:
-            t = Table(box=box.SIMPLE, show_header=False)
+        if closing:  # after a table, whose last line is blank already: no blank edge above, one below
+            t = Table(box=box.SIMPLE, show_header=False, show_edge=False)
             t.add_column(style="bold", no_wrap=True)
             t.add_column(overflow="fold")
             for label, value in closing:
                 t.add_row(Text(label), Text(value))
-            out.append(t)
+            out.append(Padding(t, (0, 0, 1, 1)))
         if notes is not None:
             out += footnote_table(notes, f, "brief_more_tables", names=more)
     return out
@@ -460,7 +459,10 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         lines.append("")
         text_columns = {f.label(k) for k in TEXT_COLUMNS}
         for title, head, rows in sections:  # words left-aligned (as in the table view), numbers right
-            lines += [f"### {_cell(title)}", "", "| " + " | ".join(_cell(h) for h in head) + " |",
+            head_text, _, caption = (title.head, "", title.caption()) if isinstance(title, Captioned) \
+                else str(title).partition(f.semi)  # the heading: the title alone, its caption below
+            lines += [f"### {_cell(head_text)}", ""] + ([("\\" if caption[0] in "*-+#" else "") + _cell(caption), ""] if caption else [])
+            lines += ["| " + " | ".join(_cell(h) for h in head) + " |",
                       "|" + "".join("---|" if i == 0 or h in text_columns else "---:|" for i, h in enumerate(head))]
             lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
             lines.append("")

@@ -61,8 +61,8 @@ def join_section(join: KernelJoin, items: Sequence[ItemStat], f: Fmt) -> Section
     (for the caption saying what the program columns are of)."""
     caption = amdahl_caption(items, f, cols="tl_cols_join")
     alone = f.label("tl_join_title", n=join.matched, top=len(join.kernels))
-    title = Captioned.of(alone + f.semi + caption, alone, [f.label("tl_program_share"),
-                                                          f.label("tl_join_program_speedup")]) if caption else alone
+    title = Captioned.build(alone, [(caption, [f.label("tl_program_share"), f.label("tl_join_program_speedup")])],
+                            f.semi)
     head = [f.label("tl_name"), f.label("share"), f.label("tl_program_share"), f.label("bound"),
             f.label("tl_join_top_finding"), f.label("tl_join_kernel_speedup"), f.label("tl_join_program_speedup"),
             f.label("tl_join_launch")]

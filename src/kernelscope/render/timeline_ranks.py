@@ -13,6 +13,7 @@ from rich.text import Text
 from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
 from .rich_text import to_plain
+from .cjk import PATH, name_text
 from .common import Fmt, md_cell
 from .timeline import _F
 from .documents import encode
@@ -86,7 +87,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
     for k in rr.kernels[:3]:
         for factor, after, sp in zip(rr.factors, k.projected_s, k.speedups):
             what = (f.label("tl_ar_p_gone", name=k.name) if math.isinf(factor)
-                    else f.label("tl_ar_p_kernel", name=k.name, factor=_x(factor, f)))
+                    else f.label("tl_ar_p_kernel", name=k.name, factor=f.factor(factor, 0 if factor == int(factor) else 2)))  # a hypothesis: 2x
             proj_rows.append([what, f.time(after), _x(sp, f)])
     projections = (f.label("tl_ar_projections"), [f.label("tl_ar_what"), f.label("tl_ar_after"),
                                                    f.label("tl_ar_speedup")], proj_rows)
@@ -115,7 +116,7 @@ def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
         for i, h in enumerate(head):
             tab.add_column(h, justify="left" if i < 2 else "right", overflow="fold")
         for r in rows:
-            tab.add_row(*(Text(c) for c in r))
+            tab.add_row(*(name_text(c) if PATH.fullmatch(c) else Text(c) for c in r))  # a path wraps at its parts
         out.append(tab)
     return out
 

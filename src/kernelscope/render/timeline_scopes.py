@@ -85,22 +85,32 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
 
 
 class Captioned(str):
-    """A table's title that says what its program columns are of; :attr:`alone` is the title to print when the
-    table shows none of :attr:`columns` (the headers of those columns: a narrow terminal dropped them)."""
+    """A table's title, then its caption in parts, each saying what some columns are of (:attr:`parts`: the text
+    and the headers of the columns it describes; no header: a part that always stays); a narrow terminal that
+    drops a column leaves out the parts of the columns it dropped (:meth:`shown`). :attr:`head` is the title alone
+    (a Markdown heading), :meth:`caption` the rest (a line below it)."""
 
-    alone: str
-    columns: tuple[str, ...]
+    head: str
+    parts: tuple[tuple[str, tuple[str, ...]], ...]
+    sep: str
 
     @classmethod
-    def of(cls, full: str, alone: str, columns: Sequence[str]) -> "Captioned":
-        """``full`` (with the program part), knowing ``alone`` (without it) and the program ``columns``."""
-        out = cls(full)
-        out.alone, out.columns = alone, tuple(columns)
+    def build(cls, head: str, parts: Sequence[tuple[str, Sequence[str]]], sep: str) -> "Captioned":
+        """``head``, then each (text, headers of the columns it describes) of ``parts`` after ``sep``."""
+        kept = tuple((text, tuple(cols)) for text, cols in parts if text)
+        out = cls(sep.join([head] + [text for text, _ in kept]))
+        out.head, out.parts, out.sep = head, kept, sep
         return out
 
+    def caption(self, headers: Sequence[str] | None = None) -> str:
+        """The caption's parts (those of the columns among ``headers``; every part without it)."""
+        return self.sep.join(text for text, cols in self.parts
+                             if headers is None or not cols or any(h in cols for h in headers))
+
     def shown(self, headers: Sequence[str]) -> str:
-        """The title for a table that shows ``headers``: :attr:`alone` when none of :attr:`columns` is among them."""
-        return str(self) if any(h in self.columns for h in headers) else self.alone
+        """The title for a table that shows ``headers``: the parts of the columns it dropped left out."""
+        caption = self.caption(headers)
+        return self.head + (self.sep + caption if caption else "")
 
 
 def amdahl_caption(items: Sequence[ItemStat], f: Fmt, ranks: bool = True, cols: str = "tl_cols_program") -> str:
