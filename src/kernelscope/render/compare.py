@@ -103,7 +103,7 @@ def _speed(value: float | None, f: Fmt) -> str:
     if value is None or not math.isfinite(value) or not 0 < value < 1:
         return text
     if value <= 0.5:
-        return f.label("speed_slower_times", x=text, times=f"{1.0 / value:.2f}")
+        return f.label("speed_slower_times", x=text, factor=f.factor(1.0 / value), times=f"{1.0 / value:.3g}")
     pct = 100.0 * (1.0 / value - 1.0)
     return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}", times=f"{1.0 / value:.3g}")
 
