@@ -171,14 +171,14 @@ def test_zh_labels(tmp_path, capsys, monkeypatch):
     assert main(["timeline", str(trace), "--kernels", str(need(ESMM)), "--lang", "zh"]) == 0
     out = capsys.readouterr().out
     for text in ("主要 Kernel 及其 Nsight Compute 诊断", "首要问题", "程序整体提速", "无 Nsight Compute 数据",
-                 "时间线中没有的 Nsight Compute Kernel", "Grid 小于 GPU 规模", "至多 1.25×"):
+                 "时间线中没有的 Nsight Compute Kernel", "Grid 过小", "至多 1.25×"):
         assert text in out, text
     assert main(["timeline", str(trace), "--kernels", str(need(ESMM)), "--lang", "zh", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     validate(doc)
     kernels = doc["reports"][0]["kernels_joined"]["kernels"]
     assert kernels[0]["ncu"]["top_finding_title"] == "受限于加载/存储（LSU）管线上的访存指令"
-    assert next(k for k in kernels if k["name"] == TWO)["ncu"]["top_finding_title"] == "Grid 小于 GPU 规模"
+    assert next(k for k in kernels if k["name"] == TWO)["ncu"]["top_finding_title"] == "Grid 过小"
 
 
 def test_names_in_one_spelling():

@@ -276,7 +276,8 @@ class Fmt:
         return self.lang == "zh"
 
     def paren(self, text: str) -> str:
-        """`` (text)`` in English, ``（text）`` in Chinese (put after what it explains, without a space)."""
+        """`` (text)`` in English, ``（text）`` in Chinese, a bracket inside as a comma clause (``（Grid 过小，SM 空闲）``)."""
+        text = re.sub(r"（([^（）]*)）", r"，\1", text) if self.zh else text
         return f"{self._open}{text}{self._close}"
 
     def head(self, title: str, text: str) -> str:

@@ -74,7 +74,7 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
 
     def achieved(s: Side) -> str:
         if s.achieved_flops_per_s == 0:
-            return f.label("achieved_no_fp")  # no FP instructions: not "0 FLOP/s (not measured)"
+            return f.label("no_fp_na")  # no FP instructions: not "0 FLOP/s (not measured)"
         if s.achieved_flops_per_s is None:
             return f.nm
         return f.flops(s.achieved_flops_per_s) + ("" if s.efficiency is None else f.paren(f.share(s.efficiency)))
