@@ -32,3 +32,18 @@ def test_the_idle_share_caption_claims_no_equality():
 def test_no_fp_work_is_worded_one_way():
     table = labels().label
     assert "achieved_no_fp" not in table and table["no_fp_na"].zh == "不适用（无浮点运算）"
+
+
+def test_the_memory_side_names_a_memory_unit_when_the_lsu_pipe_leads_both():
+    """feather 09's double-buffered GEMM: the LSU pipe (49.0 %) is the busiest compute unit and, as the L1's LSU
+    input requests, the busiest memory one; the memory side names the next memory unit instead of the pipe twice."""
+    from kernelscope import diagnose_file
+    from kernelscope.render.rows import unit_line
+
+    rd = diagnose_file(need(CORPUS_NCU / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_"
+                                        "09_double_buffering.ncu-rep"))
+    d = next(d for d in rd.kernels if d.limiters.compute and d.limiters.compute[0].unit == "lsu")
+    assert d.limiters.memory[0].unit == "lsu"  # the case: the same unit leads both sides
+    line = unit_line(d, Fmt("en"), top=1)
+    compute, memory = line.split("; ")
+    assert "LSU" in compute and "LSU" not in memory and "L1/TEX" in memory, line

@@ -53,7 +53,12 @@ def unit_line(d: KernelDiagnosis, f: Fmt, top: int = 3) -> str | None:
     """"compute: LSU pipe 84.0%, FMA pipe 22.0%; memory: L1/TEX cache 85.1%, ..." (the ``top`` busiest units of
     each side), or None when the profile has no Speed-of-Light breakdown."""
     parts = []
-    for side, loads in (("compute", _with_tensor(d)), ("memory", d.limiters.memory)):
+    compute = _with_tensor(d)
+    # the L1's LSU input requests are the memory side's view of the LSU pipe's instructions: listed once, on the
+    # compute side, so that the memory side names a memory unit
+    busiest = compute[0].unit if compute else None
+    memory = [u for u in d.limiters.memory if busiest is None or u.unit != busiest] or list(d.limiters.memory)
+    for side, loads in (("compute", compute), ("memory", memory)):
         if loads:
             units = f.listing(f.spaced(name, f.pct(u.pct)) for name, u in named_loads(loads, f)[:top])
             parts.append(f.head(f.label('side_' + side), units))
