@@ -252,16 +252,14 @@ def show(renderables: Iterable[object]) -> None:
     width (what ``-o`` text files get too)."""
     from ..render.cjk import CJKConsole
     from ..render.fit import fit_tables
+    from ..render.rich_text import to_plain
 
     console = CJKConsole(soft_wrap=False)
-    if console.is_terminal:
-        for item in fit_tables(renderables, console):
-            console.print(item)
+    if not console.is_terminal:
+        sys.stdout.write(to_plain(renderables))  # the same text as -o FILE.txt
         return
     for item in fit_tables(renderables, console):
-        with console.capture() as captured:
-            console.print(item)
-        sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+        console.print(item)
 
 
 def emit(output: str | None, text: str) -> int:

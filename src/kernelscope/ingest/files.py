@@ -77,6 +77,19 @@ def read_head(path: str | os.PathLike, size: int, expected: str) -> bytes:
     return head
 
 
+def starts_with(head: bytes, chars: int = 40) -> tuple[bool, str]:
+    """How a file that is not what a reader takes begins, for its error: (True, its first ``chars`` characters of
+    text, blanks folded, quoted as ``'hello world'``) when ``head`` is printable UTF-8, else (False, its first 8 bytes
+    in hex, ``"1f 8b 08 00 ..."``)."""
+    try:
+        text = " ".join(head.decode("utf-8").split())
+    except UnicodeDecodeError:
+        text = None
+    if text and text.isprintable():
+        return True, repr(text[:chars])
+    return False, head[:8].hex(" ")
+
+
 def text_encoding(head: bytes) -> str:
     """The encoding to read a text file with, from its first bytes: ``"utf-16"`` for a UTF-16 byte-order mark
     (FF FE / FE FF, what Windows PowerShell writes), else ``"utf-8-sig"`` (UTF-8, a BOM dropped)."""

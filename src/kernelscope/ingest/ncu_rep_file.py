@@ -18,6 +18,8 @@ import re
 import struct
 from dataclasses import dataclass, field
 
+from .files import starts_with
+
 _VERSION_RE = re.compile(rb"(20\d\d\.\d+\.\d+)(?:\.(\d+))? \(build \d+\)")
 _KNOWN_FILE_VERSIONS = {7}  # FileHeader.Version of every report in the corpus (Nsight Compute 2021.2 .. 2026.2)
 
@@ -221,13 +223,9 @@ def _varint(data: bytes, i: int) -> tuple[int, int]:
 
 
 def _describe_start(data: bytes) -> str:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = None
-    if text is not None and all(c.isprintable() or c in "\r\n\t" for c in text):
-        snippet = " ".join(text.split())[:40]
-        return f"it is text starting with {snippet!r}, not a file with the 'NVR' signature of .ncu-rep"
-    return f"it starts with the bytes {data[:8].hex(' ')}, not the 'NVR' signature of .ncu-rep"
+    text, shown = starts_with(data)
+    if text:
+        return f"it is text starting with {shown}, not a file with the 'NVR' signature of .ncu-rep"
+    return f"it starts with the bytes {shown}, not the 'NVR' signature of .ncu-rep"
 
 

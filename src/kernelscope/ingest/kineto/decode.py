@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, Protocol
 import msgspec
 
 from ...errors import InputError
+from ..files import starts_with
 from ..limits import size_text
 
 #: How far into a file the top-level ``"traceEvents"`` key is looked for.
@@ -176,15 +177,9 @@ def _split_events(stream: BinaryIO, source: str, label: str, sink: _Sink, chunk_
 
 
 def _start_text(head: bytes) -> str:
-    """How a file that is not JSON starts, for its error: its text quoted when printable ('notgz'), else its first
-    bytes in hex ("the bytes 1f 8b 08 00")."""
-    try:
-        text = " ".join(head.decode("utf-8").split())
-    except UnicodeDecodeError:
-        text = None
-    if text and text.isprintable():
-        return repr(text)
-    return "the bytes " + head[:8].hex(" ")
+    """How a file that is not JSON starts (:func:`kernelscope.ingest.files.starts_with`): quoted text or hex bytes."""
+    text, shown = starts_with(head, 20)
+    return shown if text else f"the bytes {shown}"
 
 
 # --- the head: up to and including '[' of the top-level traceEvents array
