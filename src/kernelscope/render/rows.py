@@ -56,7 +56,7 @@ def unit_line(d: KernelDiagnosis, f: Fmt, top: int = 3) -> str | None:
     compute = _with_tensor(d)
     # the L1's LSU input requests are the memory side's view of the LSU pipe's instructions: listed once, on the
     # compute side, so that the memory side names a memory unit
-    busiest = compute[0].unit if compute else None
+    busiest = max(compute, key=lambda u: u.pct).unit if compute else None
     memory = [u for u in d.limiters.memory if busiest is None or u.unit != busiest] or list(d.limiters.memory)
     for side, loads in (("compute", compute), ("memory", memory)):
         if loads:
