@@ -100,6 +100,18 @@ def operator_traffic(op: str, family: str, dims: Sequence[tuple[int, ...] | None
     return tensors, sum(_nbytes(t) for t in tensors), (shape, tensors[0][1])
 
 
+def _by_thread_and_start(key: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """``np.lexsort((start, key))``, faster for a few distinct keys (host threads) whose rows come mostly in start
+    order: a stable sort by key, then a stable sort by start within each key."""
+    order = np.argsort(key, kind="stable")
+    key_s = key[order]
+    cuts = [0, *(np.flatnonzero(key_s[1:] != key_s[:-1]) + 1).tolist(), key_s.shape[0]]
+    start_s = start[order]
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        order[lo:hi] = order[lo:hi][np.argsort(start_s[lo:hi], kind="stable")]
+    return order
+
+
 def _operators(tl: Timeline, k_rows: np.ndarray) -> np.ndarray:
     """For each kernel row, the index into ``tl.op_inputs`` of the innermost operator with shapes enclosing its
     launch call on the same rank and host thread, or -1."""
@@ -111,8 +123,8 @@ def _operators(tl: Timeline, k_rows: np.ndarray) -> np.ndarray:
     api = ApiJoin.of(tl, api_rows).api_for(tl, k_rows)
     o_rows = ops.row
     key = (tl.rank[o_rows].astype(np.int64) << 40) ^ tl.stream[o_rows]
-    order = np.lexsort((tl.start_ns[o_rows], key))
-    key_s, start_s, end_s = key[order], tl.start_ns[o_rows][order], tl.end_ns[o_rows][order]
+    order = _by_thread_and_start(key, tl.start_ns[o_rows])
+    key_s, start_s, end_s = key[order], tl.start_ns[o_rows[order]], tl.end_ns[o_rows[order]]
     has = api >= 0
     a = api[has]
     akey = (tl.rank[a].astype(np.int64) << 40) ^ tl.stream[a]
@@ -126,15 +138,17 @@ def _operators(tl: Timeline, k_rows: np.ndarray) -> np.ndarray:
             continue
         calls = np.flatnonzero(akey == k)
         j = np.searchsorted(start_s[first:last], a_start[calls], "right") + first - 1
-        todo = j >= first
+        left = j >= first  # (the calls still looking, with their candidate operator j and their end)
+        calls, j = calls[left], j[left]
+        call_end = a_end[calls]
         for _ in range(MAX_NESTING + 1):
-            if not todo.any():
+            if not calls.size:
                 break
-            ok = todo & (end_s[np.maximum(j, first)] >= a_end[calls])
+            ok = end_s[j] >= call_end
             found[calls[ok]] = order[j[ok]]
-            todo &= ~ok
-            j = j - 1
-            todo &= j >= first
+            left = ~ok
+            left[left] = j[left] > first
+            calls, j, call_end = calls[left], j[left] - 1, call_end[left]
     out[has] = found
     return out
 
@@ -239,7 +253,8 @@ class _Chains:
         keys = np.column_stack([family_class[cand],
                                 np.fromiter(map(id, map(dims.__getitem__, ol)), np.int64, len(ol)),
                                 np.fromiter(map(id, map(types.__getitem__, ol)), np.int64, len(ol))])
-        _, first, code = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        code = _row_groups(keys)
+        _, first = np.unique(code, return_index=True)
         mapped = np.full(first.shape[0], -1, dtype=np.int64)
         for j, f in enumerate(first.tolist()):
             fam = fams[int(family_class[cand[f]])]
@@ -342,16 +357,28 @@ def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple
     steps = _steps(tl)
     members = np.split(np.argsort(inv, kind="stable"), np.cumsum(counts)[:-1]) if tl.op_inputs is not None else None
     peaks = {d: _peak(tl, d) for d in set(uniq[:, 1].tolist())}
+    per_kernel = sums / counts[:, None] * NS
+    n_of = (e[example] - s[example] + 1).tolist()
+    # An exact upper bound on each group's total saving: its kernels' time x occurrences (the fused time is >= 0),
+    # summed as the estimate sums it. Groups are estimated in falling bound order until no later one can enter
+    # the top (its bound below the top-th saving found): the same candidates, without the estimates of the rest.
+    bound = [sum(map(float, per_kernel[g, :n_of[g]])) * int(counts[g]) for g in range(uniq.shape[0])]
     out = []
-    for g in range(uniq.shape[0]):
+    best: list[float] = []  # the positive savings found, largest first (at most ``top``)
+    for g in sorted(range(uniq.shape[0]), key=lambda g: -bound[g]):
+        if 0 < top <= len(best) and bound[g] < best[top - 1]:
+            break
         r = int(example[g])
         occ = None if members is None else [(int(h[m]) if h[m] >= 0 else None, list(range(int(s[m]), int(e[m]) + 1)))
                                             for m in members[g].tolist()]
-        out.append(_group_estimate(c, int(s[r]), int(e[r]), int(h[r]), sums[g] / counts[g] * NS,
-                                   head_sums[g] / counts[g] * NS, int(counts[g]), occ, steps, program_s,
-                                   peaks[int(uniq[g, 1])], int(uniq[g, 0]), int(uniq[g, 1])))
-    out.sort(key=lambda x: -x.total_saving_s)
-    return tuple(x for x in out if x.total_saving_s > 0)[:top]
+        est = _group_estimate(c, int(s[r]), int(e[r]), int(h[r]), per_kernel[g], head_sums[g] / counts[g] * NS,
+                              int(counts[g]), occ, steps, program_s, peaks[int(uniq[g, 1])], int(uniq[g, 0]),
+                              int(uniq[g, 1]))
+        out.append((g, est))
+        if est.total_saving_s > 0:
+            best = sorted([*best, est.total_saving_s], reverse=True)[:max(top, 1)]
+    out.sort(key=lambda x: (-x[1].total_saving_s, x[0]))
+    return tuple(x for _, x in out if x.total_saving_s > 0)[:top]
 
 
 def _bytes_of(occ, n: int, traffic) -> tuple[list[float | None], list[float | None], float | None]:
