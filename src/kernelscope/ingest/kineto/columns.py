@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import is_not
+from operator import is_not, itemgetter
 from typing import Any, BinaryIO
 
 import msgspec
@@ -165,7 +165,7 @@ class _Builder:
         self.op_rows: list[np.ndarray] = []  # rows of cpu_op events with Input Dims, and their dims / types
         self.op_dims: list[tuple] = []
         self.op_types: list[tuple] = []
-        self.shapes: dict[tuple[bytes, bytes], Any] = {}  # raw (Input Dims, Input type) text -> _op_inputs of it
+        self.shapes: dict[bytes, Any] = {}  # raw Input Dims + Input type text -> _op_inputs of them
         self.rows = 0
         self.invalid: dict[tuple[str, str, str], list] = {}
         self.invalid_gpu_corr: list[tuple[tuple[str, str, str], int]] = []
@@ -300,17 +300,23 @@ class _Builder:
     def _store_ops(self, ops: tuple[list[int], list, list], keep: np.ndarray | None, n: int) -> None:
         """Keep the shapes of the operators in ``ops`` (rows in the piece, raw ``Input Dims``, raw ``Input type``)
         whose row was kept and whose dims are a list. Each distinct raw text is decoded once (the per-operator work
-        is C-level ``map`` calls: a trace holds hundreds of thousands of operators and a few hundred shapes)."""
+        is C-level ``map`` calls: a trace holds hundreds of thousands of operators and a few hundred shapes). The
+        two raw texts are looked up as one, joined: a list's text ends where its brackets close, so two joined
+        texts are equal only when both parts are (dims that are not a list are never shaped, whatever the type)."""
         shapes = self.shapes
-        keys = list(zip(map(bytes, ops[1]), map(bytes, ops[2])))
-        got = list(map(shapes.get, keys))
-        for j in [j for j, g in enumerate(got) if g is None]:
-            key = keys[j]
-            g = shapes.get(key)
-            if g is None:
-                dims, types = key
-                g = shapes[key] = _op_inputs(_json(dims), _json(types)) or _NOT_SHAPED
-            got[j] = g
+        got = list(map(shapes.get, map(b"".join, zip(ops[1], ops[2]))))
+        j = 0
+        try:
+            while True:
+                j = got.index(None, j)
+                dims, types = bytes(ops[1][j]), bytes(ops[2][j])
+                key = dims + types
+                g = shapes.get(key)
+                if g is None:
+                    g = shapes[key] = _op_inputs(_json(dims), _json(types)) or _NOT_SHAPED
+                got[j] = g
+        except ValueError:  # (no None left)
+            pass
         row = np.array(ops[0], dtype=np.int64)
         if keep is not None:
             new_index = np.full(n, -1, dtype=np.int64)
@@ -321,8 +327,8 @@ class _Builder:
             got = [got[j] for j in np.flatnonzero(sel).tolist()]
             row = row[sel]
         self.op_rows.append(row + self.rows)
-        self.op_dims.extend([g[0] for g in got])
-        self.op_types.extend([g[1] for g in got])
+        self.op_dims.extend(map(itemgetter(0), got))
+        self.op_types.extend(map(itemgetter(1), got))
 
     def _invalid(self, bad, kind, name_id, tss, durs, start, start_ok, dur, dur_ok, corr) -> None:
         for i in bad.tolist():
