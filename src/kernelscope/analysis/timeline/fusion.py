@@ -193,10 +193,16 @@ class _Chains:
         keys = np.where(is_k, tl.name_id[busy].astype(np.int64) * (len(tl.names) + 1) + op_name + 1, -1)
         uniq, inv = np.unique(keys, return_inverse=True)
         found = []
+        one: dict[int, object] = {}  # name id -> fusion_family of that name alone (the pairs share names)
         for key in uniq.tolist():
-            found.append(None if key < 0 else fusion_family(tl.names[key // (len(tl.names) + 1)],
-                                                            None if key % (len(tl.names) + 1) == 0
-                                                            else tl.names[key % (len(tl.names) + 1) - 1]))
+            if key < 0:
+                found.append(None)
+                continue
+            k, o = key // (len(tl.names) + 1), key % (len(tl.names) + 1) - 1  # (the operator's name id, or -1)
+            fam = one[k] if k in one else one.setdefault(k, fusion_family(tl.names[k]))
+            if fam is None and o >= 0:  # (fusion_family(kernel, operator): the kernel's name, else the operator's)
+                fam = one[o] if o in one else one.setdefault(o, fusion_family(tl.names[o]))
+            found.append(fam)
         fams = [None if f is None else f.id for f in found]
         self.families = np.array(fams, dtype=object)[inv]
         self.memory = np.array([f is not None and f.memory_bound for f in found], dtype=bool)[inv]
@@ -313,13 +319,18 @@ class _Chains:
 
 
 def _row_groups(keys: np.ndarray) -> np.ndarray:
-    """The group number (0 ..) of each row of the int64 matrix ``keys``: equal rows, equal numbers. Column by
-    column, each time densified (a sort of one int64 column per step, not of the rows as bytes)."""
-    code = np.zeros(keys.shape[0], dtype=np.int64)
-    for col in keys.T:
-        _, dense = np.unique(col, return_inverse=True)
-        _, code = np.unique(code * (int(dense.max()) + 1) + dense, return_inverse=True)
-    return code.reshape(-1)
+    """The group number (0 ..) of each row of the int64 matrix ``keys``: equal rows, equal numbers, numbered in
+    the rows' lexicographic order. One ``lexsort`` of the columns (not a sort of the rows as bytes), then the
+    places where a sorted row differs from the one before."""
+    if keys.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort(keys.T[::-1])  # (the first column is the primary key)
+    ordered = keys[order]
+    step = np.zeros(keys.shape[0], dtype=np.int64)
+    step[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    code = np.empty(keys.shape[0], dtype=np.int64)
+    code[order] = np.cumsum(step)
+    return code
 
 
 def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple[FusionEstimate, ...]:
