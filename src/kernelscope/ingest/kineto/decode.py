@@ -290,25 +290,32 @@ def _decode_to_cut(reader: _Reader, start: int, sink: _Sink) -> int:
         saved_open, saved_close = buf[start - 1], buf[cut]
         buf[start - 1] = 0x5B  # '['
         buf[cut] = 0x5D  # ']'
-        with memoryview(buf) as mv, mv[start - 1:cut + 1] as piece:
-            data = piece.tobytes()  # (a copy: the raw ``Input Dims`` values point into it, buf is resized later)
+        mv = memoryview(buf)
+        piece = mv[start - 1:cut + 1]
         try:
-            events = _decode_piece(data)
+            events = _decode_piece(piece)
             error = None
         except msgspec.DecodeError as exc:
             events, error = None, exc
         except RecursionError:
             raise _too_deep(reader.dropped + start, reader.dropped + cut) from None
-        if events is None:  # not a real boundary (inside a string or a nested object), or bad data
-            buf[start - 1], buf[cut] = saved_open, saved_close
-            if not _cut_artifact(error, cut - start + 1):
-                raise _bad_json(error, bytes(buf[start - 1:cut + 1]), reader.dropped + start - 1)
-            misses += 1
-            if misses >= MAX_MISSES:
-                return 0
-            continue
-        sink.add(events)
-        return m.end() - 1  # the '{' of the next event
+        if events is not None:
+            # The raw ``Input Dims`` values are views of the piece: the sink copies what it keeps, and the views
+            # are gone (and the piece released) before buf is resized.
+            sink.add(events)
+            del events
+            piece.release()
+            mv.release()
+            return m.end() - 1  # the '{' of the next event
+        piece.release()
+        mv.release()
+        # not a real boundary (inside a string or a nested object), or bad data
+        buf[start - 1], buf[cut] = saved_open, saved_close
+        if not _cut_artifact(error, cut - start + 1):
+            raise _bad_json(error, bytes(buf[start - 1:cut + 1]), reader.dropped + start - 1)
+        misses += 1
+        if misses >= MAX_MISSES:
+            return 0
     return 0
 
 
