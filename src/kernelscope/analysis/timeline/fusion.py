@@ -217,6 +217,9 @@ class _Chains:
             first[idx[self.op_of[idx] >= 0]] = True
         self.first_of_op = first
         self.tcode, self.table = self._traffic_table(inv, fams)
+        # per table entry: bytes read, output bytes, largest input bytes (what :func:`_bytes_of` sums)
+        self.table_bytes = np.array([(x.read_bytes, x.output_bytes, x.largest_input_bytes) for x in self.table],
+                                    dtype=np.float64).reshape(-1, 3)
 
     def _adjacent(self, is_k: np.ndarray) -> np.ndarray:
         """``pre[p]``: rows p and p + 1 are kernels of one stream, at most the chain gap apart, and no kernel of
@@ -271,12 +274,6 @@ class _Chains:
                 table.append(_Traffic(t[0], t[1], t[2], _nbytes(t[2]), max(_nbytes(x) for x in t[0])))
         tcode[cand] = mapped[code.reshape(-1)]
         return tcode, table
-
-    def traffic(self, pos: int) -> _Traffic | None:
-        """:func:`operator_traffic` of the kernel at ``pos`` (with the byte counts a chain sums) when it is its
-        operator's first kernel, else None."""
-        c = int(self.tcode[pos])
-        return None if c < 0 else self.table[c]
 
     def _consumes(self, p: np.ndarray) -> np.ndarray:
         """Whether the kernel at each position ``p + 1`` reads the output of the one at ``p`` (True where either
@@ -380,8 +377,7 @@ def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple
         if 0 < top <= len(best) and bound[g] < best[top - 1]:
             break
         r = int(example[g])
-        occ = None if members is None else [(int(h[m]) if h[m] >= 0 else None, list(range(int(s[m]), int(e[m]) + 1)))
-                                            for m in members[g].tolist()]
+        occ = None if members is None else (s[members[g]], h[members[g]] >= 0)
         est = _group_estimate(c, int(s[r]), int(e[r]), int(h[r]), per_kernel[g], head_sums[g] / counts[g] * NS,
                               int(counts[g]), occ, steps, program_s, peaks[int(uniq[g, 1])], int(uniq[g, 0]),
                               int(uniq[g, 1]))
@@ -392,37 +388,42 @@ def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple
     return tuple(x for _, x in out if x.total_saving_s > 0)[:top]
 
 
-def _bytes_of(occ, n: int, traffic) -> tuple[list[float | None], list[float | None], float | None]:
-    """Summed reads and writes per kernel of the chain, and the fused bytes, over its occurrences (None where any
-    occurrence's traffic is not known)."""
-    reads: list[float | None] = [0.0] * n
-    writes: list[float | None] = [0.0] * n
-    fused_total = 0.0
-    for head, run in occ:
-        t = [traffic(p) for p in run]
-        if None in t:
-            return [None] * n, [None] * n, None
-        fused = sum(x.read_bytes for x in t) - sum(x.output_bytes for x in t[:-1])  # intermediates' reads
-        if head is not None:  # the GEMM output the chain reads: the largest of the first kernel's inputs
-            gemm_out = t[0].largest_input_bytes
-            fused += max(0.0, t[-1].output_bytes - gemm_out) - gemm_out
-        else:
-            fused += t[-1].output_bytes
-        fused_total += fused
-        for j, x in enumerate(t):
-            reads[j] += x.read_bytes  # type: ignore[operator]
-            writes[j] += x.output_bytes  # type: ignore[operator]
-    return reads, writes, fused_total
+def _bytes_of(c: _Chains, starts: np.ndarray, has_head: np.ndarray,
+              n: int) -> tuple[list[float | None], list[float | None], float | None]:
+    """Summed reads and writes per kernel of the chain, and the fused bytes (all bytes), over its occurrences (the
+    runs of ``n`` kernels at positions ``starts``, with an epilogue head where ``has_head``); None where any
+    occurrence's traffic is not known. The sums over a run are taken once per distinct run of traffics, the sums
+    over the occurrences in their order (the same additions as one occurrence after the other)."""
+    codes = c.tcode[starts[:, None] + np.arange(n)[None, :]]
+    if (codes < 0).any():
+        return [None] * n, [None] * n, None
+    table = c.table
+    group = _row_groups(codes)
+    _, example = np.unique(group, return_index=True)
+    per_run = []
+    for row in codes[example].tolist():
+        t = [table[k] for k in row]
+        per_run.append(sum(x.read_bytes for x in t) - sum(x.output_bytes for x in t[:-1]))  # intermediates' reads
+    fused = np.array(per_run, dtype=np.float64)[group]
+    reads, writes = c.table_bytes[codes, 0], c.table_bytes[codes, 1]
+    last = writes[:, -1]
+    gemm_out = c.table_bytes[codes[:, 0], 2]  # the GEMM output the chain reads: the largest of its first inputs
+    over = last - gemm_out
+    fused = np.where(has_head, fused + (np.where(over > 0.0, over, 0.0) - gemm_out), fused + last)
+    zero = np.zeros((1, n))
+    return (np.cumsum(np.vstack([zero, reads]), axis=0)[-1].tolist(),
+            np.cumsum(np.vstack([zero, writes]), axis=0)[-1].tolist(),
+            float(np.cumsum(np.concatenate([[0.0], fused]))[-1]))
 
 
 def _group_estimate(c: _Chains, s: int, e: int, h: int, per_kernel_s: np.ndarray, head_s: float, n_occ: int,
                     occ, steps, program_s, peak, rank, device) -> FusionEstimate:
     """The estimate of one distinct chain, from its first run (positions ``s`` .. ``e``, head ``h`` or -1), its
     kernels' mean times (seconds, per slot), its head's mean time and, where the trace records shapes, every
-    occurrence ``occ`` ((head or None, positions) per run) for the bytes."""
+    occurrence ``occ`` (the first positions of its runs, and whether each has a head) for the bytes."""
     tl = c.tl
     n = e - s + 1
-    reads, writes, fused_total = _bytes_of(occ, n, c.traffic) if occ is not None else ([None] * n, [None] * n, None)
+    reads, writes, fused_total = _bytes_of(c, *occ, n) if occ is not None else ([None] * n, [None] * n, None)
     kernels = [FusionKernel(tl.names[int(tl.name_id[c.busy[p]])], c.operator(p), c.family(p),
                             float(per_kernel_s[j]), None if reads[j] is None else reads[j] / n_occ,  # type: ignore[operator]
                             None if writes[j] is None else writes[j] / n_occ)  # type: ignore[operator]
