@@ -257,12 +257,13 @@ def _most_overlap(tl: Timeline, rows: np.ndarray, gap_s: np.ndarray, gap_e: np.n
     if rows.size == 0:
         return None
     inside = busy_before(gap_s, gap_e, tl.end_ns[rows]) - busy_before(gap_s, gap_e, tl.start_ns[rows])
-    per_name = np.bincount(tl.name_id[rows], weights=inside.astype(np.float64), minlength=len(tl.names))
+    name_id = tl.name_id[rows]
+    per_name = np.bincount(name_id, weights=inside.astype(np.float64), minlength=len(tl.names))
     best: list[tuple[bool, float, str]] = []
     for i in np.argsort(-per_name, kind="stable")[:candidates].tolist():
         if per_name[i] <= 0:
             break
-        mine = rows[tl.name_id[rows] == i]
+        mine = rows[name_id == i]
         seg_s, seg_e = union_segments(tl.start_ns[mine], tl.end_ns[mine])
         cut = float((busy_before(gap_s, gap_e, seg_e) - busy_before(gap_s, gap_e, seg_s)).sum())
         own = float((seg_e - seg_s).sum())
