@@ -132,10 +132,13 @@ class _Parsed:
     input_bytes: int = 0
 
 
-def _parse_trace(stream: BinaryIO, source: str, label: str, chunk_bytes: int, optional: bool = False) -> _Parsed:
+def _parse_trace(stream: BinaryIO, source: str, label: str, chunk_bytes: int, optional: bool = False,
+                 shapes: dict | None = None) -> _Parsed:
     """Parse one Chrome-trace JSON stream, decoding ``chunk_bytes`` at a time. ``optional``: a JSON file that is
-    not a trace is returned marked ``not_trace`` (directories / archives skip it) instead of being refused."""
-    builder = _Builder(label)
+    not a trace is returned marked ``not_trace`` (directories / archives skip it) instead of being refused.
+    ``shapes``: the decoded operator shapes of the files read before (:attr:`_Builder.shapes`; the ranks of one
+    run repeat the same shapes), filled in; None: this file's own."""
+    builder = _Builder(label, shapes)
     try:
         _split_events(stream, source, label, builder, chunk_bytes)
     except GZIP_ERRORS as exc:
@@ -153,7 +156,7 @@ def _parse_trace(stream: BinaryIO, source: str, label: str, chunk_bytes: int, op
 class _Builder:
     """Turns decoded events into NumPy column chunks."""
 
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, shapes: dict | None = None) -> None:
         self.label = label
         self.top = _Top()
         self.name_ids: dict[Any, int] = {}
@@ -165,7 +168,8 @@ class _Builder:
         self.op_rows: list[np.ndarray] = []  # rows of cpu_op events with Input Dims, and their dims / types
         self.op_dims: list[tuple] = []
         self.op_types: list[tuple] = []
-        self.shapes: dict[bytes, Any] = {}  # raw Input Dims + Input type text -> _op_inputs of them
+        # raw Input Dims + Input type text -> _op_inputs of them (shared by the files of one input)
+        self.shapes: dict[bytes, Any] = {} if shapes is None else shapes
         self.rows = 0
         self.invalid: dict[tuple[str, str, str], list] = {}
         self.invalid_gpu_corr: list[tuple[tuple[str, str, str], int]] = []

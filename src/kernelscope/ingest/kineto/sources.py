@@ -157,11 +157,13 @@ def _read_directory(p: Path, files: list[Path], src: str, budget: _Budget, limit
     labels = [str(f.relative_to(p)) for f in files]
     if workers > 1:
         ctx = multiprocessing.get_context("fork")
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                                    initializer=_start_worker) as pool:
             results = list(pool.map(_parse_file_job, [(str(f), src, lab, budget.limit, limits, chunk_bytes)
                                                       for f, lab in zip(files, labels)]))
     else:
-        results = [_parse_file_job((str(f), src, lab, budget.limit, limits, chunk_bytes), budget)
+        shapes: dict = {}
+        results = [_parse_file_job((str(f), src, lab, budget.limit, limits, chunk_bytes), budget, shapes)
                    for f, lab in zip(files, labels)]
     out = []
     for res in results:
@@ -172,10 +174,22 @@ def _read_directory(p: Path, files: list[Path], src: str, budget: _Budget, limit
     return out
 
 
-def _parse_file_job(job: tuple[str, str, str, int, InflateLimits, int], budget: _Budget | None = None):
-    """Parse one file of a directory (in a worker process or in this one). Returns the ``_Parsed`` or, for a
-    refusal, the InputError's ``parts()`` (exceptions with extra constructor arguments do not pickle).
-    A gzip file may inflate to at most ``limits.for_compressed`` of its size on disk."""
+#: In a worker process: the operator shapes decoded from the files it parsed (see :func:`_parse_trace`).
+_WORKER_SHAPES: dict = {}
+
+
+def _start_worker() -> None:
+    """A worker process starts with no shapes of its own (not those of the process it was forked from)."""
+    global _WORKER_SHAPES
+    _WORKER_SHAPES = {}
+
+
+def _parse_file_job(job: tuple[str, str, str, int, InflateLimits, int], budget: _Budget | None = None,
+                    shapes: dict | None = None):
+    """Parse one file of a directory (in a worker process, with the worker's shapes, or in this one, with
+    ``shapes``). Returns the ``_Parsed`` or, for a refusal, the InputError's ``parts()`` (exceptions with extra
+    constructor arguments do not pickle). A gzip file may inflate to at most ``limits.for_compressed`` of its
+    size on disk."""
     path, src, label, limit, limits, chunk_bytes = job
     own = budget if budget is not None else _Budget(src, limit, limits.absolute())
     before = own.used
@@ -188,7 +202,8 @@ def _parse_file_job(job: tuple[str, str, str, int, InflateLimits, int], budget: 
             cap, why = (limits.for_compressed(os.fstat(fh.fileno()).st_size) if head[:2] == _GZIP_MAGIC
                         else (limit, own.why))
             stream = _decompressed(fh, head, src, own, cap, what=label, why=why)
-            parsed = _parse_trace(stream, src, label, chunk_bytes, optional=True)
+            parsed = _parse_trace(stream, src, label, chunk_bytes, optional=True,
+                                  shapes=_WORKER_SHAPES if budget is None else shapes)
     except OSError as exc:
         return InputError(src, key="kineto_member_cannot_read",
                           values={"label": label, "value": exc.strerror or exc}).parts()
@@ -225,6 +240,7 @@ def _read_tar(fh: BinaryIO, src: str, budget: _Budget, max_member_bytes: int, ma
               chunk_bytes: int) -> list[_Parsed]:
     out: list[_Parsed] = []
     skipped: list[str] = []
+    shapes: dict = {}  # (the members share their decoded operator shapes)
     declared = 0
     count = 0
     try:
@@ -257,7 +273,7 @@ def _read_tar(fh: BinaryIO, src: str, budget: _Budget, max_member_bytes: int, ma
                 body = _Prefixed(head, member)
                 stream = _decompressed(body, head, src, budget, max_member_bytes, what=f"member '{m.name}'",
                                       why="the reader's limit per archive member")
-                out.append(_parse_trace(stream, src, m.name, chunk_bytes, optional=True))
+                out.append(_parse_trace(stream, src, m.name, chunk_bytes, optional=True, shapes=shapes))
     except gzip.BadGzipFile as exc:
         raise InputError(src, key="bad_gzip_in_archive", values={"exc": exc}) from None
     except (tarfile.TarError, *GZIP_ERRORS) as exc:
