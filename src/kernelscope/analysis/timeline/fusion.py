@@ -130,25 +130,28 @@ def _operators(tl: Timeline, k_rows: np.ndarray) -> np.ndarray:
     akey = (tl.rank[a].astype(np.int64) << 40) ^ tl.stream[a]
     a_start, a_end = tl.start_ns[a], tl.end_ns[a]
     found = np.full(a.shape[0], -1, dtype=np.int64)
-    # per host thread (a few): the last operator starting at or before each call, then outwards through the
-    # enclosing ones (at most MAX_NESTING) until one ends at or after the call's end
+    # per host thread (a few): the last operator starting at or before each call (j, -1: none; lo: the thread's
+    # first operator); then for all calls at once, outwards through the enclosing operators (at most
+    # MAX_NESTING) until one ends at or after the call's end
+    j = np.full(a.shape[0], -1, dtype=np.int64)
+    lo = np.zeros(a.shape[0], dtype=np.int64)
     for k in np.unique(akey).tolist():
         first, last = int(np.searchsorted(key_s, k, "left")), int(np.searchsorted(key_s, k, "right"))
         if first == last:
             continue
         calls = np.flatnonzero(akey == k)
-        j = np.searchsorted(start_s[first:last], a_start[calls], "right") + first - 1
-        left = j >= first  # (the calls still looking, with their candidate operator j and their end)
-        calls, j = calls[left], j[left]
-        call_end = a_end[calls]
-        for _ in range(MAX_NESTING + 1):
-            if not calls.size:
-                break
-            ok = end_s[j] >= call_end
-            found[calls[ok]] = order[j[ok]]
-            left = ~ok
-            left[left] = j[left] > first
-            calls, j, call_end = calls[left], j[left] - 1, call_end[left]
+        j[calls] = np.searchsorted(start_s[first:last], a_start[calls], "right") + first - 1
+        lo[calls] = first
+    calls = np.flatnonzero(j >= lo)  # (the calls still looking, with their candidate j, first operator and end)
+    j, lo, call_end = j[calls], lo[calls], a_end[calls]
+    for _ in range(MAX_NESTING + 1):
+        if not calls.size:
+            break
+        ok = end_s[j] >= call_end
+        found[calls[ok]] = order[j[ok]]
+        left = ~ok
+        left[left] = j[left] > lo[left]
+        calls, j, lo, call_end = calls[left], j[left] - 1, lo[left], call_end[left]
     out[has] = found
     return out
 
