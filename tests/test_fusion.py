@@ -506,3 +506,30 @@ def test_only_a_forward_gemm_heads_an_epilogue(tmp_path, head, epilogue):
     (e,) = fusion_chains(load_timeline(str(_after_gemm_trace(tmp_path / "t.json", head))), 1.0, top=10)
     assert (e.head is not None) is epilogue and len(e.kernels) == 2
     assert e.route == ("epilogue" if epilogue else "torch_compile")
+
+
+def test_top_candidates_are_the_head_of_all_of_them():
+    """fusion_chains estimates only the groups whose upper bound (kernel time x occurrences) can still enter the
+    top: on a trace with shapes and many distinct chains (param_dlrm, 8 ranks), the top k are exactly the first k
+    of every candidate estimated (a ``top`` larger than the number of groups estimates all of them)."""
+    path = need(SHARED / "corpus" / "torch_traces" / "param_dlrm_kineto_8rank_v100.tar.gz")
+    tl = load_timeline(str(path))
+    every = fusion_chains(tl, 1.0, top=100_000)
+    assert len(every) > 10 and any(e.bytes_basis == "shapes" for e in every)
+    for k in (1, 3, 10):
+        assert fusion_chains(tl, 1.0, top=k) == every[:k]
+
+
+def test_row_groups_number_equal_rows_alike_in_row_order():
+    """_row_groups: equal rows get equal numbers, numbered in the rows' lexicographic order (as
+    ``np.unique(axis=0)`` numbers them)."""
+    import numpy as np
+
+    from kernelscope.analysis.timeline.fusion import _row_groups
+
+    rng = np.random.default_rng(7)
+    for rows, cols, high in ((1, 3, 5), (200, 4, 3), (5000, 19, 40), (300, 3, 1 << 60)):
+        keys = rng.integers(-1, high, size=(rows, cols), dtype=np.int64)
+        expected = np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1)
+        assert np.array_equal(_row_groups(keys), expected)
+    assert _row_groups(np.zeros((0, 3), dtype=np.int64)).shape == (0,)
