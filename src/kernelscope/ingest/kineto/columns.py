@@ -238,8 +238,10 @@ class _Builder:
             except (KeyError, TypeError):
                 nid = self._name_id(name)
             a = e.args
+            # (a missing correlation id or byte count goes in as -1, the columns' fill for None: the columns stay
+            # plain integers, converted in one pass)
             if a is None:
-                append((code, nid, e.ts, e.dur, e.pid if gpu_kind[code] else -1, e.tid, None, None))
+                append((code, nid, e.ts, e.dur, e.pid if gpu_kind[code] else -1, e.tid, -1, -1))
             elif gpu_kind[code]:
                 dev = a.device
                 if dev is None:
@@ -247,15 +249,21 @@ class _Builder:
                 st = a.stream
                 if st is None:
                     st = e.tid
+                corr, nbytes = a.correlation, a.bytes
+                if corr is None:
+                    corr = -1
+                if nbytes is None:
+                    nbytes = -1
                 if code == KERNEL:
                     kernels.append((len(rows), a.grid, a.block, a.registers, a.shared_memory, a.warps_per_sm))
-                append((code, nid, e.ts, e.dur, dev, st, a.correlation, a.bytes))
+                append((code, nid, e.ts, e.dur, dev, st, corr, nbytes))
             else:
                 if code == CPU_OP and a.input_dims:
                     op_rows.append(len(rows))
                     op_dims.append(a.input_dims)
                     op_types.append(a.input_type)
-                append((code, nid, e.ts, e.dur, -1, e.tid, a.correlation, None))
+                corr = a.correlation
+                append((code, nid, e.ts, e.dur, -1, e.tid, -1 if corr is None else corr, -1))
         if rows:
             self._store(rows, kernels, (op_rows, op_dims, op_types) if op_rows else ())
 
