@@ -251,13 +251,14 @@ class _Chains:
 
     def _traffic_table(self, family_class: np.ndarray, fams: list) -> tuple[np.ndarray, list[_Traffic]]:
         """Per position, the index into a table of distinct traffics (-1: none) of the kernel when it is its
-        operator's first kernel: :func:`operator_traffic` once per distinct (kernel and operator names, shapes).
-        Shapes are told apart by object identity, which the reader shares between operators of equal shapes
-        (equal shapes held as distinct objects are only computed twice)."""
+        operator's first kernel and memory-bound (only chains and their links read it): :func:`operator_traffic`
+        once per distinct (kernel and operator names, shapes). Shapes are told apart by object identity, which the
+        reader shares between operators of equal shapes (equal shapes held as distinct objects are only computed
+        twice)."""
         tcode = np.full(self.busy.shape[0], -1, dtype=np.int64)
         table: list[_Traffic] = []
         ops = self.tl.op_inputs
-        cand = np.flatnonzero(self.first_of_op)
+        cand = np.flatnonzero(self.first_of_op & self.memory)
         if ops is None or cand.size == 0:
             return tcode, table
         o = self.op_of[cand]
