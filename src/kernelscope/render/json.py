@@ -11,8 +11,9 @@ no DRAM traffic) is written as null with its reason, never as a string.
 from __future__ import annotations
 
 import math
-from functools import cache
-from typing import Annotated, Any, Iterable, Literal, Mapping, Sequence, get_args, get_origin, get_type_hints
+from functools import cache, lru_cache
+from operator import attrgetter
+from typing import Annotated, Any, Callable, Iterable, Literal, Mapping, Sequence, get_args, get_origin, get_type_hints
 
 from msgspec import Struct
 
@@ -96,30 +97,39 @@ def null_reasons(doc: Struct, f: Fmt, specific: Mapping[str, str] | None = None,
 
     def walk(value: Any, pointer: str) -> None:
         if isinstance(value, Struct):
-            items: Iterable = ((name, getattr(value, name)) for name in _nested_fields(type(value)))
-        elif isinstance(value, dict):
-            items = ((str(k).replace("~", "~0").replace("/", "~1"), v) for k, v in value.items())
+            ats, get = _walked_fields(type(value), pointer, skipped)
+            pairs: Iterable = zip(ats, get(value))
         else:
-            items = enumerate(value)
-        for name, v in items:
-            if v is None:  # (a number or a string holds no null: not walked)
-                at = f"{pointer}/{name}"
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            pairs = ((f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}", v) for k, v in items
+                     if v is None or isinstance(v, _NESTED))  # (a number or a string holds no null: not walked)
+        for at, v in pairs:
+            if v is None:
                 if at not in skipped:
                     key = specific.get(at, default)
                     text = texts.get(key)
                     if text is None:
                         text = texts[key] = f.note(key)
                     out.append(NullReason(field=at, key=key, text=text))
-            elif isinstance(v, _NESTED):
-                at = f"{pointer}/{name}"
-                if at not in skipped:
-                    walk(v, at)
+            elif isinstance(v, _NESTED) and at not in skipped:
+                walk(v, at)
 
     walk(doc, "")
     return out
 
 
 _NESTED = (Struct, dict, list, tuple)
+
+
+@lru_cache(maxsize=4096)
+def _walked_fields(doc_type: type[Struct], pointer: str,
+                   skipped: frozenset[str]) -> tuple[tuple[str, ...], Callable[[Struct], tuple]]:
+    """(the JSON Pointers of the fields of a ``doc_type`` document at ``pointer`` that can hold a null or a nested
+    value and are not ``skipped``, a function giving those fields' values as a tuple): the same for every launch."""
+    names = tuple(n for n in _nested_fields(doc_type) if f"{pointer}/{n}" not in skipped)
+    if len(names) == 1:
+        return (f"{pointer}/{names[0]}",), lambda doc: (getattr(doc, names[0]),)
+    return tuple(f"{pointer}/{n}" for n in names), attrgetter(*names) if names else (lambda doc: ())
 
 
 @cache
