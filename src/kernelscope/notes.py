@@ -3,7 +3,9 @@ numbers that every renderer words in the user's language (templates in ``data/la
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -29,3 +31,18 @@ class Note:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", MappingProxyType(dict(self.values)))
+
+    @cached_property
+    def memo(self) -> tuple | None:
+        """A key that tells apart every note that could be worded differently (values by type, the sign of a zero),
+        or None when a value is not a plain number, string or None (it is then worded every time); computed once
+        per note (renderers word the same note in several places)."""
+        items: list = [self.key]
+        for k, v in self.values.items():
+            if v is None or isinstance(v, str):
+                items.append((k, v))
+            elif type(v) in (int, float, bool):
+                items.append((k, type(v), v, math.copysign(1.0, v) if type(v) is float else 0))
+            else:
+                return None
+        return tuple(items)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Iterable, Mapping
 
 from ..errors import UnknownGpuError
@@ -106,7 +107,7 @@ class KernelDiagnosis:
     design: Design | None = None
     facts: frozenset[str] = frozenset()
 
-    @property
+    @cached_property
     def classes(self) -> tuple[str, ...]:
         """kernelscope's bottleneck classes, several when several hold (e.g. memory-bound + latency-bound), in
         :data:`kernelscope.analysis.kernel_rules.CLASS_ORDER`."""
@@ -123,7 +124,7 @@ class KernelDiagnosis:
         """The occupancy trade-off (busy warps), the tail effect and why achieved sits below theoretical."""
         return tuple(f.message for i in OCCUPANCY_NOTES for f in self.findings if f.id == i)
 
-    @property
+    @cached_property
     def advice_findings(self) -> tuple[Finding, ...]:
         """The findings whose advice to give, most important first: the specific ones (``finding:<id>``: a root
         cause with its one action) in the performance model's ranking (``Finding.rank``: by conservative value,

@@ -184,7 +184,8 @@ def order(rules: tuple[Rule[C], ...]) -> tuple[Rule[C], ...]:
     return tuple(out)
 
 
-#: The rule set :func:`run_rules` ran last and its order: a report runs the same set (one tuple) for every launch.
+#: The rule set :func:`run_rules` ran last and its (id, apply) pairs in order: a report runs the same set (one tuple)
+#: for every launch.
 _LAST_ORDER: list = []
 
 
@@ -203,20 +204,23 @@ def run_rules(rules: Sequence[Rule[C]], context: C,
     out: list[Finding] = []
     rules = tuple(rules)
     last = _LAST_ORDER
-    ordered = last[1] if last and last[0] is rules else order(rules)  # (hashing 30 rules per launch adds up)
-    _LAST_ORDER[:] = [rules, ordered]
-    for rule in ordered:
-        result = rule.apply(context, done)
+    if last and last[0] is rules:  # (hashing 30 rules per launch adds up)
+        plan = last[1]
+    else:
+        plan = tuple((rule.id, rule.apply) for rule in order(rules))
+        _LAST_ORDER[:] = [rules, plan]
+    for rule_id, apply in plan:
+        result = apply(context, done)
         if result is None:  # (most rules find nothing for most launches)
-            done[rule.id] = ()
+            done[rule_id] = ()
             continue
         found = (result,) if isinstance(result, Finding) else tuple(result)
         for f in found:
             if not isinstance(f, Finding):
-                raise ValueError(f"rule {rule.id!r} returned {type(f).__name__}, expected Finding")
+                raise ValueError(f"rule {rule_id!r} returned {type(f).__name__}, expected Finding")
         if admit is not None:
             found = tuple(a for f in found if (a := admit(f)) is not None)
-        done[rule.id] = found
+        done[rule_id] = found
         out.extend(found)
     return tuple(out)
 

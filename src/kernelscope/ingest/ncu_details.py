@@ -229,23 +229,20 @@ def _with_extra(profile: KernelProfile, extra: Mapping[str, Any]) -> KernelProfi
 
 
 @lru_cache(maxsize=8192)
-def _lookup(section: str, text: str) -> tuple[str | None, tuple[_Entry, ...] | None, bool]:
-    """(section identifier or None, the entries mapping the row's label or None, whether the label is a metric name)
-    of a row of ``section`` labelled ``text`` (stripped); the same for every launch of a file, so looked up once."""
+def _plan(section: str, name: str, unit: str) -> tuple[str, str | None, tuple[_Entry, ...] | None, bool,
+                                                          tuple[_Entry, tuple[float, str]] | None]:
+    """How a row of ``section`` labelled ``name`` (as printed) in ``unit`` is read, the same for every launch of a
+    file, so worked out once: (the label stripped, the section identifier or None, the entries mapping the label or
+    None, whether the label is a metric name, the first of those entries whose quantity takes ``unit`` with (factor
+    to SI, SI unit) or None)."""
+    text = name.strip()
     sections, entries = _table()
     sec_id = sections.get(_key(section))
     found = None if sec_id == "CommandLineMetrics" else (
         entries.get((sec_id or _key(section), _key(text))) or entries.get(("*", _key(text)))
     )
-    return sec_id, found, is_metric_name(text)
-
-
-@lru_cache(maxsize=8192)
-def _choice(section: str, text: str, unit: str) -> tuple[_Entry, tuple[float, str]] | None:
-    """The first entry mapping the row (:func:`_lookup`) whose quantity takes ``unit``, with (factor to SI, SI
-    unit); None: none does (or none maps the row)."""
-    found = _lookup(section, text)[1] or ()
-    return next(((e, c) for e in found if (c := ncu_quantity(e.kind, unit)) is not None), None)
+    choice = next(((e, c) for e in found or () if (c := ncu_quantity(e.kind, unit)) is not None), None)
+    return text, sec_id, found, is_metric_name(text), choice
 
 
 class _Page:
@@ -256,7 +253,6 @@ class _Page:
     def __init__(self, source: str, label: str) -> None:
         self.source = source
         self.label = label  # "kernel 3 (sgemm)", for errors
-        self.sections, self.entries = _table()
         self.values: dict[str, float] = {}
         self.units: dict[str, str] = {}
         self.strings: dict[str, str] = {}
@@ -274,12 +270,11 @@ class _Page:
                 self.rules.append(rule)
             return
         row = raw if isinstance(raw, MetricRow) else MetricRow(*raw)
-        text = row.name.strip()
+        text, sec_id, found, metric_name, choice = _plan(row.section, row.name, row.unit)
         if not text:
             return
-        sec_id, found, metric_name = _lookup(row.section, text)
         if found is not None:
-            self.mapped(row, text, found)
+            self.mapped(row, text, found, choice)
         elif sec_id in ("CommandLineMetrics", None) or metric_name:
             # a metric name, or any row of a section kernelscope does not know (a custom section file, e.g.
             # "Custom L2 metrics" with nvprof-style names): kept under its label, nothing is dropped
@@ -296,10 +291,10 @@ class _Page:
         return InputError(self.source, key="details_bad_value",
             values={"where": where, "label": self.label, "problem": problem})
 
-    def mapped(self, row: MetricRow, text: str, found: tuple[_Entry, ...]) -> None:
-        """A display row kernelscope maps (``data/ncu_details.toml``): converted to SI with the first entry whose
-        quantity takes the row's unit. The first row giving a metric wins."""
-        choice = _choice(row.section, text, row.unit)
+    def mapped(self, row: MetricRow, text: str, found: tuple[_Entry, ...],
+               choice: tuple[_Entry, tuple[float, str]] | None) -> None:
+        """A display row kernelscope maps (``data/ncu_details.toml``): converted to SI with ``choice``, the first
+        entry whose quantity takes the row's unit (:func:`_plan`). The first row giving a metric wins."""
         if choice is None:
             raise self.error(row, f"'{text}' ({row.section}, metric {found[0].metric}) has unit "
                                   f"{row.unit.strip()!r}, which kernelscope cannot convert (expected "

@@ -237,7 +237,7 @@ def _breakdown(m: MetricSet, strings: Mapping[str, str], side: str) -> dict[str,
     if listed:
         names = [n.strip() for n in listed.split(",") if n.strip()]
     else:
-        names = [n for n, u in by_metric().items() if u.side == side]
+        names = [n for n, u in by_metric().items() if u.side == side and n in m.values]  # (most are not measured)
     out = {}
     for name in names:
         value = m.scaled(name, NCU_PERCENT, "%")

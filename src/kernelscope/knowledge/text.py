@@ -97,23 +97,65 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     (a template's "受限于 {limiter}" filled with "寄存器" reads "受限于寄存器"), one between a Chinese character and a
     Latin letter or digit ("来自{unit}" filled with "L2 缓存" reads "来自 L2 缓存")."""
     plain = all(v is not None and not _infinite(v) for v in values.values())
-    if plain and lang == "en":
-        return agree(_PlainFormatter().format(template, **values))
-    nm = label("not_measured", lang)
-    formatter = _PlainFormatter() if plain else _NotMeasuredFormatter(nm)
-    if lang == "zh":
+    nm = None if plain else label("not_measured", lang)
+    parts = _simple(template)
+    if parts is None:  # (attribute or index fields, nested specs: the general formatter)
+        text = _general(template, values, lang, nm)
+    elif lang == "zh":
         text = ""
-        for literal, field, spec, conversion in _parsed(template):
+        for literal, field, spec, conversion in parts:
             text = glue(text, literal)
             if field is not None:
-                value = formatter.convert_field(formatter.get_field(field, (), values)[0], conversion)
-                text = glue(text, formatter.format_field(value, spec or ""))
+                text = glue(text, _field(values[field], spec, conversion, nm))
     else:
-        text = agree(formatter.format(template, **values))
+        text = agree("".join(literal if field is None else literal + _field(values[field], spec, conversion, nm)
+                             for literal, field, spec, conversion in parts))
     if plain:
         return text
     text = text.replace(f"{nm}%", nm)
     return text.replace("∞x", "∞").replace("∞×", "∞").replace("∞ 倍", "∞")
+
+
+def _general(template: str, values: Mapping[str, Any], lang: str, nm: str | None) -> str:
+    """:func:`fill` of a template with attribute or index fields (``{a.b}``, ``{a[0]}``) or nested specs, through
+    :class:`string.Formatter` (before the not-measured and infinity replacements)."""
+    formatter = _PlainFormatter() if nm is None else _NotMeasuredFormatter(nm)
+    if lang != "zh":
+        return agree(formatter.format(template, **values))
+    text = ""
+    for literal, field, spec, conversion in _parsed(template):
+        text = glue(text, literal)
+        if field is not None:
+            value = formatter.convert_field(formatter.get_field(field, (), values)[0], conversion)
+            text = glue(text, formatter.format_field(value, spec or ""))
+    return text
+
+
+def _field(value: Any, spec: str, conversion: str | None, nm: str | None) -> str:
+    """One field of a :func:`_simple` template as :class:`_PlainFormatter` (``nm`` None) or
+    :class:`_NotMeasuredFormatter` (``nm``: the "not measured" text) formats it."""
+    if conversion:
+        value = repr(value) if conversion == "r" else ascii(value) if conversion == "a" else str(value)
+    if nm is not None:
+        if value is None:
+            return nm
+        if _infinite(value):
+            return "∞" if value > 0 else "-∞"
+    text = format(value, spec)
+    if spec.endswith("g") and "e+" in text and isinstance(value, (int, float)) and abs(value) < 1e6:
+        return f"{value:.0f}"
+    return text
+
+
+@lru_cache(maxsize=4096)
+def _simple(template: str) -> tuple | None:
+    """The parts of ``template`` (:func:`_parsed`, specs as "" when absent) when every field is a plain name with a
+    plain spec, so that each is ``format(values[name], spec)``; None otherwise."""
+    parts = _parsed(template)
+    for _, field, spec, conversion in parts:
+        if field is not None and (not field.isidentifier() or "{" in (spec or "") or conversion not in (None, "r", "s", "a")):
+            return None
+    return tuple((literal, field, spec or "", conversion) for literal, field, spec, conversion in parts)
 
 
 #: "N thing(s)" in an English template: the count, up to two words before the noun, the noun.

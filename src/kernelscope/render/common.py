@@ -228,20 +228,6 @@ def factor(value: float | None, digits: int = 2) -> str:
     return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
 
 
-def memo_key(note: Note) -> tuple | None:
-    """A key that tells apart every note that could be worded differently (values by type, the sign of a zero), or
-    None when a value is not a plain number, string or None (it is then worded every time)."""
-    items: list = [note.key]
-    for k, v in note.values.items():
-        if v is None or isinstance(v, str):
-            items.append((k, v))
-        elif type(v) in (int, float, bool):
-            items.append((k, type(v), v, math.copysign(1.0, v) if type(v) is float else 0))
-        else:
-            return None
-    return tuple(items)
-
-
 #: Punctuation that joins the parts of a sentence: English keeps its half-width marks, Chinese uses full-width ones.
 _PUNCT = {
     "en": {"semi": "; ", "comma": ", ", "colon": ": ", "open": " (", "close": ")", "stop": ". ", "range": " .. ",
@@ -265,7 +251,7 @@ class Fmt:
         self.nm = label("not_measured", lang)
         self._notes: dict[tuple | str, str] = {}  # worded notes by (key, values) or bare key: launches repeat the same findings
         self._texts: dict[tuple, str] = {}  # finding titles and advice (:meth:`_worded`)
-        self.note_docs: dict[tuple | str, Any] = {}  # a note's JSON document by bare key or memo_key (json.notes)
+        self.note_docs: dict[tuple | str, Any] = {}  # a note's JSON document by bare key or Note.memo (json.notes)
         p = _PUNCT[self.lang]
         self.semi, self.comma, self.colon, self.stop = p["semi"], p["comma"], p["colon"], p["stop"]
         self._open, self._close, self._range = p["open"], p["close"], p["range"]
@@ -444,7 +430,7 @@ class Fmt:
             if note not in self._notes:
                 self._notes[note] = note_text(note, {}, self.lang)
             return self._notes[note]
-        memo = memo_key(note)
+        memo = note.memo
         text = self._notes.get(memo) if memo is not None else None
         if text is None:
             text = safe(note_text(note.key, self.words(note.key, note.values), self.lang))
@@ -558,7 +544,7 @@ class Fmt:
 
     def _worded(self, what: str, ident: str, finding: Finding | None, make: Callable[[], str]) -> str:
         """``make()``, worded once per (what, ident, the finding's id, message and remedies: what decides it)."""
-        message = () if finding is None else memo_key(finding.message)
+        message = () if finding is None else finding.message.memo
         if message is None:  # a value that is not a plain one: worded every time
             return make()
         key = (what, ident) if finding is None else (what, ident, finding.id, message, finding.remedies)

@@ -11,8 +11,9 @@ no DRAM traffic) is written as null with its reason, never as a string.
 from __future__ import annotations
 
 import math
-from functools import cache
-from typing import Annotated, Any, Iterable, Literal, Mapping, Sequence, get_args, get_origin, get_type_hints
+from functools import cache, lru_cache
+from operator import attrgetter
+from typing import Annotated, Any, Callable, Iterable, Literal, Mapping, Sequence, get_args, get_origin, get_type_hints
 
 from msgspec import Struct
 
@@ -25,7 +26,7 @@ from ..knowledge.plausibility import implausible_note
 from ..model import DeviceInfo, KernelProfile, LaunchConfig
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt, memo_key
+from .common import Fmt
 from .documents import encode_bytes
 from .documents.common import EvidenceDoc, FindingDoc, LocationDoc, NoteDoc, NullReason
 from .documents.diagnosis import (
@@ -49,11 +50,11 @@ def finite(value: float | None) -> float | None:
 
 def notes(items: Iterable[Note | str], f: Fmt) -> list[NoteDoc]:
     """Notes as documents ``{key, text (in the output language), values}``; bare keys get empty values. A document
-    is built once per distinct note (:func:`.common.memo_key`) and shared: launches repeat the same notes."""
+    is built once per distinct note (:attr:`.Note.memo`) and shared: launches repeat the same notes."""
     out = []
     built = f.note_docs
     for n in items:
-        memo = n if isinstance(n, str) else memo_key(n)
+        memo = n if isinstance(n, str) else n.memo
         doc = built.get(memo) if memo is not None else None
         if doc is None:
             key, values = (n, {}) if isinstance(n, str) else (n.key, dict(n.values))
@@ -95,33 +96,40 @@ def null_reasons(doc: Struct, f: Fmt, specific: Mapping[str, str] | None = None,
     texts: dict[str, str] = {}  # reason key -> its text (a few keys, many nulls)
 
     def walk(value: Any, pointer: str) -> None:
-        if pointer in skipped:
-            return
-        if value is None:
-            key = specific.get(pointer, default)
-            text = texts.get(key)
-            if text is None:
-                text = texts[key] = f.note(key)
-            out.append(NullReason(field=pointer, key=key, text=text))
-        elif isinstance(value, Struct):
-            for name in _nested_fields(type(value)):
-                v = getattr(value, name)
-                if v is None or isinstance(v, _NESTED):  # (a number or a string holds no null: not walked)
-                    walk(v, f"{pointer}/{name}")
-        elif isinstance(value, dict):
-            for k, v in value.items():
-                if v is None or isinstance(v, _NESTED):
-                    walk(v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}")
-        elif isinstance(value, (list, tuple)):
-            for i, v in enumerate(value):
-                if v is None or isinstance(v, (Struct, dict, list, tuple)):
-                    walk(v, f"{pointer}/{i}")
+        if isinstance(value, Struct):
+            ats, get = _walked_fields(type(value), pointer, skipped)
+            pairs: Iterable = zip(ats, get(value))
+        else:
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            pairs = ((f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}", v) for k, v in items
+                     if v is None or isinstance(v, _NESTED))  # (a number or a string holds no null: not walked)
+        for at, v in pairs:
+            if v is None:
+                if at not in skipped:
+                    key = specific.get(at, default)
+                    text = texts.get(key)
+                    if text is None:
+                        text = texts[key] = f.note(key)
+                    out.append(NullReason(field=at, key=key, text=text))
+            elif isinstance(v, _NESTED) and at not in skipped:
+                walk(v, at)
 
     walk(doc, "")
     return out
 
 
 _NESTED = (Struct, dict, list, tuple)
+
+
+@lru_cache(maxsize=4096)
+def _walked_fields(doc_type: type[Struct], pointer: str,
+                   skipped: frozenset[str]) -> tuple[tuple[str, ...], Callable[[Struct], tuple]]:
+    """(the JSON Pointers of the fields of a ``doc_type`` document at ``pointer`` that can hold a null or a nested
+    value and are not ``skipped``, a function giving those fields' values as a tuple): the same for every launch."""
+    names = tuple(n for n in _nested_fields(doc_type) if f"{pointer}/{n}" not in skipped)
+    if len(names) == 1:
+        return (f"{pointer}/{names[0]}",), lambda doc: (getattr(doc, names[0]),)
+    return tuple(f"{pointer}/{n}" for n in names), attrgetter(*names) if names else (lambda doc: ())
 
 
 @cache
