@@ -96,6 +96,7 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     In Chinese each field is glued to the text around it by :func:`glue`: no space between two Chinese characters
     (a template's "受限于 {limiter}" filled with "寄存器" reads "受限于寄存器"), one between a Chinese character and a
     Latin letter or digit ("来自{unit}" filled with "L2 缓存" reads "来自 L2 缓存")."""
+    template = _percents(template)
     plain = all(v is not None and not _infinite(v) for v in values.values())
     if plain and lang == "en":
         return agree(_PlainFormatter().format(template, **values))
@@ -190,6 +191,17 @@ def glue(head: str, tail: str) -> str:
     return head + tail
 
 
+#: A fixed-point field printed as a percentage: ``{pct:.1f}%``.
+_PCT_FIELD = re.compile(r"(\{\w+:\.\d)f\}%")
+
+
+@lru_cache(maxsize=4096)
+def _percents(template: str) -> str:
+    """``template`` with each ``{x:.1f}%`` field marked (``{x:.1fP}%``) so that a whole percentage prints without
+    decimals (``50%``, as ``Fmt.pct``)."""
+    return _PCT_FIELD.sub(r"\1fP}%", template)
+
+
 @lru_cache(maxsize=4096)
 def _parsed(template: str) -> tuple:
     return tuple(string.Formatter().parse(template))
@@ -201,9 +213,15 @@ def _infinite(value: Any) -> bool:
 
 class _PlainFormatter(string.Formatter):
     """str.format whose ``g`` fields never print an exponent below a million: ``{ai:.3g}`` of 2050 is ``2050``,
-    not ``2.05e+03``."""
+    not ``2.05e+03``; and whose percentages (``{s:.1%}``, ``{pct:.1fP}%`` of :func:`_percents`) print a whole
+    value without decimals: ``50%``, not ``50.0%``."""
 
     def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec.endswith(("%", "fP")) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            pct = value * 100 if format_spec.endswith("%") else value
+            if math.isfinite(pct) and abs(pct - round(pct)) < 1e-9:
+                return f"{round(pct)}" + ("%" if format_spec.endswith("%") else "")
+            format_spec = format_spec.removesuffix("P")
         text = super().format_field(value, format_spec)
         if format_spec.endswith("g") and "e+" in text and isinstance(value, (int, float)) and abs(value) < 1e6:
             return f"{value:.0f}"
