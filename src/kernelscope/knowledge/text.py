@@ -98,10 +98,11 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     Latin letter or digit ("来自{unit}" filled with "L2 缓存" reads "来自 L2 缓存")."""
     template = _percents(template)
     plain = all(v is not None and not _infinite(v) for v in values.values())
+    below = label("pct_below", lang)
     if plain and lang == "en":
-        return agree(_PlainFormatter().format(template, **values))
+        return agree(_PlainFormatter(below).format(template, **values))
     nm = label("not_measured", lang)
-    formatter = _PlainFormatter() if plain else _NotMeasuredFormatter(nm)
+    formatter = _PlainFormatter(below) if plain else _NotMeasuredFormatter(nm, below)
     if lang == "zh":
         text = ""
         for literal, field, spec, conversion in _parsed(template):
@@ -214,13 +215,21 @@ def _infinite(value: Any) -> bool:
 class _PlainFormatter(string.Formatter):
     """str.format whose ``g`` fields never print an exponent below a million: ``{ai:.3g}`` of 2050 is ``2050``,
     not ``2.05e+03``; and whose percentages (``{s:.1%}``, ``{pct:.1fP}%`` of :func:`_percents`) print a whole
-    value without decimals: ``50%``, not ``50.0%``."""
+    value without decimals (``50%``, not ``50.0%``) and one above zero that its decimals would round to zero as
+    ``below`` (``labels.toml`` ``pct_below``: ``< 0.1%``, never ``0.0%``)."""
+
+    def __init__(self, below: str = "< {x}%") -> None:
+        self.below = below
 
     def format_field(self, value: Any, format_spec: str) -> str:
         if format_spec.endswith(("%", "fP")) and isinstance(value, (int, float)) and not isinstance(value, bool):
             pct = value * 100 if format_spec.endswith("%") else value
             if math.isfinite(pct) and abs(pct - round(pct)) < 1e-9:
                 return f"{round(pct)}" + ("%" if format_spec.endswith("%") else "")
+            tiny = 10.0 ** -int(format_spec[1])
+            if 0 < pct < tiny / 2:
+                text = self.below.format(x=f"{tiny:.{format_spec[1]}f}")
+                return text if format_spec.endswith("%") else text.removesuffix("%")
             format_spec = format_spec.removesuffix("P")
         text = super().format_field(value, format_spec)
         if format_spec.endswith("g") and "e+" in text and isinstance(value, (int, float)) and abs(value) < 1e6:
@@ -232,7 +241,8 @@ class _NotMeasuredFormatter(_PlainFormatter):
     """str.format that prints None as "not measured" and an infinite number as "∞", whatever the field's format
     spec."""
 
-    def __init__(self, not_measured: str) -> None:
+    def __init__(self, not_measured: str, below: str = "< {x}%") -> None:
+        super().__init__(below)
         self.not_measured = not_measured
 
     def format_field(self, value: Any, format_spec: str) -> str:

@@ -404,15 +404,12 @@ class Fmt:
         return f"{seconds / scale:#.4g} {unit}"
 
     def pct(self, value: float | None, digits: int = 1) -> str:
-        """A percentage (0-100), ``43.3%``; a whole one without decimals (``50%``: 32 of 64 warps)."""
-        if value is None:
-            return self.nm
-        return f"{round(value)}%" if math.isfinite(value) and abs(value - round(value)) < 1e-9 else f"{value:.{digits}f}%"
+        """A percentage (0-100), ``43.3%``; a whole one without decimals (``50%``), one its decimals round to 0
+        as ``< 0.1%`` / ``不足 0.1%`` (never ``0.0%``): the rule of :func:`~kernelscope.knowledge.text.fill` too."""
+        return self.nm if value is None else fill(f"{{v:.{digits}f}}%", {"v": value}, self.lang)
 
     def share(self, fraction: float | None) -> str:
-        """A fraction (0-1) as :meth:`pct`; above 0 but below 0.05 % ``< 0.1%`` / ``不足 0.1%``, never ``0.0%``."""
-        if fraction is not None and 0 < fraction < 0.0005:
-            return self.label("pct_below_tenth")
+        """A fraction (0-1) as :meth:`pct`."""
         return self.nm if fraction is None else self.pct(fraction * 100)
 
     def flops(self, value: float | None, pipe: str | None = None) -> str:
