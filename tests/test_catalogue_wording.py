@@ -119,6 +119,13 @@ RETIRED = {
     "假定成链：": "未记录（假定为原流量的 x%）",
     "cublasLt": "cuBLASLt",
     "Tile 尺寸": "tile (engineers' word, lower case)",
+    # zh review 4
+    "假定成链": "未记录，按成链计 (table, caveats and help alike)",
+    "其自身工作占": "自身工作耗时 X，占其总时长 Y 的 Z%",
+    "谓词为真的": "其中平均 N 个线程谓词为真",
+    "访存输入输出": "MIO（内存输入/输出）指令队列",
+    "特殊指令": "特殊函数（MUFU）指令",
+    "百分比超过": "above 100 %: 峰值的 N 倍",
 }
 
 

@@ -137,7 +137,7 @@ def test_occupancy_json_holds_the_numbers_of_the_table(capsys):
     assert o["occupancy_pct"] == pytest.approx(float(m.group(4))) == 50.0
     rows = {l.split("│")[1].strip(): l.split("│")[2].strip() for l in table.splitlines() if l.count("│") == 4}
     limits = {b["resource"]: b["blocks_per_sm"] for b in o["block_limits"]}
-    assert (rows["warp slots"], rows["registers"], rows["shared memory"], rows["blocks per SM"]) == tuple(
+    assert (rows["warp slots"], rows["registers"], rows["shared memory"], rows["block slots"]) == tuple(
         str(limits[k]) for k in ("warps", "registers", "shared_mem", "blocks"))
     assert o["limiters"] == ["registers", "shared_mem"]
     assert (o["shared_mem_per_block_bytes"], o["shared_mem_per_block_allocated_bytes"]) == (48 * 1024, 49 * 1024)
@@ -157,7 +157,7 @@ def test_occupancy_chinese(capsys):
     args = ("occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "32")
     code, zh, err = run(capsys, *args, "--lang", "zh")
     assert code == 0, err
-    for word in ("启动配置", "每 Block 线程数", "每线程寄存器数", "理论占用率 100.0%", "受限于", "限制因素", "假设调整"):
+    for word in ("启动配置", "每 Block 线程数", "每线程寄存器数", "理论占用率 100%", "受限于", "限制因素", "假设调整"):
         assert word in zh, word
     assert "Active" not in zh and "threads/block" not in zh
     en_doc = json_of(capsys, "occupancy-1.schema.json", *args)

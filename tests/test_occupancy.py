@@ -568,10 +568,10 @@ def test_cli_hand_computed_case(capsys):
     code, out, err = run(capsys, "occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "64", "--smem", "48KiB")
     assert code == 0, err
     flat = " ".join(out.split())
-    assert "Active: 4 blocks/SM = 32 of 64 warps/SM, theoretical occupancy 50.0%, limited by registers + shared memory" in flat
+    assert "Active: 4 blocks/SM = 32 of 64 warps/SM, theoretical occupancy 50%, limited by registers + shared memory" in flat
     assert "196 KiB" in out and "49 KiB" in out
     rows = {l.split("│")[1].strip(): l.split("│")[2].strip() for l in out.splitlines() if l.count("│") == 4}
-    assert (rows["warp slots"], rows["registers"], rows["shared memory"], rows["blocks per SM"]) == ("8", "4", "4", "32")
+    assert (rows["warp slots"], rows["registers"], rows["shared memory"], rows["block slots"]) == ("8", "4", "4", "32")
     assert "What if: threads per block" in out and "What if: registers per thread" in out
 
 
@@ -651,14 +651,14 @@ def test_cli_chinese_labels_same_numbers(capsys):
     assert code == 0, err
     code, zh, err = run(capsys, *args, "--lang", "zh")
     assert code == 0, err
-    active = "活跃：每 SM 4 个 Block = 32 / 64 个 Warp，理论占用率 50.0%，受限于寄存器和共享内存"
+    active = "活跃：每 SM 4 个 Block = 32 / 64 个 Warp，理论占用率 50%，受限于寄存器和共享内存"
     assert active.replace(" ", "") in "".join(zh.split())  # a Chinese line may wrap between two characters
-    for word in ("占用率", "寄存器", "共享内存", "每 SM 的 Block 数", "Warp", "假设调整", "下一步", "← 当前"):
+    for word in ("占用率", "寄存器", "共享内存", "Block 槽位", "Warp", "假设调整", "下一步", "← 当前"):
         assert word in zh, word
     for word in ("Active", "What if", "limited by", "registers", "warps", "Next step", "now"):
         assert word not in zh, word
     rows = {l.split("│")[1].strip(): l.split("│")[2].strip() for l in zh.splitlines() if l.count("│") == 4}
-    assert (rows["Warp 槽位"], rows["寄存器"], rows["共享内存"], rows["每 SM 的 Block 数"]) == ("8", "4", "4", "32")
+    assert (rows["Warp 槽位"], rows["寄存器"], rows["共享内存"], rows["Block 槽位"]) == ("8", "4", "4", "32")
     numbers = lambda text: [n.rstrip("%") for n in re.findall(_NUMBERS, text)]  # noqa: E731 - zh "6.2%～25.0%"
     assert numbers(zh) == numbers(en)
     code, zh, _ = run(capsys, "occupancy", "--arch", "8.0", "--threads", "256", "--regs", "64", "--lang", "zh")

@@ -19,7 +19,8 @@ class FindingText(Model, kw_only=True):
     (``requires``: :func:`kernelscope.knowledge.remedies.holds`) and the candidates of its action's ``{remedy}``
     (``remedies``, first that holds), and its waste counter (``verify``: signed terms, each a metric name, ``-name``
     or a number, summed; what ``compare`` follows from BEFORE to AFTER to say whether the change resolved it:
-    :func:`kernelscope.analysis.compare.resolutions`)."""
+    :func:`kernelscope.analysis.compare.resolutions`) with what it counts (``verify_unit``: the ``resolved_<unit>``
+    label that prints the two values with their unit)."""
 
     title_en: NonEmpty
     title_zh: NonEmpty
@@ -34,6 +35,11 @@ class FindingText(Model, kw_only=True):
     requires: tuple[str, ...] = ()
     remedies: tuple[str, ...] = ()
     verify: tuple[str, ...] = ()
+    verify_unit: Literal["sectors", "wavefronts", "conflicts", "idle_threads"] | None = None
+
+    def __post_init__(self) -> None:
+        if self.verify and self.verify_unit is None:
+            raise ValueError(f"field 'verify_unit': a waste counter needs its unit ({self.title_en!r})")
 
     def title(self, lang: str) -> str:
         """The finding's title in ``lang`` (a template: it may hold fields of the finding's values)."""

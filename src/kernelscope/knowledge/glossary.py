@@ -53,6 +53,17 @@ def stall_terms() -> dict[str, Term]:
     return {t.reason: t for t in glossary().term if t.reason is not None}
 
 
+#: A term that glosses its Chinese word in English: "轮（waves）" -> ("轮（waves）", "轮").
+_GLOSSED = re.compile(r"(?P<bare>[^（）\s]+)（[A-Za-z][A-Za-z -]*）")
+
+
+@cache
+def glossed_terms() -> tuple[tuple[str, str], ...]:
+    """(the glossed term, its bare Chinese word) of each term whose ``zh`` adds an English gloss in brackets
+    (``轮（waves）``): a text glosses it at its first occurrence only (stall names keep their Chinese gloss)."""
+    return tuple((t.zh, m["bare"]) for t in glossary().term if (m := _GLOSSED.fullmatch(t.zh)))
+
+
 @cache
 def allowed_words() -> frozenset[str]:
     """English words a zh output may keep (``[allow] words``)."""

@@ -96,19 +96,22 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     In Chinese each field is glued to the text around it by :func:`glue`: no space between two Chinese characters
     (a template's "受限于 {limiter}" filled with "寄存器" reads "受限于寄存器"), one between a Chinese character and a
     Latin letter or digit ("来自{unit}" filled with "L2 缓存" reads "来自 L2 缓存")."""
+    template = _percents(template)
     plain = all(v is not None and not _infinite(v) for v in values.values())
     nm = None if plain else label("not_measured", lang)
+    below = label("pct_below", lang)
     parts = _simple(template)
     if parts is None:  # (attribute or index fields, nested specs: the general formatter)
-        text = _general(template, values, lang, nm)
+        text = _general(template, values, lang, nm, below)
     elif lang == "zh":
         text = ""
         for literal, field, spec, conversion in parts:
             text = glue(text, literal)
             if field is not None:
-                text = glue(text, _field(values[field], spec, conversion, nm))
+                text = glue(text, _field(values[field], spec, conversion, nm, below))
     else:
-        text = agree("".join(literal if field is None else literal + _field(values[field], spec, conversion, nm)
+        text = agree("".join(literal if field is None else
+                             literal + _field(values[field], spec, conversion, nm, below)
                              for literal, field, spec, conversion in parts))
     if plain:
         return text
@@ -116,10 +119,10 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     return text.replace("∞x", "∞").replace("∞×", "∞").replace("∞ 倍", "∞")
 
 
-def _general(template: str, values: Mapping[str, Any], lang: str, nm: str | None) -> str:
+def _general(template: str, values: Mapping[str, Any], lang: str, nm: str | None, below: str) -> str:
     """:func:`fill` of a template with attribute or index fields (``{a.b}``, ``{a[0]}``) or nested specs, through
     :class:`string.Formatter` (before the not-measured and infinity replacements)."""
-    formatter = _PlainFormatter() if nm is None else _NotMeasuredFormatter(nm)
+    formatter = _PlainFormatter(below) if nm is None else _NotMeasuredFormatter(nm, below)
     if lang != "zh":
         return agree(formatter.format(template, **values))
     text = ""
@@ -131,7 +134,7 @@ def _general(template: str, values: Mapping[str, Any], lang: str, nm: str | None
     return text
 
 
-def _field(value: Any, spec: str, conversion: str | None, nm: str | None) -> str:
+def _field(value: Any, spec: str, conversion: str | None, nm: str | None, below: str) -> str:
     """One field of a :func:`_simple` template as :class:`_PlainFormatter` (``nm`` None) or
     :class:`_NotMeasuredFormatter` (``nm``: the "not measured" text) formats it."""
     if conversion:
@@ -141,6 +144,23 @@ def _field(value: Any, spec: str, conversion: str | None, nm: str | None) -> str
             return nm
         if _infinite(value):
             return "∞" if value > 0 else "-∞"
+    return _number(value, spec, below)
+
+
+def _number(value: Any, spec: str, below: str) -> str:
+    """``format(value, spec)``, except that a ``g`` field never prints an exponent below a million (``{ai:.3g}`` of
+    2050 is ``2050``, not ``2.05e+03``) and that a percentage (``{s:.1%}``, ``{pct:.1fP}%`` of :func:`_percents`)
+    prints a whole value without decimals (``50%``, not ``50.0%``) and one above zero that its decimals would round
+    to zero as ``below`` (``labels.toml`` ``pct_below``: ``< 0.1%``, never ``0.0%``)."""
+    if spec.endswith(("%", "fP")) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        pct = value * 100 if spec.endswith("%") else value
+        if math.isfinite(pct) and abs(pct - round(pct)) < 1e-9:
+            return f"{round(pct)}" + ("%" if spec.endswith("%") else "")
+        tiny = 10.0 ** -int(spec[1])
+        if 0 < pct < tiny / 2:
+            text = below.format(x=f"{tiny:.{spec[1]}f}")
+            return text if spec.endswith("%") else text.removesuffix("%")
+        spec = spec.removesuffix("P")
     text = format(value, spec)
     if spec.endswith("g") and "e+" in text and isinstance(value, (int, float)) and abs(value) < 1e6:
         return f"{value:.0f}"
@@ -232,6 +252,17 @@ def glue(head: str, tail: str) -> str:
     return head + tail
 
 
+#: A fixed-point field printed as a percentage: ``{pct:.1f}%``.
+_PCT_FIELD = re.compile(r"(\{\w+:\.\d)f\}%")
+
+
+@lru_cache(maxsize=4096)
+def _percents(template: str) -> str:
+    """``template`` with each ``{x:.1f}%`` field marked (``{x:.1fP}%``) so that a whole percentage prints without
+    decimals (``50%``, as ``Fmt.pct``)."""
+    return _PCT_FIELD.sub(r"\1fP}%", template)
+
+
 @lru_cache(maxsize=4096)
 def _parsed(template: str) -> tuple:
     return tuple(string.Formatter().parse(template))
@@ -242,21 +273,22 @@ def _infinite(value: Any) -> bool:
 
 
 class _PlainFormatter(string.Formatter):
-    """str.format whose ``g`` fields never print an exponent below a million: ``{ai:.3g}`` of 2050 is ``2050``,
-    not ``2.05e+03``."""
+    """str.format whose fields print as :func:`_number` does (``below``: the text of a percentage too small for
+    its decimals)."""
+
+    def __init__(self, below: str = "< {x}%") -> None:
+        self.below = below
 
     def format_field(self, value: Any, format_spec: str) -> str:
-        text = super().format_field(value, format_spec)
-        if format_spec.endswith("g") and "e+" in text and isinstance(value, (int, float)) and abs(value) < 1e6:
-            return f"{value:.0f}"
-        return text
+        return _number(value, format_spec, self.below)
 
 
 class _NotMeasuredFormatter(_PlainFormatter):
     """str.format that prints None as "not measured" and an infinite number as "∞", whatever the field's format
     spec."""
 
-    def __init__(self, not_measured: str) -> None:
+    def __init__(self, not_measured: str, below: str = "< {x}%") -> None:
+        super().__init__(below)
         self.not_measured = not_measured
 
     def format_field(self, value: Any, format_spec: str) -> str:

@@ -9,7 +9,7 @@ from typing import Sequence, TypeVar
 from ..analysis.diagnosis import KernelDiagnosis
 from ..analysis.groups import LaunchGroup
 from .common import Fmt
-from .rows import advice_lines, data_rows, kernel_notes, unit_line
+from .rows import advice_lines, data_rows, gloss_once, kernel_notes, unit_line
 from .launch_groups import group_rows
 
 T = TypeVar("T")
@@ -71,7 +71,7 @@ def brief_rows(d: KernelDiagnosis, f: Fmt, notes: Footnotes) -> list[tuple[str, 
     notes.add(f.notes(d.provenance) if d.provenance else None, where)
     for n in kernel_notes(d):
         notes.add(f.note(n), where)
-    return rows
+    return gloss_once(rows, f)
 
 
 def brief_group_rows(g: LaunchGroup | None, f: Fmt) -> list[tuple[str, str]]:

@@ -311,8 +311,7 @@ class Fmt:
         return "、".join(titles)
 
     def made_by(self, fmt: str, version: str | None) -> str:
-        """What wrote an input: "ncu-rep, profiler 2025.1.0"; in Chinese the tool is named when the format says it
-        ("ncu-rep, Nsight Compute 2025.1.0")."""
+        """What wrote an input: "ncu-rep, profiler 2025.1.0" / "ncu-rep，Nsight Compute 2025.1.0"."""
         return f"{fmt}{self.comma}{self.tool_version(fmt, version)}" if version else fmt
 
     def grid_block(self, grid: Sequence[int] | None, block: Sequence[int] | None) -> str:
@@ -329,16 +328,16 @@ class Fmt:
         return f"{safe(path)}\n{self.paren(self.made_by(fmt, version)).strip()}{extra}"
 
     def tool_version(self, fmt: str, version: str | None) -> str:
-        """The profiler that wrote an input of format ``fmt`` with its version: "profiler 2025.1.0" /
-        "Nsight Compute 2025.1.0" (the tool named in Chinese, as the glossary says); "not measured" without one."""
+        """"profiler 2025.1.0" / "Nsight Compute 2025.1.0" (zh names the tool), or "not measured" without one."""
         if not version:
             return self.nm
-        tool = _TOOLS.get(fmt.split("-")[0]) if self.zh and not version[:1].isalpha() else None
+        if self.zh and version[:1].isalpha():  # named parts ("Kineto trace schema 1, CUPTI 18"), each in Chinese
+            return self.comma.join(self.problem(part) for part in version.split(", "))
+        tool = _TOOLS.get(fmt.split("-")[0]) if self.zh else None
         return self.label("profiler_named", tool=self.label(tool) if tool else "", version=version).strip()
 
     def profiler_cell(self, fmt: str, version: str | None) -> str:
-        """The "Profiler version" cell of the HTML pages: the version ("2025.1.0"); in Chinese with the tool named
-        (采集工具："Nsight Compute 2025.1.0")."""
+        """The HTML pages' "Profiler version" cell: "2025.1.0" / "Nsight Compute 2025.1.0"."""
         return self.tool_version(fmt, version) if self.zh else version or self.nm
 
     def limiters(self, names) -> str:
@@ -381,23 +380,23 @@ class Fmt:
         return f"{x:.3g} {unit}" if abs(x) < 1000 else f"{x:.0f} {unit}"
 
     def time(self, seconds: float | None) -> str:
-        """A duration with its unit, scaled to it: ``4.790 ms`` (zh: ``9 µs``, a whole number); nothing at all is
-        ``0 s``, never a bare ``0``."""
+        """A duration scaled to its unit, four significant digits in every language (``374.0 µs``: values side by
+        side never differ in precision); nothing at all is ``0 s``, never a bare ``0``."""
         if seconds is None:
             return self.nm
         if seconds == 0:
             return "0 s"
         scale, unit = next(((s, u) for s, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")) if seconds >= s), (1e-9, "ns"))
-        text = f"{seconds / scale:#.4g}"
-        if self.zh and text.rstrip("0").endswith("."):  # a whole number: "9 µs", not "9.000 µs"
-            text = text.rstrip("0").rstrip(".")
-        return f"{text} {unit}"
+        return f"{seconds / scale:#.4g} {unit}"
 
     def pct(self, value: float | None, digits: int = 1) -> str:
-        return self.nm if value is None else f"{value:.{digits}f}%"
+        """A percentage (0-100), ``43.3%``; a whole one without decimals (``50%``), one its decimals round to 0
+        as ``< 0.1%`` / ``不足 0.1%`` (never ``0.0%``): the rule of :func:`~kernelscope.knowledge.text.fill` too."""
+        return self.nm if value is None else fill(f"{{v:.{digits}f}}%", {"v": value}, self.lang)
 
     def share(self, fraction: float | None) -> str:
-        return self.nm if fraction is None else f"{fraction * 100:.1f}%"
+        """A fraction (0-1) as :meth:`pct`."""
+        return self.nm if fraction is None else self.pct(fraction * 100)
 
     def flops(self, value: float | None, pipe: str | None = None) -> str:
         """A rate of work: FLOP/s, or OP/s for an integer ``pipe`` (INT8 tensor cores: TOP/s, as the roofline); no
@@ -471,7 +470,7 @@ class Fmt:
             if k.endswith("_s") and isinstance(v, (int, float)):
                 values[k] = self.time(v)
             elif (k.endswith("_mb") or k == "gb") and isinstance(v, (int, float)):  # bytes as the tables show them
-                values[k] = si(v * 1e9, "B", 3) if k == "gb" else si(v * 1e6, "B", 4)
+                values[k] = si(v * (1e9 if k == "gb" else 1e6), "B")
         return values
 
     def notes(self, notes) -> str:
@@ -533,8 +532,7 @@ class Fmt:
         return values
 
     def remedy_text(self, ids: tuple[str, ...], values: Mapping[str, Any]) -> str:
-        """The remedies ``ids`` (``data/remedies.toml``) in this language, filled with ``values`` and joined as
-        sentences (a number the values lack prints as "not measured", never as a raw template field)."""
+        """The remedies ``ids`` (``data/remedies.toml``) filled with ``values`` (one they lack: "not measured")."""
         parts = []
         for i in ids:
             text = remedy(i).text(self.lang)

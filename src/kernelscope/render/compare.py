@@ -14,6 +14,7 @@ from ..analysis.compare import METHOD_FIELDS, Comparison, KernelComparison, Side
 from ..analysis.compare_checks import ClockChange, Clocks
 from ..analysis.compare_program import ProgramSide
 from ..analysis.resolved import Resolution
+from ..knowledge.findings import findings
 from ..knowledge.text import note_text
 from ..model import Measurement
 from ..notes import Note
@@ -222,6 +223,14 @@ def names_list(names: tuple[str, ...], f: Fmt, shown: int = 4) -> str:
     return text + f.label("list_more", n=len(names)) if len(names) > shown else text
 
 
+def unmatched_line(before_s: float, before: str | None, after_s: float, after: str | None, f: Fmt) -> str:
+    """"Not matched: 28.23 ms before only (a, b); after only: none": each side's unmatched time (s) with its names
+    (``before`` / ``after``, None: that side has no unmatched kernel, which reads "none", never a zero duration)."""
+    sides = [f.label(f"unmatched_{side}_none") if names is None else f.label(f"unmatched_{side}", time=f.time(s), names=names)
+             for side, s, names in (("before", before_s, before), ("after", after_s, after))]
+    return f.label("unmatched_time", before=sides[0], after=sides[1])
+
+
 def _summary(c: Comparison, f: Fmt) -> list[str]:
     lines = [f.head(f.label("warning"), _worded(n, f)) for n in c.warnings]
     if c.total_before_s == 0 and c.total_after_s == 0:
@@ -240,8 +249,8 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
     else:
         lines.append(matched)
     if c.unmatched_before or c.unmatched_after:
-        lines.append(f.label("unmatched_time", before=f.time(c.unmatched_before_s), after=f.time(c.unmatched_after_s),
-                             before_names=names_list(c.unmatched_before, f), after_names=names_list(c.unmatched_after, f)))
+        lines.append(unmatched_line(c.unmatched_before_s, names_list(c.unmatched_before, f) if c.unmatched_before else None,
+                                    c.unmatched_after_s, names_list(c.unmatched_after, f) if c.unmatched_after else None, f))
         if len(c.unmatched_before) == 1 and len(c.unmatched_after) == 1 and not c.by_hand and all(
                 re.fullmatch(r"[\w:]+", n) for n in (c.unmatched_before[0], c.unmatched_after[0])):
             # one kernel left on each side, named as a regular expression reads it: most likely the one renamed
@@ -309,13 +318,14 @@ def _posthoc(p: KernelComparison, f: Fmt) -> str | None:
 
 
 def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
-    """One line per followed BEFORE finding: "uncoalesced shared-memory accesses: resolved (1.625e+07 -> 0);
+    """One line per followed BEFORE finding: "uncoalesced shared-memory accesses: resolved (16.3 M -> 0 wavefronts);
     BEFORE estimated at most 1.65x", then the measured speedup once."""
     out = []
     for r in p.resolved:
         text = f.label("resolved_item", finding=f.finding_title(r.finding_id), status=f.label(f"status_{r.status}"))
         if r.before_value is not None or r.after_value is not None:
-            text += f.paren(f.label("resolved_counts", before=_count(r.before_value, f), after=_count(r.after_value, f)))
+            unit = findings()[r.finding_id].verify_unit
+            text += f.paren(f.label(f"resolved_{unit}", before=_count(r.before_value, f), after=_count(r.after_value, f)))
         if r.estimated_speedup is not None:
             key = "est_kernel_bound" if r.estimate_kind == "upper_bound" else "est_kernel"
             text += f.semi + f.label("resolved_estimate", estimate=f.label(key, x=r.estimated_speedup))

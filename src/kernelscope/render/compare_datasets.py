@@ -13,7 +13,7 @@ from ..analysis.compare_datasets import DatasetComparison, KernelAggregate, Key,
 from ..version import __version__
 from .rich_text import to_plain
 from .common import Fmt, md_cell, short_name
-from .compare import _regressions_line, _speed, names_list, noise_text, speed_noise
+from .compare import _regressions_line, _speed, names_list, noise_text, speed_noise, unmatched_line
 from .documents import encode
 from .documents.compare_datasets import CompareDatasetsDoc, DatasetKernelDoc, DatasetSideDoc, KernelKeyDoc
 from .fit import drop_first
@@ -36,8 +36,8 @@ def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
              f.head(f.label("matched_kernels", n=len(c.kernels)), f"{f.time(c.matched_before_s)}{f.arrow}"
                     f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(c.noise[1], c.noise[0], f), f))]
     if c.unmatched_before or c.unmatched_after:
-        lines.append(f.label("unmatched_time", before=f.time(c.unmatched_before_s), after=f.time(c.unmatched_after_s),
-                             before_names=_names(c.unmatched_before, f), after_names=_names(c.unmatched_after, f)))
+        lines.append(unmatched_line(c.unmatched_before_s, _names(c.unmatched_before, f) if c.unmatched_before else None,
+                                    c.unmatched_after_s, _names(c.unmatched_after, f) if c.unmatched_after else None, f))
         lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}"))
     return lines
 

@@ -25,14 +25,15 @@ _ARCH_WIDTH = 9
 _PIPES = ("fp64", "fp32", "fp16_tensor", "bf16_tensor", "fp8_tensor")
 
 
-def _tflops(spec: GpuSpec, pipe: str) -> str:
+def _tflops(spec: GpuSpec, pipe: str, f: Fmt) -> str:
+    """The dense peak of ``pipe`` in TFLOP/s, or the language's "none" (``-`` / ``无``) on a GPU without the pipe."""
     v = spec.peak_flops_per_s.get(pipe)
-    return "-" if v is None else f"{v / 1e12:.4g}"
+    return f.label("list_none") if v is None else f"{v / 1e12:.4g}"
 
 
 def gpus_table(gpus: Iterable[GpuSpec], lang: str) -> Table:
     """A rich table of catalogue GPUs: name, architecture, compute capability, SMs, DRAM bandwidth (GB/s) and the
-    dense peak TFLOP/s of FP64, FP32 and the FP16/BF16/FP8 tensor cores ("-" where the GPU has none).
+    dense peak TFLOP/s of FP64, FP32 and the FP16/BF16/FP8 tensor cores ("-" / "无" where the GPU has none).
 
     It fits 80 columns: numbers are never cut (their columns do not wrap), names and architectures wrap instead;
     columns are two spaces apart, without vertical rules."""
@@ -46,7 +47,7 @@ def gpus_table(gpus: Iterable[GpuSpec], lang: str) -> Table:
         else:
             t.add_column(text, justify="right", no_wrap=True)
     for g in gpus:
-        cc = "-" if g.compute_capability is None else f"{g.compute_capability[0]}.{g.compute_capability[1]}"
-        t.add_row(Text(g.name), Text(g.architecture or "-"), cc, str(g.sm_count or "-"),
-                  f"{g.dram_bandwidth_bytes_per_s / 1e9:.4g}", *(_tflops(g, p) for p in _PIPES))
+        cc = f.nm if g.compute_capability is None else f"{g.compute_capability[0]}.{g.compute_capability[1]}"
+        t.add_row(Text(g.name), Text(g.architecture or f.nm), cc, str(g.sm_count or f.nm),
+                  f"{g.dram_bandwidth_bytes_per_s / 1e9:.4g}", *(_tflops(g, p, f) for p in _PIPES))
     return t

@@ -8,9 +8,26 @@ from typing import Any, Sequence
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.limiters import UnitLoad
 from ..analysis.nsight import AGREE, KERNELSCOPE_ONLY, NO_COUNTERPART, NSIGHT_ONLY
+from ..knowledge.glossary import glossed_terms
 from ..knowledge.plausibility import implausible_note, implausible_text
 from ..notes import Note
 from .common import Fmt, safe, si
+
+
+def gloss_once(rows: list[tuple[str, str]], f: Fmt) -> list[tuple[str, str]]:
+    """``rows`` with each English-glossed term (``轮（waves）``, :func:`~kernelscope.knowledge.glossary.glossed_terms`)
+    glossed at its first occurrence only, in Chinese: ``每个 SM 2.51 轮（waves）`` ... ``共 2.51 轮``."""
+    if not f.zh:
+        return rows
+    out, seen = [], set()
+    for label, text in rows:
+        for term, bare in glossed_terms():
+            if term in text:
+                head, _, tail = text.partition(term)
+                text = head + (bare if term in seen else term) + tail.replace(term, bare)
+                seen.add(term)
+        out.append((label, text))
+    return out
 
 
 def summary_rows(result: ReportDiagnosis, f: Fmt) -> list[tuple[str, str, str, str]]:
@@ -285,4 +302,4 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
         rows.append((f.label("nsight_findings"), nsight))
     for i, text in enumerate(advice_lines(d, f) if advice else (), 1):
         rows.append((f.label("advice") if i == 1 else "", f"{i}. {text}"))
-    return rows
+    return gloss_once(rows, f)

@@ -248,6 +248,7 @@ def rank_rows(tl: Timeline, w: Walls, devices: tuple[TimeSplit, ...], rows: Kind
     median_own = statistics.median(x.own_s for x in out)
     note = Note("tl_straggler_rank", {
         "rank": slowest.rank, "own_s": slowest.own_s, "wall_s": slowest.wall_s, "wait_s": slowest.collective_wait_s,
+        "own_pct": 100.0 * slowest.own_s / slowest.wall_s if slowest.wall_s > 0 else None,
         "others_wait_s": statistics.median(x.collective_wait_s for x in others), "computation_s": slowest.computation_s,
         "median_own_s": median_own})
     return tuple(out), slowest.rank, note
