@@ -34,7 +34,8 @@ from rich.table import Table
 from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 
 __all__ = ["CJKConsole", "CJKText", "HeaderText", "NameText", "break_opportunities", "divide", "hang", "has_cjk",
-           "header", "name_breaks", "words", "name_text", "path_text", "PATH", "strong_breaks", "wrap"]
+           "header", "name_breaks", "name_text", "path_breaks", "path_text", "PATH", "strong_breaks",
+           "word_bounds", "words", "wrap"]
 
 #: Characters no line may start with: closing and pausing punctuation, full-width and half-width.
 NO_LINE_START = frozenset("，。；：）、！？」』】》〉〕］｝〗〙〛”’…‥～％‰·・" ",.;:)!?]}%/")
@@ -91,7 +92,7 @@ def _word_index() -> dict[str, tuple[str, ...]]:
     index: dict[str, list[str]] = {}
     for word in sorted(unbroken_words(), key=len, reverse=True):
         index.setdefault(word[0], []).append(word)
-    return {ch: tuple(words) for ch, words in index.items()}
+    return {ch: tuple(found) for ch, found in index.items()}
 
 
 @lru_cache(maxsize=4096)
@@ -116,7 +117,7 @@ def break_opportunities(text: str) -> list[int]:
     glued = _inside_number_units(text)
     found = words(text)
     glued.update(i for a, b in found for i in range(a + 1, b))  # 耗|时: inside a word
-    ends = {b for _, b in found}  # a determiner that ends a word is none (至多 |1.65×, 之一个)
+    ends = {b for _, b in found}  # a determiner that ends a word is none (至多 |1.65×)
     out = []
     for i in range(first, len(text)):
         before, ch = text[i - 1], text[i]
@@ -225,15 +226,20 @@ def _look_back(text: str, pieces: list[tuple[int, int]], strong: set[int], room:
     return 0
 
 
+#: Where a folded piece is not cut: before closing punctuation or a name's ``>``, after opening punctuation or ``<``.
+_FOLD_NO_START = NO_LINE_START | {">"}
+_FOLD_NO_END = NO_LINE_END | {"<"}
+
+
 def _fold(piece: str, width: int) -> list[str]:
     """``piece`` (one unbreakable piece wider than a line) cut into lines of ``width`` cells (rich's
     ``chop_cells``), each cut moved back a few characters where it would start a line with closing punctuation or
-    end one with opening punctuation (``(…`` / ``)``: the ``(…)`` moves down whole)."""
+    ``>``, or end one with opening punctuation or ``<`` (``(…`` / ``)``: the ``(…)`` moves down whole)."""
     parts, start = [], 0
     while cell_len(piece[start:]) > width:
         end = start + len(chop_cells(piece[start:], width)[0])
         end = next((j for j in range(end, start + (end - start) // 2, -1)  # at most half a line back
-                    if piece[j] not in NO_LINE_START and piece[j - 1] not in NO_LINE_END), end)
+                    if piece[j] not in _FOLD_NO_START and piece[j - 1] not in _FOLD_NO_END), end)
         parts.append(piece[start:end])
         start = end
     return parts + [piece[start:]]
@@ -245,8 +251,8 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
     others ``rest`` (default ``width``), filling each line with as many pieces as fit (rich's ``divide_line``, at
     :func:`break_opportunities`; ``strict``: at :func:`strong_breaks` only), a full line ending at a strong break
     when one is a few cells back (``reach``; a word, 优化前, is not split; :func:`word_ends` count as strong
-    there); a piece wider than a line is folded across lines
-    (``fold``) or left to be cropped; ``name``: at a name's breaks (:func:`name_breaks`); ``path``: a file's path,
+    there; a line full between two words, :func:`word_bounds`, looks back :data:`WORD_REACH` cells only, so that
+    lines fill); a piece wider than a line is folded across lines (``fold``, :func:`_fold`) or left to be cropped; ``name``: at a name's breaks (:func:`name_breaks`); ``path``: a file's path,
     at the ends of its parts (:func:`path_breaks`) when each part fits a line, else as a name."""
     rest = width if rest is None else rest
     if path:
@@ -266,7 +272,8 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
             line.append((start, end))
         elif length > room or length > rest:
             if fold:
-                chopped = _fold(piece, rest if start else room)
+                size = rest if start else room  # English as rich folds it; a name or Chinese at no ")" alone
+                chopped = _fold(piece, size) if name or has_cjk(text) else chop_cells(piece, size)
                 for n, part in enumerate(chopped):
                     if start:
                         breaks.append(start)
