@@ -161,4 +161,4 @@ def test_zh_errors_print_values_in_chinese_notation(name, capsys, tmp_path, monk
 
 def test_argparse_values_in_chinese_notation():
     said = usage_error("argument --format: invalid choice: 'md' (choose from 'table', 'json')", "zh")
-    assert said == "参数 --format：无效的取值“md”（可选：“table”、“json”）", said
+    assert said == "参数 --format 的取值“md”无效，可选值为“table”、“json”", said

@@ -293,10 +293,10 @@ def test_the_rules_on_examples():
     for width in range(12, 60):  # from 12 columns on every piece fits a line: no fold
         assert [(text[:at] + "|" + text[at:], why) for at in divide(text, width)
                 if (why := _bad_break(text, at))] == []
-    assert wrap("受限于共享内存。", 14) == ["受限于共享", "内存。"]  # the 。 takes characters along: no widow "存。"
+    assert wrap("受限于共享内存。", 14) == ["受限于", "共享内存。"]  # the 。 takes its word along: no widow "存。"
     assert wrap("1. 受限于共享内存", 5) == ["1. 受", "限于", "共享", "内存"]
     assert wrap("（float4）计算", 10) == ["（float4）", "计算"]
-    assert wrap("向量化为 16 字节加载", 9) == ["向量化为", "16 字节加", "载"]
+    assert wrap("向量化为 16 字节加载", 9) == ["向量化为", "16 字节", "加载"]  # 加载: one word
     assert wrap("频率 1.81 GHz", 8) == ["频率", "1.81 GHz"]
     assert wrap("  缩进", 4) == ["  缩", "进"]
 
@@ -340,7 +340,7 @@ def test_styles_survive_the_cjk_text():
     console = CJKConsole(file=buf, width=12, force_terminal=True, color_system="standard")
     console.print(Text("加载/存储队列已满（float4）", style="bold"))
     assert buf.getvalue().count("\x1b[1m") >= 1
-    assert _ANSI.sub("", buf.getvalue()).splitlines() == ["加载/存储队", "列已满", "（float4）"]
+    assert _ANSI.sub("", buf.getvalue()).splitlines() == ["加载/存储", "队列已满", "（float4）"]
 
 
 def test_every_console_that_prints_text_wraps_chinese():

@@ -33,13 +33,14 @@ class Term(Model, kw_only=True):
                 raise ValueError(f"field 'term.{self.en}': the term {self.zh!r} contains its forbidden {variant!r}")
 
 
-class _Allow(Model, kw_only=True):
+class _Words(Model, kw_only=True):
     words: tuple[str, ...] = ()
 
 
 class Glossary(Model, kw_only=True):
     term: tuple[Term, ...]
-    allow: _Allow = _Allow()
+    allow: _Words = _Words()
+    breaks: _Words = _Words()
 
 
 def glossary() -> Glossary:
@@ -68,6 +69,20 @@ def glossed_terms() -> tuple[tuple[str, str], ...]:
 def allowed_words() -> frozenset[str]:
     """English words a zh output may keep (``[allow] words``)."""
     return frozenset(glossary().allow.words)
+
+
+#: The longest run of Chinese characters of a term that is kept whole on a line (a longer term is a phrase: its
+#: words are in ``[breaks] words``).
+WORD_MAX = 4
+
+
+@cache
+def unbroken_words() -> frozenset[str]:
+    """Chinese words a line never breaks inside (render/cjk.py): ``[breaks] words`` and each run of 2 to
+    :data:`WORD_MAX` Chinese characters of a term (加速比, 共享内存, 尾部效应)."""
+    runs = {run for t in glossary().term for run in re.findall(r"[\u4e00-\u9fff]+", t.zh)
+            if 2 <= len(run) <= WORD_MAX}
+    return frozenset(runs | set(glossary().breaks.words))
 
 
 def _literal(variant: str) -> re.Pattern[str]:

@@ -12,7 +12,9 @@ line start and line end; Unicode UAX #14):
   punctuation (（「『【《 and ( [): the character before moves down with it;
 - never between a number and its unit: a CJK measure word after it (16 字节, 22 个, 1.50 倍) or, after one space,
   an ASCII word (4.790 ms, 1.81 GHz, 14.2 FLOP/B);
-- never right after a list marker at the start of a line ("1. ", "2) ", "• ").
+- never right after a list marker at the start of a line ("1. ", "2) ", "• ");
+- never inside a word of the glossary or of its list of common words (耗时, 中位数, 分析器: :func:`words`); a full
+  line prefers to end between two such words.
 
 :class:`CJKConsole` is the ``rich.console.Console`` every table and text of kernelscope is printed with: it hands
 rich, for each text holding CJK characters, a :class:`CJKText` that wraps at those places (:func:`divide`, rich's
@@ -21,6 +23,7 @@ greedy line filling over them). Text without CJK characters is left to rich: Eng
 from __future__ import annotations
 
 import re
+from functools import cache, lru_cache
 from typing import Any, Iterable, Optional
 
 from rich.cells import cell_len, chop_cells
@@ -31,7 +34,8 @@ from rich.table import Table
 from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 
 __all__ = ["CJKConsole", "CJKText", "HeaderText", "NameText", "break_opportunities", "divide", "hang", "has_cjk",
-           "header", "name_breaks", "name_text", "path_text", "PATH", "strong_breaks", "wrap"]
+           "header", "name_breaks", "name_text", "path_breaks", "path_text", "PATH", "strong_breaks",
+           "word_bounds", "words", "wrap"]
 
 #: Characters no line may start with: closing and pausing punctuation, full-width and half-width.
 NO_LINE_START = frozenset("，。；：）、！？」』】》〉〕］｝〗〙〛”’…‥～％‰·・" ",.;:)!?]}%/")
@@ -49,9 +53,12 @@ _HANG = re.compile(r" *(?:\d{1,3}[.)、]|[•·*-]) +| +")
 _PUNCTUATION = frozenset(NO_LINE_START | NO_LINE_END | set("—→←×～·、"))
 #: Cells a full line may give back to end at a strong break (:func:`strong_breaks`) instead of inside a word.
 LOOK_BACK = 10
+#: Cells a full line ending between two words (:func:`word_bounds`) may give back to end at punctuation instead:
+#: one two-character word ("：不再" / "出现", not "：" / "不再出现" with "加速比至多" moved down whole).
+WORD_REACH = 4
 #: Determiners and numerals that make one word with the measure word after them (每个, 一次, 各条, 这种): no break
 #: between the two.
-DETERMINERS = frozenset("每各该这那一两几多某其首本此")
+DETERMINERS = frozenset("每各该这那一两几多某其首本此二三四五六七八九十")
 #: Characters that end a Chinese word (particles, conjunctions): a break after one, before an ideograph, splits no
 #: word; a full line prefers it as it prefers a strong break (:func:`word_ends`).
 WORD_END = frozenset("的了和与及或并")
@@ -76,6 +83,31 @@ def _inside_number_units(text: str) -> set[int]:
     return out
 
 
+@cache
+def _word_index() -> dict[str, tuple[str, ...]]:
+    """First character -> the unbroken words (:func:`~kernelscope.knowledge.glossary.unbroken_words`) starting
+    with it, longest first."""
+    from ..knowledge.glossary import unbroken_words
+
+    index: dict[str, list[str]] = {}
+    for word in sorted(unbroken_words(), key=len, reverse=True):
+        index.setdefault(word[0], []).append(word)
+    return {ch: tuple(found) for ch, found in index.items()}
+
+
+@lru_cache(maxsize=4096)
+def words(text: str) -> tuple[tuple[int, int], ...]:
+    """(start, end) of the unbroken words of ``text`` (the glossary's terms and ``[breaks] words``: 加速比, 耗时,
+    中位数, 分析器), found left to right, the longest at each place first (forward maximum matching)."""
+    index, out, i = _word_index(), [], 0
+    while i < len(text):
+        word = next((w for w in index.get(text[i], ()) if text.startswith(w, i)), None)
+        if word is not None:
+            out.append((i, i + len(word)))
+        i += len(word) if word else 1
+    return tuple(out)
+
+
 def break_opportunities(text: str) -> list[int]:
     """The offsets where a line of ``text`` (one paragraph: no line feed) may break, the next line starting there,
     by the rules of the module docstring."""
@@ -83,14 +115,17 @@ def break_opportunities(text: str) -> list[int]:
     first = marker.end() + 1 if marker else len(text) - len(text.lstrip()) + 1  # not after leading spaces alone
     wide = [_CJK.match(ch) is not None for ch in text]
     glued = _inside_number_units(text)
+    found = words(text)
+    glued.update(i for a, b in found for i in range(a + 1, b))  # 耗|时: inside a word
+    ends = {b for _, b in found}  # a determiner that ends a word is none (至多 |1.65×)
     out = []
     for i in range(first, len(text)):
         before, ch = text[i - 1], text[i]
         if ch.isspace() or ch in NO_LINE_START or before in NO_LINE_END or i in glued:
             continue
-        if before in DETERMINERS and text.startswith(MEASURE_WORDS, i):  # 每|个: one word
+        if before in DETERMINERS and i not in ends and text.startswith(MEASURE_WORDS, i):  # 每|个: one word
             continue
-        if before == " " and ch.isascii() and (text[i - 2:i - 1] in DETERMINERS
+        if before == " " and ch.isascii() and (text[i - 2:i - 1] in DETERMINERS and i - 1 not in ends
                                                or text[i - 3:i - 1] in _ONE_OF):  # 每 |SM, 一个 |Rank
             continue
         if before.isspace() or wide[i - 1] or wide[i]:
@@ -113,6 +148,13 @@ def word_ends(text: str) -> list[int]:
             and text[i] not in _PUNCTUATION]
 
 
+def word_bounds(text: str) -> list[int]:
+    """The break opportunities of ``text`` at either end of an unbroken word (:func:`words`: 加速比|至多): they
+    split no word either, but a line still prefers punctuation a word back (:data:`WORD_REACH`)."""
+    bounds = {i for word in words(text) for i in word}
+    return [i for i in break_opportunities(text) if i in bounds]
+
+
 def _points(text: str) -> list[int]:
     """Where a line of ``text`` may break: :func:`break_opportunities` when it holds a CJK character, else after
     spaces only (as rich)."""
@@ -126,15 +168,22 @@ def _points(text: str) -> list[int]:
 NAME_BREAK_AFTER = frozenset("_(,<:/ -.")
 #: A name's break leaves at least this many characters after it (never ``ncu-re`` / ``p``).
 NAME_TAIL = 3
+#: A file name's extension at the end of a name (after a character other than ``/`` and ``.``): never broken.
+EXTENSION = re.compile(r"(?<=[^/.])\.[A-Za-z][\w-]{0,15}$")
 
 
 def name_breaks(text: str) -> list[int]:
     """Where a line of a name (a kernel's demangled signature, a file path) may break: after ``_``, ``(``, ``,``,
     ``<``, ``/``, a blank and after ``::`` (never between the two colons), never before a closing ``)``, ``>``, an
-    ``…``, a ``,`` or a blank; so a long name wraps between its tokens, not inside one."""
+    ``…``, a ``,`` or a blank, never inside a file name's extension (``.ncu-rep``, ``.json``: :data:`EXTENSION`);
+    so a long name wraps between its tokens, not inside one."""
+    ext = EXTENSION.search(text)
     out = []
+    inside = {i for a, b in words(text) for i in range(a + 1, b)}  # 分析|器: a word of the suffix
     for i in range(1, len(text)):
         before, ch = text[i - 1], text[i]
+        if i in inside:
+            continue
         if (ch == "（" or has_cjk(before)) and ch not in "），。；：" and not before == "（":  # a Chinese suffix
             out.append(i)  # (the profiler's "（名称被分析器截断）") breaks as Chinese does
             continue
@@ -142,16 +191,24 @@ def name_breaks(text: str) -> list[int]:
             continue
         if before == ":" and text[i - 2:i] != "::":
             continue
-        if before == "." and not any(c in NAME_BREAK_AFTER for c in text[i:]):  # rank0.json: its extension stays
+        if ext is not None and i >= ext.start():  # …_ncu.ncu-rep: its extension stays with the name
             continue
         out.append(i)
     return [i for i in out if len(text) - i >= NAME_TAIL]
 
 
-def _segments(text: str, strict: bool = False, name: bool = False) -> list[tuple[int, int]]:
+def path_breaks(text: str) -> list[int]:
+    """The :func:`name_breaks` of a file's path that end a part of it: after a ``/`` or a ``__`` (the corpus's
+    ``owner__repo__file`` names), where a path wraps first."""
+    return [i for i in name_breaks(text) if text[i - 1] == "/" or text[i - 2:i] == "__"]
+
+
+def _segments(text: str, strict: bool = False, name: bool = False, path: bool = False) -> list[tuple[int, int]]:
     """(start, end) of the pieces of ``text`` between its break opportunities (``strict``: its
-    :func:`strong_breaks` only; ``name``: a name's, :func:`name_breaks`)."""
-    bounds = [0, *(name_breaks(text) if name else strong_breaks(text) if strict else _points(text)), len(text)]
+    :func:`strong_breaks` only; ``name``: a name's, :func:`name_breaks`; ``path``: a path's, :func:`path_breaks`)."""
+    points = path_breaks(text) if path else name_breaks(text) if name else strong_breaks(text) if strict \
+        else _points(text)
+    bounds = [0, *points, len(text)]
     return list(zip(bounds, bounds[1:]))
 
 
@@ -169,20 +226,45 @@ def _look_back(text: str, pieces: list[tuple[int, int]], strong: set[int], room:
     return 0
 
 
+#: Where a folded piece is not cut: before closing punctuation or a name's ``>``, after opening punctuation or ``<``.
+_FOLD_NO_START = NO_LINE_START | {">"}
+_FOLD_NO_END = NO_LINE_END | {"<"}
+
+
+def _fold(piece: str, width: int) -> list[str]:
+    """``piece`` (one unbreakable piece wider than a line) cut into lines of ``width`` cells (rich's
+    ``chop_cells``), each cut moved back a few characters where it would start a line with closing punctuation or
+    ``>``, or end one with opening punctuation or ``<`` (``(…`` / ``)``: the ``(…)`` moves down whole)."""
+    parts, start = [], 0
+    while cell_len(piece[start:]) > width:
+        end = start + len(chop_cells(piece[start:], width)[0])
+        end = next((j for j in range(end, start + (end - start) // 2, -1)  # at most half a line back
+                    if piece[j] not in _FOLD_NO_START and piece[j - 1] not in _FOLD_NO_END), end)
+        parts.append(piece[start:end])
+        start = end
+    return parts + [piece[start:]]
+
+
 def divide(text: str, width: int, fold: bool = True, rest: int | None = None, strict: bool = False,
-           name: bool = False, reach: int = LOOK_BACK) -> list[int]:
+           name: bool = False, reach: int = LOOK_BACK, path: bool = False) -> list[int]:
     """The offsets to break one paragraph of ``text`` at so that its first line fits ``width`` cells and the
     others ``rest`` (default ``width``), filling each line with as many pieces as fit (rich's ``divide_line``, at
     :func:`break_opportunities`; ``strict``: at :func:`strong_breaks` only), a full line ending at a strong break
     when one is a few cells back (``reach``; a word, 优化前, is not split; :func:`word_ends` count as strong
-    there); a piece wider than a line is folded across lines
-    (``fold``) or left to be cropped; ``name``: at a name's breaks (:func:`name_breaks`)."""
+    there; a line full between two words, :func:`word_bounds`, looks back :data:`WORD_REACH` cells only, so that
+    lines fill); a piece wider than a line is folded across lines (``fold``, :func:`_fold`) or left to be cropped; ``name``: at a name's breaks (:func:`name_breaks`); ``path``: a file's path,
+    at the ends of its parts (:func:`path_breaks`) when each part fits a line, else as a name."""
     rest = width if rest is None else rest
-    strong = set(strong_breaks(text)) | set(word_ends(text)) if has_cjk(text) and not strict and not name else set()
+    if path:
+        name = True
+        path = all(cell_len(text[a:b]) <= (rest if a else width) for a, b in _segments(text, path=True))
+    prose = has_cjk(text) and not strict and not name
+    strong = set(strong_breaks(text)) | set(word_ends(text)) if prose else set()
+    bounds = set(word_bounds(text)) - strong if prose else set()
     breaks: list[int] = []
     line: list[tuple[int, int]] = []  # the pieces on the current line
     offset, room = 0, width
-    for start, end in _segments(text, strict, name):
+    for start, end in _segments(text, strict, name, path):
         piece = text[start:end]
         length = cell_len(piece.rstrip())
         if room - offset >= length:
@@ -190,7 +272,8 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
             line.append((start, end))
         elif length > room or length > rest:
             if fold:
-                chopped = chop_cells(piece, rest if start else room)
+                size = rest if start else room  # English as rich folds it; a name or Chinese at no ")" alone
+                chopped = _fold(piece, size) if name or has_cjk(text) else chop_cells(piece, size)
                 for n, part in enumerate(chopped):
                     if start:
                         breaks.append(start)
@@ -204,7 +287,8 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
                 offset = cell_len(piece)
             room, line = rest, [(start, end)]
         elif offset and start:
-            back = _look_back(text, line, strong, room, reach) if strong and start not in strong else 0
+            back = 0 if not strong or start in strong else _look_back(text, line, strong, room, WORD_REACH) \
+                if start in bounds else _look_back(text, line, strong | bounds, room, reach)
             if back and sum(cell_len(text[a:b]) for a, b in line[-back:]) + cell_len(piece) <= rest:
                 line = line[-back:]
                 breaks.append(line[0][0])
@@ -214,7 +298,7 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
             line.append((start, end))
             offset, room = sum(cell_len(text[a:b]) for a, b in line), rest
     if has_cjk(text) and not name:
-        return _no_widow(text, breaks, [a for a, _ in _segments(text, strict)], strong, rest, reach)
+        return _no_widow(text, breaks, [a for a, _ in _segments(text, strict)], strong | bounds, rest, reach)
     return breaks
 
 
@@ -295,7 +379,7 @@ class CJKText(Text):
             else:
                 indent = hang(line.plain, width)
                 new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold", rest=width - indent,
-                                               strict=self.strict, name=self.name or self.path and not number))
+                                               strict=self.strict, name=self.name, path=self.path and not number))
                 for n, part in enumerate(new_lines):
                     part.rstrip_end(width)
                     if n and indent:

@@ -143,12 +143,15 @@ def advice_text(e: FusionEstimate, f: Fmt) -> str:
 
 
 def fusion_lines(estimates: Sequence[FusionEstimate], f: Fmt) -> list[tuple[str, str]]:
-    """(label, text) lines: per candidate its sentence, then its advice; the assumptions, then the caveats, once
-    after them."""
+    """(label, text) lines: per candidate its sentence, then its advice (in full at the first chain of its route,
+    "same as chain 1" at the later ones); the assumptions, then the caveats, once after them."""
     rows: list[tuple[str, str]] = []
+    first: dict[str, int] = {}  # route -> the number of the first chain advised so
     for i, e in enumerate(estimates):
         rows.append((f.label("fu_command_title") if i == 0 else "", f.note(summary_note(e, f, i + 1))))
-        rows.append(("", f"   {f.label('fu_advice')}{f.colon}{advice_text(e, f)}"))
+        advice = advice_text(e, f) if e.route not in first else f.label("fu_advice_same", i=first[e.route])
+        first.setdefault(e.route, i + 1)
+        rows.append(("", f"{f.label('fu_advice')}{f.colon}{advice}"))
     caveats = list(dict.fromkeys(c for e in estimates for c in e.caveats))
     for label, group in (("fu_assumptions", [c for c in caveats if c in ASSUMPTIONS]),
                          ("fu_caveats", [c for c in caveats if c not in ASSUMPTIONS])):

@@ -433,8 +433,8 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
             t = Table(box=box.SIMPLE, show_header=False, show_edge=False)
             t.add_column(style="bold", no_wrap=True)
             t.add_column(overflow="fold")
-            for label, value in closing:
-                t.add_row(Text(label), Text(value))
+            for i, (label, value) in enumerate(closing):  # a blank line before each labelled row but the first
+                t.add_row(Text(label), Text(value), end_section=bool(closing[i + 1:] and closing[i + 1][0]))
             out.append(Padding(t, (0, 0, 1, 1)))
         if notes is not None:
             out += footnote_table(notes, f, "brief_more_tables", names=more)

@@ -52,8 +52,9 @@ def _signed_pct(value: float | None, f: Fmt) -> str:
     return f.pct(value) if value is None or value < 0 else "+" + f.pct(value)
 
 
-def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[str, list[str], list[list[str]]]]]:
-    """The overview (label, value) rows and the (title, header, rows) tables."""
+def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[str, list[str], list[list[str]], int]]]:
+    """The overview (label, value) rows and the (title, header, rows, words) tables: their first ``words`` columns
+    hold words (left-aligned), the others numbers (right-aligned)."""
     overview = [
         (f.label("tl_ar_ranks"), str(len(rr.ranks))),
         (f.label("tl_ar_rank_source"), f.label("tl_ar_" + rr.rank_source)),
@@ -76,7 +77,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                   f.time(r.own_s)]
                  + ([str(r.steps), f.time(r.median_step_s)] if steps else [])
                  + [_signed_pct(r.vs_median_pct, f) + (" (" + f.label("tl_ar_straggler") + ")" if r.straggler else "")]
-                 for r in rr.ranks])
+                 for r in rr.ranks], 2)
     proj_rows = []
     if rr.balanced_wall_s is not None:
         sp = rr.wall_s / rr.balanced_wall_s if rr.balanced_wall_s > 0 else math.inf
@@ -90,13 +91,13 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                     else f.label("tl_ar_p_kernel", name=k.name, factor=f.factor(factor, 0 if factor == int(factor) else 2)))  # a hypothesis: 2x
             proj_rows.append([what, f.time(after), _x(sp, f)])
     projections = (f.label("tl_ar_projections"), [f.label("tl_ar_what"), f.label("tl_ar_after"),
-                                                   f.label("tl_ar_speedup")], proj_rows)
+                                                   f.label("tl_ar_speedup")], proj_rows, 1)
     imbalance = (f.label("tl_ar_imbalance"),
                  [f.label("kernel"), f.label("total_time"), f.label("tl_ar_min"), f.label("tl_ar_median"),
                   f.label("tl_ar_max"), f.label("tl_ar_ratio"), f.label("tl_ar_max_rank"), f.label("tl_ar_ranks_with")],
                  [[k.name, f.time(k.total_s), f.time(k.min_s), f.time(k.median_s), f.time(k.max_s),
                    "∞" if k.max_over_median is None else f.factor(k.max_over_median), str(k.max_rank),
-                   f"{k.ranks_with}/{len(rr.ranks)}"] for k in rr.kernels])
+                   f"{k.ranks_with}/{len(rr.ranks)}"] for k in rr.kernels], 1)
     return overview, [per_rank, projections, imbalance]
 
 
@@ -111,12 +112,13 @@ def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
     for label, value in overview:
         t.add_row(Text(label), Text(value))
     out.append(t)
-    for title, head, rows in tables:
+    for title, head, rows, words in tables:
         tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
         for i, h in enumerate(head):
-            tab.add_column(h, justify="left" if i < 2 else "right", overflow="fold")
+            tab.add_column(h, justify="left" if i < words else "right", overflow="fold")
         for r in rows:
-            tab.add_row(*(name_text(c) if PATH.fullmatch(c) else Text(c) for c in r))  # a path wraps at its parts
+            tab.add_row(*(name_text(c) if i < words or PATH.fullmatch(c) else Text(c)  # a name wraps at its parts
+                          for i, c in enumerate(r)))
         out.append(tab)
     return out
 
@@ -141,9 +143,9 @@ def render_ranks(rr: RanksReport, fmt: str = "table", lang: str = "en", width: i
     if fmt == "markdown":
         overview, tables = _tables(rr, f)
         lines = [f"# {f.label('tl_ar_title')}", ""] + [f"- **{_md(k)}**: {_md(v)}" for k, v in overview]
-        for title, head, rows in tables:
+        for title, head, rows, words in tables:
             lines += ["", f"## {title}", "", "| " + " | ".join(map(_md, head)) + " |",
-                      "|" + "|".join("---" for _ in head) + "|"]
+                      "|" + "|".join("---" if i < words else "---:" for i in range(len(head))) + "|"]
             lines += ["| " + " | ".join(map(_md, r)) + " |" for r in rows]
         return "\n".join(lines) + "\n"
     raise ValueError(f"format must be one of table, json, markdown, got {fmt!r}")
