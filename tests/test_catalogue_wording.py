@@ -120,12 +120,17 @@ RETIRED = {
     "cublasLt": "cuBLASLt",
     "Tile 尺寸": "tile (engineers' word, lower case)",
     # zh review 4
-    "假定成链": "未记录，按成链计 (table, caveats and help alike)",
+    "假定成链": "未记录，按每个 Kernel 读取上一个的输出估算 (table, caveats and help alike)",
     "其自身工作占": "自身工作耗时 X，占其总时长 Y 的 Z%",
     "谓词为真的": "其中平均 N 个线程谓词为真",
     "访存输入输出": "MIO（内存输入/输出）指令队列",
     "特殊指令": "特殊函数（MUFU）指令",
     "百分比超过": "above 100 %: 峰值的 N 倍",
+    # zh review 5
+    "隐藏到": "hidden under: 与计算重叠（掩盖通信） / 与 GPU 工作重叠",
+    "只付一次": "paid once: 只发生一次 / 每个进程一次性的开销",
+    "按成链计": "taken as a chain: 按每个 Kernel 读取上一个的输出估算",
+    "占整体的 {": "a share that may read 不到 0.1%: 占整体 {share}",
 }
 
 

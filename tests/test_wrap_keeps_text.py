@@ -66,7 +66,7 @@ def _bare(text: str) -> str:
 
 
 def test_texts_are_read():
-    assert len(texts()) > 500 and any("隐藏到" in t for t in texts()) and IDLE_TITLE.endswith("之下")
+    assert len(texts()) > 500 and any("与 GPU 工作重叠" in t for t in texts()) and IDLE_TITLE.endswith("重叠")
 
 
 @settings(max_examples=300, deadline=None)

@@ -48,7 +48,7 @@ def test_a_value_and_its_repeat_print_alike(capsys):
 
 
 # ---------------------------------------------------------------------------------------- 2. percentages
-@pytest.mark.parametrize("lang,below", [("en", "< 0.1%"), ("zh", "不足 0.1%")])
+@pytest.mark.parametrize("lang,below", [("en", "< 0.1%"), ("zh", "不到 0.1%")])
 def test_a_tiny_share_is_not_zero_and_a_round_one_has_no_decimal(lang, below):
     f = Fmt(lang)
     assert f.share(0.0003) == below and f.share(0.0) == "0%" and f.share(0.0006) == "0.1%"
@@ -144,9 +144,9 @@ def test_waves_are_glossed_once_per_kernel(capsys):
 # ---------------------------------------------------------------------------------------- 7. chains taken as such
 def test_an_assumed_chain_reads_alike_in_table_and_help(capsys):
     out = _out(capsys, "fusion", str(need(TRACES / "hta_alexnet_a100_rank0_trace.json.gz")), "--lang", "zh")
-    assert "未记录，按成链计" in out and "假定成链" not in out
-    assert any("按成链计" in text for text in help_texts("zh").values())
-    assert not any("假定成链" in text for text in help_texts("zh").values())
+    assert "未记录，按每个 Kernel 读取上一个的输出" in out and "成链" not in out
+    assert any("按每个 Kernel 读取上一个的输出估算" in text for text in help_texts("zh").values())
+    assert not any("成链" in text for text in help_texts("zh").values())
 
 
 # ---------------------------------------------------------------------------------------- 8. a side with nothing
