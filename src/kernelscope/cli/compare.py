@@ -157,7 +157,7 @@ def _compare(args: argparse.Namespace) -> int:
                          methods=(loaded[0].measurement, loaded[-1].measurement),
                          programs=programs if programs and None not in programs else None)
         if not result.pairs:  # nothing compared: neither a result nor a passed gate
-            raise _nothing_matched(result, [spools.label(r) for r in args.reports])
+            raise _nothing_matched(result, [spools.label(r) for r in args.reports], args.lang)
     regressions = result.regressions(threshold / 100.0) if threshold is not None else ()
     if args.format == "json":
         text = rc.to_json(result, args.lang, regressions, threshold)
@@ -183,14 +183,14 @@ def _compare_datasets(args: argparse.Namespace, threshold: float | None) -> int:
     from ..render.common import Fmt
 
     if len(args.reports) != 2 or not all(is_dataset(r) for r in args.reports):
-        raise InputError(" vs ".join(args.reports), key="compare_dataset_and_report")
+        raise InputError(Fmt(args.lang).label("sides_vs", a=args.reports[0], b=args.reports[-1]), key="compare_dataset_and_report")
     if args.pair or args.before_kernel or args.after_kernel:
         raise InputError("--pair/--before-kernel/--after-kernel", key="compare_pair_datasets")
     if args.output:
         refuse_inputs([args.output], list(args.reports))
     result = compare_datasets(read_table(args.reports[0], "launches"), read_table(args.reports[1], "launches"))
     if not result.kernels:
-        raise InputError(" vs ".join(args.reports), Fmt(args.lang).label("dsc_none_matched"))
+        raise InputError(Fmt(args.lang).label("sides_vs", a=args.reports[0], b=args.reports[-1]), Fmt(args.lang).label("dsc_none_matched"))
     regressions = result.regressions(threshold / 100.0) if threshold is not None else ()
     render = {"json": rd.to_json, "markdown": rd.to_markdown}.get(args.format)
     text = render(result, args.lang, regressions, threshold) if render else None
@@ -203,16 +203,15 @@ def _compare_datasets(args: argparse.Namespace, threshold: float | None) -> int:
     return 1 if regressions else 0
 
 
-def _nothing_matched(result, labels: list[str]) -> InputError:
+def _nothing_matched(result, labels: list[str], lang: str) -> InputError:
     """The error for two sides without one kernel in common (exit 2: a gate must not pass on nothing)."""
-    from ..render.common import short_name
+    from ..render.common import Fmt
+    from ..render.compare import names_list
 
-    def listed(names: tuple[str, ...]) -> str:
-        shown = ", ".join(short_name(n, 40) for n in names[:4])
-        return (shown + (f", ... ({len(names)} names)" if len(names) > 4 else "")) or "no kernels"
-
-    return InputError(" vs ".join(labels), key="compare_none_matched",
-        values={"unmatched_before": listed(result.unmatched_before), "unmatched_after": listed(result.unmatched_after)})
+    f = Fmt(lang)
+    return InputError(f.label("sides_vs", a=labels[0], b=labels[-1]), key="compare_none_matched",
+        values={"unmatched_before": names_list(result.unmatched_before, f),
+                "unmatched_after": names_list(result.unmatched_after, f)})
 
 
 COMMAND = Command(

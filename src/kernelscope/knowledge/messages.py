@@ -127,9 +127,18 @@ def _reword(text: str, depth: int) -> str:
     for pattern, zh in _templated():
         m = pattern.fullmatch(text)
         if m is not None:
-            return fill(zh, "zh", {k: _QUOTED.sub(r"“\1”", v) if _QUOTED.fullmatch(v) else _reword(v, depth - 1)
+            return fill(zh, "zh", {k: _QUOTED.sub(r"“\1”", v) if _QUOTED.fullmatch(v) else _listed(_reword(v, depth - 1))
                                    for k, v in m.groupdict().items()})  # a quoted value ('x', a repr): “x”
     return text
+
+
+_NAMES = re.compile(r"[^\s,()<>\[\]]+(?:, [^\s,()<>\[\]]+)+")
+
+
+def _listed(value: str) -> str:
+    """A field that is a list of names or numbers (``dram__bytes_read.sum, dram__bytes_write.sum``) joined with the
+    Chinese enumeration comma (``、``); any other text as it is."""
+    return "、".join(value.split(", ")) if _NAMES.fullmatch(value) else value
 
 
 @cache

@@ -170,11 +170,12 @@ def sass_view(ls: LaunchSource, f: Fmt, pcs: Collection[int] | None = None) -> s
     if not len(table.pc):
         return ""
     values = table.columns.get(ls.ranked_by) if ls.ranked_by else None
-    executed = table.columns.get("inst_executed")
+    # ranked by executions: the heat column is that count, not shown twice
+    executed = None if ls.ranked_by == "inst_executed" else table.columns.get("inst_executed")
     top = float(max((v for v in values.tolist() if v == v), default=0.0)) if values is not None else 0.0
     found = findings_by_pc(ls.located)
-    head = [f.label(k) for k in ("src_offset", "src_samples" if ls.ranked_by == SAMPLES else "src_executed",
-                                 "src_executed", "src_sass", "src_where")] + [""]
+    head = [f.label(k) for k in ("src_offset", "src_samples" if ls.ranked_by == SAMPLES else "src_executed")] \
+        + [f.label("src_executed")] * (executed is not None) + [f.label("src_sass"), f.label("src_where"), ""]
     parts = ['<table class="code"><tr>' + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr>"]
     rows = [i for i, pc in enumerate(table.pc.tolist()) if pcs is None or pc in pcs][:MAX_VIEW_ROWS]
     skipped = '<tr><td class="muted">…</td>' + "<td></td>" * (len(head) - 1) + "</tr>"
@@ -184,11 +185,12 @@ def sass_view(ls: LaunchSource, f: Fmt, pcs: Collection[int] | None = None) -> s
         pc = int(table.pc[i])
         v = None if values is None or values[i] != values[i] else float(values[i])
         off = f"+{pc - table.function_pc:#06x}" if table.function_pc is not None else f"{pc:#x}"
-        ex = None if executed is None or executed[i] != executed[i] else float(executed[i])
+        ex = "" if executed is None or executed[i] != executed[i] else count_text(float(executed[i]), f)
+        ex_cell = "" if executed is None else f'<td class="num">{_e(ex)}</td>'
         where = f"{base_name(table.file[i])}:{table.line[i]}" if table.file[i] is not None and table.line[i] > 0 else ""
         parts.append(f'<tr><td class="muted">{_e(off)}</td><td class="num"{heat_style(v, top)}>'
-                     f'{_e(count_text(v, f) if v else "")}</td><td class="num">{_e(count_text(ex, f) if ex is not None else "")}'
-                     f"</td><td>{_e(table.sass.get(pc, ''))}</td><td class=\"muted\">{_e(where)}</td>"
+                     f'{_e(count_text(v, f) if v else "")}</td>{ex_cell}'
+                     f"<td>{_e(table.sass.get(pc, ''))}</td><td class=\"muted\">{_e(where)}</td>"
                      f'<td class="fbs">{finding_badges(found.get(pc, ()), f)}</td></tr>')
     if rows and rows[-1] < len(table.pc) - 1:
         parts.append(skipped)

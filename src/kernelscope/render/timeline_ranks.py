@@ -63,7 +63,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
         (f.label("tl_ar_compared"), f.label("tl_ar_by_step" if rr.compared_by == "own_per_step" else "tl_ar_by_own")),
         (f.label("tl_ar_slowest"), str(rr.slowest_rank)),
         (f.label("tl_ar_stragglers", pct=f.pct(rr.straggler_pct, 0)),
-         ", ".join(str(r) for r in rr.stragglers) or f.label("tl_ar_none")),
+         f.listing(str(r) for r in rr.stragglers) or f.label("tl_ar_none")),
     ]
     steps = any(r.steps for r in rr.ranks)
     per_rank = (f.label("tl_ar_per_rank"),
