@@ -47,3 +47,10 @@ def test_the_sass_view_shows_each_count_once(tmp_path, lang, word):
                  "-o", str(out), "--lang", lang]) == 0
     view = out.read_text("utf-8").split('<table class="code">')[1].split("</tr>")[0]
     assert view.count(word) == 1
+
+
+@pytest.mark.parametrize("lang,name", [("en", "correctness reference"), ("zh", "正确性校验用参考实现")])
+def test_a_library_family_named_in_words_is_worded_in_chinese(lang, name):
+    from kernelscope.notes import Note
+    text = Fmt(lang).note(Note("f_library_kernel", {"family": "correctness reference", "family_id": "reference"}))
+    assert f"({name})" in text or f"（{name}）" in text

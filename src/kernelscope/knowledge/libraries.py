@@ -23,6 +23,11 @@ class Family(Model, kw_only=True):
     precision_en: str = ""
     precision_zh: str = ""
     precision_done: tuple[str, ...] = ()
+    name_zh: str = ""
+
+    def title(self, lang: str) -> str:
+        """The display name in ``lang`` (``name_zh`` where the name is English words, else the library's own name)."""
+        return self.name_zh or self.name if check_lang(lang) == "zh" else self.name
 
     def advice(self, lang: str) -> str:
         """The advice template in ``lang`` (``{limiter}``: the launch's busiest unit)."""

@@ -454,6 +454,8 @@ class Fmt:
             values["op"] = values["op"] if entry is None else entry.get(self.lang)
         if "limiter" in values:
             values["limiter"] = self.limiter(values["limiter"])
+        if "family_id" in values:
+            values["family"] = family(values["family_id"]).title(self.lang)
         if "reason" in values:
             values["reason"] = self.stall_name(values["reason"])
         if key == "cmp_slower" and values.get("speedup"):  # "耗时为优化前的 55.3 倍", not "慢了 5430%"
