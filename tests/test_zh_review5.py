@@ -158,3 +158,18 @@ def test_a_side_without_unmatched_kernels_says_none(capsys, lang, none, zero):
     a, b = (need(TRACES / f"hta_trace_filter_sampled_rank-{i}.json.gz") for i in (0, 1))
     out = flat(_out(capsys, "compare", str(a), str(b), "--lang", lang))
     assert none in out and zero not in out
+
+
+# ---------------------------------------------------------------------------------------- round 5: no "0%" residue
+def test_nothing_saved_is_not_worded_as_zero_percent(capsys):
+    """A finding that saves nothing after the ones above it states its 1.00x, not "节省 GPU 总时间的 0%"."""
+    out = flat(_out(capsys, "diagnose", str(need(CORPUS_NCU / DAY08.format("before"))), "--lang", "zh", "-v"))
+    assert "节省 GPU 总时间的" in out and "总时间的 0%" not in out
+
+
+def test_a_line_lists_no_stall_without_share():
+    from kernelscope.render.source_words import _stalls
+    from types import SimpleNamespace as NS
+    items = [NS(reason="short_scoreboard", share=0.9), NS(reason="wait", share=0.004), NS(reason="math", share=0.0)]
+    text = _stalls(items, Fmt("zh"))
+    assert "90%" in text and "不足 1%" in text and text.count("、") == 1

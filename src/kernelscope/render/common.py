@@ -586,7 +586,7 @@ class Fmt:
         """"est. 1.80x this kernel, 12.3% of GPU time saved" for a prediction, "at most 1.80x this kernel, ..." for
         an upper bound; a gain smaller than the finding's own estimate (its marginal gain after the findings listed
         above it) says so: "est. 1.30x this kernel after the above (1.64x alone)". ``program_share``: the Amdahl
-        program gain 0-1, or None when unknown. "not estimated" without an estimate."""
+        program gain 0-1, or None when unknown (0: not stated). "not estimated" without an estimate."""
         if finding.estimated_speedup is None:
             return self.label("not_estimated")
         x = finding.gain if finding.gain is not None else finding.estimated_speedup
@@ -594,7 +594,7 @@ class Fmt:
         out = self.label(key, x=x)
         if x < finding.estimated_speedup - 0.005:
             out += self.label("est_after", alone=finding.estimated_speedup)
-        if program_share is not None:
+        if program_share:  # nothing saved after the above: the 1.00x says it, not "0% of GPU time saved"
             out += self.comma + self.label("est_program", p=self.share(program_share))
         return out
 
