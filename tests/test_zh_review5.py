@@ -173,3 +173,11 @@ def test_a_line_lists_no_stall_without_share():
     items = [NS(reason="short_scoreboard", share=0.9), NS(reason="wait", share=0.004), NS(reason="math", share=0.0)]
     text = _stalls(items, Fmt("zh"))
     assert "90%" in text and "不足 1%" in text and text.count("、") == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_change_within_the_noise_is_not_called_slower(capsys, lang):
+    """N16: 0.99x inside 7.9% run-to-run noise reads as no significant change, never "slower" / "变慢"."""
+    before, after = (str(need(CASES / f"N16_compare_aa_{side}.toml")) for side in ("before", "after"))
+    out = flat(_out(capsys, "compare", before, after, "--format", "markdown", "--lang", lang))
+    assert ("变慢" not in out and "无显著变化" in out) if lang == "zh" else ("slower" not in out and "no significant change" in out)

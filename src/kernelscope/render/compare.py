@@ -96,12 +96,12 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
     return rows if details else [r for r in rows if not (r[1] in unmeasured and r[2] in unmeasured)]
 
 
-def _speed(value: float | None, f: Fmt) -> str:
+def _speed(value: float | None, f: Fmt, within: bool = False) -> str:
     """A speedup; one below 1 reads as the regression it is: ``0.95x (5 % slower)``, ``0.95×（变慢，耗时为优化前的
     1.05 倍）``; twice as slow or more as a factor: ``0.02x (55.31x slower)`` (a percentage of thousands reads badly
-    in any language: "5430% slower")."""
+    in any language: "5430% slower"); ``within`` the run-to-run noise, no change to name: the factor alone."""
     text = f.factor(value)
-    if value is None or not math.isfinite(value) or not 0 < value < 1:
+    if within or value is None or not math.isfinite(value) or not 0 < value < 1:
         return text
     if value <= 0.5:
         return f.label("speed_slower_times", x=text, factor=f.factor(1.0 / value), times=f"{1.0 / value:.3g}")
@@ -109,10 +109,11 @@ def _speed(value: float | None, f: Fmt) -> str:
     return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}", times=f"{1.0 / value:.3g}")
 
 
-def speed_noise(value: float | None, noise: str, f: Fmt) -> str:
+def speed_noise(value: float | None, noise: str, f: Fmt, within: bool = False) -> str:
     """"加速比 1.01×（处于 1.6% 的运行间波动之内）"; a slowdown's bracket takes the noise too, one bracket in
-    Chinese: "加速比 0.67×（变慢，耗时为优化前的 1.5 倍；超出 0.5% 的运行间波动）"."""
-    speed = f.spaced(f.label("speedup"), _speed(value, f))
+    Chinese: "加速比 0.67×（变慢，耗时为优化前的 1.5 倍；超出 0.5% 的运行间波动）"; ``within`` the noise, never
+    "slower": "加速比 0.99×（处于 7.9% 的运行间波动之内）"."""
+    speed = f.spaced(f.label("speedup"), _speed(value, f, within))
     if f.zh and speed.endswith("）"):
         return speed[:-1] + f.semi + noise + "）"
     return speed + f.paren(noise)
@@ -132,7 +133,8 @@ def noise_text(beyond: bool | None, noise: float | None, f: Fmt, launches: tuple
 
 
 def _verdict(p: KernelComparison, f: Fmt) -> str:
-    text = speed_noise(p.speedup, noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)), f)
+    text = speed_noise(p.speedup, noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)), f,
+                       p.beyond_noise is False)
     if p.program_speedup is not None:
         text += f.semi + f.spaced(f.label("program_effect"), f.factor(p.program_speedup))
     return text
@@ -236,7 +238,7 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
     if c.total_before_s == 0 and c.total_after_s == 0:
         return lines  # kernels picked inside one report: no program totals
     noise, beyond = c.noise
-    matched = f.head(f.label("matched_kernels", n=len(c.pairs)), f.arrow.join(f.times(c.matched_before_s, c.matched_after_s)) + f.semi + speed_noise(c.speedup, noise_text(beyond, noise, f), f))
+    matched = f.head(f.label("matched_kernels", n=len(c.pairs)), f.arrow.join(f.times(c.matched_before_s, c.matched_after_s)) + f.semi + speed_noise(c.speedup, noise_text(beyond, noise, f), f, beyond is False))
     every = f.arrow.join(f.times(c.total_before_s, c.total_after_s)) + f.semi + \
         f.spaced(f.label("speedup"), _speed(c.total_speedup, f))
     program = _program_line(c, f)
@@ -269,7 +271,8 @@ def _program_line(c: Comparison, f: Fmt) -> str | None:
         return f.label("program_no_figure", nb=figure.steps_before, na=figure.steps_after)
     head = f.label("program_steps", nb=figure.steps_before, na=figure.steps_after) if figure.basis == "steps" \
         else f.label("program_wall")
-    speed = speed_noise(figure.speedup, noise_text(figure.beyond_noise, figure.noise, f), f) \
+    speed = speed_noise(figure.speedup, noise_text(figure.beyond_noise, figure.noise, f), f,
+                        figure.beyond_noise is False) \
         if figure.basis == "steps" else f.spaced(f.label("speedup"), _speed(figure.speedup, f))
     return f.head(head, f.arrow.join(f.times(figure.before_s, figure.after_s)) + f.semi + speed)
 
@@ -441,7 +444,7 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
     lines += [f"| {f.label('kernel')} | {f.label('before')} | {f.label('after')} | {f.label('speedup')} | {f.label('spread')} |", "|---|---:|---:|---:|---|"]
     for p in pairs:
         lines.append(f"| `{cell(_title(p, f))}` | {' | '.join(f.times(p.before.duration_s, p.after.duration_s))} | "
-                     f"{_speed(p.speedup, f)} | {cell(noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)))} |")
+                     f"{_speed(p.speedup, f, p.beyond_noise is False)} | {cell(noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)))} |")
     lines += ["", cell(f.label("brief_more_kernels", n=more)), ""] if more else [""]
     for p in pairs:
         lines += [f"### `{cell(_title(p, f))}`", "", _verdict(p, f), "", f"| | {f.label('before')} | {f.label('after')} |", "|---|---|---|"]

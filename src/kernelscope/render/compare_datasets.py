@@ -33,7 +33,8 @@ def _dims(d: tuple[int, ...] | None, f: Fmt) -> str:
 
 def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
     lines = [f.label("dsc_title", before=c.launches_before, after=c.launches_after),
-             f.head(f.label("matched_kernels", n=len(c.kernels)), f.arrow.join(f.times(c.matched_before_s, c.matched_after_s)) + f.semi + speed_noise(c.speedup, noise_text(c.noise[1], c.noise[0], f), f))]
+             f.head(f.label("matched_kernels", n=len(c.kernels)), f.arrow.join(f.times(c.matched_before_s, c.matched_after_s)) + f.semi + speed_noise(c.speedup, noise_text(c.noise[1], c.noise[0], f), f,
+                                                                                              c.noise[1] is False))]
     if c.unmatched_before or c.unmatched_after:
         lines.append(unmatched_line(c.unmatched_before_s, _names(c.unmatched_before, f) if c.unmatched_before else None,
                                     c.unmatched_after_s, _names(c.unmatched_after, f) if c.unmatched_after else None, f))
