@@ -181,3 +181,10 @@ def test_a_change_within_the_noise_is_not_called_slower(capsys, lang):
     before, after = (str(need(CASES / f"N16_compare_aa_{side}.toml")) for side in ("before", "after"))
     out = flat(_out(capsys, "compare", before, after, "--format", "markdown", "--lang", lang))
     assert ("变慢" not in out and "无显著变化" in out) if lang == "zh" else ("slower" not in out and "no significant change" in out)
+
+
+def test_a_number_range_is_not_split_across_lines():
+    from kernelscope.render.cjk import break_opportunities
+    text = "线程 16～31：Bank 0"
+    cuts = break_opportunities(text)
+    assert not [i for i in cuts if text.index("16") < i <= text.index("31") + 1] and text.index("：") + 1 in cuts
