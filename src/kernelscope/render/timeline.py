@@ -158,14 +158,12 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
         rows.append((f.label("fu_largest"), fusion_headline(rep.fusion[0], f)))
     if rep.launch is not None:
         L = rep.launch
-        lat = f.times(L.latency_median_s, L.latency_p95_s, L.latency_max_s)
-        wait = f.times(L.queue_wait_median_s, L.queue_wait_max_s)
         latency = (f.label("tl_launch_latency_none") if L.latency_median_s is None else f.label(
             "tl_launch_latency", n=L.idle_queue_launches if L.idle_queue_launches is not None else "-",
-            median=lat[0], p95=lat[1], max=lat[2]))
+            **dict(zip(("median", "p95", "max"), f.times(L.latency_median_s, L.latency_p95_s, L.latency_max_s)))))
         queued = "" if not L.queued_launches else f.label(
             "tl_launch_queued", n=L.queued_launches, depth=_depth(L.queue_depth_min, L.queue_depth_max, f),
-            median=wait[0], max=wait[1])
+            **dict(zip(("median", "max"), f.times(L.queue_wait_median_s, L.queue_wait_max_s))))
         rows.append((f.label("tl_launch"), f.label(
             "tl_launch_line", launches=L.launches if L.launches is not None else "-",
             graphs=f.label("tl_launch_graphs", n=L.graph_launches) if L.graph_launches else "",
