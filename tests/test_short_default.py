@@ -97,18 +97,19 @@ def test_timeline_compare_shows_the_largest_changes_and_counts_the_rest(capsys, 
     rows = [x for x in short.splitlines() if x.lstrip().startswith("Total (mean)")]
     assert len(rows) == 5
     for p in by_change[:5]:  # the largest changes of total time are the ones shown
-        before, after = _total(p["before"]), _total(p["after"])
+        before, after = _totals(p["before"], p["after"])
         assert any(before in r and after in r.split(before, 1)[1] for r in rows), (before, after)
     md = _out(capsys, monkeypatch, *argv, "--format", "markdown")
     assert md.count("### `") == 5 and f"{len(pairs) - 5} more compared kernels" in md
 
 
-def _total(side: dict) -> str:
-    """A side's "Total (mean)" cell as the table prints it."""
+def _totals(before: dict, after: dict) -> tuple[str, str]:
+    """The two sides' "Total (mean)" cells as the table prints them: four durations in one precision."""
     from kernelscope.render.common import Fmt
 
     f = Fmt("en")
-    return f.label("total_mean_value", total=f.time(side["total_s"]), mean=f.time(side["mean_s"]))
+    t = f.times(before["total_s"], before["mean_s"], after["total_s"], after["mean_s"])
+    return f.label("total_mean_value", total=t[0], mean=t[1]), f.label("total_mean_value", total=t[2], mean=t[3])
 
 
 def test_readme_output_is_what_the_first_command_prints(capsys, monkeypatch):

@@ -30,8 +30,11 @@ def _out(capsys, *args: str) -> str:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_duration_keeps_four_digits_in_both_languages(lang):
     f = Fmt(lang)
-    assert (f.time(374.0e-6), f.time(280.2e-6), f.time(651.0e-3), f.time(9e-6)) == \
-        ("374.0 µs", "280.2 µs", "651.0 ms", "9.000 µs")
+    assert (f.time(374.02e-6), f.time(280.2e-6), f.time(651.04e-3)) == ("374.0 µs", "280.2 µs", "651.0 ms")
+    # an exact value (a threshold, µs-resolution data) drops its zero decimals; a pair keeps one precision
+    assert (f.time(9e-6), f.time(1e-3), f.time(580e-9), f.time(1.5e-3)) == ("9 µs", "1 ms", "580 ns", "1.5 ms")
+    assert f.times(374.0e-6, 280.2e-6) == ["374.0 µs", "280.2 µs"] and f.times(2e-6, 3e-6) == ["2 µs", "3 µs"]
+    assert f.times(2e-6, 2.5e-6, None) == ["2.0 µs", "2.5 µs", f.nm]
     assert f.words("k", {"read_mb": 12.66, "dram_mb": 12.7})["read_mb"] == "12.7 MB"  # bytes as the tables: 3 digits
 
 
@@ -155,3 +158,33 @@ def test_a_side_without_unmatched_kernels_says_none(capsys, lang, none, zero):
     a, b = (need(TRACES / f"hta_trace_filter_sampled_rank-{i}.json.gz") for i in (0, 1))
     out = flat(_out(capsys, "compare", str(a), str(b), "--lang", lang))
     assert none in out and zero not in out
+
+
+# ---------------------------------------------------------------------------------------- round 5: no "0%" residue
+def test_nothing_saved_is_not_worded_as_zero_percent(capsys):
+    """A finding that saves nothing after the ones above it states its 1.00x, not "节省 GPU 总时间的 0%"."""
+    out = flat(_out(capsys, "diagnose", str(need(CORPUS_NCU / DAY08.format("before"))), "--lang", "zh", "-v"))
+    assert "节省 GPU 总时间的" in out and "总时间的 0%" not in out
+
+
+def test_a_line_lists_no_stall_without_share():
+    from kernelscope.render.source_words import _stalls
+    from types import SimpleNamespace as NS
+    items = [NS(reason="short_scoreboard", share=0.9), NS(reason="wait", share=0.004), NS(reason="math", share=0.0)]
+    text = _stalls(items, Fmt("zh"))
+    assert "90%" in text and "不足 1%" in text and text.count("、") == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_change_within_the_noise_is_not_called_slower(capsys, lang):
+    """N16: 0.99x inside 7.9% run-to-run noise reads as no significant change, never "slower" / "变慢"."""
+    before, after = (str(need(CASES / f"N16_compare_aa_{side}.toml")) for side in ("before", "after"))
+    out = flat(_out(capsys, "compare", before, after, "--format", "markdown", "--lang", lang))
+    assert ("变慢" not in out and "无显著变化" in out) if lang == "zh" else ("slower" not in out and "no significant change" in out)
+
+
+def test_a_number_range_is_not_split_across_lines():
+    from kernelscope.render.cjk import break_opportunities
+    text = "线程 16～31：Bank 0"
+    cuts = break_opportunities(text)
+    assert not [i for i in cuts if text.index("16") < i <= text.index("31") + 1] and text.index("：") + 1 in cuts

@@ -323,10 +323,12 @@ def _side(s: LaunchSet) -> Side:
     )
 
 
-def _explain(b: Side, a: Side, speedup: float | None, shift) -> tuple[Note, ...]:
+def _explain(b: Side, a: Side, speedup: float | None, shift, beyond: bool | None = None) -> tuple[Note, ...]:
     notes: list[Note] = []
     if speedup is not None and round(speedup, 2) == 1.0:  # "1.00x faster" would claim a change it cannot show
         notes.append(Note("cmp_unchanged", {"before_s": b.duration_s, "after_s": a.duration_s}))
+    elif speedup is not None and beyond is False:  # within the run-to-run noise: neither faster nor slower
+        notes.append(Note("cmp_within_noise", {"speedup": speedup, "before_s": b.duration_s, "after_s": a.duration_s}))
     elif speedup is not None and speedup < 1.0:  # a regression reads as one
         notes.append(Note("cmp_slower", {"speedup": speedup, "slower_pct": 100.0 * (1.0 / speedup - 1.0),
                                          "before_s": b.duration_s, "after_s": a.duration_s}))
@@ -383,7 +385,7 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
         program_speedup=program,
         stall_shift=shift,
         predictions=tuple(sorted(predictions.values(), key=lambda p: -p.estimated_speedup_pct)),
-        explanation=_explain(b, a, speedup, shift),
+        explanation=_explain(b, a, speedup, shift, noise),
         predicted=predicted_speedups(before.representative),
         shape_differs=matched_by in ("name", "signature", "sole") and _shape_differs(before, after),
         posthoc=_posthoc(before, after),

@@ -128,6 +128,9 @@ def break_opportunities(text: str) -> list[int]:
         if before == " " and ch.isascii() and (text[i - 2:i - 1] in DETERMINERS and i - 1 not in ends
                                                or text[i - 3:i - 1] in _ONE_OF):  # 每 |SM, 一个 |Rank
             continue
+        if before == "～" and text[i - 2:i - 1].isdigit() and ch.isdigit() or \
+                ch == "～" and before.isdigit() and text[i + 1:i + 2].isdigit():  # 16～31: a range, one word
+            continue
         if before.isspace() or wide[i - 1] or wide[i]:
             out.append(i)
     return out

@@ -228,6 +228,12 @@ def factor(value: float | None, digits: int = 2) -> str:
     return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
 
 
+def _decimals(text: str, most: int) -> str:
+    """A number as text cut to at most ``most`` of its decimals (only zeros are cut: see :meth:`Fmt.times`)."""
+    whole, _, dec = text.partition(".")
+    return whole + ("." + dec[:most] if dec[:most] else "")
+
+
 #: Punctuation that joins the parts of a sentence: English keeps its half-width marks, Chinese uses full-width ones.
 _PUNCT = {
     "en": {"semi": "; ", "comma": ", ", "colon": ": ", "open": " (", "close": ")", "stop": ". ", "range": " .. ",
@@ -382,12 +388,20 @@ class Fmt:
     def time(self, seconds: float | None) -> str:
         """A duration scaled to its unit, four significant digits in every language (``374.0 µs``: values side by
         side never differ in precision); nothing at all is ``0 s``, never a bare ``0``."""
-        if seconds is None:
-            return self.nm
-        if seconds == 0:
-            return "0 s"
-        scale, unit = next(((s, u) for s, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")) if seconds >= s), (1e-9, "ns"))
-        return f"{seconds / scale:#.4g} {unit}"
+        return self.times(seconds)[0]
+
+    def times(self, *seconds: float | None) -> list[str]:
+        """Durations as :meth:`time`, but a value exact at its precision drops its zero decimals (``1 ms``,
+        ``580 ns``, not ``1.000 ms``); values shown together (before -> after, median / max) keep one precision,
+        the most decimals any of them needs (``374.0 µs -> 280.2 µs``, ``2.0 µs -> 2.5 µs``)."""
+        out = []
+        for s in seconds:
+            scale, unit = next(((k, u) for k, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")) if (s or 0) >= k), (1e-9, "ns"))
+            text = f"{s / scale:#.4g}" if s else ""
+            exact = not s or math.isclose(float(text), s / scale, rel_tol=1e-9)
+            out.append((self.nm if s is None else "0 s" if not s else text, unit, exact))
+        need = max((len(t.rstrip("0").partition(".")[2]) if e else 9 for t, _, e in out), default=0)
+        return [t if t in (self.nm, "0 s") else f"{_decimals(t, need)} {u}" for t, u, _ in out]
 
     def pct(self, value: float | None, digits: int = 1) -> str:
         """A percentage (0-100), ``43.3%``; a whole one without decimals (``50%``), one its decimals round to 0
@@ -439,7 +453,7 @@ class Fmt:
 
     def words(self, key: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """A note's values with ids worded in this language (classes, pipes, units, limiters, stall reasons,
-        load/store) and ``*_s`` durations formatted."""
+        load/store) and ``*_s`` durations formatted (together: :meth:`times`)."""
         values = dict(values)
         for k in ("roofline", "sol", "bound"):
             if k in values:
@@ -468,10 +482,10 @@ class Fmt:
             values["us_time"] = self.time(values["us"] * 1e-6)
         elif "us" in values:
             values["us_time"] = self.nm
+        durations = [k for k, v in values.items() if k.endswith("_s") and isinstance(v, (int, float))]
+        values.update(zip(durations, self.times(*(values[k] for k in durations))))  # one sentence, one precision
         for k, v in list(values.items()):
-            if k.endswith("_s") and isinstance(v, (int, float)):
-                values[k] = self.time(v)
-            elif (k.endswith("_mb") or k == "gb") and isinstance(v, (int, float)):  # bytes as the tables show them
+            if (k.endswith("_mb") or k == "gb") and isinstance(v, (int, float)):  # bytes as the tables show them
                 values[k] = si(v * (1e9 if k == "gb" else 1e6), "B")
         return values
 
@@ -574,7 +588,7 @@ class Fmt:
         """"est. 1.80x this kernel, 12.3% of GPU time saved" for a prediction, "at most 1.80x this kernel, ..." for
         an upper bound; a gain smaller than the finding's own estimate (its marginal gain after the findings listed
         above it) says so: "est. 1.30x this kernel after the above (1.64x alone)". ``program_share``: the Amdahl
-        program gain 0-1, or None when unknown. "not estimated" without an estimate."""
+        program gain 0-1, or None when unknown (0: not stated). "not estimated" without an estimate."""
         if finding.estimated_speedup is None:
             return self.label("not_estimated")
         x = finding.gain if finding.gain is not None else finding.estimated_speedup
@@ -582,7 +596,7 @@ class Fmt:
         out = self.label(key, x=x)
         if x < finding.estimated_speedup - 0.005:
             out += self.label("est_after", alone=finding.estimated_speedup)
-        if program_share is not None:
+        if program_share:  # nothing saved after the above: the 1.00x says it, not "0% of GPU time saved"
             out += self.comma + self.label("est_program", p=self.share(program_share))
         return out
 

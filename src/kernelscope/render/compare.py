@@ -71,7 +71,7 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
         return f"{s.bandwidth_bytes_per_s / 1e9:.4g} GB/s{pct}"
 
     def spread(s: Side) -> str:
-        return f.nm if s.spread_s is None else f.span(f.time(s.spread_s[0]), f.time(s.spread_s[1]))
+        return f.nm if s.spread_s is None else f.span(*f.times(*s.spread_s))
 
     def achieved(s: Side) -> str:
         if s.achieved_flops_per_s == 0:
@@ -80,11 +80,11 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
             return f.nm
         return f.flops(s.achieved_flops_per_s) + ("" if s.efficiency is None else f.paren(f.share(s.efficiency)))
 
+    dur, tot = f.times(b.duration_s, a.duration_s), f.times(b.total_s, b.mean_s, a.total_s, a.mean_s)
     rows = [
-        (f.label("duration"), f.spaced(f.time(b.duration_s), f.launches(b.launches)),
-         f.spaced(f.time(a.duration_s), f.launches(a.launches))),
-        (f.label("total_mean"), f.label("total_mean_value", total=f.time(b.total_s), mean=f.time(b.mean_s)),
-         f.label("total_mean_value", total=f.time(a.total_s), mean=f.time(a.mean_s))),
+        (f.label("duration"), f.spaced(dur[0], f.launches(b.launches)), f.spaced(dur[1], f.launches(a.launches))),
+        (f.label("total_mean"), f.label("total_mean_value", total=tot[0], mean=tot[1]),
+         f.label("total_mean_value", total=tot[2], mean=tot[3])),
         (f.label("spread"), spread(b), spread(a)),
         (f.label("bandwidth"), bw(b), bw(a)),
         (f.label("achieved"), achieved(b), achieved(a)),
@@ -96,12 +96,12 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
     return rows if details else [r for r in rows if not (r[1] in unmeasured and r[2] in unmeasured)]
 
 
-def _speed(value: float | None, f: Fmt) -> str:
+def _speed(value: float | None, f: Fmt, within: bool = False) -> str:
     """A speedup; one below 1 reads as the regression it is: ``0.95x (5 % slower)``, ``0.95×（变慢，耗时为优化前的
     1.05 倍）``; twice as slow or more as a factor: ``0.02x (55.31x slower)`` (a percentage of thousands reads badly
-    in any language: "5430% slower")."""
+    in any language: "5430% slower"); ``within`` the run-to-run noise, no change to name: the factor alone."""
     text = f.factor(value)
-    if value is None or not math.isfinite(value) or not 0 < value < 1:
+    if within or value is None or not math.isfinite(value) or not 0 < value < 1:
         return text
     if value <= 0.5:
         return f.label("speed_slower_times", x=text, factor=f.factor(1.0 / value), times=f"{1.0 / value:.3g}")
@@ -109,10 +109,11 @@ def _speed(value: float | None, f: Fmt) -> str:
     return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}", times=f"{1.0 / value:.3g}")
 
 
-def speed_noise(value: float | None, noise: str, f: Fmt) -> str:
+def speed_noise(value: float | None, noise: str, f: Fmt, within: bool = False) -> str:
     """"加速比 1.01×（处于 1.6% 的运行间波动之内）"; a slowdown's bracket takes the noise too, one bracket in
-    Chinese: "加速比 0.67×（变慢，耗时为优化前的 1.5 倍；超出 0.5% 的运行间波动）"."""
-    speed = f.spaced(f.label("speedup"), _speed(value, f))
+    Chinese: "加速比 0.67×（变慢，耗时为优化前的 1.5 倍；超出 0.5% 的运行间波动）"; ``within`` the noise, never
+    "slower": "加速比 0.99×（处于 7.9% 的运行间波动之内）"."""
+    speed = f.spaced(f.label("speedup"), _speed(value, f, within))
     if f.zh and speed.endswith("）"):
         return speed[:-1] + f.semi + noise + "）"
     return speed + f.paren(noise)
@@ -132,7 +133,8 @@ def noise_text(beyond: bool | None, noise: float | None, f: Fmt, launches: tuple
 
 
 def _verdict(p: KernelComparison, f: Fmt) -> str:
-    text = speed_noise(p.speedup, noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)), f)
+    text = speed_noise(p.speedup, noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)), f,
+                       p.beyond_noise is False)
     if p.program_speedup is not None:
         text += f.semi + f.spaced(f.label("program_effect"), f.factor(p.program_speedup))
     return text
@@ -236,9 +238,8 @@ def _summary(c: Comparison, f: Fmt) -> list[str]:
     if c.total_before_s == 0 and c.total_after_s == 0:
         return lines  # kernels picked inside one report: no program totals
     noise, beyond = c.noise
-    matched = f.head(f.label("matched_kernels", n=len(c.pairs)), f"{f.time(c.matched_before_s)}{f.arrow}"
-                     f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(beyond, noise, f), f))
-    every = f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}{f.semi}" + \
+    matched = f.head(f.label("matched_kernels", n=len(c.pairs)), f.arrow.join(f.times(c.matched_before_s, c.matched_after_s)) + f.semi + speed_noise(c.speedup, noise_text(beyond, noise, f), f, beyond is False))
+    every = f.arrow.join(f.times(c.total_before_s, c.total_after_s)) + f.semi + \
         f.spaced(f.label("speedup"), _speed(c.total_speedup, f))
     program = _program_line(c, f)
     if c.headline == "program" and program is not None:  # two timelines: what the program's user waits for leads
@@ -270,9 +271,10 @@ def _program_line(c: Comparison, f: Fmt) -> str | None:
         return f.label("program_no_figure", nb=figure.steps_before, na=figure.steps_after)
     head = f.label("program_steps", nb=figure.steps_before, na=figure.steps_after) if figure.basis == "steps" \
         else f.label("program_wall")
-    speed = speed_noise(figure.speedup, noise_text(figure.beyond_noise, figure.noise, f), f) \
+    speed = speed_noise(figure.speedup, noise_text(figure.beyond_noise, figure.noise, f), f,
+                        figure.beyond_noise is False) \
         if figure.basis == "steps" else f.spaced(f.label("speedup"), _speed(figure.speedup, f))
-    return f.head(head, f"{f.time(figure.before_s)}{f.arrow}{f.time(figure.after_s)}{f.semi}" + speed)
+    return f.head(head, f.arrow.join(f.times(figure.before_s, figure.after_s)) + f.semi + speed)
 
 
 def _share(fraction: float) -> str:
@@ -287,8 +289,9 @@ def _program_rows(programs: tuple[ProgramSide, ProgramSide], f: Fmt) -> list[tup
     for key, attr in (("program_wall", "wall_s"), ("program_kernels", "kernel_s"), ("program_copies", "memcpy_s"),
                       ("program_memsets", "memset_s"), ("program_idle", "gpu_idle_s"), ("program_host_api", "host_api_s")):
         b, a = getattr(programs[0], attr), getattr(programs[1], attr)
-        change = f.nm if b is None or a is None else f.time(0) if a == b else ("+" if a > b else "-") + f.time(abs(a - b))
-        rows.append((f.label(key), f.time(b), f.time(a), change))
+        before, after, change = f.times(b, a, None if b is None or a is None else abs(a - b))
+        change = change if b is None or a is None or a == b else ("+" if a > b else "-") + change
+        rows.append((f.label(key), before, after, change))
     return rows
 
 
@@ -440,8 +443,8 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         lines += [f"| {cell(a)} | {b} | {x} | {d} |" for a, b, x, d in _program_rows(c.programs, f)] + [""]
     lines += [f"| {f.label('kernel')} | {f.label('before')} | {f.label('after')} | {f.label('speedup')} | {f.label('spread')} |", "|---|---:|---:|---:|---|"]
     for p in pairs:
-        lines.append(f"| `{cell(_title(p, f))}` | {f.time(p.before.duration_s)} | {f.time(p.after.duration_s)} | "
-                     f"{_speed(p.speedup, f)} | {cell(noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)))} |")
+        lines.append(f"| `{cell(_title(p, f))}` | {' | '.join(f.times(p.before.duration_s, p.after.duration_s))} | "
+                     f"{_speed(p.speedup, f, p.beyond_noise is False)} | {cell(noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)))} |")
     lines += ["", cell(f.label("brief_more_kernels", n=more)), ""] if more else [""]
     for p in pairs:
         lines += [f"### `{cell(_title(p, f))}`", "", _verdict(p, f), "", f"| | {f.label('before')} | {f.label('after')} |", "|---|---|---|"]

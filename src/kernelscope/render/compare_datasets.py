@@ -33,19 +33,19 @@ def _dims(d: tuple[int, ...] | None, f: Fmt) -> str:
 
 def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
     lines = [f.label("dsc_title", before=c.launches_before, after=c.launches_after),
-             f.head(f.label("matched_kernels", n=len(c.kernels)), f"{f.time(c.matched_before_s)}{f.arrow}"
-                    f"{f.time(c.matched_after_s)}{f.semi}" + speed_noise(c.speedup, noise_text(c.noise[1], c.noise[0], f), f))]
+             f.head(f.label("matched_kernels", n=len(c.kernels)), f.arrow.join(f.times(c.matched_before_s, c.matched_after_s)) + f.semi + speed_noise(c.speedup, noise_text(c.noise[1], c.noise[0], f), f,
+                                                                                              c.noise[1] is False))]
     if c.unmatched_before or c.unmatched_after:
         lines.append(unmatched_line(c.unmatched_before_s, _names(c.unmatched_before, f) if c.unmatched_before else None,
                                     c.unmatched_after_s, _names(c.unmatched_after, f) if c.unmatched_after else None, f))
-        lines.append(f.head(f.label("all_kernels"), f"{f.time(c.total_before_s)}{f.arrow}{f.time(c.total_after_s)}"))
+        lines.append(f.head(f.label("all_kernels"), f.arrow.join(f.times(c.total_before_s, c.total_after_s))))
     return lines
 
 
 def _rows(c: DatasetComparison, f: Fmt) -> list[tuple[str, ...]]:
     return [(short_name(k.name) + (f.arrow + short_name(k.after_name) if k.after_name else ""), f"{_dims(k.grid, f)} / {_dims(k.block, f)}" if k.grid or k.block else f.nm,
              f"{k.before.count}{f.arrow}{k.after.count}", f.time(k.before.median_s), f.time(k.after.median_s),
-             _speed(k.speedup, f), f"{f.time(k.before.total_s)}{f.arrow}{f.time(k.after.total_s)}") for k in c.kernels]
+             _speed(k.speedup, f), f.arrow.join(f.times(k.before.total_s, k.after.total_s))) for k in c.kernels]
 
 
 def _heads(f: Fmt) -> tuple[str, ...]:

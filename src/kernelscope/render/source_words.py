@@ -40,7 +40,8 @@ def _ratio(value: float | None, f: Fmt) -> str:
 
 
 def _stalls(items: Sequence[StallSamples], f: Fmt, shown: int = STALLS_SHOWN) -> str:
-    return f.listing(f.spaced(f.stall_name(s.reason), f"{s.share:.0%}") for s in items[:shown])
+    """The main stall reasons of a line, whole percentages (``不足 1%`` for a tiny one); one with no share is not listed."""
+    return f.listing(f.spaced(f.stall_name(s.reason), f.pct(s.share * 100, 0)) for s in items[:shown] if s.share > 0)
 
 
 def stall_text(c: Counters, f: Fmt) -> str:

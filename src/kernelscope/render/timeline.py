@@ -160,10 +160,10 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
         L = rep.launch
         latency = (f.label("tl_launch_latency_none") if L.latency_median_s is None else f.label(
             "tl_launch_latency", n=L.idle_queue_launches if L.idle_queue_launches is not None else "-",
-            median=f.time(L.latency_median_s), p95=f.time(L.latency_p95_s), max=f.time(L.latency_max_s)))
+            **dict(zip(("median", "p95", "max"), f.times(L.latency_median_s, L.latency_p95_s, L.latency_max_s)))))
         queued = "" if not L.queued_launches else f.label(
             "tl_launch_queued", n=L.queued_launches, depth=_depth(L.queue_depth_min, L.queue_depth_max, f),
-            median=f.time(L.queue_wait_median_s), max=f.time(L.queue_wait_max_s))
+            **dict(zip(("median", "max"), f.times(L.queue_wait_median_s, L.queue_wait_max_s))))
         rows.append((f.label("tl_launch"), f.label(
             "tl_launch_line", launches=L.launches if L.launches is not None else "-",
             graphs=f.label("tl_launch_graphs", n=L.graph_launches) if L.graph_launches else "",
