@@ -234,7 +234,7 @@ def test_no_gpu_is_one_line_exit_2_and_nothing_written(capsys, monkeypatch, tmp_
     assert not spec.exists() and list(tmp_path.iterdir()) == []
     code = main(["ceilings", "--lang", "zh"])
     _, err = capsys.readouterr()
-    assert code == 2 and err.startswith("kernelscope：错误：看不到 CUDA GPU（") and err.count("\n") == 1
+    assert code == 2 and err.startswith("kernelscope：错误：未检测到 CUDA GPU（") and err.count("\n") == 1
 
 
 def test_bad_arguments_fail_before_measuring(capsys, monkeypatch, tmp_path):
