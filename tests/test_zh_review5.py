@@ -172,7 +172,7 @@ def test_a_line_lists_no_stall_without_share():
     from types import SimpleNamespace as NS
     items = [NS(reason="short_scoreboard", share=0.9), NS(reason="wait", share=0.004), NS(reason="math", share=0.0)]
     text = _stalls(items, Fmt("zh"))
-    assert "90%" in text and "不足 1%" in text and text.count("、") == 1
+    assert "90%" in text and "不到 1%" in text and text.count("、") == 1
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
