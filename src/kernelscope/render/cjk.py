@@ -475,10 +475,23 @@ class CJKConsole(Console):
     def render(self, renderable: RenderableType, options: Optional[ConsoleOptions] = None) -> Iterable[Segment]:
         if isinstance(renderable, Table):
             _headers(renderable)
+            if renderable.title and renderable.title_justify == "left":  # the title wraps at the width printed
+                return self._titled(renderable, options)  # in, not at the (often narrower) table's width
         if isinstance(renderable, Text) and not isinstance(renderable, CJKText) and (
                 has_cjk(renderable.plain) or hangs(renderable.plain)):
             renderable = CJKText.of(renderable)
         return super().render(renderable, options)
+
+    def _titled(self, table: Table, options: Optional[ConsoleOptions]) -> Iterable[Segment]:
+        title = table.title
+        text = self.render_str(title, style=table.title_style or "table.title", highlight=False) \
+            if isinstance(title, str) else title
+        yield from self.render(text, options)
+        table.title = None
+        try:
+            yield from self.render(table, options)
+        finally:
+            table.title = title
 
     def on_broken_pipe(self) -> None:
         """A reader that closed the pipe (``| head``): stop writing and let the command line end quietly

@@ -1,0 +1,52 @@
+"""Fifth native review, layout kinds of issue 28 (80 and 120 columns, both languages where the same code serves
+English): a table's title fills the width printed in (not the narrower table's), identifiers never folded between
+two letters of a word, the ranks view's short names and member file names and columns that fit, the occupancy
+notes column kept, a file name in a table header wrapped as a path, the source stall column wide enough, and the
+timeline's checks as a bulleted list."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rich.cells import cell_len
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from conftest import CASES, CORPUS_NCU, SHARED, need
+from kernelscope.cli import main
+from kernelscope.render.rich_text import to_plain
+
+TRACES = SHARED / "corpus" / "torch_traces"
+NSYS = SHARED / "corpus" / "nsys"
+
+
+def _out(capsys, monkeypatch, width: int, *argv: str) -> str:
+    monkeypatch.setenv("COLUMNS", str(width))
+    code = main(list(argv))
+    out = capsys.readouterr().out
+    assert code in (0, 1), out
+    return out
+
+
+# ---------------------------------------------------------------------------------------- 1. titles fill the width
+@pytest.mark.parametrize("title", ["kernel_name: " + "slower by far than before " * 6,
+                                   "名称：加速比 0.67×（变慢，耗时为优化前的 1.5 倍；超出 0.5% 的运行间波动）" * 2])
+def test_a_table_title_wraps_at_the_width_printed_in_not_the_tables(title):
+    t = Table(title=Text(title), title_justify="left")
+    t.add_column("a")
+    t.add_row("1")
+    lines = to_plain([Group(t)], 80).splitlines()
+    title_lines = lines[:next(i for i, line in enumerate(lines) if line.startswith("┏"))]
+    assert len(title_lines) >= 2 and max(map(cell_len, title_lines)) <= 80
+    assert cell_len(title_lines[0]) >= 80 - 12  # filled to the edge, not to the table's few cells
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_compare_title_lines_fill_to_the_edge(capsys, monkeypatch, width):
+    before, after = (need(CASES / f"N19_compare_inductor_{side}.toml") for side in ("before", "after"))
+    out = _out(capsys, monkeypatch, width, "compare", str(before), str(after), "--lang", "zh")
+    first = next(line for line in out.splitlines() if line.startswith("triton_poi_fused_gelu_3"))
+    assert cell_len(first) > width - 6 or "之内）；该 Kernel 带来的整体加速比 1.00×" in first
+    assert max(map(cell_len, out.splitlines())) <= width
