@@ -50,3 +50,27 @@ def test_compare_title_lines_fill_to_the_edge(capsys, monkeypatch, width):
     first = next(line for line in out.splitlines() if line.startswith("triton_poi_fused_gelu_3"))
     assert cell_len(first) > width - 6 or "之内）；该 Kernel 带来的整体加速比 1.00×" in first
     assert max(map(cell_len, out.splitlines())) <= width
+
+
+# ---------------------------------------------------------------------------------------- 2. identifiers whole
+@pytest.mark.parametrize("name,width,first", [
+    ("FusedBiasAddCUDAKernelHalf<…>(…)", 25, "FusedBiasAddCUDAKernel"),
+    ("cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 25, "cudaOccupancyMaxActive"),
+    ("DistributedDataParallel.forward", 25, "DistributedData"),
+    ("computeOffsetsKernel<…>(…) [#1]", 21, "computeOffsetsKernel")])
+def test_a_long_identifier_folds_between_its_words(name, width, first):
+    from kernelscope.render.cjk import name_text
+    t = Table(show_header=False, box=None, pad_edge=False)
+    t.add_column(width=width, overflow="fold")
+    t.add_row(name_text(name))
+    lines = to_plain([t], 80).splitlines()
+    assert lines[0].strip() == first and "".join(line.strip() for line in lines).replace(" ", "") == \
+        name.replace(" ", "")
+
+
+def test_an_identifier_in_a_sentence_folds_at_its_dot_not_between_underscores():
+    from kernelscope.render.cjk import wrap
+    text = "其中主机在区间 enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ 中耗时 183.7 ms"
+    lines = wrap(text, 53)
+    assert any(line.endswith("LoaderIter.") for line in lines) and any(line.startswith("__next__") for line in lines)
+    assert not any(line.endswith("_") and not line.endswith("__") for line in lines)

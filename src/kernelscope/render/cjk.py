@@ -175,11 +175,24 @@ NAME_TAIL = 3
 EXTENSION = re.compile(r"(?<=[^/.])\.[A-Za-z][\w-]{0,15}$")
 
 
+def _camel(text: str, i: int) -> bool:
+    """Whether ``text[i]`` starts a word of a camel-case name (``Bias|Add``, ``CUDA|Kernel``)."""
+    before, ch = text[i - 1], text[i]
+    return ch.isupper() and (before.islower() or before.isupper() and text[i + 1:i + 2].islower())
+
+
+def _leading(text: str, i: int) -> bool:
+    """Whether the ``_`` at ``text[i]`` leads an identifier (``.__next__``, ``#_Single``): no break after it."""
+    start = len(text[:i + 1].rstrip("_"))
+    return start == 0 or not (text[start - 1].isalnum())
+
+
 def name_breaks(text: str) -> list[int]:
-    """Where a line of a name (a kernel's demangled signature, a file path) may break: after ``_``, ``(``, ``,``,
-    ``<``, ``/``, a blank and after ``::`` (never between the two colons), never before a closing ``)``, ``>``, an
-    ``…``, a ``,`` or a blank, never inside a file name's extension (``.ncu-rep``, ``.json``: :data:`EXTENSION`);
-    so a long name wraps between its tokens, not inside one."""
+    """Where a line of a name (a kernel's demangled signature, a file path) may break: after ``_`` (a run of them,
+    not one that leads a word: ``.__next__`` whole), ``(``, ``,``, ``<``, ``/``, ``.``, a blank and after ``::`` (never between the two
+    colons), before ``‹``, never before a closing ``)``, ``>``, an ``…``, a ``,`` or a blank, never inside a file
+    name's extension (``.ncu-rep``, ``.json``: :data:`EXTENSION`); so a long name wraps between its tokens, not
+    inside one (a token wider than a line: :func:`_fold`)."""
     ext = EXTENSION.search(text)
     out = []
     inside = {i for a, b in words(text) for i in range(a + 1, b)}  # 分析|器: a word of the suffix
@@ -190,11 +203,14 @@ def name_breaks(text: str) -> list[int]:
         if (ch == "（" or has_cjk(before)) and ch not in "），。；：" and not before == "（":  # a Chinese suffix
             out.append(i)  # (the profiler's "（名称被分析器截断）") breaks as Chinese does
             continue
-        if ch.isspace() or ch in ",)>:…" or before not in NAME_BREAK_AFTER:
-            continue
-        if before == ":" and text[i - 2:i] != "::":
-            continue
         if ext is not None and i >= ext.start():  # …_ncu.ncu-rep: its extension stays with the name
+            continue
+        if ch == "‹":
+            out.append(i)
+            continue
+        if ch.isspace() or ch in ",)>:…" or before not in NAME_BREAK_AFTER or before == ch == "_":
+            continue
+        if before == ":" and text[i - 2:i] != "::" or before == "_" and _leading(text, i - 1):
             continue
         out.append(i)
     return [i for i in out if len(text) - i >= NAME_TAIL]
@@ -236,13 +252,18 @@ _FOLD_NO_END = NO_LINE_END | {"<"}
 
 def _fold(piece: str, width: int) -> list[str]:
     """``piece`` (one unbreakable piece wider than a line) cut into lines of ``width`` cells (rich's
-    ``chop_cells``), each cut moved back a few characters where it would start a line with closing punctuation or
-    ``>``, or end one with opening punctuation or ``<`` (``(…`` / ``)``: the ``(…)`` moves down whole)."""
+    ``chop_cells``), each cut moved back at most half a line to a name's break (:func:`name_breaks`: an identifier
+    in a sentence, ``…LoaderIter.`` / ``__next__``) or before ``<`` and ``(``, else to a camel-case word (``FusedBiasAddCUDAKernel`` /
+    ``Half``), else a few characters where it would start a line with closing punctuation or ``>``, or end one
+    with opening punctuation or ``<`` (``(…`` / ``)``: the ``(…)`` moves down whole)."""
     parts, start = [], 0
+    cuts = set() if has_cjk(piece) else {*name_breaks(piece), *(i for i, c in enumerate(piece) if c in "<(" and i)}
+    camel = set() if has_cjk(piece) else {i for i in range(1, len(piece) - 1) if _camel(piece, i)}
     while cell_len(piece[start:]) > width:
         end = start + len(chop_cells(piece[start:], width)[0])
-        end = next((j for j in range(end, start + (end - start) // 2, -1)  # at most half a line back
-                    if piece[j] not in _FOLD_NO_START and piece[j - 1] not in _FOLD_NO_END), end)
+        back = range(end, start + (end - start) // 2, -1)  # at most half a line back
+        end = next((j for j in back if j in cuts), None) or next((j for j in back if j in camel), None) or next(
+            (j for j in back if piece[j] not in _FOLD_NO_START and piece[j - 1] not in _FOLD_NO_END), end)
         parts.append(piece[start:end])
         start = end
     return parts + [piece[start:]]
