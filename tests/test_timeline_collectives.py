@@ -147,7 +147,7 @@ def test_as_ranks_reads_every_rank_of_an_archive(tmp_path, capsys):
     assert rr["slowest_rank"] == 2 and rr["stragglers"] == [2]
     # the archive and the loose files give the same reduce
     assert _json(capsys, ["--as-ranks", *map(str, files), "--jobs", "1"])["ranks"]["ranks"] == [
-        {**x, "path": str(tmp_path / f"rank{x['rank']}.json")} for x in rr["ranks"]]
+        {**x, "path": str(tmp_path / f"rank{x['rank']}.json"), "member": None} for x in rr["ranks"]]
 
 
 def test_unrelated_traces_are_refused(tmp_path, capsys):

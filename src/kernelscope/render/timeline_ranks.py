@@ -4,6 +4,7 @@ the ``ranks`` section of the ``kernelscope.timeline/1`` document, a rich table v
 from __future__ import annotations
 
 import math
+import os
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -13,8 +14,8 @@ from rich.text import Text
 from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
 from .rich_text import to_plain
-from .cjk import PATH, name_text
-from .common import Fmt, md_cell
+from .cjk import PATH, name_text, path_text
+from .common import Fmt, md_cell, safe, short_names
 from .timeline import _F
 from .documents import encode
 from .documents.timeline import KernelImbalanceDoc, RankLineDoc, RanksDoc, TimelineDoc
@@ -34,7 +35,7 @@ def ranks_doc(rr: RanksReport) -> RanksDoc:
                            share_pct=r.share_pct, vs_median_pct=r.vs_median_pct, straggler=r.straggler,
                            computation_s=r.computation_s, communication_s=r.communication_s, overlap_s=r.overlap_s,
                            exposed_s=r.exposed_s, wait_s=r.wait_s, own_s=r.own_s, steps=r.steps,
-                           median_step_s=r.median_step_s, compared_s=r.compared_s)
+                           median_step_s=r.median_step_s, compared_s=r.compared_s, member=r.member)
                for r in rr.ranks],
         kernels=[KernelImbalanceDoc(name=k.name, total_s=k.total_s, count=k.count, ranks_with=k.ranks_with,
                                     min_s=k.min_s, median_s=k.median_s, max_s=k.max_s,
@@ -54,8 +55,13 @@ def _signed_pct(value: float | None, f: Fmt) -> str:
 
 def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[str, list[str], list[list[str]], int]]]:
     """The overview (label, value) rows and the (title, header, rows, words) tables: their first ``words`` columns
-    hold words (left-aligned), the others numbers (right-aligned)."""
-    overview = [
+    hold words (left-aligned), the others numbers (right-aligned). A kernel is named as the other timeline tables
+    name it (:func:`~.common.short_names`); a rank's file is its trace inside an archive or directory, whose path
+    the overview says once."""
+    paths = {r.path for r in rr.ranks}
+    inputs = [(f.label("tl_input"), paths.pop())] if len(paths) == 1 and all(r.member for r in rr.ranks) else []
+    short = dict(zip((k.name for k in rr.kernels), map(safe, short_names([k.name for k in rr.kernels]))))
+    overview = inputs + [
         (f.label("tl_ar_ranks"), str(len(rr.ranks))),
         (f.label("tl_ar_rank_source"), f.label("tl_ar_" + rr.rank_source)),
         (f.label("tl_ar_wall"), f.time(rr.wall_s)),
@@ -72,7 +78,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                  f.label("tl_exposed_short"), f.label("tl_wait_short"), f.label("tl_ar_own")]
                 + ([f.label("tl_ar_steps"), f.label("tl_ar_median_step")] if steps else [])
                 + [f.label("tl_ar_vs_median")],
-                [[str(r.rank), r.path, f.time(r.wall_s), f.time(r.computation_s),
+                [[str(r.rank), os.path.basename(r.member) if inputs else r.path, f.time(r.wall_s), f.time(r.computation_s),
                   f.time(r.communication_s), f.time(r.overlap_s), f.time(r.exposed_s), f.time(r.wait_s),
                   f.time(r.own_s)]
                  + ([str(r.steps), f.time(r.median_step_s)] if steps else [])
@@ -87,15 +93,15 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                           _x(rr.wall_s / rr.hidden_wall_s if rr.hidden_wall_s > 0 else math.inf, f)])
     for k in rr.kernels[:3]:
         for factor, after, sp in zip(rr.factors, k.projected_s, k.speedups):
-            what = (f.label("tl_ar_p_gone", name=k.name) if math.isinf(factor)
-                    else f.label("tl_ar_p_kernel", name=k.name, factor=f.factor(factor, 0 if factor == int(factor) else 2)))  # a hypothesis: 2x
+            what = (f.label("tl_ar_p_gone", name=short[k.name]) if math.isinf(factor)
+                    else f.label("tl_ar_p_kernel", name=short[k.name], factor=f.factor(factor, 0 if factor == int(factor) else 2)))  # a hypothesis: 2x
             proj_rows.append([what, f.time(after), _x(sp, f)])
     projections = (f.label("tl_ar_projections"), [f.label("tl_ar_what"), f.label("tl_ar_after"),
                                                    f.label("tl_ar_speedup")], proj_rows, 1)
     imbalance = (f.label("tl_ar_imbalance"),
                  [f.label("kernel"), f.label("total_time"), f.label("tl_ar_min"), f.label("tl_ar_median"),
                   f.label("tl_ar_max"), f.label("tl_ar_ratio"), f.label("tl_ar_max_rank"), f.label("tl_ar_ranks_with")],
-                 [[k.name, f.time(k.total_s), f.time(k.min_s), f.time(k.median_s), f.time(k.max_s),
+                 [[short[k.name], f.time(k.total_s), f.time(k.min_s), f.time(k.median_s), f.time(k.max_s),
                    "∞" if k.max_over_median is None else f.factor(k.max_over_median), str(k.max_rank),
                    f"{k.ranks_with}/{len(rr.ranks)}"] for k in rr.kernels], 1)
     return overview, [per_rank, projections, imbalance]
@@ -110,7 +116,7 @@ def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
     t.add_column(style="bold", no_wrap=True)
     t.add_column(overflow="fold")
     for label, value in overview:
-        t.add_row(Text(label), Text(value))
+        t.add_row(Text(label), path_text(value) if label == f.label("tl_input") else Text(value))
     out.append(t)
     for title, head, rows, words in tables:
         tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")

@@ -37,6 +37,7 @@ class RankSummary:
     Attributes:
         order: the rank's position in the input (0-based: file order, then rank order within a file).
         path: the file (as given).
+        member: the rank's trace file inside an archive or directory of traces (None: the file is the trace).
         recorded_rank: the rank the trace records (Kineto ``distributedInfo.rank``), None when it records none.
         wall_s: the rank's wall time (first to last record), seconds.
         busy_s: GPU busy time (union of kernels, copies, memsets per device, summed over its devices), seconds.
@@ -68,6 +69,7 @@ class RankSummary:
     median_step_s: float | None = None
     world_size: int | None = None
     device_name: str | None = None
+    member: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,8 @@ class RankLine:
     """One rank of the per-rank table. ``share_pct``: its kernel time over the summed kernel time of all ranks
     (0-100); ``own_s``: wall minus collective wait (seconds); ``compared_s``: what the ranks are compared by (own
     work per trace, or per step, see :class:`RanksReport`); ``vs_median_pct``: how far ``compared_s`` is above (+)
-    or below (-) the median rank's, percent. Unions and the wait: :mod:`.collectives`, seconds."""
+    or below (-) the median rank's, percent; ``member``: its trace inside an archive or directory (None: ``path``
+    is the trace). Unions and the wait: :mod:`.collectives`, seconds."""
 
     rank: int
     path: str
@@ -94,6 +97,7 @@ class RankLine:
     steps: int = 0
     median_step_s: float | None = None
     compared_s: float = 0.0
+    member: str | None = None
 
 
 @dataclass(frozen=True)
@@ -186,6 +190,8 @@ def summarize(report: "TimelineReport", path: str, order: int, tl: "Timeline | N
         world = int(ws) if ws is not None and str(ws).lstrip("-").isdigit() else None
         names = sorted({n for _, n in tl.devices if n})
         device = names[0] if len(names) == 1 else None
+    meta = tl.meta if tl is not None and tl.meta else {}
+    members = dict(zip(meta.get("rank", "").split(", "), meta["files"].split(", "))) if "files" in meta else {}
     out = []
     for i, r in enumerate(report.ranks):
         rk = -1 if r.rank is None else r.rank
@@ -206,7 +212,7 @@ def summarize(report: "TimelineReport", path: str, order: int, tl: "Timeline | N
             exclusive=tuple(exclusive), computation_s=r.computation_s, communication_s=r.communication_s,
             overlap_s=r.overlap_s, exposed_s=r.exposed_communication_s, calls=calls.get(rk), steps=len(per_step),
             median_step_s=statistics.median(per_step.values()) * 1e-9 if per_step else None, world_size=world,
-            device_name=device))
+            device_name=device, member=members.get(str(r.rank))))
     return out
 
 
@@ -253,7 +259,7 @@ def reduce_ranks(summaries: Sequence[RankSummary], *, top: int = 10, straggler_p
         vs_median_pct=100.0 * (c / median_cmp - 1.0) if median_cmp > 0 else None, straggler=c > limit,
         computation_s=s.computation_s, communication_s=s.communication_s, overlap_s=s.overlap_s,
         exposed_s=s.exposed_s, wait_s=wt * 1e-9, own_s=o * 1e-9, steps=s.steps, median_step_s=s.median_step_s,
-        compared_s=c) for (r, s), wt, o, c in zip(pairs, wait_ns, own_ns.tolist(), compared))
+        compared_s=c, member=s.member) for (r, s), wt, o, c in zip(pairs, wait_ns, own_ns.tolist(), compared))
     slowest = max(lines, key=lambda ln: (ln.compared_s, ln.computation_s, -ln.rank))
     fs = tuple(float(f) for f in checks.amdahl.factors) + (math.inf,)
     wait_arr = np.array(wait_ns, dtype=np.int64)

@@ -35,6 +35,8 @@ class RankLineDoc(Doc):
     median_step_s: Annotated[float | None, Meta(description="median ProfilerStep duration, seconds; null: no step")]
     compared_s: Annotated[float, Meta(description=(
         "what the ranks are compared by (see compared_by): own_s, or own_s per step, seconds"))]
+    member: Annotated[str | None, Meta(description=(
+        "the rank's trace file inside the archive or directory at path; null: path is the trace file"))] = None
 
 
 class KernelImbalanceDoc(Doc):
