@@ -74,3 +74,23 @@ def test_an_identifier_in_a_sentence_folds_at_its_dot_not_between_underscores():
     lines = wrap(text, 53)
     assert any(line.endswith("LoaderIter.") for line in lines) and any(line.startswith("__next__") for line in lines)
     assert not any(line.endswith("_") and not line.endswith("__") for line in lines)
+
+
+# ---------------------------------------------------------------------------------------- 3. the ranks view
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", [80, 120])
+def test_ranks_name_kernels_short_and_each_rank_by_its_member(capsys, monkeypatch, lang, width):
+    archive = need(TRACES / "param_dlrm_kineto_8rank_v100.tar.gz")
+    out = _out(capsys, monkeypatch, width, "timeline", str(archive), "--as-ranks", "--lang", lang)
+    assert "lambda()" not in out and "TensorIteratorBase&" not in out  # the short display name, not demangled
+    assert out.count("param_dlrm_kineto_8rank_v100") == 1  # the archive's path once, in the header
+    assert "worker0_step_12" in out and max(map(cell_len, out.splitlines())) <= width
+
+
+# ---------------------------------------------------------------------------------------- 4. occupancy notes kept
+@pytest.mark.parametrize("lang,now", [("en", "<- now"), ("zh", "← 当前")])
+@pytest.mark.parametrize("argv", [("--threads", "256", "--regs", "64"), ("--threads", "1024", "--regs", "32",
+                                                                         "--smem", "48K")])
+def test_occupancy_what_if_tables_keep_the_note_column_at_80(capsys, monkeypatch, lang, now, argv):
+    out = _out(capsys, monkeypatch, 80, "occupancy", "--arch", "sm_80", *argv, "--lang", lang)
+    assert out.count(now) == 3 and max(map(cell_len, out.splitlines())) <= 80  # one per what-if table

@@ -219,8 +219,8 @@ def _what_if_table(o: Occupancy, vary: str, results: Sequence[tuple[int, Occupan
     t = Table(title=f.label(title), title_justify="left")
     for key, justify in ((unit, "left"), ("occ_blocks_per_sm", "right"), ("occ_warps_per_sm", "right"),
                          ("occ_occupancy", "right"), ("occ_limited_by", "left"), ("occ_remark", "left")):
-        t.add_column(f.label(key), justify=justify)
-    current = getattr(o, vary)
+        t.add_column(f.label(key), justify=justify, max_width=12 if key == "occ_limited_by" else None)  # it wraps
+    current = getattr(o, vary)  # ("registers + / block slots") so that the note (<- now) keeps its column
     threads = vary == "threads_per_block"
     groups = list(_groups(results, 1 if threads else 0))
     if fmt is size_text and any(last % 1024 for _, last, _ in groups):  # one unit down the column: bytes
