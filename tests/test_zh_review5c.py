@@ -94,3 +94,14 @@ def test_ranks_name_kernels_short_and_each_rank_by_its_member(capsys, monkeypatc
 def test_occupancy_what_if_tables_keep_the_note_column_at_80(capsys, monkeypatch, lang, now, argv):
     out = _out(capsys, monkeypatch, 80, "occupancy", "--arch", "sm_80", *argv, "--lang", lang)
     assert out.count(now) == 3 and max(map(cell_len, out.splitlines())) <= 80  # one per what-if table
+
+
+# ---------------------------------------------------------------------------------------- 5. a file name as a path
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_roofline_header_wraps_the_report_name_at_its_parts(capsys, monkeypatch, lang):
+    report = need(CORPUS_NCU / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_08_warp_tile"
+                                ".ncu-rep")
+    out = _out(capsys, monkeypatch, 80, "roofline", str(report), "--format", "table", "--lang", lang)
+    lines = out.splitlines()
+    assert lines[1] == "InhabitancyCocoon__feather_gemm__"  # broken at a "__", the rest whole on the next line
+    assert lines[2] == "docs_profile_result_RTX4060_MNK=2048_08_warp_tile.ncu-rep"

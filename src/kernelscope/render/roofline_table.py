@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich import box
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .cjk import name_text
+from .cjk import name_text, path_text
 from .common import Fmt, ops_unit, safe, si
 from .roofline_data import RooflineData, ceiling_name
 
@@ -98,7 +98,12 @@ def renderables(data: RooflineData, report: str, lang: str) -> list[RenderableTy
     """rich renderables of one chart's numbers, each printed on its own: the title, the ceilings (when there is a
     GPU), the points, and the memory levels of a hierarchical roofline."""
     f = Fmt(lang)
-    out: list[RenderableType] = [Text(title(data, report, f, own_line=True), style="bold")]
+    head, _, rest = title(data, report, f, own_line=True).partition("\n")
+    name = safe(Path(report).name) if rest else ""  # on a line of its own, wrapped as a path (as diagnose's),
+    # then the GPU
+    gpu = rest[len(name):].strip()
+    lines = ([path_text(name, style="bold")] if name else []) + ([Text(gpu, style="bold")] if gpu else [])
+    out: list[RenderableType] = [Group(Text(head, style="bold"), *lines)]
     if data.ceilings or data.memory:
         out.append(_ceilings_table(data, f))
     elif data.chart != "levels":
