@@ -105,3 +105,17 @@ def test_roofline_header_wraps_the_report_name_at_its_parts(capsys, monkeypatch,
     lines = out.splitlines()
     assert lines[1] == "InhabitancyCocoon__feather_gemm__"  # broken at a "__", the rest whole on the next line
     assert lines[2] == "docs_profile_result_RTX4060_MNK=2048_08_warp_tile.ncu-rep"
+
+
+# ---------------------------------------------------------------------------------------- 7. the checks a list
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_timeline_checks_are_bulleted_items_whose_lines_hang(capsys, monkeypatch, lang):
+    out = _out(capsys, monkeypatch, 80, "timeline", str(need(NSYS / "cts_rtx3070_array_inc_a.sqlite")), "-v",
+               "--lang", lang)
+    lines = out.splitlines()
+    items = [i for i, line in enumerate(lines) if "• " in line]
+    first = lines[items[0]]
+    col = cell_len(first[:first.index("• ")])  # cells before the bullet (a Chinese label is two cells a character)
+    assert len(items) >= 2 and col > 20  # each check its bullet, in the value column
+    after = lines[items[0] + 1]  # a wrapped line hangs under the item's text
+    assert after[:col + 2].strip() == "" and after[col + 2] != " "

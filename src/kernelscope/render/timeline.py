@@ -31,8 +31,7 @@ from ..version import __version__
 from ..notes import Note
 from ..analysis.engine import Finding
 from ..analysis.timeline import (
-    Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count,
-)
+    Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .cjk import PATH, name_text, path_text
 from .common import Fmt, md_cell, safe, short_name, short_names
@@ -434,7 +433,9 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
             t.add_column(style="bold", no_wrap=True)
             t.add_column(overflow="fold")
             for i, (label, value) in enumerate(closing):  # a blank line before each labelled row but the first
-                t.add_row(Text(label), Text(value), end_section=bool(closing[i + 1:] and closing[i + 1][0]))
+                under = label if label or not i else under  # the checks are a list: a bullet, lines hanging
+                bullet = "• " if under in (f.label("tl_findings"), f.label("tl_findings_timeline")) else ""
+                t.add_row(Text(label), Text(bullet + value), end_section=bool(closing[i + 1:] and closing[i + 1][0]))
             out.append(Padding(t, (0, 0, 1, 1)))
         if notes is not None:
             out += footnote_table(notes, f, "brief_more_tables", names=more)
@@ -575,8 +576,7 @@ def report_doc(rep: TimelineReport, f: Fmt, join: KernelJoin | None = None) -> T
     """One report as a document (``join``: its top kernels joined with Nsight Compute diagnoses)."""
     bh = _black_hole_note(rep, f.lang)
     b = rep.black_hole
-    return _copy(
-        TimelineReportDoc, rep,
+    return _copy(TimelineReportDoc, rep,
         devices=[_split(d) for d in rep.devices], streams=[_split(d) for d in rep.streams],
         kernels=[_item(i) for i in rep.kernels], copies=[_item(i) for i in rep.copies],
         memsets=[_item(i) for i in rep.memsets], api_calls=[_item(i) for i in rep.api_calls],
