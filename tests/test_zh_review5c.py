@@ -119,3 +119,12 @@ def test_timeline_checks_are_bulleted_items_whose_lines_hang(capsys, monkeypatch
     assert len(items) >= 2 and col > 20  # each check its bullet, in the value column
     after = lines[items[0] + 1]  # a wrapped line hangs under the item's text
     assert after[:col + 2].strip() == "" and after[col + 2] != " "
+
+
+# ---------------------------------------------------------------------------------------- 6. no orphan chain name
+def test_a_chain_name_breaks_after_an_elision_not_leaving_its_start_alone():
+    from kernelscope.render.cjk import divide
+    text = "#5 cudnn_train_volta_…splitK_medium_nn_v1 ⇒ …kernel<…>(…) [CUDAFunctor_add]"
+    bounds = [0, *divide(text, 28, name=True), len(text)]
+    lines = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    assert lines[0] == "#5 cudnn_train_volta_…" and lines[1].startswith("splitK_")

@@ -190,9 +190,10 @@ def _leading(text: str, i: int) -> bool:
 def name_breaks(text: str) -> list[int]:
     """Where a line of a name (a kernel's demangled signature, a file path) may break: after ``_`` (a run of them,
     not one that leads a word: ``.__next__`` whole), ``(``, ``,``, ``<``, ``/``, ``.``, a blank and after ``::`` (never between the two
-    colons), before ``‹``, never before a closing ``)``, ``>``, an ``…``, a ``,`` or a blank, never inside a file
-    name's extension (``.ncu-rep``, ``.json``: :data:`EXTENSION`); so a long name wraps between its tokens, not
-    inside one (a token wider than a line: :func:`_fold`)."""
+    colons), before ``‹`` and after an ``…`` inside a name (``volta_…`` / ``splitK``), never before a closing
+    ``)``, ``>``, an ``…``, a ``,`` or a blank, never inside a file name's extension (``.ncu-rep``, ``.json``:
+    :data:`EXTENSION`); so a long name wraps between its tokens, not inside one (a token wider than a line:
+    :func:`_fold`)."""
     ext = EXTENSION.search(text)
     out = []
     inside = {i for a, b in words(text) for i in range(a + 1, b)}  # 分析|器: a word of the suffix
@@ -205,8 +206,8 @@ def name_breaks(text: str) -> list[int]:
             continue
         if ext is not None and i >= ext.start():  # …_ncu.ncu-rep: its extension stays with the name
             continue
-        if ch == "‹":
-            out.append(i)
+        if ch == "‹" or before == "…" and ch.isalnum() and (text[i - 2:i - 1].isalnum() or text[i - 2:i - 1] == "_"):
+            out.append(i)  # after an elision inside a name: volta_… / splitK
             continue
         if ch.isspace() or ch in ",)>:…" or before not in NAME_BREAK_AFTER or before == ch == "_":
             continue
