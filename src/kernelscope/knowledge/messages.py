@@ -88,7 +88,8 @@ def _split_items(text: str) -> list[str]:
 
 class _Chinese(string.Formatter):
     """Fills a Chinese template: ``{x!r}`` quotes the value “x” (not Python's ``'x'``), ``{x:list}`` lists an
-    English ``a, b, c`` value as ``a、b、c`` (:func:`zh_list`)."""
+    English ``a, b, c`` text as ``a、b、c`` (:func:`zh_list`); a :class:`~kernelscope.notes.Listed` value is listed so
+    whatever its spec."""
 
     def convert_field(self, value: Any, conversion: str | None) -> Any:
         if conversion == "r":  # a value quoted as given: Chinese quotes, the text itself (a number as written)
