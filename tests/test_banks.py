@@ -229,7 +229,7 @@ def test_cli_table_zh(capsys):
     assert code == 0, err
     out = flat(out)  # piped: 80 columns, the sentences wrap
     for word in ("共享内存 Bank 冲突", "2 路", "填充到 34 个 half", "__shared__ half tile[32][34]", "Warp", "第 1 列",
-                 "1, 3, 5, …, 31", "Hopper"):
+                 "1、3、5、…、31", "Hopper"):
         assert word in out, word
 
 

@@ -274,7 +274,7 @@ REPORTS = {
     "DRAM bytes derived": (["diagnose", "C09_ncu_csv_warning_before_header.csv"], "推算"),
     "SM clock derived": (["diagnose", "C22_ncu_console_shifted_rows.txt"], "SM 频率"),
     "nvprof levels": (["diagnose", "N07_nvprof_shared_util_levels.txt"], "利用率等级"),
-    "CUDA graph citation": (["timeline", "N05_nsys_stats_context_init.txt", "-v"], "每节点 0.58 µs"),  # in the details
+    "CUDA graph citation": (["timeline", "N05_nsys_stats_context_init.txt", "-v"], "每节点 580 ns"),  # in the details
     "invalid record": (["timeline", "C03_kineto_ts0_kernel.json"], "没有 GPU 计时"),
 }
 

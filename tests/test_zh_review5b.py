@@ -35,9 +35,11 @@ def test_a_refused_compare_lists_in_chinese(capsys):
 
 
 def test_a_list_of_names_in_a_reworded_problem_takes_the_enumeration_comma():
-    from kernelscope.knowledge.messages import _listed
-    assert _listed("dram__bytes_read.sum, dram__bytes_write.sum") == "dram__bytes_read.sum、dram__bytes_write.sum"
-    assert _listed("a kernel, then another") == "a kernel, then another"
+    from kernelscope.knowledge.messages import phrase
+    problem = "the {} table(s) are empty"  # its template lists {tables}: 、 between the names, not in other text
+    assert phrase(problem.format("CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY"), "zh").startswith(
+        "CUPTI_ACTIVITY_KIND_KERNEL、CUPTI_ACTIVITY_KIND_MEMCPY")
+    assert phrase("line 2: ncu printed: a kernel, then another", "zh").endswith("a kernel, then another")
 
 
 @pytest.mark.parametrize("lang,word", [("en", "<th>Executed</th>"), ("zh", "<th>执行次数</th>")])

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 COMPUTE_BOUND = "compute-bound"
 MEMORY_BOUND = "memory-bound"
@@ -39,10 +39,40 @@ class Note:
         per note (renderers word the same note in several places)."""
         items: list = [self.key]
         for k, v in self.values.items():
-            if v is None or isinstance(v, str):
+            if v is None or type(v) is str:  # (a Listed: worded every time)
                 items.append((k, v))
             elif type(v) in (int, float, bool):
                 items.append((k, type(v), v, math.copysign(1.0, v) if type(v) is float else 0))
             else:
                 return None
         return tuple(items)
+
+
+class Listed(str):
+    """A list of names or numbers as one value of a :class:`Note` or an error: the English text (items joined with
+    ``, ``; then `` ...`` when ``more``, or ``, ... (N names)`` when ``total`` counts more names than shown) as a
+    string, its ``items`` kept for the other languages (:meth:`joined`: Chinese lists with 、 and 等)."""
+
+    items: tuple[str, ...]
+    more: bool
+    total: int | None
+
+    def __new__(cls, items: Iterable[Any], more: bool = False, total: int | None = None) -> Listed:
+        shown = tuple(map(str, items))
+        self = super().__new__(cls, _joined(shown, ", ", " ..." if more else f", ... ({total} names)" if total else ""))
+        self.items, self.more, self.total = shown, more, total
+        return self
+
+    def __getnewargs__(self) -> tuple:
+        return self.items, self.more, self.total
+
+    def joined(self, lang: str, word: Callable[[str], str] = str) -> str:
+        """The list in ``lang`` (``en`` / ``zh``), each item through ``word`` (its wording in ``lang``)."""
+        items = tuple(map(word, self.items))
+        if lang != "zh":
+            return _joined(items, ", ", " ..." if self.more else f", ... ({self.total} names)" if self.total else "")
+        return _joined(items, "、", " 等" if self.more else f" 等 {self.total} 个" if self.total else "")
+
+
+def _joined(items: tuple[str, ...], comma: str, tail: str) -> str:
+    return comma.join(items) + tail

@@ -40,6 +40,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ..errors import InputError
+from ..notes import Listed
 from ..knowledge.occupancy import arch_limits, supported_compute_capabilities
 
 __all__ = [
@@ -277,7 +278,7 @@ def bank_facts(compute_capability: tuple[int, int] | None = None) -> BankFacts:
     arch = None
     if compute_capability is not None:
         if compute_capability not in supported_compute_capabilities():
-            known = ", ".join(f"sm_{a}{b}" for a, b in supported_compute_capabilities())
+            known = Listed(f"sm_{a}{b}" for a, b in supported_compute_capabilities())
             major, minor = compute_capability
             raise InputError("compute_capability",
                              key="cc_unsupported", values={"major": major, "minor": minor, "known": known})

@@ -20,7 +20,7 @@ from typing import Sequence
 
 from ..errors import InputError
 from ..model import Measurement
-from ..notes import Note
+from ..notes import Listed, Note
 from .diagnosis import KernelDiagnosis
 from .engine import by_gain
 from .compare_launches import LaunchSet, launch_sets, merged
@@ -459,7 +459,7 @@ def compare(
             chosen = select(pool, pattern, lambda s: kernel_names(s.launches[0].kernel), f"--pair ({side})")
         names = sorted({s.name for s in chosen})
         if len(names) != 1:
-            found = ", ".join(names) if names else "none"
+            found = Listed(names) if names else "none"
             raise InputError(f"--pair ({side})", key="pattern_not_one_kernel",
                 values={"pattern": pattern, "found": found})
         for s in chosen:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..model import KernelProfile, Measurement
-from ..notes import Note
+from ..notes import Listed, Note
 
 #: The :class:`kernelscope.model.Measurement` fields the method warning compares.
 METHOD_FIELDS = ("tool", "replay_mode", "cache_control", "clock_control")
@@ -40,7 +40,7 @@ def method_warnings(before: Measurement | None, after: Measurement | None) -> tu
         return ()
     values = {f"{side}_{name}": getattr(m, name) for side, m in (("before", before), ("after", after))
               for name in METHOD_FIELDS}
-    return (Note("cmp_method", {**values, "differ": ", ".join(differ)}),)
+    return (Note("cmp_method", {**values, "differ": Listed(differ)}),)
 
 
 @dataclass(frozen=True)

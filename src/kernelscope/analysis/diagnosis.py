@@ -21,7 +21,7 @@ from ..knowledge.gpus import DERIVED_ORIGIN, derived_spec, find_gpu, find_typed_
 from ..knowledge.plausibility import screen
 from ..model import GpuSpec, KernelProfile, ProfileReport
 from ..notes import (BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, SMALL_GRID,
-                     Note)
+                     Listed, Note)
 from .engine import Evidence, Finding, by_gain, run_rules
 from .performance import Units, rank_and_share, units_of
 from .causes import CAUSE_RULES, limiter_unit, program_gain
@@ -488,7 +488,7 @@ def diagnose_report(
                     "gbps": derived.dram_bandwidth_bytes_per_s / 1e9})
                 return derived
             # nothing to derive them from (no SM count, clock, compute capability or bus width): as an unnamed GPU
-            closest = ", ".join(exc.closest)
+            closest = Listed(exc.closest)
             unknown[name] = Note("gpu_not_in_catalogue_closest" if closest else "gpu_not_in_catalogue",
                                  {"gpu": name, "closest": closest})
             return None

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..errors import InputError
+from ..notes import Listed
 from ..knowledge.fusion import fusion_family
 from ..knowledge.libraries import family_of
 from .diagnosis import KernelDiagnosis
@@ -266,7 +267,7 @@ def chain_in_report(launches: Sequence[KernelDiagnosis], names: Sequence[str] = 
         found = [i for i, d in enumerate(launches) if rx.search(d.kernel.demangled_name) or rx.search(d.kernel.name)]
         if not found:
             raise InputError(where, key="fusion_no_such_kernel",
-                values={"name": name, "value": ', '.join(dict.fromkeys((d.kernel.name for d in launches)))})
+                values={"name": name, "value": Listed(dict.fromkeys(d.kernel.name for d in launches))})
         return found
 
     if around is not None:
@@ -291,7 +292,7 @@ def chain_in_report(launches: Sequence[KernelDiagnosis], names: Sequence[str] = 
     chain = [] if not starts else list(launches[starts[0]:starts[0] + len(names)])
     if any(_same_kernel(a, b) for j, a in enumerate(chain) for b in chain[j + 1:]) or len(
             set(map(frozenset, at))) < len(at):
-        raise InputError(where, key="fusion_same_kernel", values={"names": ", ".join(names)})
+        raise InputError(where, key="fusion_same_kernel", values={"names": Listed(names)})
     if not chain:
         raise InputError(where, key="fusion_not_consecutive", values={"names": " → ".join(names)})
     return chain

@@ -45,6 +45,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ..errors import InputError
+from ..notes import Listed
 from ..knowledge.occupancy import ArchLimits, arch_limits, supported_compute_capabilities
 from ..model import KernelProfile
 
@@ -150,7 +151,7 @@ def parse_compute_capability(text: str, source: str = "--arch") -> tuple[int, in
         raise InputError(source, key="bad_arch", values={"text": text})
     cc = (int(m.group(1)), int(m.group(2)))
     if cc not in supported_compute_capabilities():
-        known = ", ".join(f"sm_{a}{b}" for a, b in supported_compute_capabilities())
+        known = Listed(f"sm_{a}{b}" for a, b in supported_compute_capabilities())
         raise InputError(
             source, key="arch_unsupported", values={"text": text, "cc": _cc_key(cc), "known": known}
         )
@@ -254,7 +255,7 @@ def occupancy(
         _check_int("shared_mem_config_bytes", shared_mem_config_bytes, 0, a.shared_mem_per_sm_bytes, name,
                    key="out_of_range_bytes")
         if shared_mem_config_bytes not in a.shared_mem_carveouts_bytes:
-            choices = ", ".join(str(c // _KIB) for c in a.shared_mem_carveouts_bytes)
+            choices = Listed(c // _KIB for c in a.shared_mem_carveouts_bytes)
             raise InputError(
                 "shared_mem_config_bytes",
                 key="bad_smem_config",
@@ -379,7 +380,7 @@ def _values(base: Occupancy, vary: str) -> list[int]:
             for n in range(1, a.max_blocks_per_sm + 1):
                 found.add(c // n // unit * unit - reserved)  # the most a block may use for n blocks in c
         return sorted(v for v in found if 0 <= v <= a.shared_mem_per_block_optin_bytes)
-    raise InputError("vary", key="cannot_vary", values={"vary": vary, "what_if": ', '.join(WHAT_IF)})
+    raise InputError("vary", key="cannot_vary", values={"vary": vary, "what_if": Listed(WHAT_IF)})
 
 
 def what_if(base: Occupancy, vary: str) -> tuple[tuple[int, Occupancy], ...]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from ..errors import InputError
+from ..notes import Listed
 from ..knowledge.stalls import SELECTED, lookup, norm
 from ..model import GIVEN_PERCENT, STALL_FAMILIES
 
@@ -103,7 +104,7 @@ def stall_breakdown(
     """
     if family is not None and family not in STALL_FAMILIES + (GIVEN_PERCENT,):
         raise InputError("stall family", key="unknown_stall_family",
-            values={"family": family, "stall_families": ', '.join(STALL_FAMILIES + (GIVEN_PERCENT,))})
+            values={"family": family, "stall_families": Listed(STALL_FAMILIES + (GIVEN_PERCENT,))})
     values: dict[str, float] = {}
     for key, raw in stall_values.items():
         value = float(raw)

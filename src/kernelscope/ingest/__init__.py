@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
+from ..notes import Listed
 from ..knowledge.plausibility import screen
 from ..model import ProfileReport
 from .files import check_file, read_head
@@ -222,7 +223,7 @@ def load(path: str | os.PathLike, input_format: str | None = None) -> ProfileRep
     fmt = detect_format(path) if input_format in (None, "auto") else input_format
     if fmt in _READERS:
         return screened(_reader(fmt)(path))
-    raise InputError(str(path), key="unknown_input_format", values={"fmt": fmt, "formats": ', '.join(FORMATS)})
+    raise InputError(str(path), key="unknown_input_format", values={"fmt": fmt, "formats": Listed(FORMATS)})
 
 
 def screened(report: ProfileReport) -> ProfileReport:
@@ -316,7 +317,7 @@ def load_timeline(path: str | os.PathLike, input_format: str | None = None):
     if fmt in _TIMELINE_READERS:
         return _reader(fmt)(path)
     raise InputError(str(path), key="unknown_timeline_format",
-        values={"fmt": fmt, "timeline_formats": ', '.join(TIMELINE_FORMATS)})
+        values={"fmt": fmt, "timeline_formats": Listed(TIMELINE_FORMATS)})
 
 
 #: Format id -> "module:function" of its reader (imported on first use, so that a missing optional

@@ -46,6 +46,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..errors import InputError
+from ..notes import Listed
 from ..timeline_model import SummaryRow, Timeline, TimelineSummary
 from .columns import Columns, split_on_gaps
 from .files import check_file, unreadable
@@ -216,7 +217,7 @@ def _check_has_rows(used: list[_Table], path: str) -> None:
     """Refuse a file whose summary tables hold only their headers: "no data", not an empty success."""
     if any(t.rows for t in used):
         return
-    names = ", ".join(dict.fromkeys(t.report or "header '" + ",".join(t.header[:3]) + ",...'" for t in used))
+    names = Listed(dict.fromkeys(t.report or "header '" + ",".join(t.header[:3]) + ",...'" for t in used))
     raise InputError(path, key="stats_no_rows", values={"names": names})
 
 
@@ -503,7 +504,7 @@ def _row(t: _Table, cells: list[str], lineno: int, locale: str, path: str) -> di
             cells = cells + [""]
         else:
             raise InputError(path, key="stats_bad_field_count",
-                values={"lineno": lineno, "n_cells": len(cells), "n_canon": len(canon), "header": ', '.join(t.header)})
+                values={"lineno": lineno, "n_cells": len(cells), "n_canon": len(canon), "header": Listed(t.header)})
     out: dict = {}
     for (c, unit), v in zip(canon, cells):
         if c is None or c == "style":

@@ -19,6 +19,7 @@ from typing import Literal, Mapping
 
 
 from ..errors import InputError
+from ..notes import Listed
 from ..knowledge import Model, load
 from ..knowledge.stalls import reasons
 from ..knowledge.units import by_metric
@@ -294,7 +295,7 @@ class Kernels:
                     self.source,
                     key="nvprof_no_data",
                 )
-            seen = ", ".join(f"{n} {what} row(s)" for what, n in sorted(self.skipped.items())) or "no rows"
+            seen = Listed(f"{n} {what} row(s)" for what, n in sorted(self.skipped.items())) or "no rows"
             raise InputError(self.source, key="nvprof_no_kernels", values={"seen": seen})
         return tuple(_profile(self.source, i, e) for i, e in enumerate(entries))
 

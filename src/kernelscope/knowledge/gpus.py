@@ -18,6 +18,7 @@ from typing import Any, Mapping
 import msgspec
 
 from ..errors import InputError, UnknownGpuError
+from ..notes import Listed
 from ..model import PIPES, DeviceInfo, GpuSpec
 from . import Model, Positive, PositiveInt, NonEmpty, problem, raw
 
@@ -247,7 +248,7 @@ def find_typed_gpu(name: str) -> GpuSpec:
     if len(candidates) == 1:
         return _index()[normalise(candidates[0])]
     if len(candidates) > 1:
-        raise InputError("--gpu", key="gpu_ambiguous", values={"name": name, "candidates": ", ".join(candidates)})
+        raise InputError("--gpu", key="gpu_ambiguous", values={"name": name, "candidates": Listed(candidates)})
     return find_gpu(name)
 
 

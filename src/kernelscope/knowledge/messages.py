@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any, Mapping
 
 from ..errors import KernelscopeError, one_line
+from ..notes import Listed
 from . import Model, check_lang, load
 from .text import Text, agree
 
@@ -87,7 +88,8 @@ def _split_items(text: str) -> list[str]:
 
 class _Chinese(string.Formatter):
     """Fills a Chinese template: ``{x!r}`` quotes the value “x” (not Python's ``'x'``), ``{x:list}`` lists an
-    English ``a, b, c`` value as ``a、b、c`` (:func:`zh_list`)."""
+    English ``a, b, c`` text as ``a、b、c`` (:func:`zh_list`); a :class:`~kernelscope.notes.Listed` value is listed so
+    whatever its spec."""
 
     def convert_field(self, value: Any, conversion: str | None) -> Any:
         if conversion == "r":  # a value quoted as given: Chinese quotes, the text itself (a number as written)
@@ -95,6 +97,8 @@ class _Chinese(string.Formatter):
         return super().convert_field(value, conversion)
 
     def format_field(self, value: Any, format_spec: str) -> Any:
+        if isinstance(value, Listed):
+            return value.joined("zh")
         if format_spec == "list":
             return zh_list(str(value))
         return super().format_field(value, format_spec)
@@ -127,18 +131,9 @@ def _reword(text: str, depth: int) -> str:
     for pattern, zh in _templated():
         m = pattern.fullmatch(text)
         if m is not None:
-            return fill(zh, "zh", {k: _QUOTED.sub(r"“\1”", v) if _QUOTED.fullmatch(v) else _listed(_reword(v, depth - 1))
+            return fill(zh, "zh", {k: _QUOTED.sub(r"“\1”", v) if _QUOTED.fullmatch(v) else _reword(v, depth - 1)
                                    for k, v in m.groupdict().items()})  # a quoted value ('x', a repr): “x”
     return text
-
-
-_NAMES = re.compile(r"[^\s,()<>\[\]]+(?:, [^\s,()<>\[\]]+)+")
-
-
-def _listed(value: str) -> str:
-    """A field that is a list of names or numbers (``dram__bytes_read.sum, dram__bytes_write.sum``) joined with the
-    Chinese enumeration comma (``、``); any other text as it is."""
-    return "、".join(value.split(", ")) if _NAMES.fullmatch(value) else value
 
 
 @cache
@@ -193,7 +188,8 @@ def error_text(exc: BaseException, lang: str) -> str:
     text = template(exc.key, lang)
     if text is None:
         return english
-    values = {k: phrase(str(v), lang) if isinstance(v, (str, BaseException)) else v for k, v in exc.values.items()}
+    values = {k: v.joined(lang, lambda item: phrase(item, lang)) if isinstance(v, Listed) else
+              phrase(str(v), lang) if isinstance(v, (str, BaseException)) else v for k, v in exc.values.items()}
     try:
         problem = one_line(fill(text, lang, values), keep)
     except (KeyError, IndexError, ValueError):  # a template that does not fit its values: say it in English

@@ -14,6 +14,7 @@ import msgspec
 from msgspec import Meta
 
 from ..errors import InputError
+from ..notes import Listed
 from . import Model, NonNegativeInt, PositiveInt, load, problem
 
 _KIB = 1024
@@ -154,7 +155,7 @@ def arch_limits(compute_capability: tuple[int, int]) -> ArchLimits:
     cc = tuple(compute_capability)
     limits = _catalogue().get(cc)  # type: ignore[arg-type]
     if limits is None:
-        known = ", ".join(_cc_key(c) for c in _catalogue())
+        known = Listed(_cc_key(c) for c in _catalogue())
         what = _cc_key(cc) if len(cc) == 2 else repr(compute_capability)
         raise InputError("compute_capability", key="not_supported", values={"what": what, "known": known})
     return limits

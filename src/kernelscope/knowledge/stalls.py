@@ -16,6 +16,7 @@ import msgspec
 from msgspec import Meta
 
 from ..errors import InputError
+from ..notes import Listed
 from . import Model, NonEmpty, check_lang, load
 
 #: Reason id of the "issuing, not stalling" state, shown apart from the stalls.
@@ -155,5 +156,5 @@ def canonical_reason(name: str) -> str:
     reason_id = lookup().get(norm(name))
     if reason_id is None:
         raise InputError("stall reason", key="unknown_stall_reason",
-            values={"name": name, "value": ', '.join(reasons())})
+            values={"name": name, "value": Listed(reasons())})
     return reason_id

@@ -9,6 +9,7 @@ import string
 from functools import lru_cache
 from typing import Any, Mapping
 
+from ..notes import Listed
 from . import Model, check_lang, load
 from .criteria import verdicts
 
@@ -91,12 +92,15 @@ def note_text(key: str, values: Mapping[str, Any], lang: str) -> str:
 
 def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     """``template.format(**values)``, with None printed as the language's "not measured" whatever the format spec,
-    and an infinite number as "∞" (a factor "∞x" / "∞×" / "∞ 倍" as "∞"), never "inf".
+    and an infinite number as "∞" (a factor "∞x" / "∞×" / "∞ 倍" as "∞"), never "inf"; a :class:`Listed` value as
+    the language lists it.
 
     In Chinese each field is glued to the text around it by :func:`glue`: no space between two Chinese characters
     (a template's "受限于 {limiter}" filled with "寄存器" reads "受限于寄存器"), one between a Chinese character and a
     Latin letter or digit ("来自{unit}" filled with "L2 缓存" reads "来自 L2 缓存")."""
     template = _percents(template)
+    if lang == "zh" and any(isinstance(v, Listed) for v in values.values()):
+        values = {k: v.joined(lang) if isinstance(v, Listed) else v for k, v in values.items()}
     plain = all(v is not None and not _infinite(v) for v in values.values())
     nm = None if plain else label("not_measured", lang)
     below = label("pct_below", lang)

@@ -33,21 +33,25 @@ def declaration(layout: Layout) -> str:
     return f"__shared__ {layout.dtype} tile[{layout.rows}][{layout.row_elements}]"
 
 
-def compact(values: Sequence[int], limit: int = 8, dash: str = "-") -> str:
+def compact(values: Sequence[int], limit: int = 8, dash: str = "-", comma: str = ", ") -> str:
     """Indices for reading: ``0-31`` (consecutive; ``dash``: "～" in Chinese), ``1, 3, 5, …, 31`` (a longer arithmetic
-    progression), else the first ``limit`` then ``…``."""
+    progression), else the first ``limit`` then ``…`` (items parted by ``comma``: "、" in Chinese)."""
     v = list(values)
     if len(v) > 2 and all(b - a == 1 for a, b in zip(v, v[1:])):
         return f"{v[0]}{dash}{v[-1]}"
     if len(v) <= limit:
-        return ", ".join(map(str, v))
+        return comma.join(map(str, v))
     if all(b - a == v[1] - v[0] for a, b in zip(v, v[1:])):
-        return f"{v[0]}, {v[1]}, {v[2]}, …, {v[-1]}"
-    return ", ".join(map(str, v[:limit])) + f", … (+{len(v) - limit})"
+        return comma.join(map(str, (*v[:3], "…", v[-1])))
+    return comma.join(map(str, (*v[:limit], f"… (+{len(v) - limit})")))
 
 
 def _dash(f: Fmt) -> str:
     return "～" if f.zh else "-"
+
+
+def _comma(f: Fmt) -> str:
+    return "、" if f.zh else ", "
 
 
 def _which(layout: Layout, index: int, f: Fmt) -> str:
@@ -60,7 +64,7 @@ def _conflict_text(layout: Layout, f: Fmt) -> str:
     per = f.label("banks_per_phase") if layout.lanes_per_phase < 32 else ""
     return f.label("banks_conflict_value", n=layout.n_way, per=per, worst=_which(layout, layout.worst.index, f),
                    k=len(layout.conflicting), count=len(layout.requests), unit=f.label(f"banks_unit_{layout.access}"),
-                   which=compact(layout.conflicting, dash=_dash(f)))
+                   which=compact(layout.conflicting, dash=_dash(f), comma=_comma(f)))
 
 
 def _wavefront_text(layout: Layout, f: Fmt) -> str:
@@ -71,7 +75,7 @@ def _wavefront_text(layout: Layout, f: Fmt) -> str:
 
 
 def _phase_banks(phase: Phase, f: Fmt) -> list[str]:
-    out = [f.label("banks_bank_words", bank=b, words=phase.words_per_bank[b], lanes=compact(phase.lanes_per_bank[b], dash=_dash(f)))
+    out = [f.label("banks_bank_words", bank=b, words=phase.words_per_bank[b], lanes=compact(phase.lanes_per_bank[b], dash=_dash(f), comma=_comma(f)))
            for b in phase.colliding_banks[:_MAX_BANKS]]
     if len(phase.colliding_banks) > _MAX_BANKS:
         out.append(f.label("banks_more", n=len(phase.colliding_banks) - _MAX_BANKS))

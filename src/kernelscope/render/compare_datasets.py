@@ -44,7 +44,7 @@ def _summary(c: DatasetComparison, f: Fmt) -> list[str]:
 
 def _rows(c: DatasetComparison, f: Fmt) -> list[tuple[str, ...]]:
     return [(short_name(k.name) + (f.arrow + short_name(k.after_name) if k.after_name else ""), f"{_dims(k.grid, f)} / {_dims(k.block, f)}" if k.grid or k.block else f.nm,
-             f"{k.before.count}{f.arrow}{k.after.count}", f.time(k.before.median_s), f.time(k.after.median_s),
+             f"{k.before.count}{f.arrow}{k.after.count}", *f.times(k.before.median_s, k.after.median_s),
              _speed(k.speedup, f), f.arrow.join(f.times(k.before.total_s, k.after.total_s))) for k in c.kernels]
 
 

@@ -37,7 +37,7 @@ from .cjk import PATH, name_text, path_text
 from .common import Fmt, md_cell, safe, short_name, short_names
 from .rich_text import to_plain
 from ..knowledge.text import labels
-from .documents import encode
+from .documents import enc_hook, encode
 from .documents.common import Doc
 from .documents.timeline import (
     AbsentKernelDoc, AmdahlDoc, BlackHoleDoc, CopyDirectionDoc, GapHistogramDoc, GraphUseDoc, InvalidRecordDoc, ItemStatDoc,
@@ -211,7 +211,7 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
         name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short  # ours, not input
         name += f.paren(f.label("tl_truncated")) if it.truncated else ""
         cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [
-            f.time(it.total_s), f.time(it.mean_s), f.time(it.min_s), f.time(it.max_s), f.pct(it.share_pct)]
+            f.time(it.total_s), *f.times(it.mean_s, it.min_s, it.max_s), f.pct(it.share_pct)]
         if copies:
             cells += [_bytes(it.bytes), _rate(it.throughput_bytes_per_s)]
         if amdahl:
@@ -611,7 +611,7 @@ def to_json(reports: Sequence[TimelineReport], lang: str = "en",
             joins: Sequence[KernelJoin | None] | None = None) -> dict:
     """The document as plain JSON-ready Python (dicts, lists, numbers, strings, None): every field of every report;
     times in seconds (``*_s``), percentages ``*_pct``, fractions 0-1, timestamps ``*_ns``, sizes in bytes."""
-    return msgspec.to_builtins(timeline_doc(reports, lang, joins))
+    return msgspec.to_builtins(timeline_doc(reports, lang, joins), enc_hook=enc_hook)
 
 
 def to_json_text(reports: Sequence[TimelineReport], lang: str = "en",

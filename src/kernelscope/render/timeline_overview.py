@@ -35,9 +35,10 @@ def comm_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
     st = rep.steps
     if st is not None:
         of_rank = "" if st.rank is None or len(rep.ranks) < 2 else f.label("tl_steps_of_rank", rank=st.rank)
+        median, slow, fast = f.times(st.median_s, st.slowest_s, st.fastest_s)  # one quantity: one precision
         rows.append((f.label("tl_steps"), f.label(
-            "tl_steps_line", n=st.count, first=st.first, last=st.last, of_rank=of_rank, median=f.time(st.median_s),
-            slow_n=st.slowest_step, slow=f.time(st.slowest_s), fast=f.time(st.fastest_s), spread=st.spread_pct)))
+            "tl_steps_line", n=st.count, first=st.first, last=st.last, of_rank=of_rank, median=median,
+            slow_n=st.slowest_step, slow=slow, fast=fast, spread=st.spread_pct)))
     return rows
 
 

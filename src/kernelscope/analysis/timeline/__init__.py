@@ -47,7 +47,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...knowledge.timeline_checks import timeline_checks
-from ...notes import Note
+from ...notes import Listed, Note
 from ...timeline_model import GRAPH_REPLAY_NAME, GRAPH_REPLAYS_META, KERNEL, Timeline, TimelineSummary
 from ..engine import Finding, run_rules
 from .breakdown import (
@@ -202,7 +202,7 @@ def _notes(tl: Timeline, w: Walls, slowest: Note | None) -> tuple[Note, ...]:
     notes = [slowest] if slowest is not None else []
     if tl.invalid:
         notes.append(Note("tl_invalid_records", {"n": tl.invalid_count,
-                                                  "names": ", ".join(sorted({i.name for i in tl.invalid}))}))
+                                                  "names": Listed(sorted({i.name for i in tl.invalid}))}))
     if w.ranks.size == 1 and int(w.ranks[0]) < 0 and tl.format == "kineto":
         notes.append(Note("tl_rank_not_recorded", {}))
     return tuple(notes)
@@ -215,7 +215,7 @@ def _record_notes(tl: Timeline, devices: tuple[TimeSplit, ...]) -> tuple[Note, .
     if tl.repaired:
         notes.append(Note("tl_repaired_records", {
             "n": sum(r.count for r in tl.repaired), "removed_s": sum(r.removed_ns for r in tl.repaired) * NS,
-            "names": ", ".join(dict.fromkeys(f"{r.name} ({r.removed_ns / 1000:,.1f} µs)" for r in tl.repaired))}))
+            "names": Listed(dict.fromkeys(f"{r.name} ({r.removed_ns / 1000:,.1f} µs)" for r in tl.repaired))}))
     notes += [Note("tl_zero_span", {"device": d.device}) for d in devices if d.utilisation_pct is None]
     graph = _graph_replays(tl)
     if graph is not None:

@@ -23,7 +23,7 @@ from typing import Iterator
 import numpy as np
 
 from ...knowledge.timeline_checks import TimelineChecks
-from ...notes import Note
+from ...notes import Listed, Note
 from ...timeline_model import COPY_DTOD, COPY_HTOD, CPU_OP, Timeline
 from ..engine import Done, Evidence, Finding, Rule
 from .breakdown import Walls
@@ -136,7 +136,7 @@ def _sync_calls(ctx: TimelineContext, rule: str, word: str, key: str, source: st
         return None
     t = sum(a.total_s for a in calls)
     n = sum(a.count for a in calls)
-    values = {"n": n, "time_s": t} | ({"apis": ", ".join(a.name for a in calls)} if word == "memcpy" else {})
+    values = {"n": n, "time_s": t} | ({"apis": Listed(a.name for a in calls)} if word == "memcpy" else {})
     evidence = (Evidence(f"{rule}.call_time", t, "s"), Evidence(f"{rule}.calls", n))
     return _finding(rule, source, Note(key, values), evidence,
                     no_estimate="asynchronous calls still do the work; they gain the host work that can overlap it, "
@@ -163,7 +163,7 @@ def sync_memcpy(ctx: TimelineContext, done: Done) -> Finding | None:
         return None
     t = float(facts.rows.dur[c_rows[flagged]].sum()) * NS
     n = int(flagged.sum())
-    apis = ", ".join(sorted({tl.names[i] for i in tl.name_id[c_api[flagged]].tolist()}))
+    apis = Listed(sorted({tl.names[i] for i in tl.name_id[c_api[flagged]].tolist()}))
     return _finding("sync_memcpy", cfg.source, Note("tl_sync_memcpy", {"n": n, "time_s": t, "apis": apis}),
                     (Evidence("sync_memcpy.copy_time", t, "s"), Evidence("sync_memcpy.copies", n)),
                     no_estimate="asynchronous copies still take their time; they gain the host work that can "

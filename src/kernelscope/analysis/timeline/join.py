@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from ...notes import Listed
 from ..diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..engine import Finding
 from ..names import function_name, normalised, signature
@@ -259,7 +260,7 @@ def other_gpus(rep: TimelineReport, diagnosed: Sequence[ReportDiagnosis]) -> tup
         names = {k.device.display_name for k in rd.report.kernels if k.device.display_name}
         foreign = sorted(n for n in names if key(n) not in {key(t) for t in trace})
         if foreign and len(foreign) == len(names):
-            out.append((rd.report.path, ", ".join(foreign), ", ".join(trace)))
+            out.append((rd.report.path, Listed(foreign), Listed(trace)))
     return tuple(out)
 
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ...knowledge.plausibility import pct_reason
 from ...knowledge.timeline_checks import timeline_checks
-from ...notes import Note
+from ...notes import Listed, Note
 from ...timeline_model import SummaryRow, TimelineSummary
 from ..engine import run_rules
 from .checks import TIMELINE_RULES, TimelineContext
@@ -65,7 +65,7 @@ def analyse_summary(summary: TimelineSummary, top: int = 10) -> TimelineReport:
     notes: list[Note] = [Note("tl_summary_program_time", {"time_s": program})] if program is not None else []
     bad_pct = [r.name for r in summary.rows if r.time_pct is not None and _file_pct(r) is None]
     if bad_pct:
-        notes.append(Note("tl_summary_bad_pct", {"names": ", ".join(bad_pct[:3]) + (" ..." if len(bad_pct) > 3 else "")}))
+        notes.append(Note("tl_summary_bad_pct", {"names": Listed(bad_pct[:3], more=len(bad_pct) > 3)}))
     kernels, copies, memsets = (_ranked(by_kind.get(k, []), k, program) for k in ("kernel", "memcpy", "memset"))
     api_rows, one_offs = split_one_offs(by_kind.get("runtime_api", []), timeline_checks().one_off_calls)
     notes += [_one_off_note(o) for o in one_offs]

@@ -15,7 +15,16 @@ import msgspec
 
 from .common import Doc
 
-_ENCODER = msgspec.json.Encoder()
+
+
+def enc_hook(value: Any) -> Any:
+    """A value msgspec does not encode itself: a :class:`~kernelscope.notes.Listed` note value as its English text."""
+    if isinstance(value, str):
+        return str(value)
+    raise NotImplementedError(f"cannot encode {type(value).__name__}")
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=enc_hook)
 
 #: Schema file name -> (document type, schema id). Filled by :func:`_documents` (imported lazily: the timeline
 #: document lives with the timeline renderer's types).
