@@ -107,6 +107,16 @@ def test_roofline_header_wraps_the_report_name_at_its_parts(capsys, monkeypatch,
     assert lines[2] == "docs_profile_result_RTX4060_MNK=2048_08_warp_tile.ncu-rep"
 
 
+@pytest.mark.parametrize("lang,first", [("en", "Roofline: {name} on NVIDIA GeForce RTX 4060 Laptop GPU"),
+                                         ("zh", "Roofline：{name}（NVIDIA GeForce RTX 4060 Laptop GPU）")])
+def test_roofline_markdown_header_is_the_title_as_one_paragraph(capsys, monkeypatch, lang, first):
+    """The header's lines (a Group: title, path, GPU) become one paragraph, not the Group's repr."""
+    name = "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_08_warp_tile.ncu-rep"
+    out = _out(capsys, monkeypatch, 80, "roofline", str(need(CORPUS_NCU / name)), "--format", "markdown",
+               "--lang", lang)
+    assert out.splitlines()[0] == first.format(name=name)
+
+
 # ---------------------------------------------------------------------------------------- 7. the checks a list
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_timeline_checks_are_bulleted_items_whose_lines_hang(capsys, monkeypatch, lang):

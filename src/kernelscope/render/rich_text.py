@@ -8,6 +8,7 @@ import io
 import re
 from typing import Iterable
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -48,8 +49,12 @@ def to_plain(renderables: Iterable[object], width: int | None = None) -> str:
 
 
 def _cell(value: object) -> str:
-    text = value.plain if isinstance(value, Text) else str(value)
+    if isinstance(value, Group):  # lines printed as one block (a title and its wrapped path): one paragraph
+        text = "\n".join(v.plain if isinstance(v, Text) else str(v) for v in value.renderables)
+    else:
+        text = value.plain if isinstance(value, Text) else str(value)
     text = re.sub(r"([\u3000-\u303f\uff00-\uffef])\s*\n\s*", r"\1", text)  # a line after "：" joins it unspaced
+    text = re.sub(r"\s*\n\s*([\u3000-\u303f\uff00-\uffef])", r"\1", text)  # and one before "（"
     return " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;") or " "
 
 
