@@ -254,27 +254,21 @@ class _Chains:
     def _traffic_table(self, family_class: np.ndarray, fams: list) -> tuple[np.ndarray, list[_Traffic]]:
         """Per position, the index into a table of distinct traffics (-1: none) of the kernel when it is its
         operator's first kernel and memory-bound (only chains and their links read it): :func:`operator_traffic`
-        once per distinct (kernel and operator names, shapes). Shapes are told apart by object identity, which the
-        reader shares between operators of equal shapes (equal shapes held as distinct objects are only computed
-        twice)."""
+        once per distinct (kernel and operator names, shapes); only these operators' shapes are decoded
+        (:meth:`~kernelscope.timeline_model.OperatorInputs.shapes`: equal texts, one code)."""
         tcode = np.full(self.busy.shape[0], -1, dtype=np.int64)
         table: list[_Traffic] = []
         ops = self.tl.op_inputs
         cand = np.flatnonzero(self.first_of_op & self.memory)
         if ops is None or cand.size == 0:
             return tcode, table
-        o = self.op_of[cand]
-        dims, types, ol = ops.dims, ops.types, o.tolist()
-        keys = np.column_stack([family_class[cand],
-                                np.fromiter(map(id, map(dims.__getitem__, ol)), np.int64, len(ol)),
-                                np.fromiter(map(id, map(types.__getitem__, ol)), np.int64, len(ol))])
-        code = _row_groups(keys)
+        shape_code, shapes = ops.shapes(self.op_of[cand])
+        code = _row_groups(np.column_stack([family_class[cand], shape_code]))
         _, first = np.unique(code, return_index=True)
         mapped = np.full(first.shape[0], -1, dtype=np.int64)
         for j, f in enumerate(first.tolist()):
             fam = fams[int(family_class[cand[f]])]
-            i = int(o[f])
-            t = operator_traffic(self.operator(int(cand[f])) or "", fam, dims[i], types[i]) if fam else None
+            t = operator_traffic(self.operator(int(cand[f])) or "", fam, *shapes[int(shape_code[f])]) if fam else None
             if t is not None:
                 mapped[j] = len(table)
                 table.append(_Traffic(t[0], t[1], t[2], _nbytes(t[2]), max(_nbytes(x) for x in t[0])))
