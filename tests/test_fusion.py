@@ -92,7 +92,8 @@ def test_ingest_keeps_input_dims_and_types(tmp_path):
     tl = load_timeline(_two_steps(tmp_path))
     ops = tl.op_inputs
     assert ops is not None and len(ops) == 6
-    got = {tl.names[tl.name_id[r]]: (d, t) for r, d, t in zip(ops.row.tolist(), ops.dims, ops.types)}
+    code, table = ops.shapes()
+    got = {tl.names[tl.name_id[r]]: table[c] for r, c in zip(ops.row.tolist(), code.tolist())}
     assert got["aten::native_layer_norm"] == (((M, N), (), (N,), (N,), ()), (H, "ScalarList", H, H, "Scalar"))
     assert got["aten::add"][0] == ((M, N), (M, N), ())
     assert all(tl.kind[r] == 7 for r in ops.row.tolist())  # cpu_op rows
@@ -113,8 +114,8 @@ def test_ingest_odd_input_dims_never_crash(tmp_path):
     path = tmp_path / "odd.json"
     path.write_text(json.dumps({"traceEvents": events}).replace("12345678", "1e999"), encoding="utf-8")
     tl = load_timeline(str(path))
-    got = {tl.names[tl.name_id[r]]: (d, t) for r, d, t in zip(tl.op_inputs.row.tolist(), tl.op_inputs.dims,
-                                                                tl.op_inputs.types)}
+    code, table = tl.op_inputs.shapes()
+    got = {tl.names[tl.name_id[r]]: table[c] for r, c in zip(tl.op_inputs.row.tolist(), code.tolist())}
     assert "aten::op0" not in got  # (a number out of range: the whole text unreadable)
     assert "aten::op2" not in got  # dims that are not a list
     assert got["aten::op1"] == ((None, (5,)), ("TensorList", "float"))
@@ -430,7 +431,8 @@ def test_operator_inputs_follow_take_and_merge(tmp_path):
     assert all(kept.kind[r] == 7 for r in kept.op_inputs.row.tolist())
     merged = merge_timelines([kept, tl], path="x")
     assert names(merged) == names(kept) + names(tl)
-    assert merged.op_inputs.dims[len(kept.op_inputs):] == tl.op_inputs.dims
+    decoded = lambda ops: [ops.shapes()[1][c] for c in ops.shapes()[0].tolist()]  # noqa: E731
+    assert decoded(merged.op_inputs)[len(kept.op_inputs):] == decoded(tl.op_inputs)
 
 
 def test_nsys_export_chain_by_adjacency(tmp_path):

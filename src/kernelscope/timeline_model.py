@@ -192,32 +192,68 @@ class LaunchArgs:
         return LaunchArgs(**{name: getattr(self, name)[index] for name in _LAUNCH_FIELDS})
 
 
+def operator_inputs(dims_text: bytes, types_text: bytes) -> tuple[tuple, tuple] | None:
+    """One operator's ``Input Dims`` / ``Input type`` raw JSON texts decoded as (dims per input, type per input);
+    None when the dims text is not a readable list (empty, not JSON msgspec can represent, not a list). An input
+    whose dims are not a flat list of integers >= 0 gets None (a TensorList ...); a missing or malformed type is
+    ``""``."""
+    dims, types = _json(dims_text), _json(types_text)
+    if not isinstance(dims, list):
+        return None
+    out = []
+    for d in dims:
+        if isinstance(d, list) and all(type(v) is int and v >= 0 for v in d):
+            out.append(tuple(d))
+        else:
+            out.append(None)
+    t = types if isinstance(types, list) else []
+    names = tuple(str(t[i]) if i < len(t) and isinstance(t[i], str) else "" for i in range(len(out)))
+    return tuple(out), names
+
+
+def _json(raw: bytes):
+    """The value of a raw JSON text; None for an empty text or one msgspec cannot represent (1e999 ...)."""
+    import msgspec  # (only where shapes are decoded)
+
+    if not raw:
+        return None
+    try:
+        return msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):  # (ValidationError is a DecodeError)
+        return None
+
+
 @dataclass(frozen=True)
 class OperatorInputs:
     """The input shapes and dtypes of host framework operators (``cpu_op`` rows), where the trace records them
-    (PyTorch profiler with ``record_shapes=True``: the ``Input Dims`` and ``Input type`` args of each operator).
+    (PyTorch profiler with ``record_shapes=True``: the ``Input Dims`` and ``Input type`` args of each operator),
+    each distinct pair of texts decoded once (a trace holds hundreds of thousands of operators, a training loop
+    repeats a few hundred shapes).
 
     Attributes:
-        row: int64 Timeline rows of the operators that carry them (sorted, each once).
-        dims: per operator, one entry per input: its dimensions (a tuple of ints; ``()`` for a scalar or a 0-d
-            tensor), or None where the trace gives something else (a list of tensors, a nested list ...).
-        types: per operator, one type string per input as the trace writes it (``"float"``, ``"c10::Half"``,
-            ``"Scalar"``, ``"ScalarList"``, ``""`` ...); which of them are tensors is for the analysis to decide.
+        row: int64 Timeline rows of the operators whose ``Input Dims`` is a readable list (sorted, each once).
+        code: int64 per operator, its entry in ``table``.
+        table: the distinct inputs: (dims per input, type per input) of :func:`operator_inputs`.
     """
 
     row: np.ndarray
-    dims: tuple[tuple[tuple[int, ...] | None, ...], ...]
-    types: tuple[tuple[str, ...], ...]
+    code: np.ndarray
+    table: tuple[tuple[tuple, tuple], ...]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "row", _column(self.row, np.dtype(np.int64), None, "row"))
-        object.__setattr__(self, "dims", tuple(self.dims))
-        object.__setattr__(self, "types", tuple(self.types))
-        if not len(self.dims) == len(self.types) == self.row.shape[0]:
-            raise ValueError("OperatorInputs: row, dims and types must have the same length")
+        object.__setattr__(self, "code", _column(self.code, np.dtype(np.int64), None, "code"))
+        object.__setattr__(self, "table", tuple(self.table))
+        if not self.code.shape[0] == self.row.shape[0]:
+            raise ValueError("OperatorInputs: row and code must have the same length")
 
     def __len__(self) -> int:
         return int(self.row.shape[0])
+
+    def shapes(self, index: np.ndarray | None = None) -> tuple[np.ndarray, tuple[tuple[tuple, tuple], ...]]:
+        """The inputs of the operators at ``index`` (positions in :attr:`row`; None: all) as (int64 code per
+        operator, table): ``table[code]`` is (dims per input, type per input). Equal codes, one shared value."""
+        return (self.code if index is None else self.code[index]), self.table
 
     def take(self, index: np.ndarray, n: int) -> "OperatorInputs":
         """The entries of the rows kept by ``index`` (an integer or boolean index into a Timeline of ``n`` rows),
@@ -228,9 +264,7 @@ class OperatorInputs:
         mapped = new[self.row]
         sel = np.flatnonzero(mapped >= 0)
         order = sel[np.argsort(mapped[sel], kind="stable")]
-        picked = order.tolist()
-        return OperatorInputs(mapped[order], tuple(map(self.dims.__getitem__, picked)),
-                              tuple(map(self.types.__getitem__, picked)))
+        return OperatorInputs(mapped[order], self.code[order], self.table)
 
 
 _LAUNCH_FIELDS = ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers_per_thread",
@@ -412,9 +446,10 @@ def merge_timelines(timelines: Sequence[Timeline], path: str | None = None, form
     if any(tl.op_inputs is not None for tl in timelines):
         offsets = np.cumsum([0] + [len(tl) for tl in timelines[:-1]])
         parts = [(tl.op_inputs, off) for tl, off in zip(timelines, offsets.tolist()) if tl.op_inputs is not None]
+        table_off = np.cumsum([0] + [len(p.table) for p, _ in parts[:-1]])
         op_inputs = OperatorInputs(np.concatenate([p.row + off for p, off in parts]),
-                                   tuple(chain.from_iterable(p.dims for p, _ in parts)),
-                                   tuple(chain.from_iterable(p.types for p, _ in parts)))
+                                   np.concatenate([p.code + o for (p, _), o in zip(parts, table_off.tolist())]),
+                                   tuple(chain.from_iterable(p.table for p, _ in parts)))
     return Timeline(
         path=path if path is not None else timelines[0].path,
         format=format if format is not None else timelines[0].format,

@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..errors import InputError
 from ..notes import Listed
 from ..knowledge.fusion import fusion_family
 from ..knowledge.libraries import family_of
-from .diagnosis import KernelDiagnosis
+
+if TYPE_CHECKING:  # (annotations only: the timeline path does not import the kernel diagnosis)
+    from .diagnosis import KernelDiagnosis
 
 #: Fusion routes, by what the chain is: PyTorch eager operators, a GEMM followed by elementwise work, other kernels.
 ROUTES = ("torch_compile", "epilogue", "fused_kernel")

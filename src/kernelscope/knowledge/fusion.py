@@ -43,8 +43,9 @@ def fusion_families() -> tuple[FusionFamily, ...]:
 
 
 @cache
-def _compiled() -> tuple[tuple[FusionFamily, tuple[re.Pattern[str], ...]], ...]:
-    return tuple((f, tuple(re.compile(p, re.IGNORECASE) for p in f.patterns)) for f in fusion_families())
+def _compiled() -> tuple[tuple[FusionFamily, re.Pattern[str]], ...]:
+    """Each family with its patterns as one alternation (one search per name and family)."""
+    return tuple((f, re.compile("|".join(f"(?:{p})" for p in f.patterns), re.IGNORECASE)) for f in fusion_families())
 
 
 def fusion_family(*names: str | None) -> FusionFamily | None:
@@ -53,7 +54,7 @@ def fusion_family(*names: str | None) -> FusionFamily | None:
     for name in names:
         if not name:
             continue
-        for family, patterns in _compiled():
-            if any(p.search(name) for p in patterns):
+        for family, pattern in _compiled():
+            if pattern.search(name):
                 return family
     return None

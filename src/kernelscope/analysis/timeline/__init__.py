@@ -148,7 +148,7 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
         invalid=tl.invalid, problems=tl.problems, tool_version=tl.tool_version, devices_named=tl.devices,
         graphs=graphs, launch_bound=bound, repaired=tl.repaired, communication=comm_row,
         balanced_wall_s=balanced_wall_s(w.by_rank, waits), steps=steps_of(tl, rows.annotation, slowest),
-        fusion=fusion_chains(tl, w.wall_ns * NS, top),
+        fusion=fusion_chains(tl, w.wall_ns * NS, top, join),
     )
 
 

@@ -112,15 +112,16 @@ def _by_thread_and_start(key: np.ndarray, start: np.ndarray) -> np.ndarray:
     return order
 
 
-def _operators(tl: Timeline, k_rows: np.ndarray) -> np.ndarray:
+def _operators(tl: Timeline, k_rows: np.ndarray, join: ApiJoin | None = None) -> np.ndarray:
     """For each kernel row, the index into ``tl.op_inputs`` of the innermost operator with shapes enclosing its
-    launch call on the same rank and host thread, or -1."""
+    launch call on the same rank and host thread, or -1. ``join``: the API rows of ``tl`` indexed (None: made here)."""
     out = np.full(k_rows.shape[0], -1, dtype=np.int64)
     ops = tl.op_inputs
     if ops is None or not len(ops):
         return out
-    api_rows = np.flatnonzero(tl.kind == RUNTIME_API)
-    api = ApiJoin.of(tl, api_rows).api_for(tl, k_rows)
+    if join is None:
+        join = ApiJoin.of(tl, np.flatnonzero(tl.kind == RUNTIME_API))
+    api = join.api_for(tl, k_rows)
     o_rows = ops.row
     key = (tl.rank[o_rows].astype(np.int64) << 40) ^ tl.stream[o_rows]
     order = _by_thread_and_start(key, tl.start_ns[o_rows])
@@ -181,13 +182,13 @@ class _Chains:
     its operator's traffic (the first kernel of an operator only) and which consecutive rows are linked. Vectorised
     over the rows; Python only over the distinct (kernel, operator) names and the links that shapes decide."""
 
-    def __init__(self, tl: Timeline) -> None:
+    def __init__(self, tl: Timeline, join: ApiJoin | None = None) -> None:
         busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
         self.tl = tl
         self.busy = busy = busy[np.lexsort((tl.start_ns[busy], tl.stream[busy], tl.device[busy], tl.rank[busy]))]
         is_k = tl.kind[busy] == KERNEL
         self.op_of = np.full(busy.shape[0], -1, dtype=np.int64)
-        self.op_of[is_k] = _operators(tl, busy[is_k])
+        self.op_of[is_k] = _operators(tl, busy[is_k], join)
         ops = tl.op_inputs
         op_name = np.full(busy.shape[0], -1, dtype=np.int64)
         if ops is not None:
@@ -210,8 +211,9 @@ class _Chains:
         self.families = np.array(fams, dtype=object)[inv]
         self.memory = np.array([f is not None and f.memory_bound for f in found], dtype=bool)[inv]
         self.gemm = np.array([f == "gemm" for f in fams], dtype=bool)[inv]
-        not_head = [key >= 0 and NOT_A_HEAD.search(tl.names[key // (len(tl.names) + 1)]) is not None
-                    for key in uniq.tolist()]
+        # (asked only of GEMM kernels: only they can head an epilogue)
+        not_head = [f == "gemm" and NOT_A_HEAD.search(tl.names[key // (len(tl.names) + 1)]) is not None
+                    for key, f in zip(uniq.tolist(), fams)]
         self.head_ok = ~np.array(not_head, dtype=bool)[inv]
         self.pre = self._adjacent(is_k)
         first = np.zeros(busy.shape[0], dtype=bool)  # the first kernel of each operator (in stream order)
@@ -252,27 +254,21 @@ class _Chains:
     def _traffic_table(self, family_class: np.ndarray, fams: list) -> tuple[np.ndarray, list[_Traffic]]:
         """Per position, the index into a table of distinct traffics (-1: none) of the kernel when it is its
         operator's first kernel and memory-bound (only chains and their links read it): :func:`operator_traffic`
-        once per distinct (kernel and operator names, shapes). Shapes are told apart by object identity, which the
-        reader shares between operators of equal shapes (equal shapes held as distinct objects are only computed
-        twice)."""
+        once per distinct (kernel and operator names, shapes); only these operators' shapes are decoded
+        (:meth:`~kernelscope.timeline_model.OperatorInputs.shapes`: equal texts, one code)."""
         tcode = np.full(self.busy.shape[0], -1, dtype=np.int64)
         table: list[_Traffic] = []
         ops = self.tl.op_inputs
         cand = np.flatnonzero(self.first_of_op & self.memory)
         if ops is None or cand.size == 0:
             return tcode, table
-        o = self.op_of[cand]
-        dims, types, ol = ops.dims, ops.types, o.tolist()
-        keys = np.column_stack([family_class[cand],
-                                np.fromiter(map(id, map(dims.__getitem__, ol)), np.int64, len(ol)),
-                                np.fromiter(map(id, map(types.__getitem__, ol)), np.int64, len(ol))])
-        code = _row_groups(keys)
+        shape_code, shapes = ops.shapes(self.op_of[cand])
+        code = _row_groups(np.column_stack([family_class[cand], shape_code]))
         _, first = np.unique(code, return_index=True)
         mapped = np.full(first.shape[0], -1, dtype=np.int64)
         for j, f in enumerate(first.tolist()):
             fam = fams[int(family_class[cand[f]])]
-            i = int(o[f])
-            t = operator_traffic(self.operator(int(cand[f])) or "", fam, dims[i], types[i]) if fam else None
+            t = operator_traffic(self.operator(int(cand[f])) or "", fam, *shapes[int(shape_code[f])]) if fam else None
             if t is not None:
                 mapped[j] = len(table)
                 table.append(_Traffic(t[0], t[1], t[2], _nbytes(t[2]), max(_nbytes(x) for x in t[0])))
@@ -334,7 +330,8 @@ def _row_groups(keys: np.ndarray) -> np.ndarray:
     return code
 
 
-def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple[FusionEstimate, ...]:
+def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10,
+                  join: ApiJoin | None = None) -> tuple[FusionEstimate, ...]:
     """The fusion candidates of a timeline, largest total saving first (at most ``top``), grouped by their kernel
     names (and rank, device, epilogue head): one estimate per distinct chain with its occurrences.
 
@@ -342,10 +339,11 @@ def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10) -> tuple
         tl: the run.
         program_s: the program wall time the gain is of, seconds (None: no program gain).
         top: how many candidates to keep.
+        join: the API rows of ``tl`` indexed (:class:`~.correlation.ApiJoin`; None: indexed here).
     """
     if np.count_nonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET))) < 2:
         return ()
-    c = _Chains(tl)
+    c = _Chains(tl, join)
     s, e, h = c.runs()
     if s.size == 0:
         return ()

@@ -28,14 +28,16 @@ leads its advice with). The projection is :func:`.rankings.amdahl` with the fact
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ...notes import Listed
-from ..diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..engine import Finding
 from ..names import function_name, normalised, signature
 from .rankings import amdahl
 from .report import Amdahl, ItemStat, TimelineReport
+
+if TYPE_CHECKING:  # (annotations only: analysing a timeline does not import the kernel diagnosis)
+    from ..diagnosis import KernelDiagnosis, ReportDiagnosis
 
 #: The tries, in order (see the module docstring).
 MATCHES: tuple[str, ...] = ("exact", "signature", "function")

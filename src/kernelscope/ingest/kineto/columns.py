@@ -17,10 +17,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import is_not, itemgetter
 from typing import Any, BinaryIO
 
-import msgspec
 import numpy as np
 
 from ...errors import InputError
@@ -37,6 +35,7 @@ from ...timeline_model import (
     SYNC,
     InvalidRecord,
     OperatorInputs,
+    operator_inputs,
 )
 from ..inflate import GZIP_ERRORS
 from .decode import _NotTrace, _split_events, _Top, _where
@@ -78,37 +77,9 @@ for _k in (KERNEL, MEMCPY, MEMSET, SYNC, GPU_ANNOTATION):
     _GPU_KIND[_k] = True
 _BUSY = (KERNEL, MEMCPY, MEMSET)
 
-_NOT_SHAPED = object()  # (cached for dims that are not a list)
+_NOT_SHAPED = object()  # (cached for dims that are not a readable list)
 _DTYPES = {"start_ns": np.int64, "end_ns": np.int64, "kind": np.uint8, "name_id": np.int32, "device": np.int16,
            "stream": np.int64, "correlation_id": np.int64, "bytes": np.int64}
-
-
-def _json(raw: bytes) -> Any:
-    """The value of a raw JSON text the decoder kept; None for an empty text or one msgspec cannot represent
-    (an integer beyond 64 bits ...)."""
-    if not raw:
-        return None
-    try:
-        return msgspec.json.decode(raw)
-    except (msgspec.DecodeError, RecursionError):  # (ValidationError is a DecodeError)
-        return None
-
-
-def _op_inputs(dims: Any, types: Any) -> tuple[tuple, tuple] | None:
-    """``Input Dims`` / ``Input type`` of one operator as (dims per input, type per input); None when ``dims`` is
-    not a list. An input whose dims are not a flat list of integers gets None (a TensorList ...); a missing or
-    malformed type is ``""``."""
-    if not isinstance(dims, list):
-        return None
-    out = []
-    for d in dims:
-        if isinstance(d, list) and all(type(v) is int and v >= 0 for v in d):
-            out.append(tuple(d))
-        else:
-            out.append(None)
-    t = types if isinstance(types, list) else []
-    names = tuple(str(t[i]) if i < len(t) and isinstance(t[i], str) else "" for i in range(len(out)))
-    return tuple(out), names
 
 
 # ------------------------------------------------------------------------------------------------ one trace file
@@ -165,10 +136,12 @@ class _Builder:
         self.parts: dict[str, list[np.ndarray]] = {k: [] for k in (
             "start_ns", "end_ns", "kind", "name_id", "device", "stream", "correlation_id", "bytes")}
         self.launch_parts: list[tuple[np.ndarray, dict]] = []  # (row index in the file, launch columns)
-        self.op_rows: list[np.ndarray] = []  # rows of cpu_op events with Input Dims, and their dims / types
-        self.op_dims: list[tuple] = []
-        self.op_types: list[tuple] = []
-        # raw Input Dims + Input type text -> _op_inputs of them (shared by the files of one input)
+        # cpu_op events with a readable Input Dims list: rows, and entries in op_table (OperatorInputs)
+        self.op_rows: list[np.ndarray] = []
+        self.op_codes: list[np.ndarray] = []
+        self.op_table: list[tuple] = []
+        self.op_code_of: dict[bytes, int] = {}  # raw Input Dims + Input type text -> entry (-1: not shaped)
+        # raw text -> operator_inputs of it, or _NOT_SHAPED (shared by the files of one input)
         self.shapes: dict[bytes, Any] = {} if shapes is None else shapes
         self.rows = 0
         self.invalid: dict[tuple[str, str, str], list] = {}
@@ -311,36 +284,34 @@ class _Builder:
 
     def _store_ops(self, ops: tuple[list[int], list, list], keep: np.ndarray | None, n: int) -> None:
         """Keep the shapes of the operators in ``ops`` (rows in the piece, raw ``Input Dims``, raw ``Input type``)
-        whose row was kept and whose dims are a list. Each distinct raw text is decoded once (the per-operator work
-        is C-level ``map`` calls: a trace holds hundreds of thousands of operators and a few hundred shapes). The
-        two raw texts are looked up as one, joined: a list's text ends where its brackets close, so two joined
-        texts are equal only when both parts are (dims that are not a list are never shaped, whatever the type)."""
-        shapes = self.shapes
-        got = list(map(shapes.get, map(b"".join, zip(ops[1], ops[2]))))
-        j = 0
-        try:
-            while True:
-                j = got.index(None, j)
-                dims, types = bytes(ops[1][j]), bytes(ops[2][j])
-                key = dims + types
-                g = shapes.get(key)
+        whose row was kept and whose dims are a list, as entries of this file's table. Each distinct raw text is
+        decoded once (the per-operator work is C-level ``map`` calls: a trace holds hundreds of thousands of
+        operators and a few hundred shapes). The two raw texts are looked up as one, joined: a list's text ends
+        where its brackets close, so two joined texts are equal only when both parts are (dims that are not a
+        list are never shaped, whatever the type)."""
+        code_of = self.op_code_of
+        keys = list(map(b"".join, zip(ops[1], ops[2])))
+        code = np.fromiter(map(code_of.get, keys, repeat(-2)), np.int64, len(keys))
+        for j in np.flatnonzero(code == -2).tolist():
+            key = keys[j]
+            c = code_of.get(key)
+            if c is None:
+                g = self.shapes.get(key)
                 if g is None:
-                    g = shapes[key] = _op_inputs(_json(dims), _json(types)) or _NOT_SHAPED
-                got[j] = g
-        except ValueError:  # (no None left)
-            pass
+                    d = len(ops[1][j])
+                    g = self.shapes[key] = operator_inputs(key[:d], key[d:]) or _NOT_SHAPED
+                c = code_of[key] = -1 if g is _NOT_SHAPED else len(self.op_table)
+                if c >= 0:
+                    self.op_table.append(g)
+            code[j] = c
         row = np.array(ops[0], dtype=np.int64)
         if keep is not None:
             new_index = np.full(n, -1, dtype=np.int64)
             new_index[keep] = np.arange(keep.shape[0])
             row = new_index[row]
-        sel = (row >= 0) & np.fromiter(map(is_not, got, repeat(_NOT_SHAPED)), bool, len(got))
-        if not sel.all():
-            got = [got[j] for j in np.flatnonzero(sel).tolist()]
-            row = row[sel]
-        self.op_rows.append(row + self.rows)
-        self.op_dims.extend(map(itemgetter(0), got))
-        self.op_types.extend(map(itemgetter(1), got))
+        sel = np.flatnonzero((row >= 0) & (code >= 0))
+        self.op_rows.append(row[sel] + self.rows)
+        self.op_codes.append(code[sel])
 
     def _invalid(self, bad, kind, name_id, tss, durs, start, start_ok, dur, dur_ok, corr) -> None:
         for i in bad.tolist():
@@ -390,8 +361,8 @@ class _Builder:
         if self.launch_parts:
             parsed.launch = _launch_columns(self.launch_parts, self.rows)
         if self.op_rows:
-            parsed.op_inputs = OperatorInputs(np.concatenate(self.op_rows), tuple(self.op_dims),
-                                              tuple(self.op_types))
+            parsed.op_inputs = OperatorInputs(np.concatenate(self.op_rows), np.concatenate(self.op_codes),
+                                              tuple(self.op_table))
         runtime_corr = parsed.columns["correlation_id"][parsed.columns["kind"] == RUNTIME_API]
         launched: set = set()
         if self.invalid_gpu_corr:
