@@ -16,7 +16,7 @@ from kernelscope.analysis.occupancy import occupancy_of
 from kernelscope.errors import InputError
 from kernelscope.knowledge.findings import findings
 from kernelscope.knowledge.libraries import family_of
-from kernelscope.knowledge.remedies import FACTS, Remedy, holds, remedies
+from kernelscope.knowledge.remedies import FACTS, Remedy, holds, remedies, remedy
 from kernelscope.knowledge.text import class_remedies
 from kernelscope.model import DeviceInfo, GpuSpec, KernelProfile, LaunchConfig, ProfileReport
 from kernelscope.render import render
@@ -355,11 +355,32 @@ def test_memory_advice_follows_the_busiest_memory_unit():
     l1 = "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"
     on_l1 = _class(diagnose(_k(sol_memory_pct=97.0, sol_compute_pct=20.0, memory_breakdown_pct={l1: 97.0, DRAM: 0.5}),
                             A100))
-    assert on_l1.remedies == ("memory_l1",)  # coalescing first, not "fuse kernels" with DRAM at 0.5 %; no shared
-    # memory allocated (not recorded here): no "pad the shared arrays" either
+    # coalescing first, not "fuse kernels" with DRAM at 0.5 %; no shared memory allocated (not recorded here): no
+    # "pad the shared arrays" either. The report holds no sectors per request nor shared wavefronts: the cause is
+    # said to be likely, not measured
+    assert on_l1.remedies == ("memory_l1_likely",)
+    sectors = {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 1e6, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 3e7}
+    measured = _class(diagnose(_k(sol_memory_pct=97.0, sol_compute_pct=20.0, memory_breakdown_pct={l1: 97.0, DRAM: 0.5},
+                                  metrics=sectors), A100))
+    assert measured.remedies == ("memory_l1",)
+    half = {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 1e6}  # requests without sectors: not a measurement
+    assert _class(diagnose(_k(sol_memory_pct=97.0, sol_compute_pct=20.0, memory_breakdown_pct={l1: 97.0, DRAM: 0.5},
+                              metrics=half), A100)).remedies == ("memory_l1_likely",)
     on_dram = _class(diagnose(_k(sol_memory_pct=90.0, sol_compute_pct=20.0, memory_breakdown_pct={l1: 20.0, DRAM: 90.0}),
                               A100))
     assert on_dram.remedies == ("memory_fewer_bytes",)
+
+
+def test_busy_l1_without_access_counters_is_a_likely_cause_not_a_measured_one():
+    """A basic-set report (SOL, occupancy, launch: no MemoryWorkloadAnalysis, no SourceCounters) whose busiest unit
+    is the L1/TEX cache: the advice names the likely cause as likely and says that it is not measured."""
+    d = diagnose_file(need(CORPUS_NCU / "EricccYang__cuda_operators__reduce_reduce_v2.ncu-rep")).kernels[0]
+    assert _class(d).remedies == ("memory_l1_likely",)
+    en, zh = remedy("memory_l1_likely").text("en"), remedy("memory_l1_likely").text("zh")
+    assert "not measured" in en and "likely" in en and "未经测量" in zh and "可能" in zh
+    # a report with the sectors per request: the measured wording
+    day08 = diagnose_file(need(CORPUS_NCU / "Atopos0313__cuda_learning__reports_day08_before.ncu-rep")).kernels[0]
+    assert "memory_l1" in _class(day08).remedies and "memory_l1_likely" not in _class(day08).remedies
 
 
 def test_memory_instruction_limit_of_a_shared_memory_kernel_is_register_blocking():

@@ -122,6 +122,15 @@ def design_of(kernel: KernelProfile, occupancy: Occupancy | None, sm_count: int 
                   evidence)
 
 
+#: Pairs of counters that show how a launch's accesses use the L1/TEX cache: the requests and sectors of its global
+#: loads (sectors per request; Nsight Compute's MemoryWorkloadAnalysis tables) and its shared-memory wavefronts
+#: against the ideal (SourceCounters). Without one whole pair, a busy L1 is not known to be caused by its accesses'
+#: shape (the ``l1_access_measured`` fact).
+L1_ACCESS_MEASURED = (
+    ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+    ("memory_l1_wavefronts_shared", "memory_l1_wavefronts_shared_ideal"),
+)
+
 #: Units of the performance model that are math pipes of the CUDA cores.
 MATH_UNITS = ("fma", "fp16", "fp64")
 
@@ -172,4 +181,7 @@ def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupan
         out.add("single_pass")
     if any(n.key == "intensity_l2_resident" for n in notes):
         out.add("l2_resident_intensity")
+    m = kernel.metrics
+    if any(all(k in m for k in pair) for pair in L1_ACCESS_MEASURED):
+        out.add("l1_access_measured")
     return frozenset(out)
