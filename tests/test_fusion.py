@@ -433,6 +433,24 @@ def test_operator_inputs_follow_take_and_merge(tmp_path):
     assert names(merged) == names(kept) + names(tl)
     decoded = lambda ops: [ops.shapes()[1][c] for c in ops.shapes()[0].tolist()]  # noqa: E731
     assert decoded(merged.op_inputs)[len(kept.op_inputs):] == decoded(tl.op_inputs)
+    assert decoded(merged.op_inputs)[:len(kept.op_inputs)] == decoded(kept.op_inputs)
+    # both inputs hold the same shapes: one table entry each, not one per input (what is computed per distinct
+    # shape is computed once for all ranks)
+    table = merged.op_inputs.table
+    assert len(set(table)) == len(table) == len(tl.op_inputs.table)
+
+
+def test_fusion_family_patterns_are_lower_case_and_names_match_in_any_case():
+    """Names are lower-cased before the search: a kernel named in any case finds its family; a pattern written
+    with capitals (which lower-casing could not match, or an escape such as \\W it would change) is refused."""
+    import pytest
+
+    from kernelscope.knowledge.fusion import FusionFamily, fusion_family
+
+    assert fusion_family("CatArrayBatchedCopy<float>").id == "copy"
+    assert fusion_family("Vectorized_LAYER_Norm_kernel").id == "normalisation"
+    with pytest.raises(ValueError, match="lower case"):
+        FusionFamily(id="x", memory_bound=True, patterns=("CatArray",), source="s")
 
 
 def test_nsys_export_chain_by_adjacency(tmp_path):

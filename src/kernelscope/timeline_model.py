@@ -22,7 +22,6 @@ its reader produces a :class:`TimelineSummary` instead (see there for what canno
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import chain
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
@@ -416,7 +415,7 @@ def merge_timelines(timelines: Sequence[Timeline], path: str | None = None, form
     """Concatenate several Timelines (e.g. one per rank) into one; name tables are merged and ``name_id``
     remapped. Devices, invalid and repaired records and problems are concatenated (devices de-duplicated); launch
     args are kept when any input has them (unknown elsewhere); operator input shapes are concatenated, their rows
-    shifted to the merged rows."""
+    shifted to the merged rows and their tables merged (an input that several Timelines hold is one entry)."""
     if not timelines:
         raise ValueError("merge_timelines needs at least one Timeline")
     if len(timelines) == 1 and path is None and format is None:
@@ -446,10 +445,16 @@ def merge_timelines(timelines: Sequence[Timeline], path: str | None = None, form
     if any(tl.op_inputs is not None for tl in timelines):
         offsets = np.cumsum([0] + [len(tl) for tl in timelines[:-1]])
         parts = [(tl.op_inputs, off) for tl, off in zip(timelines, offsets.tolist()) if tl.op_inputs is not None]
-        table_off = np.cumsum([0] + [len(p.table) for p, _ in parts[:-1]])
-        op_inputs = OperatorInputs(np.concatenate([p.row + off for p, off in parts]),
-                                   np.concatenate([p.code + o for (p, _), o in zip(parts, table_off.tolist())]),
-                                   tuple(chain.from_iterable(p.table for p, _ in parts)))
+        # one table for all: an input shape that several files hold (the ranks of one program run the same
+        # operators) is one entry, so what is computed per distinct shape is computed once
+        table: dict[tuple, int] = {}
+        codes = []
+        for p, _ in parts:
+            remap = np.fromiter((table.setdefault(entry, len(table)) for entry in p.table), dtype=np.int64,
+                                count=len(p.table))
+            codes.append(remap[p.code] if len(p.code) else p.code)
+        op_inputs = OperatorInputs(np.concatenate([p.row + off for p, off in parts]), np.concatenate(codes),
+                                   tuple(table))
     return Timeline(
         path=path if path is not None else timelines[0].path,
         format=format if format is not None else timelines[0].format,
