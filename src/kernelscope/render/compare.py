@@ -13,7 +13,6 @@ from rich.text import Text
 from ..analysis.compare import METHOD_FIELDS, Comparison, KernelComparison, Side
 from ..analysis.compare_checks import ClockChange, Clocks
 from ..analysis.compare_program import ProgramSide
-from ..analysis.introduced import Introduction, LaunchChange
 from ..analysis.resolved import Resolution
 from ..knowledge.findings import findings
 from ..knowledge.text import note_text
@@ -31,8 +30,6 @@ from .documents.compare import (
     CompareDoc,
     ComparedKernelDoc,
     FindingEstimateDoc,
-    IntroductionDoc,
-    LaunchChangeDoc,
     MethodDoc,
     PostHocDoc,
     PredictionDoc,
@@ -44,6 +41,7 @@ from .documents.compare import (
     StallShiftDoc,
     WorkChangeDoc,
 )
+from .compare_introduced import introduced_lines, introduction_doc, launch_change_doc
 from .json import finite, notes, null_reasons
 
 SCHEMA = "kernelscope.compare/2"
@@ -341,52 +339,6 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
     return out
 
 
-def _introduced(p: KernelComparison, f: Fmt) -> list[str]:
-    """One line per AFTER finding the change introduced: "occupancy limited by a resource: new; AFTER: at most 1.55x
-    this kernel", "uncoalesced global accesses: worse (58.7 M -> 73.4 M sectors); AFTER: est. 1.85x this kernel
-    (BEFORE 2.19x)", then the launch configuration that changed ("registers/thread 117 -> 167; ..."); empty when
-    the change introduced nothing."""
-    out = []
-    for r in p.introduced:
-        text = f.label("resolved_item", finding=f.finding_title(r.finding_id), status=f.label(f"status_{r.status}"))
-        if r.measure:
-            unit = findings()[r.finding_id].verify_unit
-            text += f.paren(f.label(f"resolved_{unit}", before=_count(r.before_value, f), after=_count(r.after_value, f)))
-        if r.estimated_speedup is not None:
-            key = "est_kernel_bound" if r.estimate_kind == "upper_bound" else "est_kernel"
-            estimate = f.label(key, x=r.estimated_speedup)
-            if r.before_estimate is not None:
-                estimate += f.paren(f.label("introduced_before_estimate", x=r.before_estimate))
-            text += f.semi + f.label("introduced_estimate", estimate=estimate)
-        out.append(text)
-    if p.launch_changes:
-        out.append(f.head(f.label("introduced_launch"), launch_changes_text(p.launch_changes, f)))
-    return out
-
-
-def launch_changes_text(changes: tuple[LaunchChange, ...], f: Fmt) -> str:
-    """"registers/thread 117 -> 167; static shared memory/block 8 KiB -> 16 KiB; ...": each changed field with its
-    value before and after (a side that does not record it: "not measured")."""
-    return f.semi.join(f.label("introduced_change", field=f.label(f"launch_{c.field}"), before=_launch_value(c.field, c.before, f),
-                               after=_launch_value(c.field, c.after, f)) for c in changes)
-
-
-def _launch_value(name: str, value: object, f: Fmt) -> str:
-    """One launch field's value worded in its unit: bytes as KiB or B, dimensions ``16x16x1``, % and limiters."""
-    if value is None:
-        return f.nm
-    if name.endswith("_bytes"):
-        n = int(value)  # type: ignore[call-overload]
-        return f"{n // 1024} KiB" if n and n % 1024 == 0 else f"{n} B"
-    if name in ("block", "grid"):
-        return ("×" if f.zh else "x").join(str(v) for v in value)  # type: ignore[attr-defined]
-    if name.endswith("_pct"):
-        return f.pct(value)  # type: ignore[arg-type]
-    if name == "occupancy_limiters":
-        return f.limiters(value)
-    return str(value)
-
-
 def _count(value: float | None, f: Fmt) -> str:
     return f.count(value)
 
@@ -453,7 +405,7 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
             out.append(Text(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}"))))
         out.append(Text(f.head(f.label("what_moved"), f.notes(p.explanation))))
         sections = [(title, lines) for title, lines in (("resolved_title", _resolved(p, f)),
-                                                         ("introduced_title", _introduced(p, f))) if lines]
+                                                         ("introduced_title", introduced_lines(p, f))) if lines]
         for title, lines in (reversed(sections) if p.regressed else sections):  # a regression: what it added first
             out.append(Text(f.label(title), style="bold"))
             out += [Text("  " + line) for line in lines]
@@ -506,7 +458,7 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         lines += ["", cell(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}")))] if p.generator else []
         lines += ["", f.head(f.label("what_moved"), cell(f.notes(p.explanation)))]
         sections = [(title, found) for title, found in (("resolved_title", _resolved(p, f)),
-                                                        ("introduced_title", _introduced(p, f))) if found]
+                                                        ("introduced_title", introduced_lines(p, f))) if found]
         for title, found in (reversed(sections) if p.regressed else sections):  # a regression: what it added first
             lines += ["", f"**{cell(f.label(title))}**", ""] + [f"- {cell(x)}" for x in found]
         lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))] if details or p.predicted else []
@@ -540,9 +492,8 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
                 changes=[WorkChangeDoc(unit=w.unit, metric=w.metric, before_s=w.before_s, after_s=w.after_s)
                          for w in p.posthoc.changes], speedup=p.posthoc.speedup),
             noise=finite(p.noise), generator=p.generator, resolved=[_resolution(r) for r in p.resolved],
-            clocks=_clocks(p.clocks), introduced=[_introduction(r) for r in p.introduced],
-            launch_changes=[LaunchChangeDoc(field=x.field, before=_launch_json(x.before),  # type: ignore[arg-type]
-                                            after=_launch_json(x.after)) for x in p.launch_changes],
+            clocks=_clocks(p.clocks), introduced=[introduction_doc(r) for r in p.introduced],
+            launch_changes=[launch_change_doc(x) for x in p.launch_changes],
         )
         k.not_measured = null_reasons(k, f, {**_DERIVED_NULLS, "/posthoc": "posthoc_none"},
                                       ("/explanation", "/predictions", "/not_measured", "/posthoc", "/resolved",
@@ -578,22 +529,6 @@ def _resolution(r: Resolution) -> ResolutionDoc:
     return ResolutionDoc(finding_id=r.finding_id, status=r.status, measure=list(r.measure),  # type: ignore[arg-type]
                          before_value=finite(r.before_value), after_value=finite(r.after_value),
                          estimated_speedup=finite(r.estimated_speedup), estimate_kind=r.estimate_kind)  # type: ignore[arg-type]
-
-
-def _introduction(r: Introduction) -> IntroductionDoc:
-    return IntroductionDoc(finding_id=r.finding_id, status=r.status, measure=list(r.measure),  # type: ignore[arg-type]
-                           before_value=finite(r.before_value), after_value=finite(r.after_value),
-                           estimated_speedup=finite(r.estimated_speedup), estimate_kind=r.estimate_kind,  # type: ignore[arg-type]
-                           before_estimate=finite(r.before_estimate), bound=r.bound)
-
-
-def _launch_json(value: object) -> float | list | None:
-    """A launch field's value for JSON: a number (finite), a list for dimensions and limiters, None."""
-    if value is None:
-        return None
-    if isinstance(value, tuple):
-        return list(value)
-    return finite(float(value))  # type: ignore[arg-type]
 
 
 def _method(m: Measurement | None) -> MethodDoc | None:
