@@ -102,12 +102,17 @@ def introductions(before: KernelDiagnosis, after: KernelDiagnosis, slower: bool 
     model gives it, ``1 - 1 / estimate``, and only when AFTER is ``slower``: in a faster kernel a share that grows is
     the bottleneck moving, not something the change added (and a time that grows with a slower kernel is no
     evidence either). It is introduced when that share grew by at least :data:`MIN_GAIN_GROWTH` and beyond the band
-    (BEFORE's share 0 when it does not report the finding)."""
+    (BEFORE's share 0 when it does not report the finding).
+
+    A negligible AFTER finding (its gain below ``min_worthwhile_speedup``, marked by the diagnosis) is left out
+    either way: the model gives it no time to explain."""
     texts = finding_texts()
     before_found = _root_causes(before)
     before_ids = {f.id for f in before.findings}
     out: list[Introduction] = []
     for fid, f in _root_causes(after).items():
+        if f.negligible:  # below min_worthwhile_speedup: the model says it cannot explain a change of time
+            continue
         text = texts.get(fid)
         terms = text.verify if text is not None else ()
         reported = fid in before_ids
