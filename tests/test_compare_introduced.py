@@ -140,4 +140,7 @@ def test_n8_slower_softmax_counts_the_uncoalesced_sectors_it_added():
     u = worse["uncoalesced_global"]  # pass 2 now writes exp(x - max): DRAM write 69 -> 139 MB
     assert u.status == "worse" and u.after_value > 1.1 * u.before_value
     assert "small_grid" not in worse  # 16 blocks on both sides: a grid that did not change added nothing
+    # sized by its own estimate (1.61x -> 1.91x), not by its gain after the uncoalesced accesses are fixed
+    assert worse["long_scoreboard_latency"].status == "worse"
+    assert worse["long_scoreboard_latency"].estimated_speedup > worse["long_scoreboard_latency"].before_estimate
     assert p.launch_changes == ()  # same launch configuration

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
+from ..knowledge.criteria import criteria
 from ..knowledge.findings import findings as finding_texts
 from .diagnosis import KernelDiagnosis
 from .resolved import UNCHANGED_BAND, _waste
@@ -104,14 +105,15 @@ def introductions(before: KernelDiagnosis, after: KernelDiagnosis, slower: bool 
     evidence either). It is introduced when that share grew by at least :data:`MIN_GAIN_GROWTH` and beyond the band
     (BEFORE's share 0 when it does not report the finding).
 
-    A negligible AFTER finding (its gain below ``min_worthwhile_speedup``, marked by the diagnosis) is left out
-    either way: the model gives it no time to explain."""
+    An AFTER finding whose own estimate is below ``min_worthwhile_speedup`` (``data/verdicts.toml``: within the
+    run-to-run spread) is left out either way: the model gives it no time to explain a change."""
     texts = finding_texts()
+    worthwhile = criteria()["min_worthwhile_speedup"]
     before_found = _root_causes(before)
     before_ids = {f.id for f in before.findings}
     out: list[Introduction] = []
     for fid, f in _root_causes(after).items():
-        if f.negligible:  # below min_worthwhile_speedup: the model says it cannot explain a change of time
+        if f.estimated_speedup is not None and f.estimated_speedup < worthwhile:  # too small to explain a change
             continue
         text = texts.get(fid)
         terms = text.verify if text is not None else ()
