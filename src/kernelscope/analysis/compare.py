@@ -8,7 +8,8 @@ occupancy, and an explanation of what moved. For the whole program: total GPU ti
 with each kernel's Amdahl-consistent share of it (Amdahl, "Validity of the single processor approach to
 achieving large scale computing capabilities", AFIPS 1967: S = T_before / (T_before - t_before + t_after)).
 
-The gate's noise rule is :mod:`.noise`; what a change resolved, :mod:`.resolved`; the program figure of two
+The gate's noise rule is :mod:`.noise`; what a change resolved, :mod:`.resolved`; what it introduced (and the
+launch-configuration fields that changed with it), :mod:`.introduced`; the program figure of two
 timelines, :mod:`.compare_program`.
 """
 
@@ -29,6 +30,7 @@ from .compare_program import ProgramFigure, ProgramSide, program_figure
 from .names import generated_pairs, generated_stem, signature
 from .noise import significance, weighted_noise
 from .performance import PostHoc, posthoc
+from .introduced import Introduction, LaunchChange, introductions, launch_changes
 from .resolved import Resolution, resolutions
 from .selection import kernel_names, match, select
 
@@ -125,6 +127,10 @@ class KernelComparison:
             None when no unit was measured on both sides.
         clocks: the two representatives' SM and memory clocks and SM cycles (:mod:`.compare_checks`), None when
             neither side records a clock.
+        introduced: the AFTER root-cause findings that BEFORE lacks or has less of (:func:`.introduced.introductions`,
+            sized by the AFTER finding's own estimate).
+        launch_changes: the launch-configuration fields that changed (:func:`.introduced.launch_changes`), kept when
+            they explain something: a finding introduced, or a slower AFTER (:attr:`regressed`); else empty.
     """
 
     before_name: str
@@ -145,6 +151,13 @@ class KernelComparison:
     generator: str | None = None
     resolved: tuple[Resolution, ...] = ()
     clocks: ClockChange | None = None
+    introduced: tuple[Introduction, ...] = ()
+    launch_changes: tuple[LaunchChange, ...] = ()
+
+    @property
+    def regressed(self) -> bool:
+        """AFTER is slower: a speedup that rounds below 1.00x and is not within the run-to-run noise."""
+        return _regressed(self.speedup, self.beyond_noise)
 
     @property
     def predicted_top(self) -> tuple[str, float] | None:
@@ -323,6 +336,11 @@ def _side(s: LaunchSet) -> Side:
     )
 
 
+def _regressed(speedup: float | None, beyond: bool | None) -> bool:
+    """A speedup that reads as a slowdown ("0.98x"), not within the noise."""
+    return speedup is not None and round(speedup, 2) < 1.0 and beyond is not False
+
+
 def _explain(b: Side, a: Side, speedup: float | None, shift, beyond: bool | None = None) -> tuple[Note, ...]:
     notes: list[Note] = []
     if speedup is not None and round(speedup, 2) == 1.0:  # "1.00x faster" would claim a change it cannot show
@@ -374,6 +392,9 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
             rule = r.rule_id or r.title
             if rule not in predictions or r.estimated_speedup_pct > predictions[rule].estimated_speedup_pct:
                 predictions[rule] = Prediction(rule, r.estimated_speedup_pct, reduction)
+    introduced = introductions(before.representative, after.representative, _regressed(speedup, noise))
+    launch = launch_changes(before.representative, after.representative) \
+        if introduced or _regressed(speedup, noise) else ()
     return KernelComparison(
         before_name=before.name,
         after_name=after.name,
@@ -394,6 +415,8 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
         resolved=resolutions(before.representative, after.representative),
         clocks=clock_change([(before.representative.kernel, b.duration_s or 0.0)],
                             [(after.representative.kernel, a.duration_s or 0.0)]),
+        introduced=introduced,
+        launch_changes=launch,
     )
 
 

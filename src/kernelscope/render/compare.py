@@ -41,6 +41,7 @@ from .documents.compare import (
     StallShiftDoc,
     WorkChangeDoc,
 )
+from .compare_introduced import introduced_lines, introduction_doc, launch_change_doc
 from .json import finite, notes, null_reasons
 
 SCHEMA = "kernelscope.compare/2"
@@ -403,10 +404,11 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
         if p.generator is not None:
             out.append(Text(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}"))))
         out.append(Text(f.head(f.label("what_moved"), f.notes(p.explanation))))
-        resolved = _resolved(p, f)
-        if resolved:
-            out.append(Text(f.label("resolved_title"), style="bold"))
-            out += [Text("  " + line) for line in resolved]
+        sections = [(title, lines) for title, lines in (("resolved_title", _resolved(p, f)),
+                                                         ("introduced_title", introduced_lines(p, f))) if lines]
+        for title, lines in (reversed(sections) if p.regressed else sections):  # a regression: what it added first
+            out.append(Text(f.label(title), style="bold"))
+            out += [Text("  " + line) for line in lines]
         if details or p.predicted:
             out.append(Text(f.head(f.label("estimated_by_findings"), _estimates(p, f))))
         check = _posthoc(p, f)
@@ -455,8 +457,10 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         lines += ["", f"**{cell(clocks)}**"] if clocks is not None else []
         lines += ["", cell(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}")))] if p.generator else []
         lines += ["", f.head(f.label("what_moved"), cell(f.notes(p.explanation)))]
-        resolved = _resolved(p, f)
-        lines += ["", f"**{cell(f.label('resolved_title'))}**", ""] + [f"- {cell(x)}" for x in resolved] if resolved else []
+        sections = [(title, found) for title, found in (("resolved_title", _resolved(p, f)),
+                                                        ("introduced_title", introduced_lines(p, f))) if found]
+        for title, found in (reversed(sections) if p.regressed else sections):  # a regression: what it added first
+            lines += ["", f"**{cell(f.label(title))}**", ""] + [f"- {cell(x)}" for x in found]
         lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))] if details or p.predicted else []
         check = _posthoc(p, f)
         lines += ["", f.head(f.label("posthoc"), cell(check))] if check is not None else []
@@ -488,11 +492,12 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
                 changes=[WorkChangeDoc(unit=w.unit, metric=w.metric, before_s=w.before_s, after_s=w.after_s)
                          for w in p.posthoc.changes], speedup=p.posthoc.speedup),
             noise=finite(p.noise), generator=p.generator, resolved=[_resolution(r) for r in p.resolved],
-            clocks=_clocks(p.clocks),
+            clocks=_clocks(p.clocks), introduced=[introduction_doc(r) for r in p.introduced],
+            launch_changes=[launch_change_doc(x) for x in p.launch_changes],
         )
         k.not_measured = null_reasons(k, f, {**_DERIVED_NULLS, "/posthoc": "posthoc_none"},
                                       ("/explanation", "/predictions", "/not_measured", "/posthoc", "/resolved",
-                                       "/generator", "/clocks"))
+                                       "/generator", "/clocks", "/introduced", "/launch_changes"))
         kernels.append(k)
     return encode(CompareDoc(
         schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]

@@ -8,7 +8,8 @@ Additive since: run-to-run ``noise`` per side, per pair and for the matched tota
 ``matched_by`` ``generated`` (with ``generator``), per pair ``resolved`` (what became of the BEFORE findings), the
 program figure per profiler step (``programs.figure``), ``unmatched_growth`` and ``by_hand``; ``headline`` (which
 total leads), ``clocks`` (each side's measured SM and memory clocks and SM cycles, for the document and per pair) and
-``matched_by`` ``sole`` (one kernel a side, paired as ``--pair`` would).
+``matched_by`` ``sole`` (one kernel a side, paired as ``--pair`` would), per pair ``introduced`` (the AFTER findings
+BEFORE lacks or has less of) and ``launch_changes`` (the launch-configuration fields that changed with them).
 """
 
 from typing import Annotated, Literal
@@ -17,7 +18,8 @@ from msgspec import Meta
 
 from .common import Class, Doc, Lang, NoteDoc, NullReason, Version
 
-__all__ = ["ClockChangeDoc", "ClocksDoc", "CompareDoc", "ComparedKernelDoc", "FindingEstimateDoc", "MethodDoc", "ProgramDoc", "ProgramFigureDoc", "ProgramsDoc",
+__all__ = ["ClockChangeDoc", "ClocksDoc", "CompareDoc", "ComparedKernelDoc", "FindingEstimateDoc", "IntroductionDoc",
+           "LaunchChangeDoc", "MethodDoc", "ProgramDoc", "ProgramFigureDoc", "ProgramsDoc",
            "ResolutionDoc", "SideDoc"]
 
 Dim3 = Annotated[tuple[int, int, int] | None, Meta(description="[x, y, z]; null when not recorded")]
@@ -82,6 +84,37 @@ class ResolutionDoc(Doc):
     after_value: Annotated[float | None, Meta(description="the counter AFTER")]
     estimated_speedup: Annotated[float | None, Meta(description="the BEFORE finding's own estimate (ratio >= 1)")]
     estimate_kind: Annotated[Literal["prediction", "upper_bound"] | None, Meta(description="what the estimate is")]
+
+
+class IntroductionDoc(Doc):
+    """one AFTER root-cause finding that BEFORE does not report, or has less of"""
+
+    finding_id: Annotated[str, Meta(description="the AFTER finding (a finding id of kernelscope/data/findings.toml or a rule)")]
+    status: Annotated[Literal["new", "worse"], Meta(description=(
+        "new: BEFORE does not report it; worse: BEFORE does, with less (its waste counter above 110 % of BEFORE's, "
+        "or, without a counter and AFTER slower, a share of the kernel time larger by >= 1 point and 10 %)"))]
+    measure: Annotated[list[str], Meta(description="the waste counter: signed terms (metric, -metric, number), summed; empty: none")]
+    before_value: Annotated[float | None, Meta(description="the counter BEFORE (in the metric's unit); null: not measured or no counter")]
+    after_value: Annotated[float | None, Meta(description="the counter AFTER; null: not measured or no counter")]
+    estimated_speedup: Annotated[float | None, Meta(description=(
+        "the AFTER finding's own estimate from the performance model (ratio >= 1: removing the cause from AFTER)"))]
+    estimate_kind: Annotated[Literal["prediction", "upper_bound"] | None, Meta(description="what the estimate is")]
+    before_estimate: Annotated[float | None, Meta(description="BEFORE's estimate of the same finding (status worse), else null")] = None
+    bound: Annotated[str | None, Meta(description="the bottleneck class the finding supports, or null")] = None
+
+
+class LaunchChangeDoc(Doc):
+    """one launch-configuration field that changed between BEFORE and AFTER (null on a side that does not record it)"""
+
+    field: Annotated[Literal["registers_per_thread", "shared_mem_static_bytes", "shared_mem_dynamic_bytes",
+                             "shared_mem_config_bytes", "block", "grid", "theoretical_occupancy_pct",
+                             "achieved_occupancy_pct", "blocks_per_sm", "occupancy_limiters"], Meta(description=(
+        "registers per thread (count); static / dynamic shared memory per block and the SM's shared-memory carveout "
+        "(bytes); block and grid ([x, y, z]); theoretical and achieved occupancy (%, 0-100); blocks per SM (count) "
+        "and the occupancy limiters (resources whose launch__occupancy_limit_* equals it), from Nsight Compute's "
+        "launch__occupancy_limit_* metrics"))]
+    before: Annotated[float | list[int | str] | None, Meta(description="the value BEFORE; null: not recorded")]
+    after: Annotated[float | list[int | str] | None, Meta(description="the value AFTER; null: not recorded")]
 
 
 class StallShiftDoc(Doc):
@@ -159,6 +192,11 @@ class ComparedKernelDoc(Doc):
     generator: Annotated[str | None, Meta(description=(
         "for matched_by generated: the generator whose suffix was set aside (inductor, triton, xla, hash)"))] = None
     resolved: Annotated[list[ResolutionDoc], Meta(description="what became of the BEFORE findings in AFTER")] = []
+    introduced: Annotated[list[IntroductionDoc], Meta(description=(
+        "the AFTER root-cause findings BEFORE lacks or has less of (the terminal lists them first for a slower AFTER)"))] = []
+    launch_changes: Annotated[list[LaunchChangeDoc], Meta(description=(
+        "the launch-configuration fields that changed, only when they explain something (a finding introduced, or "
+        "a slower AFTER); empty otherwise"))] = []
     clocks: Annotated[ClockChangeDoc | None, Meta(description=(
         "the two median launches' clocks and SM cycles; null when neither records a clock"))] = None
 
