@@ -247,13 +247,14 @@ def _design(d: KernelDiagnosis) -> DesignDoc | None:
 def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
     """One launch's diagnosis as a document, with ``not_measured``: the reason for every null."""
     k = d.kernel
+    provenance = notes(d.provenance, f)  # (worded once: the GPU's and the launch's are the same notes)
     doc = LaunchDoc(
         index=k.index, name=k.name, demangled_name=k.demangled_name, mangled_name=k.mangled_name,
         launch_count=k.launch_count, device=_device(k.device), launch=_launch_config(k.launch),
         duration_s=k.duration_s, sm_frequency_hz=k.sm_frequency_hz,
         gpu=None if d.gpu is None else GpuDoc(name=d.gpu.name, origin=d.gpu.origin, measured=d.gpu.measured,
-                                              provenance=notes(d.provenance, f)),
-        provenance=notes(d.provenance, f), bound=d.bound, classes=list(d.verdict),  # type: ignore[arg-type]
+                                              provenance=provenance),
+        provenance=provenance, bound=d.bound, classes=list(d.verdict),  # type: ignore[arg-type]
         evidence=notes(d.evidence, f),
         speed_of_light=SolDoc(compute_pct=d.sol.compute_pct, memory_pct=d.sol.memory_pct, dram_pct=k.dram_throughput_pct,
                               waves_per_sm=d.sol.waves_per_sm, bound=d.sol.bound, evidence=notes(d.sol.evidence, f)),  # type: ignore[arg-type]
