@@ -243,6 +243,12 @@ _PUNCT = {
 }
 
 
+#: The durations of a note that are one quantity before and after a change (``{base_s} -> {after_s}``): worded
+#: together by :meth:`Fmt.words`; every other duration of a note is worded alone.
+_SIBLING_DURATIONS = (("before_s", "after_s"), ("base_s", "after_s"), ("lane_base_s", "lane_after_s"),
+                      ("unfused_s", "fused_s"), ("replay_s", "loop_s"))
+
+
 #: The tool that writes each input format (its label): names a report's profiler ("Nsight Compute 2025.1.0").
 _TOOLS = {"ncu": "method_ncu", "nvprof": "method_nvprof", "nsys": "method_nsys", "kineto": "method_pytorch"}
 
@@ -391,17 +397,40 @@ class Fmt:
         return self.times(seconds)[0]
 
     def times(self, *seconds: float | None) -> list[str]:
-        """Durations as :meth:`time`, but a value exact at its precision drops its zero decimals (``1 ms``,
-        ``580 ns``, not ``1.000 ms``); values shown together (before -> after, median / max) keep one precision,
-        the most decimals any of them needs (``374.0 µs -> 280.2 µs``, ``2.0 µs -> 2.5 µs``)."""
+        """Durations of one quantity shown together (a row's mean / min / max, median / p95 / max, before ->
+        after): one unit and one precision, the engineering convention. The largest value picks the unit and keeps
+        four significant digits (:meth:`time` is this for one value); when every value is exact at fewer decimals
+        they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``, ``2.0 µs -> 2.5 µs``, ``500 µs``;
+        not ``1.000 ms``); a small value that would show no significant digit gets up to three decimals (the next unit's
+        resolution: ``3.469 ms / 0.001 ms / 34.780 ms``), and below that prints as ``< 0.001 s`` / ``不到 0.001 s``.
+        Nothing at all is ``0 s``, never a bare ``0``; None is "not measured"."""
+        real = [abs(s) for s in seconds if s]
+        if not real:
+            return [self.nm if s is None else "0 s" for s in seconds]
+        top = float(f"{max(real):.4g}")  # (999.96 µs is 1.000 ms)
+        scale, unit = next(((k, u) for k, u in _TIME_SCALES if top >= k), _TIME_SCALES[-1])
+        scaled = [None if not s else s / scale for s in seconds]
+        base = max(3 - int(math.floor(math.log10(top / scale + 1e-12))), 0)  # 4 significant digits of the largest
+
+        def exact(x: float, d: int) -> bool:  # exact at d decimals (durations from whole-ns / whole-µs stamps)
+            return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-6 * max(1.0, abs(x) * 10 ** d)
+
+        low = min(abs(x) for x in scaled if x)
+        digits = base
+        if all(exact(x, base) for x in scaled if x):
+            digits = next(d for d in range(base + 1) if all(exact(x, d) for x in scaled if x))
+        while digits < 3 and low * 10 ** digits < 1:  # the smallest shows no significant digit: give it one
+            digits += 1
+        floor = 10.0 ** -digits / 2
         out = []
-        for s in seconds:
-            scale, unit = next(((k, u) for k, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")) if (s or 0) >= k), (1e-9, "ns"))
-            text = f"{s / scale:#.4g}" if s else ""
-            exact = not s or math.isclose(float(text), s / scale, rel_tol=1e-9)
-            out.append((self.nm if s is None else "0 s" if not s else text, unit, exact))
-        need = max((len(t.rstrip("0").partition(".")[2]) if e else 9 for t, _, e in out), default=0)
-        return [t if t in (self.nm, "0 s") else f"{_decimals(t, need)} {u}" for t, u, _ in out]
+        for s, x in zip(seconds, scaled):
+            if s is None or not s:
+                out.append(self.nm if s is None else "0 s")
+            elif abs(x) < floor:
+                out.append(self.label("pct_below", x=f"{10.0 ** -digits:.{digits}f}").removesuffix("%") + f" {unit}")
+            else:
+                out.append(f"{x:.{digits}f} {unit}")
+        return out
 
     def pct(self, value: float | None, digits: int = 1) -> str:
         """A percentage (0-100), ``43.3%``; a whole one without decimals (``50%``), one its decimals round to 0
@@ -453,7 +482,7 @@ class Fmt:
 
     def words(self, key: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """A note's values with ids worded in this language (classes, pipes, units, limiters, stall reasons,
-        load/store) and ``*_s`` durations formatted (together: :meth:`times`)."""
+        load/store) and ``*_s`` durations formatted, each alone (:meth:`time`) but a before -> after pair together (:meth:`times`)."""
         values = dict(values)
         for k in ("roofline", "sol", "bound"):
             if k in values:
@@ -482,8 +511,13 @@ class Fmt:
             values["us_time"] = self.time(values["us"] * 1e-6)
         elif "us" in values:
             values["us_time"] = self.nm
-        durations = [k for k, v in values.items() if k.endswith("_s") and isinstance(v, (int, float))]
-        values.update(zip(durations, self.times(*(values[k] for k in durations))))  # one sentence, one precision
+        durations = {k for k, v in values.items() if k.endswith("_s") and isinstance(v, (int, float))}
+        for group in _SIBLING_DURATIONS:  # one quantity before -> after: one unit, one precision (:meth:`times`)
+            if durations.issuperset(group):
+                values.update(zip(group, self.times(*(values[k] for k in group))))
+                durations.difference_update(group)
+        for k in durations:  # any other duration alone: a value reads the same in every sentence of a report
+            values[k] = self.time(values[k])
         for k, v in list(values.items()):
             if (k.endswith("_mb") or k == "gb") and isinstance(v, (int, float)):  # bytes as the tables show them
                 values[k] = si(v * (1e9 if k == "gb" else 1e6), "B")

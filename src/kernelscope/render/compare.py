@@ -80,7 +80,8 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
             return f.nm
         return f.flops(s.achieved_flops_per_s) + ("" if s.efficiency is None else f.paren(f.share(s.efficiency)))
 
-    dur, tot = f.times(b.duration_s, a.duration_s), f.times(b.total_s, b.mean_s, a.total_s, a.mean_s)
+    dur = f.times(b.duration_s, a.duration_s)  # before and after of one quantity: one unit, one precision
+    tot = [x for pair in zip(f.times(b.total_s, a.total_s), f.times(b.mean_s, a.mean_s)) for x in pair]  # bt, bm, at, am
     rows = [
         (f.label("duration"), f.spaced(dur[0], f.launches(b.launches)), f.spaced(dur[1], f.launches(a.launches))),
         (f.label("total_mean"), f.label("total_mean_value", total=tot[0], mean=tot[1]),
