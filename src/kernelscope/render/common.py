@@ -380,16 +380,39 @@ class Fmt:
 
     def count(self, value: float | None) -> str:
         """A large count, one way everywhere: ``131 k``, ``16.3 M`` (SI, three digits) / ``13.1 万``, ``1630 万``,
-        ``4.85 亿`` (Chinese readers count by 万 and 亿); below 10 000 the whole number (``9920``)."""
-        if value is None or value != value:
-            return self.nm
-        if abs(value) < 1e4:
-            return f"{value:.4g}" if value != int(value) else str(int(value))
-        if not self.zh:
-            return si(value, "", 3)
-        scale, unit = (1e8, "亿") if abs(value) >= 1e8 else (1e4, "万")
-        x = value / scale
-        return f"{x:.3g} {unit}" if abs(x) < 1000 else f"{x:.0f} {unit}"
+        ``4.85 亿`` (Chinese readers count by 万 and 亿); below 10 000 the whole number (``9920``). An exact value
+        drops its zero decimals (``14 万``); see :meth:`counts` for counts shown together."""
+        return self.counts(value)[0]
+
+    def counts(self, *values: float | None) -> list[str]:
+        """Counts shown together (a table column, before -> after) as :meth:`count`, but those of one unit (万 / 亿,
+        k / M) in one precision: three significant digits of the largest, zeros kept where another needs them
+        (``14.0 万`` beside ``15.1 万``, never ``14 万``); below 10 000 each the whole number."""
+        scaled: list[tuple[float, str] | str] = []
+        for value in values:
+            if value is None or value != value:
+                scaled.append(self.nm)
+            elif abs(value) < 1e4:
+                scaled.append(f"{value:.4g}" if value != int(value) else str(int(value)))
+            elif self.zh:
+                scale, unit = (1e8, "亿") if abs(value) >= 1e8 else (1e4, "万")
+                scaled.append((value / scale, unit))
+            else:
+                scale, prefix = next(((k, p) for k, p in _PREFIXES if abs(value) >= k), (1.0, ""))
+                if abs(value) / scale >= 999.5 and scale < _PREFIXES[0][0]:  # 999 950 is 1.00 M, not 1000 k
+                    scale, prefix = next((k, p) for k, p in reversed(_PREFIXES) if k > scale)
+                scaled.append((value / scale, prefix))
+
+        def exact(x: float, d: int) -> bool:
+            return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-9 * max(1.0, abs(x) * 10 ** d)
+
+        digits: dict[str, int] = {}
+        for unit in {u for item in scaled if isinstance(item, tuple) for u in item[1:]}:
+            xs = [x for item in scaled if isinstance(item, tuple) and item[1] == unit for x in item[:1]]
+            top = float(f"{max(abs(x) for x in xs):.3g}")
+            base = max(2 - int(math.floor(math.log10(top))), 0)
+            digits[unit] = next((d for d in range(base) if all(exact(x, d) for x in xs)), base)
+        return [item if isinstance(item, str) else f"{item[0]:.{digits[item[1]]}f} {item[1]}" for item in scaled]
 
     def time(self, seconds: float | None) -> str:
         """A duration scaled to its unit, four significant digits in every language (``374.0 µs``: values side by

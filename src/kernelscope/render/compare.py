@@ -105,9 +105,9 @@ def _speed(value: float | None, f: Fmt, within: bool = False) -> str:
     if within or value is None or not math.isfinite(value) or not 0 < value < 1:
         return text
     if value <= 0.5:
-        return f.label("speed_slower_times", x=text, factor=f.factor(1.0 / value), times=f"{1.0 / value:.3g}")
+        return f.label("speed_slower_times", x=text, factor=f.factor(1.0 / value), times=f"{1.0 / value:.2f}")
     pct = 100.0 * (1.0 / value - 1.0)
-    return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}", times=f"{1.0 / value:.3g}")
+    return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}", times=f"{1.0 / value:.2f}")
 
 
 def speed_noise(value: float | None, noise: str, f: Fmt, within: bool = False) -> str:
@@ -329,7 +329,8 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
         text = f.label("resolved_item", finding=f.finding_title(r.finding_id), status=f.label(f"status_{r.status}"))
         if r.before_value is not None or r.after_value is not None:
             unit = findings()[r.finding_id].verify_unit
-            text += f.paren(f.label(f"resolved_{unit}", before=_count(r.before_value, f), after=_count(r.after_value, f)))
+            before, after = f.counts(r.before_value, r.after_value)  # one quantity before -> after: one precision
+            text += f.paren(f.label(f"resolved_{unit}", before=before, after=after))
         if r.estimated_speedup is not None:
             key = "est_kernel_bound" if r.estimate_kind == "upper_bound" else "est_kernel"
             text += f.semi + f.label("resolved_estimate", estimate=f.label(key, x=r.estimated_speedup))
@@ -337,10 +338,6 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
     if out:
         out.append(f.label("resolved_measured", speedup=_speed(p.speedup, f)))
     return out
-
-
-def _count(value: float | None, f: Fmt) -> str:
-    return f.count(value)
 
 
 def _gate_item(item: str, c, f: Fmt) -> str:
