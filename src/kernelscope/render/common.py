@@ -19,9 +19,9 @@ from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit, unit_of
 from ..notes import Note
+from .numbers import PREFIXES, SIBLING_DURATIONS, TIME_SCALES, counts, durations
 
 
-_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
 def integer_pipe(pipe: str) -> bool:
@@ -42,7 +42,7 @@ def si(value: float, unit: str = "", digits: int | None = 3, sep: str = " ") -> 
     if math.isinf(value):
         return f"∞{sep}{unit}".rstrip()
     spec = "g" if digits is None else f".{digits}g"
-    scale, prefix = next(((s, p) for s, p in _PREFIXES if abs(value) >= s), (1.0, ""))
+    scale, prefix = next(((s, p) for s, p in PREFIXES if abs(value) >= s), (1.0, ""))
     return f"{value / scale:{spec}}{sep}{prefix}{unit}".rstrip()
 
 
@@ -193,7 +193,6 @@ def _elide(text: str, opener: str, closer: str) -> str:
     return "".join(out) if depth == 0 else text
 
 
-_TIME_SCALES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 
 
 def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
@@ -202,9 +201,9 @@ def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
     the largest value keeps ``digits`` significant digits."""
     top = max(abs(v) for v in values)
     if unit == "s":
-        scale, name = next(((k, u) for k, u in _TIME_SCALES if top >= k), _TIME_SCALES[-1])
+        scale, name = next(((k, u) for k, u in TIME_SCALES if top >= k), TIME_SCALES[-1])
     else:
-        k, p = next(((k, p) for k, p in _PREFIXES if top >= k), (1.0, ""))
+        k, p = next(((k, p) for k, p in PREFIXES if top >= k), (1.0, ""))
         scale, name = k, p + unit
     scaled = [v / scale for v in values]
     big = max(abs(v) for v in scaled)
@@ -228,12 +227,6 @@ def factor(value: float | None, digits: int = 2) -> str:
     return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
 
 
-def _decimals(text: str, most: int) -> str:
-    """A number as text cut to at most ``most`` of its decimals (only zeros are cut: see :meth:`Fmt.times`)."""
-    whole, _, dec = text.partition(".")
-    return whole + ("." + dec[:most] if dec[:most] else "")
-
-
 #: Punctuation that joins the parts of a sentence: English keeps its half-width marks, Chinese uses full-width ones.
 _PUNCT = {
     "en": {"semi": "; ", "comma": ", ", "colon": ": ", "open": " (", "close": ")", "stop": ". ", "range": " .. ",
@@ -241,12 +234,6 @@ _PUNCT = {
     "zh": {"semi": "；", "comma": "，", "colon": "：", "open": "（", "close": "）", "stop": "。", "range": "～",
            "arrow": " → "},
 }
-
-
-#: The durations of a note that are one quantity before and after a change (``{base_s} -> {after_s}``): worded
-#: together by :meth:`Fmt.words`; every other duration of a note is worded alone.
-_SIBLING_DURATIONS = (("before_s", "after_s"), ("base_s", "after_s"), ("lane_base_s", "lane_after_s"),
-                      ("unfused_s", "fused_s"), ("replay_s", "loop_s"))
 
 
 #: The tool that writes each input format (its label): names a report's profiler ("Nsight Compute 2025.1.0").
@@ -388,31 +375,7 @@ class Fmt:
         """Counts shown together (a table column, before -> after) as :meth:`count`, but those of one unit (万 / 亿,
         k / M) in one precision: three significant digits of the largest, zeros kept where another needs them
         (``14.0 万`` beside ``15.1 万``, never ``14 万``); below 10 000 each the whole number."""
-        scaled: list[tuple[float, str] | str] = []
-        for value in values:
-            if value is None or value != value:
-                scaled.append(self.nm)
-            elif abs(value) < 1e4:
-                scaled.append(f"{value:.4g}" if value != int(value) else str(int(value)))
-            elif self.zh:
-                scale, unit = (1e8, "亿") if abs(value) >= 1e8 else (1e4, "万")
-                scaled.append((value / scale, unit))
-            else:
-                scale, prefix = next(((k, p) for k, p in _PREFIXES if abs(value) >= k), (1.0, ""))
-                if abs(value) / scale >= 999.5 and scale < _PREFIXES[0][0]:  # 999 950 is 1.00 M, not 1000 k
-                    scale, prefix = next((k, p) for k, p in reversed(_PREFIXES) if k > scale)
-                scaled.append((value / scale, prefix))
-
-        def exact(x: float, d: int) -> bool:
-            return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-9 * max(1.0, abs(x) * 10 ** d)
-
-        digits: dict[str, int] = {}
-        for unit in {u for item in scaled if isinstance(item, tuple) for u in item[1:]}:
-            xs = [x for item in scaled if isinstance(item, tuple) and item[1] == unit for x in item[:1]]
-            top = float(f"{max(abs(x) for x in xs):.3g}")
-            base = max(2 - int(math.floor(math.log10(top))), 0)
-            digits[unit] = next((d for d in range(base) if all(exact(x, d) for x in xs)), base)
-        return [item if isinstance(item, str) else f"{item[0]:.{digits[item[1]]}f} {item[1]}" for item in scaled]
+        return counts(values, self.zh, self.nm)
 
     def time(self, seconds: float | None) -> str:
         """A duration scaled to its unit, four significant digits in every language (``374.0 µs``: values side by
@@ -424,36 +387,10 @@ class Fmt:
         after): one unit and one precision, the engineering convention. The largest value picks the unit and keeps
         four significant digits (:meth:`time` is this for one value); when every value is exact at fewer decimals
         they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``, ``2.0 µs -> 2.5 µs``, ``500 µs``;
-        not ``1.000 ms``); a small value that would show no significant digit gets up to three decimals (the next unit's
-        resolution: ``3.469 ms / 0.001 ms / 34.780 ms``), and below that prints as ``< 0.001 s`` / ``不到 0.001 s``.
+        not ``1.000 ms``); a small value that would show no significant digit gets up to three decimals (the
+        next unit's resolution: ``3.469 ms / 0.001 ms / 34.780 ms``), and below that prints as ``< 0.001 s`` / ``不到 0.001 s``.
         Nothing at all is ``0 s``, never a bare ``0``; None is "not measured"."""
-        real = [abs(s) for s in seconds if s]
-        if not real:
-            return [self.nm if s is None else "0 s" for s in seconds]
-        top = float(f"{max(real):.4g}")  # (999.96 µs is 1.000 ms)
-        scale, unit = next(((k, u) for k, u in _TIME_SCALES if top >= k), _TIME_SCALES[-1])
-        scaled = [None if not s else s / scale for s in seconds]
-        base = max(3 - int(math.floor(math.log10(top / scale + 1e-12))), 0)  # 4 significant digits of the largest
-
-        def exact(x: float, d: int) -> bool:  # exact at d decimals (durations from whole-ns / whole-µs stamps)
-            return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-6 * max(1.0, abs(x) * 10 ** d)
-
-        low = min(abs(x) for x in scaled if x)
-        digits = base
-        if all(exact(x, base) for x in scaled if x):
-            digits = next(d for d in range(base + 1) if all(exact(x, d) for x in scaled if x))
-        while digits < 3 and low * 10 ** digits < 1:  # the smallest shows no significant digit: give it one
-            digits += 1
-        floor = 10.0 ** -digits / 2
-        out = []
-        for s, x in zip(seconds, scaled):
-            if s is None or not s:
-                out.append(self.nm if s is None else "0 s")
-            elif abs(x) < floor:
-                out.append(self.label("pct_below", x=f"{10.0 ** -digits:.{digits}f}").removesuffix("%") + f" {unit}")
-            else:
-                out.append(f"{x:.{digits}f} {unit}")
-        return out
+        return durations(seconds, self.nm, label("pct_below", self.lang))
 
     def pct(self, value: float | None, digits: int = 1) -> str:
         """A percentage (0-100), ``43.3%``; a whole one without decimals (``50%``), one its decimals round to 0
@@ -535,7 +472,7 @@ class Fmt:
         elif "us" in values:
             values["us_time"] = self.nm
         durations = {k for k, v in values.items() if k.endswith("_s") and isinstance(v, (int, float))}
-        for group in _SIBLING_DURATIONS:  # one quantity before -> after: one unit, one precision (:meth:`times`)
+        for group in SIBLING_DURATIONS:  # one quantity before -> after: one unit, one precision (:meth:`times`)
             if durations.issuperset(group):
                 values.update(zip(group, self.times(*(values[k] for k in group))))
                 durations.difference_update(group)

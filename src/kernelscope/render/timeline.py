@@ -48,7 +48,7 @@ from .documents.timeline import (
 from .documents.timeline import ScopeShareDoc, StepsDoc
 from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section, with_fusion_column
 from .timeline_join import absent_section, join_section
-from .timeline_overview import comm_rows, graph_rows
+from .timeline_overview import comm_rows, graph_rows, latencies
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .json import findings, finite, notes
@@ -57,16 +57,6 @@ D = TypeVar("D", bound=Doc)
 
 SCHEMA = "kernelscope.timeline/1"
 FORMATS: tuple[str, ...] = ("table", "json", "markdown")
-
-
-def _latencies(median: float | None, p95: float | None, largest: float | None, f: Fmt) -> list[str]:
-    """Launch latencies median, p95, max in one unit and precision (:meth:`Fmt.times`); a max a thousand times
-    the p95 or more (a first launch's lazy initialisation: 3 s beside 20 µs), beside which the others would print
-    below the shared unit's resolution, is worded alone, the median and p95 keeping their digits."""
-    typical = max((x for x in (median, p95) if x), default=0.0)
-    if not typical or not largest or largest < 1000 * typical:
-        return f.times(median, p95, largest)
-    return [*f.times(median, p95), f.time(largest)]
 
 
 def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang: str = "en", top: int = 10,
@@ -169,7 +159,7 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
         L = rep.launch
         latency = (f.label("tl_launch_latency_none") if L.latency_median_s is None else f.label(
             "tl_launch_latency", n=L.idle_queue_launches if L.idle_queue_launches is not None else "-",
-            **dict(zip(("median", "p95", "max"), _latencies(L.latency_median_s, L.latency_p95_s, L.latency_max_s, f)))))
+            **dict(zip(("median", "p95", "max"), latencies(L.latency_median_s, L.latency_p95_s, L.latency_max_s, f)))))
         queued = "" if not L.queued_launches else f.label(
             "tl_launch_queued", n=L.queued_launches, depth=_depth(L.queue_depth_min, L.queue_depth_max, f),
             **dict(zip(("median", "max"), f.times(L.queue_wait_median_s, L.queue_wait_max_s))))
