@@ -104,12 +104,14 @@ def test_timeline_compare_shows_the_largest_changes_and_counts_the_rest(capsys, 
 
 
 def _totals(before: dict, after: dict) -> tuple[str, str]:
-    """The two sides' "Total (mean)" cells as the table prints them: four durations in one precision."""
+    """The two sides' "Total (mean)" cells as the table prints them: the totals in one unit and precision, the means
+    in one."""
     from kernelscope.render.common import Fmt
 
     f = Fmt("en")
-    t = f.times(before["total_s"], before["mean_s"], after["total_s"], after["mean_s"])
-    return f.label("total_mean_value", total=t[0], mean=t[1]), f.label("total_mean_value", total=t[2], mean=t[3])
+    totals, means = f.times(before["total_s"], after["total_s"]), f.times(before["mean_s"], after["mean_s"])
+    return (f.label("total_mean_value", total=totals[0], mean=means[0]),
+            f.label("total_mean_value", total=totals[1], mean=means[1]))
 
 
 def test_readme_output_is_what_the_first_command_prints(capsys, monkeypatch):

@@ -106,10 +106,10 @@ def test_a_rows_mean_min_and_max_share_one_precision(capsys, lang):
     assert main(["timeline", str(RESNET), "--format", "markdown", "--lang", lang]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| cudnn::detail::dgrad_"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[3:6] == ["520.0 µs", "330.0 µs", "1.084 ms"]  # not "330 µs" beside "520.0 µs"
+    assert cells[3:6] == ["0.520 ms", "0.330 ms", "1.084 ms"]  # not "330 µs" beside "520.0 µs", nor µs beside ms
 
 
 def test_sibling_durations_keep_one_precision():
     f = Fmt("zh")
-    assert f.times(520.04e-6, 330e-6, 1.0843e-3) == ["520.0 µs", "330.0 µs", "1.084 ms"]
+    assert f.times(520.04e-6, 330e-6, 1.0843e-3) == ["0.520 ms", "0.330 ms", "1.084 ms"]  # one unit: the largest
     assert [f.time(x) for x in (520.04e-6, 330e-6)] == ["520.0 µs", "330 µs"]  # each alone: two precisions

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 import string
+from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -151,6 +152,13 @@ def _field(value: Any, spec: str, conversion: str | None, nm: str | None, below:
     return _number(value, spec, below)
 
 
+def half_up(value: float, digits: int) -> str:
+    """``value`` to ``digits`` decimals, a tie rounded up as a reader rounds (``6.25`` -> ``6.3``, as ``18.75`` ->
+    ``18.8``; ``format`` rounds the binary value to even and prints ``6.2``): the decimal the value prints as
+    (its shortest repr) is what is rounded."""
+    return str(Decimal(repr(value)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+
+
 def _number(value: Any, spec: str, below: str) -> str:
     """``format(value, spec)``, except that a ``g`` field never prints an exponent below a million (``{ai:.3g}`` of
     2050 is ``2050``, not ``2.05e+03``) and that a percentage (``{s:.1%}``, ``{pct:.1fP}%`` of :func:`_percents`)
@@ -165,6 +173,8 @@ def _number(value: Any, spec: str, below: str) -> str:
             text = below.format(x=f"{tiny:.{spec[1]}f}")
             return text if spec.endswith("%") else text.removesuffix("%")
         spec = spec.removesuffix("P")
+        if spec[:1] == "." and spec[1:-1].isdigit() and spec[-1] in "f%" and math.isfinite(pct):
+            return half_up(pct, int(spec[1:-1])) + ("%" if spec.endswith("%") else "")
     text = format(value, spec)
     if spec.endswith("g") and "e+" in text and isinstance(value, (int, float)) and abs(value) < 1e6:
         return f"{value:.0f}"

@@ -19,9 +19,9 @@ from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit, unit_of
 from ..notes import Note
+from .numbers import PREFIXES, SIBLING_DURATIONS, TIME_SCALES, counts, durations
 
 
-_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
 def integer_pipe(pipe: str) -> bool:
@@ -42,7 +42,7 @@ def si(value: float, unit: str = "", digits: int | None = 3, sep: str = " ") -> 
     if math.isinf(value):
         return f"∞{sep}{unit}".rstrip()
     spec = "g" if digits is None else f".{digits}g"
-    scale, prefix = next(((s, p) for s, p in _PREFIXES if abs(value) >= s), (1.0, ""))
+    scale, prefix = next(((s, p) for s, p in PREFIXES if abs(value) >= s), (1.0, ""))
     return f"{value / scale:{spec}}{sep}{prefix}{unit}".rstrip()
 
 
@@ -193,7 +193,6 @@ def _elide(text: str, opener: str, closer: str) -> str:
     return "".join(out) if depth == 0 else text
 
 
-_TIME_SCALES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 
 
 def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
@@ -202,9 +201,9 @@ def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
     the largest value keeps ``digits`` significant digits."""
     top = max(abs(v) for v in values)
     if unit == "s":
-        scale, name = next(((k, u) for k, u in _TIME_SCALES if top >= k), _TIME_SCALES[-1])
+        scale, name = next(((k, u) for k, u in TIME_SCALES if top >= k), TIME_SCALES[-1])
     else:
-        k, p = next(((k, p) for k, p in _PREFIXES if top >= k), (1.0, ""))
+        k, p = next(((k, p) for k, p in PREFIXES if top >= k), (1.0, ""))
         scale, name = k, p + unit
     scaled = [v / scale for v in values]
     big = max(abs(v) for v in scaled)
@@ -226,12 +225,6 @@ def factor(value: float | None, digits: int = 2) -> str:
     if value is None or math.isnan(value):
         return "-"
     return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
-
-
-def _decimals(text: str, most: int) -> str:
-    """A number as text cut to at most ``most`` of its decimals (only zeros are cut: see :meth:`Fmt.times`)."""
-    whole, _, dec = text.partition(".")
-    return whole + ("." + dec[:most] if dec[:most] else "")
 
 
 #: Punctuation that joins the parts of a sentence: English keeps its half-width marks, Chinese uses full-width ones.
@@ -374,16 +367,15 @@ class Fmt:
 
     def count(self, value: float | None) -> str:
         """A large count, one way everywhere: ``131 k``, ``16.3 M`` (SI, three digits) / ``13.1 万``, ``1630 万``,
-        ``4.85 亿`` (Chinese readers count by 万 and 亿); below 10 000 the whole number (``9920``)."""
-        if value is None or value != value:
-            return self.nm
-        if abs(value) < 1e4:
-            return f"{value:.4g}" if value != int(value) else str(int(value))
-        if not self.zh:
-            return si(value, "", 3)
-        scale, unit = (1e8, "亿") if abs(value) >= 1e8 else (1e4, "万")
-        x = value / scale
-        return f"{x:.3g} {unit}" if abs(x) < 1000 else f"{x:.0f} {unit}"
+        ``4.85 亿`` (Chinese readers count by 万 and 亿); below 10 000 the whole number (``9920``). An exact value
+        drops its zero decimals (``14 万``); see :meth:`counts` for counts shown together."""
+        return self.counts(value)[0]
+
+    def counts(self, *values: float | None) -> list[str]:
+        """Counts shown together (a table column, before -> after) as :meth:`count`, but those of one unit (万 / 亿,
+        k / M) in one precision: three significant digits of the largest, zeros kept where another needs them
+        (``14.0 万`` beside ``15.1 万``, never ``14 万``); below 10 000 each the whole number."""
+        return counts(values, self.zh, self.nm)
 
     def time(self, seconds: float | None) -> str:
         """A duration scaled to its unit, four significant digits in every language (``374.0 µs``: values side by
@@ -391,17 +383,14 @@ class Fmt:
         return self.times(seconds)[0]
 
     def times(self, *seconds: float | None) -> list[str]:
-        """Durations as :meth:`time`, but a value exact at its precision drops its zero decimals (``1 ms``,
-        ``580 ns``, not ``1.000 ms``); values shown together (before -> after, median / max) keep one precision,
-        the most decimals any of them needs (``374.0 µs -> 280.2 µs``, ``2.0 µs -> 2.5 µs``)."""
-        out = []
-        for s in seconds:
-            scale, unit = next(((k, u) for k, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")) if (s or 0) >= k), (1e-9, "ns"))
-            text = f"{s / scale:#.4g}" if s else ""
-            exact = not s or math.isclose(float(text), s / scale, rel_tol=1e-9)
-            out.append((self.nm if s is None else "0 s" if not s else text, unit, exact))
-        need = max((len(t.rstrip("0").partition(".")[2]) if e else 9 for t, _, e in out), default=0)
-        return [t if t in (self.nm, "0 s") else f"{_decimals(t, need)} {u}" for t, u, _ in out]
+        """Durations of one quantity shown together (a row's mean / min / max, median / p95 / max, before ->
+        after): one unit and one precision, the engineering convention. The largest value picks the unit and keeps
+        four significant digits (:meth:`time` is this for one value); when every value is exact at fewer decimals
+        they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``, ``2.0 µs -> 2.5 µs``, ``500 µs``;
+        not ``1.000 ms``); a small value that would show no significant digit gets up to three decimals (the
+        next unit's resolution: ``3.469 ms / 0.001 ms / 34.780 ms``), and below that prints as ``< 0.001 s`` / ``不到 0.001 s``.
+        Nothing at all is ``0 s``, never a bare ``0``; None is "not measured"."""
+        return durations(seconds, self.nm, label("pct_below", self.lang))
 
     def pct(self, value: float | None, digits: int = 1) -> str:
         """A percentage (0-100), ``43.3%``; a whole one without decimals (``50%``), one its decimals round to 0
@@ -453,7 +442,7 @@ class Fmt:
 
     def words(self, key: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """A note's values with ids worded in this language (classes, pipes, units, limiters, stall reasons,
-        load/store) and ``*_s`` durations formatted (together: :meth:`times`)."""
+        load/store) and ``*_s`` durations formatted, each alone (:meth:`time`) but a before -> after pair together (:meth:`times`)."""
         values = dict(values)
         for k in ("roofline", "sol", "bound"):
             if k in values:
@@ -482,8 +471,13 @@ class Fmt:
             values["us_time"] = self.time(values["us"] * 1e-6)
         elif "us" in values:
             values["us_time"] = self.nm
-        durations = [k for k, v in values.items() if k.endswith("_s") and isinstance(v, (int, float))]
-        values.update(zip(durations, self.times(*(values[k] for k in durations))))  # one sentence, one precision
+        durations = {k for k, v in values.items() if k.endswith("_s") and isinstance(v, (int, float))}
+        for group in SIBLING_DURATIONS:  # one quantity before -> after: one unit, one precision (:meth:`times`)
+            if durations.issuperset(group):
+                values.update(zip(group, self.times(*(values[k] for k in group))))
+                durations.difference_update(group)
+        for k in durations:  # any other duration alone: a value reads the same in every sentence of a report
+            values[k] = self.time(values[k])
         for k, v in list(values.items()):
             if (k.endswith("_mb") or k == "gb") and isinstance(v, (int, float)):  # bytes as the tables show them
                 values[k] = si(v * (1e9 if k == "gb" else 1e6), "B")

@@ -81,7 +81,8 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
             return f.nm
         return f.flops(s.achieved_flops_per_s) + ("" if s.efficiency is None else f.paren(f.share(s.efficiency)))
 
-    dur, tot = f.times(b.duration_s, a.duration_s), f.times(b.total_s, b.mean_s, a.total_s, a.mean_s)
+    dur = f.times(b.duration_s, a.duration_s)  # before and after of one quantity: one unit, one precision
+    tot = [x for pair in zip(f.times(b.total_s, a.total_s), f.times(b.mean_s, a.mean_s)) for x in pair]  # bt, bm, at, am
     rows = [
         (f.label("duration"), f.spaced(dur[0], f.launches(b.launches)), f.spaced(dur[1], f.launches(a.launches))),
         (f.label("total_mean"), f.label("total_mean_value", total=tot[0], mean=tot[1]),
@@ -105,9 +106,9 @@ def _speed(value: float | None, f: Fmt, within: bool = False) -> str:
     if within or value is None or not math.isfinite(value) or not 0 < value < 1:
         return text
     if value <= 0.5:
-        return f.label("speed_slower_times", x=text, factor=f.factor(1.0 / value), times=f"{1.0 / value:.3g}")
+        return f.label("speed_slower_times", x=text, factor=f.factor(1.0 / value), times=f"{1.0 / value:.2f}")
     pct = 100.0 * (1.0 / value - 1.0)
-    return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}", times=f"{1.0 / value:.3g}")
+    return f.label("speed_slower", x=text, pct=f"{pct:.0f}" if pct >= 0.95 else f"{pct:.1g}", times=f"{1.0 / value:.2f}")
 
 
 def speed_noise(value: float | None, noise: str, f: Fmt, within: bool = False) -> str:
@@ -329,7 +330,8 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
         text = f.label("resolved_item", finding=f.finding_title(r.finding_id), status=f.label(f"status_{r.status}"))
         if r.before_value is not None or r.after_value is not None:
             unit = findings()[r.finding_id].verify_unit
-            text += f.paren(f.label(f"resolved_{unit}", before=_count(r.before_value, f), after=_count(r.after_value, f)))
+            before, after = f.counts(r.before_value, r.after_value)  # one quantity before -> after: one precision
+            text += f.paren(f.label(f"resolved_{unit}", before=before, after=after))
         if r.estimated_speedup is not None:
             key = "est_kernel_bound" if r.estimate_kind == "upper_bound" else "est_kernel"
             text += f.semi + f.label("resolved_estimate", estimate=f.label(key, x=r.estimated_speedup))
@@ -337,10 +339,6 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
     if out:
         out.append(f.label("resolved_measured", speedup=_speed(p.speedup, f)))
     return out
-
-
-def _count(value: float | None, f: Fmt) -> str:
-    return f.count(value)
 
 
 def _gate_item(item: str, c, f: Fmt) -> str:

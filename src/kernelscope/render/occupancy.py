@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ..analysis.occupancy import ArchLimits, NextStep, Occupancy
 from ..errors import InputError
+from ..knowledge.text import half_up
 from .common import Fmt, safe
 
 
@@ -230,7 +231,7 @@ def _what_if_table(o: Occupancy, vary: str, results: Sequence[tuple[int, Occupan
             label = fmt(last) if first == last else f"{fmt(first)}{'～' if f.zh else ' - '}{fmt(last)}"
         else:
             label = f.label("occ_up_to", value=fmt(last))
-        pcts = sorted({f"{r.occupancy_pct:.1f}" for r in rs}, key=float)
+        pcts = sorted({half_up(r.occupancy_pct, 1) for r in rs}, key=float)  # 6.25 -> 6.3, as 18.75 -> 18.8
         pct = f"{pcts[0]}%" if len(pcts) == 1 else (f"{pcts[0]}%～{pcts[-1]}%" if f.zh else f"{pcts[0]}-{pcts[-1]}%")
         t.add_row(label, str(rs[0].active_blocks_per_sm), _span([r.active_warps_per_sm for r in rs], f), pct,
                   _limiters(rs[0], f),

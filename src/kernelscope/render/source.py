@@ -29,7 +29,7 @@ from .documents.source import (
 )
 from .json import finite, notes
 from .source_words import (
-    instruction_cells, instruction_head, launch_lines, launch_notes, launch_title, line_cells, line_head,
+    instruction_head, instruction_rows, launch_lines, launch_notes, launch_title, line_head, line_rows,
     lines_markdown, md_cell, md_table,
 )
 
@@ -70,14 +70,14 @@ def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
             for i, h in enumerate(line_head(f)):
                 t.add_column(h, justify="right" if i in (2, 3, 4) else "left", overflow="fold",
                              no_wrap=i in (0, 2, 3, 4))
-            for line in ls.lines:
-                t.add_row(*(Text(c) for c in line_cells(line, f)))
+            for row in line_rows(ls.lines, f):
+                t.add_row(*(Text(c) for c in row))
             out.append(drop_first(t, 4, 3))  # narrow: instructions, then share, before what the counters show
         t = Table(title=f.label("src_hot_instructions"), box=box.SIMPLE_HEAD, title_justify="left")
         for i, h in enumerate(instruction_head(f)):
             t.add_column(h, justify="left" if i in (0, 1, 4) else "right", overflow="fold", no_wrap=i not in (1, 4))
-        for h in ls.instructions:
-            t.add_row(*(Text(c) for c in instruction_cells(h, f)))
+        for row in instruction_rows(ls.instructions, f):
+            t.add_row(*(Text(c) for c in row))
         out.append(t)
     return out
 
@@ -92,7 +92,7 @@ def to_markdown(result: SourceReport, lang: str) -> str:
         lines += [f"## {md_cell(launch_title(ls, f))}", ""] + [f"- {md_cell(t)}" for t in launch_lines(ls, f)] + [""]
         if ls.lines:
             lines += [f"### {md_cell(f.label('src_hot_lines'))}", ""] + lines_markdown(ls, f) + [""]
-        rows = [[c if i != 1 else md_code(c) for i, c in enumerate(instruction_cells(h, f))] for h in ls.instructions]
+        rows = [[c if i != 1 else md_code(c) for i, c in enumerate(row)] for row in instruction_rows(ls.instructions, f)]
         lines += [f"### {md_cell(f.label('src_hot_instructions'))}", ""]
         lines += md_table(instruction_head(f), rows, {2, 3, 5, 6, 7, 8, 9}) + [""]
     return "\n".join(lines)

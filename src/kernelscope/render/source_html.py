@@ -17,7 +17,8 @@ from typing import Collection, Sequence
 from ..analysis.source import LaunchSource, SourceReport, findings_by_pc, hot_lines
 from ..version import __version__
 from .common import Fmt, safe
-from .source_words import base_name, count_text, instruction_cells, instruction_head, launch_lines, line_cells, line_head
+from .source_words import (base_name, count_text, instruction_head, instruction_rows, launch_lines, line_head,
+                           line_rows)
 
 __all__ = [
     "CSP", "CSS", "VIEW_CSS", "diagnosis_views", "finding_badges", "heat_style", "launch_card", "sass_view",
@@ -107,7 +108,7 @@ def lines_table(ls: LaunchSource, f: Fmt) -> str:
         return ""
     top = max((_heat_value(ls, x.counters.samples, x.counters.inst_executed) or 0.0 for x in ls.lines), default=0.0)
     heat = [heat_style(_heat_value(ls, x.counters.samples, x.counters.inst_executed), top) for x in ls.lines]
-    return _html_table(line_head(f), [line_cells(x, f, findings=False) for x in ls.lines], {2, 3, 4}, heat,
+    return _html_table(line_head(f), line_rows(ls.lines, f, findings=False), {2, 3, 4}, heat,
                        extra=[finding_badges(x.findings, f) for x in ls.lines])
 
 
@@ -116,7 +117,7 @@ def instructions_table(ls: LaunchSource, f: Fmt) -> str:
     top = max((_heat_value(ls, h.counters.samples, h.counters.inst_executed) or 0.0 for h in ls.instructions),
               default=0.0)
     heat = [heat_style(_heat_value(ls, h.counters.samples, h.counters.inst_executed), top) for h in ls.instructions]
-    return _html_table(instruction_head(f), [instruction_cells(h, f) for h in ls.instructions],
+    return _html_table(instruction_head(f), instruction_rows(ls.instructions, f),
                        {2, 3, 5, 6, 7, 8, 9}, heat, extra=[finding_badges(h.findings, f) for h in ls.instructions],
                        extra_col=1)
 

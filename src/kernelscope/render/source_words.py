@@ -115,6 +115,23 @@ def instruction_cells(h: HotInstruction, f: Fmt) -> list[str]:
             _ratio(c.wavefront_ratio, f), NA if c.nway is None else f"{c.nway:g}"]
 
 
+def _count_columns(rows: list[list[str]], columns: dict[int, list[float | None]], f: Fmt) -> list[list[str]]:
+    """``rows`` with each count column ``i`` rewritten from its values as one column (:meth:`Fmt.counts`: one unit,
+    one precision), "–" kept where a value is missing."""
+    for i, values in columns.items():
+        texts = f.counts(*values)
+        for row, value, text in zip(rows, values, texts):
+            row[i] = NA if value is None else text
+    return rows
+
+
+def instruction_rows(instructions: Sequence[HotInstruction], f: Fmt) -> list[list[str]]:
+    """:func:`instruction_cells` of each instruction, its samples and executed columns each in one precision."""
+    return _count_columns([instruction_cells(h, f) for h in instructions],
+                          {2: [h.counters.samples for h in instructions],
+                           5: [h.counters.inst_executed for h in instructions]}, f)
+
+
 def line_head(f: Fmt) -> list[str]:
     """Column titles of the line table."""
     return [f.label(k) for k in ("src_where", "src_line_text", "src_samples", "src_share", "src_instructions",
@@ -137,6 +154,11 @@ def line_cells(line: HotLine, f: Fmt, findings: bool = True) -> list[str]:
             count_text(c.samples, f), f.share(c.share) if c.share is not None else NA, str(len(line.pcs)), cause]
 
 
+def line_rows(lines: Sequence[HotLine], f: Fmt, findings: bool = True) -> list[list[str]]:
+    """:func:`line_cells` of each line, its samples column in one precision."""
+    return _count_columns([line_cells(x, f, findings) for x in lines], {2: [x.counters.samples for x in lines]}, f)
+
+
 # ----------------------------------------------------------------------------------------------- markdown
 def md_table(head: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
     """A Markdown table: ``head``, then ``rows`` (cells as they are, escaped), the columns in ``right`` right-aligned."""
@@ -150,5 +172,5 @@ def lines_markdown(ls: LaunchSource, f: Fmt) -> list[str]:
     no lines: []."""
     if not ls.lines:
         return []
-    code = [[c if i != 1 else (md_code(c) if c != NA else c) for i, c in enumerate(line_cells(x, f))] for x in ls.lines]
+    code = [[c if i != 1 else (md_code(c) if c != NA else c) for i, c in enumerate(row)] for row in line_rows(ls.lines, f)]
     return md_table(line_head(f), code, {2, 3, 4})

@@ -48,7 +48,7 @@ from .documents.timeline import (
 from .documents.timeline import ScopeShareDoc, StepsDoc
 from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section, with_fusion_column
 from .timeline_join import absent_section, join_section
-from .timeline_overview import comm_rows, graph_rows
+from .timeline_overview import comm_rows, graph_rows, latencies
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .json import findings, finite, notes
@@ -159,7 +159,7 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
         L = rep.launch
         latency = (f.label("tl_launch_latency_none") if L.latency_median_s is None else f.label(
             "tl_launch_latency", n=L.idle_queue_launches if L.idle_queue_launches is not None else "-",
-            **dict(zip(("median", "p95", "max"), f.times(L.latency_median_s, L.latency_p95_s, L.latency_max_s)))))
+            **dict(zip(("median", "p95", "max"), latencies(L.latency_median_s, L.latency_p95_s, L.latency_max_s, f)))))
         queued = "" if not L.queued_launches else f.label(
             "tl_launch_queued", n=L.queued_launches, depth=_depth(L.queue_depth_min, L.queue_depth_max, f),
             **dict(zip(("median", "max"), f.times(L.queue_wait_median_s, L.queue_wait_max_s))))

@@ -74,3 +74,13 @@ def graph_rows(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> l
                 notes.add(f.label("tl_graph_model", **values), f.label("tl_launch_cost_line"))
         rows.append((f.label("tl_launch_cost_line"), text))
     return rows
+
+
+def latencies(median: float | None, p95: float | None, largest: float | None, f: Fmt) -> list[str]:
+    """Launch latencies median, p95, max in one unit and precision (:meth:`Fmt.times`); a max a thousand times
+    the p95 or more (a first launch's lazy initialisation: 3 s beside 20 µs), beside which the others would print
+    below the shared unit's resolution, is worded alone, the median and p95 keeping their digits."""
+    typical = max((x for x in (median, p95) if x), default=0.0)
+    if not typical or not largest or largest < 1000 * typical:
+        return f.times(median, p95, largest)
+    return [*f.times(median, p95), f.time(largest)]

@@ -61,6 +61,8 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
     paths = {r.path for r in rr.ranks}
     inputs = [(f.label("tl_input"), paths.pop())] if len(paths) == 1 and all(r.member for r in rr.ranks) else []
     short = dict(zip((k.name for k in rr.kernels), map(safe, short_names([k.name for k in rr.kernels]))))
+    against = "tl_ar_against_step" if rr.compared_by == "own_per_step" else "tl_ar_against"
+    median = f.time(rr.median_compared_s)  # the median the stragglers are measured against, as the table prints it
     overview = inputs + [
         (f.label("tl_ar_ranks"), str(len(rr.ranks))),
         (f.label("tl_ar_rank_source"), f.label("tl_ar_" + rr.rank_source)),
@@ -69,7 +71,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
         (f.label("tl_ar_compared"), f.label("tl_ar_by_step" if rr.compared_by == "own_per_step" else "tl_ar_by_own")),
         (f.label("tl_ar_slowest"), str(rr.slowest_rank)),
         (f.label("tl_ar_stragglers", pct=f.pct(rr.straggler_pct, 0)),
-         f.listing(str(r) for r in rr.stragglers) or f.label("tl_ar_none")),
+         (f.listing(str(r) for r in rr.stragglers) or f.label("tl_ar_none")) + f.paren(f.label(against, median=median))),
     ]
     steps = any(r.steps for r in rr.ranks)
     per_rank = (f.label("tl_ar_per_rank"),

@@ -134,6 +134,8 @@ class RanksReport:
         slowest_rank: the straggler: the rank with the largest ``compared_s`` (own work; the first in rank order
             on a tie).
         stragglers: ranks whose ``compared_s`` exceeds the median by more than ``straggler_pct`` percent.
+        median_compared_s: that median: the median rank's ``compared_s`` (seconds; per step with ``own_per_step``),
+            the one figure the stragglers, ``vs_median_pct`` and the straggler line are measured against.
         straggler_pct: that threshold (``data/timeline_rules.toml`` ``[ranks] straggler_pct``).
         kernels: the top kernels by summed total time, largest first, with their imbalance across ranks.
         compared_by: ``"own"`` (own work per trace) or ``"own_per_step"`` (own work / step count: the traces hold
@@ -158,6 +160,7 @@ class RanksReport:
     factors: tuple[float, ...] = ()
     balanced_wall_s: float | None = None
     hidden_wall_s: float | None = None
+    median_compared_s: float = 0.0
     exposed_s: float = 0.0
     wait_s: float = 0.0
 
@@ -299,4 +302,4 @@ def reduce_ranks(summaries: Sequence[RankSummary], *, top: int = 10, straggler_p
         slowest_rank=slowest.rank, stragglers=tuple(ln.rank for ln in lines if ln.straggler),
         straggler_pct=straggler_pct, kernels=tuple(kernels), compared_by="own_per_step" if per_step else "own",
         factors=fs, balanced_wall_s=balanced, hidden_wall_s=hidden, exposed_s=sum(ln.exposed_s for ln in lines),
-        wait_s=sum(ln.wait_s for ln in lines))
+        wait_s=sum(ln.wait_s for ln in lines), median_compared_s=median_cmp)

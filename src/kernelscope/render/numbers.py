@@ -1,0 +1,79 @@
+"""Numbers shown together, as a reader of a table expects them: sibling durations in one unit and one precision,
+sibling counts in one precision (the rules :class:`kernelscope.render.common.Fmt` words them by). Pure functions
+of the values and the language's words; no I/O."""
+
+from __future__ import annotations
+
+import math
+
+#: Decimal SI prefixes, largest first.
+PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+#: Duration units, largest first (seconds per unit).
+TIME_SCALES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+#: The durations of a note that are one quantity before and after a change (``{base_s} -> {after_s}``): worded
+#: together by :meth:`Fmt.words`; every other duration of a note is worded alone.
+SIBLING_DURATIONS = (("before_s", "after_s"), ("base_s", "after_s"), ("lane_base_s", "lane_after_s"),
+                     ("unfused_s", "fused_s"), ("replay_s", "loop_s"))
+
+
+def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[str]:
+    """Durations of one quantity shown together (seconds; see :meth:`Fmt.times` for the rules); ``nm``: the
+    language's "not measured" (for None), ``below``: its "< {x}%" template (``labels.toml`` ``pct_below``), used
+    without the percent sign for a value below the shared unit's resolution."""
+    real = [abs(s) for s in seconds if s]
+    if not real:
+        return [nm if s is None else "0 s" for s in seconds]
+    top = float(f"{max(real):.4g}")  # (999.96 µs is 1.000 ms)
+    scale, unit = next(((k, u) for k, u in TIME_SCALES if top >= k), TIME_SCALES[-1])
+    scaled = [None if not s else s / scale for s in seconds]
+    base = max(3 - int(math.floor(math.log10(top / scale + 1e-12))), 0)  # 4 significant digits of the largest
+
+    def exact(x: float, d: int) -> bool:  # exact at d decimals (durations from whole-ns / whole-µs stamps)
+        return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-6 * max(1.0, abs(x) * 10 ** d)
+
+    low = min(abs(x) for x in scaled if x)
+    digits = base
+    if all(exact(x, base) for x in scaled if x):
+        digits = next(d for d in range(base + 1) if all(exact(x, d) for x in scaled if x))
+    while digits < 3 and low * 10 ** digits < 1:  # the smallest shows no significant digit: give it one
+        digits += 1
+    floor = 10.0 ** -digits / 2
+    out = []
+    for s, x in zip(seconds, scaled):
+        if s is None or not s:
+            out.append(nm if s is None else "0 s")
+        elif abs(x) < floor:
+            out.append(below.format(x=f"{10.0 ** -digits:.{digits}f}").removesuffix("%") + f" {unit}")
+        else:
+            out.append(f"{x:.{digits}f} {unit}")
+    return out
+
+
+def counts(values: tuple[float | None, ...], zh: bool, nm: str) -> list[str]:
+    """Counts shown together (see :meth:`Fmt.counts` for the rules): by 万 / 亿 when ``zh``, else by SI prefixes;
+    ``nm``: the language's "not measured" (for None or NaN)."""
+    scaled: list[tuple[float, str] | str] = []
+    for value in values:
+        if value is None or value != value:
+            scaled.append(nm)
+        elif abs(value) < 1e4:
+            scaled.append(f"{value:.4g}" if value != int(value) else str(int(value)))
+        elif zh:
+            scale, unit = (1e8, "亿") if abs(value) >= 1e8 else (1e4, "万")
+            scaled.append((value / scale, unit))
+        else:
+            scale, prefix = next(((k, p) for k, p in PREFIXES if abs(value) >= k), (1.0, ""))
+            if abs(value) / scale >= 999.5 and scale < PREFIXES[0][0]:  # 999 950 is 1.00 M, not 1000 k
+                scale, prefix = next((k, p) for k, p in reversed(PREFIXES) if k > scale)
+            scaled.append((value / scale, prefix))
+
+    def exact(x: float, d: int) -> bool:
+        return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-9 * max(1.0, abs(x) * 10 ** d)
+
+    digits: dict[str, int] = {}
+    for unit in {u for item in scaled if isinstance(item, tuple) for u in item[1:]}:
+        xs = [x for item in scaled if isinstance(item, tuple) and item[1] == unit for x in item[:1]]
+        top = float(f"{max(abs(x) for x in xs):.3g}")
+        base = max(2 - int(math.floor(math.log10(top))), 0)
+        digits[unit] = next((d for d in range(base) if all(exact(x, d) for x in xs)), base)
+    return [item if isinstance(item, str) else f"{item[0]:.{digits[item[1]]}f} {item[1]}" for item in scaled]
