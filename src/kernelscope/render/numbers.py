@@ -38,6 +38,10 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
     while digits < 3 and low * 10 ** digits < 1:  # the smallest shows no significant digit: give it one
         digits += 1
     floor = 10.0 ** -digits / 2
+    if len(seconds) > 1 and any(x and not exact(x, digits) and abs(x) * 10 ** digits < 100 for x in scaled):
+        # a value three orders below the largest would lose its digits in the shared unit (1.4 µs beside 34.78 ms
+        # is not 0.001 ms): each value in its own unit, as it reads alone
+        return [durations((s,), nm, below)[0] for s in seconds]
     out = []
     for s, x in zip(seconds, scaled):
         if s is None or not s:
