@@ -29,7 +29,7 @@ from .memory_causes import (
     REQUESTS, SHARED_OPS, WAVEFRONT_FINDINGS, cause, excess_l1_wavefronts, register_spills, shared_bank_conflicts,
     uncoalesced_global, uncoalesced_shared,
 )
-from .performance import PREDICTION, SHARED_UNIT, UPPER_BOUND, Change
+from .performance import PREDICTION, SHARED_UNIT, UPPER_BOUND, Change, predict, relieves
 
 M_L2_PCT = "lts__throughput.avg.pct_of_peak_sustained_elapsed"
 M_L2_READS = "lts__t_sectors_srcunit_tex_op_read.sum"
@@ -340,9 +340,37 @@ def stall_causes(ctx: KernelContext, done: Done) -> Iterator[Finding]:
             continue
         change = Change(waiting=min(1.0, s.share), kind=UPPER_BOUND,
                         what=f"{describe(s.reason).display_name} hidden: {s.share:.3f} of all warp cycles")
+        values.update(stall_cap(ctx, change, done))
         yield Finding(finding_id, "optimization", Note(f"f_{finding_id}", {**values, "idle": 1.0 - issue / 100.0}),
                       evidence, advice=f"finding:{finding_id}", source=source(key), remedies=remedy,
                       **ctx.sized(change))
+
+
+def stall_cap(ctx: KernelContext, change: Change, done: Done) -> dict:
+    """What caps the estimate of hiding a stall, for the finding's text: when the model's floor (a unit the hiding
+    leaves as it is, at its busiest instance) and not the hidden waiting decides the estimate, ``cap_unit`` (its
+    unit id), ``cap_pct`` (the floor, % of the elapsed time), ``cap_x`` (the bound, 1 / floor) and ``relief_id``:
+    of the findings reported before this one that remove some of that unit's work (or of a part of it: the
+    shared-memory wavefronts of the L1 data pipe) or name it as the launch's limiter (:func:`limiter_unit`), the
+    one with the largest estimate (one without an estimate last), or None. Empty when the hiding itself decides the
+    estimate (or only the launch overhead caps it). Hiding a stall moves the same work faster; only a change of that
+    unit's work (less traffic, fewer accesses) gains beyond the cap, and the text points there instead of promising
+    it."""
+    if not ctx.units.counters:
+        return {}
+    e = predict(ctx.units, change)
+    counter = ctx.units.counter(e.limiter) if e.limiter else None
+    if counter is None or not e.limited:
+        return {}
+    # the unit's own work, or a part of it (the shared-memory wavefronts are wavefronts of the L1 data pipe)
+    wholes = {c.metric for c in ctx.units.of(counter.unit)}
+    units = {counter.unit, *(c.unit for c in ctx.units.counters if wholes & set(c.part_of))}
+    relief = [f for found in done.values() for f in found
+              if f.advice is not None and (limiter_unit(f) in units or f.change is not None
+                                           and any(relieves(f.change, u, ctx.units) for u in units))]
+    best = max(relief, key=lambda f: f.estimated_speedup or 0.0, default=None)
+    return {"cap_unit": counter.unit, "cap_pct": 100.0 * e.floor, "cap_x": e.speedup,
+            "relief_id": best.id if best is not None else None}
 
 
 def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:

@@ -11,7 +11,8 @@ from . import Model, NonEmpty, check_lang, load
 
 
 class FindingText(Model, kw_only=True):
-    """One ``[finding.<id>]`` table: title / action templates (en, zh), the change of work its estimate is made from
+    """One ``[finding.<id>]`` table: title / action templates (en, zh; ``capped_*``: the action of a stall finding
+    whose estimate another unit caps), the change of work its estimate is made from
     (:mod:`kernelscope.analysis.performance`; documentation, the rule is the code), the Nsight rules that report the
     same cause, the per-instruction metrics that locate it (first one present wins), and the level of its remedy:
     ``"code"`` (edit the kernel: not advised for a library kernel) or ``"call"`` (how and how often it is launched,
@@ -28,6 +29,8 @@ class FindingText(Model, kw_only=True):
     name_zh: str = ""
     action_en: NonEmpty
     action_zh: NonEmpty
+    capped_en: str = ""
+    capped_zh: str = ""
     change: NonEmpty
     nsight_rules: tuple[str, ...] = ()
     locate: tuple[str, ...] = ()
@@ -40,6 +43,8 @@ class FindingText(Model, kw_only=True):
     def __post_init__(self) -> None:
         if self.verify and self.verify_unit is None:
             raise ValueError(f"field 'verify_unit': a waste counter needs its unit ({self.title_en!r})")
+        if bool(self.capped_en) != bool(self.capped_zh):
+            raise ValueError(f"fields 'capped_en' / 'capped_zh': both or neither ({self.title_en!r})")
 
     def title(self, lang: str) -> str:
         """The finding's title in ``lang`` (a template: it may hold fields of the finding's values)."""
@@ -51,8 +56,12 @@ class FindingText(Model, kw_only=True):
         text = self.name_zh if check_lang(lang) == "zh" else self.name_en
         return text or self.title(lang)
 
-    def action(self, lang: str) -> str:
-        """The action template in ``lang``."""
+    def action(self, lang: str, capped: bool = False) -> str:
+        """The action template in ``lang``; with ``capped``, the capped one where the finding has it (``capped_en``
+        / ``capped_zh``: a stall finding whose estimate of hiding the stall another unit caps says so and points at
+        reducing that unit's work, :func:`kernelscope.analysis.causes.stall_cap`)."""
+        if capped and self.capped_en:
+            return self.capped_zh if check_lang(lang) == "zh" else self.capped_en
         return self.action_zh if check_lang(lang) == "zh" else self.action_en
 
 

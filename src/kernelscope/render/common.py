@@ -537,6 +537,11 @@ class Fmt:
                                     self.lang)
         if finding.id == "waste_not_collected":  # the limiting pipe, by its name
             values["unit"] = self.unit(str(values["unit"]))
+        if values.get("cap_unit") is not None:  # a stall finding capped by a unit: that unit, and who sizes its relief
+            values["cap_unit"] = self.unit(str(values["cap_unit"]))
+            relief = values.get("relief_id")
+            values["relief"] = (self.label("stall_relief_none") if relief is None else
+                                self.label("stall_relief", title=self.finding_title(str(relief))))
         if finding.id in ("not_collected", "waste_not_collected"):  # the sections it lacks, what each would show
             gaps = [self.label(f"gap_{name}") for name in str(values["sections"]).split()]
             values["shown"] = (self.label("gap_one", a=gaps[0]) if len(gaps) == 1 else
@@ -605,7 +610,8 @@ class Fmt:
         kind, _, rest = advice_id.partition(":")
         if kind == "finding":
             values = self.finding_values(finding) if finding is not None else {}
-            return safe(fill(findings()[rest].action(self.lang), values, self.lang))
+            capped = values.get("cap_unit") is not None
+            return safe(fill(findings()[rest].action(self.lang, capped), values, self.lang))
         if kind == "class":  # the class's remedies that hold for the launch, with the numbers of the finding
             ids = finding.remedies if finding is not None else ()
             values = self.words(finding.message.key, finding.message.values) if finding is not None else {}
