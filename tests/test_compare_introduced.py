@@ -245,11 +245,13 @@ def test_only_the_work_grew_with_the_same_waste_per_request():
     text = flat(rc.to_text(c, "en", width=300))
     assert "global load requests 1 M -> 2 M (2.00x; 16 -> 16 sectors per request)" in text
     # the counterpart: the same work, each request now 16 sectors instead of 8: the waste per request grew
-    worse = compare([_work(1.0e-3, 1.0e6, 8.0)], [_work(1.6e-3, 1.0e6, 16.0)]).pairs[0]
+    wc = compare([_work(1.0e-3, 1.0e6, 8.0)], [_work(1.6e-3, 1.0e6, 16.0)])
+    worse = wc.pairs[0]
     found = {i.finding_id: i for i in worse.introduced}
     assert "uncoalesced_global" in found
     assert found["uncoalesced_global"].after_per_work > 1.1 * found["uncoalesced_global"].before_per_work
     assert "global_load_requests" not in {x.key for x in worse.grown_work}  # the requests did not grow
+    assert "(4 M -> 12 M sectors; 1 -> 3 per ideal sector)" in flat(rc.to_text(wc, "en", width=300))
 
 
 def test_work_that_grew_on_an_idle_unit_is_not_listed():

@@ -30,7 +30,8 @@ from .compare_program import ProgramFigure, ProgramSide, program_figure
 from .names import generated_pairs, generated_stem, signature
 from .noise import significance, weighted_noise
 from .performance import PostHoc, posthoc
-from .introduced import Introduction, LaunchChange, WorkGrowth, grown_work, introductions, launch_changes, model_disagrees
+from .introduced import (Introduction, LaunchChange, WorkGrowth, grown_work, introductions, launch_changes,
+                         model_disagrees)
 from .resolved import Resolution, resolutions
 from .selection import kernel_names, match, select
 
