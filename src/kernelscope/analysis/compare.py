@@ -30,7 +30,8 @@ from .compare_program import ProgramFigure, ProgramSide, program_figure
 from .names import generated_pairs, generated_stem, signature
 from .noise import significance, weighted_noise
 from .performance import PostHoc, posthoc
-from .introduced import Introduction, LaunchChange, introductions, launch_changes
+from .introduced import (Introduction, LaunchChange, WorkGrowth, grown_work, introductions, launch_changes,
+                         model_disagrees)
 from .resolved import Resolution, resolutions
 from .selection import kernel_names, match, select
 
@@ -131,6 +132,10 @@ class KernelComparison:
             sized by the AFTER finding's own estimate).
         launch_changes: the launch-configuration fields that changed (:func:`.introduced.launch_changes`), kept when
             they explain something: a finding introduced, or a slower AFTER (:attr:`regressed`); else empty.
+        grown_work: the work a slower AFTER does materially more of (:func:`.introduced.grown_work`: requests,
+            instructions, sectors, bytes, pipe work), largest factor first; empty for a faster one.
+        model_disagrees: the post-hoc model's speedup and the measured one differ by at least
+            :data:`.introduced.MODEL_DISAGREES` times (:func:`.introduced.model_disagrees`).
     """
 
     before_name: str
@@ -153,6 +158,8 @@ class KernelComparison:
     clocks: ClockChange | None = None
     introduced: tuple[Introduction, ...] = ()
     launch_changes: tuple[LaunchChange, ...] = ()
+    grown_work: tuple[WorkGrowth, ...] = ()
+    model_disagrees: bool = False
 
     @property
     def regressed(self) -> bool:
@@ -392,9 +399,11 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
             rule = r.rule_id or r.title
             if rule not in predictions or r.estimated_speedup_pct > predictions[rule].estimated_speedup_pct:
                 predictions[rule] = Prediction(rule, r.estimated_speedup_pct, reduction)
-    introduced = introductions(before.representative, after.representative, _regressed(speedup, noise))
-    launch = launch_changes(before.representative, after.representative) \
-        if introduced or _regressed(speedup, noise) else ()
+    slower = _regressed(speedup, noise)
+    introduced = introductions(before.representative, after.representative, slower)
+    launch = launch_changes(before.representative, after.representative) if introduced or slower else ()
+    check = _posthoc(before, after)
+    grown = grown_work(before.representative, after.representative, check, before.median_s, slower)
     return KernelComparison(
         before_name=before.name,
         after_name=after.name,
@@ -409,7 +418,7 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
         explanation=_explain(b, a, speedup, shift, noise),
         predicted=predicted_speedups(before.representative),
         shape_differs=matched_by in ("name", "signature", "sole") and _shape_differs(before, after),
-        posthoc=_posthoc(before, after),
+        posthoc=check,
         noise=noise_level,
         generator=generator,
         resolved=resolutions(before.representative, after.representative),
@@ -417,6 +426,8 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
                             [(after.representative.kernel, a.duration_s or 0.0)]),
         introduced=introduced,
         launch_changes=launch,
+        grown_work=grown,
+        model_disagrees=model_disagrees(check.speedup if check is not None else None, speedup),
     )
 
 

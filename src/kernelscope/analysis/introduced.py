@@ -12,13 +12,14 @@ the occupancy limiters are the resources whose limit equals it).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 from ..knowledge.criteria import criteria
 from ..knowledge.findings import findings as finding_texts
 from .diagnosis import KernelDiagnosis
-from .resolved import UNCHANGED_BAND, _waste
+from .performance import PostHoc, WorkChange
+from .resolved import UNCHANGED_BAND, _waste, waste_per_work
 
 #: Achieved occupancy (percentage points) that must move before it counts as changed: the launch-to-launch drift of a
 #: re-profiled kernel is a few points (the same threshold as the ``cmp_occupancy`` note of :mod:`.compare`).
@@ -47,6 +48,8 @@ class Introduction:
             >= 1: what removing the cause would give AFTER, ``"prediction"`` or ``"upper_bound"``), None without one.
         before_estimate: BEFORE's estimate of the same finding (status ``"worse"``), else None.
         bound: the bottleneck class the finding supports (e.g. ``"occupancy-bound"``), or None.
+        before_per_work / after_per_work: the waste per unit of its work (``data/findings.toml`` ``verify_per``:
+            e.g. excess sectors per ideal sector), None when the finding has no such measure or a side lacks it.
     """
 
     finding_id: str
@@ -58,6 +61,8 @@ class Introduction:
     estimate_kind: str | None
     before_estimate: float | None = None
     bound: str | None = None
+    before_per_work: float | None = None
+    after_per_work: float | None = None
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,10 @@ def introductions(before: KernelDiagnosis, after: KernelDiagnosis, slower: bool 
     A finding with a waste counter (``data/findings.toml`` ``verify``) is judged by its counter, the fact both sides
     can hold: introduced when the counter grew beyond :data:`.resolved.UNCHANGED_BAND` of BEFORE's (``"new"`` when
     BEFORE does not report the finding, ``"worse"`` when it does), or when BEFORE does not measure the counter and
-    does not report the finding (``"new"``, BEFORE's value None: not measured).
+    does not report the finding (``"new"``, BEFORE's value None: not measured). Where both sides measure the
+    finding's work (``verify_per``), the waste per unit of that work must have grown beyond the band too: a waste
+    count that grew only with the work (the same sectors per request, twice the requests) is not a worse access
+    pattern, and the work that grew is what :func:`grown_work` lists.
 
     A finding without a counter (a stall share, a bound) is judged by the share of its launch's time the performance
     model gives it, ``1 - 1 / estimate``, and only when AFTER is ``slower``: in a faster kernel a share that grows is
@@ -120,8 +128,12 @@ def introductions(before: KernelDiagnosis, after: KernelDiagnosis, slower: bool 
         reported = fid in before_ids
         vb = _waste(terms, before.kernel.metrics) if terms else None
         va = _waste(terms, after.kernel.metrics) if terms else None
+        pb = waste_per_work(text, before.kernel.metrics) if terms else None
+        pa = waste_per_work(text, after.kernel.metrics) if terms else None
         if terms:
             grew = vb is not None and va is not None and va > (1 + UNCHANGED_BAND) * vb and va > 0
+            if grew and pb is not None and pa is not None and not pa > (1 + UNCHANGED_BAND) * pb:
+                grew = False  # the waste grew with the work only: the grown work says it (grown_work)
             if not (grew or (not reported and vb is None)):
                 continue
         elif not (slower and _share_grew(before_found.get(fid), f)):
@@ -129,7 +141,8 @@ def introductions(before: KernelDiagnosis, after: KernelDiagnosis, slower: bool 
         old = before_found.get(fid)
         status = "worse" if reported else "new"
         out.append(Introduction(fid, status, terms, vb, va, f.estimated_speedup, f.estimate_kind,
-                                old.estimated_speedup if old is not None and reported else None, f.bound))
+                                old.estimated_speedup if old is not None and reported else None, f.bound,
+                                pb, pa))
     return tuple(out)
 
 
@@ -207,3 +220,162 @@ def _differs(name: str, b, a) -> bool:
     if name == "theoretical_occupancy_pct":
         return round(a, 1) != round(b, 1)
     return b != a
+
+
+#: A counter of work has grown when AFTER's is at least this many times BEFORE's. Judgement: well beyond the
+#: re-profiling spread (:data:`.resolved.UNCHANGED_BAND`, 10 %), and a quarter more of the work a unit does is the
+#: smallest growth that can by itself explain a slowdown the gate flags (a kernel bound by that unit, 1.25x its
+#: time: 0.80x).
+WORK_GROWTH = 1.25
+
+#: ... and large enough to matter in the model: the busiest unit it lands on (of :data:`WORK_COUNTERS`' path, measured
+#: on both sides) did at least this much more busy time at its peak, as a share of BEFORE's duration (0.05 = 5 % of
+#: the kernel time). Less could not explain a slowdown beyond the run-to-run spread even if the unit limited the
+#: kernel; a counter that doubles on an idle unit (0.1 % -> 0.2 % busy) is not what made the kernel slower.
+MIN_ADDED_BUSY = 0.05
+
+#: The counters of work compare follows (metric, what it counts: the ``work_<key>`` label, its unit: the
+#: ``work_unit_<unit>`` label, the units of ``data/units.toml`` it loads, nearest first). Memory requests are the
+#: instructions of the LSU pipe as the L1 takes them (``l1tex__t_requests``: one per warp-wide instruction), sectors
+#: the 32-byte pieces the L1 and L2 move, DRAM bytes what the memory read and wrote.
+WORK_COUNTERS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "global_load_requests", "requests", ("lsu", "l1")),
+    ("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "global_store_requests", "requests", ("lsu", "l1")),
+    ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "global_atomic_requests", "requests",
+     ("lsu", "l1", "l2_atomics")),
+    ("l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "global_reduction_requests", "requests",
+     ("lsu", "l1", "l2_atomics")),
+    ("l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", "local_load_requests", "requests", ("lsu", "l1")),
+    ("l1tex__t_requests_pipe_lsu_mem_local_op_st.sum", "local_store_requests", "requests", ("lsu", "l1")),
+    ("smsp__sass_inst_executed_op_shared_ld.sum", "shared_load_instructions", "instructions", ("lsu", "shared", "l1")),
+    ("smsp__sass_inst_executed_op_shared_st.sum", "shared_store_instructions", "instructions",
+     ("lsu", "shared", "l1")),
+    ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "global_load_sectors", "sectors", ("l1", "xbar", "l2")),
+    ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "global_store_sectors", "sectors", ("l1", "xbar", "l2")),
+    ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "local_load_sectors", "sectors", ("l1", "xbar", "l2")),
+    ("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "local_store_sectors", "sectors", ("l1", "xbar", "l2")),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "shared_wavefronts", "wavefronts", ("shared", "l1")),
+    ("lts__t_sectors.sum", "l2_sectors", "sectors", ("l2", "xbar")),
+    ("dram__bytes_read.sum", "dram_read", "bytes", ("dram", "l2")),
+    ("dram__bytes_write.sum", "dram_write", "bytes", ("dram", "l2")),
+    ("smsp__inst_executed.sum", "instructions", "instructions", ("issue",)),
+)
+
+#: The SM pipes whose work (busy share x duration, :class:`.performance.WorkChange`) stands for the instructions they
+#: executed where the report counts no instructions of them: a pipe whose work grew is listed as such.
+PIPE_UNITS = ("fma", "alu", "fp64", "fp16", "tensor", "shared_pipe", "xu", "adu", "cbu", "uniform", "tex", "tma")
+
+#: The model's speedup for the measured change of work (:class:`.performance.PostHoc`) disagrees with the measured one
+#: when either is at least this many times the other. Judgement: many times the re-profiling spread (10 %) and more
+#: than the smallest slowdown the gate flags; stricter than the "within 1.5x" of ``docs/calibration.md`` on purpose,
+#: so that a check giving 1.19x for a kernel measured 0.85x does not read as agreement: the busy units the model
+#: prices do not explain that change (a latency the grown work added, say).
+MODEL_DISAGREES = 1.25
+
+
+@dataclass(frozen=True)
+class WorkGrowth:
+    """A counter of work the AFTER launch does materially more of (:func:`grown_work`).
+
+    Attributes:
+        metric: the counter (a :data:`WORK_COUNTERS` metric; for a pipe of :data:`PIPE_UNITS`, its busiest
+            throughput sub-metric).
+        key: what it counts (``work_<key>`` label): ``"global_load_requests"``, ... or ``"pipe"``.
+        count_unit: the counter's unit: ``"requests"``, ``"instructions"``, ``"sectors"``, ``"wavefronts"``,
+            ``"bytes"``, or ``"seconds"`` (a pipe's busy time at its peak).
+        before / after: the counter on each side (both measured).
+        unit: the busiest unit it lands on (``data/units.toml`` id, measured on both sides), None when none of its
+            units was measured on both sides (then its size in the model is not known).
+        unit_ratio: that unit's work after / before (busy time at its peak), None with ``unit``.
+        unit_added_share: the busy time that unit added, as a share of BEFORE's duration (0-1), None with ``unit``.
+        per_request_before / per_request_after: for memory requests, the sectors each moved (the same space and op's
+            ``l1tex__t_sectors`` / ``l1tex__t_requests``: 4 for a warp of 4-byte loads of consecutive addresses, 16
+            for float4), None when a side lacks the sectors: whether the accesses got narrower or only more.
+    """
+
+    metric: str
+    key: str
+    count_unit: str
+    before: float
+    after: float
+    unit: str | None
+    unit_ratio: float | None
+    unit_added_share: float | None
+    per_request_before: float | None = None
+    per_request_after: float | None = None
+
+    @property
+    def ratio(self) -> float:
+        """after / before (inf when BEFORE did none of it)."""
+        return self.after / self.before if self.before > 0 else math.inf
+
+
+def _landing(path: tuple[str, ...], changes: Mapping[str, WorkChange]) -> WorkChange | None:
+    """The unit of ``path`` the grown work lands on: of those measured on both sides whose work grew, the busiest
+    AFTER (its largest AFTER work); without one that grew, the busiest of them (which then added nothing); None when
+    none is measured on both sides."""
+    found = [changes[u] for u in path if u in changes]
+    grew = [w for w in found if w.after_s > w.before_s]
+    return max(grew or found, key=lambda w: w.after_s, default=None)
+
+
+def grown_work(before: KernelDiagnosis, after: KernelDiagnosis, check: PostHoc | None, before_s: float | None,
+               slower: bool) -> tuple[WorkGrowth, ...]:
+    """The work the AFTER launch does materially more of (:class:`WorkGrowth`), only when AFTER is ``slower`` (in
+    a faster kernel the work it added was paid for by more it saved: the trade the change made, not what explains
+    the result). A counter of :data:`WORK_COUNTERS` both profiles measured that grew at least :data:`WORK_GROWTH`
+    times, landing on a unit that did at least :data:`MIN_ADDED_BUSY` of BEFORE's time more work (or on no unit
+    measured on both sides: then listed, its size not known); a pipe of :data:`PIPE_UNITS` whose own work grew as
+    much. ``check`` is the pair's :class:`.performance.PostHoc` (the units' work on both sides), ``before_s`` BEFORE's
+    duration (s). Largest factor first."""
+    if not slower:
+        return ()
+    changes = {w.unit: w for w in (check.changes if check is not None else ())}
+    mb, ma = before.kernel.metrics, after.kernel.metrics
+    out: list[WorkGrowth] = []
+
+    def material(w: WorkChange | None) -> bool:
+        return w is None or (bool(before_s) and (w.after_s - w.before_s) >= MIN_ADDED_BUSY * before_s)
+
+    for metric, key, count_unit, path in WORK_COUNTERS:
+        b, a = mb.get(metric), ma.get(metric)
+        if b is None or a is None or not (math.isfinite(b) and math.isfinite(a)) or not a > 0:
+            continue
+        if not a >= WORK_GROWTH * b:
+            continue
+        w = _landing(path, changes)
+        if not material(w):
+            continue
+        g = _growth(metric, key, count_unit, b, a, w, before_s)
+        if count_unit == "requests":
+            sectors = metric.replace("l1tex__t_requests_", "l1tex__t_sectors_")
+            g = replace(g, per_request_before=_per(mb.get(sectors), b), per_request_after=_per(ma.get(sectors), a))
+        out.append(g)
+    for unit in PIPE_UNITS:
+        w = changes.get(unit)
+        if w is None or not w.after_s >= WORK_GROWTH * w.before_s or not material(w):
+            continue
+        out.append(_growth(w.metric, "pipe", "seconds", w.before_s, w.after_s, w, before_s))
+    return tuple(sorted(out, key=lambda g: -g.ratio))
+
+
+def _per(value: float | None, count: float) -> float | None:
+    """``value / count``, None when ``value`` is missing or not finite or ``count`` is 0."""
+    if value is None or not math.isfinite(value) or not count > 0:
+        return None
+    return value / count
+
+
+def _growth(metric: str, key: str, count_unit: str, b: float, a: float, w: WorkChange | None,
+            before_s: float | None) -> WorkGrowth:
+    if w is None or not before_s:
+        return WorkGrowth(metric, key, count_unit, b, a, None, None, None)
+    return WorkGrowth(metric, key, count_unit, b, a, w.unit, w.ratio, (w.after_s - w.before_s) / before_s)
+
+
+def model_disagrees(model_speedup: float | None, measured_speedup: float | None) -> bool:
+    """Whether the model's speedup for the measured change of work and the measured speedup differ by at least
+    :data:`MODEL_DISAGREES` times either way (False when either is not known)."""
+    if not model_speedup or not measured_speedup or model_speedup <= 0 or measured_speedup <= 0:
+        return False
+    return max(model_speedup / measured_speedup, measured_speedup / model_speedup) >= MODEL_DISAGREES

@@ -17,13 +17,17 @@ class Resolution:
     Attributes:
         finding_id: the BEFORE finding.
         status: ``"resolved"`` (its waste counter fell to at most :data:`RESOLVED_SHARE` of BEFORE's, or to 0),
-            ``"reduced"`` (below :data:`UNCHANGED_BAND`), ``"unchanged"`` (within it), ``"worse"`` (above it),
+            ``"reduced"`` (below :data:`UNCHANGED_BAND`), ``"unchanged"`` (within it), ``"worse"`` (above it, and
+            where the finding's work is measured on both sides (``verify_per``), its waste per unit of work above it
+            too), ``"with_work"`` (above it, but the waste per unit of work within it: it grew only with the work),
             ``"not_measured"`` (AFTER lacks the counter); for a finding without a waste counter ``"gone"`` (AFTER does
             not report it) or ``"still_reported"``.
         measure: the waste counter (``data/findings.toml`` ``verify``: signed terms), empty when none.
         before_value / after_value: the counter on each side (None: not measured or no counter).
         estimated_speedup / estimate_kind: the BEFORE finding's own estimate (a factor >= 1, ``"prediction"`` or
             ``"upper_bound"``), None when it has none.
+        before_per_work / after_per_work: the waste per unit of the finding's work (``verify_per``), None when it
+            names none or a side lacks it.
     """
 
     finding_id: str
@@ -33,6 +37,8 @@ class Resolution:
     after_value: float | None
     estimated_speedup: float | None
     estimate_kind: str | None
+    before_per_work: float | None = None
+    after_per_work: float | None = None
 
 
 #: A waste counter at or below this share of BEFORE's is resolved; within (1 -/+ UNCHANGED_BAND) it is unchanged.
@@ -55,6 +61,17 @@ def _waste(terms: tuple[str, ...], metrics) -> float | None:
                 return None
         total += sign * value
     return max(total, 0.0)
+
+
+def waste_per_work(text, metrics) -> float | None:
+    """A finding's waste counter (``verify``) per unit of its work (``verify_per``: signed terms, e.g. the ideal
+    sectors of the same accesses), or None when the finding names no work, a side lacks a term, or the work is 0."""
+    if text is None or not text.verify or not text.verify_per:
+        return None
+    waste, work = _waste(text.verify, metrics), _waste(text.verify_per, metrics)
+    if waste is None or work is None or not work > 0:
+        return None
+    return waste / work
 
 
 def resolutions(before: KernelDiagnosis, after: KernelDiagnosis) -> tuple[Resolution, ...]:
@@ -87,5 +104,8 @@ def resolutions(before: KernelDiagnosis, after: KernelDiagnosis) -> tuple[Resolu
             status = "unchanged"
         else:
             status = "worse"
-        out.append(Resolution(f.id, status, terms, vb, va, f.estimated_speedup, f.estimate_kind))
+        pb, pa = waste_per_work(text, before.kernel.metrics), waste_per_work(text, after.kernel.metrics)
+        if status == "worse" and pb is not None and pa is not None and pa <= (1 + UNCHANGED_BAND) * pb:
+            status = "with_work"  # the same waste per unit of work, more work: not a worse access pattern
+        out.append(Resolution(f.id, status, terms, vb, va, f.estimated_speedup, f.estimate_kind, pb, pa))
     return tuple(out)

@@ -21,7 +21,9 @@ class FindingText(Model, kw_only=True):
     (``remedies``, first that holds), and its waste counter (``verify``: signed terms, each a metric name, ``-name``
     or a number, summed; what ``compare`` follows from BEFORE to AFTER to say whether the change resolved it:
     :func:`kernelscope.analysis.compare.resolutions`) with what it counts (``verify_unit``: the ``resolved_<unit>``
-    label that prints the two values with their unit)."""
+    label that prints the two values with their unit), and the work that waste is of (``verify_per``: signed terms
+    like ``verify``, e.g. the ideal sectors of the same accesses; ``verify_per_unit``: the ``per_<unit>`` label), so
+    that a waste that grew only with the work is not read as worse."""
 
     title_en: NonEmpty
     title_zh: NonEmpty
@@ -39,12 +41,17 @@ class FindingText(Model, kw_only=True):
     remedies: tuple[str, ...] = ()
     verify: tuple[str, ...] = ()
     verify_unit: Literal["sectors", "wavefronts", "conflicts", "idle_threads"] | None = None
+    verify_per: tuple[str, ...] = ()
+    verify_per_unit: Literal["ideal_sector", "ideal_wavefront", "shared_instruction", "instruction"] | None = None
 
     def __post_init__(self) -> None:
         if self.verify and self.verify_unit is None:
             raise ValueError(f"field 'verify_unit': a waste counter needs its unit ({self.title_en!r})")
         if bool(self.capped_en) != bool(self.capped_zh):
             raise ValueError(f"fields 'capped_en' / 'capped_zh': both or neither ({self.title_en!r})")
+        if self.verify_per and (not self.verify or self.verify_per_unit is None):
+            raise ValueError(f"field 'verify_per': the work of a waste counter needs the counter and its unit "
+                             f"({self.title_en!r})")
 
     def title(self, lang: str) -> str:
         """The finding's title in ``lang`` (a template: it may hold fields of the finding's values)."""

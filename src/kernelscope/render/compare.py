@@ -41,7 +41,8 @@ from .documents.compare import (
     StallShiftDoc,
     WorkChangeDoc,
 )
-from .compare_introduced import introduced_lines, introduction_doc, launch_change_doc
+from ..analysis.introduced import MODEL_DISAGREES
+from .compare_introduced import grown_work_doc, introduced_lines, introduction_doc, launch_change_doc, posthoc_order
 from .json import finite, notes, null_reasons
 
 SCHEMA = "kernelscope.compare/2"
@@ -318,8 +319,13 @@ def _posthoc(p: KernelComparison, f: Fmt) -> str | None:
     check = p.posthoc
     if check is None or check.speedup is None:
         return None
-    items = f.listing(f"{f.unit(w.unit)} {w.ratio:.2f}" for w in check.changes[:3] if math.isfinite(w.ratio))
-    return f.label("posthoc_items", items=items or f.label("list_none"), model=_speed(check.speedup, f), got=_speed(p.speedup, f))
+    shown = posthoc_order(p)
+    items = f.listing(f"{f.unit(w.unit)} {w.ratio:.2f}" for w in shown if math.isfinite(w.ratio))
+    text = f.label("posthoc_items", items=items or f.label("list_none"), model=_speed(check.speedup, f), got=_speed(p.speedup, f))
+    if p.model_disagrees:
+        text += f.semi + f.label("posthoc_disagrees_work" if p.grown_work else "posthoc_disagrees",
+                                 factor=f.factor(MODEL_DISAGREES))
+    return text
 
 
 def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
@@ -331,7 +337,11 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
         if r.before_value is not None or r.after_value is not None:
             unit = findings()[r.finding_id].verify_unit
             before, after = f.counts(r.before_value, r.after_value)  # one quantity before -> after: one precision
-            text += f.paren(f.label(f"resolved_{unit}", before=before, after=after))
+            measured = f.label(f"resolved_{unit}", before=before, after=after)
+            per = findings()[r.finding_id].verify_per_unit
+            if r.status == "with_work" and r.before_per_work is not None and r.after_per_work is not None:
+                measured += f.semi + f.label(f"per_{per}", before=f"{r.before_per_work:.3g}", after=f"{r.after_per_work:.3g}")
+            text += f.paren(measured)
         if r.estimated_speedup is not None:
             key = "est_kernel_bound" if r.estimate_kind == "upper_bound" else "est_kernel"
             text += f.semi + f.label("resolved_estimate", estimate=f.label(key, x=r.estimated_speedup))
@@ -488,14 +498,15 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
             explanation=notes(p.explanation, f), not_measured=[],
             posthoc=None if p.posthoc is None or p.posthoc.speedup is None else PostHocDoc(
                 changes=[WorkChangeDoc(unit=w.unit, metric=w.metric, before_s=w.before_s, after_s=w.after_s)
-                         for w in p.posthoc.changes], speedup=p.posthoc.speedup),
+                         for w in p.posthoc.changes], speedup=p.posthoc.speedup, disagrees=p.model_disagrees),
             noise=finite(p.noise), generator=p.generator, resolved=[_resolution(r) for r in p.resolved],
             clocks=_clocks(p.clocks), introduced=[introduction_doc(r) for r in p.introduced],
             launch_changes=[launch_change_doc(x) for x in p.launch_changes],
+            grown_work=[grown_work_doc(g) for g in p.grown_work],
         )
         k.not_measured = null_reasons(k, f, {**_DERIVED_NULLS, "/posthoc": "posthoc_none"},
                                       ("/explanation", "/predictions", "/not_measured", "/posthoc", "/resolved",
-                                       "/generator", "/clocks", "/introduced", "/launch_changes"))
+                                       "/generator", "/clocks", "/introduced", "/launch_changes", "/grown_work"))
         kernels.append(k)
     return encode(CompareDoc(
         schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
@@ -526,7 +537,8 @@ def _clocks(c: ClockChange | None) -> ClockChangeDoc | None:
 def _resolution(r: Resolution) -> ResolutionDoc:
     return ResolutionDoc(finding_id=r.finding_id, status=r.status, measure=list(r.measure),  # type: ignore[arg-type]
                          before_value=finite(r.before_value), after_value=finite(r.after_value),
-                         estimated_speedup=finite(r.estimated_speedup), estimate_kind=r.estimate_kind)  # type: ignore[arg-type]
+                         estimated_speedup=finite(r.estimated_speedup), estimate_kind=r.estimate_kind,  # type: ignore[arg-type]
+                         before_per_work=finite(r.before_per_work), after_per_work=finite(r.after_per_work))
 
 
 def _method(m: Measurement | None) -> MethodDoc | None:

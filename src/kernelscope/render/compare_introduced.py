@@ -5,24 +5,33 @@ BEFORE lacks or has less of, then the launch configuration that changed) and the
 from __future__ import annotations
 
 from ..analysis.compare import KernelComparison
-from ..analysis.introduced import Introduction, LaunchChange
+from ..analysis.introduced import Introduction, LaunchChange, WorkGrowth
+from ..analysis.performance import WorkChange
 from ..knowledge.findings import findings
-from .common import Fmt
-from .documents.compare import IntroductionDoc, LaunchChangeDoc
+from .common import Fmt, si
+from .documents.compare import IntroductionDoc, LaunchChangeDoc, WorkGrowthDoc
 from .json import finite
+
+#: Units the model check names at least (the largest changes of work), besides those the grown work lands on.
+POSTHOC_SHOWN = 3
 
 
 def introduced_lines(p: KernelComparison, f: Fmt) -> list[str]:
     """One line per AFTER finding the change introduced: "occupancy limited by a resource: new; AFTER: at most 1.55x
     this kernel", "uncoalesced global accesses: worse (58.7 M -> 73.4 M sectors); AFTER: est. 1.85x this kernel
     (BEFORE 2.19x)", then the launch configuration that changed ("registers/thread 117 -> 167; ..."); empty when
-    the change introduced nothing."""
-    out = []
+    the change introduced nothing. The work a slower AFTER does materially more of comes first ("global load
+    requests 1.18 M -> 4.33 M (3.67x), on the load/store (LSU) pipe: its work 2.04x")."""
+    out = [grown_work_text(g, f) for g in p.grown_work]
     for r in p.introduced:
         text = f.label("resolved_item", finding=f.finding_title(r.finding_id), status=f.label(f"status_{r.status}"))
         if r.measure:
-            unit = findings()[r.finding_id].verify_unit
-            text += f.paren(f.label(f"resolved_{unit}", before=f.count(r.before_value), after=f.count(r.after_value)))
+            texts = findings()[r.finding_id]
+            measured = f.label(f"resolved_{texts.verify_unit}", before=f.count(r.before_value), after=f.count(r.after_value))
+            if r.before_per_work is not None and r.after_per_work is not None:
+                measured += f.semi + f.label(f"per_{texts.verify_per_unit}", before=f"{r.before_per_work:.3g}",
+                                             after=f"{r.after_per_work:.3g}")
+            text += f.paren(measured)
         if r.estimated_speedup is not None:
             key = "est_kernel_bound" if r.estimate_kind == "upper_bound" else "est_kernel"
             estimate = f.label(key, x=r.estimated_speedup)
@@ -33,6 +42,52 @@ def introduced_lines(p: KernelComparison, f: Fmt) -> list[str]:
     if p.launch_changes:
         out.append(f.head(f.label("introduced_launch"), launch_changes_text(p.launch_changes, f)))
     return out
+
+
+def _work_value(g: WorkGrowth, value: float, f: Fmt) -> str:
+    """A counter of work in its unit: bytes as ``69.3 MB``, a pipe's busy time as a duration, counts as
+    :meth:`Fmt.count`."""
+    if g.count_unit == "bytes":
+        return si(value, "B", 3)
+    if g.count_unit == "seconds":
+        return f.time(value)
+    return f.count(value)
+
+
+def grown_work_text(g: WorkGrowth, f: Fmt) -> str:
+    """"global load requests 1.18 M -> 4.33 M (3.67x), on the load/store (LSU) pipe: its work 2.04x": the counter
+    before and after with its factor, and the unit it lands on (a pipe's own work: only its busy time)."""
+    what = f.label("work_pipe", unit=f.unit(g.unit)) if g.key == "pipe" and g.unit else f.label(f"work_{g.key}")
+    where = ""
+    if g.key != "pipe":
+        where = f.label("work_on_unit", unit=f.unit(g.unit), factor=f.factor(g.unit_ratio)) if g.unit \
+            else f.label("work_unit_not_measured")
+    factor = f.factor(g.ratio)
+    if g.per_request_before is not None and g.per_request_after is not None:
+        factor += f.semi + f.label("work_per_request", before=f"{g.per_request_before:.3g}",
+                                   after=f"{g.per_request_after:.3g}")
+    return f.label("work_grew", what=what, before=_work_value(g, g.before, f), after=_work_value(g, g.after, f),
+                   factor=factor, where=where)
+
+
+def posthoc_order(p: KernelComparison) -> list[WorkChange]:
+    """The units the model check names: those the grown work lands on first (so that it reads with what the change
+    introduced), then the largest changes of work, :data:`POSTHOC_SHOWN` at least."""
+    if p.posthoc is None:
+        return []
+    landing = {g.unit for g in p.grown_work if g.unit}
+    first = [w for w in p.posthoc.changes if w.unit in landing]
+    rest = [w for w in p.posthoc.changes if w.unit not in landing]
+    return first + rest[:max(0, POSTHOC_SHOWN - len(first))]
+
+
+def grown_work_doc(g: WorkGrowth) -> WorkGrowthDoc:
+    """The JSON document of one :class:`WorkGrowth`."""
+    return WorkGrowthDoc(metric=g.metric, key=g.key, count_unit=g.count_unit,  # type: ignore[arg-type]
+                         before=g.before, after=g.after, unit=g.unit, unit_ratio=finite(g.unit_ratio),
+                         unit_added_share=finite(g.unit_added_share),
+                         per_request_before=finite(g.per_request_before),
+                         per_request_after=finite(g.per_request_after))
 
 
 def launch_changes_text(changes: tuple[LaunchChange, ...], f: Fmt) -> str:
@@ -63,7 +118,8 @@ def introduction_doc(r: Introduction) -> IntroductionDoc:
     return IntroductionDoc(finding_id=r.finding_id, status=r.status, measure=list(r.measure),  # type: ignore[arg-type]
                            before_value=finite(r.before_value), after_value=finite(r.after_value),
                            estimated_speedup=finite(r.estimated_speedup), estimate_kind=r.estimate_kind,  # type: ignore[arg-type]
-                           before_estimate=finite(r.before_estimate), bound=r.bound)
+                           before_estimate=finite(r.before_estimate), bound=r.bound,
+                           before_per_work=finite(r.before_per_work), after_per_work=finite(r.after_per_work))
 
 
 def _launch_json(value: object) -> float | list | None:

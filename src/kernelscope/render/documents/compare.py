@@ -74,16 +74,23 @@ class ResolutionDoc(Doc):
     """what became of one BEFORE finding in AFTER, from its waste counter"""
 
     finding_id: Annotated[str, Meta(description="the BEFORE finding (a table [finding.<id>] of kernelscope/data/findings.toml)")]
-    status: Annotated[Literal["resolved", "reduced", "unchanged", "worse", "not_measured", "gone", "still_reported"],
+    status: Annotated[Literal["resolved", "reduced", "unchanged", "worse", "with_work", "not_measured", "gone",
+                              "still_reported"],
                       Meta(description=(
                           "resolved: its waste counter fell to <= 5 % of BEFORE's; reduced: below 90 %; unchanged: "
-                          "within 10 %; worse: above 110 %; not_measured: a side lacks the counter; for a finding "
+                          "within 10 %; worse: above 110 % (and per unit of its work too, where both sides measure "
+                          "that work); with_work: above 110 %, but per unit of its work within 10 % (it grew only "
+                          "with the work); not_measured: a side lacks the counter; for a finding "
                           "without a waste counter, gone (AFTER does not report it) or still_reported"))]
     measure: Annotated[list[str], Meta(description="the waste counter: signed terms (metric, -metric, number), summed")]
     before_value: Annotated[float | None, Meta(description="the counter BEFORE (in the metric's unit)")]
     after_value: Annotated[float | None, Meta(description="the counter AFTER")]
     estimated_speedup: Annotated[float | None, Meta(description="the BEFORE finding's own estimate (ratio >= 1)")]
     estimate_kind: Annotated[Literal["prediction", "upper_bound"] | None, Meta(description="what the estimate is")]
+    before_per_work: Annotated[float | None, Meta(description=(
+        "the waste counter BEFORE per unit of the finding's work (kernelscope/data/findings.toml verify_per; "
+        "ratio); null: no such measure, or not measured"))] = None
+    after_per_work: Annotated[float | None, Meta(description="the same AFTER")] = None
 
 
 class IntroductionDoc(Doc):
@@ -101,6 +108,33 @@ class IntroductionDoc(Doc):
     estimate_kind: Annotated[Literal["prediction", "upper_bound"] | None, Meta(description="what the estimate is")]
     before_estimate: Annotated[float | None, Meta(description="BEFORE's estimate of the same finding (status worse), else null")] = None
     bound: Annotated[str | None, Meta(description="the bottleneck class the finding supports, or null")] = None
+    before_per_work: Annotated[float | None, Meta(description=(
+        "the waste counter BEFORE per unit of the finding's work (kernelscope/data/findings.toml verify_per, e.g. "
+        "excess sectors per ideal sector; ratio); null: no such measure, or not measured"))] = None
+    after_per_work: Annotated[float | None, Meta(description=(
+        "the same AFTER; a worse status needs it above 110 % of BEFORE's where both are measured"))] = None
+
+
+class WorkGrowthDoc(Doc):
+    """a counter of work a slower AFTER does materially more of (>= 1.25x, on a unit that did >= 5 % of the BEFORE
+    time more work)"""
+
+    metric: Annotated[str, Meta(description="the Nsight Compute counter (for a pipe: its busiest throughput sub-metric)")]
+    key: Annotated[str, Meta(description=(
+        "what it counts: global_load_requests, global_store_requests, shared_load_instructions, global_load_sectors, "
+        "l2_sectors, dram_read, dram_write, instructions, ... or pipe"))]
+    count_unit: Annotated[Literal["requests", "instructions", "sectors", "wavefronts", "bytes", "seconds"], Meta(
+        description="the counter's unit (seconds: a pipe's busy time at its peak)")]
+    before: Annotated[float, Meta(description="the counter BEFORE")]
+    after: Annotated[float, Meta(description="the counter AFTER")]
+    unit: Annotated[str | None, Meta(description=(
+        "the busiest unit it lands on (kernelscope/data/units.toml id); null: none of its units measured on both sides"))]
+    unit_ratio: Annotated[float | None, Meta(description="that unit's work after / before (busy time at its peak; ratio)")]
+    unit_added_share: Annotated[float | None, Meta(description=(
+        "the busy time that unit added, as a share of the BEFORE duration (fraction)"))]
+    per_request_before: Annotated[float | None, Meta(description=(
+        "for memory requests: the sectors per request BEFORE (the same space and op); null otherwise or not measured"))] = None
+    per_request_after: Annotated[float | None, Meta(description="the same AFTER")] = None
 
 
 class LaunchChangeDoc(Doc):
@@ -158,6 +192,9 @@ class PostHocDoc(Doc):
     speedup: Annotated[float, Meta(ge=1.0e-9, description=(
         "the model's speedup for that change of work: 1 / max(1 - the largest busy time a unit lost, the busiest "
         "unit's AFTER work), both as shares of the BEFORE time (ratio)"))]
+    disagrees: Annotated[bool, Meta(description=(
+        "true when that speedup and the measured one differ by 1.25 times or more either way: the units' busy time "
+        "does not explain the change"))] = False
 
 
 class ComparedKernelDoc(Doc):
@@ -197,6 +234,9 @@ class ComparedKernelDoc(Doc):
     launch_changes: Annotated[list[LaunchChangeDoc], Meta(description=(
         "the launch-configuration fields that changed, only when they explain something (a finding introduced, or "
         "a slower AFTER); empty otherwise"))] = []
+    grown_work: Annotated[list[WorkGrowthDoc], Meta(description=(
+        "the work a slower AFTER does materially more of (requests, instructions, sectors, bytes, pipe work), "
+        "largest factor first; empty for a faster AFTER"))] = []
     clocks: Annotated[ClockChangeDoc | None, Meta(description=(
         "the two median launches' clocks and SM cycles; null when neither records a clock"))] = None
 
