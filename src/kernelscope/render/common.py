@@ -388,9 +388,8 @@ class Fmt:
         four significant digits (:meth:`time` is this for one value); when every value is exact at fewer decimals
         they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``, ``2.0 µs -> 2.5 µs``, ``500 µs``;
         not ``1.000 ms``); a small value that would show no significant digit gets up to three decimals (the
-        next unit's resolution: ``3.469 ms / 0.001 ms / 34.780 ms`` where 1 µs is exact); a value that the shared unit
-        would round to fewer than three significant digits (1.4 µs beside 34.78 ms) makes each value of the group
-        take its own unit instead, as it reads alone.
+        next unit's resolution: ``3.469 ms / 0.001 ms / 34.780 ms``); one the shared unit would round to fewer than
+        three significant digits (1.4 µs beside 34.78 ms) makes each value take its own unit, as it reads alone.
         Nothing at all is ``0 s``, never a bare ``0``; None is "not measured"."""
         return durations(seconds, self.nm, label("pct_below", self.lang))
 
