@@ -107,7 +107,8 @@ ASSUMPTIONS = frozenset({"assumed_chain", "epilogue_assumed"})
 
 def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
     """The candidate (number ``i`` of the table) in one sentence (its numbers are the estimate's own): a predicted
-    fused time when the bytes are known, else the fused time said to be not known and the saving an upper bound."""
+    fused time when the bytes are known, else the fused time said to be not known and the saving an upper bound;
+    a fused time no shorter than the unfused one (at the precision shown) is said to save nothing."""
     fuse = f.note(Note("fu_fuse" if e.head is None else "fu_fuse_head", {"n": len(e.kernels)}))
     if e.fused_s is None:
         key = "fu_bytes_assumed" if e.head is None else "fu_bytes_epilogue_assumed"
@@ -122,6 +123,9 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
                                                 "fused": _bytes(e.fused_bytes, f),
                                                 "fraction": f.share(e.bytes_fraction),
                                                 "bw": si(e.achieved_bytes_per_s, "B/s", 4)}))
+    if e.saving_s <= 0 or f.time(e.fused_s) == f.time(e.unfused_s):  # no saving: said plainly, not compared
+        return Note("fu_summary_none", {"i": i, "n": len(e.kernels), "fuse": fuse, "unfused_s": e.unfused_s,
+                                        "bytes": bytes_text, "runs": _runs(e, f)})
     # a report's chain: the fused time at the bandwidth reached is the least it can be (the data flow assumed)
     return Note("fu_summary_flow" if e.estimate_kind == "upper_bound" else "fu_summary", {
         "i": i, "n": len(e.kernels), "fuse": fuse,
