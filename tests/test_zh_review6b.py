@@ -87,3 +87,56 @@ def test_a_graph_replay_name_stays_whole_in_a_name_cell():
     from kernelscope.render.cjk import name_breaks
     name = "CUDA graph 12 (replay)"
     assert not any(0 < i < len(name) for i in name_breaks(name))
+
+
+ATOPOS = "Atopos0313__cuda_learning__reports_day08_{}.ncu-rep"
+
+
+@pytest.mark.parametrize("lang,estimate", [("zh", "（1.65×）"), ("en", " (1.65x)")])
+def test_an_estimate_beside_a_finding_title_is_in_parentheses(capsys, monkeypatch, lang, estimate):
+    import re
+    monkeypatch.setenv("COLUMNS", "200")
+    args = ["compare", str(need(CORPUS_NCU / ATOPOS.format("before"))), str(need(CORPUS_NCU / ATOPOS.format("after")))]
+    assert main(args + ["--lang", lang]) in (0, 1)
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "1.65" in x and ("预估" in x or "estimate" in x.lower()))
+    assert estimate in line, line
+    assert ("停顿为主（1.03×）" if lang == "zh" else " (1.03x)") in line, line  # was "…为主 1.03×", "…） 1.03×"
+    assert not re.search(r"） [\d.]+×", out), out
+
+
+TRACE = SHARED / "corpus" / "torch_traces" / "hta_trace_filter_sampled_rank-0.json.gz"
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_the_fusion_table_keeps_every_column(capsys, monkeypatch, width):
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert main(["fusion", str(need(TRACE)), "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    from kernelscope.render.common import Fmt as F
+    f = F("zh")
+    for key in ("fu_runs", "fu_unfused", "fu_fused", "fu_saving", "fu_program", "fu_route"):
+        assert f.label(key) in out, (key, out)
+    assert "峰值下" in out and "字节数" in out
+    assert "≤ 1.256 ms" in out and "GEMM 尾处理" in out  # the cells of the columns once dropped
+    assert all(len(line) <= width for line in out.splitlines())
+
+
+def test_the_ranks_imbalance_table_keeps_every_column_at_80(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["timeline", "--as-ranks", str(need(CASES / "N14_ranks_ddp_compute_straggler")), "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    table = out.split("跨 Rank 不均衡")[1]
+    rows = [line for line in table.splitlines() if line.strip().startswith(("ncclDevKernel_", "resnet_", "sgd_"))]
+    assert rows and all(line.rstrip().endswith("4/4") for line in rows), table  # the last column, ranks running it
+    from rich.cells import cell_len
+    assert all(cell_len(line) <= 80 for line in out.splitlines())
+
+
+def test_the_stall_column_of_source_takes_the_room_at_120(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    report = CORPUS_NCU / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_07_vectorize.ncu-rep"
+    assert main(["source", str(need(report)), "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert any("Long Scoreboard（等待 L1/TEX" in line for line in out.splitlines()), out  # was "（等待" / "L1/TEX"
+    assert "执行次数" in out  # the columns beside it stay

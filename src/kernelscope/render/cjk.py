@@ -35,7 +35,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 
-__all__ = ["CJKConsole", "CJKText", "HeaderText", "NameText", "break_opportunities", "divide", "hang", "has_cjk",
+__all__ = ["CJKConsole", "CJKText", "HeaderText", "NameText", "NarrowHeader", "narrow_header", "break_opportunities", "divide", "hang", "has_cjk",
            "header", "name_breaks", "name_text", "path_breaks", "path_text", "PATH", "phrases", "strong_breaks",
            "word_bounds", "words", "wrap"]
 
@@ -472,6 +472,21 @@ class HeaderText(CJKText):
     ASCII run), never inside a word ("线程" / "数")."""
 
     strict = True
+
+
+class NarrowHeader(HeaderText):
+    """A table header that wraps at its strong breaks even in a column that does not wrap (a column of numbers
+    kept whole): it measures at its narrowest piece, so a long header ("DRAM 峰值下（上限）") does not widen its
+    column of short values; it is a :class:`HeaderText` already (:func:`header` leaves it as it is)."""
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        narrowest = super().__rich_measure__(console, options).minimum
+        return Measurement(narrowest, narrowest)
+
+
+def narrow_header(text: str) -> "NarrowHeader | str":
+    """``text`` as a :class:`NarrowHeader` (set to wrap) when it holds CJK characters, else as it is."""
+    return NarrowHeader(text, no_wrap=False) if has_cjk(text) else text
 
 
 class NameText(CJKText):

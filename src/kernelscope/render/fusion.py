@@ -241,6 +241,7 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     from rich.text import Text
 
     from .cjk import name_text, path_text
+    from .fit import narrow_form
 
     f = Fmt(lang)
     section = fusion_section(estimates, f)
@@ -256,12 +257,45 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
             t.add_column(h, justify="right", no_wrap=True)
     for r in rows:
         t.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))  # the chain wraps between name tokens
+    if f.zh:  # too narrow for its nine columns: two tables, the second keyed by the chain's number
+        narrow_form(t, lambda: _narrow_parts(title, head, rows))
     lt = Table(box=box.SIMPLE, show_header=False)
     lt.add_column(style="bold", no_wrap=True)
     lt.add_column(overflow="fold")
     for label, text in fusion_lines(estimates, f):
         lt.add_row(Text(label), Text(text))
     return parts + [t, lt]
+
+
+#: The columns of the fusion table's first narrow part (:func:`_narrow_parts`); the others go to the second.
+FIRST_PART = (0, 1, 2, 3, 4)
+#: The columns of a narrow part that hold whole values (times): never wrapped; the others wrap.
+WHOLE_COLUMNS = (2, 5, 6)
+
+
+def _narrow_parts(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> list:
+    """The fusion table for a terminal too narrow for its columns side by side (:func:`~.fit.narrow_form`): the
+    chain, its runs, its unfused time, bytes and fused time; then, by the chain's number (``#1``), the bound, the
+    saving, the program share and the route. Every column kept, each table compact (:func:`~.fit.compact`)."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from .cjk import name_text
+    from .fit import compact
+
+    out = []
+    for n, columns in enumerate((FIRST_PART, (0, *(i for i in range(len(head)) if i not in FIRST_PART)))):
+        t = Table(title=title if n == 0 else None, box=box.SIMPLE_HEAD, title_justify="left")
+        for i in columns:
+            left = i in TEXT_COLUMNS
+            t.add_column("#" if n and i == 0 else head[i], justify="left" if left else "right", overflow="fold",
+                         no_wrap=i in WHOLE_COLUMNS or (n > 0 and i == 0))
+        for r in rows:
+            key = r[0].split(" ", 1)[0]  # "#1"
+            t.add_row(*(name_text(r[0]) if i == 0 and not n else Text(key if i == 0 else r[i]) for i in columns))
+        out.append(compact(t))
+    return out
 
 
 def _md(text: str) -> str:
