@@ -72,12 +72,15 @@ def test_no_conflict_is_one_statement(capsys, lang, said):
     ("线程 0～15：Bank 0：16 个字（线程 0～15）；Bank 24：16 个字", "Bank 24"),
     ("访存延迟未被掩盖。位置：PC +0x290（7.1%）、PC +0x230（5.5%）", "PC +0x290"),
     ("耗时最多的是 CUDA graph 1 (replay)，占程序时间的一半", "CUDA graph 1 (replay)"),
+    ("每个每周期 4 B，所有支持的 GPU（计算能力 6.0～12.1）", "计算能力"),
 ])
 def test_a_term_a_number_with_its_word_and_an_address_never_break(text, unbroken):
+    from rich.cells import cell_len
+
     from kernelscope.render.cjk import break_opportunities, wrap
     at = text.index(unbroken)
     assert not any(at < i < at + len(unbroken) for i in break_opportunities(text))
-    for width in range(len(unbroken) + 2, 40):  # (a narrower line folds it, as any piece wider than a line)
+    for width in range(cell_len(unbroken) + 4, 40):  # (a narrower line folds it, as any piece wider than a line)
         lines = wrap(text, width)
         assert any(unbroken in line for line in lines), (width, lines)
         assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # no character lost
@@ -140,3 +143,14 @@ def test_the_stall_column_of_source_takes_the_room_at_120(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert any("Long Scoreboard（等待 L1/TEX" in line for line in out.splitlines()), out  # was "（等待" / "L1/TEX"
     assert "执行次数" in out  # the columns beside it stay
+
+
+@pytest.mark.parametrize("lang,said,not_said", [("zh", "全部 30 个等长时间片都低于", "个等长时间片中有 30 个"),
+                                                ("en", "all 30 equal time slices", "30 of 30")])
+def test_every_slice_below_the_threshold_reads_as_all(lang, said, not_said):
+    from test_timeline import KERNEL, US, tl_from
+    from kernelscope.analysis.timeline import analyse_timeline
+    rows = [(t * US, (t + 10) * US, KERNEL, "k", 0, 7, i) for i, t in enumerate(range(0, 3000, 100))]  # 10% busy
+    (low,) = [f for f in analyse_timeline(tl_from(rows, ["k"])).findings if f.id == "low_utilisation"]
+    text = Fmt(lang).note(low.message)
+    assert said in text and not_said not in text, text

@@ -156,6 +156,8 @@ def _needs(table: Table, console: Console, width: int) -> tuple[int, int, list[i
         need = [low if not c.no_wrap else n for (low, _), n, c in zip(sizes, need, table.columns)]
         need[name] = min(NAME_COMPACT, sizes[name][0])
     wanted = [i for i, c in enumerate(table.columns) if getattr(c, "_want", None) is not None]
+    for i in wanted:
+        table.columns[i]._set = None  # type: ignore[attr-defined]
     if wanted and overhead + sum(high for _, high in sizes) <= width:
         wanted = []  # every cell on one line: rich gives each column its room
     raised = [max(need[i], min(table.columns[i]._want, width // WANT_SHARE, sizes[i][1])) for i in wanted]  # type: ignore[attr-defined]

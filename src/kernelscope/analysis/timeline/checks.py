@@ -349,7 +349,9 @@ def low_utilisation(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
         if not (overall or low):
             continue
         idle_s = d.idle_s if overall else float((chunk_len - chunk_busy)[low_mask].sum()) * 1e-9
-        note = Note("tl_low_utilisation" if overall else "tl_low_utilisation_slices",
+        key = ("tl_low_utilisation_all" if low == chunks else "tl_low_utilisation") if overall \
+            else "tl_low_utilisation_slices"  # every slice low: "all 10", not "10 of 10"
+        note = Note(key,
                     {"device": d.device, "rank": d.rank, "util": d.utilisation_pct, "limit": thr, "low": low,
                      "chunks": chunks, "idle_s": idle_s})
         evidence = (Evidence("device.idle_time", idle_s, "s"), Evidence("low_utilisation.low_slices", low),
