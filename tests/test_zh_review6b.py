@@ -154,3 +154,12 @@ def test_every_slice_below_the_threshold_reads_as_all(lang, said, not_said):
     (low,) = [f for f in analyse_timeline(tl_from(rows, ["k"])).findings if f.id == "low_utilisation"]
     text = Fmt(lang).note(low.message)
     assert said in text and not_said not in text, text
+
+
+@pytest.mark.parametrize("lang,said,not_said", [("zh", "二者没有重叠", "重叠 0 s"), ("en", "no overlap", "overlap 0 s")])
+def test_communication_without_overlap_says_so(capsys, monkeypatch, lang, said, not_said):
+    from conftest import flat
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["timeline", str(need(CASES / "N22_kineto_exposed_comm_two_streams.json")), "--lang", lang]) == 0
+    out = flat(capsys.readouterr().out)
+    assert said in out and not_said not in out, out
