@@ -28,6 +28,8 @@ def test_a_chain_that_saves_nothing_says_so(basis):
     zh, en = Fmt("zh").note(summary_note(e, Fmt("zh"))), Fmt("en").note(summary_note(e, Fmt("en")))
     assert "而非" not in zh and "节省 0 s" not in zh and "没有收益" in zh and zh.count("4.576 µs") == 1, zh
     assert "instead of" not in en and "0 s saved" not in en and "saves nothing" in en, en
+    from kernelscope.render.fusion import fusion_section
+    assert fusion_section([e], Fmt("zh"))[2][0][6] == "无" and fusion_section([e], Fmt("en"))[2][0][6] == "none"
     saving = _chain(bytes_basis=basis)  # a real saving keeps the comparison
     assert "而非" in Fmt("zh").note(summary_note(saving, Fmt("zh")))
 

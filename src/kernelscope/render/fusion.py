@@ -64,10 +64,17 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
     for i, e in enumerate(estimates):
         rows.append([f"#{i + 1} {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
                      _fused_cell(e, f), f.time(e.fused_bound_s),
-                     ("≤ " if e.estimate_kind == "upper_bound" else "") + f.time(e.saving_s),
+                     _saving_cell(e, f),
                      f.share(e.program_fraction) + f.paren(_x(e.program_speedup, f)),
                      f.label(f"fu_route_{e.route}")])
     return f.label("fu_title"), head, rows
+
+
+def _saving_cell(e: FusionEstimate, f: Fmt) -> str:
+    """The saving per run ("≤" on an upper bound); no saving is "none", never "≤ 0 s"."""
+    if e.saving_s <= 0:
+        return f.label("fu_saving_none")
+    return ("≤ " if e.estimate_kind == "upper_bound" else "") + f.time(e.saving_s)
 
 
 def _gain(e: FusionEstimate, f: Fmt) -> str:
