@@ -34,11 +34,14 @@ def _english_unless_asked(monkeypatch):
 
 
 _CJK_CHAR = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
-_WRAP = re.compile(rf"(?<={_CJK_CHAR})\s*\n\s*(?={_CJK_CHAR})")
+_FULL_WIDTH_PUNCTUATION = r"[\u3000-\u303f\uff00-\uffef]"
+_WRAP = re.compile(rf"(?<={_CJK_CHAR})\s*\n\s*(?={_CJK_CHAR})|(?<={_FULL_WIDTH_PUNCTUATION})\s*\n\s*"
+                   rf"|\s*\n\s*(?={_FULL_WIDTH_PUNCTUATION})")
 
 
 def flat(text: str) -> str:
     """Wrapped terminal text as one line: a line break between two Chinese characters (where CJK-aware wrapping may
-    break, wherever the paths printed before it put the break) joins them without a space; any other run of
+    break, wherever the paths printed before it put the break), or after or before full-width punctuation ("1、3、" /
+    "5"), joins them without a space; any other run of
     whitespace becomes one space."""
     return " ".join(_WRAP.sub("", text).split())

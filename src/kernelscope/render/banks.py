@@ -62,6 +62,9 @@ def _conflict_text(layout: Layout, f: Fmt) -> str:
     if layout.conflict_free:
         return f.label("banks_conflict_none")
     per = f.label("banks_per_phase") if layout.lanes_per_phase < 32 else ""
+    if len(layout.conflicting) == len(layout.requests):  # every request: "all 32 columns", not "32 of 32"
+        return f.label("banks_conflict_all", n=layout.n_way, per=per, worst=_which(layout, layout.worst.index, f),
+                       count=len(layout.requests), unit=f.label(f"banks_unit_{layout.access}"))
     return f.label("banks_conflict_value", n=layout.n_way, per=per, worst=_which(layout, layout.worst.index, f),
                    k=len(layout.conflicting), count=len(layout.requests), unit=f.label(f"banks_unit_{layout.access}"),
                    which=compact(layout.conflicting, dash=_dash(f), comma=_comma(f)))

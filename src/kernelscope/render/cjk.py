@@ -14,7 +14,9 @@ line start and line end; Unicode UAX #14):
   an ASCII word (4.790 ms, 1.81 GHz, 14.2 FLOP/B);
 - never right after a list marker at the start of a line ("1. ", "2) ", "• ");
 - never inside a word of the glossary or of its list of common words (耗时, 中位数, 分析器: :func:`words`); a full
-  line prefers to end between two such words.
+  line prefers to end between two such words;
+- never inside a term of several ASCII words (Tensor Core, Short Scoreboard), between an ASCII word and its number
+  (Bank 24, GPU 0), inside ``PC +0x290`` or ``CUDA graph 1 (replay)`` (:func:`phrases`).
 
 :class:`CJKConsole` is the ``rich.console.Console`` every table and text of kernelscope is printed with: it hands
 rich, for each text holding CJK characters, a :class:`CJKText` that wraps at those places (:func:`divide`, rich's
@@ -33,8 +35,8 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 
-__all__ = ["CJKConsole", "CJKText", "HeaderText", "NameText", "break_opportunities", "divide", "hang", "has_cjk",
-           "header", "name_breaks", "name_text", "path_breaks", "path_text", "PATH", "strong_breaks",
+__all__ = ["CJKConsole", "CJKText", "HeaderText", "NameText", "NarrowHeader", "narrow_header", "break_opportunities", "divide", "hang", "has_cjk",
+           "header", "name_breaks", "name_text", "path_breaks", "path_text", "PATH", "phrases", "strong_breaks",
            "word_bounds", "words", "wrap"]
 
 #: Characters no line may start with: closing and pausing punctuation, full-width and half-width.
@@ -108,6 +110,43 @@ def words(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+#: A run of two or more ASCII words in a term (``Tensor Core``, ``Long Scoreboard``, ``Math Pipe Throttle``).
+_ASCII_PHRASE = re.compile(r"[A-Za-z][\w/.+-]*(?: [A-Za-z][\w/.+-]*)+")
+#: Multi-word names the zh text uses that are not glossary terms of their own.
+PHRASES = ("CUDA Graph", "Nsight Systems", "Compute Capability")
+#: Pieces of text no line breaks inside, beside the terms (:func:`phrases`): an ASCII word and the number after
+#: it (``Bank 24``, ``GPU 0``, ``Rank 3``, ``CC 12.x``), an instruction's address (``PC +0x290``), a graph's replay
+#: (``CUDA graph 1 (replay)``, :data:`~kernelscope.timeline_model.GRAPH_REPLAY_NAME`).
+_GLUED = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+|(?<![\w.])[A-Za-z][A-Za-z0-9_]* \+?\d[\w.]*")
+#: The same, in a name: the address and the replay only (a name's words and numbers break as a name's do).
+_GLUED_NAME = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+")
+
+
+@cache
+def _phrase_pattern() -> re.Pattern[str] | None:
+    """One alternation of the multi-word ASCII terms of the glossary and of the stall reasons' Chinese names
+    (``Tensor Core``, ``Short Scoreboard``), longest first; None when there are none."""
+    from ..knowledge.glossary import glossary
+    from ..knowledge.stalls import reasons
+
+    texts = [t.zh for t in glossary().term] + [r.display_name_zh for r in reasons().values()]
+    found = {m.group(0) for t in texts for m in _ASCII_PHRASE.finditer(t)} | set(PHRASES)
+    if not found:
+        return None
+    return re.compile("|".join(re.escape(w) for w in sorted(found, key=len, reverse=True)))
+
+
+def phrases(text: str, name: bool = False) -> list[tuple[int, int]]:
+    """(start, end) of the pieces of ``text`` a line never breaks inside although they hold a space: a term of
+    several ASCII words (``Tensor Core``, ``Short Scoreboard``: :func:`_phrase_pattern`), an ASCII word and its
+    number (``Bank 24``), ``PC +0x290``, ``CUDA graph 1 (replay)``; in a name (``name``) the last two only."""
+    if name:
+        return [m.span() for m in _GLUED_NAME.finditer(text)]
+    pattern = _phrase_pattern()
+    out = [m.span() for m in pattern.finditer(text)] if pattern is not None else []
+    return out + [m.span() for m in _GLUED.finditer(text)]
+
+
 def break_opportunities(text: str) -> list[int]:
     """The offsets where a line of ``text`` (one paragraph: no line feed) may break, the next line starting there,
     by the rules of the module docstring."""
@@ -117,6 +156,7 @@ def break_opportunities(text: str) -> list[int]:
     glued = _inside_number_units(text)
     found = words(text)
     glued.update(i for a, b in found for i in range(a + 1, b))  # 耗|时: inside a word
+    glued.update(i for a, b in phrases(text) for i in range(a + 1, b))  # Tensor |Core, Bank |24, PC |+0x290
     ends = {b for _, b in found}  # a determiner that ends a word is none (至多 |1.65×)
     out = []
     for i in range(first, len(text)):
@@ -197,6 +237,7 @@ def name_breaks(text: str) -> list[int]:
     ext = EXTENSION.search(text)
     out = []
     inside = {i for a, b in words(text) for i in range(a + 1, b)}  # 分析|器: a word of the suffix
+    inside.update(i for a, b in phrases(text, name=True) for i in range(a + 1, b))  # CUDA graph 1 (|replay)
     for i in range(1, len(text)):
         before, ch = text[i - 1], text[i]
         if i in inside:
@@ -251,16 +292,18 @@ _FOLD_NO_START = NO_LINE_START | {">"}
 _FOLD_NO_END = NO_LINE_END | {"<"}
 
 
-def _fold(piece: str, width: int) -> list[str]:
+def _fold(piece: str, width: int, rest: int | None = None) -> list[str]:
     """``piece`` (one unbreakable piece wider than a line) cut into lines of ``width`` cells (rich's
     ``chop_cells``), each cut moved back at most half a line to a name's break (:func:`name_breaks`: an identifier
     in a sentence, ``…LoaderIter.`` / ``__next__``) or before ``<`` and ``(``, else to a camel-case word (``FusedBiasAddCUDAKernel`` /
     ``Half``), else a few characters where it would start a line with closing punctuation or ``>``, or end one
-    with opening punctuation or ``<`` (``(…`` / ``)``: the ``(…)`` moves down whole)."""
+    with opening punctuation or ``<`` (``(…`` / ``)``: the ``(…)`` moves down whole); the lines after the first
+    ``rest`` cells wide (default ``width``: a hanging item's)."""
     parts, start = [], 0
+    first, rest = width, width if rest is None else rest
     cuts = set() if has_cjk(piece) else {*name_breaks(piece), *(i for i, c in enumerate(piece) if c in "<(" and i)}
     camel = set() if has_cjk(piece) else {i for i in range(1, len(piece) - 1) if _camel(piece, i)}
-    while cell_len(piece[start:]) > width:
+    while cell_len(piece[start:]) > (width := first if not parts else rest):
         end = start + len(chop_cells(piece[start:], width)[0])
         back = range(end, start + (end - start) // 2, -1)  # at most half a line back
         end = next((j for j in back if j in cuts), None) or next((j for j in back if j in camel), None) or next(
@@ -298,7 +341,7 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
         elif length > room or length > rest:
             if fold:
                 size = rest if start else room  # English as rich folds it; a name or Chinese at no ")" alone
-                chopped = _fold(piece, size) if name or has_cjk(text) else chop_cells(piece, size)
+                chopped = _fold(piece, size, rest) if name or has_cjk(text) else chop_cells(piece, size)
                 for n, part in enumerate(chopped):
                     if start:
                         breaks.append(start)
@@ -429,6 +472,21 @@ class HeaderText(CJKText):
     ASCII run), never inside a word ("线程" / "数")."""
 
     strict = True
+
+
+class NarrowHeader(HeaderText):
+    """A table header that wraps at its strong breaks even in a column that does not wrap (a column of numbers
+    kept whole): it measures at its narrowest piece, so a long header ("DRAM 峰值下（上限）") does not widen its
+    column of short values; it is a :class:`HeaderText` already (:func:`header` leaves it as it is)."""
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        narrowest = super().__rich_measure__(console, options).minimum
+        return Measurement(narrowest, narrowest)
+
+
+def narrow_header(text: str) -> "NarrowHeader | str":
+    """``text`` as a :class:`NarrowHeader` (set to wrap) when it holds CJK characters, else as it is."""
+    return NarrowHeader(text, no_wrap=False) if has_cjk(text) else text
 
 
 class NameText(CJKText):

@@ -309,7 +309,7 @@ def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
 
 def _estimates(p: KernelComparison, f: Fmt) -> str:
     """kernelscope's estimates from the BEFORE findings (largest first) next to the measured speedup."""
-    items = f.listing(f"{f.finding_title(i)} {f.factor(x)}" for i, x in p.predicted) or f.label("estimated_none")
+    items = f.listing(f.finding_title(i) + f.paren(f.factor(x)) for i, x in p.predicted) or f.label("estimated_none")
     return f.label("estimated_items", items=items, got=_speed(p.speedup, f))
 
 

@@ -7,7 +7,7 @@ layout rich would give it loses characters (:func:`_squeezed`). No analysis here
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from rich.console import Console, Group
 from rich.measure import Measurement
@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .cjk import CJKText, has_cjk, header
+from .cjk import CJKText, NarrowHeader, has_cjk, header
 
 #: Cells the name column keeps at least when the other columns are dropped to fit.
 NAME_MIN = 20
@@ -36,21 +36,69 @@ def drop_first(table: Table, *columns: int) -> Table:
     return table
 
 
+#: Cells the name column of a compact table (:func:`compact`) keeps at least.
+NAME_COMPACT = 12
+
+
+#: A column that wants room (:func:`wants`) is given at most the width divided by this.
+WANT_SHARE = 4
+
+
+def wants(table: Table, column: int, cells: int) -> Table:
+    """Say that a wrapping column of ``table`` (its long sentences: the stall reasons of the hottest instructions)
+    reads badly narrower than ``cells``: fitted, it counts at ``cells`` (at most a quarter of the width, and no more
+    than its widest cell), the rightmost columns dropped for it, and rich gives it that width; returns the table."""
+    table.columns[column]._want = cells  # type: ignore[attr-defined]
+    return table
+
+
+def compact(table: Table) -> Table:
+    """Say that ``table`` keeps its columns by wrapping them: where it does not fit, each column that wraps counts
+    at its narrowest piece (a number with its unit, a word) and the name column at :data:`NAME_COMPACT` cells,
+    not at the width of their cells on one line; returns the table."""
+    table._compact = True  # type: ignore[attr-defined]
+    return table
+
+
+def tight(table: Table) -> Table:
+    """Say that ``table``, where it does not fit, first wraps the Chinese headers of its columns that do not wrap
+    and sits its columns one cell closer (:func:`_tighten`), before any column is dropped; returns the table."""
+    table._tight = True  # type: ignore[attr-defined]
+    return table
+
+
+def narrow_form(table: Table, parts: Callable[[], list[Table]]) -> Table:
+    """Say what ``table`` is printed as where it would lose a column: ``parts()``, tables that together hold each
+    of its columns (each fitted in turn); returns the table."""
+    table._narrow = parts  # type: ignore[attr-defined]
+    return table
+
+
 def fit_tables(renderables: Iterable[object], console: Console) -> list[object]:
     """``renderables`` with every rich :class:`~rich.table.Table` among them (also inside a Group or a Panel) cut to
     ``console.width`` columns (see the module). The tables are changed in place and returned in the list."""
-    out = list(renderables)
+    out = [_narrowed(item, console, console.width) for item in renderables]
     for item in out:
         _fit_any(item, console, console.width)
     return out
+
+
+def _narrowed(item: object, console: Console, width: int) -> object:
+    """``item``, or the parts of its narrow form (:func:`narrow_form`) as one Group where it would lose a column."""
+    parts = getattr(item, "_narrow", None)
+    if not isinstance(item, Table) or parts is None or width <= 0 or not _loses_columns(item, console, width):
+        return item
+    return Group(*parts())
 
 
 def _fit_any(item: object, console: Console, width: int) -> None:
     if isinstance(item, Table):
         _fit(item, console, width)
     elif isinstance(item, Group):
-        for part in item.renderables:
-            _fit_any(part, console, width)
+        shown = item.renderables
+        for i, part in enumerate(shown):
+            shown[i] = _narrowed(part, console, width)
+            _fit_any(shown[i], console, width)
     elif isinstance(item, Padding):
         _fit_any(item.renderable, console, width - item.left - item.right)
     elif isinstance(item, Panel):
@@ -75,12 +123,11 @@ def _fit(table: Table, console: Console, width: int) -> None:
     longest word (at most :data:`NAME_MIN`), is wider than ``width``."""
     if width <= 0 or len(table.columns) < 2:
         return
-    _cjk_cells(table)
-    name = _name_column(table)
-    sizes = [_column_sizes(c, console, width) for c in table.columns]
-    overhead = _minimum(table, console, 1 << 20) - sum(low for low, _ in sizes)  # borders and padding (unclamped)
-    need = [min(high, CELL_MAX) for _, high in sizes]  # a longer word is folded or abbreviated by rich
-    need[name] = min(NAME_MIN, sizes[name][0])  # its longest word, up to NAME_MIN (rich wraps or abbreviates it)
+    _tighten(table, console, width)
+    name, overhead, need = _needs(table, console, width)
+    for c in table.columns:  # a column that wants room (wants) gets it from rich too: a set width, which rich does
+        if getattr(c, "_set", None) is not None:  # not narrow to the other wrapping columns' width
+            c.width = c._set  # type: ignore[attr-defined]
     while len(table.columns) > 1 and (overhead + sum(need) > width or _squeezed(table, console, width)):
         first = [i for i, c in enumerate(table.columns) if c in getattr(table, "_drop_first", ()) and i != name]
         drop = next(iter(sorted(first, key=lambda i: table._drop_first.index(table.columns[i]))), None)  # type: ignore[attr-defined]
@@ -94,6 +141,62 @@ def _fit(table: Table, console: Console, width: int) -> None:
     refit = getattr(table, "_refit", None)  # a title that says what the columns shown are of
     if refit is not None:
         refit(table)
+
+
+def _needs(table: Table, console: Console, width: int) -> tuple[int, int, list[int]]:
+    """(the name column, the cells of borders and padding, the cells each column needs) of ``table`` in
+    ``width`` cells (see :func:`_fit`; a compact table's columns that wrap at their narrowest: :func:`compact`)."""
+    _cjk_cells(table)
+    name = _name_column(table)
+    sizes = [_column_sizes(c, console, width) for c in table.columns]
+    overhead = _minimum(table, console, 1 << 20) - sum(low for low, _ in sizes)  # borders and padding (unclamped)
+    need = [min(high, CELL_MAX) for _, high in sizes]  # a longer word is folded or abbreviated by rich
+    need[name] = min(NAME_MIN, sizes[name][0])  # its longest word, up to NAME_MIN (rich wraps or abbreviates it)
+    if getattr(table, "_compact", False):
+        need = [low if not c.no_wrap else n for (low, _), n, c in zip(sizes, need, table.columns)]
+        need[name] = min(NAME_COMPACT, sizes[name][0])
+    wanted = [i for i, c in enumerate(table.columns) if getattr(c, "_want", None) is not None]
+    for i in wanted:
+        table.columns[i]._set = None  # type: ignore[attr-defined]
+    if wanted and overhead + sum(high for _, high in sizes) <= width:
+        wanted = []  # every cell on one line: rich gives each column its room
+    raised = [max(need[i], min(table.columns[i]._want, width // WANT_SHARE, sizes[i][1])) for i in wanted]  # type: ignore[attr-defined]
+    if any(r > need[i] for i, r in zip(wanted, raised)):  # room to give: each column that wants it is set
+        for i, r in zip(wanted, raised):
+            need[i] = r
+            table.columns[i]._set = r  # type: ignore[attr-defined]
+    return name, overhead, need
+
+
+def _loses_columns(table: Table, console: Console, width: int) -> bool:
+    """Whether :func:`_fit` would drop a column of ``table`` in ``width`` cells (a compact table tightened first:
+    :func:`_tighten`)."""
+    if len(table.columns) < 2:
+        return False
+    _tighten(table, console, width)
+    _, overhead, need = _needs(table, console, width)
+    return overhead + sum(need) > width or _squeezed(table, console, width)
+
+
+def _too_wide(table: Table, console: Console, width: int) -> bool:
+    _, overhead, need = _needs(table, console, width)
+    return overhead + sum(need) > width or _squeezed(table, console, width)
+
+
+def _tighten(table: Table, console: Console, width: int) -> None:
+    """A compact or tight table (:func:`compact`, :func:`tight`) too wide for ``width`` cells: the Chinese headers of its columns that do not
+    wrap wrap at their strong breaks (:class:`~.cjk.NarrowHeader`), then, still too wide, one cell of padding
+    between two columns instead of two (rich's ``collapse_padding``)."""
+    if not (getattr(table, "_compact", False) or getattr(table, "_tight", False)) or not _too_wide(table, console, width):
+        return
+    for column in table.columns:
+        text = column.header.plain if isinstance(column.header, Text) else str(column.header)
+        if column.no_wrap and has_cjk(text) and not isinstance(column.header, NarrowHeader):
+            narrow = NarrowHeader.of(column.header if isinstance(column.header, Text) else Text(text))
+            narrow.no_wrap = False
+            column.header = narrow  # type: ignore[assignment]
+    if _too_wide(table, console, width):
+        table.collapse_padding = True
 
 
 def _squeezed(table: Table, console: Console, width: int) -> bool:

@@ -64,10 +64,17 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
     for i, e in enumerate(estimates):
         rows.append([f"#{i + 1} {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
                      _fused_cell(e, f), f.time(e.fused_bound_s),
-                     ("≤ " if e.estimate_kind == "upper_bound" else "") + f.time(e.saving_s),
+                     _saving_cell(e, f),
                      f.share(e.program_fraction) + f.paren(_x(e.program_speedup, f)),
                      f.label(f"fu_route_{e.route}")])
     return f.label("fu_title"), head, rows
+
+
+def _saving_cell(e: FusionEstimate, f: Fmt) -> str:
+    """The saving per run ("≤" on an upper bound); no saving is "none", never "≤ 0 s"."""
+    if e.saving_s <= 0:
+        return f.label("fu_saving_none")
+    return ("≤ " if e.estimate_kind == "upper_bound" else "") + f.time(e.saving_s)
 
 
 def _gain(e: FusionEstimate, f: Fmt) -> str:
@@ -107,7 +114,8 @@ ASSUMPTIONS = frozenset({"assumed_chain", "epilogue_assumed"})
 
 def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
     """The candidate (number ``i`` of the table) in one sentence (its numbers are the estimate's own): a predicted
-    fused time when the bytes are known, else the fused time said to be not known and the saving an upper bound."""
+    fused time when the bytes are known, else the fused time said to be not known and the saving an upper bound;
+    a fused time no shorter than the unfused one (at the precision shown) is said to save nothing."""
     fuse = f.note(Note("fu_fuse" if e.head is None else "fu_fuse_head", {"n": len(e.kernels)}))
     if e.fused_s is None:
         key = "fu_bytes_assumed" if e.head is None else "fu_bytes_epilogue_assumed"
@@ -122,6 +130,9 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
                                                 "fused": _bytes(e.fused_bytes, f),
                                                 "fraction": f.share(e.bytes_fraction),
                                                 "bw": si(e.achieved_bytes_per_s, "B/s", 4)}))
+    if e.saving_s <= 0 or f.time(e.fused_s) == f.time(e.unfused_s):  # no saving: said plainly, not compared
+        return Note("fu_summary_none", {"i": i, "n": len(e.kernels), "fuse": fuse, "unfused_s": e.unfused_s,
+                                        "bytes": bytes_text, "runs": _runs(e, f)})
     # a report's chain: the fused time at the bandwidth reached is the least it can be (the data flow assumed)
     return Note("fu_summary_flow" if e.estimate_kind == "upper_bound" else "fu_summary", {
         "i": i, "n": len(e.kernels), "fuse": fuse,
@@ -237,6 +248,7 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     from rich.text import Text
 
     from .cjk import name_text, path_text
+    from .fit import narrow_form
 
     f = Fmt(lang)
     section = fusion_section(estimates, f)
@@ -252,12 +264,45 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
             t.add_column(h, justify="right", no_wrap=True)
     for r in rows:
         t.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))  # the chain wraps between name tokens
+    if f.zh:  # too narrow for its nine columns: two tables, the second keyed by the chain's number
+        narrow_form(t, lambda: _narrow_parts(title, head, rows))
     lt = Table(box=box.SIMPLE, show_header=False)
     lt.add_column(style="bold", no_wrap=True)
     lt.add_column(overflow="fold")
     for label, text in fusion_lines(estimates, f):
         lt.add_row(Text(label), Text(text))
     return parts + [t, lt]
+
+
+#: The columns of the fusion table's first narrow part (:func:`_narrow_parts`); the others go to the second.
+FIRST_PART = (0, 1, 2, 3, 4)
+#: The columns of a narrow part that hold whole values (times): never wrapped; the others wrap.
+WHOLE_COLUMNS = (2, 5, 6)
+
+
+def _narrow_parts(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> list:
+    """The fusion table for a terminal too narrow for its columns side by side (:func:`~.fit.narrow_form`): the
+    chain, its runs, its unfused time, bytes and fused time; then, by the chain's number (``#1``), the bound, the
+    saving, the program share and the route. Every column kept, each table compact (:func:`~.fit.compact`)."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from .cjk import name_text
+    from .fit import compact
+
+    out = []
+    for n, columns in enumerate((FIRST_PART, (0, *(i for i in range(len(head)) if i not in FIRST_PART)))):
+        t = Table(title=title if n == 0 else None, box=box.SIMPLE_HEAD, title_justify="left")
+        for i in columns:
+            left = i in TEXT_COLUMNS
+            t.add_column("#" if n and i == 0 else head[i], justify="left" if left else "right", overflow="fold",
+                         no_wrap=i in WHOLE_COLUMNS or (n > 0 and i == 0))
+        for r in rows:
+            key = r[0].split(" ", 1)[0]  # "#1"
+            t.add_row(*(name_text(r[0]) if i == 0 and not n else Text(key if i == 0 else r[i]) for i in columns))
+        out.append(compact(t))
+    return out
 
 
 def _md(text: str) -> str:

@@ -22,7 +22,7 @@ from ..model import SourceMarker
 from ..version import __version__
 from .rich_text import to_plain
 from .common import Fmt, md_code
-from .fit import drop_first
+from .fit import drop_first, tight, wants
 from .documents import encode
 from .documents.source import (
     CountersDoc, InstructionDoc, LaunchSourceDoc, LineDoc, MarkerDoc, SourceDoc, SourceInputDoc, StallSamplesDoc,
@@ -58,6 +58,13 @@ def render_source(result: SourceReport, fmt: str = "table", lang: str = "en", wi
 
 
 # ----------------------------------------------------------------------------------------------- table
+#: Cells the stall column of the hottest instructions wants in Chinese (a stall's name and its gloss on one line:
+#: "Long Scoreboard（等待 L1/TEX 缓存的访存结果）"), at most a quarter of the width (:func:`~.fit.wants`).
+STALL_WIDTH = 34
+#: Cells the SASS column wants beside it (an instruction and its operands on one line, mostly).
+SASS_WIDTH = 24
+
+
 def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
     """rich renderables: per launch its title, its notes, the hottest lines and the hottest instructions."""
     f = Fmt(lang)
@@ -78,7 +85,10 @@ def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
             t.add_column(h, justify="left" if i in (0, 1, 4) else "right", overflow="fold", no_wrap=i not in (1, 4))
         for row in instruction_rows(ls.instructions, f):
             t.add_row(*(Text(c) for c in row))
-        out.append(t)
+        # in Chinese, where the table is too wide, the headers of the short counts wrap and the columns sit one
+        # cell closer, and the stall column (its long stall names were squeezed to the SASS column's width) and
+        # the SASS column are given their room
+        out.append(tight(wants(wants(t, 1, SASS_WIDTH), 4, STALL_WIDTH)) if f.zh else t)
     return out
 
 

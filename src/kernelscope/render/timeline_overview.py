@@ -17,7 +17,7 @@ def comm_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
     if rep.communication is not None and len(rep.ranks) == 1:
         r = rep.ranks[0]
         rows.append((f.label("tl_comm_line"), f.label(
-            "tl_comm_split", compute=f.time(r.computation_s), comm=f.time(r.communication_s),
+            "tl_comm_split_none" if r.overlap_s <= 0 else "tl_comm_split", compute=f.time(r.computation_s), comm=f.time(r.communication_s),
             comm_sum=f.time(r.communication_sum_s),
             overlap=f.time(r.overlap_s), exposed=f.time(r.exposed_communication_s),
             pct=100.0 * r.exposed_communication_s / r.wall_s if r.wall_s > 0 else 0.0)))

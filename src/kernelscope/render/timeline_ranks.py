@@ -15,6 +15,7 @@ from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
 from .rich_text import to_plain
 from .cjk import PATH, name_text, path_text
+from .fit import compact
 from .common import Fmt, md_cell, safe, short_names
 from .timeline import _F
 from .documents import encode
@@ -120,10 +121,13 @@ def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
     for label, value in overview:
         t.add_row(Text(label), path_text(value) if label == f.label("tl_input") else Text(value))
     out.append(t)
-    for title, head, rows, words in tables:
+    for n, (title, head, rows, words) in enumerate(tables):
         tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+        keep = f.zh and n == len(tables) - 1  # the imbalance table keeps every column: headers wrap, numbers whole
         for i, h in enumerate(head):
-            tab.add_column(h, justify="left" if i < words else "right", overflow="fold")
+            tab.add_column(h, justify="left" if i < words else "right", overflow="fold", no_wrap=keep and i >= words)
+        if keep:
+            compact(tab)
         for r in rows:
             tab.add_row(*(name_text(c) if i < words or PATH.fullmatch(c) else Text(c)  # a name wraps at its parts
                           for i, c in enumerate(r)))

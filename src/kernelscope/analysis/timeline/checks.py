@@ -170,6 +170,13 @@ def sync_memcpy(ctx: TimelineContext, done: Done) -> Finding | None:
                                 "overlap them, which the trace does not show")
 
 
+def pageable_key(n: int, n_async: int) -> str:
+    """The note key of ``n`` pageable copies, ``n_async`` of them issued by an async call: the async clause left
+    out when there are none, and said as "all of them" when every copy is one."""
+    return "tl_pageable_memcpy_sync" if n_async == 0 else (
+        "tl_pageable_memcpy_all_async" if n_async == n else "tl_pageable_memcpy")
+
+
 def pageable_memcpy(ctx: TimelineContext, done: Done) -> Finding | None:
     """Copies from or to pageable host memory (Nsight's cuda_memcpy_async on pageable memory): staged through a
     pinned buffer, and synchronous even when issued by an async call. Intervals only."""
@@ -189,7 +196,7 @@ def pageable_memcpy(ctx: TimelineContext, done: Done) -> Finding | None:
     nb = tl.bytes[c_rows[pg]]
     moved = int(nb[nb >= 0].sum())
     return _finding("pageable_memcpy", cfg.source,
-                    Note("tl_pageable_memcpy", {"n": n, "time_s": t, "n_async": n_async, "gb": moved / 1e9}),
+                    Note(pageable_key(n, n_async), {"n": n, "time_s": t, "n_async": n_async, "gb": moved / 1e9}),
                     (Evidence("pageable_memcpy.copy_time", t, "s"), Evidence("pageable_memcpy.copies", n),
                      Evidence("pageable_memcpy.async_calls", n_async), Evidence("pageable_memcpy.bytes", moved, "B")),
                     no_estimate="pinned copies run faster and can overlap other work, by amounts the trace does "
@@ -342,7 +349,9 @@ def low_utilisation(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
         if not (overall or low):
             continue
         idle_s = d.idle_s if overall else float((chunk_len - chunk_busy)[low_mask].sum()) * 1e-9
-        note = Note("tl_low_utilisation" if overall else "tl_low_utilisation_slices",
+        key = ("tl_low_utilisation_all" if low == chunks else "tl_low_utilisation") if overall \
+            else "tl_low_utilisation_slices"  # every slice low: "all 10", not "10 of 10"
+        note = Note(key,
                     {"device": d.device, "rank": d.rank, "util": d.utilisation_pct, "limit": thr, "low": low,
                      "chunks": chunks, "idle_s": idle_s})
         evidence = (Evidence("device.idle_time", idle_s, "s"), Evidence("low_utilisation.low_slices", low),
