@@ -127,6 +127,19 @@ def test_the_fusion_table_keeps_every_column(capsys, monkeypatch, width):
     assert all(len(line) <= width for line in out.splitlines())
 
 
+@pytest.mark.parametrize("width", [80, 120])
+def test_the_english_fusion_table_keeps_every_column_too(capsys, monkeypatch, width):
+    """The same layout in English: where the nine columns do not fit side by side, two tables, none dropped."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert main(["fusion", str(need(TRACE)), "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    from kernelscope.render.common import Fmt as F
+    f = F("en")
+    for key in ("fu_runs", "fu_unfused", "fu_fused", "fu_saving", "fu_program", "fu_route"):
+        assert f.label(key).split()[0] in out, (key, out)
+    assert all(len(line) <= width for line in out.splitlines())
+
+
 def test_the_ranks_imbalance_table_keeps_every_column_at_80(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["timeline", "--as-ranks", str(need(CASES / "N14_ranks_ddp_compute_straggler")), "--lang", "zh"]) == 0

@@ -264,8 +264,8 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
             t.add_column(h, justify="right", no_wrap=True)
     for r in rows:
         t.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))  # the chain wraps between name tokens
-    if f.zh:  # too narrow for its nine columns: two tables, the second keyed by the chain's number
-        narrow_form(t, lambda: _narrow_parts(title, head, rows))
+    # too narrow for its nine columns (either language): two tables, the second keyed by the chain's number
+    narrow_form(t, lambda: _narrow_parts(title, head, rows))
     lt = Table(box=box.SIMPLE, show_header=False)
     lt.add_column(style="bold", no_wrap=True)
     lt.add_column(overflow="fold")
