@@ -307,9 +307,18 @@ def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
     return out
 
 
+def _titled_factor(title: str, factor: str, f: Fmt) -> str:
+    """A finding's title with its factor: in Chinese in full-width parentheses (never two pairs: after a title that
+    ends in one, after a colon), in English after a space (``tail effect (partial last wave) 1.25x``)."""
+    if not f.zh:
+        return f"{title} {factor}"
+    return f"{title}：{factor}" if title.endswith("）") else f"{title}（{factor}）"
+
+
 def _estimates(p: KernelComparison, f: Fmt) -> str:
     """kernelscope's estimates from the BEFORE findings (largest first) next to the measured speedup."""
-    items = f.listing(f.finding_title(i) + f.paren(f.factor(x)) for i, x in p.predicted) or f.label("estimated_none")
+    items = f.listing(_titled_factor(f.finding_title(i), f.factor(x), f) for i, x in p.predicted) \
+        or f.label("estimated_none")
     return f.label("estimated_items", items=items, got=_speed(p.speedup, f))
 
 
