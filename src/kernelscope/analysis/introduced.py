@@ -377,12 +377,32 @@ def _moved_work(before: KernelDiagnosis, after: KernelDiagnosis, check: PostHoc 
             sectors = metric.replace("l1tex__t_requests_", "l1tex__t_sectors_")
             g = replace(g, per_request_before=_per(mb.get(sectors), b), per_request_after=_per(ma.get(sectors), a))
         out.append(g)
+    out = _comparable(out)
     for unit in PIPE_UNITS:
         w = changes.get(unit)
         if w is None or not much(w.before_s, w.after_s) or not material(w):
             continue
         out.append(_growth(w.metric, "pipe", "seconds", w.before_s, w.after_s, w, before_s))
     return tuple(sorted(out, key=lambda g: -g.ratio if grew else g.ratio))
+
+
+#: Counters of one kind of work on a unit (:func:`_comparable`): the instructions the LSU takes (requests and
+#: instructions), the data the L1 / L2 move (sectors and wavefronts), bytes.
+WORK_KINDS = {"requests": "instructions", "instructions": "instructions", "sectors": "data", "wavefronts": "data",
+              "bytes": "bytes"}
+
+
+def _comparable(found: list[WorkGrowth]) -> list[WorkGrowth]:
+    """``found`` without the counters that moved less than :data:`MIN_ADDED_BUSY` of the largest move (the
+    absolute change of the counter) of their kind of work (:data:`WORK_KINDS`) on the same unit: beside 7.5 G
+    fewer global-load sectors, 131 k fewer shared wavefronts are not what moved the L1."""
+    def group(g: WorkGrowth) -> tuple:
+        return g.unit, WORK_KINDS.get(g.count_unit, g.count_unit)
+
+    largest: dict[tuple, float] = {}
+    for g in found:
+        largest[group(g)] = max(largest.get(group(g), 0.0), abs(g.after - g.before))
+    return [g for g in found if abs(g.after - g.before) >= MIN_ADDED_BUSY * largest[group(g)]]
 
 
 def _per(value: float | None, count: float) -> float | None:

@@ -429,7 +429,7 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
             out += [Text("  " + line) for line in lines]
         launch = launch_line(p, f)
         out += [Text(launch)] if launch is not None else []
-        if details or p.predicted:
+        if details or p.estimates:
             out.append(Text(f.head(f.label("estimated_by_findings"), _estimates(p, f))))
         check = _posthoc(p, f)
         if check is not None:
@@ -481,7 +481,7 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
             lines += ["", f"**{cell(f.label(title))}**", ""] + [f"- {cell(x)}" for x in found]
         launch = launch_line(p, f)
         lines += ["", cell(launch)] if launch is not None else []
-        lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))] if details or p.predicted else []
+        lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))] if details or p.estimates else []
         check = _posthoc(p, f)
         lines += ["", f.head(f.label("posthoc"), cell(check))] if check is not None else []
         lines += ["\n" + f.head(f.label("predicted"), cell(x)) for x in _predictions(p, f)]

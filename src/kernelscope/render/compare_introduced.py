@@ -64,22 +64,25 @@ def launch_line(p: KernelComparison, f: Fmt) -> str | None:
 
 
 def estimates_text(p: KernelComparison, f: Fmt, got: str) -> str:
-    """BEFORE's estimates next to the measured speedup: "compute throughput near its peak, BEFORE's first advice (at
+    """BEFORE's estimates next to the measured speedup: "compute throughput near its peak (BEFORE's first advice: at
     most 1.44x), tail effect (partial last wave) (at most 1.06x); measured 1.41x", then those whose waste did not
     fall apart, as not what the change did: "...; not what the change did (the waste they size did not fall):
-    shared-memory bank conflicts (1.31x; 33.6 M -> 33.6 M bank conflicts)". ``got``: the measured speedup, worded."""
+    shared-memory bank conflicts (1.31x; 33.6 M -> 33.6 M bank conflicts)" (not for a slower AFTER: no speedup to
+    explain); an estimate of a part of its waste counter with that part. ``got``: the measured speedup, worded."""
     def item(e: BeforeEstimate) -> str:
-        title = f.finding_title(e.finding_id)
-        title = f.label("estimate_lead", title=title) if e.lead else title
         x = f.label("estimate_at_most", x=f.factor(e.estimated_speedup)) if e.estimate_kind == "upper_bound" \
             else f.factor(e.estimated_speedup)
-        if not e.explains or (e.measure and e.measure != findings()[e.finding_id].verify):  # or a part of it
+        x = f.label("estimate_lead", x=x) if e.lead else x
+        if (not e.explains and not p.regressed) or (e.measure and e.measure != findings()[e.finding_id].verify):
             x += f.semi + _sized(e, f)
-        return title + f.paren(x)
+        return f.finding_title(e.finding_id) + f.paren(x)
 
-    shown = [item(e) for e in p.estimates if e.explains]
+    def explains(e: BeforeEstimate) -> bool:  # a slower AFTER: no speedup to explain, every estimate listed
+        return e.explains or p.regressed
+
+    shown = [item(e) for e in p.estimates if explains(e)]
     text = f.label("estimated_items", items=f.listing(shown) or f.label("estimated_none"), got=got)
-    apart = [item(e) for e in p.estimates if not e.explains]
+    apart = [item(e) for e in p.estimates if not explains(e)]
     if apart:
         text += f.semi + f.label("estimated_not_explaining", items=f.listing(apart))
     return text
