@@ -140,7 +140,7 @@ def test_prediction_rendered_in_every_format():
         return " ".join(text.split())
 
     title_en, title_zh = Fmt("en").finding_title("tail_effect"), Fmt("zh").finding_title("tail_effect")
-    assert f"{title_en} 1.25x; measured 2.00x" in flat(to_text(c, "en"))  # the finding's title, never its id
+    assert f"{title_en}: 1.25x; measured 2.00x" in flat(to_text(c, "en"))  # the finding's title, never its id
     assert f"{title_zh}：1.25×；实测 2.00×" in flat(to_markdown(c, "zh"))  # (its title ends in a parenthesis)
     doc = json.loads(to_json(c, "en"))
     assert doc["kernels"][0]["predicted"] == [{"finding_id": "tail_effect", "estimated_speedup": 1.25}]

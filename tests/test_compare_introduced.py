@@ -53,12 +53,16 @@ def test_only_registers_changed_and_slower_lists_only_registers():
 def test_nothing_introduced_prints_nothing():
     same = compare([_d(1.0e-3)], [_d(1.3e-3)])  # slower, but no field changed and no finding added
     assert same.pairs[0].introduced == () and same.pairs[0].launch_changes == ()
-    faster = compare([_d(1.3e-3, registers=128)], [_d(1.0e-3, registers=64)])  # faster: a change explains nothing
-    assert faster.pairs[0].launch_changes == ()
+    faster = compare([_d(1.3e-3, registers=128)], [_d(1.0e-3, registers=64)])  # faster: nothing introduced
     for c in (same, faster):
         for text in (rc.to_text(c, "en", width=200), rc.to_markdown(c, "en"), rc.to_text(c, "zh", width=200)):
             assert "introduced" not in text and "引入" not in text
-        assert json.loads(rc.to_json(c, "en"))["kernels"][0]["launch_changes"] == []
+    assert json.loads(rc.to_json(same, "en"))["kernels"][0]["launch_changes"] == []
+    # a faster pair's launch change is still shown, on a line of its own (not as something introduced)
+    assert [(x.field, x.before, x.after) for x in faster.pairs[0].launch_changes] == [("registers_per_thread", 128, 64)]
+    assert "Launch configuration: registers/thread 128 -> 64" in flat(rc.to_text(faster, "en", width=200))
+    assert json.loads(rc.to_json(faster, "en"))["kernels"][0]["launch_changes"] == [
+        {"field": "registers_per_thread", "before": 128.0, "after": 64.0}]
 
 
 def test_a_field_one_side_lacks_is_not_measured():
@@ -113,7 +117,7 @@ def test_improvements_get_no_spurious_introduction():
                                   ("02_coalesce_memory", "03_tiled", "coalesce_matmul", "tiled_matmul"),
                                   ("06_more_compute", "07_vectorize", "block_tiling_2D_matmul", "vectorize")):
         c, p = _feather(before, after, kb, ka)
-        assert p.speedup > 1.1 and p.introduced == () and p.launch_changes == (), (before, after)
+        assert p.speedup > 1.1 and p.introduced == (), (before, after)  # launch changes: a line of their own
         assert p.grown_work == (), (before, after)
         assert "introduced" not in rc.to_text(c, "en")
 
@@ -130,7 +134,7 @@ def test_other_improvements_print_no_introduction(before, after, capsys):
     kernels = json.loads(capsys.readouterr().out)["kernels"]
     main_kernel = max(kernels, key=lambda k: k["before"]["total_s"])
     assert main_kernel["speedup"] > 1.3
-    assert main_kernel["introduced"] == [] and main_kernel["launch_changes"] == []
+    assert main_kernel["introduced"] == []  # its launch changes are listed (test_compare_removed), not introduced
     assert main_kernel["grown_work"] == []
 
 

@@ -97,7 +97,8 @@ def test_a_graph_replay_name_stays_whole_in_a_name_cell():
 ATOPOS = "Atopos0313__cuda_learning__reports_day08_{}.ncu-rep"
 
 
-@pytest.mark.parametrize("lang,estimate", [("zh", "（1.65×）"), ("en", " 1.65x")])
+@pytest.mark.parametrize("lang,estimate", [("zh", "（优化前的首条建议：至多 1.65×）"),
+                                           ("en", " (BEFORE's first advice: at most 1.65x)")])
 def test_an_estimate_beside_a_finding_title_is_in_parentheses(capsys, monkeypatch, lang, estimate):
     import re
     monkeypatch.setenv("COLUMNS", "200")
@@ -106,9 +107,9 @@ def test_an_estimate_beside_a_finding_title_is_in_parentheses(capsys, monkeypatc
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if "1.65" in x and ("预估" in x or "estimate" in x.lower()))
     assert estimate in line, line
-    assert ("停顿为主（1.03×）" if lang == "zh" else " 1.03x") in line, line  # was "…为主 1.03×", "…） 1.03×"
+    assert ("停顿为主（至多 1.03×）" if lang == "zh" else " (at most 1.03x)") in line, line  # was "…为主 1.03×", "…） 1.03×"
     assert not re.search(r"） [\d.]+×", out), out
-    assert not re.search(r"）（[\d.]+×）", out), out  # never two pairs of parentheses: "…（最后一轮未填满）：1.03×"
+    assert not re.search(r"）（[^（）]*[\d.]+×）", out), out  # never two pairs: "…（最后一轮未填满）：至多 1.03×"
 
 
 TRACE = SHARED / "corpus" / "torch_traces" / "hta_trace_filter_sampled_rank-0.json.gz"

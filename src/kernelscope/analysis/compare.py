@@ -31,8 +31,9 @@ from .names import generated_pairs, generated_stem, signature
 from .noise import significance, weighted_noise
 from .performance import PostHoc, posthoc
 from .introduced import (Introduction, LaunchChange, WorkGrowth, grown_work, introductions, launch_changes,
-                         model_disagrees)
+                         model_disagrees, removed_work)
 from .resolved import Resolution, resolutions
+from .estimates import BeforeEstimate, before_estimates
 from .selection import kernel_names, match, select
 
 __all__ = ["METHOD_FIELDS", "Comparison", "KernelComparison", "LaunchSet", "Prediction", "Side", "compare",
@@ -130,10 +131,12 @@ class KernelComparison:
             neither side records a clock.
         introduced: the AFTER root-cause findings that BEFORE lacks or has less of (:func:`.introduced.introductions`,
             sized by the AFTER finding's own estimate).
-        launch_changes: the launch-configuration fields that changed (:func:`.introduced.launch_changes`), kept when
-            they explain something: a finding introduced, or a slower AFTER (:attr:`regressed`); else empty.
+        launch_changes: the launch-configuration fields that changed (:func:`.introduced.launch_changes`), for
+            every pair where a field changed.
         grown_work: the work a slower AFTER does materially more of (:func:`.introduced.grown_work`: requests,
             instructions, sectors, bytes, pipe work), largest factor first; empty for a faster one.
+        removed_work: the work a faster AFTER does materially less of (:func:`.introduced.removed_work`).
+        estimates: BEFORE's estimates, its "What to do" lead first (:func:`.estimates.before_estimates`).
         model_disagrees: the post-hoc model's speedup and the measured one differ by at least
             :data:`.introduced.MODEL_DISAGREES` times (:func:`.introduced.model_disagrees`).
     """
@@ -160,6 +163,8 @@ class KernelComparison:
     launch_changes: tuple[LaunchChange, ...] = ()
     grown_work: tuple[WorkGrowth, ...] = ()
     model_disagrees: bool = False
+    removed_work: tuple[WorkGrowth, ...] = ()
+    estimates: tuple[BeforeEstimate, ...] = ()
 
     @property
     def regressed(self) -> bool:
@@ -401,9 +406,10 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
                 predictions[rule] = Prediction(rule, r.estimated_speedup_pct, reduction)
     slower = _regressed(speedup, noise)
     introduced = introductions(before.representative, after.representative, slower)
-    launch = launch_changes(before.representative, after.representative) if introduced or slower else ()
     check = _posthoc(before, after)
     grown = grown_work(before.representative, after.representative, check, before.median_s, slower)
+    faster = speedup is not None and round(speedup, 2) > 1.0 and noise is not False
+    removed = removed_work(before.representative, after.representative, check, before.median_s, faster)
     return KernelComparison(
         before_name=before.name,
         after_name=after.name,
@@ -425,9 +431,11 @@ def compare_sets(before: LaunchSet, after: LaunchSet, matched_by: str, total_bef
         clocks=clock_change([(before.representative.kernel, b.duration_s or 0.0)],
                             [(after.representative.kernel, a.duration_s or 0.0)]),
         introduced=introduced,
-        launch_changes=launch,
+        launch_changes=launch_changes(before.representative, after.representative),
         grown_work=grown,
         model_disagrees=model_disagrees(check.speedup if check is not None else None, speedup),
+        removed_work=removed,
+        estimates=before_estimates(before.representative, after.representative),
     )
 
 

@@ -42,7 +42,8 @@ from .documents.compare import (
     WorkChangeDoc,
 )
 from ..analysis.introduced import MODEL_DISAGREES
-from .compare_introduced import grown_work_doc, introduced_lines, introduction_doc, launch_change_doc, posthoc_order
+from .compare_introduced import (estimate_doc, estimates_text, grown_work_doc, introduced_lines, introduction_doc,
+                                 launch_change_doc, launch_line, posthoc_order, removed_lines, sized_unchanged)
 from .json import finite, notes, null_reasons
 
 SCHEMA = "kernelscope.compare/2"
@@ -307,19 +308,10 @@ def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
     return out
 
 
-def _titled_factor(title: str, factor: str, f: Fmt) -> str:
-    """A finding's title with its factor: in Chinese in full-width parentheses (never two pairs: after a title that
-    ends in one, after a colon), in English after a space (``tail effect (partial last wave) 1.25x``)."""
-    if not f.zh:
-        return f"{title} {factor}"
-    return f"{title}：{factor}" if title.endswith("）") else f"{title}（{factor}）"
-
-
 def _estimates(p: KernelComparison, f: Fmt) -> str:
-    """kernelscope's estimates from the BEFORE findings (largest first) next to the measured speedup."""
-    items = f.listing(_titled_factor(f.finding_title(i), f.factor(x), f) for i, x in p.predicted) \
-        or f.label("estimated_none")
-    return f.label("estimated_items", items=items, got=_speed(p.speedup, f))
+    """kernelscope's estimates from the BEFORE findings (its "What to do" lead first) next to the measured speedup
+    (:func:`.compare_introduced.estimates_text`)."""
+    return estimates_text(p, f, _speed(p.speedup, f))
 
 
 def _posthoc(p: KernelComparison, f: Fmt) -> str | None:
@@ -354,10 +346,21 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
         if r.estimated_speedup is not None:
             key = "est_kernel_bound" if r.estimate_kind == "upper_bound" else "est_kernel"
             text += f.semi + f.label("resolved_estimate", estimate=f.label(key, x=r.estimated_speedup))
+            sized = sized_unchanged(p, r, f)
+            text += f.semi + sized if sized is not None else ""
         out.append(text)
     if out:
         out.append(f.label("resolved_measured", speedup=_speed(p.speedup, f)))
     return out
+
+
+def _sections(p: KernelComparison, f: Fmt) -> list[tuple[str, list[str]]]:
+    """The pair's sections (label, lines), those with lines: what the change resolved, what it removed (the work
+    a faster AFTER does less of) and what it introduced; a regression's in reverse (what it added first)."""
+    sections = [(title, lines) for title, lines in (("resolved_title", _resolved(p, f)),
+                                                    ("removed_title", removed_lines(p, f)),
+                                                    ("introduced_title", introduced_lines(p, f))) if lines]
+    return list(reversed(sections)) if p.regressed else sections
 
 
 def _gate_item(item: str, c, f: Fmt) -> str:
@@ -421,12 +424,12 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
         if p.generator is not None:
             out.append(Text(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}"))))
         out.append(Text(f.head(f.label("what_moved"), f.notes(p.explanation))))
-        sections = [(title, lines) for title, lines in (("resolved_title", _resolved(p, f)),
-                                                         ("introduced_title", introduced_lines(p, f))) if lines]
-        for title, lines in (reversed(sections) if p.regressed else sections):  # a regression: what it added first
+        for title, lines in _sections(p, f):
             out.append(Text(f.label(title), style="bold"))
             out += [Text("  " + line) for line in lines]
-        if details or p.predicted:
+        launch = launch_line(p, f)
+        out += [Text(launch)] if launch is not None else []
+        if details or p.estimates:
             out.append(Text(f.head(f.label("estimated_by_findings"), _estimates(p, f))))
         check = _posthoc(p, f)
         if check is not None:
@@ -474,11 +477,11 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         lines += ["", f"**{cell(clocks)}**"] if clocks is not None else []
         lines += ["", cell(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}")))] if p.generator else []
         lines += ["", f.head(f.label("what_moved"), cell(f.notes(p.explanation)))]
-        sections = [(title, found) for title, found in (("resolved_title", _resolved(p, f)),
-                                                        ("introduced_title", introduced_lines(p, f))) if found]
-        for title, found in (reversed(sections) if p.regressed else sections):  # a regression: what it added first
+        for title, found in _sections(p, f):
             lines += ["", f"**{cell(f.label(title))}**", ""] + [f"- {cell(x)}" for x in found]
-        lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))] if details or p.predicted else []
+        launch = launch_line(p, f)
+        lines += ["", cell(launch)] if launch is not None else []
+        lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))] if details or p.estimates else []
         check = _posthoc(p, f)
         lines += ["", f.head(f.label("posthoc"), cell(check))] if check is not None else []
         lines += ["\n" + f.head(f.label("predicted"), cell(x)) for x in _predictions(p, f)]
@@ -512,10 +515,13 @@ def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresho
             clocks=_clocks(p.clocks), introduced=[introduction_doc(r) for r in p.introduced],
             launch_changes=[launch_change_doc(x) for x in p.launch_changes],
             grown_work=[grown_work_doc(g) for g in p.grown_work],
+            removed_work=[grown_work_doc(g) for g in p.removed_work],
+            estimates=[estimate_doc(e) for e in p.estimates],
         )
         k.not_measured = null_reasons(k, f, {**_DERIVED_NULLS, "/posthoc": "posthoc_none"},
                                       ("/explanation", "/predictions", "/not_measured", "/posthoc", "/resolved",
-                                       "/generator", "/clocks", "/introduced", "/launch_changes", "/grown_work"))
+                                       "/generator", "/clocks", "/introduced", "/launch_changes", "/grown_work",
+                                       "/removed_work", "/estimates"))
         kernels.append(k)
     return encode(CompareDoc(
         schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]

@@ -1,15 +1,18 @@
-"""What a compared pair's change introduced, rendered: the lines of the terminal and Markdown section (AFTER findings
-BEFORE lacks or has less of, then the launch configuration that changed) and the JSON documents
-(:mod:`kernelscope.analysis.introduced`)."""
+"""What a compared pair's change introduced and removed, rendered: the lines of the terminal and Markdown sections
+(AFTER findings BEFORE lacks or has less of, the work AFTER does materially more or less of, the launch configuration
+that changed), BEFORE's estimates next to the measured speedup, and the JSON documents
+(:mod:`kernelscope.analysis.introduced`, :mod:`kernelscope.analysis.estimates`)."""
 
 from __future__ import annotations
 
 from ..analysis.compare import KernelComparison
+from ..analysis.estimates import BeforeEstimate
+from ..analysis.resolved import Resolution
 from ..analysis.introduced import Introduction, LaunchChange, WorkGrowth
 from ..analysis.performance import WorkChange
 from ..knowledge.findings import findings
 from .common import Fmt, si
-from .documents.compare import IntroductionDoc, LaunchChangeDoc, WorkGrowthDoc
+from .documents.compare import BeforeEstimateDoc, IntroductionDoc, LaunchChangeDoc, WorkGrowthDoc
 from .json import finite
 
 #: Units the model check names at least (the largest changes of work), besides those the grown work lands on.
@@ -21,7 +24,8 @@ def introduced_lines(p: KernelComparison, f: Fmt) -> list[str]:
     this kernel", "uncoalesced global accesses: worse (58.7 M -> 73.4 M sectors); AFTER: est. 1.85x this kernel
     (BEFORE 2.19x)", then the launch configuration that changed ("registers/thread 117 -> 167; ..."); empty when
     the change introduced nothing. The work a slower AFTER does materially more of comes first ("global load
-    requests 1.18 M -> 4.33 M (3.67x), on the load/store (LSU) pipe: its work 2.04x")."""
+    requests 1.18 M -> 4.33 M (3.67x), on the load/store (LSU) pipe: its work 2.04x"). The launch configuration is
+    part of it for a slower AFTER only; other pairs show it on a line of its own (:func:`launch_line`)."""
     out = [grown_work_text(g, f) for g in p.grown_work]
     for r in p.introduced:
         text = f.label("resolved_item", finding=f.finding_title(r.finding_id), status=f.label(f"status_{r.status}"))
@@ -39,9 +43,80 @@ def introduced_lines(p: KernelComparison, f: Fmt) -> list[str]:
                 estimate += f.paren(f.label("introduced_before_estimate", x=r.before_estimate))
             text += f.semi + f.label("introduced_estimate", estimate=estimate)
         out.append(text)
-    if p.launch_changes:
+    if p.launch_changes and p.regressed:
         out.append(f.head(f.label("introduced_launch"), launch_changes_text(p.launch_changes, f)))
     return out
+
+
+def removed_lines(p: KernelComparison, f: Fmt) -> list[str]:
+    """One line per counter of work a faster AFTER does materially less of: "global load requests 4.33 M -> 1.18 M
+    (0.27x; 4.85 -> 17.8 sectors per request), relieving the load/store (LSU) pipe: its work 0.81x"; empty when
+    none."""
+    return [grown_work_text(g, f, relieved=True) for g in p.removed_work]
+
+
+def launch_line(p: KernelComparison, f: Fmt) -> str | None:
+    """"Launch configuration: registers/thread 80 -> 95; ..." for a pair that is not slower and whose launch
+    configuration changed (a slower one lists it with what the change introduced), else None."""
+    if not p.launch_changes or p.regressed:
+        return None
+    return f.head(f.label("launch_title"), launch_changes_text(p.launch_changes, f))
+
+
+def estimates_text(p: KernelComparison, f: Fmt, got: str) -> str:
+    """BEFORE's estimates next to the measured speedup: "compute throughput near its peak (BEFORE's first advice: at
+    most 1.44x), tail effect (partial last wave) (at most 1.06x); measured 1.41x", then those whose waste did not
+    fall apart, as not what the change did: "...; not what the change did (the waste they size did not fall):
+    shared-memory bank conflicts (1.31x; 33.6 M -> 33.6 M bank conflicts)" (not for a slower AFTER: no speedup to
+    explain); an estimate of a part of its waste counter with that part. ``got``: the measured speedup, worded."""
+    def item(e: BeforeEstimate) -> str:
+        x = f.label("estimate_at_most", x=f.factor(e.estimated_speedup)) if e.estimate_kind == "upper_bound" \
+            else f.factor(e.estimated_speedup)
+        x = f.label("estimate_lead", x=x) if e.lead else x
+        if (not e.explains and not p.regressed) or (e.measure and e.measure != findings()[e.finding_id].verify):
+            x += f.semi + _sized(e, f)
+        return titled(f.finding_title(e.finding_id), x, f)
+
+    def explains(e: BeforeEstimate) -> bool:  # a slower AFTER: no speedup to explain, every estimate listed
+        return e.explains or p.regressed
+
+    shown = [item(e) for e in p.estimates if explains(e)]
+    text = f.label("estimated_items", items=f.listing(shown) or f.label("estimated_none"), got=got)
+    apart = [item(e) for e in p.estimates if not explains(e)]
+    if apart:
+        text += f.semi + f.label("estimated_not_explaining", items=f.listing(apart))
+    return text
+
+
+def titled(title: str, text: str, f: Fmt) -> str:
+    """A finding's title with a figure of it: ``title (text)`` / ``title（text）``, after a colon where the title
+    ends in a parenthesis of its own (never two pairs: ``tail effect (partial last wave): at most 1.06x``)."""
+    return f.head(title, text) if title.endswith((")", "）")) else title + f.paren(text)
+
+
+def _sized(e: BeforeEstimate, f: Fmt) -> str:
+    """The part of its waste counter an estimate sizes, before -> after: "33.6 M -> 33.6 M bank conflicts"."""
+    before, after = f.counts(e.before_value, e.after_value)
+    return f.label(f"resolved_{findings()[e.finding_id].verify_unit}", before=before, after=after)
+
+
+def sized_unchanged(p: KernelComparison, r: Resolution, f: Fmt) -> str | None:
+    """For the resolved line of ``r``: "the part BEFORE's estimate sizes: 33.6 M -> 33.6 M bank conflicts,
+    unchanged" when that estimate sizes a part of the counter the line shows and that part did not fall, else
+    None."""
+    for e in p.estimates:
+        if e.finding_id == r.finding_id and e.estimated_speedup == r.estimated_speedup and not e.explains \
+                and e.measure != findings()[r.finding_id].verify:
+            return f.label("resolved_sized_part", measured=_sized(e, f), moved=f.label(f"waste_{e.waste}"))
+    return None
+
+
+def estimate_doc(e: BeforeEstimate) -> BeforeEstimateDoc:
+    """The JSON document of one :class:`BeforeEstimate`."""
+    return BeforeEstimateDoc(finding_id=e.finding_id, estimated_speedup=e.estimated_speedup,
+                             estimate_kind=e.estimate_kind, lead=e.lead, measure=list(e.measure),  # type: ignore[arg-type]
+                             before_value=finite(e.before_value), after_value=finite(e.after_value),
+                             waste=e.waste, explains=e.explains)  # type: ignore[arg-type]
 
 
 def _work_value(g: WorkGrowth, value: float, f: Fmt) -> str:
@@ -54,13 +129,15 @@ def _work_value(g: WorkGrowth, value: float, f: Fmt) -> str:
     return f.count(value)
 
 
-def grown_work_text(g: WorkGrowth, f: Fmt) -> str:
+def grown_work_text(g: WorkGrowth, f: Fmt, relieved: bool = False) -> str:
     """"global load requests 1.18 M -> 4.33 M (3.67x), on the load/store (LSU) pipe: its work 2.04x": the counter
-    before and after with its factor, and the unit it lands on (a pipe's own work: only its busy time)."""
+    before and after with its factor, and the unit it lands on (a pipe's own work: only its busy time); work that
+    fell (``relieved``): the unit it relieved ("relieving the load/store (LSU) pipe: its work 0.81x")."""
     what = f.label("work_pipe", unit=f.unit(g.unit)) if g.key == "pipe" and g.unit else f.label(f"work_{g.key}")
     where = ""
     if g.key != "pipe":
-        where = f.label("work_on_unit", unit=f.unit(g.unit), factor=f.factor(g.unit_ratio)) if g.unit \
+        where = f.label("work_relieved_unit" if relieved else "work_on_unit", unit=f.unit(g.unit),
+                        factor=f.factor(g.unit_ratio)) if g.unit \
             else f.label("work_unit_not_measured")
     factor = f.factor(g.ratio)
     if g.per_request_before is not None and g.per_request_after is not None:

@@ -9,7 +9,9 @@ Additive since: run-to-run ``noise`` per side, per pair and for the matched tota
 program figure per profiler step (``programs.figure``), ``unmatched_growth`` and ``by_hand``; ``headline`` (which
 total leads), ``clocks`` (each side's measured SM and memory clocks and SM cycles, for the document and per pair) and
 ``matched_by`` ``sole`` (one kernel a side, paired as ``--pair`` would), per pair ``introduced`` (the AFTER findings
-BEFORE lacks or has less of) and ``launch_changes`` (the launch-configuration fields that changed with them).
+BEFORE lacks or has less of) and ``launch_changes`` (the launch-configuration fields that changed: every pair where
+one did), ``grown_work`` / ``removed_work`` (the work a slower AFTER does materially more of, a faster one less of) and
+``estimates`` (BEFORE's estimates, its "What to do" lead first, each with whether the waste it sizes fell).
 """
 
 from typing import Annotated, Literal
@@ -18,7 +20,7 @@ from msgspec import Meta
 
 from .common import Class, Doc, Lang, NoteDoc, NullReason, Version
 
-__all__ = ["ClockChangeDoc", "ClocksDoc", "CompareDoc", "ComparedKernelDoc", "FindingEstimateDoc", "IntroductionDoc",
+__all__ = ["BeforeEstimateDoc", "ClockChangeDoc", "ClocksDoc", "CompareDoc", "ComparedKernelDoc", "FindingEstimateDoc", "IntroductionDoc",
            "LaunchChangeDoc", "MethodDoc", "ProgramDoc", "ProgramFigureDoc", "ProgramsDoc",
            "ResolutionDoc", "SideDoc"]
 
@@ -117,7 +119,8 @@ class IntroductionDoc(Doc):
 
 class WorkGrowthDoc(Doc):
     """a counter of work a slower AFTER does materially more of (>= 1.25x, on a unit that did >= 5 % of the BEFORE
-    time more work)"""
+    time more work), or in removed_work a faster AFTER materially less of (BEFORE >= 1.25x AFTER, relieving a unit of
+    >= 5 % of the BEFORE time)"""
 
     metric: Annotated[str, Meta(description="the Nsight Compute counter (for a pipe: its busiest throughput sub-metric)")]
     key: Annotated[str, Meta(description=(
@@ -128,13 +131,32 @@ class WorkGrowthDoc(Doc):
     before: Annotated[float, Meta(description="the counter BEFORE")]
     after: Annotated[float, Meta(description="the counter AFTER")]
     unit: Annotated[str | None, Meta(description=(
-        "the busiest unit it lands on (kernelscope/data/units.toml id); null: none of its units measured on both sides"))]
+        "the busiest unit it lands on (removed work: the unit it relieved most; kernelscope/data/units.toml id); null: "
+        "none of its units measured on both sides"))]
     unit_ratio: Annotated[float | None, Meta(description="that unit's work after / before (busy time at its peak; ratio)")]
     unit_added_share: Annotated[float | None, Meta(description=(
-        "the busy time that unit added, as a share of the BEFORE duration (fraction)"))]
+        "the busy time that unit added, as a share of the BEFORE duration (fraction; negative: the busy time removed)"))]
     per_request_before: Annotated[float | None, Meta(description=(
         "for memory requests: the sectors per request BEFORE (the same space and op); null otherwise or not measured"))] = None
     per_request_after: Annotated[float | None, Meta(description="the same AFTER")] = None
+
+
+class BeforeEstimateDoc(Doc):
+    """one BEFORE estimate next to the measured speedup, and whether the waste it sizes fell"""
+
+    finding_id: Annotated[str, Meta(description="the BEFORE finding (kernelscope/data/findings.toml id or rule id)")]
+    estimated_speedup: Annotated[float, Meta(description="its estimate (ratio >= 1: kernel time before / after the fix)")]
+    estimate_kind: Annotated[Literal["prediction", "upper_bound"] | None, Meta(description=(
+        "prediction, or upper_bound (an ideal; a class paragraph's headroom); null: not stated"))]
+    lead: Annotated[bool, Meta(description="true for the finding that leads BEFORE's What to do")]
+    measure: Annotated[list[str], Meta(description=(
+        "the part of the finding's waste counter its estimate sizes (signed terms); empty: no waste counter"))]
+    before_value: Annotated[float | None, Meta(description="that part BEFORE (in the finding's verify_unit); null: not measured")]
+    after_value: Annotated[float | None, Meta(description="that part AFTER; null: not measured")]
+    waste: Annotated[Literal["fell", "unchanged", "grew"] | None, Meta(description=(
+        "how that part moved (beyond 10 % of BEFORE's); null: no counter or a side lacks it"))]
+    explains: Annotated[bool, Meta(description=(
+        "false when the waste it sizes was measured on both sides and did not fall: not what the change did"))]
 
 
 class LaunchChangeDoc(Doc):
@@ -232,11 +254,17 @@ class ComparedKernelDoc(Doc):
     introduced: Annotated[list[IntroductionDoc], Meta(description=(
         "the AFTER root-cause findings BEFORE lacks or has less of (the terminal lists them first for a slower AFTER)"))] = []
     launch_changes: Annotated[list[LaunchChangeDoc], Meta(description=(
-        "the launch-configuration fields that changed, only when they explain something (a finding introduced, or "
-        "a slower AFTER); empty otherwise"))] = []
+        "the launch-configuration fields that changed (every pair where one did; the terminal lists them with what "
+        "the change introduced for a slower AFTER, on a line of their own otherwise)"))] = []
     grown_work: Annotated[list[WorkGrowthDoc], Meta(description=(
         "the work a slower AFTER does materially more of (requests, instructions, sectors, bytes, pipe work), "
         "largest factor first; empty for a faster AFTER"))] = []
+    removed_work: Annotated[list[WorkGrowthDoc], Meta(description=(
+        "the work a faster AFTER does materially less of (the same counters and thresholds), largest fall first; "
+        "empty for an AFTER not faster"))] = []
+    estimates: Annotated[list[BeforeEstimateDoc], Meta(description=(
+        "BEFORE's estimates next to the measured speedup: the lead of its What to do first, then every finding with "
+        "an estimate, largest first"))] = []
     clocks: Annotated[ClockChangeDoc | None, Meta(description=(
         "the two median launches' clocks and SM cycles; null when neither records a clock"))] = None
 
