@@ -107,7 +107,7 @@ def test_an_estimate_beside_a_finding_title_is_in_parentheses(capsys, monkeypatc
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if "1.65" in x and ("预估" in x or "estimate" in x.lower()))
     assert estimate in line, line
-    assert ("停顿为主（至多 1.03×）" if lang == "zh" else " (at most 1.03x)") in line, line  # was "…为主 1.03×", "…） 1.03×"
+    assert ("停顿为主（至多 1.03×）" if lang == "zh" else "(MIO Throttle): at most 1.03x") in line, line  # was "…为主 1.03×", "…） 1.03×"
     assert not re.search(r"） [\d.]+×", out), out
     assert not re.search(r"）（[^（）]*[\d.]+×）", out), out  # never two pairs: "…（最后一轮未填满）：至多 1.03×"
 
