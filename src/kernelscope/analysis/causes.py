@@ -135,10 +135,24 @@ def hot_l2_slice(ctx: KernelContext, done: Done) -> Finding | None:
 # ------------------------------------------------------------------------------------------------- compute
 
 
+#: Active threads per executed instruction (of 32) from which a warp counts as full: the threads of a warp that
+#: diverges take a path of their own, so that a warp with a branch whose threads part average far below 32 (half the
+#: warp on each side: 16); at 30 of 32 or more (94 %, fewer than one branch in 16 instructions splitting off one
+#: thread) the warps do not diverge, and lanes idle only through predication (a guarded instruction executed by the
+#: whole warp, ``smsp__thread_inst_executed_pred_on`` below ``smsp__thread_inst_executed``). Nsight Compute's
+#: ThreadDivergence rule fires on either figure; kernelscope reports predication in near-full warps as a low-rank
+#: note with its figures (:attr:`.engine.Finding.low_rank`), not as a root cause (an expert review of a tree reduction
+#: in global memory, 31.5 of 32 threads active, 20.4 predicated on: the cause was its global-memory latency and
+#: barriers, the fix shared memory, 1.5x).
+NEAR_FULL_WARP_THREADS = 30.0
+
+
 def thread_divergence(ctx: KernelContext, done: Done) -> Finding | None:
     """Fewer than ``divergence_threads`` threads active, or predicated on, per executed instruction, of 32 (Nsight
     Compute's ThreadDivergence rule: it fires on either and sizes the fix with the smaller). The text gives both
-    figures, so that predication (all threads active, some predicated off) is not called divergence.
+    figures, so that predication (all threads active, some predicated off) is not called divergence; with at least
+    :data:`NEAR_FULL_WARP_THREADS` threads active (the warps do not diverge, only predicate) the finding is a low-rank
+    note (listed after every other finding, negligible).
 
     Change (upper bound: every lane of every warp used): the idle lanes' share of the instructions, 1 - used / 32,
     leaves instruction issue and every SM pipe; memory traffic stays."""
@@ -154,10 +168,11 @@ def thread_divergence(ctx: KernelContext, done: Done) -> Finding | None:
         else "divergence"
     change = Change({u: e for u in INSTRUCTION_UNITS}, kind=UPPER_BOUND,
                     what=f"{32 - used:.1f} idle lanes of 32: {e:.3f} of the instructions")
-    return cause(ctx, "thread_divergence", {"threads": threads, "threads_pred": pred if pred is not None else threads,
-                                            "used": used, "by": by},
-                 (Evidence(M_THREADS, threads, "thread"), Evidence(M_THREADS_PRED, pred, "thread")),
-                 "divergence_threads", change)
+    found = cause(ctx, "thread_divergence", {"threads": threads, "threads_pred": pred if pred is not None else threads,
+                                             "used": used, "by": by},
+                  (Evidence(M_THREADS, threads, "thread"), Evidence(M_THREADS_PRED, pred, "thread")),
+                  "divergence_threads", change)
+    return found.but(low_rank=True) if threads >= NEAR_FULL_WARP_THREADS else found
 
 
 def busiest_pipe(ctx: KernelContext, done: Done) -> Finding | None:

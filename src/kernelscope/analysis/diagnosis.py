@@ -23,7 +23,7 @@ from ..model import GpuSpec, KernelProfile, ProfileReport
 from ..notes import (BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, SMALL_GRID,
                      Listed, Note)
 from .engine import Evidence, Finding, by_gain, run_rules
-from .performance import Units, rank_and_share, units_of
+from .performance import Units, measured_share, rank_and_share, units_of
 from .causes import CAUSE_RULES, limiter_unit, program_gain
 from .design import Design, design_of, facts_of
 from .design_rules import DESIGN_RULES, GATE_FINDINGS
@@ -333,21 +333,24 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
     """The findings (rule order) with the advice order (``rank``), the marginal gains, the saved shares and the
     negligible mark set: the performance model's ranking (:func:`.performance.rank_and_share`) of the findings that
     carry advice, after the findings that say what the kernel is (:data:`.design_rules.GATE_FINDINGS`: a debug build,
-    a library kernel), which come first. When every advised root cause is estimated and negligible on a launch shorter
+    a library kernel), which come first. Findings without an estimate follow the measured share of their own
+    evidence (:func:`.performance.measured_share`: a stall reason's share of the stall cycles ...), never rule order;
+    a low-rank note (:attr:`.engine.Finding.low_rank`) comes last, marked negligible. When every advised root cause is estimated and negligible on a launch shorter
     than ``small_s`` (a few launch overheads: the class paragraph of a longer one may still hold its headroom), or
     whose busiest unit leaves no 1.05x to any change, a ``nothing_worthwhile`` finding says so first (``duration_s``:
     the launch's)."""
     findings = tuple(f for f in findings if f.id != "nothing_worthwhile")
     advised = [(i, f) for i, f in enumerate(findings) if f.advice]
     order = rank_and_share([(i, f.change, f.estimated_speedup, f.estimate_kind, limiter_unit(f)) for i, f in advised],
-                           units, worthwhile)
+                           units, worthwhile, [_measured(f, units) for _, f in advised],
+                           [f.low_rank for _, f in advised])
     order = sorted(order, key=lambda o: findings[o[0]].id not in GATE_FINDINGS)  # (stable: the model's order after)
     out = list(findings)
     for rank, (i, marginal, saved, tier) in enumerate(order):
         f = out[i]  # type: ignore[index]
         gain = min(marginal, f.estimated_speedup) if marginal is not None and f.estimated_speedup is not None else None
         out[i] = f.but(rank=rank, marginal_speedup=gain, saved_share=saved,  # type: ignore[index]
-                       negligible=tier == "negligible")
+                       negligible=tier in ("negligible", "note"))
     out = tuple(out)
     specific = [f for f in out if f.advice and f.advice.startswith("finding:") and f.id not in FALLBACK_FINDINGS]
     busiest = units.busiest
@@ -363,6 +366,15 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
         # first (rank 0), the others after it in their order: it has no change, so no gain of theirs moves
         return tuple(replace(f, rank=f.rank + 1) if f.rank is not None else f for f in out) + (replace(verdict, rank=0),)
     return out
+
+
+def _measured(f: Finding, units: Units) -> float | None:
+    """The measured share a root cause's evidence covers (:func:`.performance.measured_share`), its place among the
+    findings without an estimate; None for a generic paragraph (``class:`` / ``stall:`` advice, given only where no
+    root cause applies: they keep rule order, the class paragraph, which names the top stall, first)."""
+    if not (f.advice or "").startswith("finding:"):
+        return None
+    return measured_share(f.change, f.evidence, units)  # type: ignore[arg-type]
 
 
 def _unique(notes: Iterable[Note]) -> tuple[Note, ...]:

@@ -72,6 +72,9 @@ class Finding:
         negligible: its gain is below ``min_worthwhile_speedup`` (set by the diagnosis): listed last.
         remedies: the remedies (``data/remedies.toml`` ids) whose preconditions hold for this launch, chosen by the
             rule: a class paragraph's sentences, or a root cause's ``{remedy}``; empty for none.
+        low_rank: the rule's own counters show the finding is no root cause, only a note with its measured figures
+            (predicated-off lanes in warps whose threads are all but all active): the diagnosis lists it after every
+            other finding and marks it negligible (:func:`.performance.rank_and_share`, tier ``"note"``).
     """
 
     id: str
@@ -90,6 +93,7 @@ class Finding:
     saved_share: float | None = None
     negligible: bool = False
     remedies: tuple[str, ...] = ()
+    low_rank: bool = False
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:

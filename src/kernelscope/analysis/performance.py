@@ -436,12 +436,38 @@ def relieves(change: Change | None, unit: str, units: Units) -> bool:
     return any(f > 0 and (key == unit or key in metrics) for key, f in change.work.items())
 
 
-#: Tiers of the advice order (:func:`rank_and_share`), first to last.
-TIERS = ("relieves_limiter", "limiter", "worthwhile", "unestimated", "negligible")
+def measured_share(change: Change | None, evidence: Iterable[object], units: Units) -> float | None:
+    """The largest measured share a finding's own evidence covers, 0-1, to order findings without an estimate
+    (:func:`rank_and_share`): a stall reason's share of the stall cycles (evidence ``stall_share.<reason>``, unit
+    ``"share"``; ``stall_value.<reason>`` from the launch's stall shares, issuing left out), the waiting or idle SM
+    time its change removes (share of the warp cycles / of the elapsed time), or the busy time its change removes of a
+    measured unit (fraction x the unit's busiest instance). None when its evidence measures no such share (a finding
+    sized on a unit the report did not measure): it then comes after the measured ones."""
+    shares: list[float] = []
+    issuing = units.selected_share or 0.0
+    for e in evidence:
+        metric, value = getattr(e, "metric", ""), getattr(e, "value", None)
+        if metric.startswith("stall_share.") and getattr(e, "unit", "") == "share" and value is not None:
+            shares.append(value)
+        elif metric.startswith("stall_value."):
+            s = units.stall_shares.get(metric.split(".", 1)[1])
+            if s is not None and issuing < 1.0:
+                shares.append(s / (1.0 - issuing))
+    if change is not None:
+        shares += [x for x in (change.waiting, change.idle) if x > 0]
+        shares += [_fraction(change, c) * c.hottest for c in units.counters if _fraction(change, c) > 0]
+    found = [min(1.0, max(0.0, x)) for x in shares if math.isfinite(x)]
+    return max(found) if found else None
+
+
+#: Tiers of the advice order (:func:`rank_and_share`), first to last. A ``"note"`` is a finding whose own counters
+#: show it is no root cause (:attr:`.engine.Finding.low_rank`): listed after every other finding, with its figures.
+TIERS = ("relieves_limiter", "limiter", "worthwhile", "unestimated", "negligible", "note")
 
 
 def rank_and_share(items: Sequence[tuple[object, Change | None, float | None, str | None, str | None]], units: Units,
-                   worthwhile: float) -> list[tuple[object, float | None, float | None, str]]:
+                   worthwhile: float, measured: Sequence[float | None] | None = None,
+                   notes: Sequence[bool] | None = None) -> list[tuple[object, float | None, float | None, str]]:
     """Order a launch's findings for advice and give each its marginal gain.
 
     Args:
@@ -451,12 +477,17 @@ def rank_and_share(items: Sequence[tuple[object, Change | None, float | None, st
             unit, and every other change is bounded by it.
         units: the launch's units.
         worthwhile: the smallest conservative value that counts as a gain (``min_worthwhile_speedup``).
+        measured: per item, the measured share its evidence covers (:func:`measured_share`), or None: the order of
+            the findings without an estimate, largest first (those without a measured share after them, in rule
+            order), so that an unsized finding never outranks a measured larger cause. None: rule order.
+        notes: per item, True for a low-rank note (its own counters show it is no root cause): tier ``"note"``,
+            after every other finding (estimated notes still get their marginal gain after all the others).
 
     Returns:
         ``(finding, marginal speedup, saved share, tier)`` in advice order (tiers: :data:`TIERS`): the estimated
         findings that relieve a unit some limiter finding names; the limiter findings; the other estimated
-        findings worth it (conservative value at least ``worthwhile``); the other findings without an estimate (rule
-        order); the negligible ones. Within the estimated tiers greedy on the model: the next is the one whose
+        findings worth it (conservative value at least ``worthwhile``); the other findings without an estimate (by their
+        measured share, largest first); the negligible ones; the notes. Within the estimated tiers greedy on the model: the next is the one whose
         marginal gain after those already listed (T'(their changes) / T'(theirs and its own), :func:`predict` of
         :func:`merged` changes, never above its own estimate) has the largest conservative value
         (:func:`conservative_value`); ties keep rule order. So the first estimated line is a finding's own estimate,
@@ -464,7 +495,9 @@ def rank_and_share(items: Sequence[tuple[object, Change | None, float | None, st
         time each saves after those above it) add up to what all of them save, at most 1. Marginal and saved share
         are None for a finding without an estimate.
     """
-    limiting = [lim for _, _, s, _, lim in items if s is None and lim]
+    low = list(notes) if notes is not None else [False] * len(items)
+    weight = list(measured) if measured is not None else [None] * len(items)
+    limiting = [lim for (_, _, s, _, lim), n in zip(items, low) if s is None and lim and not n]
     pending = [(i, item) for i, item in enumerate(items) if item[2] is not None]
     done: list[Change] = []
     share_before = 1.0
@@ -476,7 +509,9 @@ def rank_and_share(items: Sequence[tuple[object, Change | None, float | None, st
         after = predict(units, merged([*done, change], units)).time_share
         return max(1.0, min(own, share_before / after)) if after > 0 else own
 
-    def tier(change: Change | None, value: float) -> int:
+    def tier(i: int, change: Change | None, value: float) -> int:
+        if low[i]:
+            return 5
         if value < worthwhile:
             return 4
         return 0 if any(relieves(change, lim, units) for lim in limiting) else 2
@@ -487,7 +522,7 @@ def rank_and_share(items: Sequence[tuple[object, Change | None, float | None, st
             g = marginal(change, own)  # type: ignore[arg-type]
             value = conservative_value(g, kind) or 1.0
             alone = conservative_value(own, kind) or 1.0  # ties (gains that all went to 1.00x) by their own estimate
-            scored.append((tier(change, value), -value, -alone, i, g, finding, change))
+            scored.append((tier(i, change, value), -value, -alone, i, g, finding, change))
         scored.sort(key=lambda t: t[:4])
         t, _, _, i, g, finding, change = scored[0]
         picked.append((t, len(picked), finding, g, share_before * (1.0 - 1.0 / g)))
@@ -495,9 +530,12 @@ def rank_and_share(items: Sequence[tuple[object, Change | None, float | None, st
             done.append(change)
         share_before /= g
         pending = [(j, item) for j, item in pending if j != i]
-    unestimated = [(1 if lim else 3, len(picked) + i, finding, None, None)
+    # without an estimate: by the measured share of their evidence, largest first; unmeasured ones after, rule order
+    unestimated = [(5 if low[i] else 1 if lim else 3,
+                    (0, -weight[i], i) if weight[i] is not None else (1, 0.0, i), finding, None, None)
                    for i, (finding, _, s, _, lim) in enumerate(items) if s is None]
-    ordered = sorted([*picked, *unestimated], key=lambda x: (x[0], x[1]))
+    estimated = [(t, (-1, 0.0, order), finding, g, saved) for t, order, finding, g, saved in picked]
+    ordered = sorted([*estimated, *unestimated], key=lambda x: (x[0], x[1]))
     return [(finding, g, saved, TIERS[t]) for t, _, finding, g, saved in ordered]
 
 
