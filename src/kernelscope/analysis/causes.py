@@ -24,10 +24,10 @@ from .design import ASYNC_COUNTERS
 from .engine import Done, Evidence, Finding, Rule
 from .kernel_rules import KernelContext
 from .memory_causes import (
-    DATA_PIPE_PCT, GLOBAL_SECTORS, LOCAL_INSTRUCTIONS, LOCAL_MISSES, LOCAL_SECTORS, LSUIN_PCT, M_INST, M_L1_HIT,
-    M_L2_HIT, M_L2_SECTORS, M_LDSM, M_SECTORS, M_SECTORS_IDEAL, M_SECTORS_LOCAL, M_SHARED_IDEAL, M_SHARED_WAVEFRONTS,
-    REQUESTS, SHARED_OPS, WAVEFRONT_FINDINGS, cause, excess_l1_wavefronts, register_spills, shared_bank_conflicts,
-    uncoalesced_global, uncoalesced_shared,
+    DATA_PIPE_PCT, GLOBAL_SECTORS, L2_WRITES, LOCAL_INSTRUCTIONS, LOCAL_MISSES, LOCAL_SECTORS, LSUIN_PCT, M_INST,
+    M_L1_HIT, M_L2_HIT, M_L2_SECTORS, M_LDSM, M_SECTORS, M_SECTORS_IDEAL, M_SECTORS_LOCAL, M_SHARED_IDEAL,
+    M_SHARED_WAVEFRONTS, REQUESTS, SHARED_OPS, WAVEFRONT_FINDINGS, cause, excess_l1_wavefronts, register_spills,
+    shared_bank_conflicts, uncoalesced_global, uncoalesced_shared,
 )
 from .performance import PREDICTION, SHARED_UNIT, UPPER_BOUND, Change, predict, relieves
 
@@ -436,7 +436,8 @@ def _saturated_pipe(ctx: KernelContext):
 #: The root-cause rules, run after the class rules (:data:`kernelscope.analysis.kernel_rules.KERNEL_RULES`).
 CAUSE_RULES: tuple[Rule[KernelContext], ...] = (
     Rule("uncoalesced_global", uncoalesced_global,
-         inputs=(M_SECTORS, M_SECTORS_IDEAL, M_L2_SECTORS, M_L2_HIT, M_L1_HIT, *GLOBAL_SECTORS, *LOCAL_SECTORS, *REQUESTS.values())),
+         inputs=(M_SECTORS, M_SECTORS_IDEAL, M_L2_SECTORS, M_L2_HIT, M_L1_HIT, *GLOBAL_SECTORS, *LOCAL_SECTORS,
+                 *REQUESTS.values(), *L2_WRITES)),
     Rule("shared_bank_conflicts", shared_bank_conflicts, inputs=(*(n for t in SHARED_OPS.values() for n in t), M_LDSM)),
     Rule("uncoalesced_shared", uncoalesced_shared, parents=("shared_bank_conflicts",),
          inputs=(M_SHARED_WAVEFRONTS, M_SHARED_IDEAL)),
