@@ -128,3 +128,29 @@ def test_corpus_gemm_math_floor_is_the_executed_flops(name, kernel):
     flops = 2 * m[FP32.format("ffma")] + m[FP32.format("fmul")] + m[FP32.format("fadd")]
     assert measured > f.estimated_speedup * flops / (2 * slots)  # the slot floor would not have held
     assert f.estimated_speedup >= measured
+
+
+def test_fp_slot_share_by_hand():
+    # one FMUL per FFMA at 30 % of the FP32 FLOP peak (2 FLOP per slot): 10 FFMA + 10 FMUL = 30 FLOP in 20 slots,
+    # 0.3 x 2 x 20 / 30 = 0.4 of the slots; FFMAs alone take the FLOP share; FP16 (HFMA2: 4 FLOP per slot) likewise
+    from kernelscope.analysis.causes import fp_slot_share
+    rates = {FP32.format("ffma"): 10.0, FP32.format("fmul"): 10.0, FP32.format("fadd"): 0.0}
+    assert fp_slot_share(rates, "fp32", 0.3) == pytest.approx(0.4)
+    assert fp_slot_share({**rates, FP32.format("fmul"): 0.0}, "fp32", 0.3) == pytest.approx(0.3)
+    half = {FP32.format("hfma"): 10.0, FP32.format("hadd"): 10.0, FP32.format("hmul"): 0.0}
+    assert fp_slot_share(half, "fp16", 0.3) == pytest.approx(0.3 * 4 * 20 / 60)
+    # counts take precedence over rates; a missing counter or no work: not measured
+    counts = {"sm__sass_thread_inst_executed_op_" + op + "_pred_on.sum": v for op, v in
+              (("dadd", 0.0), ("dmul", 0.0), ("dfma", 5.0))}
+    assert fp_slot_share(counts, "fp64", 0.5) == pytest.approx(0.5)
+    assert fp_slot_share({FP32.format("ffma"): 10.0}, "fp32", 0.3) is None
+    assert fp_slot_share({n: 0.0 for n in rates}, "fp32", 0.3) is None
+
+
+def test_corpus_gemm_states_the_slots_its_instructions_take():
+    # 03: 12.0 % of the FP32 FLOP peak, 16.0 % of its slots with the FMULs (1 / 0.16 = 6.3x, stated, not the bound)
+    d = next(d for d in diagnose_file(need(CORPUS_NCU / f"{FEATHER}03_tiled.ncu-rep")).kernels
+             if d.kernel.name == "tiled_matmul")
+    f = next(f for f in d.findings if f.id == "memory_instructions_bound")
+    assert "16.0% of its instruction slots while each FP instruction stays" in f.speedup_note
+    assert f.estimated_speedup == pytest.approx(d.roofline.peak_flops_per_s / d.roofline.achieved_flops_per_s, rel=0.02)

@@ -18,6 +18,7 @@ import math
 from typing import Iterator
 
 from ..knowledge.criteria import source
+from ..knowledge.metrics import flop_ops
 from ..knowledge.stalls import describe, reasons
 from ..notes import Note
 from .design import ASYNC_COUNTERS
@@ -193,7 +194,12 @@ def reuse_change(ctx: KernelContext) -> Change | None:
     address arithmetic's integer multiply-adds) that the math does not need: the math needs its executed FLOPs at the
     pipe's peak (the roofline's achieved / peak FLOP/s), else the busiest arithmetic pipe; L2 and DRAM stay. So the
     bound is the kernel's own math roof (register tiling of a tiled SGEMM at 12 % of the FP32 peak, LSU pipe 88 %:
-    up to ~8x; the same author's register-tiled kernel ran 6.8x faster)."""
+    up to ~8x; the same author's register-tiled kernel ran 6.8x faster).
+
+    The floor is the FLOPs, not the FP instructions as they are: an FMUL or FADD beside each FFMA takes a whole lane
+    slot for one FLOP, but the rewrite may drop it (that SGEMM's FMUL by alpha per product: the register-tiled kernel
+    applies alpha once per output, its FMULs are gone, and it ran faster than a floor of one slot per FMUL allows:
+    6.8x against 6.3x). The slots the instructions take now (:func:`fp_slot_share`) are stated beside the bound."""
     r = ctx.roofline
     flops = None
     if r is not None and r.achieved_flops_per_s and r.peak_flops_per_s and not r.flops_estimated:
@@ -209,9 +215,32 @@ def reuse_change(ctx: KernelContext) -> Change | None:
         busy = ctx.units.busy(unit)
         if busy:
             work[unit] = max(0.0, 1.0 - math_busy / busy)
+    slots = fp_slot_share(ctx.kernel.metrics, r.pipe, flops) if flops is not None and r is not None else None
+    kept = f"; {100 * slots:.1f}% of its instruction slots while each FP instruction stays" \
+        if slots is not None and slots > 1.05 * flops else ""  # type: ignore[operator]
     return Change(work, kind=UPPER_BOUND, what=f"every value loaded once and reused: the LSU, MIO, L1 and shared-memory "
                                                f"work go, issue down to what the math needs ({100 * math_busy:.1f}%"
-                                               + (" of the FP32 peak: the executed FLOPs)" if "fma" in work else ")"))
+                                               + (f" of the FP32 peak: the executed FLOPs{kept})" if "fma" in work
+                                                  else ")"))
+
+
+def fp_slot_share(m, pipe: str, flop_share: float) -> float | None:
+    """The share of the ``pipe``'s (``"fp32"``, ``"fp16"``, ``"fp64"``) instruction slots its FP instructions take,
+    from the share of its FLOP peak they reach (``flop_share``, 0-1): each add, multiply or fused multiply-add is one
+    slot per thread, the peak is the fused one's FLOPs per slot (``data/metrics.toml`` ``[flop]``), so slots =
+    ``flop_share`` x max weight x instructions / FLOPs. From the instruction counts (``sm__``/``smsp__`` ``.sum``),
+    else the per-cycle rates; None when any of the three is not measured or they are all 0."""
+    ops = flop_ops().get(pipe)
+    if not ops:
+        return None
+    stems = [f"sass_thread_inst_executed_op_{op}_pred_on" for op, _ in ops]
+    for names in ([f"sm__{s}.sum" for s in stems], [f"smsp__{s}.sum" for s in stems],
+                  [f"smsp__{s}.sum.per_cycle_elapsed" for s in stems]):
+        counts = [m.get(n) for n in names]
+        if all(c is not None for c in counts):
+            fl = sum(c * w for c, (_, w) in zip(counts, ops))
+            return flop_share * max(w for _, w in ops) * sum(counts) / fl if fl > 0 else None
+    return None
 
 
 def tensor_cores_unused(ctx: KernelContext, done: Done) -> Finding | None:
