@@ -18,16 +18,17 @@ import math
 from typing import Iterator
 
 from ..knowledge.criteria import source
+from ..knowledge.metrics import flop_ops
 from ..knowledge.stalls import describe, reasons
 from ..notes import Note
 from .design import ASYNC_COUNTERS
 from .engine import Done, Evidence, Finding, Rule
 from .kernel_rules import KernelContext
 from .memory_causes import (
-    DATA_PIPE_PCT, GLOBAL_SECTORS, LOCAL_INSTRUCTIONS, LOCAL_MISSES, LOCAL_SECTORS, LSUIN_PCT, M_INST, M_L1_HIT,
-    M_L2_HIT, M_L2_SECTORS, M_LDSM, M_SECTORS, M_SECTORS_IDEAL, M_SECTORS_LOCAL, M_SHARED_IDEAL, M_SHARED_WAVEFRONTS,
-    REQUESTS, SHARED_OPS, WAVEFRONT_FINDINGS, cause, excess_l1_wavefronts, register_spills, shared_bank_conflicts,
-    uncoalesced_global, uncoalesced_shared,
+    DATA_PIPE_PCT, GLOBAL_SECTORS, L2_WRITES, LOCAL_INSTRUCTIONS, LOCAL_MISSES, LOCAL_SECTORS, LSUIN_PCT, M_INST,
+    M_L1_HIT, M_L2_HIT, M_L2_SECTORS, M_LDSM, M_SECTORS, M_SECTORS_IDEAL, M_SECTORS_LOCAL, M_SHARED_IDEAL,
+    M_SHARED_WAVEFRONTS, REQUESTS, SHARED_OPS, WAVEFRONT_FINDINGS, cause, excess_l1_wavefronts, register_spills,
+    shared_bank_conflicts, uncoalesced_global, uncoalesced_shared,
 )
 from .performance import PREDICTION, SHARED_UNIT, UPPER_BOUND, Change, predict, relieves
 
@@ -208,7 +209,12 @@ def reuse_change(ctx: KernelContext) -> Change | None:
     address arithmetic's integer multiply-adds) that the math does not need: the math needs its executed FLOPs at the
     pipe's peak (the roofline's achieved / peak FLOP/s), else the busiest arithmetic pipe; L2 and DRAM stay. So the
     bound is the kernel's own math roof (register tiling of a tiled SGEMM at 12 % of the FP32 peak, LSU pipe 88 %:
-    up to ~8x; the same author's register-tiled kernel ran 6.8x faster)."""
+    up to ~8x; the same author's register-tiled kernel ran 6.8x faster).
+
+    The floor is the FLOPs, not the FP instructions as they are: an FMUL or FADD beside each FFMA takes a whole lane
+    slot for one FLOP, but the rewrite may drop it (that SGEMM's FMUL by alpha per product: the register-tiled kernel
+    applies alpha once per output, its FMULs are gone, and it ran faster than a floor of one slot per FMUL allows:
+    6.8x against 6.3x). The slots the instructions take now (:func:`fp_slot_share`) are stated beside the bound."""
     r = ctx.roofline
     flops = None
     if r is not None and r.achieved_flops_per_s and r.peak_flops_per_s and not r.flops_estimated:
@@ -224,9 +230,32 @@ def reuse_change(ctx: KernelContext) -> Change | None:
         busy = ctx.units.busy(unit)
         if busy:
             work[unit] = max(0.0, 1.0 - math_busy / busy)
+    slots = fp_slot_share(ctx.kernel.metrics, r.pipe, flops) if flops is not None and r is not None else None
+    kept = f"; {100 * slots:.1f}% of its instruction slots while each FP instruction stays" \
+        if slots is not None and slots > 1.05 * flops else ""  # type: ignore[operator]
     return Change(work, kind=UPPER_BOUND, what=f"every value loaded once and reused: the LSU, MIO, L1 and shared-memory "
                                                f"work go, issue down to what the math needs ({100 * math_busy:.1f}%"
-                                               + (" of the FP32 peak: the executed FLOPs)" if "fma" in work else ")"))
+                                               + (f" of the FP32 peak: the executed FLOPs{kept})" if "fma" in work
+                                                  else ")"))
+
+
+def fp_slot_share(m, pipe: str, flop_share: float) -> float | None:
+    """The share of the ``pipe``'s (``"fp32"``, ``"fp16"``, ``"fp64"``) instruction slots its FP instructions take,
+    from the share of its FLOP peak they reach (``flop_share``, 0-1): each add, multiply or fused multiply-add is one
+    slot per thread, the peak is the fused one's FLOPs per slot (``data/metrics.toml`` ``[flop]``), so slots =
+    ``flop_share`` x max weight x instructions / FLOPs. From the instruction counts (``sm__``/``smsp__`` ``.sum``),
+    else the per-cycle rates; None when any of the three is not measured or they are all 0."""
+    ops = flop_ops().get(pipe)
+    if not ops:
+        return None
+    stems = [f"sass_thread_inst_executed_op_{op}_pred_on" for op, _ in ops]
+    for names in ([f"sm__{s}.sum" for s in stems], [f"smsp__{s}.sum" for s in stems],
+                  [f"smsp__{s}.sum.per_cycle_elapsed" for s in stems]):
+        counts = [m.get(n) for n in names]
+        if all(c is not None for c in counts):
+            fl = sum(c * w for c, (_, w) in zip(counts, ops))
+            return flop_share * max(w for _, w in ops) * sum(counts) / fl if fl > 0 else None
+    return None
 
 
 def tensor_cores_unused(ctx: KernelContext, done: Done) -> Finding | None:
@@ -451,7 +480,8 @@ def _saturated_pipe(ctx: KernelContext):
 #: The root-cause rules, run after the class rules (:data:`kernelscope.analysis.kernel_rules.KERNEL_RULES`).
 CAUSE_RULES: tuple[Rule[KernelContext], ...] = (
     Rule("uncoalesced_global", uncoalesced_global,
-         inputs=(M_SECTORS, M_SECTORS_IDEAL, M_L2_SECTORS, M_L2_HIT, M_L1_HIT, *GLOBAL_SECTORS, *LOCAL_SECTORS, *REQUESTS.values())),
+         inputs=(M_SECTORS, M_SECTORS_IDEAL, M_L2_SECTORS, M_L2_HIT, M_L1_HIT, *GLOBAL_SECTORS, *LOCAL_SECTORS,
+                 *REQUESTS.values(), *L2_WRITES)),
     Rule("shared_bank_conflicts", shared_bank_conflicts, inputs=(*(n for t in SHARED_OPS.values() for n in t), M_LDSM)),
     Rule("uncoalesced_shared", uncoalesced_shared, parents=("shared_bank_conflicts",),
          inputs=(M_SHARED_WAVEFRONTS, M_SHARED_IDEAL)),

@@ -38,6 +38,8 @@ REQUESTS = {f"{space}_{op}": f"l1tex__t_requests_pipe_lsu_mem_{space}_op_{op}.su
 LOCAL_MISSES = ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum",
                 "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum")
 LOCAL_INSTRUCTIONS = ("sass__inst_executed_local_loads", "sass__inst_executed_local_stores")
+#: The L1's write sectors and write requests at L2 (stores, every one: the L1 writes through to L2).
+L2_WRITES = ("lts__t_sectors_srcunit_tex_op_write.sum", "lts__t_requests_srcunit_tex_op_write.sum")
 
 
 def cause(ctx: KernelContext, finding_id: str, values: dict, evidence: tuple[Evidence, ...], key: str,
@@ -85,11 +87,11 @@ def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
     """Global loads/stores that touch more 32-byte sectors than the addresses need (Nsight's
     ``memory_l2_theoretical_sectors_global`` vs ``..._ideal``).
 
-    Change (prediction): the excess sectors leave the L1 (their share of its global + local sectors); those that miss
-    L1 (1 - L1 hit rate) leave the L2 (of all its sectors, ``lts__t_sectors``) and the L1-L2 interconnect, and of
-    those the ones that miss L2 (1 - L2 hit rate) leave DRAM (of its bytes), at most the DRAM bytes beyond the ideal
-    sectors' (a misaligned access's extra sectors are its neighbour's, read from DRAM once anyway); the instructions
-    stay."""
+    Change (prediction): the excess sectors leave the L1 (their share of its global + local sectors); those that reach
+    L2 (:func:`l2_excess`: the stores' all, the loads' L1 misses) leave the L2 (of all its sectors,
+    ``lts__t_sectors``) and the L1-L2 interconnect, and of those that miss L1 the ones that miss L2 (1 - L2 hit rate)
+    leave DRAM (of its bytes), at most the DRAM bytes beyond the ideal sectors' (a misaligned access's extra sectors
+    are its neighbour's, read from DRAM once anyway); the instructions stay."""
     m = ctx.kernel.metrics
     sectors, ideal = m.get(M_SECTORS), m.get(M_SECTORS_IDEAL)
     if not sectors or not ideal or sectors <= ideal:  # (no access needs 0 sectors: a 0 ideal is not data)
@@ -100,8 +102,8 @@ def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
         return None
     l1_sectors = _sum(m, GLOBAL_SECTORS + LOCAL_SECTORS)
     l1_hit = m.get(M_L1_HIT)
-    # the excess sectors that reach L2 are those L1 misses (the theoretical sectors count every L1 request)
-    l2_share = _share(excess * (1.0 - l1_hit / 100.0), m.get(M_L2_SECTORS)) if l1_hit is not None else None
+    reach = l2_excess(m, excess, ideal)
+    l2_share = _share(reach, m.get(M_L2_SECTORS)) if reach is not None else None
     work = l1_work(ctx, _share(excess, l1_sectors) if l1_sectors else e)
     if l2_share is not None:
         work.update({"l2": l2_share, "xbar": l2_share})
@@ -132,8 +134,35 @@ def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
                   Evidence(GLOBAL_SECTORS[0], m.get(GLOBAL_SECTORS[0]), "sector"),
                   Evidence(REQUESTS["global_st"], m.get(REQUESTS["global_st"]), "request"),
                   Evidence(GLOBAL_SECTORS[1], m.get(GLOBAL_SECTORS[1]), "sector"),
-                  Evidence(M_L2_SECTORS, m.get(M_L2_SECTORS), "sector")),
+                  Evidence(M_L2_SECTORS, m.get(M_L2_SECTORS), "sector"),
+                  *(Evidence(n, m.get(n), u) for n, u in zip(L2_WRITES, ("sector", "request")) if n in m)),
                  "uncoalesced_excess_share", change)
+
+
+def l2_excess(m, excess: float, ideal: float) -> float | None:
+    """The excess global sectors (``excess`` of the accesses' sectors, ``ideal`` the sectors their addresses need)
+    that reach L2, or None when the L1 hit rate was not measured.
+
+    The L1 writes global stores through to L2, so the stores' excess reaches it whole, L1 hit or not; of the loads'
+    excess only the L1 misses (1 - ``l1tex__t_sector_hit_rate``). The stores' share: their L1 sectors beyond their
+    ideal, the ideal sectors per request of all the global requests (what the access widths need on average) x the
+    store requests, within 0 .. ``excess``, and at most the L1's write sectors at L2 beyond that ideal
+    (``lts__t_sectors_srcunit_tex_op_write``) where measured. Without the stores' sectors and requests, every excess
+    sector counts at the L1 miss rate (the loads' rule); atomic and reduction requests not measured count as none."""
+    l1_hit = m.get(M_L1_HIT)
+    if l1_hit is None:
+        return None
+    miss = 1.0 - l1_hit / 100.0
+    st_sectors, st_requests = m.get(GLOBAL_SECTORS[1]), m.get(REQUESTS["global_st"])
+    requests = _sum(m, (REQUESTS["global_ld"], REQUESTS["global_st"]))
+    requests = requests + sum(m.get(REQUESTS[f"global_{op}"], 0.0) for op in ("atom", "red")) if requests else None
+    if st_sectors is None or st_requests is None or not requests:
+        return excess * miss
+    st_ideal = ideal * st_requests / requests
+    st_excess = min(excess, max(0.0, st_sectors - st_ideal))
+    written = m.get(L2_WRITES[0])
+    st_reach = st_excess if written is None else min(st_excess, max(0.0, written - st_ideal))
+    return st_reach + (excess - st_excess) * miss
 
 
 def _share_ratio(a: float | None, b: float | None) -> float | None:
