@@ -17,6 +17,8 @@ from typing import Any, Iterable, Mapping
 from ..errors import UnknownGpuError
 from ..knowledge.criteria import criteria as default_criteria
 from ..knowledge.criteria import source
+from ..knowledge.findings import findings as finding_texts
+from ..knowledge.remedies import applicable
 from ..knowledge.gpus import DERIVED_ORIGIN, derived_spec, find_gpu, find_typed_gpu
 from ..knowledge.plausibility import screen
 from ..model import GpuSpec, KernelProfile, ProfileReport
@@ -305,7 +307,7 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
     facts = facts_of(design, kernel, gpu, occ, stalls, units, notes, crit)
     ctx = KernelContext(kernel, gpu, sol, occ, stalls, waves, headline, crit, limits, levels, main, units, design, facts)
     found = ranked(run_rules(RULES, ctx, ctx.admit), units, crit["min_worthwhile_speedup"], kernel.duration_s,
-                   crit["not_worth_tuning_s"])
+                   crit["not_worth_tuning_s"], facts)
     return KernelDiagnosis(
         kernel=kernel,
         gpu=gpu,
@@ -328,8 +330,14 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
     )
 
 
+#: Gate findings whose advice is a menu with no size of its own (a library's ways to call it): the launch's sized
+#: gains decide whether anything is worth tuning, and when nothing is, the verdict comes before the menu.
+UNSIZED_MENUS = ("library_kernel",)
+
+
 def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
-           duration_s: float | None = None, small_s: float = 0.0) -> tuple[Finding, ...]:
+           duration_s: float | None = None, small_s: float = 0.0,
+           facts: frozenset[str] = frozenset()) -> tuple[Finding, ...]:
     """The findings (rule order) with the advice order (``rank``), the marginal gains, the saved shares and the
     negligible mark set: the performance model's ranking (:func:`.performance.rank_and_share`) of the findings that
     carry advice, after the findings that say what the kernel is (:data:`.design_rules.GATE_FINDINGS`: a debug build,
@@ -338,7 +346,8 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
     a low-rank note (:attr:`.engine.Finding.low_rank`) comes last, marked negligible. When every advised root cause is estimated and negligible on a launch shorter
     than ``small_s`` (a few launch overheads: the class paragraph of a longer one may still hold its headroom), or
     whose busiest unit leaves no 1.05x to any change, a ``nothing_worthwhile`` finding says so first (``duration_s``:
-    the launch's)."""
+    the launch's), worded for the launch's ``facts`` (its ``{remedy}``: a library kernel's is how it is called); a
+    library's menu (:data:`UNSIZED_MENUS`, not sized) does not hold the verdict back, and follows it, negligible."""
     findings = tuple(f for f in findings if f.id != "nothing_worthwhile")
     advised = [(i, f) for i, f in enumerate(findings) if f.advice]
     order = rank_and_share([(i, f.change, f.estimated_speedup, f.estimate_kind, limiter_unit(f)) for i, f in advised],
@@ -352,16 +361,20 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
         out[i] = f.but(rank=rank, marginal_speedup=gain, saved_share=saved,  # type: ignore[index]
                        negligible=tier in ("negligible", "note"))
     out = tuple(out)
-    specific = [f for f in out if f.advice and f.advice.startswith("finding:") and f.id not in FALLBACK_FINDINGS]
+    specific = [f for f in out if f.advice and f.advice.startswith("finding:")
+                and f.id not in FALLBACK_FINDINGS + UNSIZED_MENUS]
     busiest = units.busiest
     small = (duration_s is not None and duration_s < small_s) or (
         busiest is not None and busiest.hottest * worthwhile >= 1.0)
     if small and specific and all(f.negligible and f.estimated_speedup is not None for f in specific):
         best = max(specific, key=lambda f: f.estimated_speedup or 1.0)
+        text = finding_texts().get("nothing_worthwhile")
+        out = tuple(f.but(negligible=True) if f.id in UNSIZED_MENUS and f.advice else f for f in out)
         note = Note("f_nothing_worthwhile", {"limit": worthwhile, "best": best.estimated_speedup, "best_id": best.id,
                                              "us": duration_s * 1e6 if duration_s is not None else None})
         verdict = Finding("nothing_worthwhile", "info", note, (Evidence("estimated_speedup.max", best.estimated_speedup),),
                           advice="finding:nothing_worthwhile", source=source("min_worthwhile_speedup"),
+                          remedies=applicable(text.remedies, facts, None)[:1] if text is not None else (),
                           speedup_note="not estimated: every estimated gain is below min_worthwhile_speedup")
         # first (rank 0), the others after it in their order: it has no change, so no gain of theirs moves
         return tuple(replace(f, rank=f.rank + 1) if f.rank is not None else f for f in out) + (replace(verdict, rank=0),)
@@ -531,6 +544,6 @@ def diagnose_report(
         extra = pairwise(kernels, crit)
         kernels = tuple(replace(d, findings=ranked(d.findings + (extra[d.kernel.index],), d.units,
                                                    crit["min_worthwhile_speedup"], d.kernel.duration_s,
-                                                   crit["not_worth_tuning_s"]))
+                                                   crit["not_worth_tuning_s"], d.facts))
                         if d.kernel.index in extra else d for d in kernels)
     return ReportDiagnosis(report=report, groups=group_by_name(report.kernels), kernels=kernels)

@@ -280,7 +280,8 @@ def small_grid(ctx: KernelContext, done: Done) -> Finding | None:
                          + (f", and {warps:.1f}x the resident warps on each (achieved {achieved:.0f}% of "
                             f"{theoretical:.0f}% occupancy)" if warps > 1.0 else ""))
     return Finding("small_grid", severity, note, evidence, bound=bound, advice="finding:small_grid",
-                   source=source("small_grid_waves"), **ctx.sized(change))
+                   source=source("small_grid_waves"), remedies=ctx.first_remedy("small_grid"),  # a library's: its call
+                   **ctx.sized(change))
 
 
 def _busiest_pct(ctx: KernelContext) -> float | None:
@@ -548,7 +549,8 @@ def tail_effect(ctx: KernelContext, done: Done) -> Finding | None:
     return Finding("tail_effect", "optimization", Note("tail_effect", {"waves": w, "last_pct": (w - int(w)) * 100,
                                                                      "idle": idle, "measured_idle": measured}),
                    (Evidence(WAVES, w), Evidence("sm__cycles_active / sm__cycles_elapsed", measured, "share")),
-                   advice="finding:tail_effect", source=source("tail_idle_share"), **ctx.sized(change))
+                   advice="finding:tail_effect", source=source("tail_idle_share"),
+                   remedies=ctx.first_remedy("tail_effect"), **ctx.sized(change))  # a library's: its call, not its grid
 
 
 def occupancy_gap(ctx: KernelContext, done: Done) -> Finding | None:
