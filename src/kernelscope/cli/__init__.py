@@ -168,6 +168,25 @@ def _closed_stdout() -> int:
     return EXIT_BROKEN_PIPE
 
 
+def lang_first(argv: list[str]) -> list[str]:
+    """``argv`` with a ``--lang`` given before the command (``kernelscope --lang zh timeline ...``) moved to just
+    after it, where every command takes it (a later ``--lang`` still wins); any other ``argv`` unchanged."""
+    lead: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--lang" and i + 1 < len(argv):
+            lead += argv[i:i + 2]
+            i += 2
+        elif argv[i].startswith("--lang="):
+            lead.append(argv[i])
+            i += 1
+        else:
+            break
+    if not lead or i >= len(argv) or argv[i].startswith("-"):
+        return argv
+    return [argv[i], *lead, *argv[i + 1:]]
+
+
 def _main(argv: list[str]) -> int:
     """:func:`main` without the Ctrl-C handling."""
     try:
@@ -175,6 +194,7 @@ def _main(argv: list[str]) -> int:
     except ValueError as exc:
         print(bad_env_message(str(exc)), file=sys.stderr)
         return 2
+    argv = lang_first(argv)
     lang = argv_lang(argv) or default
     args, extra = _parser(default, lang).parse_known_args(argv)
     if extra:  # the command's own usage error (see 'kernelscope COMMAND --help'), not the top-level one

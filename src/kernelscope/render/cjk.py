@@ -116,8 +116,15 @@ _ASCII_PHRASE = re.compile(r"[A-Za-z][\w/.+-]*(?: [A-Za-z][\w/.+-]*)+")
 PHRASES = ("CUDA Graph", "Nsight Systems", "Compute Capability")
 #: Pieces of text no line breaks inside, beside the terms (:func:`phrases`): an ASCII word and the number after
 #: it (``Bank 24``, ``GPU 0``, ``Rank 3``, ``CC 12.x``), an instruction's address (``PC +0x290``), a graph's replay
-#: (``CUDA graph 1 (replay)``, :data:`~kernelscope.timeline_model.GRAPH_REPLAY_NAME`).
+#: (``CUDA graph 1 (replay)``, :data:`~kernelscope.timeline_model.GRAPH_REPLAY_NAME`), a step between two values
+#: (``224 → 192``), a bound and its number (``0.4%（< 60%）``), a Chinese word and its numbers (``（线程 1、9）``).
 _GLUED = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+|(?<![\w.])[A-Za-z][A-Za-z0-9_]* \+?\d[\w.]*")
+#: Further pieces, each found on its own (they may overlap the others): a step between two values (``224 → 192``,
+#: ``48 KiB → 44.5 KiB``), a bound and its number (``0.4%（< 60%）``: the sign never ends a line), a Chinese word and
+#: the list of numbers it names, or its one number before a closing bracket (``（线程 1、9）``).
+_GLUED_MORE = (re.compile(r"(?<![\w.])\d[\d.,]*(?: ?[A-Za-zµ]{1,3}(?![A-Za-z])|%)? → \d[\d.,]*(?: ?[A-Za-zµ]{1,3}(?![A-Za-z])|%)?"),
+               re.compile(r"(?:\d[\d.]*%?（)?[<>≤≥≈] ?\d[\d.]*%?）?"),
+               re.compile(r"[\u4e00-\u9fff] \d[\d.]*(?:[、～]\d[\d.]*)+）?|[\u4e00-\u9fff] \d[\d.]*）"))
 #: The same, in a name: the address and the replay only (a name's words and numbers break as a name's do).
 _GLUED_NAME = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+")
 
@@ -144,7 +151,7 @@ def phrases(text: str, name: bool = False) -> list[tuple[int, int]]:
         return [m.span() for m in _GLUED_NAME.finditer(text)]
     pattern = _phrase_pattern()
     out = [m.span() for m in pattern.finditer(text)] if pattern is not None else []
-    return out + [m.span() for m in _GLUED.finditer(text)]
+    return out + [m.span() for pattern in (_GLUED, *_GLUED_MORE) for m in pattern.finditer(text)]
 
 
 def break_opportunities(text: str) -> list[int]:
