@@ -81,7 +81,17 @@ def fit_tables(renderables: Iterable[object], console: Console) -> list[object]:
     out = [_narrowed(item, console, console.width) for item in renderables]
     for item in out:
         _fit_any(item, console, console.width)
-    return out
+    return [_noted(item) for item in out]
+
+
+def _noted(item: object) -> object:
+    """``item``, followed by the line saying which of its columns were left out (:func:`left_out_note`) where
+    :func:`_fit` left some out: a line of its own, as wide as the terminal, not as the table."""
+    note = getattr(item, "_left_out", None)
+    if note is None:
+        return item
+    item._left_out = None  # type: ignore[attr-defined]
+    return Group(item, Text(note))
 
 
 def _narrowed(item: object, console: Console, width: int) -> object:
@@ -95,7 +105,9 @@ def _narrowed(item: object, console: Console, width: int) -> object:
     if not item.show_header or len(item.columns) < 3:
         return item
     split = split_parts(item, console, width)
-    return item if len(split) < 2 else Group(*split)
+    if len(split) < 2:
+        return item
+    return Group(split[0], *(p if p.show_edge else Padding(p, (0, 0, 0, 1)) for p in split[1:]))  # edge: aligned
 
 
 def _part(table: Table, columns: list[int], first: bool, narrow: bool = False) -> Table:
@@ -167,10 +179,13 @@ def _fit_any(item: object, console: Console, width: int) -> None:
         for i, part in enumerate(shown):
             shown[i] = _narrowed(part, console, width)
             _fit_any(shown[i], console, width)
+            shown[i] = _noted(shown[i])
     elif isinstance(item, Padding):
         _fit_any(item.renderable, console, width - item.left - item.right)
+        item.renderable = _noted(item.renderable)
     elif isinstance(item, Panel):
         _fit_any(item.renderable, console, width - 4)  # two borders, one cell of padding each side
+        item.renderable = _noted(item.renderable)
 
 
 def _name_column(table: Table) -> int:
@@ -211,10 +226,8 @@ def _fit(table: Table, console: Console, width: int) -> None:
     refit = getattr(table, "_refit", None)  # a title that says what the columns shown are of
     if refit is not None:
         refit(table)
-    if dropped and table.show_header:  # never silently: the columns left out, and how to see them
-        note = left_out_note([" ".join(h.split()) for h in dropped])
-        table.caption = f"{table.caption}\n{note}" if table.caption else note
-        table.caption_justify = "left"
+    if dropped and table.show_header:  # never silently: the columns left out, and how to see them (_noted)
+        table._left_out = left_out_note([" ".join(h.split()) for h in dropped])  # type: ignore[attr-defined]
 
 
 def _needs(table: Table, console: Console, width: int) -> tuple[int, int, list[int]]:

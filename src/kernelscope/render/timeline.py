@@ -150,7 +150,7 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
     bh = _black_hole_note(rep, f.lang)
     if bh is not None:
         if isinstance(bh.values.get("name"), str):  # the table's short name (JSON keeps it whole)
-            bh = Note(bh.key, {**bh.values, "name": short_name(bh.values["name"])})
+            bh = Note(bh.key, {**bh.values, "name": short_name(record_name(bh.values["name"], f.lang))})
         rows.append((f.label("tl_black_hole"), f.note(bh)))
     rows += comm_rows(rep, f)
     if rep.fusion:  # beside the black hole: the largest fusion saving
