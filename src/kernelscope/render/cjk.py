@@ -121,10 +121,12 @@ PHRASES = ("CUDA Graph", "Nsight Systems", "Compute Capability")
 _GLUED = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+|(?<![\w.])[A-Za-z][A-Za-z0-9_]* \+?\d[\w.]*")
 #: Further pieces, each found on its own (they may overlap the others): a step between two values (``224 → 192``,
 #: ``48 KiB → 44.5 KiB``), a bound and its number (``0.4%（< 60%）``: the sign never ends a line), a Chinese word and
-#: the list of numbers it names, or its one number before a closing bracket (``（线程 1、9）``).
+#: the list of numbers it names, or its one number before a closing bracket or a Chinese word (``（线程 1、9）``,
+#: ``以退出码 1 结束``).
 _GLUED_MORE = (re.compile(r"(?<![\w.])\d[\d.,]*(?: ?[A-Za-zµ]{1,3}(?![A-Za-z])|%)? → \d[\d.,]*(?: ?[A-Za-zµ]{1,3}(?![A-Za-z])|%)?"),
                re.compile(r"(?:\d[\d.]*%?（)?[<>≤≥≈] ?\d[\d.]*%?）?"),
-               re.compile(r"[\u4e00-\u9fff] \d[\d.]*(?:[、～]\d[\d.]*)+）?|[\u4e00-\u9fff] \d[\d.]*）"))
+               re.compile(r"[\u4e00-\u9fff] \d[\d.]*(?:[、～]\d[\d.]*)+）?|[\u4e00-\u9fff] \d[\d.]*）"
+                          r"|[\u4e00-\u9fff] \d{1,3}(?= (?!%s)[\u4e00-\u9fff])" % "|".join(MEASURE_WORDS)))  # 以退出码 1 结束: "退出码" / "1" never
 #: The same, in a name: the address and the replay only (a name's words and numbers break as a name's do).
 _GLUED_NAME = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+")
 
