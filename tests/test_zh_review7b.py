@@ -232,3 +232,19 @@ def test_banks_served_alike_by_a_whole_half_warp_are_said_together(capsys, monke
                "--lang", lang)
     line = next(line for line in out.splitlines() if line.strip().startswith(("冲突的 Bank", "Colliding banks")))
     assert said in line and not_said not in line, line
+
+
+@pytest.mark.parametrize("variant", ["页锁定内存", "固定内存", "可换页内存", "分页内存"])
+def test_the_memory_kinds_have_one_word(variant):
+    """The glossary refuses the other words for pinned and pageable memory (可分页内存 itself is allowed)."""
+    from kernelscope.knowledge.glossary import glossary
+
+    terms = [t for t in glossary().term if t.en in ("pinned memory", "pageable memory")]
+    assert len(terms) == 2
+
+    def refused(text: str) -> bool:
+        return any(v in text for t in terms for v in t.forbidden) or \
+            any(re.search(p, text) for t in terms for p in (t.forbidden_re or ()))
+
+    assert refused(f"改用{variant}")
+    assert not refused("改用 cudaMemcpyAsync 与锁页内存；可分页内存的拷贝")
