@@ -42,7 +42,7 @@ def test_the_ranks_table_keeps_the_straggler_columns(capsys, monkeypatch, column
                str(need(CASES / "N14_ranks_ddp_compute_straggler")), "--lang", "zh")
     for header in ("暴露的通信", "相对中位数", "计算", "通信", "重叠"):
         assert header in out, (header, out)
-    assert "（掉队）" in out or "(掉队)" in out
+    assert "（掉队）" in out and "(掉队)" not in out  # full-width in Chinese
 
 
 @pytest.mark.parametrize("columns", [80, 120])
@@ -248,3 +248,21 @@ def test_the_memory_kinds_have_one_word(variant):
 
     assert refused(f"改用{variant}")
     assert not refused("改用 cudaMemcpyAsync 与锁页内存；可分页内存的拷贝")
+
+
+@pytest.mark.parametrize("width", range(12, 40))
+def test_an_identifier_breaks_only_between_its_tokens(width):
+    """``alex_net`` and ``forward`` stay whole; ``|`` is a token break (was ``alex_`` / ``net|…``, ``forwar`` / ``d]``)."""
+    from kernelscope.render.cjk import name_breaks, name_text
+
+    name = "[param|pytorch.model.alex_net|0|0|0|measure|forward]"
+    breaks = name_breaks(name)
+    assert name.index("alex_net") + len("alex_") not in breaks
+    assert name.index("forward") in breaks  # after the "|" before it
+    from kernelscope.render.rich_text import to_plain
+    t = Table()
+    t.add_column("名称")
+    t.add_row(name_text(name))
+    t.columns[0].max_width = width
+    lines = [line.strip() for line in to_plain([t], 80).splitlines()]
+    assert any("alex_net" in line for line in lines) and any("forward]" in line for line in lines), lines

@@ -217,7 +217,10 @@ def _points(text: str) -> list[int]:
 
 
 #: Characters after which a kernel or file name may break (``ampere_sgemm_`` / ``32x32_``, ``at::`` / ``native::``).
-NAME_BREAK_AFTER = frozenset("_(,<:/ -.")
+NAME_BREAK_AFTER = frozenset("_(,<:/ -.|")
+#: Characters a ``_`` must leave after it, up to the next break other than another ``_``, for a name to break
+#: there (``alex_net|``, ``…_tn`` whole: a short last part is part of the word, not a token of its own).
+UNDERSCORE_TAIL = 4
 #: A name's break leaves at least this many characters after it (never ``ncu-re`` / ``p``).
 NAME_TAIL = 3
 #: A file name's extension at the end of a name (after a character other than ``/`` and ``.``): never broken.
@@ -236,9 +239,19 @@ def _leading(text: str, i: int) -> bool:
     return start == 0 or not (text[start - 1].isalnum())
 
 
+def _run(text: str, i: int) -> int:
+    """Characters from ``i`` up to the next character a name breaks after (:data:`NAME_BREAK_AFTER`, but for ``.``
+    and ``-``: ``ncu.ncu-rep`` is one run) or the end."""
+    j = i
+    while j < len(text) and (text[j] not in NAME_BREAK_AFTER or text[j] in ".-"):
+        j += 1
+    return j - i
+
+
 def name_breaks(text: str) -> list[int]:
     """Where a line of a name (a kernel's demangled signature, a file path) may break: after ``_`` (a run of them,
-    not one that leads a word: ``.__next__`` whole), ``(``, ``,``, ``<``, ``/``, ``.``, a blank and after ``::`` (never between the two
+    not one that leads a word: ``.__next__`` whole; not before a tail shorter than :data:`UNDERSCORE_TAIL`:
+    ``alex_net`` whole), ``|`` (``alex_net|0|0|`` / ``warmup``), ``(``, ``,``, ``<``, ``/``, ``.``, a blank and after ``::`` (never between the two
     colons), before ``‹`` and after an ``…`` inside a name (``volta_…`` / ``splitK``), never before a closing
     ``)``, ``>``, an ``…``, a ``,`` or a blank, never inside a file name's extension (``.ncu-rep``, ``.json``:
     :data:`EXTENSION`); so a long name wraps between its tokens, not inside one (a token wider than a line:
@@ -263,6 +276,8 @@ def name_breaks(text: str) -> list[int]:
             continue
         if before == ":" and text[i - 2:i] != "::" or before == "_" and _leading(text, i - 1):
             continue
+        if before == "_" and _run(text, i) < UNDERSCORE_TAIL and text[i + _run(text, i):i + _run(text, i) + 1] != "_":
+            continue  # alex_|net|: one word (the last of its compound; fused_|add_|cos_ still break)
         out.append(i)
     return [i for i in out if len(text) - i >= NAME_TAIL]
 
