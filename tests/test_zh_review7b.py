@@ -266,3 +266,12 @@ def test_an_identifier_breaks_only_between_its_tokens(width):
     t.columns[0].max_width = width
     lines = [line.strip() for line in to_plain([t], 80).splitlines()]
     assert any("alex_net" in line for line in lines) and any("forward]" in line for line in lines), lines
+
+
+def test_lang_before_no_command_says_what_is_missing_in_chinese(capsys):
+    """``kernelscope --lang zh`` alone: COMMAND is missing (in Chinese), not '"zh" is no COMMAND'."""
+    with pytest.raises(SystemExit) as exc:
+        main(["--lang", "zh"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "COMMAND" in err and "“zh”" not in err and "错误" in err, err

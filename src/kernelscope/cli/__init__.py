@@ -170,7 +170,8 @@ def _closed_stdout() -> int:
 
 def lang_first(argv: list[str]) -> list[str]:
     """``argv`` with a ``--lang`` given before the command (``kernelscope --lang zh timeline ...``) moved to just
-    after it, where every command takes it (a later ``--lang`` still wins); any other ``argv`` unchanged."""
+    after it, where every command takes it (a later ``--lang`` still wins); left out where no command follows
+    (``kernelscope --lang zh --help``: the caller has read the language from it); any other ``argv`` unchanged."""
     lead: list[str] = []
     i = 0
     while i < len(argv):
@@ -182,8 +183,10 @@ def lang_first(argv: list[str]) -> list[str]:
             i += 1
         else:
             break
-    if not lead or i >= len(argv) or argv[i].startswith("-"):
+    if not lead:
         return argv
+    if i >= len(argv) or argv[i].startswith("-"):  # no command after it (--help, --version, nothing): the
+        return argv[i:]  # language is taken already (argv_lang), argparse speaks it
     return [argv[i], *lead, *argv[i + 1:]]
 
 
@@ -194,8 +197,8 @@ def _main(argv: list[str]) -> int:
     except ValueError as exc:
         print(bad_env_message(str(exc)), file=sys.stderr)
         return 2
-    argv = lang_first(argv)
     lang = argv_lang(argv) or default
+    argv = lang_first(argv)
     args, extra = _parser(default, lang).parse_known_args(argv)
     if extra:  # the command's own usage error (see 'kernelscope COMMAND --help'), not the top-level one
         args.command_parser.error("unrecognized arguments: " + " ".join(extra))
