@@ -158,7 +158,9 @@ def test_the_stall_column_of_source_takes_the_room_at_120(capsys, monkeypatch):
     report = CORPUS_NCU / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_07_vectorize.ncu-rep"
     assert main(["source", str(need(report)), "--lang", "zh"]) == 0
     out = capsys.readouterr().out
-    assert any("Long Scoreboard（等待 L1/TEX" in line for line in out.splitlines()), out  # was "（等待" / "L1/TEX"
+    lines = out.splitlines()
+    assert any("Long Scoreboard（等待" in line for line in lines), out  # was "（等待" alone
+    assert any("L1/TEX 缓存" in line for line in lines), out  # never "L1/TEX" / "缓存" (review 7)
     assert "执行次数" in out  # the columns beside it stay
 
 

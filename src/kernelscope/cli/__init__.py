@@ -168,6 +168,28 @@ def _closed_stdout() -> int:
     return EXIT_BROKEN_PIPE
 
 
+def lang_first(argv: list[str]) -> list[str]:
+    """``argv`` with a ``--lang`` given before the command (``kernelscope --lang zh timeline ...``) moved to just
+    after it, where every command takes it (a later ``--lang`` still wins); left out where no command follows
+    (``kernelscope --lang zh --help``: the caller has read the language from it); any other ``argv`` unchanged."""
+    lead: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--lang" and i + 1 < len(argv):
+            lead += argv[i:i + 2]
+            i += 2
+        elif argv[i].startswith("--lang="):
+            lead.append(argv[i])
+            i += 1
+        else:
+            break
+    if not lead:
+        return argv
+    if i >= len(argv) or argv[i].startswith("-"):  # no command after it (--help, --version, nothing): the
+        return argv[i:]  # language is taken already (argv_lang), argparse speaks it
+    return [argv[i], *lead, *argv[i + 1:]]
+
+
 def _main(argv: list[str]) -> int:
     """:func:`main` without the Ctrl-C handling."""
     try:
@@ -176,6 +198,7 @@ def _main(argv: list[str]) -> int:
         print(bad_env_message(str(exc)), file=sys.stderr)
         return 2
     lang = argv_lang(argv) or default
+    argv = lang_first(argv)
     args, extra = _parser(default, lang).parse_known_args(argv)
     if extra:  # the command's own usage error (see 'kernelscope COMMAND --help'), not the top-level one
         args.command_parser.error("unrecognized arguments: " + " ".join(extra))

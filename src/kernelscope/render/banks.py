@@ -78,11 +78,35 @@ def _wavefront_text(layout: Layout, f: Fmt) -> str:
 
 
 def _phase_banks(phase: Phase, f: Fmt) -> list[str]:
-    out = [f.label("banks_bank_words", bank=b, words=phase.words_per_bank[b], lanes=compact(phase.lanes_per_bank[b], dash=_dash(f), comma=_comma(f)))
-           for b in phase.colliding_banks[:_MAX_BANKS]]
-    if len(phase.colliding_banks) > _MAX_BANKS:
-        out.append(f.label("banks_more", n=len(phase.colliding_banks) - _MAX_BANKS))
+    """The colliding banks of ``phase`` and the words each serves: banks that serve as many words to every thread
+    of the phase said together ("Bank 0、1 各 16 个字", not each with "（线程 0～15）" repeated)."""
+    every = tuple(range(phase.lanes[0], phase.lanes[1] + 1))
+    groups: list[list[int]] = []
+    for b in phase.colliding_banks:
+        same = next((g for g in groups if phase.lanes_per_bank[b] == every and phase.lanes_per_bank[g[0]] == every
+                     and phase.words_per_bank[g[0]] == phase.words_per_bank[b]), None)
+        if same is not None:
+            same.append(b)
+        else:
+            groups.append([b])
+    out = []
+    for g in groups[:_MAX_BANKS]:
+        if len(g) > 1:
+            out.append(f.label("banks_banks_words_all", banks=compact(g, dash=_dash(f), comma=_comma(f)),
+                               words=phase.words_per_bank[g[0]]))
+        else:
+            out.append(f.label("banks_bank_words", bank=g[0], words=phase.words_per_bank[g[0]],
+                               lanes=compact(phase.lanes_per_bank[g[0]], dash=_dash(f), comma=_comma(f))))
+    if len(groups) > _MAX_BANKS:
+        out.append(f.label("banks_more", n=sum(len(g) for g in groups[_MAX_BANKS:])))
     return out
+
+
+def _phase_prefix(phase: Phase, phases: int, f: Fmt) -> str:
+    """What a phase is called before its banks: the first or second half-warp of two, else its threads."""
+    if phases == 2 and phase.lanes in ((0, 15), (16, 31)):
+        return f.label("banks_phase_first_half" if phase.lanes[0] == 0 else "banks_phase_second_half")
+    return f.label("banks_phase_prefix", first=phase.lanes[0], last=phase.lanes[1])
 
 
 def _colliding_text(req: Request, f: Fmt) -> str:
@@ -93,7 +117,7 @@ def _colliding_text(req: Request, f: Fmt) -> str:
             continue
         text = f.label("banks_list_sep").join(banks)
         if len(req.phases) > 1:
-            text = f.label("banks_phase_prefix", first=p.lanes[0], last=p.lanes[1]) + text
+            text = _phase_prefix(p, len(req.phases), f) + text
         parts.append(text)
     return f.label("banks_list_sep").join(parts) or f.label("banks_colliding_none")
 

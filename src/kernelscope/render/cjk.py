@@ -116,8 +116,17 @@ _ASCII_PHRASE = re.compile(r"[A-Za-z][\w/.+-]*(?: [A-Za-z][\w/.+-]*)+")
 PHRASES = ("CUDA Graph", "Nsight Systems", "Compute Capability")
 #: Pieces of text no line breaks inside, beside the terms (:func:`phrases`): an ASCII word and the number after
 #: it (``Bank 24``, ``GPU 0``, ``Rank 3``, ``CC 12.x``), an instruction's address (``PC +0x290``), a graph's replay
-#: (``CUDA graph 1 (replay)``, :data:`~kernelscope.timeline_model.GRAPH_REPLAY_NAME`).
+#: (``CUDA graph 1 (replay)``, :data:`~kernelscope.timeline_model.GRAPH_REPLAY_NAME`), a step between two values
+#: (``224 → 192``), a bound and its number (``0.4%（< 60%）``), a Chinese word and its numbers (``（线程 1、9）``).
 _GLUED = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+|(?<![\w.])[A-Za-z][A-Za-z0-9_]* \+?\d[\w.]*")
+#: Further pieces, each found on its own (they may overlap the others): a step between two values (``224 → 192``,
+#: ``48 KiB → 44.5 KiB``), a bound and its number (``0.4%（< 60%）``: the sign never ends a line), a Chinese word and
+#: the list of numbers it names, or its one number before a closing bracket or a Chinese word (``（线程 1、9）``,
+#: ``以退出码 1 结束``).
+_GLUED_MORE = (re.compile(r"(?<![\w.])\d[\d.,]*(?: ?[A-Za-zµ]{1,3}(?![A-Za-z])|%)? → \d[\d.,]*(?: ?[A-Za-zµ]{1,3}(?![A-Za-z])|%)?"),
+               re.compile(r"(?:\d[\d.]*%?（)?[<>≤≥≈] ?\d[\d.]*%?）?"),
+               re.compile(r"[\u4e00-\u9fff] \d[\d.]*(?:[、～]\d[\d.]*)+）?|[\u4e00-\u9fff] \d[\d.]*）"
+                          r"|[\u4e00-\u9fff] \d{1,3}(?= (?!%s)[\u4e00-\u9fff])" % "|".join(MEASURE_WORDS)))  # 以退出码 1 结束: "退出码" / "1" never
 #: The same, in a name: the address and the replay only (a name's words and numbers break as a name's do).
 _GLUED_NAME = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+")
 
@@ -144,7 +153,7 @@ def phrases(text: str, name: bool = False) -> list[tuple[int, int]]:
         return [m.span() for m in _GLUED_NAME.finditer(text)]
     pattern = _phrase_pattern()
     out = [m.span() for m in pattern.finditer(text)] if pattern is not None else []
-    return out + [m.span() for m in _GLUED.finditer(text)]
+    return out + [m.span() for pattern in (_GLUED, *_GLUED_MORE) for m in pattern.finditer(text)]
 
 
 def break_opportunities(text: str) -> list[int]:
@@ -208,7 +217,10 @@ def _points(text: str) -> list[int]:
 
 
 #: Characters after which a kernel or file name may break (``ampere_sgemm_`` / ``32x32_``, ``at::`` / ``native::``).
-NAME_BREAK_AFTER = frozenset("_(,<:/ -.")
+NAME_BREAK_AFTER = frozenset("_(,<:/ -.|")
+#: Characters a ``_`` must leave after it, up to the next break other than another ``_``, for a name to break
+#: there (``alex_net|``, ``…_tn`` whole: a short last part is part of the word, not a token of its own).
+UNDERSCORE_TAIL = 4
 #: A name's break leaves at least this many characters after it (never ``ncu-re`` / ``p``).
 NAME_TAIL = 3
 #: A file name's extension at the end of a name (after a character other than ``/`` and ``.``): never broken.
@@ -227,9 +239,19 @@ def _leading(text: str, i: int) -> bool:
     return start == 0 or not (text[start - 1].isalnum())
 
 
+def _run(text: str, i: int) -> int:
+    """Characters from ``i`` up to the next character a name breaks after (:data:`NAME_BREAK_AFTER`, but for ``.``
+    and ``-``: ``ncu.ncu-rep`` is one run) or the end."""
+    j = i
+    while j < len(text) and (text[j] not in NAME_BREAK_AFTER or text[j] in ".-"):
+        j += 1
+    return j - i
+
+
 def name_breaks(text: str) -> list[int]:
     """Where a line of a name (a kernel's demangled signature, a file path) may break: after ``_`` (a run of them,
-    not one that leads a word: ``.__next__`` whole), ``(``, ``,``, ``<``, ``/``, ``.``, a blank and after ``::`` (never between the two
+    not one that leads a word: ``.__next__`` whole; not before a tail shorter than :data:`UNDERSCORE_TAIL`:
+    ``alex_net`` whole), ``|`` (``alex_net|0|0|`` / ``warmup``), ``(``, ``,``, ``<``, ``/``, ``.``, a blank and after ``::`` (never between the two
     colons), before ``‹`` and after an ``…`` inside a name (``volta_…`` / ``splitK``), never before a closing
     ``)``, ``>``, an ``…``, a ``,`` or a blank, never inside a file name's extension (``.ncu-rep``, ``.json``:
     :data:`EXTENSION`); so a long name wraps between its tokens, not inside one (a token wider than a line:
@@ -254,6 +276,8 @@ def name_breaks(text: str) -> list[int]:
             continue
         if before == ":" and text[i - 2:i] != "::" or before == "_" and _leading(text, i - 1):
             continue
+        if before == "_" and _run(text, i) < UNDERSCORE_TAIL and text[i + _run(text, i):i + _run(text, i) + 1] != "_":
+            continue  # alex_|net|: one word (the last of its compound; fused_|add_|cos_ still break)
         out.append(i)
     return [i for i in out if len(text) - i >= NAME_TAIL]
 

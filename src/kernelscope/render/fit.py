@@ -1,6 +1,7 @@
 """Tables that fit the width they are printed in (a terminal, ``$COLUMNS``, or 80 columns when piped): a table
 whose narrowest layout is wider than that loses its least important columns first, the rightmost ones, until it
-fits (a renderer may name other columns to go first: :func:`drop_first`); the name column (the first whose header
+fits (a renderer may name other columns to go first: :func:`drop_first`) and says below it which columns it
+left out and how to see them (:func:`left_out_note`); the name column (the first whose header
 names a kernel, a name, a GPU, a line or an instruction, else the first) is never dropped and keeps its longest word
 or at least :data:`NAME_MIN` cells (rich wraps or abbreviates it with "…" beyond). A table is also cut while the
 layout rich would give it loses characters (:func:`_squeezed`). No analysis here."""
@@ -80,15 +81,94 @@ def fit_tables(renderables: Iterable[object], console: Console) -> list[object]:
     out = [_narrowed(item, console, console.width) for item in renderables]
     for item in out:
         _fit_any(item, console, console.width)
-    return out
+    return [_noted(item) for item in out]
+
+
+def _noted(item: object) -> object:
+    """``item``, followed by the line saying which of its columns were left out (:func:`left_out_note`) where
+    :func:`_fit` left some out: a line of its own, as wide as the terminal, not as the table."""
+    note = getattr(item, "_left_out", None)
+    if note is None:
+        return item
+    item._left_out = None  # type: ignore[attr-defined]
+    return Group(item, Text(note))
 
 
 def _narrowed(item: object, console: Console, width: int) -> object:
-    """``item``, or the parts of its narrow form (:func:`narrow_form`) as one Group where it would lose a column."""
-    parts = getattr(item, "_narrow", None)
-    if not isinstance(item, Table) or parts is None or width <= 0 or not _loses_columns(item, console, width):
+    """``item``, or the parts of its narrow form (:func:`narrow_form`; a table without one and with a header:
+    :func:`split_parts`) as one Group where it would lose a column."""
+    if not isinstance(item, Table) or width <= 0 or not _loses_columns(item, console, width):
         return item
-    return Group(*parts())
+    parts = getattr(item, "_narrow", None)
+    if parts is not None:
+        return Group(*parts())
+    if not item.show_header or len(item.columns) < 3:
+        return item
+    split = split_parts(item, console, width)
+    if len(split) < 2:
+        return item
+    return Group(split[0], *(p if p.show_edge else Padding(p, (0, 0, 0, 1)) for p in split[1:]))  # edge: aligned
+
+
+def _part(table: Table, columns: list[int], first: bool, narrow: bool = False) -> Table:
+    """A table of ``table``'s ``columns`` (indices), its rows, box and padding; the title on the ``first`` part
+    only, unless the title says what the columns shown are of (a ``_refit``: each part gets its own; a part with
+    no title has no edge either: one blank line, not two, after the part before it); ``narrow``:
+    compact (:func:`compact`)."""
+    from copy import copy
+
+    refit = getattr(table, "_refit", None)
+    part = Table(title=table.title if first or refit else None, box=table.box, title_justify=table.title_justify,
+                 show_header=table.show_header, show_edge=table.show_edge and (first or refit is not None),
+                 padding=table.padding,
+                 pad_edge=table.pad_edge, expand=False, header_style=table.header_style,
+                 title_style=table.title_style)
+    for i in columns:
+        column = copy(table.columns[i])
+        column._cells = list(table.columns[i]._cells)  # type: ignore[attr-defined]
+        part.columns.append(column)
+    part.rows = list(table.rows)
+    if refit is not None:
+        part._refit = refit  # type: ignore[attr-defined]
+        refit(part)
+    if getattr(table, "_drop_first", None):
+        part._drop_first = table._drop_first  # type: ignore[attr-defined]
+    if getattr(table, "_tight", False):
+        tight(part)
+    return compact(part) if narrow or getattr(table, "_compact", False) else part
+
+
+def split_parts(table: Table, console: Console, width: int) -> list[Table]:
+    """``table`` as tables that each fit ``width`` cells side by side and together hold every column: each starts
+    with the first column (the key of its rows), then as many of the next columns, in their order, as fit each
+    on one line (a part that does not fit so is made compact: :func:`compact`). A column too wide even beside the name column alone goes on a part of its own
+    (cut there as any table, and said: :func:`left_out_note`). No analysis here."""
+    _cjk_cells(table)
+    name = 0  # the first column names the rows (a launch, a rank, a kernel), whatever the name column
+    others = [i for i in range(len(table.columns)) if i != name]
+    groups: list[list[int]] = []
+    current: list[int] = []
+    for i in others:
+        if current and _loses_columns(_part(table, [name, *current, i], False), console, width):
+            groups.append(current)
+            current = []
+        current.append(i)
+    if current:
+        groups.append(current)
+    parts = []
+    for n, g in enumerate(groups):
+        part = _part(table, sorted([name, *g]), n == 0)
+        parts.append(_part(table, sorted([name, *g]), n == 0, True) if _loses_columns(part, console, width) else part)
+    return parts
+
+
+def left_out_note(headers: list[str]) -> str:
+    """The line printed below a table whose columns ``headers`` did not fit: how many, which, and how to see them
+    (a wider terminal, ``--format markdown``); in Chinese where a header is."""
+    from .common import label
+
+    lang = "zh" if any(has_cjk(h) for h in headers) else "en"
+    return label("fit_left_out", lang).format(n=len(headers), cols=label("fit_cols_sep", lang).join(headers))
 
 
 def _fit_any(item: object, console: Console, width: int) -> None:
@@ -99,10 +179,13 @@ def _fit_any(item: object, console: Console, width: int) -> None:
         for i, part in enumerate(shown):
             shown[i] = _narrowed(part, console, width)
             _fit_any(shown[i], console, width)
+            shown[i] = _noted(shown[i])
     elif isinstance(item, Padding):
         _fit_any(item.renderable, console, width - item.left - item.right)
+        item.renderable = _noted(item.renderable)
     elif isinstance(item, Panel):
         _fit_any(item.renderable, console, width - 4)  # two borders, one cell of padding each side
+        item.renderable = _noted(item.renderable)
 
 
 def _name_column(table: Table) -> int:
@@ -128,12 +211,14 @@ def _fit(table: Table, console: Console, width: int) -> None:
     for c in table.columns:  # a column that wants room (wants) gets it from rich too: a set width, which rich does
         if getattr(c, "_set", None) is not None:  # not narrow to the other wrapping columns' width
             c.width = c._set  # type: ignore[attr-defined]
+    dropped: list[str] = []
     while len(table.columns) > 1 and (overhead + sum(need) > width or _squeezed(table, console, width)):
         first = [i for i, c in enumerate(table.columns) if c in getattr(table, "_drop_first", ()) and i != name]
         drop = next(iter(sorted(first, key=lambda i: table._drop_first.index(table.columns[i]))), None)  # type: ignore[attr-defined]
         if drop is None:
             drop = max(i for i in range(len(table.columns)) if i != name)  # the rightmost: the least important
-        table.columns.pop(drop)
+        gone = table.columns.pop(drop)
+        dropped.insert(0, gone.header.plain if isinstance(gone.header, Text) else str(gone.header))
         overhead -= _per_column(table)
         need.pop(drop)
         if drop < name:
@@ -141,6 +226,8 @@ def _fit(table: Table, console: Console, width: int) -> None:
     refit = getattr(table, "_refit", None)  # a title that says what the columns shown are of
     if refit is not None:
         refit(table)
+    if dropped and table.show_header:  # never silently: the columns left out, and how to see them (_noted)
+        table._left_out = left_out_note([" ".join(h.split()) for h in dropped])  # type: ignore[attr-defined]
 
 
 def _needs(table: Table, console: Console, width: int) -> tuple[int, int, list[int]]:

@@ -276,7 +276,8 @@ def _kernels_table(src: SourceFile, f: Fmt) -> Table:
             cells = (str(o.active_blocks_per_sm), str(o.active_warps_per_sm), f.pct(o.occupancy_pct),
                      _limiters(o, f, short=True))
         bar = (("-" if k.barriers is None else str(k.barriers)),) if barriers_apply else ()
-        spills = Text(f.label("occ_spills_cell") if k.spills else "0", style="bold red" if k.spills else "")
+        spills = Text(f.label("occ_spills_cell" if k.spills else "occ_spills_none"),  # zh 是/否, never 0 beside 溢出
+                      style="bold red" if k.spills else "")
         t.add_row(Text(_kernel_name(k)), str(k.registers_per_thread), size_text(k.shared_mem_static_bytes), *bar,
                   spills, *cells)
     return t

@@ -34,7 +34,7 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .cjk import PATH, name_text, path_text
-from .common import Fmt, md_cell, safe, short_name, short_names
+from .common import Fmt, md_cell, safe, record_name, short_name, short_names
 from .rich_text import to_plain
 from ..knowledge.text import labels
 from .documents import enc_hook, encode
@@ -150,7 +150,7 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
     bh = _black_hole_note(rep, f.lang)
     if bh is not None:
         if isinstance(bh.values.get("name"), str):  # the table's short name (JSON keeps it whole)
-            bh = Note(bh.key, {**bh.values, "name": short_name(bh.values["name"])})
+            bh = Note(bh.key, {**bh.values, "name": short_name(record_name(bh.values["name"], f.lang))})
         rows.append((f.label("tl_black_hole"), f.note(bh)))
     rows += comm_rows(rep, f)
     if rep.fusion:  # beside the black hole: the largest fusion saving
@@ -207,7 +207,7 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
     if amdahl:
         head += [f.label(k) for k in PROGRAM_COLUMNS]
     rows = []
-    for it, short in zip(items[:top], short_names([it.name for it in items[:top]])):
+    for it, short in zip(items[:top], short_names([record_name(it.name, f.lang) for it in items[:top]])):
         name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short  # ours, not input
         name += f.paren(f.label("tl_truncated")) if it.truncated else ""
         cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [

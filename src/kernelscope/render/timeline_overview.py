@@ -53,7 +53,8 @@ def graph_rows(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> l
     rows = []
     g = rep.graphs
     if g is not None:
-        how = f.label("tl_graphs_recorded" if g.recorded else "tl_graphs_inferred")
+        whole = any(n.key == "tl_graph_level_trace" for n in rep.notes)  # replays, not their nodes (N18)
+        how = f.label("tl_graphs_whole" if whole else "tl_graphs_recorded" if g.recorded else "tl_graphs_inferred")
         rows.append((f.label("tl_graphs"), f.label(
             "tl_graphs_line", kernel_s=f.time(g.kernel_s), total_s=f.time(g.total_kernel_s), pct=g.kernel_pct,
             kernels=g.kernels, launches=g.launches, how=how, host_s=f.time(g.host_s))))

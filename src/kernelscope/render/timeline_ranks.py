@@ -85,7 +85,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                   f.time(r.communication_s), f.time(r.overlap_s), f.time(r.exposed_s), f.time(r.wait_s),
                   f.time(r.own_s)]
                  + ([str(r.steps), f.time(r.median_step_s)] if steps else [])
-                 + [_signed_pct(r.vs_median_pct, f) + (" (" + f.label("tl_ar_straggler") + ")" if r.straggler else "")]
+                 + [_signed_pct(r.vs_median_pct, f) + (f.paren(f.label("tl_ar_straggler")) if r.straggler else "")]
                  for r in rr.ranks], 2)
     proj_rows = []
     if rr.balanced_wall_s is not None:

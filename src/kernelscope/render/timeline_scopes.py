@@ -6,6 +6,8 @@ No analysis here; :mod:`kernelscope.render.timeline` places these in its views.
 
 from __future__ import annotations
 
+import re
+
 from typing import Sequence
 
 from ..analysis.timeline import Amdahl, ItemStat, ScopeShare, TimelineReport
@@ -36,6 +38,10 @@ def _gone(a: Amdahl | None) -> tuple[float | None, float | None, float | None]:
     return a.base_s, a.projected_s[-1], a.speedups[-1]
 
 
+#: A graph's replay as the timeline names it (:data:`~kernelscope.timeline_model.GRAPH_REPLAY_NAME`).
+GRAPH_REPLAY = re.compile(r"CUDA graph (\S+) \(replay\)")
+
+
 def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     """The headline: the black hole worded with its row's own figures (one device: the program share; several:
     the device where it weighs most and the whole program, each named)."""
@@ -46,7 +52,11 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     category = b.category
     if lang == "zh" and category in ("kernel", "memcpy", "memset", "communication"):  # the word ("gemm（Kernel）")
         category = Fmt(lang).label(f"tl_category_{category}")
-    values = {"name": b.name, "category": category, "time_s": b.time_s,
+    name = b.name
+    replay = GRAPH_REPLAY.fullmatch(name) if lang == "zh" else None
+    if replay is not None:  # "CUDA Graph 1（重放）", not "CUDA graph 1 (replay)（Kernel）"
+        name, category = f"CUDA Graph {replay.group(1)}", Fmt(lang).label("rec_replay")
+    values = {"name": name, "category": category, "time_s": b.time_s,
               "pct": (b.program_fraction * 100.0) if b.program_fraction is not None else None,
               "s2": sp[0], "s10": sp[1], "sinf": _speed(sp[-1], lang)}
     lane = b.lane

@@ -61,8 +61,8 @@ def stall_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", top: int
     (issuing, busy pipes) grey and hatched; Selected (issuing) given apart."""
     f = Fmt(chart_lang(lang, fmt))
     with chart_context(f.lang, inline, fmt):
-        shares = list(d.stalls.shares) if has_stalls(d) else []
-        shown = shares[:top]
+        shares = [s for s in d.stalls.shares if round(s.share_of_stalls * 100, 1) > 0] if has_stalls(d) else []
+        shown = shares[:top]  # a reason that would read "0.0%" is no bar
         rest = shares[top:]
         rows = [(f.stall_name(s.reason), s.share_of_stalls, describe(s.reason).healthy) for s in shown]
         if rest:
@@ -86,7 +86,8 @@ def stall_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", top: int
         for y, (name, share, healthy) in zip(ys, rows):
             ax.barh(y, share * 100, height=0.7, color=_HEALTHY_FACE if healthy else _STALL_COLOUR,
                     edgecolor=_HEALTHY_EDGE if healthy else "none", hatch="///" if healthy else None, lw=0.6, zorder=3)
-            ax.text(share * 100, y, f" {share * 100:.1f}%", va="center", ha="left", fontsize=8, parse_math=False)
+            ax.annotate(f"{share * 100:.1f}%", (share * 100, y), xytext=(2.5, 0), textcoords="offset points",
+                        va="center", ha="left", fontsize=8, parse_math=False)  # set off by points, not a space
         xmax = max(share for _, share, _ in rows) * 100
         _bar_axes(ax, ys, [name for name, _, _ in rows], 8.5, xmax * 1.18 + 1, f)
         handles = [Patch(fc=_STALL_COLOUR, label=f.label("chart_stall_unhealthy"))]
@@ -156,6 +157,7 @@ def _reason_looks(diags: Sequence[KernelDiagnosis], top: int) -> tuple[list[str]
     for d in diags:
         for s in d.stalls.shares:
             weight[s.reason] = max(weight.get(s.reason, 0.0), s.share_of_stalls)
+    weight = {r: w for r, w in weight.items() if round(w * 100, 1) > 0}  # a reason at "0.0%" everywhere: none
     reasons = sorted(weight, key=lambda r: (-weight[r], r))[:top]
     looks: dict[str, _Look] = {}
     ci = hi = 0
