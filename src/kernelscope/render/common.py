@@ -387,9 +387,10 @@ class Fmt:
         after): one unit and one precision, the engineering convention. The largest value picks the unit and keeps
         four significant digits (:meth:`time` is this for one value); when every value is exact at fewer decimals
         they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``, ``2.0 µs -> 2.5 µs``, ``500 µs``;
-        not ``1.000 ms``); a small value that would show no significant digit gets up to three decimals (the
-        next unit's resolution: ``3.469 ms / 0.001 ms / 34.780 ms``); one the shared unit would round to fewer than
-        three significant digits (1.4 µs beside 34.78 ms) makes each value take its own unit, as it reads alone.
+        not ``1.000 ms``); the smallest inexact value keeps three significant digits, up to three decimals
+        (``29.180 µs / 0.973 µs``, one precision for the row); one below a tenth of the shared unit takes the group
+        to the next unit down while the largest reads in four digits there (``2621 µs / 97 µs``), else makes each
+        value take its own unit, as it reads alone (``1.957 s / 6 µs``, never ``0.006 ms``).
         Nothing at all is ``0 s``, never a bare ``0``; None is "not measured"."""
         return durations(seconds, self.nm, label("pct_below", self.lang))
 

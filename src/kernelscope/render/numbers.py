@@ -32,16 +32,27 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
         return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-6 * max(1.0, abs(x) * 10 ** d)
 
     low = min(abs(x) for x in scaled if x)
+    if len(seconds) > 1 and low < 0.1:
+        # the smallest would lose its digits in the largest's unit: the next unit down when the largest still
+        # reads in four digits there (2621 µs / 97 µs, not 2.621 ms / 0.097 ms); else, a value three orders below
+        # the largest (1.4 µs beside 34.78 ms is not 0.001 ms, 6 µs beside 1.957 s not 0.006 ms), each value in
+        # its own unit, as it reads alone
+        smaller = [(k, u) for k, u in TIME_SCALES if k < scale][:1]
+        if smaller and top / smaller[0][0] < 9999.5 and low * scale / smaller[0][0] >= 0.1:
+            k, u = smaller[0]
+            scale, unit, scaled = k, u, [None if not s else s / k for s in seconds]
+            base = max(3 - int(math.floor(math.log10(top / scale + 1e-12))), 0)
+        else:
+            return [durations((s,), nm, below)[0] for s in seconds]
     digits = base
     if all(exact(x, base) for x in scaled if x):
         digits = next(d for d in range(base + 1) if all(exact(x, d) for x in scaled if x))
-    while digits < 3 and low * 10 ** digits < 1:  # the smallest shows no significant digit: give it one
+    # the smallest inexact value keeps three significant digits (0.973 µs beside 29.18 µs: 29.180 µs, one
+    # precision for the group), at most three decimals (the next unit's resolution)
+    small = min((abs(x) for x in scaled if x and not exact(x, digits)), default=None)
+    while digits < 3 and small is not None and small * 10 ** digits < 100:
         digits += 1
     floor = 10.0 ** -digits / 2
-    if len(seconds) > 1 and any(x and not exact(x, digits) and abs(x) * 10 ** digits < 100 for x in scaled):
-        # a value three orders below the largest would lose its digits in the shared unit (1.4 µs beside 34.78 ms
-        # is not 0.001 ms): each value in its own unit, as it reads alone
-        return [durations((s,), nm, below)[0] for s in seconds]
     out = []
     for s, x in zip(seconds, scaled):
         if s is None or not s:

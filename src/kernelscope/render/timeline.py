@@ -211,7 +211,7 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
         name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short  # ours, not input
         name += f.paren(f.label("tl_truncated")) if it.truncated else ""
         cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [
-            f.time(it.total_s), *f.times(it.mean_s, it.min_s, it.max_s), f.pct(it.share_pct)]
+            *f.times(it.total_s, it.mean_s, it.min_s, it.max_s), f.pct(it.share_pct)]  # a row: one unit
         if copies:
             cells += [_bytes(it.bytes), _rate(it.throughput_bytes_per_s)]
         if amdahl:

@@ -104,7 +104,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
     imbalance = (f.label("tl_ar_imbalance"),
                  [f.label("kernel"), f.label("total_time"), f.label("tl_ar_min"), f.label("tl_ar_median"),
                   f.label("tl_ar_max"), f.label("tl_ar_ratio"), f.label("tl_ar_max_rank"), f.label("tl_ar_ranks_with")],
-                 [[short[k.name], f.time(k.total_s), *f.times(k.min_s, k.median_s, k.max_s),
+                 [[short[k.name], *f.times(k.total_s, k.min_s, k.median_s, k.max_s),
                    "∞" if k.max_over_median is None else f.factor(k.max_over_median), str(k.max_rank),
                    f"{k.ranks_with}/{len(rr.ranks)}"] for k in rr.kernels], 1)
     return overview, [per_rank, projections, imbalance]

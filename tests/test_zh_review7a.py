@@ -1,0 +1,77 @@
+"""Native review 7 of the Chinese output (issue 28), sections 1 (numbers) and 2 (templates): each test fails on
+the code before the fix. The rules hold in both languages where English had the same fault."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import CASES, SHARED, need
+from kernelscope.cli import main
+from kernelscope.render.common import Fmt
+
+NCU = SHARED / "corpus" / "ncu"
+TRACES = SHARED / "corpus" / "torch_traces"
+NSYS = SHARED / "corpus" / "nsys"
+ALEXNET = TRACES / "hta_alexnet_a100_rank0_trace.json.gz"
+GCN = NSYS / "ai4mat_nsys_legacy_stats_console_paddle_gcn.txt"
+FG = str(NCU / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048")
+UNIT = re.compile(r"^(?:不到 |< )?\d+(?:\.(\d+))? (ns|µs|ms|s)$")
+
+
+def _out(capsys, *args: str, code: tuple[int, ...] = (0,)) -> str:
+    assert main(list(args)) in code
+    return capsys.readouterr().out
+
+
+def _md_rows(text: str, *columns: str) -> list[list[str]]:
+    """The cells under ``columns`` of every Markdown table whose header holds them all, one list per row."""
+    out, index = [], None
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            index = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if index is None:
+            index = [cells.index(c) for c in columns] if all(c in cells for c in columns) else []
+        elif index and not set(line) <= set("|-: "):
+            out.append([cells[i] for i in index])
+    return out
+
+
+# ------------------------------------------------------------------ 1. numbers: sibling durations, one unit each row
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_small_sibling_takes_its_own_unit_not_three_decimals_of_the_shared_one(lang):
+    f = Fmt(lang)
+    assert f.times(1.957, 81.529e-3, 6e-6, 764.486e-3) == ["1.957 s", "81.53 ms", "6 µs", "764.5 ms"]  # not 0.006 ms
+    assert f.times(55.5e-3, 3.469e-3, 1e-6, 34.78e-3) == ["55.5 ms", "3.469 ms", "1 µs", "34.78 ms"]  # not 0.001 ms
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_row_of_one_unit_keeps_one_precision_and_three_digits_of_the_smallest(lang):
+    f = Fmt(lang)
+    # not "29.18 µs 972.8 ns 960.0 ns 993.0 ns": one unit, one precision
+    assert f.times(29.18e-6, 972.8e-9, 960e-9, 993e-9) == ["29.180 µs", "0.973 µs", "0.960 µs", "0.993 µs"]
+    # the next unit down where the largest still reads in four digits: not "2.621 ms 436.8 µs 97 µs 822 µs"
+    assert f.times(2.621e-3, 436.8e-6, 97e-6, 822e-6) == ["2621 µs", "437 µs", "97 µs", "822 µs"]
+    assert f.times(8e-6, 2.6667e-6, 2e-6, 4e-6) == ["8.000 µs", "2.667 µs", "2.000 µs", "4.000 µs"]
+
+
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("trace", [GCN, ALEXNET], ids=["nsys-stats", "kineto"])
+def test_a_timeline_rows_total_shares_the_unit_and_precision_of_its_mean_min_max(capsys, lang, trace):
+    need(trace)
+    md = _out(capsys, "timeline", str(trace), "--format", "markdown", "--details", "--lang", lang)
+    cols = ("总耗时", "平均", "最小", "最大") if lang == "zh" else ("Total time", "Mean", "Min", "Max")
+    rows = [[c for c in r if c != "0 s"] for r in _md_rows(md, *cols)]  # (a zero: no precision of its own)
+    rows = [r for r in rows if r and all(UNIT.match(c) for c in r)]
+    assert len(rows) > 5
+    one_unit = [r for r in rows if len({UNIT.match(c).group(2) for c in r}) == 1]
+    assert len(one_unit) > 5
+    # one unit: one precision (not "29.18 µs 0.973 µs", "958 µs 95.8 µs 44.0 µs", "559 µs 34.94 µs 9.00 µs")
+    assert [r for r in one_unit if len({len(UNIT.match(c).group(1) or "") for c in r}) > 1] == []
+    # never three decimals of a unit to show a small value ("0.006 ms", "0.001 ms")
+    assert not [c for r in rows for c in r if re.match(r"^0\.00\d ", c)]
