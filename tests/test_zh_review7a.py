@@ -75,3 +75,19 @@ def test_a_timeline_rows_total_shares_the_unit_and_precision_of_its_mean_min_max
     assert [r for r in one_unit if len({len(UNIT.match(c).group(1) or "") for c in r}) > 1] == []
     # never three decimals of a unit to show a small value ("0.006 ms", "0.001 ms")
     assert not [c for r in rows for c in r if re.match(r"^0\.00\d ", c)]
+
+
+# ------------------------------------------------------------------ 1. numbers: whole values without a fake ".0"
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_one_decimal_fields_of_a_sentence_drop_a_zero_decimal_together(lang):
+    from kernelscope.knowledge.text import fill
+    assert fill("{a:.1f} / {b:.1f} / {c:.1f}", {"a": 8.0, "b": 32.0, "c": 4}, lang) == "8 / 32 / 4"
+    # one that is not whole keeps the sentence's decimals: "32.0 → 16.7", never "32 → 16.7"
+    assert fill("{a:.1f} / {b:.1f}", {"a": 32.0, "b": 16.7}, lang) == "32.0 / 16.7"
+
+
+def test_diagnose_says_8_of_32_threads_not_8_point_0(capsys):
+    path = NCU / (FG.rpartition("/")[2] + "_08_warp_tile.ncu-rep")
+    need(path)
+    out = _out(capsys, "diagnose", "--details", str(path), "--lang", "zh", "--format", "markdown")
+    assert "8/32 个线程活跃" in out and "8.0/32" not in out
