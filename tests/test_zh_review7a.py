@@ -91,3 +91,21 @@ def test_diagnose_says_8_of_32_threads_not_8_point_0(capsys):
     need(path)
     out = _out(capsys, "diagnose", "--details", str(path), "--lang", "zh", "--format", "markdown")
     assert "8/32 个线程活跃" in out and "8.0/32" not in out
+
+
+# ------------------------------------------------------------------ 2. templates: no "1.00x" gain
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_gain_that_prints_as_one_is_negligible(lang):
+    f = Fmt(lang)
+    assert f.estimate(1.004, "upper_bound") == f.label("est_negligible") == ("收益可忽略" if lang == "zh" else "negligible gain")
+    assert f.estimate(1.8, "upper_bound").count("1.80") == 1 and "1.00" not in f.estimate(1.001, None)
+
+
+@pytest.mark.parametrize("name", ["InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_08_warp_tile.ncu-rep",
+                                  "Bias92__flashattn-cuda__docs_profiling_ncu_sections_db_full_after_n4096_full.ncu-rep"])
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_diagnose_never_states_a_one_times_gain(capsys, lang, name):
+    need(NCU / name)
+    out = _out(capsys, "diagnose", "--details", str(NCU / name), "--lang", lang, "--format", "markdown")
+    assert not re.search(r"1\.00[x×]", out)  # "加速比 1.00×，节省 GPU 总时间的 0%", "其中最大的一项也仅 1.00×"
+    assert "收益可忽略" in out if lang == "zh" else "negligible gain" in out

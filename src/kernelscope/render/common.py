@@ -19,7 +19,7 @@ from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit, unit_of
 from ..notes import Note
-from .numbers import PREFIXES, SIBLING_DURATIONS, TIME_SCALES, counts, durations
+from .numbers import PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, durations, factor  # noqa: F401 (alike: re-exported)
 
 
 
@@ -195,22 +195,6 @@ def _elide(text: str, opener: str, closer: str) -> str:
 
 
 
-def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
-    """Values of one row in one scale and one precision, the unit once: ``152.0 / 152.6 / 153.2 µs``,
-    ``2.19 / 2.20 / 2.21 TFLOP/s`` (``unit``: ``"s"`` scales as a duration, another SI unit by its prefixes);
-    the largest value keeps ``digits`` significant digits."""
-    top = max(abs(v) for v in values)
-    if unit == "s":
-        scale, name = next(((k, u) for k, u in TIME_SCALES if top >= k), TIME_SCALES[-1])
-    else:
-        k, p = next(((k, p) for k, p in PREFIXES if top >= k), (1.0, ""))
-        scale, name = k, p + unit
-    scaled = [v / scale for v in values]
-    big = max(abs(v) for v in scaled)
-    decimals = max(digits - 1 - (int(math.floor(math.log10(big))) if big > 0 else 0), 0)
-    return " / ".join(f"{v:.{decimals}f}" for v in scaled) + (f" {name}" if name else "")
-
-
 def plain_number(value: float, digits: int = 3) -> str:
     """``value`` to ``digits`` significant digits without an exponent: ``1.12``, ``12.8``, ``2050`` (not
     ``2.05e+03``); from a million on, SI (``2.05 M``)."""
@@ -218,13 +202,6 @@ def plain_number(value: float, digits: int = 3) -> str:
         return si(value, "", digits)
     text = f"{value:.{digits}g}"
     return f"{value:.0f}" if "e" in text else text
-
-
-def factor(value: float | None, digits: int = 2) -> str:
-    """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown."""
-    if value is None or math.isnan(value):
-        return "-"
-    return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
 
 
 #: Punctuation that joins the parts of a sentence: English keeps its half-width marks, Chinese uses full-width ones.
@@ -465,6 +442,11 @@ class Fmt:
             values["reason"] = self.stall_name(values["reason"])
         if key == "cmp_slower" and values.get("speedup"):  # "耗时为优化前的 55.3 倍", not "慢了 5430%"
             values["times"] = 1.0 / values["speedup"]
+        if key == "f_nothing_worthwhile" and isinstance(values.get("best"), (int, float)):  # never "1.00x"
+            small = values["best"] < 1.005
+            values["best_gain"] = self.label("nw_negligible") if small else self.factor(values["best"])
+            values["best_at_most"] = (self.label("nw_at_most_none") if small else
+                                      self.label("nw_at_most", x=self.factor(values["best"])))
         if key == "cmp_class":
             for k in ("before", "after"):
                 if values[k] is not None:
@@ -593,13 +575,21 @@ class Fmt:
         if finding.estimated_speedup is None:
             return self.label("not_estimated")
         x = finding.gain if finding.gain is not None else finding.estimated_speedup
-        key = "est_kernel_bound" if finding.estimate_kind == "upper_bound" else "est_kernel"
-        out = self.label(key, x=x)
+        out = self.estimate(x, finding.estimate_kind)
+        if x < 1.005 and finding.estimated_speedup < 1.005:
+            return out
         if x < finding.estimated_speedup - 0.005:
             out += self.label("est_after", alone=finding.estimated_speedup)
         if program_share:  # nothing saved after the above: the 1.00x says it, not "0% of GPU time saved"
             out += self.comma + self.label("est_program", p=self.share(program_share))
         return out
+
+    def estimate(self, x: float, kind: str | None) -> str:
+        """A kernel's estimated speedup ``x``: "est. 1.80x this kernel", "at most 1.80x this kernel" for an upper
+        bound (``kind`` "upper_bound"); one that prints as 1.00x is "negligible gain" / "收益可忽略" (never "1.00x")."""
+        if x < 1.005:
+            return self.label("est_negligible")
+        return self.label("est_kernel_bound" if kind == "upper_bound" else "est_kernel", x=x)
 
     def advice(self, advice_id: str, finding: Finding | None = None) -> str:
         """The advice text of an advice id; ``finding:<id>`` advice is worded with ``finding``'s numbers. Worded

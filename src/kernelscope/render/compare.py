@@ -352,8 +352,7 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
                 measured += f.semi + f.label(f"per_{per}", before=f"{r.before_per_work:.3g}", after=f"{r.after_per_work:.3g}")
             text += f.paren(measured)
         if r.estimated_speedup is not None:
-            key = "est_kernel_bound" if r.estimate_kind == "upper_bound" else "est_kernel"
-            text += f.semi + f.label("resolved_estimate", estimate=f.label(key, x=r.estimated_speedup))
+            text += f.semi + f.label("resolved_estimate", estimate=f.estimate(r.estimated_speedup, r.estimate_kind))
         out.append(text)
     if out:
         out.append(f.label("resolved_measured", speedup=_speed(p.speedup, f)))

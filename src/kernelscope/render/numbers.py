@@ -92,3 +92,26 @@ def counts(values: tuple[float | None, ...], zh: bool, nm: str) -> list[str]:
         base = max(2 - int(math.floor(math.log10(top))), 0)
         digits[unit] = next((d for d in range(base) if all(exact(x, d) for x in xs)), base)
     return [item if isinstance(item, str) else f"{item[0]:.{digits[item[1]]}f} {item[1]}" for item in scaled]
+
+
+def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
+    """Values of one row in one scale and one precision, the unit once: ``152.0 / 152.6 / 153.2 µs``,
+    ``2.19 / 2.20 / 2.21 TFLOP/s`` (``unit``: ``"s"`` scales as a duration, another SI unit by its prefixes);
+    the largest value keeps ``digits`` significant digits."""
+    top = max(abs(v) for v in values)
+    if unit == "s":
+        scale, name = next(((k, u) for k, u in TIME_SCALES if top >= k), TIME_SCALES[-1])
+    else:
+        k, p = next(((k, p) for k, p in PREFIXES if top >= k), (1.0, ""))
+        scale, name = k, p + unit
+    scaled = [v / scale for v in values]
+    big = max(abs(v) for v in scaled)
+    decimals = max(digits - 1 - (int(math.floor(math.log10(big))) if big > 0 else 0), 0)
+    return " / ".join(f"{v:.{decimals}f}" for v in scaled) + (f" {name}" if name else "")
+
+
+def factor(value: float | None, digits: int = 2) -> str:
+    """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown."""
+    if value is None or math.isnan(value):
+        return "-"
+    return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
