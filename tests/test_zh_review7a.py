@@ -109,3 +109,12 @@ def test_diagnose_never_states_a_one_times_gain(capsys, lang, name):
     out = _out(capsys, "diagnose", "--details", str(NCU / name), "--lang", lang, "--format", "markdown")
     assert not re.search(r"1\.00[x×]", out)  # "加速比 1.00×，节省 GPU 总时间的 0%", "其中最大的一项也仅 1.00×"
     assert "收益可忽略" in out if lang == "zh" else "negligible gain" in out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_timeline_never_states_a_one_times_program_gain(capsys, lang):
+    need(ALEXNET)
+    md = _out(capsys, "timeline", str(ALEXNET), "--format", "markdown", "--lang", lang)
+    assert not re.search(r"1\.00[x×]", md)  # "（Amdahl 整体加速比 1.00×）" on every chain, "| 1.00× | 1.00× | 1.00× |"
+    word = Fmt(lang).label("nw_negligible")
+    assert f"| {word} | {word} | {word} |" in md

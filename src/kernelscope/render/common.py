@@ -269,6 +269,13 @@ class Fmt:
         text = factor(value, digits)
         return text[:-1] + "×" if self.zh and text.endswith("x") else text
 
+    def gain_factor(self, value: float | None) -> str:
+        """A program or kernel speedup as :meth:`factor`, but one that prints as 1.00x is "negligible" / "可忽略"
+        (a gain of nothing is not stated as "1.00x")."""
+        if value is not None and math.isfinite(value) and abs(value - 1.0) < 0.005:
+            return self.label("nw_negligible")
+        return self.factor(value)
+
     def launches(self, n: int) -> str:
         """How many launches a duration sums: ``x3`` / ``（3 次）``."""
         return self.label("launch_count", n=n)

@@ -22,7 +22,7 @@ TEXT_COLUMNS = (0, 3, 8)
 
 
 def _x(value: float | None, f: Fmt) -> str:
-    return f.nm if value is None else f.factor(value)  # one precision for every speedup (common.factor)
+    return f.nm if value is None else f.gain_factor(value)  # one precision for every speedup; 1.00x: negligible
 
 
 def _bytes(value: float | None, f: Fmt) -> str:
@@ -65,7 +65,8 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
         rows.append([f"#{i + 1} {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
                      _fused_cell(e, f), f.time(e.fused_bound_s),
                      _saving_cell(e, f),
-                     f.share(e.program_fraction) + f.paren(_x(e.program_speedup, f)),
+                     f.share(e.program_fraction) + ("" if _x(e.program_speedup, f) == f.label("nw_negligible")
+                                                    else f.paren(_x(e.program_speedup, f))),
                      f.label(f"fu_route_{e.route}")])
     return f.label("fu_title"), head, rows
 

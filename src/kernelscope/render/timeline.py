@@ -84,7 +84,7 @@ _F = Fmt
 
 
 def _x(value: float | None, f: Fmt) -> str:
-    return f.factor(value)  # one precision for every speedup (common.factor)
+    return f.gain_factor(value)  # one precision for every speedup; one that prints as 1.00x: negligible
 
 
 def _bytes(n: float | None) -> str:
