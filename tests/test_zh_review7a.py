@@ -118,3 +118,18 @@ def test_a_timeline_never_states_a_one_times_program_gain(capsys, lang):
     assert not re.search(r"1\.00[x×]", md)  # "（Amdahl 整体加速比 1.00×）" on every chain, "| 1.00× | 1.00× | 1.00× |"
     word = Fmt(lang).label("nw_negligible")
     assert f"| {word} | {word} | {word} |" in md
+
+
+# ------------------------------------------------------------------ 2. templates: a launch that cannot run
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_launch_that_cannot_run_says_why_with_the_numbers(capsys, lang):
+    out = " ".join(_out(capsys, "occupancy", "--arch", "sm_86", "--regs", "128", "--threads", "1024", "--lang", lang).split())
+    if lang == "zh":
+        assert "无法启动：每 Block 需 131072 个寄存器，超出每 SM 的 65536 个" in out
+        assert "每 SM 0 个 Block" not in out and "受限于无法启动" not in out
+    else:
+        assert "Cannot launch: a block needs 131072 registers, more than the 65536 of an SM" in out
+        assert "0 blocks/SM" not in out
+    doc = _out(capsys, "occupancy", "--arch", "sm_86", "--regs", "128", "--threads", "1024", "--lang", lang,
+               "--format", "json")
+    assert "131072" in doc and ("无法启动：" in doc if lang == "zh" else "Cannot launch:" in doc)

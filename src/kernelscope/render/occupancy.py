@@ -184,7 +184,16 @@ def _limits_table(o: Occupancy, f: Fmt) -> Table:
     return t
 
 
-def _result_line(o: Occupancy, f: Fmt) -> Text:
+def _result_line(o: Occupancy, f: Fmt, limits: ArchLimits | None = None) -> Text:
+    """"Active: N blocks/SM = ... limited by ..."; a launch that cannot run says why instead, with the numbers
+    ("Cannot launch: a block needs 131072 registers, more than the 65536 of an SM"), never "0 blocks/SM ... 0%"."""
+    if o.active_blocks_per_sm == 0 and limits is not None:
+        need = {"registers": (o.registers_per_block_allocated, limits.registers_per_sm),
+                "shared_mem": (size_text(o.shared_mem_per_block_allocated_bytes), size_text(limits.shared_mem_per_sm_bytes)),
+                "warps": (o.warps_per_block, limits.max_warps_per_sm)}
+        why = [f.label(f"occ_over_{name}", need=need[name][0], have=need[name][1]) for name in o.limiters if name in need]
+        if why:
+            return Text(f.label("occ_cannot_run", why=f.semi.join(why)))
     return Text(f.label("occ_active", blocks=o.active_blocks_per_sm, warps=o.active_warps_per_sm,
                         max_warps=o.max_warps_per_sm, pct=f.pct(o.occupancy_pct), limiters=_limiters(o, f)))
 
@@ -246,7 +255,7 @@ def launch_renderables(launch: Launch, lang: str) -> list[RenderableType]:
     o = launch.occupancy
     steps = [_step_text(s, f) for s in launch.next_steps]
     return [
-        _launch_table(launch, f), _limits_table(o, f), _result_line(o, f),
+        _launch_table(launch, f), _limits_table(o, f), _result_line(o, f, launch.limits),
         _next_step_line(steps, f, f.label("occ_next_step_none")),
         *(_what_if_table(o, vary, results, f) for vary, results in launch.what_if.items()),
     ]
