@@ -133,3 +133,13 @@ def test_a_launch_that_cannot_run_says_why_with_the_numbers(capsys, lang):
     doc = _out(capsys, "occupancy", "--arch", "sm_86", "--regs", "128", "--threads", "1024", "--lang", lang,
                "--format", "json")
     assert "131072" in doc and ("无法启动：" in doc if lang == "zh" else "Cannot launch:" in doc)
+
+
+# ------------------------------------------------------------------ 2. templates: equal values, one launch
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_equal_times_say_no_change_once(capsys, lang):
+    before, after = CASES / "N19_compare_inductor_before.toml", CASES / "N19_compare_inductor_after.toml"
+    need(before)
+    out = " ".join(_out(capsys, "compare", str(before), str(after), "--lang", lang, code=(0, 1)).split())
+    assert ("无变化（20.05 µs）" if lang == "zh" else "no change (20.05 µs)") in out
+    assert "20.05 µs → 20.05 µs" not in out and "20.05 µs -> 20.05 µs" not in out

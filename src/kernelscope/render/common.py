@@ -270,8 +270,7 @@ class Fmt:
         return text[:-1] + "×" if self.zh and text.endswith("x") else text
 
     def gain_factor(self, value: float | None) -> str:
-        """A program or kernel speedup as :meth:`factor`, but one that prints as 1.00x is "negligible" / "可忽略"
-        (a gain of nothing is not stated as "1.00x")."""
+        """A speedup as :meth:`factor`, but one that prints as 1.00x (no gain) is "negligible" / "可忽略"."""
         if value is not None and math.isfinite(value) and abs(value - 1.0) < 0.005:
             return self.label("nw_negligible")
         return self.factor(value)
@@ -469,6 +468,9 @@ class Fmt:
                 durations.difference_update(group)
         for k in durations:  # any other duration alone: a value reads the same in every sentence of a report
             values[k] = self.time(values[k])
+        if key == "cmp_unchanged":  # equal as printed: "no change (20.05 µs)", never "20.05 µs -> 20.05 µs, 1.00x"
+            values["change"] = note_text("cmp_no_change" if values["before_s"] == values["after_s"] else
+                                         "cmp_same_within", {"t": values["before_s"], **values}, self.lang)
         for k, v in list(values.items()):
             if (k.endswith("_mb") or k == "gb") and isinstance(v, (int, float)):  # bytes as the tables show them
                 values[k] = si(v * (1e9 if k == "gb" else 1e6), "B")
