@@ -118,6 +118,9 @@ def test_no_occupancy_row_repeats_its_section_title():
 def test_total_and_mean_say_mean_once(capsys):
     before, after = (need(CORPUS_NCU / DAY08.format(side)) for side in ("before", "after"))
     out = _out(capsys, "compare", str(before), str(after), "--lang", "zh")
+    assert not [line for line in out.splitlines() if "总耗时" in line]  # one launch a side (review 7): no total row
+    before, after = need(CASES / "N19_compare_inductor_before.toml"), need(CASES / "N19_compare_inductor_after.toml")
+    out = _out(capsys, "compare", str(before), str(after), "--lang", "zh")
     row = next(line for line in out.splitlines() if "总耗时" in line)
     assert row.count("平均") == 1, row
 

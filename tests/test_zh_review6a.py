@@ -119,7 +119,7 @@ def test_source_table_count_columns_share_one_precision(capsys):
 def test_slowdown_factors_share_one_precision(capsys):
     before, after = need(CASES / "N19_compare_inductor_before.toml"), need(CASES / "N19_compare_inductor_after.toml")
     out = _out(capsys, "compare", str(before), str(after), "--lang", "zh", code=(0, 1))
-    factors = re.findall(r"耗时为优化前的 (\d+(?:\.\d+)?) 倍", out)
+    factors = re.findall(r"耗时为优化前的 (\d+(?:\.\d+)?)×", out)
     assert factors and {len(x.partition(".")[2]) for x in factors} == {2}, factors  # "1.50 倍" beside "1.33 倍"
 
 

@@ -143,3 +143,21 @@ def test_equal_times_say_no_change_once(capsys, lang):
     out = " ".join(_out(capsys, "compare", str(before), str(after), "--lang", lang, code=(0, 1)).split())
     assert ("无变化（20.05 µs）" if lang == "zh" else "no change (20.05 µs)") in out
     assert "20.05 µs → 20.05 µs" not in out and "20.05 µs -> 20.05 µs" not in out
+
+
+# ------------------------------------------------------------------ 1. numbers: one ratio notation per sentence
+def test_a_slowdown_sentence_uses_one_ratio_notation(capsys):
+    before, after = CASES / "N19_compare_inductor_before.toml", CASES / "N19_compare_inductor_after.toml"
+    need(before)
+    out = _out(capsys, "compare", str(before), str(after), "--lang", "zh", code=(0, 1))
+    assert "耗时为优化前的 1.50×" in out and not re.search(r"耗时为优化前的 [\d.]+ 倍", out)  # not "0.67×（…1.50 倍）"
+    from kernelscope.knowledge.glossary import misused
+    assert misused("加速比 0.84×（变慢，耗时为优化前的 1.19 倍）")  # the glossary forbids the mix
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_one_launch_a_side_has_no_total_and_mean_row(capsys, lang):
+    before, after = NCU / (FG.rpartition("/")[2] + "_08_warp_tile.ncu-rep"), NCU / (FG.rpartition("/")[2] + "_09_double_buffering.ncu-rep")
+    need(before)
+    out = _out(capsys, "compare", str(before), str(after), "--pair", "warp_tile=double_buffering", "--lang", lang, code=(0, 1))
+    assert "2.767 ms" in out and ("总耗时（平均值）" if lang == "zh" else "Total (mean)") not in out

@@ -446,7 +446,7 @@ class Fmt:
             values["family"] = family(values["family_id"]).title(self.lang)
         if "reason" in values:
             values["reason"] = self.stall_name(values["reason"])
-        if key == "cmp_slower" and values.get("speedup"):  # "耗时为优化前的 55.3 倍", not "慢了 5430%"
+        if key == "cmp_slower" and values.get("speedup"):  # "耗时为优化前的 55.3×", not "慢了 5430%"
             values["times"] = 1.0 / values["speedup"]
         if key == "f_nothing_worthwhile" and isinstance(values.get("best"), (int, float)):  # never "1.00x"
             small = values["best"] < 1.005
