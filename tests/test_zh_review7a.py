@@ -171,3 +171,14 @@ def test_a_single_launch_latency_is_its_value_once(capsys, lang):
     out = " ".join(_out(capsys, "timeline", str(trace), "--lang", lang).split())
     assert ("20 ns（仅 1 次）" if lang == "zh" else "20 ns (one launch only)") in out
     assert "p95 20 ns" not in out  # not "中位数 20 ns，p95 20 ns，最大 20 ns" for one sample
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_chain_run_once_states_its_saving_once(capsys, lang):
+    path = NCU / "yzwang2000__cudaCode__profile.ncu-rep"
+    need(path)
+    out = " ".join(_out(capsys, "fusion", "--kernels", "kernel_A,kernel_C", str(path), "--lang", lang).split())
+    if lang == "zh":
+        assert "仅 1 次，至多节省 584.5 ms" in out and "共 1 次" not in out and "每次至多节省" not in out
+    else:
+        assert "at most 584.5 ms saved in its one run" in out and "1 runs" not in out and "1 run," not in out
