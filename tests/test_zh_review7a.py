@@ -182,3 +182,12 @@ def test_a_chain_run_once_states_its_saving_once(capsys, lang):
         assert "仅 1 次，至多节省 584.5 ms" in out and "共 1 次" not in out and "每次至多节省" not in out
     else:
         assert "at most 584.5 ms saved in its one run" in out and "1 runs" not in out and "1 run," not in out
+
+
+# ------------------------------------------------------------------ 1. numbers: other
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_cuda_versions_read_as_versions_and_large_factors_without_decimals(lang):
+    f = Fmt(lang)
+    text = f.made_by("kineto", "Kineto trace schema 1, CUPTI 28, CUDA runtime 12090, CUDA driver 13000")
+    assert ("CUDA 运行时 12.9，CUDA 驱动 13.0" if lang == "zh" else "CUDA runtime 12.9, CUDA driver 13.0") in text
+    assert f.factor(667.67) == ("668×" if lang == "zh" else "668x") and f.factor(9.874) in ("9.87×", "9.87x")

@@ -19,7 +19,7 @@ from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit, unit_of
 from ..notes import Note
-from .numbers import PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, durations, factor  # noqa: F401 (alike: re-exported)
+from .numbers import PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, durations, factor  # noqa: F401
 
 
 
@@ -314,9 +314,9 @@ class Fmt:
         if not version:
             return self.nm
         if self.zh and version[:1].isalpha():  # named parts ("Kineto trace schema 1, CUPTI 18"), each in Chinese
-            return self.comma.join(self.problem(part) for part in version.split(", "))
+            return self.comma.join(self.problem(part) for part in cuda_versions(version).split(", "))
         tool = _TOOLS.get(fmt.split("-")[0]) if self.zh else None
-        return self.label("profiler_named", tool=self.label(tool) if tool else "", version=version).strip()
+        return self.label("profiler_named", tool=self.label(tool) if tool else "", version=cuda_versions(version)).strip()
 
     def profiler_cell(self, fmt: str, version: str | None) -> str:
         """The HTML pages' "Profiler version" cell: "2025.1.0" / "Nsight Compute 2025.1.0"."""

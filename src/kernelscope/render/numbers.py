@@ -5,6 +5,7 @@ of the values and the language's words; no I/O."""
 from __future__ import annotations
 
 import math
+import re
 
 #: Decimal SI prefixes, largest first.
 PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -111,7 +112,17 @@ def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
 
 
 def factor(value: float | None, digits: int = 2) -> str:
-    """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown."""
+    """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown; from
+    100 on without decimals (``"668x"``: three significant digits are all a factor that large carries)."""
     if value is None or math.isnan(value):
         return "-"
-    return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
+    if math.isinf(value):
+        return "∞"
+    return f"{value:.0f}x" if abs(value) >= 99.995 else f"{value:.{digits}f}x"  # 668x, not 667.67x: no fake digits
+
+
+def cuda_versions(text: str) -> str:
+    """A trace's "CUDA runtime 12090, CUDA driver 13000" (CUDA's encoding: 1000 x major + 10 x minor) as a reader
+    knows the versions: "CUDA runtime 12.9, CUDA driver 13.0"; other text unchanged."""
+    return re.sub(r"\b(CUDA (?:runtime|driver)) (\d{4,6})\b",
+                  lambda m: f"{m.group(1)} {int(m.group(2)) // 1000}.{int(m.group(2)) % 1000 // 10}", text)
