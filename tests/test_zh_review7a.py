@@ -191,3 +191,11 @@ def test_cuda_versions_read_as_versions_and_large_factors_without_decimals(lang)
     text = f.made_by("kineto", "Kineto trace schema 1, CUPTI 28, CUDA runtime 12090, CUDA driver 13000")
     assert ("CUDA 运行时 12.9，CUDA 驱动 13.0" if lang == "zh" else "CUDA runtime 12.9, CUDA driver 13.0") in text
     assert f.factor(667.67) == ("668×" if lang == "zh" else "668x") and f.factor(9.874) in ("9.87×", "9.87x")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_an_occupancy_step_keeps_one_size_unit(capsys, lang):
+    out = " ".join(_out(capsys, "occupancy", "--arch", "sm_90", "--regs", "32", "--threads", "256", "--smem", "48K",
+                        "--lang", lang).split())
+    arrow = "→" if lang == "zh" else "->"
+    assert f"48 KiB {arrow} 44.5 KiB" in out and f"48 KiB {arrow} 45568 B" not in out

@@ -143,10 +143,24 @@ def _limiters(o: Occupancy, f: Fmt, short: bool = False) -> str:
     return f.label("occ_cannot_launch", why=text) if o.active_blocks_per_sm == 0 else text
 
 
+def size_pair(before: int, after: int, f: Fmt) -> tuple[str, str]:
+    """Two sizes of one step in one unit: ``48 KiB``, ``40 KiB`` when both are whole KiB, else KiB with the bytes of
+    the one that is not (``48 KiB`` -> ``44.5 KiB (45568 B)``, never ``48 KiB -> 45568 B``)."""
+    if before % 1024 == 0 and after % 1024 == 0:
+        return size_text(before), size_text(after)
+
+    def kib(n: int) -> str:
+        text = f"{n / 1024:.2f}".rstrip("0").rstrip(".")
+        return f"{text} KiB" if n % 1024 == 0 else f"{text} KiB" + f.paren(f"{n} B")
+    return kib(before), kib(after)
+
+
 def _step_text(step: NextStep, f: Fmt) -> str:
     key, fmt = _PARAMS[step.parameter]
     r = step.result
-    return f.label("occ_step", param=f.label(key), current=fmt(step.current), proposed=fmt(step.proposed),
+    current, proposed = (size_pair(step.current, step.proposed, f) if fmt is size_text else
+                         (fmt(step.current), fmt(step.proposed)))
+    return f.label("occ_step", param=f.label(key), current=current, proposed=proposed,
                    warps=r.active_warps_per_sm, pct=f.pct(r.occupancy_pct))
 
 
