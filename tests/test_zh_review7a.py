@@ -199,3 +199,16 @@ def test_an_occupancy_step_keeps_one_size_unit(capsys, lang):
                         "--lang", lang).split())
     arrow = "→" if lang == "zh" else "->"
     assert f"48 KiB {arrow} 44.5 KiB" in out and f"48 KiB {arrow} 45568 B" not in out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_compare_prints_a_percentage_one_way_and_its_sentence_in_one_precision(capsys, lang):
+    before, after = NCU / (FG.rpartition("/")[2] + "_08_warp_tile.ncu-rep"), NCU / (FG.rpartition("/")[2] + "_09_double_buffering.ncu-rep")
+    need(before)
+    out = " ".join(_out(capsys, "compare", str(before), str(after), "--pair", "warp_tile=double_buffering", "--lang", lang,
+                        "--format", "markdown", code=(0, 1)).split())
+    table = "计算 58.6%" if lang == "zh" else "compute 58.6%"
+    sentence = "SM 吞吐从峰值的 58.6% 变为" if lang == "zh" else "SM throughput 58.6% ->"
+    assert table in out and sentence in out  # not "59%" beside the table's 58.6%
+    assert ("DRAM 带宽从峰值的 10.8% 变为 7.6%" if lang == "zh" else "DRAM bandwidth 10.8% -> 7.6%") in out  # not 11% -> 8% beside 32.1%
+    assert "27.52 GB/s（10.8%）" in out if lang == "zh" else "27.52 GB/s (10.8%)" in out

@@ -69,7 +69,7 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
     def bw(s: Side) -> str:
         if s.bandwidth_bytes_per_s is None:
             return f.nm
-        pct = f.paren(f"{s.bandwidth_pct_of_peak:.0f}%") if s.bandwidth_pct_of_peak is not None else ""
+        pct = f.paren(f.pct(s.bandwidth_pct_of_peak)) if s.bandwidth_pct_of_peak is not None else ""  # as the sentence
         return f"{s.bandwidth_bytes_per_s / 1e9:.4g} GB/s{pct}"
 
     def spread(s: Side) -> str:
