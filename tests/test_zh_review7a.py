@@ -212,3 +212,15 @@ def test_compare_prints_a_percentage_one_way_and_its_sentence_in_one_precision(c
     assert table in out and sentence in out  # not "59%" beside the table's 58.6%
     assert ("DRAM 带宽从峰值的 10.8% 变为 7.6%" if lang == "zh" else "DRAM bandwidth 10.8% -> 7.6%") in out  # not 11% -> 8% beside 32.1%
     assert "27.52 GB/s（10.8%）" in out if lang == "zh" else "27.52 GB/s (10.8%)" in out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_no_straggler_means_no_straggler_fixed_projection(capsys, lang):
+    ranks = [TRACES / f"hta_trace_filter_sampled_rank-{i}.json.gz" for i in (0, 1)]
+    need(ranks[0])
+    word = Fmt(lang).label("tl_ar_p_balanced")
+    out = _out(capsys, "timeline", "--as-ranks", *map(str, ranks), "--lang", lang, "--format", "markdown")
+    assert word not in out  # "掉队 Rank 无" beside "消除掉队 1.01×"
+    straggler = CASES / "N14_ranks_ddp_compute_straggler"
+    need(straggler)
+    assert word in _out(capsys, "timeline", "--as-ranks", str(straggler), "--lang", lang, "--format", "markdown")

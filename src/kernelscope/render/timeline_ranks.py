@@ -88,7 +88,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                  + [_signed_pct(r.vs_median_pct, f) + (" (" + f.label("tl_ar_straggler") + ")" if r.straggler else "")]
                  for r in rr.ranks], 2)
     proj_rows = []
-    if rr.balanced_wall_s is not None:
+    if rr.balanced_wall_s is not None and any(r.straggler for r in rr.ranks):  # no straggler: nothing to fix
         sp = rr.wall_s / rr.balanced_wall_s if rr.balanced_wall_s > 0 else math.inf
         proj_rows.append([f.label("tl_ar_p_balanced"), f.time(rr.balanced_wall_s), _x(sp, f)])
     if rr.hidden_wall_s is not None and rr.exposed_s > 0:
