@@ -224,3 +224,11 @@ def test_no_straggler_means_no_straggler_fixed_projection(capsys, lang):
     straggler = CASES / "N14_ranks_ddp_compute_straggler"
     need(straggler)
     assert word in _out(capsys, "timeline", "--as-ranks", str(straggler), "--lang", lang, "--format", "markdown")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_gpu_time_column_has_one_precision(capsys, lang):
+    path = NCU / "Lashi0812__CudaProgramming__profiling_profiles_torchLinear.ncu-rep"
+    need(path)
+    out = _out(capsys, "diagnose", str(path), "--lang", lang)
+    assert "3.744 µs" in out and "2.080 µs" in out  # not "3.744 µs" above "2.08 µs"
