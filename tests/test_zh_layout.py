@@ -93,7 +93,7 @@ def test_commands_are_code_not_ascii_quoted():
     ("无：1-way（无冲突）", "无：1 路（无冲突）"),
     ("占 L1 全局 + 局部扇区的 40%", "占 L1 全局与本地内存扇区的 40%"),
     ("分析器版本", "采集工具"),
-    ("加速比 0.02×（慢了 5430%）", "加速比 0.02×（变慢，耗时为优化前的 55.3 倍）"),
+    ("加速比 0.02×（慢了 5430%）", "加速比 0.02×（变慢，耗时为优化前的 55.3×）"),
     ("该项提速 2× 后的整体加速比", "提速 2× 后"),
     ("前后各仅一次启动", "运行间波动未知：优化前 1 次启动，优化后 10000 次，每侧至少需要两次"),
     ("前面有 1-1 个操作", "前面有 1～3 个操作"),
@@ -168,7 +168,7 @@ ZH_LAYOUT: dict[str, tuple[list[str], tuple[str, ...]]] = {
                      "{corpus}/ncu/bautista-garcia__heat_sim__profile.ncu-rep"], ("mantener_fuentes_de_calor", "运行间波动")),
     "compare-toml": (["compare", "{cases}/N16_compare_aa_before.toml", "{cases}/N16_compare_aa_after.toml"], ("加速比",)),
     "compare-slower": (["compare", "{cases}/N19_compare_inductor_before.toml", "{cases}/N19_compare_inductor_after.toml"],
-                       ("变慢，耗时为优化前的1.50倍",)),
+                       ("变慢，耗时为优化前的1.50×",)),
     "compare-timelines": (["compare", "{corpus}/nsys/cts_rtx3070_array_inc_a.sqlite",
                            "{corpus}/nsys/cts_rtx3070_array_inc_d_uvm.sqlite"], ("加速比",)),
     "diagnose-ncu": (["diagnose", "-q", "{corpus}/ncu/bautista-garcia__heat_sim__report_name.ncu-rep"],
@@ -244,7 +244,7 @@ def test_compare_datasets_in_chinese_parts_grid_and_block_and_keeps_its_headers(
     wide = to_text(c, "zh", width=160)
     assert "1x1x1 / 32x1x1" in wide and "～32x1x1" not in wide
     assert "优化前中位数" in wide and "优化后中位数" in wide
-    assert "加速比 0.50×（变慢，耗时为优化前的 2.00 倍；" in wide
+    assert "加速比 0.50×（变慢，耗时为优化前的 2.00×；" in wide
     narrow = to_text(c, "zh", width=80)
     assert max(map(cell_len, narrow.splitlines())) <= 80
     assert "0.50×（变" in narrow.split("─")[-1]  # the table's speedup column, not only the summary line

@@ -64,8 +64,8 @@ def test_a_tiny_share_is_not_zero_and_a_round_one_has_no_decimal(lang, below):
 def test_kineto_version_words_are_chinese():
     version = "Kineto trace schema 1, CUPTI 18, CUDA runtime 12000, CUDA driver 12000"
     zh = Fmt("zh").made_by("kineto", version)
-    assert zh == "kineto，Kineto 跟踪格式版本 1，CUPTI 18，CUDA 运行时 12000，CUDA 驱动 12000"
-    assert Fmt("en").made_by("kineto", version).endswith(version)
+    assert zh == "kineto，Kineto 跟踪格式版本 1，CUPTI 18，CUDA 运行时 12.0，CUDA 驱动 12.0"  # (review 7: 12000 is 12.0)
+    assert Fmt("en").made_by("kineto", version).endswith("CUPTI 18, CUDA runtime 12.0, CUDA driver 12.0")
 
 
 def test_the_gpu_table_has_no_ascii_dash_in_chinese(capsys):
@@ -117,6 +117,9 @@ def test_no_occupancy_row_repeats_its_section_title():
 
 def test_total_and_mean_say_mean_once(capsys):
     before, after = (need(CORPUS_NCU / DAY08.format(side)) for side in ("before", "after"))
+    out = _out(capsys, "compare", str(before), str(after), "--lang", "zh")
+    assert not [line for line in out.splitlines() if "总耗时" in line]  # one launch a side (review 7): no total row
+    before, after = need(CASES / "N19_compare_inductor_before.toml"), need(CASES / "N19_compare_inductor_after.toml")
     out = _out(capsys, "compare", str(before), str(after), "--lang", "zh")
     row = next(line for line in out.splitlines() if "总耗时" in line)
     assert row.count("平均") == 1, row

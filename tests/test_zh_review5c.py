@@ -32,7 +32,7 @@ def _out(capsys, monkeypatch, width: int, *argv: str) -> str:
 
 # ---------------------------------------------------------------------------------------- 1. titles fill the width
 @pytest.mark.parametrize("title", ["kernel_name: " + "slower by far than before " * 6,
-                                   "名称：加速比 0.67×（变慢，耗时为优化前的 1.5 倍；超出 0.5% 的运行间波动）" * 2])
+                                   "名称：加速比 0.67×（变慢，耗时为优化前的 1.5×；超出 0.5% 的运行间波动）" * 2])
 def test_a_table_title_wraps_at_the_width_printed_in_not_the_tables(title):
     t = Table(title=Text(title), title_justify="left")
     t.add_column("a")

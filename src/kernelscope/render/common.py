@@ -19,7 +19,7 @@ from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit, unit_of
 from ..notes import Note
-from .numbers import PREFIXES, SIBLING_DURATIONS, TIME_SCALES, counts, durations
+from .numbers import PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, durations, factor  # noqa: F401
 
 
 
@@ -225,22 +225,6 @@ def _elide(text: str, opener: str, closer: str) -> str:
 
 
 
-def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
-    """Values of one row in one scale and one precision, the unit once: ``152.0 / 152.6 / 153.2 µs``,
-    ``2.19 / 2.20 / 2.21 TFLOP/s`` (``unit``: ``"s"`` scales as a duration, another SI unit by its prefixes);
-    the largest value keeps ``digits`` significant digits."""
-    top = max(abs(v) for v in values)
-    if unit == "s":
-        scale, name = next(((k, u) for k, u in TIME_SCALES if top >= k), TIME_SCALES[-1])
-    else:
-        k, p = next(((k, p) for k, p in PREFIXES if top >= k), (1.0, ""))
-        scale, name = k, p + unit
-    scaled = [v / scale for v in values]
-    big = max(abs(v) for v in scaled)
-    decimals = max(digits - 1 - (int(math.floor(math.log10(big))) if big > 0 else 0), 0)
-    return " / ".join(f"{v:.{decimals}f}" for v in scaled) + (f" {name}" if name else "")
-
-
 def plain_number(value: float, digits: int = 3) -> str:
     """``value`` to ``digits`` significant digits without an exponent: ``1.12``, ``12.8``, ``2050`` (not
     ``2.05e+03``); from a million on, SI (``2.05 M``)."""
@@ -248,13 +232,6 @@ def plain_number(value: float, digits: int = 3) -> str:
         return si(value, "", digits)
     text = f"{value:.{digits}g}"
     return f"{value:.0f}" if "e" in text else text
-
-
-def factor(value: float | None, digits: int = 2) -> str:
-    """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown."""
-    if value is None or math.isnan(value):
-        return "-"
-    return "∞" if math.isinf(value) else f"{value:.{digits}f}x"
 
 
 #: Punctuation that joins the parts of a sentence: English keeps its half-width marks, Chinese uses full-width ones.
@@ -322,6 +299,12 @@ class Fmt:
         text = factor(value, digits)
         return text[:-1] + "×" if self.zh and text.endswith("x") else text
 
+    def gain_factor(self, value: float | None) -> str:
+        """A speedup as :meth:`factor`, but one that prints as 1.00x (no gain) is "negligible" / "可忽略"."""
+        if value is not None and math.isfinite(value) and abs(value - 1.0) < 0.005:
+            return self.label("nw_negligible")
+        return self.factor(value)
+
     def launches(self, n: int) -> str:
         """How many launches a duration sums: ``x3`` / ``（3 次）``."""
         return self.label("launch_count", n=n)
@@ -361,9 +344,9 @@ class Fmt:
         if not version:
             return self.nm
         if self.zh and version[:1].isalpha():  # named parts ("Kineto trace schema 1, CUPTI 18"), each in Chinese
-            return self.comma.join(self.problem(part) for part in version.split(", "))
+            return self.comma.join(self.problem(part) for part in cuda_versions(version).split(", "))
         tool = _TOOLS.get(fmt.split("-")[0]) if self.zh else None
-        return self.label("profiler_named", tool=self.label(tool) if tool else "", version=version).strip()
+        return self.label("profiler_named", tool=self.label(tool) if tool else "", version=cuda_versions(version)).strip()
 
     def profiler_cell(self, fmt: str, version: str | None) -> str:
         """The HTML pages' "Profiler version" cell: "2025.1.0" / "Nsight Compute 2025.1.0"."""
@@ -417,9 +400,10 @@ class Fmt:
         after): one unit and one precision, the engineering convention. The largest value picks the unit and keeps
         four significant digits (:meth:`time` is this for one value); when every value is exact at fewer decimals
         they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``, ``2.0 µs -> 2.5 µs``, ``500 µs``;
-        not ``1.000 ms``); a small value that would show no significant digit gets up to three decimals (the
-        next unit's resolution: ``3.469 ms / 0.001 ms / 34.780 ms``); one the shared unit would round to fewer than
-        three significant digits (1.4 µs beside 34.78 ms) makes each value take its own unit, as it reads alone.
+        not ``1.000 ms``); the smallest inexact value keeps three significant digits, up to three decimals
+        (``29.180 µs / 0.973 µs``, one precision for the row); one below a tenth of the shared unit takes the group
+        to the next unit down while the largest reads in four digits there (``2621 µs / 97 µs``), else makes each
+        value take its own unit, as it reads alone (``1.957 s / 6 µs``, never ``0.006 ms``).
         Nothing at all is ``0 s``, never a bare ``0``; None is "not measured"."""
         return durations(seconds, self.nm, label("pct_below", self.lang))
 
@@ -492,8 +476,13 @@ class Fmt:
             values["family"] = family(values["family_id"]).title(self.lang)
         if "reason" in values:
             values["reason"] = self.stall_name(values["reason"])
-        if key == "cmp_slower" and values.get("speedup"):  # "耗时为优化前的 55.3 倍", not "慢了 5430%"
+        if key == "cmp_slower" and values.get("speedup"):  # "耗时为优化前的 55.3×", not "慢了 5430%"
             values["times"] = 1.0 / values["speedup"]
+        if key == "f_nothing_worthwhile" and isinstance(values.get("best"), (int, float)):  # never "1.00x"
+            small = values["best"] < 1.005
+            values["best_gain"] = self.label("nw_negligible") if small else self.factor(values["best"])
+            values["best_at_most"] = (self.label("nw_at_most_none") if small else
+                                      self.label("nw_at_most", x=self.factor(values["best"])))
         if key == "cmp_class":
             for k in ("before", "after"):
                 if values[k] is not None:
@@ -509,6 +498,9 @@ class Fmt:
                 durations.difference_update(group)
         for k in durations:  # any other duration alone: a value reads the same in every sentence of a report
             values[k] = self.time(values[k])
+        if key == "cmp_unchanged":  # equal as printed: "no change (20.05 µs)", never "20.05 µs -> 20.05 µs, 1.00x"
+            values["change"] = note_text("cmp_no_change" if values["before_s"] == values["after_s"] else
+                                         "cmp_same_within", {"t": values["before_s"], **values}, self.lang)
         for k, v in list(values.items()):
             if (k.endswith("_mb") or k == "gb") and isinstance(v, (int, float)):  # bytes as the tables show them
                 values[k] = si(v * (1e9 if k == "gb" else 1e6), "B")
@@ -622,13 +614,21 @@ class Fmt:
         if finding.estimated_speedup is None:
             return self.label("not_estimated")
         x = finding.gain if finding.gain is not None else finding.estimated_speedup
-        key = "est_kernel_bound" if finding.estimate_kind == "upper_bound" else "est_kernel"
-        out = self.label(key, x=x)
+        out = self.estimate(x, finding.estimate_kind)
+        if x < 1.005 and finding.estimated_speedup < 1.005:
+            return out
         if x < finding.estimated_speedup - 0.005:
             out += self.label("est_after", alone=finding.estimated_speedup)
         if program_share:  # nothing saved after the above: the 1.00x says it, not "0% of GPU time saved"
             out += self.comma + self.label("est_program", p=self.share(program_share))
         return out
+
+    def estimate(self, x: float, kind: str | None) -> str:
+        """A kernel's estimated speedup ``x``: "est. 1.80x this kernel", "at most 1.80x this kernel" for an upper
+        bound (``kind`` "upper_bound"); one that prints as 1.00x is "negligible gain" / "收益可忽略" (never "1.00x")."""
+        if x < 1.005:
+            return self.label("est_negligible")
+        return self.label("est_kernel_bound" if kind == "upper_bound" else "est_kernel", x=x)
 
     def advice(self, advice_id: str, finding: Finding | None = None) -> str:
         """The advice text of an advice id; ``finding:<id>`` advice is worded with ``finding``'s numbers. Worded

@@ -70,7 +70,7 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
     def bw(s: Side) -> str:
         if s.bandwidth_bytes_per_s is None:
             return f.nm
-        pct = f.paren(f"{s.bandwidth_pct_of_peak:.0f}%") if s.bandwidth_pct_of_peak is not None else ""
+        pct = f.paren(f.pct(s.bandwidth_pct_of_peak)) if s.bandwidth_pct_of_peak is not None else ""  # as the sentence
         return f"{s.bandwidth_bytes_per_s / 1e9:.4g} GB/s{pct}"
 
     def spread(s: Side) -> str:
@@ -87,8 +87,8 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
     tot = [x for pair in zip(f.times(b.total_s, a.total_s), f.times(b.mean_s, a.mean_s)) for x in pair]  # bt, bm, at, am
     rows = [
         (f.label("duration"), f.spaced(dur[0], f.launches(b.launches)), f.spaced(dur[1], f.launches(a.launches))),
-        (f.label("total_mean"), f.label("total_mean_value", total=tot[0], mean=tot[1]),
-         f.label("total_mean_value", total=tot[2], mean=tot[3])),
+        (f.label("total_mean"), *(tot[i] if n == 1 else f.label("total_mean_value", total=tot[i], mean=tot[i + 1])
+                                  for i, n in ((0, b.launches), (2, a.launches)))),  # one launch: no "(mean)"
         (f.label("spread"), spread(b), spread(a)),
         (f.label("bandwidth"), bw(b), bw(a)),
         (f.label("achieved"), achieved(b), achieved(a)),
@@ -96,6 +96,8 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
         (f.label("bound"), f.bounds(b.classes), f.bounds(a.classes)),
         (f.label("occupancy"), f.pct(b.achieved_occupancy_pct), f.pct(a.achieved_occupancy_pct)),
     ]
+    if b.launches == a.launches == 1:  # one launch each: the total is the duration above
+        rows = [r for r in rows if r[0] != f.label("total_mean")]
     unmeasured = {f.nm, f.sol_values(None, None), f.bounds(())}
     return rows if details else [r for r in rows if not (r[1] in unmeasured and r[2] in unmeasured)]
 
@@ -115,7 +117,7 @@ def _speed(value: float | None, f: Fmt, within: bool = False) -> str:
 
 def speed_noise(value: float | None, noise: str, f: Fmt, within: bool = False) -> str:
     """"加速比 1.01×（处于 1.6% 的运行间波动之内）"; a slowdown's bracket takes the noise too, one bracket in
-    Chinese: "加速比 0.67×（变慢，耗时为优化前的 1.5 倍；超出 0.5% 的运行间波动）"; ``within`` the noise, never
+    Chinese: "加速比 0.67×（变慢，耗时为优化前的 1.5×；超出 0.5% 的运行间波动）"; ``within`` the noise, never
     "slower": "加速比 0.99×（处于 7.9% 的运行间波动之内）"."""
     speed = f.spaced(f.label("speedup"), _speed(value, f, within))
     if f.zh and speed.endswith("）"):
@@ -344,8 +346,7 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
                 measured += f.semi + f.label(f"per_{per}", before=f"{r.before_per_work:.3g}", after=f"{r.after_per_work:.3g}")
             text += f.paren(measured)
         if r.estimated_speedup is not None:
-            key = "est_kernel_bound" if r.estimate_kind == "upper_bound" else "est_kernel"
-            text += f.semi + f.label("resolved_estimate", estimate=f.label(key, x=r.estimated_speedup))
+            text += f.semi + f.label("resolved_estimate", estimate=f.estimate(r.estimated_speedup, r.estimate_kind))
             sized = sized_unchanged(p, r, f)
             text += f.semi + sized if sized is not None else ""
         out.append(text)

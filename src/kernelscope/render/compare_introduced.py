@@ -37,8 +37,7 @@ def introduced_lines(p: KernelComparison, f: Fmt) -> list[str]:
                                              after=f"{r.after_per_work:.3g}")
             text += f.paren(measured)
         if r.estimated_speedup is not None:
-            key = "est_kernel_bound" if r.estimate_kind == "upper_bound" else "est_kernel"
-            estimate = f.label(key, x=r.estimated_speedup)
+            estimate = f.estimate(r.estimated_speedup, r.estimate_kind)
             if r.before_estimate is not None:
                 estimate += f.paren(f.label("introduced_before_estimate", x=r.before_estimate))
             text += f.semi + f.label("introduced_estimate", estimate=estimate)

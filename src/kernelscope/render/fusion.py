@@ -22,7 +22,7 @@ TEXT_COLUMNS = (0, 3, 8)
 
 
 def _x(value: float | None, f: Fmt) -> str:
-    return f.nm if value is None else f.factor(value)  # one precision for every speedup (common.factor)
+    return f.nm if value is None else f.gain_factor(value)  # one precision for every speedup; 1.00x: negligible
 
 
 def _bytes(value: float | None, f: Fmt) -> str:
@@ -46,6 +46,11 @@ def _runs(e: FusionEstimate, f: Fmt) -> str:
     return f"{e.occurrences}{f.paren(f.label('fu_per_step', n=f'{e.per_step:.3g}'))}"
 
 
+def _one(e: FusionEstimate) -> str:
+    """"_one" for a chain run once (its summary says so, not "saves X per run, 1 run, X saved"), else ""."""
+    return "_one" if e.occurrences == 1 and e.per_step is None else ""
+
+
 def _bytes_cell(e: FusionEstimate, f: Fmt) -> str:
     if e.unfused_bytes is None:  # no byte counts: the share is the assumed one, worded as such (never a bare 0.0%)
         if not e.bytes_fraction:
@@ -65,7 +70,8 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
         rows.append([f"#{i + 1} {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
                      _fused_cell(e, f), f.time(e.fused_bound_s),
                      _saving_cell(e, f),
-                     f.share(e.program_fraction) + f.paren(_x(e.program_speedup, f)),
+                     f.share(e.program_fraction) + ("" if _x(e.program_speedup, f) == f.label("nw_negligible")
+                                                    else f.paren(_x(e.program_speedup, f))),
                      f.label(f"fu_route_{e.route}")])
     return f.label("fu_title"), head, rows
 
@@ -121,7 +127,7 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
         key = "fu_bytes_assumed" if e.head is None else "fu_bytes_epilogue_assumed"
         floor = (f.note(Note("fu_floor_zero", {})) if e.fused_floor_s <= 0
                  else f.note(Note("fu_floor_time", {"time": f.time(e.fused_floor_s)})))
-        return Note("fu_summary_bound", {
+        return Note("fu_summary_bound" + _one(e), {
             "i": i, "n": len(e.kernels), "fuse": fuse, "speedup": _gain(e, f),
             "bytes": f.note(Note(key, {"fraction": f.share(e.bytes_fraction)})), "floor": floor,
             "saving_run_s": e.saving_s, "runs": _runs(e, f), "saving_s": e.total_saving_s,
@@ -134,7 +140,7 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
         return Note("fu_summary_none", {"i": i, "n": len(e.kernels), "fuse": fuse, "unfused_s": e.unfused_s,
                                         "bytes": bytes_text, "runs": _runs(e, f)})
     # a report's chain: the fused time at the bandwidth reached is the least it can be (the data flow assumed)
-    return Note("fu_summary_flow" if e.estimate_kind == "upper_bound" else "fu_summary", {
+    return Note(("fu_summary_flow" if e.estimate_kind == "upper_bound" else "fu_summary") + _one(e), {
         "i": i, "n": len(e.kernels), "fuse": fuse,
         "speedup": _gain(e, f), "fused_s": e.fused_s, "unfused_s": e.unfused_s, "bytes": bytes_text,
         "runs": _runs(e, f), "saving_s": e.total_saving_s, "share": f.share(e.program_fraction),

@@ -57,7 +57,7 @@ def _limits_doc(a: ArchLimits) -> ArchLimitsDoc:
     )
 
 
-def _result_doc(o: Occupancy, f: Fmt) -> OccupancyResultDoc:
+def _result_doc(o: Occupancy, f: Fmt, limits: ArchLimits | None = None) -> OccupancyResultDoc:
     return OccupancyResultDoc(
         threads_per_block=o.threads_per_block, warps_per_block=o.warps_per_block,
         registers_per_thread=o.registers_per_thread, registers_per_thread_allocated=o.registers_per_thread_allocated,
@@ -71,7 +71,7 @@ def _result_doc(o: Occupancy, f: Fmt) -> OccupancyResultDoc:
                       for k, v in o.block_limits.items()],
         active_blocks_per_sm=o.active_blocks_per_sm, active_warps_per_sm=o.active_warps_per_sm,
         max_warps_per_sm=o.max_warps_per_sm, occupancy_pct=o.occupancy_pct, limiters=list(o.limiters),  # type: ignore[arg-type]
-        can_launch=o.active_blocks_per_sm > 0, summary=_result_line(o, f).plain,
+        can_launch=o.active_blocks_per_sm > 0, summary=_result_line(o, f, limits).plain,
     )
 
 
@@ -87,7 +87,7 @@ def _step_doc(s: NextStep, f: Fmt) -> NextStepDoc:
 
 def _launch_doc(launch: Launch, f: Fmt) -> LaunchOccupancyDoc:
     return LaunchOccupancyDoc(
-        occupancy=_result_doc(launch.occupancy, f), next_steps=[_step_doc(s, f) for s in launch.next_steps],
+        occupancy=_result_doc(launch.occupancy, f, launch.limits), next_steps=[_step_doc(s, f) for s in launch.next_steps],
         what_if=[WhatIfDoc(parameter=vary, rows=[  # type: ignore[arg-type]
             WhatIfRowDoc(value=v, active_blocks_per_sm=o.active_blocks_per_sm, active_warps_per_sm=o.active_warps_per_sm,
                          occupancy_pct=o.occupancy_pct, limiters=list(o.limiters))  # type: ignore[arg-type]

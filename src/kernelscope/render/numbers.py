@@ -5,6 +5,7 @@ of the values and the language's words; no I/O."""
 from __future__ import annotations
 
 import math
+import re
 
 #: Decimal SI prefixes, largest first.
 PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -32,16 +33,27 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
         return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-6 * max(1.0, abs(x) * 10 ** d)
 
     low = min(abs(x) for x in scaled if x)
+    if len(seconds) > 1 and low < 0.1:
+        # the smallest would lose its digits in the largest's unit: the next unit down when the largest still
+        # reads in four digits there (2621 µs / 97 µs, not 2.621 ms / 0.097 ms); else, a value three orders below
+        # the largest (1.4 µs beside 34.78 ms is not 0.001 ms, 6 µs beside 1.957 s not 0.006 ms), each value in
+        # its own unit, as it reads alone
+        smaller = [(k, u) for k, u in TIME_SCALES if k < scale][:1]
+        if smaller and top / smaller[0][0] < 9999.5 and low * scale / smaller[0][0] >= 0.1:
+            k, u = smaller[0]
+            scale, unit, scaled = k, u, [None if not s else s / k for s in seconds]
+            base = max(3 - int(math.floor(math.log10(top / scale + 1e-12))), 0)
+        else:
+            return [durations((s,), nm, below)[0] for s in seconds]
     digits = base
     if all(exact(x, base) for x in scaled if x):
         digits = next(d for d in range(base + 1) if all(exact(x, d) for x in scaled if x))
-    while digits < 3 and low * 10 ** digits < 1:  # the smallest shows no significant digit: give it one
+    # the smallest inexact value keeps three significant digits (0.973 µs beside 29.18 µs: 29.180 µs, one
+    # precision for the group), at most three decimals (the next unit's resolution)
+    small = min((abs(x) for x in scaled if x and not exact(x, digits)), default=None)
+    while digits < 3 and small is not None and small * 10 ** digits < 100:
         digits += 1
     floor = 10.0 ** -digits / 2
-    if len(seconds) > 1 and any(x and not exact(x, digits) and abs(x) * 10 ** digits < 100 for x in scaled):
-        # a value three orders below the largest would lose its digits in the shared unit (1.4 µs beside 34.78 ms
-        # is not 0.001 ms): each value in its own unit, as it reads alone
-        return [durations((s,), nm, below)[0] for s in seconds]
     out = []
     for s, x in zip(seconds, scaled):
         if s is None or not s:
@@ -81,3 +93,36 @@ def counts(values: tuple[float | None, ...], zh: bool, nm: str) -> list[str]:
         base = max(2 - int(math.floor(math.log10(top))), 0)
         digits[unit] = next((d for d in range(base) if all(exact(x, d) for x in xs)), base)
     return [item if isinstance(item, str) else f"{item[0]:.{digits[item[1]]}f} {item[1]}" for item in scaled]
+
+
+def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
+    """Values of one row in one scale and one precision, the unit once: ``152.0 / 152.6 / 153.2 µs``,
+    ``2.19 / 2.20 / 2.21 TFLOP/s`` (``unit``: ``"s"`` scales as a duration, another SI unit by its prefixes);
+    the largest value keeps ``digits`` significant digits."""
+    top = max(abs(v) for v in values)
+    if unit == "s":
+        scale, name = next(((k, u) for k, u in TIME_SCALES if top >= k), TIME_SCALES[-1])
+    else:
+        k, p = next(((k, p) for k, p in PREFIXES if top >= k), (1.0, ""))
+        scale, name = k, p + unit
+    scaled = [v / scale for v in values]
+    big = max(abs(v) for v in scaled)
+    decimals = max(digits - 1 - (int(math.floor(math.log10(big))) if big > 0 else 0), 0)
+    return " / ".join(f"{v:.{decimals}f}" for v in scaled) + (f" {name}" if name else "")
+
+
+def factor(value: float | None, digits: int = 2) -> str:
+    """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown; from
+    100 on without decimals (``"668x"``: three significant digits are all a factor that large carries)."""
+    if value is None or math.isnan(value):
+        return "-"
+    if math.isinf(value):
+        return "∞"
+    return f"{value:.0f}x" if abs(value) >= 99.995 else f"{value:.{digits}f}x"  # 668x, not 667.67x: no fake digits
+
+
+def cuda_versions(text: str) -> str:
+    """A trace's "CUDA runtime 12090, CUDA driver 13000" (CUDA's encoding: 1000 x major + 10 x minor) as a reader
+    knows the versions: "CUDA runtime 12.9, CUDA driver 13.0"; other text unchanged."""
+    return re.sub(r"\b(CUDA (?:runtime|driver)) (\d{4,6})\b",
+                  lambda m: f"{m.group(1)} {int(m.group(2)) // 1000}.{int(m.group(2)) % 1000 // 10}", text)

@@ -143,10 +143,24 @@ def _limiters(o: Occupancy, f: Fmt, short: bool = False) -> str:
     return f.label("occ_cannot_launch", why=text) if o.active_blocks_per_sm == 0 else text
 
 
+def size_pair(before: int, after: int, f: Fmt) -> tuple[str, str]:
+    """Two sizes of one step in one unit: ``48 KiB``, ``40 KiB`` when both are whole KiB, else KiB with the bytes of
+    the one that is not (``48 KiB`` -> ``44.5 KiB (45568 B)``, never ``48 KiB -> 45568 B``)."""
+    if before % 1024 == 0 and after % 1024 == 0:
+        return size_text(before), size_text(after)
+
+    def kib(n: int) -> str:
+        text = f"{n / 1024:.2f}".rstrip("0").rstrip(".")
+        return f"{text} KiB" if n % 1024 == 0 else f"{text} KiB" + f.paren(f"{n} B")
+    return kib(before), kib(after)
+
+
 def _step_text(step: NextStep, f: Fmt) -> str:
     key, fmt = _PARAMS[step.parameter]
     r = step.result
-    return f.label("occ_step", param=f.label(key), current=fmt(step.current), proposed=fmt(step.proposed),
+    current, proposed = (size_pair(step.current, step.proposed, f) if fmt is size_text else
+                         (fmt(step.current), fmt(step.proposed)))
+    return f.label("occ_step", param=f.label(key), current=current, proposed=proposed,
                    warps=r.active_warps_per_sm, pct=f.pct(r.occupancy_pct))
 
 
@@ -184,7 +198,16 @@ def _limits_table(o: Occupancy, f: Fmt) -> Table:
     return t
 
 
-def _result_line(o: Occupancy, f: Fmt) -> Text:
+def _result_line(o: Occupancy, f: Fmt, limits: ArchLimits | None = None) -> Text:
+    """"Active: N blocks/SM = ... limited by ..."; a launch that cannot run says why instead, with the numbers
+    ("Cannot launch: a block needs 131072 registers, more than the 65536 of an SM"), never "0 blocks/SM ... 0%"."""
+    if o.active_blocks_per_sm == 0 and limits is not None:
+        need = {"registers": (o.registers_per_block_allocated, limits.registers_per_sm),
+                "shared_mem": (size_text(o.shared_mem_per_block_allocated_bytes), size_text(limits.shared_mem_per_sm_bytes)),
+                "warps": (o.warps_per_block, limits.max_warps_per_sm)}
+        why = [f.label(f"occ_over_{name}", need=need[name][0], have=need[name][1]) for name in o.limiters if name in need]
+        if why:
+            return Text(f.label("occ_cannot_run", why=f.semi.join(why)))
     return Text(f.label("occ_active", blocks=o.active_blocks_per_sm, warps=o.active_warps_per_sm,
                         max_warps=o.max_warps_per_sm, pct=f.pct(o.occupancy_pct), limiters=_limiters(o, f)))
 
@@ -246,7 +269,7 @@ def launch_renderables(launch: Launch, lang: str) -> list[RenderableType]:
     o = launch.occupancy
     steps = [_step_text(s, f) for s in launch.next_steps]
     return [
-        _launch_table(launch, f), _limits_table(o, f), _result_line(o, f),
+        _launch_table(launch, f), _limits_table(o, f), _result_line(o, f, launch.limits),
         _next_step_line(steps, f, f.label("occ_next_step_none")),
         *(_what_if_table(o, vary, results, f) for vary, results in launch.what_if.items()),
     ]

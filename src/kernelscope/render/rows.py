@@ -32,10 +32,9 @@ def gloss_once(rows: list[tuple[str, str]], f: Fmt) -> list[tuple[str, str]]:
 
 def summary_rows(result: ReportDiagnosis, f: Fmt) -> list[tuple[str, str, str, str]]:
     """(kernel, launches, total time, share) per kernel name, largest first."""
-    return [
-        (safe(g.name), str(g.launches), f.time(g.total_duration_s if g.launches > g.unmeasured_launches else None), f.share(g.share))
-        for g in result.groups
-    ]
+    totals = f.times(*(g.total_duration_s if g.launches > g.unmeasured_launches else None for g in result.groups))
+    return [(safe(g.name), str(g.launches), t, f.share(g.share))  # one column: one unit, one precision
+            for g, t in zip(result.groups, totals)]
 
 
 def load_name(u: UnitLoad, f: Fmt) -> str:

@@ -48,7 +48,7 @@ from .documents.timeline import (
 from .documents.timeline import ScopeShareDoc, StepsDoc
 from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section, with_fusion_column
 from .timeline_join import absent_section, join_section
-from .timeline_overview import comm_rows, graph_rows, latencies
+from .timeline_overview import comm_rows, graph_rows, launch_waits
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .json import findings, finite, notes
@@ -84,7 +84,7 @@ _F = Fmt
 
 
 def _x(value: float | None, f: Fmt) -> str:
-    return f.factor(value)  # one precision for every speedup (common.factor)
+    return f.gain_factor(value)  # one precision for every speedup; one that prints as 1.00x: negligible
 
 
 def _bytes(n: float | None) -> str:
@@ -157,12 +157,7 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
         rows.append((f.label("fu_largest"), fusion_headline(rep.fusion[0], f)))
     if rep.launch is not None:
         L = rep.launch
-        latency = (f.label("tl_launch_latency_none") if L.latency_median_s is None else f.label(
-            "tl_launch_latency", n=L.idle_queue_launches if L.idle_queue_launches is not None else "-",
-            **dict(zip(("median", "p95", "max"), latencies(L.latency_median_s, L.latency_p95_s, L.latency_max_s, f)))))
-        queued = "" if not L.queued_launches else f.label(
-            "tl_launch_queued", n=L.queued_launches, depth=_depth(L.queue_depth_min, L.queue_depth_max, f),
-            **dict(zip(("median", "max"), f.times(L.queue_wait_median_s, L.queue_wait_max_s))))
+        latency, queued = launch_waits(L, f)
         rows.append((f.label("tl_launch"), f.label(
             "tl_launch_line", launches=L.launches if L.launches is not None else "-",
             graphs=f.label("tl_launch_graphs", n=L.graph_launches) if L.graph_launches else "",
@@ -211,7 +206,7 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
         name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short  # ours, not input
         name += f.paren(f.label("tl_truncated")) if it.truncated else ""
         cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [
-            f.time(it.total_s), *f.times(it.mean_s, it.min_s, it.max_s), f.pct(it.share_pct)]
+            *f.times(it.total_s, it.mean_s, it.min_s, it.max_s), f.pct(it.share_pct)]  # a row: one unit
         if copies:
             cells += [_bytes(it.bytes), _rate(it.throughput_bytes_per_s)]
         if amdahl:
@@ -368,11 +363,6 @@ def _closing(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> lis
     if rep.problems:
         rows.append((f.label("problems"), safe(f.semi.join(map(f.problem, rep.problems)))))
     return rows
-
-
-def _depth(low: int | None, high: int | None, f: Fmt) -> str:
-    """Operations ahead in the queue: "1-3" (in Chinese "1～3"), or "3" when all were the same (not "1-1")."""
-    return str(low) if low == high else f.span(str(low), str(high)) if f.zh else f"{low}-{high}"
 
 
 # ----------------------------------------------------------------------------------------------- table

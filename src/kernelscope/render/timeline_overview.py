@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from ..analysis.timeline import TimelineReport
+from ..analysis.timeline.report import LaunchOverhead
 from .brief import Footnotes
 from .common import Fmt, safe
 
@@ -85,3 +86,29 @@ def latencies(median: float | None, p95: float | None, largest: float | None, f:
     if not typical or not largest or largest < 1000 * typical:
         return f.times(median, p95, largest)
     return [*f.times(median, p95), f.time(largest)]
+
+
+def _depth(low: int | None, high: int | None, f: Fmt) -> str:
+    """Operations ahead in the queue: "1-3" (in Chinese "1～3"), or "3" when all were the same (not "1-1")."""
+    return str(low) if low == high else f.span(str(low), str(high)) if f.zh else f"{low}-{high}"
+
+
+def launch_waits(L: LaunchOverhead, f: Fmt) -> tuple[str, str]:
+    """The launch line's latency clause (launches into an empty queue: median, p95, max) and queue-wait clause
+    (launches behind earlier work: median, max; "" for none); one launch is its value alone, "(one launch only)"
+    / "（仅 1 次）", never a median, p95 and max of one sample."""
+    if L.latency_median_s is None:
+        latency = f.label("tl_launch_latency_none")
+    elif L.idle_queue_launches == 1:
+        latency = f.label("tl_launch_latency_one", t=f.time(L.latency_median_s))
+    else:
+        latency = f.label("tl_launch_latency", n=L.idle_queue_launches if L.idle_queue_launches is not None else "-",
+                          **dict(zip(("median", "p95", "max"),
+                                     latencies(L.latency_median_s, L.latency_p95_s, L.latency_max_s, f))))
+    if not L.queued_launches:
+        return latency, ""
+    depth = _depth(L.queue_depth_min, L.queue_depth_max, f)
+    if L.queued_launches == 1:
+        return latency, f.label("tl_launch_queued_one", depth=depth, t=f.time(L.queue_wait_median_s))
+    return latency, f.label("tl_launch_queued", n=L.queued_launches, depth=depth,
+                            **dict(zip(("median", "max"), f.times(L.queue_wait_median_s, L.queue_wait_max_s))))

@@ -88,7 +88,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                  + [_signed_pct(r.vs_median_pct, f) + (f.paren(f.label("tl_ar_straggler")) if r.straggler else "")]
                  for r in rr.ranks], 2)
     proj_rows = []
-    if rr.balanced_wall_s is not None:
+    if rr.balanced_wall_s is not None and any(r.straggler for r in rr.ranks):  # no straggler: nothing to fix
         sp = rr.wall_s / rr.balanced_wall_s if rr.balanced_wall_s > 0 else math.inf
         proj_rows.append([f.label("tl_ar_p_balanced"), f.time(rr.balanced_wall_s), _x(sp, f)])
     if rr.hidden_wall_s is not None and rr.exposed_s > 0:
@@ -104,7 +104,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
     imbalance = (f.label("tl_ar_imbalance"),
                  [f.label("kernel"), f.label("total_time"), f.label("tl_ar_min"), f.label("tl_ar_median"),
                   f.label("tl_ar_max"), f.label("tl_ar_ratio"), f.label("tl_ar_max_rank"), f.label("tl_ar_ranks_with")],
-                 [[short[k.name], f.time(k.total_s), *f.times(k.min_s, k.median_s, k.max_s),
+                 [[short[k.name], *f.times(k.total_s, k.min_s, k.median_s, k.max_s),
                    "∞" if k.max_over_median is None else f.factor(k.max_over_median), str(k.max_rank),
                    f"{k.ranks_with}/{len(rr.ranks)}"] for k in rr.kernels], 1)
     return overview, [per_rank, projections, imbalance]
