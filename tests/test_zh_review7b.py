@@ -132,7 +132,7 @@ def test_the_new_unbroken_words_are_glossary_data():
                                      ("CUDA graph 1 (replay)", "CUDA Graph 1（重放）"),
                                      ("volta_sgemm_128x64_nn", "volta_sgemm_128x64_nn")])
 def test_record_names_in_chinese(name, zh):
-    from kernelscope.render.common import record_name
+    from kernelscope.render.records import record_name
 
     assert record_name(name, "zh") == zh
     assert record_name(name, "en") == name

@@ -34,7 +34,8 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .cjk import PATH, name_text, path_text
-from .common import Fmt, md_cell, safe, record_name, short_name, short_names
+from .common import Fmt, md_cell, safe, short_name, short_names
+from .records import record_name
 from .rich_text import to_plain
 from ..knowledge.text import labels
 from .documents import enc_hook, encode
