@@ -306,7 +306,7 @@ def test_en_and_zh_text():
     assert "Hottest source lines" in en and "a.cu:10 " in en and "a.cu:10: " not in en  # the place once, its own column
     assert "80% of all Long Scoreboard samples" in en
     assert "its global accesses fetch 2.5x the sectors they need" in en
-    assert "最热的源代码行" in zh and "占全部 Long Scoreboard（等待 L1/TEX 缓存的访存结果）采样" in zh and "a.cu:10：" not in zh and "16.0/32 个线程活跃" in zh
+    assert "最热的源代码行" in zh and "占全部 Long Scoreboard（等待 L1/TEX 缓存的访存结果）采样" in zh and "a.cu:10：" not in zh and "16/32 个线程活跃" in zh  # (a whole count: no .0, review 7)
     md = render_source(_result(), "markdown", "en")
     assert "| a.cu:10 | `x = a[i * 8]; // <b>` |" in md
 

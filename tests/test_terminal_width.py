@@ -111,7 +111,9 @@ def test_terminal_of_80_columns(lang, tmp_path):
     assert "compute_step_kernel" in text
 
 
-def test_fit_drops_the_rightmost_columns_first_never_the_name():
+def test_fit_splits_a_wide_table_into_parts_never_dropping_a_column():
+    """A table too wide for the terminal prints as parts, each led by the first column(s), every column kept (no
+    column is left out silently: issue 28, native review 7), each line within the width."""
     t = Table()
     for header in ("#", "Kernel name", "Total", "Share", "Grid", "Block", "Registers", "Notes"):
         t.add_column(header)
@@ -120,11 +122,9 @@ def test_fit_drops_the_rightmost_columns_first_never_the_name():
     buf = io.StringIO()
     console = CJKConsole(file=buf, width=60, soft_wrap=False)
     console.print(*fit_tables([t], console))
-    headers = [c.header for c in t.columns]
-    # by hand: overhead 3 per column + 1; '#' 1, name 20, Total 7, Share 5, Grid 10 -> 43 + 16 = 59 <= 60;
-    # with Block (9) too: 52 + 19 = 71 > 60
-    assert headers == ["#", "Kernel name", "Total", "Share", "Grid"]
-    assert _widest(buf.getvalue()) <= 60 and "void" in buf.getvalue()
+    out = buf.getvalue()
+    assert all(h in out for h in ("Total", "Share", "Grid", "Block", "Registers", "Notes")), out
+    assert _widest(out) <= 60 and "void" in out
     assert NAME_MIN == 20
 
 
@@ -138,20 +138,21 @@ def test_fit_keeps_a_table_that_fits():
     assert [c.header for c in t.columns] == ["Name", "Value"]
 
 
-def _fit_lines_table(width: int) -> list[str]:
+def _fit_lines_out(width: int) -> str:
     from kernelscope.render.fit import drop_first
 
     t = Table()
     for header in ("File:line", "Samples", "Instr.", "What its counters show"):
         t.add_column(header)
     t.add_row("readWriteOffset.cu:19", "36,580", "35", "100% of all Long Scoreboard samples")
-    fit_tables([drop_first(t, 2)], CJKConsole(file=io.StringIO(), width=width))
-    return [c.header for c in t.columns]
+    buf = io.StringIO()
+    console = CJKConsole(file=buf, width=width, soft_wrap=False)
+    console.print(*fit_tables([drop_first(t, 2)], console))
+    return buf.getvalue()
 
 
-def test_fit_drops_the_columns_a_renderer_names_first():
-    # by hand: the name counted at NAME_MIN = 20 (its one word is 21), Samples 7, Instr. 6, the sentence capped at 24,
-    # borders and padding 3 per column + 1: 20 + 7 + 6 + 24 + 13 = 70; without Instr.: 20 + 7 + 24 + 10 = 61
-    assert _fit_lines_table(70) == ["File:line", "Samples", "Instr.", "What its counters show"]
-    assert _fit_lines_table(69) == _fit_lines_table(61) == ["File:line", "Samples", "What its counters show"]
-    assert _fit_lines_table(60) == ["File:line", "Samples"]  # then the rightmost
+def test_a_table_that_does_not_fit_keeps_every_column_within_the_width():
+    for width in (70, 61, 60, 50):
+        out = _fit_lines_out(width)
+        assert all(h in out for h in ("Samples", "Instr.")), (width, out)
+        assert _widest(out) <= width

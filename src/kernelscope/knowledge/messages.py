@@ -139,12 +139,13 @@ def _reword(text: str, depth: int) -> str:
 @cache
 def _label_words() -> Mapping[str, str]:
     """English -> Chinese of every ``labels.toml`` ``[label]`` and ``[note]`` text without fields: the words an
-    error may carry from the report's own vocabulary."""
+    error may carry from the report's own vocabulary. A label that is a bare number (a table cell such as the
+    occupancy table's "0" spills, 否 in Chinese) is not a word: a number in a message stays the number."""
     from .text import labels
 
     table = labels()
     return {t.en: t.zh for group in (table.label, table.note) for t in group.values()
-            if "{" not in t.en and getattr(t, "zh", None)}
+            if "{" not in t.en and getattr(t, "zh", None) and not t.en.strip().isdigit()}
 
 
 @cache
