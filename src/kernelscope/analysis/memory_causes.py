@@ -301,28 +301,33 @@ LSUIN_PCT = "l1tex__lsuin_requests.avg.pct_of_peak_sustained_elapsed"
 FP64_PIPE_PCT = "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed"
 FMA_PIPE_PCT = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"
 #: Calibration of that ratio (wavefronts % / requests %) on the shared corpus reports that hold both the
-#: utilisations and the direct counters, global load sectors/request (l1tex__t_sectors / l1tex__t_requests
-#: _pipe_lsu_mem_global_op_ld.sum) and shared wavefronts vs their ideal: (report, kernel, GPU, sectors/request, ratio).
-#: Coalesced 4-byte accesses (<= 4 sectors/request, shared wavefronts at their ideal):
+#: utilisations and the direct counters: global sectors at their ideal (memory_l2_theoretical_sectors_global[_ideal])
+#: and shared wavefronts at theirs (memory_l1_wavefronts_shared[_ideal]), i.e. coalesced and conflict-free, with
+#: global load sectors/request (l1tex__t_sectors / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum) giving the
+#: width: (report, kernel, GPU, sectors/request, ratio). tests/test_inferred_wavefronts.py recomputes it.
+#: Coalesced 4-byte accesses (<= 4 sectors/request, 1 wavefront per request):
 COALESCED_CALIBRATION = (
-    ("InhabitancyCocoon feather_gemm RTX3060L", "coalesce_matmul", "RTX 3060 Laptop", 2.50, 0.500),
-    ("LakshyaSingh354 gemm_reps_naive", "naive_gemm", "GTX 1660 SUPER", 2.50, 0.500),
+    ("InhabitancyCocoon feather_gemm RTX4060 02_coalesce_memory", "coalesce_matmul", "RTX 3060 Laptop", 2.50, 0.500),
+    ("LakshyaSingh354 CudaCode gemm_reps_naive", "naive_gemm", "GTX 1660 SUPER", 2.50, 0.500),
     ("bautista-garcia heat_sim profile", "difusion_kernel", "GTX 1650", 2.78, 0.520),
-    ("Atopos0313 day08_after", "transpose_padded_kernel", "RTX 2080 Ti", None, 0.522),
-    ("InhabitancyCocoon feather_gemm RTX3060L", "tiled_matmul", "RTX 3060 Laptop", 4.0, 0.601),
+    ("Atopos0313 cuda_learning day08_after", "transpose_padded_kernel", "RTX 2080 Ti", None, 0.522),
+    ("InhabitancyCocoon feather_gemm RTX4060 03_tiled", "tiled_matmul", "RTX 3060 Laptop", 4.0, 0.601),
     ("bautista-garcia heat_sim profile", "reduction_kernel", "GTX 1650", 4.0, 0.618),
     ("Lashi0812 CudaProgramming profile", "readOffset", "RTX 4090", 4.0, 0.725),
-    ("Bias92 flashattn-cuda fa3", "fa3_fwd_kernel", "RTX 4060 Ti", 4.0, 0.736),
-    ("InhabitancyCocoon feather_gemm RTX3060L", "warp_tile", "RTX 3060 Laptop", 4.0, 0.779),
+    ("InhabitancyCocoon feather_gemm RTX4060 08_warp_tile", "warp_tile", "RTX 3060 Laptop", 4.0, 0.779),
     ("AlpriElse cs599k silu_CUDA", "silu_kernel", "A100-SXM4-40GB", 4.0, 1.059),
+    ("AlpriElse cs599k silu_triton", "distribution_elementwise_grid_stride", "GH200", None, 1.060),
 )
-#: Coalesced 16-byte (vector) accesses, 16 sectors/request: 4 wavefronts each.
+#: (fa3_fwd_kernel, RTX 4060 Ti, 4.0 sectors/request but no ideal counters: 0.736, inside the range; the A100 self-join
+#: nodeCalculationsKernel, 3.6 sectors/request and global sectors 1.10x their ideal: 1.96, not coalesced.)
+#: 16-byte (vector) accesses, 16-18 sectors/request, 4 wavefronts each (silu_kernel_non_strided at every ideal; the
+#: cutlass kernel and vectorize with some excess shared wavefronts):
 WIDE_CALIBRATION = (
     ("panjd123 cutlass report-s8", "Kernel", "A100 80GB PCIe", 16.0, 2.405),
     ("InhabitancyCocoon feather_gemm RTX3060L", "vectorize", "RTX 3060 Laptop", 17.8, 2.496),
     ("AlpriElse cs599k silu_triton", "silu_kernel_non_strided", "GH200", 16.0, 4.074),
 )
-#: Uncoalesced ones, for contrast (ratio 4.58 at 31 sectors/request on a T4, under the 16-byte Hopper kernel's 4.07):
+#: Uncoalesced ones, for contrast (the least, 4.58 at 31 sectors/request on a T4, just above the 16-byte 4.07):
 #: naive_matmul 16.5 sectors/request 8.25, matrix_addition2D (T4) 31.2 4.58, softmax_kernel_naive 32.0 16.0,
 #: ReferenceGemm_kernel (A100) 9.0 8.96. The corpus has no 8-byte-only kernel with the direct counters.
 #: The ratio of one wavefront per request: 0.50 (Turing, GA10x) to 1.06 (A100); the range, not one value.
