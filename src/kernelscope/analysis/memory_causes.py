@@ -294,31 +294,87 @@ def register_spills(ctx: KernelContext, done: Done) -> Finding | None:
 
 
 #: The L1's requests accepted from the LSU pipe and its data-pipe wavefronts, % of their peaks (Speed-of-Light
-#: breakdown): their ratio is the wavefronts each request takes, in the report's own units.
+#: breakdown): their ratio is proportional to the wavefronts each request takes, through a factor (the two peaks'
+#: ratio and what else the pipe counts) that no counter of the report gives.
 LSUIN_PCT = "l1tex__lsuin_requests.avg.pct_of_peak_sustained_elapsed"
-#: That ratio for coalesced 4-byte accesses (one wavefront per request): 0.50-0.52 over the coalesced kernels of the
-#: shared corpus (silu, matrix add, coalesced GEMMs and transposes on Turing to Hopper), the two peaks differing 2x.
-COALESCED_RATIO = 0.5
+#: The FP64 and FMA pipes' cycles, % of peak: FP64 work busier than the FP32 FMA pipe suggests 8-byte data.
+FP64_PIPE_PCT = "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed"
+FMA_PIPE_PCT = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"
+#: Calibration of that ratio (wavefronts % / requests %) on the shared corpus reports that hold both the
+#: utilisations and the direct counters: global sectors at their ideal (memory_l2_theoretical_sectors_global[_ideal])
+#: and shared wavefronts at theirs (memory_l1_wavefronts_shared[_ideal]), i.e. coalesced and conflict-free, with
+#: global load sectors/request (l1tex__t_sectors / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum) giving the
+#: width: (report, kernel, GPU, sectors/request, ratio). tests/test_inferred_wavefronts.py recomputes it.
+#: Coalesced 4-byte accesses (<= 4 sectors/request, 1 wavefront per request):
+COALESCED_CALIBRATION = (
+    ("InhabitancyCocoon feather_gemm RTX4060 02_coalesce_memory", "coalesce_matmul", "RTX 3060 Laptop", 2.50, 0.500),
+    ("LakshyaSingh354 CudaCode gemm_reps_naive", "naive_gemm", "GTX 1660 SUPER", 2.50, 0.500),
+    ("bautista-garcia heat_sim profile", "difusion_kernel", "GTX 1650", 2.78, 0.520),
+    ("Atopos0313 cuda_learning day08_after", "transpose_padded_kernel", "RTX 2080 Ti", None, 0.522),
+    ("InhabitancyCocoon feather_gemm RTX4060 03_tiled", "tiled_matmul", "RTX 3060 Laptop", 4.0, 0.601),
+    ("bautista-garcia heat_sim profile", "reduction_kernel", "GTX 1650", 4.0, 0.618),
+    ("Lashi0812 CudaProgramming profile", "readOffset", "RTX 4090", 4.0, 0.725),
+    ("InhabitancyCocoon feather_gemm RTX4060 08_warp_tile", "warp_tile", "RTX 3060 Laptop", 4.0, 0.779),
+    ("AlpriElse cs599k silu_CUDA", "silu_kernel", "A100-SXM4-40GB", 4.0, 1.059),
+    ("AlpriElse cs599k silu_triton", "distribution_elementwise_grid_stride", "GH200", None, 1.060),
+)
+#: (fa3_fwd_kernel, RTX 4060 Ti, 4.0 sectors/request but no ideal counters: 0.736, inside the range; the A100 self-join
+#: nodeCalculationsKernel, 3.6 sectors/request and global sectors 1.10x their ideal: 1.96, not coalesced.)
+#: 16-byte (vector) accesses, 16-18 sectors/request, 4 wavefronts each (silu_kernel_non_strided at every ideal; the
+#: cutlass kernel and vectorize with some excess shared wavefronts):
+WIDE_CALIBRATION = (
+    ("panjd123 cutlass report-s8", "Kernel", "A100 80GB PCIe", 16.0, 2.405),
+    ("InhabitancyCocoon feather_gemm RTX3060L", "vectorize", "RTX 3060 Laptop", 17.8, 2.496),
+    ("AlpriElse cs599k silu_triton", "silu_kernel_non_strided", "GH200", 16.0, 4.074),
+)
+#: Uncoalesced ones, for contrast (the least, 4.58 at 31 sectors/request on a T4, just above the 16-byte 4.07):
+#: naive_matmul 16.5 sectors/request 8.25, matrix_addition2D (T4) 31.2 4.58, softmax_kernel_naive 32.0 16.0,
+#: ReferenceGemm_kernel (A100) 9.0 8.96. The corpus has no 8-byte-only kernel with the direct counters.
+#: The ratio of one wavefront per request: 0.50 (Turing, GA10x) to 1.06 (A100); the range, not one value.
+COALESCED_RATIO_RANGE = (min(r for *_, r in COALESCED_CALIBRATION), max(r for *_, r in COALESCED_CALIBRATION))
+#: Wavefronts per coalesced request of 4-, 8- and 16-byte accesses (a warp's 128, 256, 512 bytes).
+WAVEFRONTS_PER_WIDTH = {4: 1, 8: 2, 16: 4}
 #: Findings that already name the wasted wavefronts from the sector and wavefront counters.
 WAVEFRONT_FINDINGS = ("uncoalesced_global", "uncoalesced_shared", "shared_bank_conflicts")
 
 
+def inferred_wavefronts(ratio: float, narrowest_bytes: int = 4, widest_bytes: int = 16) -> tuple[float, float]:
+    """The excess wavefronts per request over a coalesced access that a wavefronts % / requests % ``ratio`` implies,
+    as (least, most): the least at the highest calibrated coalesced ratio and the widest access the report allows
+    (``widest_bytes``: 16 where vector loads cannot be excluded), the most at the lowest ratio and the narrowest
+    access (``narrowest_bytes``). Inferred through :data:`COALESCED_RATIO_RANGE`, not counted: a least below 1 does
+    not exclude a coalesced kernel."""
+    lo, hi = COALESCED_RATIO_RANGE
+    return (ratio / (hi * WAVEFRONTS_PER_WIDTH[widest_bytes]), ratio / (lo * WAVEFRONTS_PER_WIDTH[narrowest_bytes]))
+
+
 def excess_l1_wavefronts(ctx: KernelContext, done: Done) -> Finding | None:
-    """The L1 data pipe at ``l1_wavefront_busy_pct`` of its peak or more while each request takes at least
-    ``l1_wavefronts_per_request`` times the wavefronts of a coalesced 4-byte access (data-pipe wavefronts % / LSU
-    requests % over :data:`COALESCED_RATIO`), in a report whose sector and wavefront counters did not name it (a
-    Speed-of-Light-only report): uncoalesced global or bank-conflicted shared accesses, which the report cannot tell
-    apart. Change (upper bound: one wavefront per request): 1 - 1 / that factor of the L1's work."""
+    """The L1 data pipe at ``l1_wavefront_busy_pct`` of its peak or more while the wavefronts per request, inferred
+    from the data-pipe wavefronts % / LSU requests % through :data:`COALESCED_RATIO_RANGE` (:func:`inferred_wavefronts`),
+    exceed even the widest coalesced access's at the highest calibrated ratio by ``l1_wavefronts_per_request`` (a
+    least excess below it does not exclude a coalesced kernel: no finding), in a report whose sector and wavefront
+    counters did not name it (a Speed-of-Light-only report): uncoalesced global or bank-conflicted shared accesses,
+    which the report cannot tell apart. The narrowest access is 8 bytes where the FP64 pipe is busier than the FMA
+    pipe (FP64 data), else 4. Change (upper bound: the most excess, one coalesced access per request): 1 - 1 / that
+    factor of the L1's work. Inferred, not counted: ranked after what the report cannot tell
+    (:data:`.diagnosis.INFERRED_FINDINGS`)."""
     if any(done.get(i) for i in WAVEFRONT_FINDINGS):
         return None
     wave, req = ctx.kernel.memory_breakdown_pct.get(DATA_PIPE_PCT), ctx.kernel.memory_breakdown_pct.get(LSUIN_PCT)
     if not wave or not req or wave < ctx.criteria["l1_wavefront_busy_pct"]:
         return None
-    factor = wave / req / COALESCED_RATIO
-    if factor < ctx.criteria["l1_wavefronts_per_request"]:
+    pipes = ctx.kernel.compute_breakdown_pct
+    fp64, fma = pipes.get(FP64_PIPE_PCT), pipes.get(FMA_PIPE_PCT)
+    narrowest = 8 if fp64 and fp64 > (fma or 0.0) else 4
+    least, factor = inferred_wavefronts(wave / req, narrowest)
+    if least <= ctx.criteria["l1_wavefronts_per_request"] or factor <= 1.0:
         return None
     f = 1.0 - 1.0 / factor
-    change = Change({"l1": f}, kind=UPPER_BOUND, what=f"one wavefront per request: {f:.3f} of the L1's work")
-    return cause(ctx, "excess_l1_wavefronts", {"wave_pct": wave, "req_pct": req, "factor": factor},
-                 (Evidence(DATA_PIPE_PCT, wave, "%"), Evidence(LSUIN_PCT, req, "%")), "l1_wavefronts_per_request",
-                 change)
+    change = Change({"l1": f}, kind=UPPER_BOUND, what=f"at most one coalesced access per request: {f:.3f} of the L1's work")
+    evidence = (Evidence(DATA_PIPE_PCT, wave, "%"), Evidence(LSUIN_PCT, req, "%"))
+    if narrowest == 8:
+        evidence += (Evidence(FP64_PIPE_PCT, fp64, "%"),)
+    lo, hi = COALESCED_RATIO_RANGE
+    return cause(ctx, "excess_l1_wavefronts",
+                 {"wave_pct": wave, "req_pct": req, "ratio": wave / req, "factor": factor, "least": least,
+                  "ratio_lo": lo, "ratio_hi": hi, "bytes": narrowest}, evidence, "l1_wavefronts_per_request", change)
