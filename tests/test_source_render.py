@@ -17,7 +17,7 @@ import pytest
 from conftest import CORPUS_NCU, EXAMPLE, need
 from kernelscope.analysis.engine import Finding
 from kernelscope.analysis.locations import lines_of, locate_in_table, values_of
-from kernelscope.analysis.source import SourceReport, analyse
+from kernelscope.analysis.source import AtInstruction, SourceReport, analyse
 from kernelscope.cli import main
 from kernelscope.model import InstructionTable, KernelProfile, ProfileReport
 from kernelscope.notes import Note
@@ -51,8 +51,10 @@ def table() -> InstructionTable:
     * lg_throttle (LG Throttle samples 0, 4, 0, 3, 2, 0): 0x110 and 0x130;
     * uncoalesced_global (excess sectors 30, 0, 10, NaN, NaN, 5): 0x100 and 0x120;
     * long_scoreboard_latency (Long Scoreboard samples 8, 0, 6, 0, 0, 1): 0x100 and 0x120.
-    So a.cu:10 (0x100 + 0x110) supports all three, in the diagnosis's order; a.cu:12 (0x120) uncoalesced_global and
-    long_scoreboard_latency; a.cu:14 (0x130 + 0x150) lg_throttle only; 0x140 none."""
+    So a.cu:10 (0x100 + 0x110) holds all three, but its own samples are mostly Long Scoreboard (8 of 12): it
+    supports uncoalesced_global and long_scoreboard_latency, in the diagnosis's order, and lg_throttle is its
+    instruction 0x110's; a.cu:12 (0x120) uncoalesced_global and long_scoreboard_latency; a.cu:14 (0x130 + 0x150,
+    LG Throttle 5 of 6) lg_throttle only; 0x140 none."""
     nan = math.nan
     cols = {
         SAMPLES: [10, 4, 6, 3, 2, 1],
@@ -95,8 +97,10 @@ def test_findings_per_line_and_instruction_by_hand():
         "long_scoreboard_latency": [0x100, 0x120]}
     assert ls.located["lg_throttle"][0].line == 10 and ls.located["lg_throttle"][1].line == 14
     by_line = {x.line: x.findings for x in ls.lines}
+    assert {x.line: x.at_instructions for x in ls.lines} == {10: (AtInstruction(0x110, 0x10, "lg_throttle"),),
+                                                             12: (), 14: ()}
     assert by_line == {
-        10: ("lg_throttle", "uncoalesced_global", "long_scoreboard_latency"),
+        10: ("uncoalesced_global", "long_scoreboard_latency"),
         12: ("uncoalesced_global", "long_scoreboard_latency"),
         14: ("lg_throttle",),
     }
@@ -112,10 +116,11 @@ def test_findings_per_line_and_instruction_by_hand():
 def test_findings_in_each_format():
     result = _launch()
     text = render_source(result, "table", "en", width=400)
-    assert f"-> {LG}, {UNCOALESCED}, memory latency not hidden (Long Scoreboard)" in text
+    assert f"-> {UNCOALESCED}, memory latency not hidden (Long Scoreboard); at its instruction +0x0010: {LG}" in text
     assert "a.cu:14 " in text and "a.cu:14: " not in text and f"-> {LG}" in text  # the place in its own column only
     zh = render_source(result, "table", "zh", width=400)
-    assert "→ 全局/本地访存指令过多——以 LG Throttle（全局/本地访存队列已满）停顿为主、全局访存未合并" in zh  # a list of titles: 、
+    assert "→ 全局访存未合并、访存延迟未被掩盖" in zh  # a list of titles: 、
+    assert "；该行 +0x0010 处的指令：全局/本地访存指令过多——以 LG Throttle（全局/本地访存队列已满）停顿为主" in zh
     md = render_source(result, "markdown", "en")
     assert f"-> {UNCOALESCED}, memory latency not hidden (Long Scoreboard) |" in md
     doc = json.loads(render_source(result, "json", "en"))

@@ -26,6 +26,11 @@ least that many x the wavefronts they need, fewer than :data:`SHOWN_EFFICIENCY` 
 
 Given the launch's located findings (:func:`kernelscope.analysis.locations.locate_in_table`: finding id -> its top
 instructions), each hot instruction and line also names the findings it supports: those with a located PC there.
+A line's conclusion follows its own samples: a finding located by a stall reason's samples is the line's only when
+that reason is the line's dominant unhealthy stall; located at one of its instructions otherwise (a top MIO
+Throttle instruction on a line dominated by Long Scoreboard), it is named as that instruction's
+(:attr:`HotLine.at_instructions`), not the line's. A finding located by a waste counter (sectors, wavefronts, idle
+thread slots), which sums over the line's instructions, stays the line's.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from ..notes import Note
 from .locations import Location
 
 __all__ = [
-    "Counters", "HotInstruction", "HotLine", "LaunchSource", "SourceReport", "StallSamples", "analyse",
+    "AtInstruction", "Counters", "HotInstruction", "HotLine", "LaunchSource", "SourceReport", "StallSamples", "analyse",
     "findings_by_pc", "hot_instructions", "hot_lines", "ranking", "statement",
 ]
 
@@ -142,6 +147,20 @@ class HotInstruction:
 
 
 @dataclass(frozen=True)
+class AtInstruction:
+    """A finding located at one instruction of a hot line whose own samples do not show it (see the module).
+
+    Attributes:
+        pc: the instruction's address; offset: pc - the function's first PC (bytes), or None.
+        finding: the finding's id (``data/findings.toml``).
+    """
+
+    pc: int
+    offset: int | None
+    finding: str
+
+
+@dataclass(frozen=True)
 class HotLine:
     """One of the hottest source lines: its instructions summed.
 
@@ -152,7 +171,10 @@ class HotLine:
         counters: their counters, summed.
         statement: the line's dominant stall and what its counters show (Notes, to be joined with "; ").
         markers: Nsight's source markers on its instructions.
-        findings: ids of the findings located at any of its instructions, most important first.
+        findings: ids of the findings located at its instructions that the line's own counters show (a stall
+            finding: the line's dominant unhealthy stall), most important first.
+        at_instructions: the other findings located at one of its instructions, named as that instruction's
+            (most important finding first, then by PC).
     """
 
     file: str
@@ -163,6 +185,7 @@ class HotLine:
     statement: tuple[Note, ...]
     markers: tuple[SourceMarker, ...] = ()
     findings: tuple[str, ...] = ()
+    at_instructions: tuple[AtInstruction, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -222,10 +245,26 @@ def findings_by_pc(located: Mapping[str, tuple[Location, ...]] | None) -> dict[i
     return {pc: tuple(ids) for pc, ids in out.items()}
 
 
-def _findings_at(pcs: tuple[int, ...], located: Mapping[str, tuple[Location, ...]] | None) -> tuple[str, ...]:
-    """The ids of the findings of ``located`` with a located instruction among ``pcs``, in ``located``'s order."""
+def _line_findings(pcs: tuple[int, ...], counters: Counters, table: InstructionTable,
+                   located: Mapping[str, tuple[Location, ...]] | None) -> tuple[tuple[str, ...], tuple[AtInstruction, ...]]:
+    """The findings of ``located`` at the line of ``pcs``: (the line's own, those named as one of its instructions').
+    A finding located by a stall reason's samples is the line's when that reason is the line's dominant unhealthy
+    stall (``counters.stalls[0]``), else its instructions'; one located by a waste counter is the line's."""
     here = set(pcs)
-    return tuple(fid for fid, places in (located or {}).items() if any(x.pc in here for x in places))
+    dominant = counters.stalls[0].reason if counters.stalls else None
+    own: list[str] = []
+    at: list[AtInstruction] = []
+    for fid, places in (located or {}).items():
+        hits = sorted({x.pc for x in places if x.pc in here})
+        if not hits:
+            continue
+        reasons = {_stall_reason(x.metric) for x in places}
+        reason = next(iter(reasons)) if len(reasons) == 1 else None
+        if reason is None or reason == dominant:
+            own.append(fid)
+        else:
+            at.extend(AtInstruction(pc, _offset(table, pc), fid) for pc in hits)
+    return tuple(own), tuple(at)
 
 
 def ranking(table: InstructionTable) -> str | None:
@@ -275,8 +314,9 @@ def hot_lines(table: InstructionTable, top: int | None = 10,
     Returns:
         Per line: file, line, its source text (when embedded), its PCs, summed :class:`Counters` (stall shares of
         the line's samples and of each reason's total; the line's own sectors, wavefronts, efficiency; its worst
-        n-way), its statement (Notes), and the ids of the findings of ``located`` (finding id -> its instructions)
-        with an instruction on it, most important first.
+        n-way), its statement (Notes), the ids of the findings of ``located`` (finding id -> its instructions)
+        with an instruction on it that the line's own counters show, most important first, and the others, each
+        named as its instruction's (:class:`AtInstruction`).
     """
     key = ranking(table)
     named = np.not_equal(np.array(table.file, dtype=object), None)
@@ -300,10 +340,11 @@ def hot_lines(table: InstructionTable, top: int | None = 10,
         file, line = str(files[keys[g] // base]), int(keys[g] % base)
         pcs = tuple(table.pc[known[by_group[starts[g]:starts[g + 1]]]].tolist())
         counters = per.counters(g, key)
+        own, at = _line_findings(pcs, counters, table, located)
         out.append(HotLine(file=file, line=line, text=texts(file, line), pcs=pcs, counters=counters,
                            statement=statement(file, line, counters, key),
-                           markers=tuple(m for p in pcs for m in markers.get(p, ())),
-                           findings=_findings_at(pcs, located)))
+                           markers=tuple(m for p in pcs for m in markers.get(p, ())), findings=own,
+                           at_instructions=at))
     return tuple(out)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..errors import InputError
 
@@ -23,6 +23,19 @@ class Batch:
         self.skipped: list[str] = []
         self.unread: list[str] = []
         self.failed: list[InputError] | None = [] if keep_going else None
+        self.unexpanded = 0  # inputs that gave no file to read (with --keep-going: listed in failed)
+
+    def expand(self, items: Sequence[str], suffixes: Sequence[str], **options: Any) -> list[str]:
+        """The files to read for the command line's ``items`` (:func:`~kernelscope.distributed.map.expand`, its
+        skipped and unread files kept here); with ``--keep-going`` an item that gives no file to read (an empty
+        directory, one of no report, a glob matching nothing, a directory that cannot be listed) is kept in
+        ``failed`` and counted among the inputs, and the others are read."""
+        from ..distributed.map import expand
+
+        before = len(self.failed or ())
+        files = expand(items, suffixes, skipped=self.skipped, unread=self.unread, failed=self.failed, **options)
+        self.unexpanded += len(self.failed or ()) - before
+        return files
 
     @contextmanager
     def guard(self, total: int) -> Iterator[None]:
@@ -38,7 +51,7 @@ class Batch:
 
     def close(self, suffixes: Sequence[str], total: int, lang: str) -> int:
         """Print one line per skipped and per failed file, then a summary when any failed; returns the exit code
-        (2 when any input failed, else 0)."""
+        (2 when any input failed, else 0). ``total``: the files read; the inputs that gave none are added."""
         from ..knowledge.messages import error_text, frame
         from .inputs import shown
 
@@ -50,6 +63,7 @@ class Batch:
             print(shown(frame("failed", lang, message=error_text(exc, lang))), file=sys.stderr)
         if not self.failed:
             return 0
+        total += self.unexpanded
         key = "failed_all" if len(self.failed) >= total else "failed_summary"
         print(frame(key, lang, failed=len(self.failed), total=total), file=sys.stderr)
         return 2

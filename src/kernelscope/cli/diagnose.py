@@ -12,7 +12,7 @@ from ..ingest import probe_reports, recognised
 from ..render import DIAGNOSE_FORMATS, render
 from ..render.arrow import diagnosis_table
 from ..render.launch_groups import LAUNCH_VIEWS
-from ..distributed.map import DIAGNOSE_SUFFIXES, diagnose_one, diagnose_source_one, expand, in_process, jobs_from, run_map
+from ..distributed.map import DIAGNOSE_SUFFIXES, diagnose_one, diagnose_source_one, in_process, jobs_from, run_map
 from ..distributed.map import add_arguments as add_map_arguments
 from .dataset import add_dataset_argument, check as check_dataset, save as save_dataset
 from .batch import Batch
@@ -86,8 +86,7 @@ def _diagnose(args: argparse.Namespace) -> int:
 
 def _diagnose_all(args: argparse.Namespace, collector: _Collector) -> int:
     batch = Batch(args.keep_going)
-    args.reports = expand(args.reports, DIAGNOSE_SUFFIXES, skipped=batch.skipped, unread=batch.unread,
-                          recognise=recognised)  # dirs and globs -> files
+    args.reports = batch.expand(args.reports, DIAGNOSE_SUFFIXES, recognise=recognised)  # dirs and globs -> files
     inputs = [*args.reports, args.criteria, args.spec]
     if args.output:
         refuse_inputs([args.output], inputs)

@@ -59,8 +59,8 @@ def _timeline(args: argparse.Namespace) -> int:
     if args.as_ranks:
         return _as_ranks(args)
     batch = Batch(args.keep_going)
-    args.traces = expand(args.traces, TIMELINE_SUFFIXES, keep_kineto_dirs=True, skipped=batch.skipped,
-                         unread=batch.unread, recognise=lambda f: recognised(f, timeline=True))
+    args.traces = batch.expand(args.traces, TIMELINE_SUFFIXES, keep_kineto_dirs=True,
+                               recognise=lambda f: recognised(f, timeline=True))
     if args.output:
         refuse_inputs([args.output], [*args.traces, *args.kernels])
     check_dataset(args)  # --format parquet / --dataset: pyarrow and the folder, before any work

@@ -66,7 +66,7 @@ def _is_kineto_dir(p: Path) -> bool:
 
 def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: bool = False,
            skipped: list[str] | None = None, unread: list[str] | None = None,
-           recognise: Callable[[str], bool] | None = None) -> list[str]:
+           recognise: Callable[[str], bool] | None = None, failed: list[InputError] | None = None) -> list[str]:
     """The files to read for ``items`` (paths, directories, globs), in input order, each group sorted.
 
     A path that exists is kept as given (``-`` for standard input too). A directory becomes the files directly in
@@ -79,7 +79,9 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
     files whose extension also names everyday text (:data:`PROSE_SUFFIXES`: a README.txt beside the reports); one
     that is not is left out and appended to ``unread``. A file with a profiler's own extension (``.csv``,
     ``.sqlite``, ``.ncu-rep``...) that does not read is a damaged report: kept, for its reader to refuse. A file
-    named on its own is always kept (its reader says what is wrong with it).
+    named on its own is always kept (its reader says what is wrong with it). ``failed`` (``--keep-going``): an item
+    that gives no file to read (a directory holding none, a glob matching nothing) is appended to it as its
+    InputError, and the others are expanded, instead of the first such item raising.
     """
     out: list[str] = []
     low = tuple(s.lower() for s in suffixes)
@@ -91,7 +93,12 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
             if keep_kineto_dirs and _is_kineto_dir(p):
                 out.append(item)
                 continue
-            shown = [f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")]
+            try:
+                shown = [f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")]
+            except OSError as exc:  # a directory this user may not list
+                _refuse(InputError(item, key="dir_cannot_read", values={"reason": exc.strerror or type(exc).__name__}),
+                        failed)
+                continue
             files = sorted(str(f) for f in shown if f.name.lower().endswith(low))
             if skipped is not None:
                 skipped.extend(sorted(str(f) for f in shown if not f.name.lower().endswith(low)))
@@ -101,17 +108,26 @@ def expand(items: Iterable[str], suffixes: Sequence[str], *, keep_kineto_dirs: b
                 if unread is not None:
                     unread.extend(strangers)
             if not files:
-                raise InputError(item, key="dir_no_readable_file", values={"suffixes": ', '.join(suffixes)})
+                _refuse(InputError(item, key="dir_no_readable_file", values={"suffixes": ', '.join(suffixes)}),
+                        failed)
             out.extend(files)
         elif _GLOB_CHARS & set(item):
             matches = sorted(m for m in glob.glob(item, recursive=True) if Path(m).is_file() or
                              (keep_kineto_dirs and Path(m).is_dir() and _is_kineto_dir(Path(m))))
             if not matches:
-                raise InputError(item, key="glob_no_match")
+                _refuse(InputError(item, key="glob_no_match"), failed)
             out.extend(matches)
         else:
             out.append(item)
     return out
+
+
+def _refuse(exc: InputError, failed: list[InputError] | None) -> None:
+    """An item of :func:`expand` that gives no file: raised, or with ``--keep-going`` (``failed`` a list) kept in
+    ``failed`` for the batch to list."""
+    if failed is None:
+        raise exc
+    failed.append(exc)
 
 
 def diagnose_one(job: tuple[str, dict[str, Any]]) -> Any:

@@ -25,7 +25,7 @@ from .common import Fmt, md_code
 from .fit import drop_first, tight, wants
 from .documents import encode
 from .documents.source import (
-    CountersDoc, InstructionDoc, LaunchSourceDoc, LineDoc, MarkerDoc, SourceDoc, SourceInputDoc, StallSamplesDoc,
+    AtInstructionDoc, CountersDoc, InstructionDoc, LaunchSourceDoc, LineDoc, MarkerDoc, SourceDoc, SourceInputDoc, StallSamplesDoc,
 )
 from .json import finite, notes
 from .source_words import (
@@ -141,7 +141,9 @@ def _launch_doc(ls: LaunchSource, f: Fmt) -> LaunchSourceDoc:
                                      findings=list(h.findings))
                       for h in ls.instructions],
         lines=[LineDoc(file=x.file, line=x.line, text=x.text, pcs=list(x.pcs), counters=_counters_doc(x.counters, f),
-                       statement=notes(x.statement, f), markers=_marker_docs(x.markers), findings=list(x.findings))
+                       statement=notes(x.statement, f), markers=_marker_docs(x.markers), findings=list(x.findings),
+                       at_instructions=[AtInstructionDoc(pc=a.pc, offset=a.offset, finding=a.finding)
+                                        for a in x.at_instructions])
                for x in ls.lines],
         notes=launch_notes(ls, f),
     )

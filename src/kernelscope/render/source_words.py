@@ -145,13 +145,27 @@ def finding_titles(ids: Sequence[str], f: Fmt) -> str:
 
 def line_cells(line: HotLine, f: Fmt, findings: bool = True) -> list[str]:
     """One line's cells, in :func:`line_head` order; with ``findings``, its last ("At this line") cell ends with
-    an arrow ("->", "→" in Chinese) and the titles of the findings located at the line (the HTML shows them as badges instead)."""
+    an arrow ("->", "→" in Chinese) and the titles of the line's own findings (the HTML shows them as badges
+    instead), then each finding located at one of its instructions only, named as that instruction's ("at its
+    instruction +0x02b0: MIO queue full (MIO Throttle)")."""
     c = line.counters
     cause = statement_text(line, f)
     if findings and line.findings:
         cause += f.arrow + finding_titles(line.findings, f)
+    if findings and line.at_instructions:
+        cause += f.label("src_join") + f.label("src_join").join(at_instruction_texts(line, f))
     return [safe(f"{base_name(line.file)}:{line.line}"), safe(line.text) if line.text is not None else NA,
             count_text(c.samples, f), f.share(c.share) if c.share is not None else NA, str(len(line.pcs)), cause]
+
+
+def at_instruction_texts(line: HotLine, f: Fmt) -> list[str]:
+    """Per instruction of ``line`` with findings located there that the line's own samples do not show: "at its
+    instruction +0x02b0: MIO queue full (MIO Throttle)", in ``f``'s language, by PC."""
+    by_pc: dict[tuple[int, int | None], list[str]] = {}
+    for a in line.at_instructions:
+        by_pc.setdefault((a.pc, a.offset), []).append(a.finding)
+    return [f.label("src_at_instruction", offset=f"+{offset:#06x}" if offset is not None else f"{pc:#x}",
+                    findings=finding_titles(ids, f)) for (pc, offset), ids in sorted(by_pc.items())]
 
 
 def line_rows(lines: Sequence[HotLine], f: Fmt, findings: bool = True) -> list[list[str]]:

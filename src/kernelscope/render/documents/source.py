@@ -76,6 +76,15 @@ class InstructionDoc(Doc):
         "(one of each finding's top instructions by its per-instruction metric), most important first"))]
 
 
+class AtInstructionDoc(Doc):
+    """a finding located at one instruction of a hot line whose own samples do not show it (a top MIO Throttle
+    instruction on a line dominated by Long Scoreboard): named as that instruction's, not the line's"""
+
+    pc: Annotated[int, Meta(description="the instruction's address")]
+    offset: Annotated[int | None, Meta(description="pc minus the function's first PC, bytes; null: not recorded")]
+    finding: Annotated[str, Meta(description="the finding's id (kernelscope/data/findings.toml)")]
+
+
 class LineDoc(Doc):
     """one of the hottest source lines: the instructions compiled from it, summed"""
 
@@ -89,7 +98,10 @@ class LineDoc(Doc):
     markers: Annotated[list[MarkerDoc], Meta(description="Nsight Compute's marks on its instructions")]
     findings: Annotated[list[str], Meta(description=(
         "ids of the findings of the launch's diagnosis (kernelscope/data/findings.toml) located at one of its "
-        "instructions, most important first"))]
+        "instructions that the line's own counters show (a stall finding: the line's dominant stall), most "
+        "important first"))]
+    at_instructions: Annotated[list[AtInstructionDoc], Meta(description=(
+        "the other findings located at one of its instructions, each named as that instruction's"))] = []
 
 
 class LaunchSourceDoc(Doc):
