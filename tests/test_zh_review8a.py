@@ -1,0 +1,64 @@
+"""Native review 8 of the Chinese output (issue 28), the number faults it still found: each test fails on the
+code before the fix. The rules hold in both languages where English had the same fault."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import SHARED, need
+from kernelscope.cli import main
+from kernelscope.render.common import Fmt
+
+NCU = SHARED / "corpus" / "ncu"
+TRACES = SHARED / "corpus" / "torch_traces"
+NSYS = SHARED / "corpus" / "nsys"
+ALEXNET = TRACES / "hta_alexnet_a100_rank0_trace.json.gz"
+UVM = NSYS / "cts_rtx3070_array_inc_d_uvm.sqlite"
+INC_A = NSYS / "cts_rtx3070_array_inc_a.sqlite"
+
+
+def _out(capsys, *args: str, code: tuple[int, ...] = (0,)) -> str:
+    assert main(list(args)) in code
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_whole_us_stamps_beside_a_mean_pad_no_further_than_the_mean_needs(lang):
+    f = Fmt(lang)
+    assert f.times(8e-6, 8e-6 / 3, 2e-6, 4e-6) == ["8.0 µs", "2.7 µs", "2.0 µs", "4.0 µs"]
+    assert f.times(958e-6, 95.8e-6, 44e-6, 187e-6) == ["958.0 µs", "95.8 µs", "44.0 µs", "187.0 µs"]
+    # a lone measured value keeps its four digits; ns-resolved values keep three digits of the smallest
+    assert f.time(374.048e-6) == "374.0 µs"
+    assert f.times(29.18e-6, 972.8e-9, 960e-9, 993e-9) == ["29.180 µs", "0.973 µs", "0.960 µs", "0.993 µs"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_group_never_reads_in_seven_digits_of_the_next_unit_down(lang):
+    f = Fmt(lang)
+    assert f.times(8.694796, 0.8694796e-3, 0.859123e-3, 0.893456e-3)[0] == "8.695 s"
+    assert f.times(0.884123e-3, 8.694796) == ["884.1 µs", "8.695 s"]
+    assert f.times(2.621e-3, 436.8e-6, 97e-6, 822e-6) == ["2621 µs", "437 µs", "97 µs", "822 µs"]  # still
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_kineto_memset_row_at_one_decimal(capsys, lang):
+    need(ALEXNET)
+    out = _out(capsys, "timeline", "--details", str(ALEXNET), "--lang", lang)
+    assert "8.000 µs" not in out and "2.667 µs" not in out
+    assert any(all(v in line for v in ("8.0 µs", "2.7 µs", "2.0 µs", "4.0 µs")) for line in out.splitlines())
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_uvm_kernel_total_in_seconds_as_the_device_table(capsys, lang):
+    need(UVM)
+    out = _out(capsys, "timeline", str(UVM), "--lang", lang)
+    assert "8694.796 ms" not in out and "8.695 s" in out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_compare_before_after_in_their_own_units(capsys, lang):
+    need(UVM)
+    need(INC_A)
+    out = _out(capsys, "compare", str(INC_A), str(UVM), "--lang", lang, code=(0, 1))
+    assert "8694.796 ms" not in out and "8693.912 ms" not in out
+    assert "8.695 s" in out
