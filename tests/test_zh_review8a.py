@@ -62,3 +62,28 @@ def test_compare_before_after_in_their_own_units(capsys, lang):
     out = _out(capsys, "compare", str(INC_A), str(UVM), "--lang", lang, code=(0, 1))
     assert "8694.796 ms" not in out and "8693.912 ms" not in out
     assert "8.695 s" in out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_whole_us_values_below_one_ms_read_in_us(lang):
+    f = Fmt(lang)
+    assert f.times(327e-6, 4.526e-3, 4.199e-3) == ["327 µs", "4526 µs", "4199 µs"]  # not 0.327 ms
+    assert f.times(699e-6, 1.538e-3) == ["699 µs", "1538 µs"]
+    # inexact (or ns-resolved) values keep the largest's unit, as reviews 6 and 7 settled
+    assert f.times(520.04e-6, 330e-6, 1.0843e-3) == ["0.520 ms", "0.330 ms", "1.084 ms"]
+    assert f.times(5.013e-6, 933e-9, 8.526e-6) == ["5.013 µs", "0.933 µs", "8.526 µs"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_kineto_compare_copy_time_in_us(capsys, lang):
+    a, b = (TRACES / f"hta_trace_filter_sampled_rank-{r}.json.gz" for r in (0, 1))
+    need(a)
+    need(b)
+    out = _out(capsys, "compare", str(a), str(b), "--lang", lang, code=(0, 1))
+    assert "1230.29 ms" not in out and "0.327 ms" not in out and "327 µs" in out
+
+
+def test_kineto_queue_wait_median_in_us(capsys):
+    need(ALEXNET)
+    out = _out(capsys, "timeline", str(ALEXNET), "--lang", "zh")
+    assert "0.699 ms" not in out and "699 µs" in out

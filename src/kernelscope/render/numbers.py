@@ -25,7 +25,8 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
     the smallest inexact value keeps three significant digits, up to three decimals (``29.180 µs / 0.973 µs``),
     but where two or more values are exact at fewer decimals (a whole-µs Kineto trace's total / min / max) the
     inexact ones take one decimal more than those need, no more (``8.0 / 2.7 / 2.0 / 4.0 µs``, never
-    ``8.000 / 2.667 µs``). A value below a tenth of the shared unit takes the group to the next unit down while the
+    ``8.000 / 2.667 µs``). A value below a tenth of the shared unit (below one, where every value is a whole
+    number of µs: ``327 µs / 4526 µs``, not ``0.327 ms``) takes the group to the next unit down while the
     largest reads in four digits there at the group's precision (``2621 µs / 97 µs``), else each value takes its own
     unit, as it reads alone (``1.957 s / 6 µs``, never ``0.006 ms``; ``8.695 s / 869.5 µs``, never
     ``8694.796 ms``). Nothing at all is ``0 s``. ``nm``: the language's "not measured" (for None), ``below``: its
@@ -43,12 +44,15 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
         return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-6 * max(1.0, abs(x) * 10 ** d)
 
     low = min(abs(x) for x in scaled if x)
-    if len(seconds) > 1 and low < 0.1:
-        # the smallest would lose its digits in the largest's unit: the next unit down when the largest still
-        # reads in four digits there (2621 µs / 97 µs, not 2.621 ms / 0.097 ms); else, a value three orders below
-        # the largest (1.4 µs beside 34.78 ms is not 0.001 ms, 6 µs beside 1.957 s not 0.006 ms), each value in
-        # its own unit, as it reads alone
-        smaller = [(k, u) for k, u in TIME_SCALES if k < scale][:1]
+    smaller = [(k, u) for k, u in TIME_SCALES if k < scale][:1]
+    whole = bool(smaller) and smaller[0][0] >= 1e-6 and top / smaller[0][0] < 9999.5 and all(
+        exact(s / smaller[0][0], 0) for s in seconds if s)
+    if len(seconds) > 1 and (low < 0.1 or (low < 1 and whole)):
+        # the smallest would lose its digits in the largest's unit (or reads "0." where every value is a whole
+        # number of µs: 327 µs / 4526 µs of a Kineto trace, not 0.327 ms / 4.526 ms; ns stay 0.933 µs): the next
+        # unit down when the largest still reads in four digits there (2621 µs / 97 µs, not 2.621 ms / 0.097 ms);
+        # else, a value three orders below the largest (1.4 µs beside 34.78 ms is not 0.001 ms, 6 µs beside
+        # 1.957 s not 0.006 ms), each value in its own unit, as it reads alone
         if smaller and top / smaller[0][0] < 9999.5 and low * scale / smaller[0][0] >= 0.1:
             k, u = smaller[0]
             down = [None if not s else s / k for s in seconds]
