@@ -87,3 +87,19 @@ def test_kineto_queue_wait_median_in_us(capsys):
     need(ALEXNET)
     out = _out(capsys, "timeline", str(ALEXNET), "--lang", "zh")
     assert "0.699 ms" not in out and "699 µs" in out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_source_threads_and_ratio_columns_drop_a_fake_decimal(capsys, lang):
+    rep = NCU / "Atopos0313__cuda_learning__reports_day08_before.ncu-rep"
+    need(rep)
+    out = _out(capsys, "source", str(rep), "--lang", lang)
+    assert "374.0 µs" in out  # a measured 374.048 µs keeps its four digits
+    assert " 32.0 " not in out and "32.0×" not in out and "32.0x" not in out
+    assert any(line.split()[:1] == ["+0x0310"] and "32" in line.split() for line in out.splitlines())
+
+
+def test_column_digits_keeps_one_decimal_for_all_when_one_needs_it():
+    from kernelscope.render.source_words import column_digits
+    assert column_digits([32.0, 1.0, None]) == 0
+    assert column_digits([32.0, 2.5]) == 1
