@@ -103,3 +103,27 @@ def test_column_digits_keeps_one_decimal_for_all_when_one_needs_it():
     from kernelscope.render.source_words import column_digits
     assert column_digits([32.0, 1.0, None]) == 0
     assert column_digits([32.0, 2.5]) == 1
+
+
+def _occ(capsys, *extra: str, lang: str = "zh", code: tuple[int, ...] = (0,)) -> str:
+    assert main(["occupancy", "--arch", "sm_86", "--regs", "64", "--threads", "256", *extra, "--lang", lang]) in code
+    cap = capsys.readouterr()
+    return cap.out + cap.err
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_occupancy_what_if_sizes_in_kib_as_the_summary(capsys, lang):
+    out = _occ(capsys, "--smem", "20K", lang=lang)
+    assert "19456 B" not in out and "24576 B" not in out
+    assert "19 KiB" in out and "24 KiB" in out and "32.25 KiB" in out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_occupancy_smem_error_in_kib(capsys, lang):
+    out = _occ(capsys, "--smem", "300K", lang=lang, code=(1, 2))
+    assert "307200" not in out and "101376" not in out and "300 KiB" in out and "99 KiB" in out
+
+
+def test_occupancy_summary_percent_in_the_tables_form(capsys):
+    out = _occ(capsys, "--smem", "48K")
+    assert "（50%）" not in out and "（50.0%）" in out
