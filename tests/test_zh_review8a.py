@@ -127,3 +127,13 @@ def test_occupancy_smem_error_in_kib(capsys, lang):
 def test_occupancy_summary_percent_in_the_tables_form(capsys):
     out = _occ(capsys, "--smem", "48K")
     assert "（50%）" not in out and "（50.0%）" in out
+
+
+FG_WARP = NCU / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_08_warp_tile.ncu-rep"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_diagnose_gpu_time_column_in_the_panels_unit(capsys, lang):
+    need(FG_WARP)
+    out = _out(capsys, "diagnose", str(FG_WARP), "--lang", lang, code=(0, 1))
+    assert "2766.75 µs" not in out and "2.767 ms" in out
