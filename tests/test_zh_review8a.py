@@ -137,3 +137,11 @@ def test_diagnose_gpu_time_column_in_the_panels_unit(capsys, lang):
     need(FG_WARP)
     out = _out(capsys, "diagnose", str(FG_WARP), "--lang", lang, code=(0, 1))
     assert "2766.75 µs" not in out and "2.767 ms" in out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_kineto_api_minimum_below_the_tick_is_not_zero(capsys, lang):
+    need(ALEXNET)
+    out = _out(capsys, "timeline", "--details", str(ALEXNET), "--lang", lang)
+    row = next(line for line in out.splitlines() if line.split()[:1] == ["cudaDeviceGetStream"])
+    assert "0 s" not in row and ("不到 1 µs" if lang == "zh" else "< 1 µs") in row
