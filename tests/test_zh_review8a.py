@@ -145,3 +145,12 @@ def test_kineto_api_minimum_below_the_tick_is_not_zero(capsys, lang):
     out = _out(capsys, "timeline", "--details", str(ALEXNET), "--lang", lang)
     row = next(line for line in out.splitlines() if line.split()[:1] == ["cudaDeviceGetStream"])
     assert "0 s" not in row and ("不到 1 µs" if lang == "zh" else "< 1 µs") in row
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_serialised_blocks_durations_through_fmt_times(lang):
+    from kernelscope.notes import Note
+    values = {"few": 10, "many": 100, "t_few_us": 12.0, "t_many_us": 1205.0, "t_few_s": 12e-6, "t_many_s": 1205e-6,
+              "work_ratio": 1.0, "work": "inst", "headroom": 5.0}
+    text = Fmt(lang).note(Note("f_serialised_blocks", values))
+    assert " us" not in text and "1205 µs" in text and "12 µs" in text and "1205 us" not in text

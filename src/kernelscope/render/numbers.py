@@ -15,7 +15,7 @@ TIME_SCALES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 #: The durations of a note that are one quantity before and after a change (``{base_s} -> {after_s}``): worded
 #: together by :meth:`Fmt.words`; every other duration of a note is worded alone.
 SIBLING_DURATIONS = (("before_s", "after_s"), ("base_s", "after_s"), ("lane_base_s", "lane_after_s"),
-                     ("unfused_s", "fused_s"), ("replay_s", "loop_s"))
+                     ("unfused_s", "fused_s"), ("replay_s", "loop_s"), ("t_few_s", "t_many_s"))
 
 
 def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[str]:
