@@ -568,7 +568,7 @@ def test_cli_hand_computed_case(capsys):
     code, out, err = run(capsys, "occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "64", "--smem", "48KiB")
     assert code == 0, err
     flat = " ".join(out.split())
-    assert "Active: 4 blocks/SM = 32 of 64 warps/SM, theoretical occupancy 50%, limited by registers + shared memory" in flat
+    assert "Active: 4 blocks/SM = 32 of 64 warps/SM, theoretical occupancy 50.0%, limited by registers + shared memory" in flat  # review 8 §4: the tables' one-decimal form
     assert "196 KiB" in out and "49 KiB" in out
     rows = {l.split("│")[1].strip(): l.split("│")[2].strip() for l in out.splitlines() if l.count("│") == 4}
     assert (rows["warp slots"], rows["registers"], rows["shared memory"], rows["block slots"]) == ("8", "4", "4", "32")
@@ -651,7 +651,7 @@ def test_cli_chinese_labels_same_numbers(capsys):
     assert code == 0, err
     code, zh, err = run(capsys, *args, "--lang", "zh")
     assert code == 0, err
-    active = "活跃：每 SM 4 个 Block = 32 / 64 个 Warp，理论占用率 50%，受限于寄存器和共享内存"
+    active = "活跃：每 SM 4 个 Block = 32 / 64 个 Warp，理论占用率 50.0%，受限于寄存器和共享内存"  # review 8 §4: one form with the tables
     assert active.replace(" ", "") in "".join(zh.split())  # a Chinese line may wrap between two characters
     for word in ("占用率", "寄存器", "共享内存", "Block 槽位", "Warp", "假设调整", "下一步", "← 当前"):
         assert word in zh, word

@@ -55,7 +55,8 @@ def test_a_row_of_one_unit_keeps_one_precision_and_three_digits_of_the_smallest(
     assert f.times(29.18e-6, 972.8e-9, 960e-9, 993e-9) == ["29.180 µs", "0.973 µs", "0.960 µs", "0.993 µs"]
     # the next unit down where the largest still reads in four digits: not "2.621 ms 436.8 µs 97 µs 822 µs"
     assert f.times(2.621e-3, 436.8e-6, 97e-6, 822e-6) == ["2621 µs", "437 µs", "97 µs", "822 µs"]
-    assert f.times(8e-6, 2.6667e-6, 2e-6, 4e-6) == ["8.000 µs", "2.667 µs", "2.000 µs", "4.000 µs"]
+    # review 8 §1: whole-µs stamps beside a mean pad no further than the mean needs (one decimal beyond them)
+    assert f.times(8e-6, 2.6667e-6, 2e-6, 4e-6) == ["8.0 µs", "2.7 µs", "2.0 µs", "4.0 µs"]
 
 
 

@@ -187,7 +187,8 @@ def _check_int(name: str, value: object, lo: int, hi: int, cc: str, *, key: str)
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(name, key="not_integer", values={"value": value})
     if not lo <= value <= hi:
-        raise InputError(name, key=key, values={"value": value, "lo": lo, "hi": hi, "cc": cc})
+        sizes = {f"{k}_kib": v / _KIB for k, v in (("value", value), ("lo", lo), ("hi", hi))}  # bytes keys: KiB
+        raise InputError(name, key=key, values={"value": value, "lo": lo, "hi": hi, "cc": cc, **sizes})
     return value
 
 

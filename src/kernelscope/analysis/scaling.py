@@ -114,7 +114,8 @@ def serialised_blocks(diagnoses: Sequence, crit: Mapping[str, float]) -> dict[in
                         what="the blocks no longer wait on each other: the launch takes its busiest unit's time")
         e = predict(d.units, change)
         values = {"few": s.blocks[0], "many": s.blocks[1], "t_few_us": s.durations_s[0] * 1e6,
-                  "t_many_us": s.durations_s[1] * 1e6, "work_ratio": s.work_ratio, "work": s.work_metric,
+                  "t_many_us": s.durations_s[1] * 1e6, "t_few_s": s.durations_s[0], "t_many_s": s.durations_s[1],
+                  "work_ratio": s.work_ratio, "work": s.work_metric,
                   "headroom": e.speedup}
         found[index] = Finding(
             "serialised_blocks", "optimization", Note("f_serialised_blocks", values),

@@ -366,14 +366,10 @@ class Fmt:
         return self.times(seconds)[0]
 
     def times(self, *seconds: float | None) -> list[str]:
-        """Durations of one quantity shown together (a row's mean / min / max, median / p95 / max, before ->
-        after): one unit and one precision, the engineering convention. The largest value picks the unit and keeps
-        four significant digits (:meth:`time` is this for one value); when every value is exact at fewer decimals
-        they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``, ``2.0 µs -> 2.5 µs``, ``500 µs``;
-        not ``1.000 ms``); the smallest inexact value keeps three significant digits, up to three decimals
-        (``29.180 µs / 0.973 µs``, one precision for the row); one below a tenth of the shared unit takes the group
-        to the next unit down while the largest reads in four digits there (``2621 µs / 97 µs``), else makes each
-        value take its own unit, as it reads alone (``1.957 s / 6 µs``, never ``0.006 ms``).
+        """Durations of one quantity shown together (a row's total / mean / min / max, before -> after): one unit
+        and one precision, the engineering convention; the rules are :func:`~kernelscope.render.numbers.durations`'
+        (``1 ms``, not ``1.000 ms``; ``29.180 µs / 0.973 µs``; ``8.0 / 2.7 / 2.0 / 4.0 µs`` beside whole-µs stamps;
+        ``2621 µs / 97 µs``; ``1.957 s / 6 µs``, never ``0.006 ms``; ``8.695 s / 869.5 µs``, never ``8694.796 ms``).
         Nothing at all is ``0 s``, never a bare ``0``; None is "not measured"."""
         return durations(seconds, self.nm, label("pct_below", self.lang))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Sequence
 
 #: Decimal SI prefixes, largest first.
 PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -14,13 +15,23 @@ TIME_SCALES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 #: The durations of a note that are one quantity before and after a change (``{base_s} -> {after_s}``): worded
 #: together by :meth:`Fmt.words`; every other duration of a note is worded alone.
 SIBLING_DURATIONS = (("before_s", "after_s"), ("base_s", "after_s"), ("lane_base_s", "lane_after_s"),
-                     ("unfused_s", "fused_s"), ("replay_s", "loop_s"))
+                     ("unfused_s", "fused_s"), ("replay_s", "loop_s"), ("t_few_s", "t_many_s"))
 
 
 def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[str]:
-    """Durations of one quantity shown together (seconds; see :meth:`Fmt.times` for the rules); ``nm``: the
-    language's "not measured" (for None), ``below``: its "< {x}%" template (``labels.toml`` ``pct_below``), used
-    without the percent sign for a value below the shared unit's resolution."""
+    """Durations of one quantity shown together (seconds), the rules :meth:`Fmt.times` names: one unit and one
+    precision. The largest value picks the unit and keeps four significant digits; when every value is exact at
+    fewer decimals they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``, ``2.0 µs -> 2.5 µs``);
+    the smallest inexact value keeps three significant digits, up to three decimals (``29.180 µs / 0.973 µs``),
+    but where two or more values are exact at fewer decimals (a whole-µs Kineto trace's total / min / max) the
+    inexact ones take one decimal more than those need, no more (``8.0 / 2.7 / 2.0 / 4.0 µs``, never
+    ``8.000 / 2.667 µs``). A value below a tenth of the shared unit (below one, where every value is a whole
+    number of µs: ``327 µs / 4526 µs``, not ``0.327 ms``) takes the group to the next unit down while the
+    largest reads in four digits there at the group's precision (``2621 µs / 97 µs``), else each value takes its own
+    unit, as it reads alone (``1.957 s / 6 µs``, never ``0.006 ms``; ``8.695 s / 869.5 µs``, never
+    ``8694.796 ms``). Nothing at all is ``0 s``. ``nm``: the language's "not measured" (for None), ``below``: its
+    "< {x}%" template (``labels.toml`` ``pct_below``), used without the percent sign for a value below the shared
+    unit's resolution."""
     real = [abs(s) for s in seconds if s]
     if not real:
         return [nm if s is None else "0 s" for s in seconds]
@@ -33,26 +44,25 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
         return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-6 * max(1.0, abs(x) * 10 ** d)
 
     low = min(abs(x) for x in scaled if x)
-    if len(seconds) > 1 and low < 0.1:
-        # the smallest would lose its digits in the largest's unit: the next unit down when the largest still
-        # reads in four digits there (2621 µs / 97 µs, not 2.621 ms / 0.097 ms); else, a value three orders below
-        # the largest (1.4 µs beside 34.78 ms is not 0.001 ms, 6 µs beside 1.957 s not 0.006 ms), each value in
-        # its own unit, as it reads alone
-        smaller = [(k, u) for k, u in TIME_SCALES if k < scale][:1]
+    smaller = [(k, u) for k, u in TIME_SCALES if k < scale][:1]
+    whole = bool(smaller) and smaller[0][0] >= 1e-6 and top / smaller[0][0] < 9999.5 and all(
+        exact(s / smaller[0][0], 0) for s in seconds if s)
+    if len(seconds) > 1 and (low < 0.1 or (low < 1 and whole)):
+        # the smallest would lose its digits in the largest's unit (or reads "0." where every value is a whole
+        # number of µs: 327 µs / 4526 µs of a Kineto trace, not 0.327 ms / 4.526 ms; ns stay 0.933 µs): the next
+        # unit down when the largest still reads in four digits there (2621 µs / 97 µs, not 2.621 ms / 0.097 ms);
+        # else, a value three orders below the largest (1.4 µs beside 34.78 ms is not 0.001 ms, 6 µs beside
+        # 1.957 s not 0.006 ms), each value in its own unit, as it reads alone
         if smaller and top / smaller[0][0] < 9999.5 and low * scale / smaller[0][0] >= 0.1:
             k, u = smaller[0]
-            scale, unit, scaled = k, u, [None if not s else s / k for s in seconds]
-            base = max(3 - int(math.floor(math.log10(top / scale + 1e-12))), 0)
+            down = [None if not s else s / k for s in seconds]
+            base = max(3 - int(math.floor(math.log10(top / k + 1e-12))), 0)
+            if _precision(down, base, exact) > base:  # 8694.796 ms: seven digits for a value read as 8.695 s
+                return [durations((s,), nm, below)[0] for s in seconds]
+            scale, unit, scaled = k, u, down
         else:
             return [durations((s,), nm, below)[0] for s in seconds]
-    digits = base
-    if all(exact(x, base) for x in scaled if x):
-        digits = next(d for d in range(base + 1) if all(exact(x, d) for x in scaled if x))
-    # the smallest inexact value keeps three significant digits (0.973 µs beside 29.18 µs: 29.180 µs, one
-    # precision for the group), at most three decimals (the next unit's resolution)
-    small = min((abs(x) for x in scaled if x and not exact(x, digits)), default=None)
-    while digits < 3 and small is not None and small * 10 ** digits < 100:
-        digits += 1
+    digits = _precision(scaled, base, exact)
     floor = 10.0 ** -digits / 2
     out = []
     for s, x in zip(seconds, scaled):
@@ -63,6 +73,27 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
         else:
             out.append(f"{x:.{digits}f} {unit}")
     return out
+
+
+def _precision(scaled: list[float | None], base: int, exact: Callable[[float, int], bool]) -> int:
+    """The decimals of a group of durations in one unit (see :func:`durations`): ``base`` (four significant digits
+    of the largest), cut to the fewest that keep every value exact; the smallest inexact value keeps three
+    significant digits (0.973 µs beside 29.18 µs: 29.180 µs), at most three decimals (the next unit's
+    resolution); but where two or more values are exact at fewer decimals (stamps of a whole-µs Kineto trace) the
+    inexact ones (a mean) take one decimal more than those need, no more (``8.0 / 2.7 / 2.0 / 4.0 µs``, not
+    ``8.000 / 2.667 / 2.000 / 4.000 µs``)."""
+    xs = [x for x in scaled if x]
+    if all(exact(x, base) for x in xs):
+        return next(d for d in range(base + 1) if all(exact(x, d) for x in xs))
+    digits = base
+    small = min((abs(x) for x in xs if not exact(x, digits)), default=None)
+    while digits < 3 and small is not None and small * 10 ** digits < 100:
+        digits += 1
+    stamps = [x for x in xs if exact(x, base)]
+    if len(stamps) >= 2:
+        known = next(d for d in range(base + 1) if all(exact(x, d) for x in stamps))
+        digits = min(digits, known + 1)
+    return digits
 
 
 def counts(values: tuple[float | None, ...], zh: bool, nm: str) -> list[str]:

@@ -109,14 +109,21 @@ class SourceFile:
     ptxas_warnings: Sequence[str] = ()
 
 
+def occ_pct(value: float) -> str:
+    """A theoretical occupancy (percent) in the one form of the summary, next steps and what-if tables: one
+    decimal, half up (``50.0%``, ``6.3%``; never ``50%`` beside a ``50.0%`` cell)."""
+    return f"{half_up(value, 1)}%"
+
+
 def size_text(n: int) -> str:
     """Bytes as ``"48 KiB"`` when a whole number of KiB, else ``"45568 B"``."""
     return f"{n // 1024} KiB" if n % 1024 == 0 and n else f"{n} B"
 
 
-def _bytes_text(n: int) -> str:
-    """Bytes as ``"54912 B"`` (a what-if column where one size is not a whole number of KiB: all in bytes)."""
-    return f"{n} B"
+def _kib_text(n: int) -> str:
+    """Bytes in KiB, the unit of the summary, with the decimals a size needs (``"19 KiB"``, ``"32.25 KiB"``: a
+    what-if column where one size is not a whole number of KiB; never ``"19456 B"``)."""
+    return f"{f'{n / 1024:.2f}'.rstrip('0').rstrip('.')} KiB"
 
 
 #: Launch parameter -> (label key, value format) of a next-step or what-if entry.
@@ -161,7 +168,7 @@ def _step_text(step: NextStep, f: Fmt) -> str:
     current, proposed = (size_pair(step.current, step.proposed, f) if fmt is size_text else
                          (fmt(step.current), fmt(step.proposed)))
     return f.label("occ_step", param=f.label(key), current=current, proposed=proposed,
-                   warps=r.active_warps_per_sm, pct=f.pct(r.occupancy_pct))
+                   warps=r.active_warps_per_sm, pct=occ_pct(r.occupancy_pct))
 
 
 def _where(cc: tuple[int, int], limits: ArchLimits, f: Fmt) -> str:
@@ -209,7 +216,7 @@ def _result_line(o: Occupancy, f: Fmt, limits: ArchLimits | None = None) -> Text
         if why:
             return Text(f.label("occ_cannot_run", why=f.semi.join(why)))
     return Text(f.label("occ_active", blocks=o.active_blocks_per_sm, warps=o.active_warps_per_sm,
-                        max_warps=o.max_warps_per_sm, pct=f.pct(o.occupancy_pct), limiters=_limiters(o, f)))
+                        max_warps=o.max_warps_per_sm, pct=occ_pct(o.occupancy_pct), limiters=_limiters(o, f)))
 
 
 def _next_step_line(steps: Sequence[str], f: Fmt, none: str | None) -> Text:
@@ -247,8 +254,8 @@ def _what_if_table(o: Occupancy, vary: str, results: Sequence[tuple[int, Occupan
     current = getattr(o, vary)  # ("registers + / block slots") so that the note (<- now) keeps its column
     threads = vary == "threads_per_block"
     groups = list(_groups(results, 1 if threads else 0))
-    if fmt is size_text and any(last % 1024 for _, last, _ in groups):  # one unit down the column: bytes
-        fmt = _bytes_text
+    if fmt is size_text and any(last % 1024 for _, last, _ in groups):  # one unit down the column: KiB
+        fmt = _kib_text
     for first, last, rs in groups:
         if threads:
             label = fmt(last) if first == last else f"{fmt(first)}{'～' if f.zh else ' - '}{fmt(last)}"
@@ -296,7 +303,7 @@ def _kernels_table(src: SourceFile, f: Fmt) -> Table:
             problem = row.error.problem if row.error is not None else ""
             cells = ("-", "-", "-", f.label("occ_cannot_launch_cell", problem=problem))
         else:
-            cells = (str(o.active_blocks_per_sm), str(o.active_warps_per_sm), f.pct(o.occupancy_pct),
+            cells = (str(o.active_blocks_per_sm), str(o.active_warps_per_sm), occ_pct(o.occupancy_pct),
                      _limiters(o, f, short=True))
         bar = (("-" if k.barriers is None else str(k.barriers)),) if barriers_apply else ()
         spills = Text(f.label("occ_spills_cell" if k.spills else "occ_spills_none"),  # zh 是/否, never 0 beside 溢出

@@ -56,9 +56,15 @@ def stall_text(c: Counters, f: Fmt) -> str:
     return text or NA
 
 
-def threads_text(c: Counters) -> str:
-    """Active threads per executed instruction, of 32."""
-    return NA if c.thread_efficiency is None else f"{c.thread_efficiency * 32:.1f}"
+def threads_text(c: Counters, digits: int = 1) -> str:
+    """Active threads per executed instruction, of 32, at ``digits`` decimals."""
+    return NA if c.thread_efficiency is None else f"{c.thread_efficiency * 32:.{digits}f}"
+
+
+def column_digits(values: Sequence[float | None]) -> int:
+    """The decimals of a column of one-decimal values: none when every value is whole at one decimal (``32``,
+    ``32×``, not ``32.0``, ``32.0×``), else one for all (``1.0×`` above ``2.5×``)."""
+    return 0 if all(v is None or round(v, 1) == round(v) for v in values) else 1
 
 
 def offset_text(h: HotInstruction) -> str:
@@ -126,8 +132,18 @@ def _count_columns(rows: list[list[str]], columns: dict[int, list[float | None]]
 
 
 def instruction_rows(instructions: Sequence[HotInstruction], f: Fmt) -> list[list[str]]:
-    """:func:`instruction_cells` of each instruction, its samples and executed columns each in one precision."""
-    return _count_columns([instruction_cells(h, f) for h in instructions],
+    """:func:`instruction_cells` of each instruction, its samples and executed columns each in one precision, its
+    threads and ratio columns each at the decimals :func:`column_digits` gives them."""
+    rows = [instruction_cells(h, f) for h in instructions]
+    counters = [h.counters for h in instructions]
+    d = column_digits([None if c.thread_efficiency is None else c.thread_efficiency * 32 for c in counters])
+    for row, c in zip(rows, counters):
+        row[6] = threads_text(c, d)
+    for i, name in ((7, "sector_ratio"), (8, "wavefront_ratio")):
+        d = column_digits([getattr(c, name) for c in counters])
+        for row, c in zip(rows, counters):
+            row[i] = NA if getattr(c, name) is None else f.factor(getattr(c, name), d)
+    return _count_columns(rows,
                           {2: [h.counters.samples for h in instructions],
                            5: [h.counters.inst_executed for h in instructions]}, f)
 

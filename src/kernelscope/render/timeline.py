@@ -194,7 +194,10 @@ def _copy_rows(rep: TimelineReport, f: Fmt) -> tuple[list[str], list[list[str]]]
     return head, rows
 
 
-def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies: bool = False) -> tuple[list[str], list[list[str]]]:
+def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies: bool = False,
+               tick: float | None = None) -> tuple[list[str], list[list[str]]]:
+    """A ranking's header and rows; ``tick``: the trace's time resolution (s; Kineto: 1 µs), below which a measured
+    zero mean / min / max reads ``< 1 µs`` / ``不到 1 µs``, never ``0 s``."""
     graphs = any(it.graph_launches for it in items)  # a "from graphs" column only when some ran from CUDA graphs
     head = [f.label("tl_name"), f.label("tl_count")] + ([f.label("tl_graph_runs")] if graphs else []) + [
         f.label("total_time"), f.label("tl_mean"), f.label("tl_min"), f.label("tl_max"), f.label("share")]
@@ -208,6 +211,9 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
         name += f.paren(f.label("tl_truncated")) if it.truncated else ""
         cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [
             *f.times(it.total_s, it.mean_s, it.min_s, it.max_s), f.pct(it.share_pct)]  # a row: one unit
+        for i, s in ((-4, it.mean_s), (-3, it.min_s), (-2, it.max_s)):
+            if tick and it.count and s == 0:  # a measured call shorter than the clock's tick, not no time
+                cells[i] = f.label("pct_below", x=f.time(tick)).removesuffix("%")
         if copies:
             cells += [_bytes(it.bytes), _rate(it.throughput_bytes_per_s)]
         if amdahl:
@@ -307,8 +313,9 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
         marked = rep.slowest_rank is not None and any(r.rank == rep.slowest_rank for r in rep.ranks)
         out.append((f.label("tl_ranks") + (f.semi + f.label("tl_slowest_mark") if marked else ""),  # the * legend
                     *_rank_rows(rep, f)))
+    tick = 1e-6 if rep.format == "kineto" else None  # Kineto stamps whole µs
     if rep.kernels:
-        out.append((_titled(f, "tl_top_kernels", rep.kernels, rep), *_item_rows(rep.kernels, f, top, True)))
+        out.append((_titled(f, "tl_top_kernels", rep.kernels, rep), *_item_rows(rep.kernels, f, top, True, tick=tick)))
     if join is not None:
         if join.kernels:
             out.append(with_fusion_column(join_section(join, rep.kernels, f), [k.name for k in join.kernels],
@@ -329,11 +336,11 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
     if rep.gpu_idle is not None:
         out.append((_titled(f, "tl_gpu_idle", (rep.gpu_idle,), rep), *_item_rows((rep.gpu_idle,), f, top, True)))
     if rep.api_calls:
-        out.append((f.label("tl_top_api"), *_item_rows(rep.api_calls, f, top, False)))
+        out.append((f.label("tl_top_api"), *_item_rows(rep.api_calls, f, top, False, tick=tick)))
     if rep.one_off_calls:
         out.append((f.label("tl_one_off"), *one_off_rows(rep, f)))
     if rep.annotations:
-        out.append((f.label("tl_top_annotations"), *_item_rows(rep.annotations, f, top, False)))
+        out.append((f.label("tl_top_annotations"), *_item_rows(rep.annotations, f, top, False, tick=tick)))
     if rep.devices and any(d.gaps is not None and (sum(d.gaps.counts) or d.gaps.overlapping) for d in rep.devices):
         out.append((f.label("tl_gaps"), *_gap_rows(rep, f)))
     if rep.tiny_kernels:
