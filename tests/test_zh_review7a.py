@@ -10,6 +10,7 @@ import pytest
 from conftest import CASES, SHARED, need
 from kernelscope.cli import main
 from kernelscope.render.common import Fmt
+from test_zh_review6a import _md_rows, _out  # (the same helpers)
 
 NCU = SHARED / "corpus" / "ncu"
 TRACES = SHARED / "corpus" / "torch_traces"
@@ -18,26 +19,6 @@ ALEXNET = TRACES / "hta_alexnet_a100_rank0_trace.json.gz"
 GCN = NSYS / "ai4mat_nsys_legacy_stats_console_paddle_gcn.txt"
 FG = str(NCU / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048")
 UNIT = re.compile(r"^(?:不到 |< )?\d+(?:\.(\d+))? (ns|µs|ms|s)$")
-
-
-def _out(capsys, *args: str, code: tuple[int, ...] = (0,)) -> str:
-    assert main(list(args)) in code
-    return capsys.readouterr().out
-
-
-def _md_rows(text: str, *columns: str) -> list[list[str]]:
-    """The cells under ``columns`` of every Markdown table whose header holds them all, one list per row."""
-    out, index = [], None
-    for line in text.splitlines():
-        if not line.startswith("|"):
-            index = None
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if index is None:
-            index = [cells.index(c) for c in columns] if all(c in cells for c in columns) else []
-        elif index and not set(line) <= set("|-: "):
-            out.append([cells[i] for i in index])
-    return out
 
 
 # ------------------------------------------------------------------ 1. numbers: sibling durations, one unit each row
