@@ -8,7 +8,6 @@ import re
 import pytest
 
 from conftest import CASES, SHARED, need
-from kernelscope.cli import main
 from kernelscope.render.common import Fmt
 from test_zh_review6a import _md_rows, _out  # (the same helpers)
 
