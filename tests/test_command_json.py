@@ -157,7 +157,7 @@ def test_occupancy_chinese(capsys):
     args = ("occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "32")
     code, zh, err = run(capsys, *args, "--lang", "zh")
     assert code == 0, err
-    for word in ("启动配置", "每 Block 线程数", "每线程寄存器数", "理论占用率 100%", "受限于", "限制因素", "假设调整"):
+    for word in ("启动配置", "每 Block 线程数", "每线程寄存器数", "理论占用率 100.0%", "受限于", "限制因素", "假设调整"):
         assert word in zh, word
     assert "Active" not in zh and "threads/block" not in zh
     en_doc = json_of(capsys, "occupancy-1.schema.json", *args)
