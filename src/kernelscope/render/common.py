@@ -19,7 +19,8 @@ from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit, unit_of
 from ..notes import Note
-from .numbers import PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, durations, factor  # noqa: F401
+from .numbers import (PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, durations,  # noqa: F401
+                      factor, negligible_gain)
 
 
 
@@ -271,7 +272,7 @@ class Fmt:
 
     def gain_factor(self, value: float | None) -> str:
         """A speedup as :meth:`factor`, but one that prints as 1.00x (no gain) is "negligible" / "可忽略"."""
-        if value is not None and math.isfinite(value) and abs(value - 1.0) < 0.005:
+        if negligible_gain(value):
             return self.label("nw_negligible")
         return self.factor(value)
 
@@ -445,9 +446,8 @@ class Fmt:
         if key == "cmp_slower" and values.get("speedup"):  # "耗时为优化前的 55.3×", not "慢了 5430%"
             values["times"] = 1.0 / values["speedup"]
         if key == "f_nothing_worthwhile" and isinstance(values.get("best"), (int, float)):  # never "1.00x"
-            small = values["best"] < 1.005
-            values["best_gain"] = self.label("nw_negligible") if small else self.factor(values["best"])
-            values["best_at_most"] = (self.label("nw_at_most_none") if small else
+            values["best_gain"] = self.gain_factor(values["best"])
+            values["best_at_most"] = (self.label("nw_at_most_none") if negligible_gain(values["best"]) else
                                       self.label("nw_at_most", x=self.factor(values["best"])))
         if key == "cmp_class":
             for k in ("before", "after"):
@@ -581,7 +581,7 @@ class Fmt:
             return self.label("not_estimated")
         x = finding.gain if finding.gain is not None else finding.estimated_speedup
         out = self.estimate(x, finding.estimate_kind)
-        if x < 1.005 and finding.estimated_speedup < 1.005:
+        if negligible_gain(x) and negligible_gain(finding.estimated_speedup):
             return out
         if x < finding.estimated_speedup - 0.005:
             out += self.label("est_after", alone=finding.estimated_speedup)
@@ -592,7 +592,7 @@ class Fmt:
     def estimate(self, x: float, kind: str | None) -> str:
         """A kernel's estimated speedup ``x``: "est. 1.80x this kernel", "at most 1.80x this kernel" for an upper
         bound (``kind`` "upper_bound"); one that prints as 1.00x is "negligible gain" / "收益可忽略" (never "1.00x")."""
-        if x < 1.005:
+        if negligible_gain(x):
             return self.label("est_negligible")
         return self.label("est_kernel_bound" if kind == "upper_bound" else "est_kernel", x=x)
 

@@ -11,6 +11,7 @@ from ..analysis.fusion import FusionEstimate, FusionKernel
 from ..notes import Note
 from ..version import __version__
 from .common import Fmt, md_cell, safe, short_names, si
+from .numbers import negligible_gain
 from .documents import encode
 from .documents.fusion import FusionCommandDoc, FusionDoc, FusionKernelDoc
 
@@ -70,7 +71,7 @@ def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | Non
         rows.append([f"#{i + 1} {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
                      _fused_cell(e, f), f.time(e.fused_bound_s),
                      _saving_cell(e, f),
-                     f.share(e.program_fraction) + ("" if _x(e.program_speedup, f) == f.label("nw_negligible")
+                     f.share(e.program_fraction) + ("" if negligible_gain(e.program_speedup)
                                                     else f.paren(_x(e.program_speedup, f))),
                      f.label(f"fu_route_{e.route}")])
     return f.label("fu_title"), head, rows

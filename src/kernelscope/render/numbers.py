@@ -142,6 +142,12 @@ def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
     return " / ".join(f"{v:.{decimals}f}" for v in scaled) + (f" {name}" if name else "")
 
 
+def negligible_gain(value: float | None) -> bool:
+    """Whether a speedup prints as 1.00x at two decimals (no gain worth stating: "negligible", never "1.00x"); False
+    for None or a non-finite value."""
+    return value is not None and math.isfinite(value) and abs(value - 1.0) < 0.005
+
+
 def factor(value: float | None, digits: int = 2) -> str:
     """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown; from
     100 on without decimals (``"668x"``: three significant digits are all a factor that large carries)."""
