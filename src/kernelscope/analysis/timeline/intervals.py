@@ -43,13 +43,16 @@ def union_length_ns(start: np.ndarray, end: np.ndarray, presorted: bool = False)
 
 
 def busy_before(seg_s: np.ndarray, seg_e: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Busy ns before each time ``t`` given disjoint sorted segments (vectorised)."""
-    lengths = seg_e - seg_s
-    cum = np.concatenate([[0], np.cumsum(lengths)])
-    idx = np.searchsorted(seg_s, t, side="right")  # segments starting at or before t
-    prev = np.maximum(idx - 1, 0)
-    partial = np.where(idx > 0, np.minimum(t, seg_e[prev]) - seg_s[prev], 0)
-    return cum[np.maximum(idx - 1, 0)] * (idx > 0) + np.maximum(partial, 0)
+    """Busy ns before each time ``t`` given disjoint sorted segments (vectorised): the busy time of the segments
+    before the last one starting at or before ``t``, plus that one's part up to ``t``. A sentinel segment at the
+    dtype's lowest value stands for "none starts before ``t``" (it adds 0), so one gather per column suffices."""
+    low = (np.iinfo if seg_s.dtype.kind in "iu" else np.finfo)(seg_s.dtype).min
+    pad_s = np.concatenate([np.array([low], dtype=seg_s.dtype), seg_s])
+    pad_e = np.concatenate([np.array([low], dtype=seg_e.dtype), seg_e])
+    before = np.zeros(pad_s.shape[0], dtype=np.result_type(seg_e.dtype, seg_s.dtype))
+    np.cumsum(seg_e[:-1] - seg_s[:-1], out=before[2:])
+    idx = np.searchsorted(seg_s, t, side="right")  # segments starting at or before t (0: none; the sentinel)
+    return before[idx] + (np.minimum(t, pad_e[idx]) - pad_s[idx])
 
 
 def gap_histogram(start: np.ndarray, end: np.ndarray) -> GapHistogram:

@@ -1,0 +1,46 @@
+"""The vectorised fast paths of the timeline analysis (issue 25/31: the 189 MB trace's analysis cost) give what
+the plain definitions give, on random inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernelscope.analysis.timeline.checks import _by_rank
+from kernelscope.analysis.timeline.intervals import busy_before, union_segments
+from kernelscope.timeline_model import Timeline
+
+
+def _busy_before_by_definition(seg_s: np.ndarray, seg_e: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Busy ns before each t: every segment's part before t, summed (one Python sum per instant)."""
+    return np.array([sum(max(0, min(int(x), int(e)) - int(s)) for s, e in zip(seg_s, seg_e)) for x in t],
+                    dtype=np.int64)
+
+
+def test_busy_before_matches_its_definition() -> None:
+    rng = np.random.default_rng(25)
+    for _ in range(300):
+        n = int(rng.integers(0, 20))
+        start = rng.integers(0, 1000, n).astype(np.int64)
+        seg_s, seg_e = union_segments(start, start + rng.integers(0, 60, n))
+        # instants before, inside, between, at the edges of and after the segments
+        t = np.concatenate([rng.integers(-50, 1100, 30), seg_s, seg_e, seg_s - 1, seg_e + 1]).astype(np.int64)
+        got = busy_before(seg_s, seg_e, t)
+        assert got.dtype == np.int64
+        assert np.array_equal(got, _busy_before_by_definition(seg_s, seg_e, t))
+
+
+def test_busy_before_keeps_the_dtype_of_float_segments() -> None:
+    seg_s, seg_e = np.array([1.0, 5.0]), np.array([3.0, 6.5])
+    assert busy_before(seg_s, seg_e, np.array([0.0, 2.0, 4.0, 6.0, 9.0])).tolist() == [0.0, 1.0, 2.0, 3.0, 3.5]
+
+
+def test_rows_by_rank_are_the_masked_rows_in_their_order() -> None:
+    rng = np.random.default_rng(31)
+    n = 500
+    start = rng.integers(0, 10_000, n)
+    tl = Timeline(start_ns=start, end_ns=start + 5, kind=np.full(n, 4), name_id=np.zeros(n, dtype=np.int32),
+                  names=("cudaLaunchKernel",), rank=rng.integers(-1, 4, n), path="random", format="kineto")
+    rows = rng.permutation(n)[:300]
+    of = _by_rank(tl, rows)
+    for rk in (-1, 0, 1, 2, 3, 7):
+        assert np.array_equal(of(rk), rows[tl.rank[rows] == rk])
