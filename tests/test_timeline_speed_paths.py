@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from conftest import SHARED, need
 from kernelscope.analysis.timeline.checks import _by_rank
-from kernelscope.analysis.timeline.intervals import busy_before, union_segments
+from kernelscope.analysis.timeline.correlation import ApiJoin
+from kernelscope.analysis.timeline.fusion import _by_thread_and_start, fusion_chains
+from kernelscope.analysis.timeline.graphs import KernelLaunches
+from kernelscope.analysis.timeline.intervals import KindRows, busy_before, union_segments
+from kernelscope.ingest import load_timeline
 from kernelscope.timeline_model import Timeline
 
 
@@ -44,3 +49,28 @@ def test_rows_by_rank_are_the_masked_rows_in_their_order() -> None:
     of = _by_rank(tl, rows)
     for rk in (-1, 0, 1, 2, 3, 7):
         assert np.array_equal(of(rk), rows[tl.rank[rows] == rk])
+
+
+def test_thread_and_start_order_is_the_lexsort() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        n = int(rng.integers(0, 300))
+        key = rng.integers(0, 4, n).astype(np.int64) << 40
+        start = np.sort(rng.integers(0, 50, n)) if rng.random() < 0.5 else rng.integers(0, 50, n)  # (ties too)
+        order, keys, cuts = _by_thread_and_start(key, start)
+        assert np.array_equal(order, np.lexsort((start, key)))
+        assert keys == sorted(set(key.tolist())) and cuts[-1] == n
+        assert all((key[order[lo:hi]] == k).all() for k, lo, hi in zip(keys, cuts[:-1], cuts[1:]))
+
+
+def test_fusion_chains_from_the_analysis_indexes_are_the_chains_found_alone() -> None:
+    """The rows and launch calls analyse_timeline hands over (busy rows, KernelLaunches) give the candidates that
+    fusion_chains finds by itself, on a multi-rank trace with shapes."""
+    tl = load_timeline(str(need(SHARED / "corpus" / "torch_traces" / "param_dlrm_kineto_8rank_v100.tar.gz")))
+    rows = KindRows.of(tl)
+    join = ApiJoin.of(tl, rows.api)
+    launches = KernelLaunches.of(tl, rows.kernel, join.positions(tl, rows.kernel), join.api_rows[join.order], rows.dur)
+    busy = np.sort(np.concatenate([rows.kernel, rows.memcpy, rows.memset]))
+    alone = fusion_chains(tl, 1.0, top=100_000)
+    assert len(alone) > 10
+    assert fusion_chains(tl, 1.0, 100_000, join, busy, (launches.k_rows, launches.k_api)) == alone

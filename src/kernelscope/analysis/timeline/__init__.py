@@ -120,7 +120,8 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     ranked = rankings(tl, rows, w, top, split, waits)
     join = ApiJoin.of(tl, rows.api)
     launches = KernelLaunches.of(tl, rows.kernel, join.positions(tl, rows.kernel), join.api_rows[join.order], rows.dur)
-    queue = launch_queue(tl, launches, np.concatenate([rows.kernel, rows.memcpy, rows.memset]))
+    busy = np.concatenate([rows.kernel, rows.memcpy, rows.memset])
+    queue = launch_queue(tl, launches, busy)
     launch = launch_overhead(tl, launches, rows.dur, queue)
     tiny = tiny_kernels(tl, rows.kernel, launches.k_api, rows.dur, split.segments, ranked.kernels, checks.tiny_kernels,
                         launches.graph)
@@ -148,7 +149,7 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
         invalid=tl.invalid, problems=tl.problems, tool_version=tl.tool_version, devices_named=tl.devices,
         graphs=graphs, launch_bound=bound, repaired=tl.repaired, communication=comm_row,
         balanced_wall_s=balanced_wall_s(w.by_rank, waits), steps=steps_of(tl, rows.annotation, slowest),
-        fusion=fusion_chains(tl, w.wall_ns * NS, top, join),
+        fusion=fusion_chains(tl, w.wall_ns * NS, top, join, np.sort(busy), (launches.k_rows, launches.k_api)),
     )
 
 

@@ -100,32 +100,39 @@ def operator_traffic(op: str, family: str, dims: Sequence[tuple[int, ...] | None
     return tensors, sum(_nbytes(t) for t in tensors), (shape, tensors[0][1])
 
 
-def _by_thread_and_start(key: np.ndarray, start: np.ndarray) -> np.ndarray:
+def _by_thread_and_start(key: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, list[int], list[int]]:
     """``np.lexsort((start, key))``, faster for a few distinct keys (host threads) whose rows come mostly in start
-    order: a stable sort by key, then a stable sort by start within each key."""
+    order: a stable sort by key, then a stable sort by start within each key (none where a key's rows are already
+    in start order). Returns the order, the distinct keys (ascending) and where each one's rows begin in the order
+    (one more entry: the end)."""
     order = np.argsort(key, kind="stable")
     key_s = key[order]
     cuts = [0, *(np.flatnonzero(key_s[1:] != key_s[:-1]) + 1).tolist(), key_s.shape[0]]
     start_s = start[order]
     for lo, hi in zip(cuts[:-1], cuts[1:]):
-        order[lo:hi] = order[lo:hi][np.argsort(start_s[lo:hi], kind="stable")]
-    return order
+        if hi - lo > 1 and not (start_s[lo + 1:hi] >= start_s[lo:hi - 1]).all():
+            order[lo:hi] = order[lo:hi][np.argsort(start_s[lo:hi], kind="stable")]
+    return order, (key_s[cuts[:-1]].tolist() if key_s.shape[0] else []), cuts
 
 
-def _operators(tl: Timeline, k_rows: np.ndarray, join: ApiJoin | None = None) -> np.ndarray:
+def _operators(tl: Timeline, k_rows: np.ndarray, join: ApiJoin | None = None,
+               api: np.ndarray | None = None) -> np.ndarray:
     """For each kernel row, the index into ``tl.op_inputs`` of the innermost operator with shapes enclosing its
-    launch call on the same rank and host thread, or -1. ``join``: the API rows of ``tl`` indexed (None: made here)."""
+    launch call on the same rank and host thread, or -1. ``join``: the API rows of ``tl`` indexed (None: made here);
+    ``api``: each kernel row's launch call (Timeline row, -1: none) where the caller joined them already."""
     out = np.full(k_rows.shape[0], -1, dtype=np.int64)
     ops = tl.op_inputs
     if ops is None or not len(ops):
         return out
-    if join is None:
-        join = ApiJoin.of(tl, np.flatnonzero(tl.kind == RUNTIME_API))
-    api = join.api_for(tl, k_rows)
+    if api is None:
+        if join is None:
+            join = ApiJoin.of(tl, np.flatnonzero(tl.kind == RUNTIME_API))
+        api = join.api_for(tl, k_rows)
     o_rows = ops.row
-    key = (tl.rank[o_rows].astype(np.int64) << 40) ^ tl.stream[o_rows]
-    order = _by_thread_and_start(key, tl.start_ns[o_rows])
-    key_s, start_s, end_s = key[order], tl.start_ns[o_rows[order]], tl.end_ns[o_rows[order]]
+    o_start = tl.start_ns[o_rows]
+    order, threads, cuts = _by_thread_and_start((tl.rank[o_rows].astype(np.int64) << 40) ^ tl.stream[o_rows],
+                                                o_start)
+    start_s, end_s = o_start[order], tl.end_ns[o_rows][order]
     has = api >= 0
     a = api[has]
     akey = (tl.rank[a].astype(np.int64) << 40) ^ tl.stream[a]
@@ -136,11 +143,14 @@ def _operators(tl: Timeline, k_rows: np.ndarray, join: ApiJoin | None = None) ->
     # MAX_NESTING) until one ends at or after the call's end
     j = np.full(a.shape[0], -1, dtype=np.int64)
     lo = np.zeros(a.shape[0], dtype=np.int64)
-    for k in np.unique(akey).tolist():
-        first, last = int(np.searchsorted(key_s, k, "left")), int(np.searchsorted(key_s, k, "right"))
-        if first == last:
+    by_key = np.argsort(akey, kind="stable")  # the calls of each thread together
+    akey_s = akey[by_key]
+    c_lo = np.searchsorted(akey_s, threads, "left").tolist()
+    c_hi = np.searchsorted(akey_s, threads, "right").tolist()
+    for first, last, c0, c1 in zip(cuts[:-1], cuts[1:], c_lo, c_hi):
+        if c0 == c1:
             continue
-        calls = np.flatnonzero(akey == k)
+        calls = by_key[c0:c1]
         j[calls] = np.searchsorted(start_s[first:last], a_start[calls], "right") + first - 1
         lo[calls] = first
     calls = np.flatnonzero(j >= lo)  # (the calls still looking, with their candidate j, first operator and end)
@@ -159,9 +169,9 @@ def _operators(tl: Timeline, k_rows: np.ndarray, join: ApiJoin | None = None) ->
 
 def _steps(tl: Timeline) -> int | None:
     """How many PyTorch profiler steps (``ProfilerStep#N`` annotations) the trace holds, None when none."""
-    ann = np.flatnonzero(tl.kind == ANNOTATION)
+    per_name = np.bincount(tl.name_id[tl.kind == ANNOTATION], minlength=len(tl.names))
     names = tl.names
-    n = sum(1 for i in tl.name_id[ann].tolist() if names[i].startswith("ProfilerStep#"))
+    n = sum(int(per_name[i]) for i in np.flatnonzero(per_name).tolist() if names[i].startswith("ProfilerStep#"))
     return n or None
 
 
@@ -182,13 +192,21 @@ class _Chains:
     its operator's traffic (the first kernel of an operator only) and which consecutive rows are linked. Vectorised
     over the rows; Python only over the distinct (kernel, operator) names and the links that shapes decide."""
 
-    def __init__(self, tl: Timeline, join: ApiJoin | None = None) -> None:
-        busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
+    def __init__(self, tl: Timeline, join: ApiJoin | None = None, busy: np.ndarray | None = None,
+                 launched: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        if busy is None:
+            busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
         self.tl = tl
         self.busy = busy = busy[np.lexsort((tl.start_ns[busy], tl.stream[busy], tl.device[busy], tl.rank[busy]))]
         is_k = tl.kind[busy] == KERNEL
         self.op_of = np.full(busy.shape[0], -1, dtype=np.int64)
-        self.op_of[is_k] = _operators(tl, busy[is_k], join)
+        k_rows = busy[is_k]
+        api = None
+        if launched is not None and tl.op_inputs is not None:
+            api_of = np.full(tl.kind.shape[0], -1, dtype=np.int64)
+            api_of[launched[0]] = launched[1]
+            api = api_of[k_rows]
+        self.op_of[is_k] = _operators(tl, k_rows, join, api)
         ops = tl.op_inputs
         op_name = np.full(busy.shape[0], -1, dtype=np.int64)
         if ops is not None:
@@ -263,8 +281,9 @@ class _Chains:
         if ops is None or cand.size == 0:
             return tcode, table
         shape_code, shapes = ops.shapes(self.op_of[cand])
-        code = _row_groups(np.column_stack([family_class[cand], shape_code]))
-        _, first = np.unique(code, return_index=True)
+        width = int(shape_code.max()) + 1  # (family class, shape code) as one key, in the same order as the pairs
+        _, first, code = np.unique(family_class[cand].astype(np.int64) * width + shape_code, return_index=True,
+                                   return_inverse=True)
         mapped = np.full(first.shape[0], -1, dtype=np.int64)
         for j, f in enumerate(first.tolist()):
             fam = fams[int(family_class[cand[f]])]
@@ -330,8 +349,9 @@ def _row_groups(keys: np.ndarray) -> np.ndarray:
     return code
 
 
-def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10,
-                  join: ApiJoin | None = None) -> tuple[FusionEstimate, ...]:
+def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10, join: ApiJoin | None = None,
+                  busy: np.ndarray | None = None,
+                  launched: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[FusionEstimate, ...]:
     """The fusion candidates of a timeline, largest total saving first (at most ``top``), grouped by their kernel
     names (and rank, device, epilogue head): one estimate per distinct chain with its occurrences.
 
@@ -340,10 +360,15 @@ def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10,
         program_s: the program wall time the gain is of, seconds (None: no program gain).
         top: how many candidates to keep.
         join: the API rows of ``tl`` indexed (:class:`~.correlation.ApiJoin`; None: indexed here).
+        busy: the kernel, copy and memset rows of ``tl`` in row order (None: selected here).
+        launched: kernel rows and the Timeline row of each one's launch call, -1 where none
+            (:class:`~.graphs.KernelLaunches` ``k_rows`` / ``k_api``; None: joined here).
     """
-    if np.count_nonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET))) < 2:
+    if busy is None:
+        busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
+    if busy.shape[0] < 2:
         return ()
-    c = _Chains(tl, join)
+    c = _Chains(tl, join, busy, launched)
     s, e, h = c.runs()
     if s.size == 0:
         return ()
@@ -358,15 +383,17 @@ def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10,
     first_of, counts = np.unique(inv, return_index=True, return_counts=True)[1:]
     uniq = keys[first_of]
     dur = np.where(valid, (tl.end_ns[rows] - tl.start_ns[rows]), 0).astype(np.float64)
-    sums = np.zeros((uniq.shape[0], MAX_CHAIN))
-    np.add.at(sums, inv, dur)
-    head_sums = np.zeros(uniq.shape[0])
-    np.add.at(head_sums, inv, np.where(h >= 0, tl.end_ns[head_rows] - tl.start_ns[head_rows], 0))
+    # per group, its runs' times summed in run order (as ``np.add.at`` would add them), one slot at a time
+    sums = np.column_stack([np.bincount(inv, weights=dur[:, j], minlength=uniq.shape[0]) for j in range(MAX_CHAIN)])
+    head_sums = np.bincount(inv, weights=np.where(h >= 0, tl.end_ns[head_rows] - tl.start_ns[head_rows], 0),
+                            minlength=uniq.shape[0]).astype(np.float64)
     example = np.full(uniq.shape[0], -1, dtype=np.int64)
     example[inv[::-1]] = np.arange(inv.shape[0])[::-1]  # each group's first run
     steps = _steps(tl)
     members = np.split(np.argsort(inv, kind="stable"), np.cumsum(counts)[:-1]) if tl.op_inputs is not None else None
-    peaks = {d: _peak(tl, d) for d in set(uniq[:, 1].tolist())}
+    by_name: dict[str | None, float | None] = {}  # (the catalogue searched once per GPU name)
+    peaks = {d: by_name[n] if (n := tl.device_name(d)) in by_name else by_name.setdefault(n, _peak(tl, d))
+             for d in set(uniq[:, 1].tolist())}
     per_kernel = sums / counts[:, None] * NS
     n_of = (e[example] - s[example] + 1).tolist()
     # An exact upper bound on each group's total saving: its kernels' time x occurrences (the fused time is >= 0),
