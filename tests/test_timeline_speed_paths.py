@@ -46,9 +46,12 @@ def test_rows_by_rank_are_the_masked_rows_in_their_order() -> None:
     tl = Timeline(start_ns=start, end_ns=start + 5, kind=np.full(n, 4), name_id=np.zeros(n, dtype=np.int32),
                   names=("cudaLaunchKernel",), rank=rng.integers(-1, 4, n), path="random", format="kineto")
     rows = rng.permutation(n)[:300]
-    of = _by_rank(tl, rows)
-    for rk in (-1, 0, 1, 2, 3, 7):
-        assert np.array_equal(of(rk), rows[tl.rank[rows] == rk])
+    pick = rng.permutation(n)[:100]
+    in_rank_order = pick[np.argsort(tl.rank[pick], kind="stable")]  # (a part whose ranks already come in order)
+    for parts in ((rows,), (rows[:120], rows[120:]), (rows[:0], in_rank_order, rows)):
+        of, joined = _by_rank(tl, *parts), np.concatenate(parts)
+        for rk in (-1, 0, 1, 2, 3, 7):
+            assert np.array_equal(of(rk), joined[tl.rank[joined] == rk])
 
 
 def test_thread_and_start_order_is_the_lexsort() -> None:

@@ -281,18 +281,21 @@ def _most_overlap(tl: Timeline, rows: np.ndarray, gap_s: np.ndarray, gap_e: np.n
     return name, cut * NS
 
 
-def _by_rank(tl: Timeline, rows: np.ndarray):
-    """``rank -> rows[tl.rank[rows] == rank]`` (in their order), from one stable sort by rank instead of a pass over
-    all the rows per device."""
-    rank = tl.rank[rows]
-    order = np.argsort(rank, kind="stable")
-    ranks, first, count = np.unique(rank[order], return_index=True, return_counts=True)
-    where = {int(r): (int(f), int(f + c)) for r, f, c in zip(ranks, first, count)}
-    empty = rows[:0]
+def _by_rank(tl: Timeline, *parts: np.ndarray):
+    """``rank -> rows[tl.rank[rows] == rank]`` (in their order) of the rows ``np.concatenate(parts)``, without a
+    pass over all the rows per device: each part stably sorted by rank once (not at all where its ranks already come
+    in order, as a reader writes them: rank by rank), then a rank's rows are one slice of each part."""
+    split = []
+    for rows in parts:
+        rank = tl.rank[rows]
+        if rank.shape[0] > 1 and not (rank[1:] >= rank[:-1]).all():
+            order = np.argsort(rank, kind="stable")
+            rows, rank = rows[order], rank[order]
+        split.append((rows, rank))
 
     def of(rk: int) -> np.ndarray:
-        lo, hi = where.get(rk, (0, 0))
-        return rows[order[lo:hi]] if hi > lo else empty
+        return np.concatenate([rows[np.searchsorted(rank, rk, "left"):np.searchsorted(rank, rk, "right")]
+                               for rows, rank in split])
     return of
 
 
@@ -307,9 +310,9 @@ def host_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
         return
     tl = facts.tl
     min_gap_ns = cfg.min_gap_s / NS
-    host_api = np.concatenate([facts.rows.api, facts.rows.sync[tl.device[facts.rows.sync] < 0]])
-    ranges = np.concatenate([facts.rows.annotation, np.flatnonzero(tl.kind == CPU_OP)])
-    api_of, ranges_of = _by_rank(tl, host_api), _by_rank(tl, ranges)
+    host_api = facts.rows.api, facts.rows.sync[tl.device[facts.rows.sync] < 0]
+    ranges = facts.rows.annotation, np.flatnonzero(tl.kind == CPU_OP)
+    api_of, ranges_of = _by_rank(tl, *host_api), _by_rank(tl, *ranges)
     for d in facts.devices:
         rk = d.rank if d.rank is not None else -1
         seg_s, seg_e = facts.segments[(rk, d.device)]
