@@ -10,7 +10,8 @@ from kernelscope.analysis.timeline.checks import _by_rank
 from kernelscope.analysis.timeline.correlation import ApiJoin
 from kernelscope.analysis.timeline.fusion import _by_thread_and_start, fusion_chains
 from kernelscope.analysis.timeline.graphs import KernelLaunches
-from kernelscope.analysis.timeline.intervals import KindRows, busy_before, union_segments
+from kernelscope.analysis.timeline.breakdown import walls
+from kernelscope.analysis.timeline.intervals import KindRows, busy_before, distinct, union_segments
 from kernelscope.ingest import load_timeline
 from kernelscope.timeline_model import Timeline
 
@@ -77,3 +78,27 @@ def test_fusion_chains_from_the_analysis_indexes_are_the_chains_found_alone() ->
     alone = fusion_chains(tl, 1.0, top=100_000)
     assert len(alone) > 10
     assert fusion_chains(tl, 1.0, 100_000, join, busy, (launches.k_rows, launches.k_api)) == alone
+
+
+def test_distinct_is_numpy_unique_in_order_or_not() -> None:
+    rng = np.random.default_rng(3)
+    for a in (np.zeros(0, dtype=np.int32), np.full(5, 2, dtype=np.int32), np.sort(rng.integers(-1, 8, 400)).astype(
+            np.int32), rng.integers(-1, 8, 400).astype(np.int32), np.array([3, 1], dtype=np.int16)):
+        got = distinct(a)
+        assert got.dtype == a.dtype and np.array_equal(got, np.unique(a))
+
+
+def test_rank_walls_with_ranks_in_order_or_not() -> None:
+    """walls slices the rows rank by rank where the Timeline holds them so; shuffled, the same walls."""
+    rng = np.random.default_rng(11)
+    n = 400
+    rank = np.sort(rng.integers(0, 4, n))
+    start = rng.integers(0, 10_000, n)
+    end = start + rng.integers(0, 500, n)
+
+    def tl(order: np.ndarray) -> Timeline:
+        return Timeline(start_ns=start[order], end_ns=end[order], kind=np.zeros(n), name_id=np.zeros(n, np.int32),
+                        names=("k",), rank=rank[order], path="random", format="kineto")
+    ordered, shuffled = walls(tl(np.arange(n))), walls(tl(rng.permutation(n)))
+    assert ordered.by_rank == shuffled.by_rank and ordered.bounds == shuffled.bounds
+    assert ordered.bounds == {r: (int(start[rank == r].min()), int(end[rank == r].max())) for r in range(4)}

@@ -59,8 +59,12 @@ def walls(tl: Timeline) -> Walls:
     """The wall of every rank of a non-empty Timeline."""
     ranks = distinct(tl.rank)
     by_rank, bounds = {}, {}
+    ordered = ranks.size > 1 and bool((tl.rank[1:] >= tl.rank[:-1]).all())  # (rank by rank: one slice each)
     for rk in ranks.tolist():
-        m = tl.rank == rk if ranks.size > 1 else slice(None)
+        if ordered:
+            m = slice(int(np.searchsorted(tl.rank, rk, "left")), int(np.searchsorted(tl.rank, rk, "right")))
+        else:
+            m = tl.rank == rk if ranks.size > 1 else slice(None)
         bounds[rk] = (int(tl.start_ns[m].min()), int(tl.end_ns[m].max()))
         by_rank[rk] = bounds[rk][1] - bounds[rk][0]
     return Walls(ranks, by_rank, max(by_rank.values()), sum(by_rank.values()), bounds)

@@ -89,9 +89,12 @@ def gap_before(tl: Timeline, rows: np.ndarray, segments: Segments) -> np.ndarray
 
 
 def distinct(a: np.ndarray) -> np.ndarray:
-    """Sorted distinct values; O(n) without sorting when all values are equal (the common one-rank/one-stream case)."""
+    """Sorted distinct values; O(n) without sorting when all values are equal (the common one-rank/one-stream case)
+    or already in order (a reader writes the ranks of a multi-rank trace one after the other)."""
     if a.size and a.min() == a.max():
         return a[:1].copy()
+    if a.size > 1 and (a[1:] >= a[:-1]).all():
+        return a[np.concatenate([[0], np.flatnonzero(a[1:] != a[:-1]) + 1])]
     return np.unique(a)
 
 

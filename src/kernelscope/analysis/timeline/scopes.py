@@ -38,7 +38,7 @@ from ...timeline_model import Timeline
 from .breakdown import Breakdown, Walls, rank_value
 from .collectives import RankComm, Waits
 from .collectives import program_after as waited_after
-from .intervals import ItemTimes, item_times, union_segments
+from .intervals import ItemTimes, distinct, item_times, union_segments
 from .report import NS, Amdahl, ItemStat, ScopeShare
 
 
@@ -95,7 +95,7 @@ def host_lanes(tl: Timeline, w: Walls, rows: np.ndarray) -> Lanes:
     rank_index, times = [], []
     if rows.size:
         rk = tl.rank[rows]
-        for r in ([int(rk[0])] if w.ranks.size == 1 else [int(x) for x in np.unique(rk).tolist()]):
+        for r in ([int(rk[0])] if w.ranks.size == 1 else [int(x) for x in distinct(rk).tolist()]):
             sel = rows if w.ranks.size == 1 else rows[rk == r]
             rank_index.append(index[r])
             times.append(item_times(tl.name_id[sel].astype(np.int64), tl.start_ns[sel], tl.end_ns[sel],
