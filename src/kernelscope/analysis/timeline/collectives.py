@@ -196,8 +196,13 @@ def kernel_rows_of_rank(tl: Timeline, k_rows: np.ndarray, rank: int, one_rank: b
 def comms_of(tl: Timeline, k_rows: np.ndarray, ranks: Sequence[int], walls: dict[int, int],
              pattern: re.Pattern[str]) -> list[RankComm]:
     """:class:`RankComm` of every rank in ``ranks`` (``k_rows``: the kernel rows of ``tl``, kind KERNEL)."""
-    comm_name = is_communication(tl.names, pattern, np.unique(tl.name_id[k_rows]))
+    present = np.flatnonzero(np.bincount(tl.name_id[k_rows], minlength=len(tl.names)))  # (the distinct ids, sorted)
+    comm_name = is_communication(tl.names, pattern, present)
     one = len(ranks) == 1
+    rk = tl.rank[k_rows]
+    if not one and rk.size > 1 and (rk[1:] >= rk[:-1]).all():  # rank by rank (k_rows in row order): slices
+        return [rank_comm(tl, k_rows[np.searchsorted(rk, r, "left"):np.searchsorted(rk, r, "right")], comm_name, r,
+                          walls[r]) for r in ranks]
     return [rank_comm(tl, kernel_rows_of_rank(tl, k_rows, r, one), comm_name, r, walls[r]) for r in ranks]
 
 
