@@ -196,8 +196,11 @@ def tiny_kernels(tl: Timeline, k_rows: np.ndarray, k_api: np.ndarray, dur: np.nd
     gap = gap_before(tl, k_rows, segments)
     by_name = {k.name: k for k in kernels}
     out = []
-    for i in candidates.tolist():
-        m = names == i
+    order = np.argsort(names, kind="stable")  # each name's kernels together, in their order (not a mask per name)
+    lo = np.searchsorted(names[order], candidates, "left").tolist()
+    hi = np.searchsorted(names[order], candidates, "right").tolist()
+    for i, a, b in zip(candidates.tolist(), lo, hi):
+        m = order[a:b]
         med = float(np.median(kd[m]))
         ad = api_d[m]
         ad = ad[ad >= 0]
