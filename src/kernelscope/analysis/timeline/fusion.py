@@ -390,7 +390,9 @@ def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10, join: Ap
     example = np.full(uniq.shape[0], -1, dtype=np.int64)
     example[inv[::-1]] = np.arange(inv.shape[0])[::-1]  # each group's first run
     steps = _steps(tl)
-    members = np.split(np.argsort(inv, kind="stable"), np.cumsum(counts)[:-1]) if tl.op_inputs is not None else None
+    # each group's runs in their order: a slice of one stable sort, taken only for the groups estimated
+    by_group = np.argsort(inv, kind="stable") if tl.op_inputs is not None else None
+    group_end = np.cumsum(counts).tolist()
     by_name: dict[str | None, float | None] = {}  # (the catalogue searched once per GPU name)
     peaks = {d: by_name[n] if (n := tl.device_name(d)) in by_name else by_name.setdefault(n, _peak(tl, d))
              for d in set(uniq[:, 1].tolist())}
@@ -406,7 +408,8 @@ def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10, join: Ap
         if 0 < top <= len(best) and bound[g] < best[top - 1]:
             break
         r = int(example[g])
-        occ = None if members is None else (s[members[g]], h[members[g]] >= 0)
+        mine = None if by_group is None else by_group[group_end[g] - int(counts[g]):group_end[g]]
+        occ = None if mine is None else (s[mine], h[mine] >= 0)
         est = _group_estimate(c, int(s[r]), int(e[r]), int(h[r]), per_kernel[g], head_sums[g] / counts[g] * NS,
                               int(counts[g]), occ, steps, program_s, peaks[int(uniq[g, 1])], int(uniq[g, 0]),
                               int(uniq[g, 1]))
