@@ -263,15 +263,16 @@ def _most_overlap(tl: Timeline, rows: np.ndarray, gap_s: np.ndarray, gap_e: np.n
     names with the largest summed overlap are considered."""
     if rows.size == 0:
         return None
-    inside = busy_before(gap_s, gap_e, tl.end_ns[rows]) - busy_before(gap_s, gap_e, tl.start_ns[rows])
+    start, end = tl.start_ns[rows], tl.end_ns[rows]
+    inside = busy_before(gap_s, gap_e, end) - busy_before(gap_s, gap_e, start)
     name_id = tl.name_id[rows]
     per_name = np.bincount(name_id, weights=inside.astype(np.float64), minlength=len(tl.names))
     best: list[tuple[bool, float, str]] = []
     for i in np.argsort(-per_name, kind="stable")[:candidates].tolist():
         if per_name[i] <= 0:
             break
-        mine = rows[name_id == i]
-        seg_s, seg_e = union_segments(tl.start_ns[mine], tl.end_ns[mine])
+        mine = name_id == i
+        seg_s, seg_e = union_segments(start[mine], end[mine])
         cut = float((busy_before(gap_s, gap_e, seg_e) - busy_before(gap_s, gap_e, seg_s)).sum())
         own = float((seg_e - seg_s).sum())
         best.append((2 * cut >= own, cut, tl.names[i]))
