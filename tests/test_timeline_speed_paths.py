@@ -102,3 +102,36 @@ def test_rank_walls_with_ranks_in_order_or_not() -> None:
     ordered, shuffled = walls(tl(np.arange(n))), walls(tl(rng.permutation(n)))
     assert ordered.by_rank == shuffled.by_rank and ordered.bounds == shuffled.bounds
     assert ordered.bounds == {r: (int(start[rank == r].min()), int(end[rank == r].max())) for r in range(4)}
+
+
+def _adjacent_by_definition(tl: Timeline, busy: np.ndarray, is_k: np.ndarray, max_gap_ns: float) -> np.ndarray:
+    """The links of consecutive stream positions as first written: one lexsort of the kernels by (rank, device,
+    start) over Timeline rows."""
+    a, b = busy[:-1], busy[1:]
+    same = is_k[:-1] & is_k[1:] & (tl.rank[a] == tl.rank[b]) & (tl.device[a] == tl.device[b]) & (
+        tl.stream[a] == tl.stream[b])
+    same &= tl.start_ns[b] - tl.end_ns[a] <= max_gap_ns
+    k = busy[is_k]
+    order = np.lexsort((tl.start_ns[k], tl.device[k], tl.rank[k]))
+    pos = np.empty(tl.kind.shape[0], dtype=np.int64)
+    pos[k[order]] = np.arange(k.shape[0])
+    same[same] &= (pos[b[same]] - pos[a[same]]) == 1
+    return same
+
+
+def test_chain_links_match_their_definition_with_tied_starts() -> None:
+    """Kernels of two streams and two devices starting at the same instants (ties broken by stream), copies
+    between them: the per-device sort gives the links of the one lexsort."""
+    from kernelscope.analysis.timeline.fusion import _Chains
+    from kernelscope.knowledge.fusion import chain_rule
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        n = 300
+        start = rng.integers(0, 400, n) * 1000  # (many equal starts)
+        kind = np.where(rng.random(n) < 0.9, 0, 1)
+        tl = Timeline(start_ns=start, end_ns=start + rng.integers(0, 3000, n), kind=kind,
+                      name_id=np.zeros(n, np.int32), names=("elementwise_kernel",), path="random", format="kineto",
+                      device=rng.integers(0, 2, n), stream=rng.integers(7, 9, n), rank=rng.integers(0, 2, n))
+        c = _Chains(tl)
+        is_k = tl.kind[c.busy] == 0
+        assert np.array_equal(c.pre, _adjacent_by_definition(tl, c.busy, is_k, chain_rule().max_gap_s / 1e-9))

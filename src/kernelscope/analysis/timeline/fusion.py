@@ -197,7 +197,10 @@ class _Chains:
         if busy is None:
             busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
         self.tl = tl
-        self.busy = busy = busy[np.lexsort((tl.start_ns[busy], tl.stream[busy], tl.device[busy], tl.rank[busy]))]
+        cols = tl.start_ns[busy], tl.stream[busy], tl.device[busy], tl.rank[busy]
+        order = np.lexsort(cols)
+        self.busy = busy = busy[order]
+        self._cols = tuple(c[order] for c in cols)  # (start, stream, device, rank) of each position
         is_k = tl.kind[busy] == KERNEL
         self.op_of = np.full(busy.shape[0], -1, dtype=np.int64)
         k_rows = busy[is_k]
@@ -247,16 +250,23 @@ class _Chains:
     def _adjacent(self, is_k: np.ndarray) -> np.ndarray:
         """``pre[p]``: rows p and p + 1 are kernels of one stream, at most the chain gap apart, and no kernel of
         another stream of the device started between their starts."""
-        tl, busy = self.tl, self.busy
-        a, b = busy[:-1], busy[1:]
-        same = is_k[:-1] & is_k[1:] & (tl.rank[a] == tl.rank[b]) & (tl.device[a] == tl.device[b]) & (
-            tl.stream[a] == tl.stream[b])
-        same &= tl.start_ns[b] - tl.end_ns[a] <= chain_rule().max_gap_s / NS
-        k = busy[is_k]  # kernel rank within its device, by start: consecutive ones differ by one
-        order = np.lexsort((tl.start_ns[k], tl.device[k], tl.rank[k]))
-        pos = np.empty(tl.kind.shape[0], dtype=np.int64)
+        start, stream, device, rank = self._cols
+        end = self.tl.end_ns[self.busy]
+        same = is_k[:-1] & is_k[1:] & (rank[1:] == rank[:-1]) & (device[1:] == device[:-1]) & (
+            stream[1:] == stream[:-1])
+        same &= start[1:] - end[:-1] <= chain_rule().max_gap_s / NS
+        # each kernel's place among its device's kernels by start (ties: stream order): consecutive ones differ by
+        # one. The positions are in (rank, device) order already: a stable sort by start within each device
+        k = np.flatnonzero(is_k)
+        k_rank, k_dev, k_start = rank[k], device[k], start[k]
+        cut = [0, *(np.flatnonzero((k_rank[1:] != k_rank[:-1]) | (k_dev[1:] != k_dev[:-1])) + 1).tolist(), k.shape[0]]
+        order = np.arange(k.shape[0])
+        for lo, hi in zip(cut[:-1], cut[1:]):
+            order[lo:hi] = lo + np.argsort(k_start[lo:hi], kind="stable")
+        pos = np.empty(self.busy.shape[0], dtype=np.int64)
         pos[k[order]] = np.arange(k.shape[0])
-        same[same] &= (pos[b[same]] - pos[a[same]]) == 1
+        p = np.flatnonzero(same)
+        same[p] = (pos[p + 1] - pos[p]) == 1
         return same
 
     def operator(self, pos: int) -> str | None:
