@@ -135,3 +135,17 @@ def test_chain_links_match_their_definition_with_tied_starts() -> None:
         c = _Chains(tl)
         is_k = tl.kind[c.busy] == 0
         assert np.array_equal(c.pre, _adjacent_by_definition(tl, c.busy, is_k, chain_rule().max_gap_s / 1e-9))
+
+
+def test_intervals_overlapping_the_gaps_are_those_with_time_in_them() -> None:
+    """host_gaps measures only the rows that share time with the gaps: exactly those whose time in the gaps
+    (busy_before over the gaps) is positive, with gaps and intervals of no length among them."""
+    from kernelscope.analysis.timeline.checks import _overlapping
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        edges = np.sort(rng.integers(0, 200, 2 * int(rng.integers(0, 8))))
+        gap_s, gap_e = edges[0::2], edges[1::2]  # (sorted, disjoint; touching or empty ones too)
+        start = rng.integers(-10, 210, 60)
+        end = start + rng.integers(0, 40, 60)
+        inside = busy_before(gap_s, gap_e, end) - busy_before(gap_s, gap_e, start) if gap_s.size else 0 * start
+        assert np.array_equal(_overlapping(gap_s, gap_e, start, end), np.flatnonzero(inside > 0))

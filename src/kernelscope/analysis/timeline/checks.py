@@ -254,6 +254,19 @@ def gpu_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
                        total_s=facts.rank_wall_s(d.rank), total_name="rank_wall", why=_IDLE_WHY, no_estimate=_NOT_ALONE)
 
 
+def _overlapping(gap_s: np.ndarray, gap_e: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Positions of the intervals ``[start, end)`` that share some time with the disjoint sorted gaps: the first gap
+    ending after an interval's start is the only one that can be the first it overlaps (one binary search each;
+    gaps of no length, which share no time, are left out first)."""
+    if not (gap_e > gap_s).all():
+        gap_s, gap_e = gap_s[gap_e > gap_s], gap_e[gap_e > gap_s]
+    if gap_s.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    idx = np.searchsorted(gap_e, start, side="right")
+    first = np.minimum(idx, gap_s.size - 1)
+    return np.flatnonzero((idx < gap_s.size) & (np.maximum(start, gap_s[first]) < np.minimum(end, gap_e[first])))
+
+
 def _most_overlap(tl: Timeline, rows: np.ndarray, gap_s: np.ndarray, gap_e: np.ndarray,
                   candidates: int = 8) -> tuple[str, float] | None:
     """(name, seconds) of the name whose rows ``rows`` fill the disjoint sorted gaps ``[gap_s, gap_e)`` most, or None
@@ -264,9 +277,10 @@ def _most_overlap(tl: Timeline, rows: np.ndarray, gap_s: np.ndarray, gap_e: np.n
     if rows.size == 0:
         return None
     start, end = tl.start_ns[rows], tl.end_ns[rows]
-    inside = busy_before(gap_s, gap_e, end) - busy_before(gap_s, gap_e, start)
     name_id = tl.name_id[rows]
-    per_name = np.bincount(name_id, weights=inside.astype(np.float64), minlength=len(tl.names))
+    hit = _overlapping(gap_s, gap_e, start, end)  # (the others have no time in the gaps: they add 0 to every sum)
+    inside = busy_before(gap_s, gap_e, end[hit]) - busy_before(gap_s, gap_e, start[hit])
+    per_name = np.bincount(name_id[hit], weights=inside.astype(np.float64), minlength=len(tl.names))
     best: list[tuple[bool, float, str]] = []
     for i in np.argsort(-per_name, kind="stable")[:candidates].tolist():
         if per_name[i] <= 0:
