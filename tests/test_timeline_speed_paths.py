@@ -149,3 +149,20 @@ def test_intervals_overlapping_the_gaps_are_those_with_time_in_them() -> None:
         end = start + rng.integers(0, 40, 60)
         inside = busy_before(gap_s, gap_e, end) - busy_before(gap_s, gap_e, start) if gap_s.size else 0 * start
         assert np.array_equal(_overlapping(gap_s, gap_e, start, end), np.flatnonzero(inside > 0))
+
+
+def test_host_item_times_swept_from_start_order_are_the_plain_ones() -> None:
+    """host_lanes sorts a rank's host rows by start so that only the crowded ones are swept: the same counts,
+    totals and busy (union) times per name as the sweep of every row in their own order."""
+    from kernelscope.analysis.timeline.intervals import item_times
+    rng = np.random.default_rng(13)
+    for _ in range(100):
+        n = int(rng.integers(1, 200))
+        start = rng.integers(0, 5000, n)
+        end = start + rng.integers(0, 300, n)
+        key = rng.integers(0, 6, n).astype(np.int64)
+        plain = item_times(key, start, end, exclusive=False)
+        o = np.argsort(start, kind="stable")
+        swept = item_times(key[o], start[o], end[o], exclusive=False, presorted=True)
+        for field in ("keys", "count", "total_ns", "busy_ns", "exclusive_ns"):
+            assert np.array_equal(getattr(plain, field), getattr(swept, field))

@@ -97,9 +97,10 @@ def host_lanes(tl: Timeline, w: Walls, rows: np.ndarray) -> Lanes:
         rk = tl.rank[rows]
         for r in ([int(rk[0])] if w.ranks.size == 1 else [int(x) for x in distinct(rk).tolist()]):
             sel = rows if w.ranks.size == 1 else rows[rk == r]
+            sel = sel[np.argsort(tl.start_ns[sel], kind="stable")]  # by start: only the crowded rows are swept
             rank_index.append(index[r])
             times.append(item_times(tl.name_id[sel].astype(np.int64), tl.start_ns[sel], tl.end_ns[sel],
-                                    exclusive=False))
+                                    exclusive=False, presorted=True))
     return Lanes(walls_ns, w.ranks, tuple(rank_index), (None,) * len(times), tuple(times), "host")
 
 
