@@ -8,10 +8,10 @@ import numpy as np
 from conftest import SHARED, need
 from kernelscope.analysis.timeline.checks import _by_rank
 from kernelscope.analysis.timeline.correlation import ApiJoin
-from kernelscope.analysis.timeline.fusion import _by_thread_and_start, fusion_chains
+from kernelscope.analysis.timeline.fusion import fusion_chains
 from kernelscope.analysis.timeline.graphs import KernelLaunches
 from kernelscope.analysis.timeline.breakdown import walls
-from kernelscope.analysis.timeline.intervals import KindRows, busy_before, distinct, union_segments
+from kernelscope.analysis.timeline.intervals import KindRows, busy_before, by_key_and_start, distinct, union_segments
 from kernelscope.ingest import load_timeline
 from kernelscope.timeline_model import Timeline
 
@@ -61,7 +61,7 @@ def test_thread_and_start_order_is_the_lexsort() -> None:
         n = int(rng.integers(0, 300))
         key = rng.integers(0, 4, n).astype(np.int64) << 40
         start = np.sort(rng.integers(0, 50, n)) if rng.random() < 0.5 else rng.integers(0, 50, n)  # (ties too)
-        order, keys, cuts = _by_thread_and_start(key, start)
+        order, keys, cuts = by_key_and_start(key, start)
         assert np.array_equal(order, np.lexsort((start, key)))
         assert keys == sorted(set(key.tolist())) and cuts[-1] == n
         assert all((key[order[lo:hi]] == k).all() for k, lo, hi in zip(keys, cuts[:-1], cuts[1:]))
@@ -166,3 +166,17 @@ def test_host_item_times_swept_from_start_order_are_the_plain_ones() -> None:
         swept = item_times(key[o], start[o], end[o], exclusive=False, presorted=True)
         for field in ("keys", "count", "total_ns", "busy_ns", "exclusive_ns"):
             assert np.array_equal(getattr(plain, field), getattr(swept, field))
+
+
+def test_launch_thread_order_is_the_lexsort() -> None:
+    """launch_spacing's order of the calls by (rank, thread, start): one exact key, or the lexsort itself for
+    thread ids too far apart to combine."""
+    from kernelscope.analysis.timeline.graphs import _thread_order
+    rng = np.random.default_rng(17)
+    for wide in (False, True):
+        for _ in range(30):
+            n = int(rng.integers(1, 300))
+            rk = rng.integers(-1, 4, n).astype(np.int32)
+            th = rng.integers(0, 3, n) * ((1 << 61) if wide else 977) - 1
+            s = rng.integers(0, 40, n)
+            assert np.array_equal(_thread_order(s, rk, th), np.lexsort((s, th, rk)))

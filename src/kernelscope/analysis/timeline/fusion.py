@@ -41,6 +41,7 @@ from ...errors import KernelscopeError
 from ...timeline_model import ANNOTATION, KERNEL, MEMCPY, MEMSET, RUNTIME_API, Timeline
 from ..fusion import FusionEstimate, FusionKernel, estimate, route_of
 from .correlation import ApiJoin
+from .intervals import by_key_and_start
 from .report import NS
 
 #: Bytes per element of the dtypes PyTorch's profiler writes in ``Input type`` (c10 scalar type names).
@@ -100,21 +101,6 @@ def operator_traffic(op: str, family: str, dims: Sequence[tuple[int, ...] | None
     return tensors, sum(_nbytes(t) for t in tensors), (shape, tensors[0][1])
 
 
-def _by_thread_and_start(key: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, list[int], list[int]]:
-    """``np.lexsort((start, key))``, faster for a few distinct keys (host threads) whose rows come mostly in start
-    order: a stable sort by key, then a stable sort by start within each key (none where a key's rows are already
-    in start order). Returns the order, the distinct keys (ascending) and where each one's rows begin in the order
-    (one more entry: the end)."""
-    order = np.argsort(key, kind="stable")
-    key_s = key[order]
-    cuts = [0, *(np.flatnonzero(key_s[1:] != key_s[:-1]) + 1).tolist(), key_s.shape[0]]
-    start_s = start[order]
-    for lo, hi in zip(cuts[:-1], cuts[1:]):
-        if hi - lo > 1 and not (start_s[lo + 1:hi] >= start_s[lo:hi - 1]).all():
-            order[lo:hi] = order[lo:hi][np.argsort(start_s[lo:hi], kind="stable")]
-    return order, (key_s[cuts[:-1]].tolist() if key_s.shape[0] else []), cuts
-
-
 def _operators(tl: Timeline, k_rows: np.ndarray, join: ApiJoin | None = None,
                api: np.ndarray | None = None) -> np.ndarray:
     """For each kernel row, the index into ``tl.op_inputs`` of the innermost operator with shapes enclosing its
@@ -130,7 +116,7 @@ def _operators(tl: Timeline, k_rows: np.ndarray, join: ApiJoin | None = None,
         api = join.api_for(tl, k_rows)
     o_rows = ops.row
     o_start = tl.start_ns[o_rows]
-    order, threads, cuts = _by_thread_and_start((tl.rank[o_rows].astype(np.int64) << 40) ^ tl.stream[o_rows],
+    order, threads, cuts = by_key_and_start((tl.rank[o_rows].astype(np.int64) << 40) ^ tl.stream[o_rows],
                                                 o_start)
     start_s, end_s = o_start[order], tl.end_ns[o_rows][order]
     has = api >= 0

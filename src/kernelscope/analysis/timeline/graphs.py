@@ -32,6 +32,7 @@ import numpy as np
 
 from ...knowledge.timeline_checks import TimelineChecks
 from ...timeline_model import Timeline
+from .intervals import by_key_and_start
 from .report import NS, GraphUse, ItemStat, LaunchBound
 
 #: A graph launch call, by name (only for calls whose kernels the file does not mark as graph nodes).
@@ -176,6 +177,16 @@ def mark_graph_kernels(tl: Timeline, kernels: Sequence[ItemStat], k_rows: np.nda
     return tuple(replace(k, graph_launches=by_name.get(k.name, 0)) for k in kernels)
 
 
+def _thread_order(s: np.ndarray, rk: np.ndarray, th: np.ndarray) -> np.ndarray:
+    """``np.lexsort((s, th, rk))``: (rank, thread) as one exact key (their offsets from the least, the thread's
+    scaled by the rank's) where it fits in int64, then :func:`.intervals.by_key_and_start`."""
+    r0, t0 = int(rk.min()), int(th.min())
+    width = int(th.max()) - t0 + 1
+    if (int(rk.max()) - r0 + 1) * width >= 1 << 62:
+        return np.lexsort((s, th, rk))
+    return by_key_and_start((rk.astype(np.int64) - r0) * width + (th.astype(np.int64) - t0), s)[0]
+
+
 def launch_spacing(tl: Timeline, calls: np.ndarray, max_ns: float | None = None) -> tuple[float | None, int]:
     """``(median spacing in ns, pairs measured)`` of consecutive launch calls ``calls`` (Timeline rows) of one host
     thread of one rank (start to next start), pairs further apart than ``max_ns`` left out (host work between
@@ -186,7 +197,7 @@ def launch_spacing(tl: Timeline, calls: np.ndarray, max_ns: float | None = None)
     s, rk, th = tl.start_ns[calls], tl.rank[calls], tl.stream[calls]
     one_thread = rk.min() == rk.max() and th.min() == th.max()
     if not one_thread:
-        order = np.lexsort((s, th, rk))
+        order = _thread_order(s, rk, th)
         s, rk, th = s[order], rk[order], th[order]
     elif (s[1:] < s[:-1]).any():
         s = np.sort(s)

@@ -55,6 +55,21 @@ def busy_before(seg_s: np.ndarray, seg_e: np.ndarray, t: np.ndarray) -> np.ndarr
     return before[idx] + (np.minimum(t, pad_e[idx]) - pad_s[idx])
 
 
+def by_key_and_start(key: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, list[int], list[int]]:
+    """``np.lexsort((start, key))``, faster for a few distinct keys (host threads) whose rows come mostly in start
+    order: a stable sort by key, then a stable sort by start within each key (none where a key's rows are already
+    in start order). Returns the order, the distinct keys (ascending) and where each one's rows begin in the order
+    (one more entry: the end)."""
+    order = np.argsort(key, kind="stable")
+    key_s = key[order]
+    cuts = [0, *(np.flatnonzero(key_s[1:] != key_s[:-1]) + 1).tolist(), key_s.shape[0]]
+    start_s = start[order]
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        if hi - lo > 1 and not (start_s[lo + 1:hi] >= start_s[lo:hi - 1]).all():
+            order[lo:hi] = order[lo:hi][np.argsort(start_s[lo:hi], kind="stable")]
+    return order, (key_s[cuts[:-1]].tolist() if key_s.shape[0] else []), cuts
+
+
 def gap_histogram(start: np.ndarray, end: np.ndarray) -> GapHistogram:
     """Gaps between consecutive kernels (sorted by start), binned by :data:`~.report.GAP_EDGES_S`."""
     edges = GAP_EDGES_S
