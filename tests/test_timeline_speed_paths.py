@@ -7,11 +7,13 @@ import numpy as np
 
 from conftest import SHARED, need
 from kernelscope.analysis.timeline.checks import _by_rank
-from kernelscope.analysis.timeline.correlation import ApiJoin
+from kernelscope.analysis.timeline.correlation import ApiJoin, launch_queue
 from kernelscope.analysis.timeline.fusion import fusion_chains
 from kernelscope.analysis.timeline.graphs import KernelLaunches
 from kernelscope.analysis.timeline.breakdown import walls
-from kernelscope.analysis.timeline.intervals import KindRows, busy_before, by_key_and_start, distinct, union_segments
+from kernelscope.analysis.timeline.intervals import (
+    KindRows, StreamOrder, busy_before, by_key_and_start, distinct, union_segments,
+)
 from kernelscope.ingest import load_timeline
 from kernelscope.timeline_model import Timeline
 
@@ -75,9 +77,14 @@ def test_fusion_chains_from_the_analysis_indexes_are_the_chains_found_alone() ->
     join = ApiJoin.of(tl, rows.api)
     launches = KernelLaunches.of(tl, rows.kernel, join.positions(tl, rows.kernel), join.api_rows[join.order], rows.dur)
     busy = np.sort(np.concatenate([rows.kernel, rows.memcpy, rows.memset]))
+    streams = StreamOrder.of(tl, busy)
     alone = fusion_chains(tl, 1.0, top=100_000)
     assert len(alone) > 10
-    assert fusion_chains(tl, 1.0, 100_000, join, busy, (launches.k_rows, launches.k_api)) == alone
+    assert fusion_chains(tl, 1.0, 100_000, join, streams, (launches.k_rows, launches.k_api)) == alone
+    # the launch queue from the same stream order: each stream a slice, its rows already in start order
+    plain, sliced = launch_queue(tl, launches, busy), launch_queue(tl, launches, streams.rows, streams)
+    for field in ("depth", "ahead_end_ns", "first_ns", "call_ns"):
+        assert np.array_equal(getattr(plain, field), getattr(sliced, field))
 
 
 def test_distinct_is_numpy_unique_in_order_or_not() -> None:

@@ -58,7 +58,7 @@ from .checks import TIMELINE_RULES, IntervalFacts, TimelineContext, is_sync_api,
 from .correlation import ApiJoin, launch_overhead, launch_queue, tiny_kernels
 from .fusion import fusion_chains
 from .graphs import KernelLaunches, graph_use, launch_bound, mark_graph_kernels
-from .intervals import KindRows, union_length_ns, union_segments
+from .intervals import KindRows, StreamOrder, union_length_ns, union_segments
 from .join import AbsentKernel, JoinedKernel, KernelJoin, NcuKernel, join_kernels
 from .rankings import Rankings, amdahl, amdahl_speedup, black_hole, rankings
 from .scopes import RankIdle, communication_row, gpu_idle_row
@@ -120,8 +120,8 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     ranked = rankings(tl, rows, w, top, split, waits)
     join = ApiJoin.of(tl, rows.api)
     launches = KernelLaunches.of(tl, rows.kernel, join.positions(tl, rows.kernel), join.api_rows[join.order], rows.dur)
-    busy = np.concatenate([rows.kernel, rows.memcpy, rows.memset])
-    queue = launch_queue(tl, launches, busy)
+    streams = StreamOrder.of(tl, np.sort(np.concatenate([rows.kernel, rows.memcpy, rows.memset]), kind="stable"))
+    queue = launch_queue(tl, launches, streams.rows, streams)
     launch = launch_overhead(tl, launches, rows.dur, queue)
     tiny = tiny_kernels(tl, rows.kernel, launches.k_api, rows.dur, split.segments, ranked.kernels, checks.tiny_kernels,
                         launches.graph)
@@ -149,7 +149,7 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
         invalid=tl.invalid, problems=tl.problems, tool_version=tl.tool_version, devices_named=tl.devices,
         graphs=graphs, launch_bound=bound, repaired=tl.repaired, communication=comm_row,
         balanced_wall_s=balanced_wall_s(w.by_rank, waits), steps=steps_of(tl, rows.annotation, slowest),
-        fusion=fusion_chains(tl, w.wall_ns * NS, top, join, np.sort(busy), (launches.k_rows, launches.k_api)),
+        fusion=fusion_chains(tl, w.wall_ns * NS, top, join, streams, (launches.k_rows, launches.k_api)),
     )
 
 

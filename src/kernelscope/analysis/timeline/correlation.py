@@ -26,7 +26,7 @@ import numpy as np
 from ...knowledge.timeline_checks import TinyKernels
 from ...timeline_model import Timeline
 from .graphs import KernelLaunches, LaunchQueue
-from .intervals import Segments, gap_before
+from .intervals import Segments, StreamOrder, gap_before
 from .report import NS, ItemStat, LaunchOverhead, TinyKernel
 
 
@@ -75,12 +75,14 @@ def _stream_key(tl: Timeline, rows: np.ndarray) -> np.ndarray:
         tl.stream[rows].astype(np.int64)
 
 
-def launch_queue(tl: Timeline, launches: KernelLaunches, busy_rows: np.ndarray) -> LaunchQueue:
+def launch_queue(tl: Timeline, launches: KernelLaunches, busy_rows: np.ndarray,
+                 streams: StreamOrder | None = None) -> LaunchQueue:
     """The queue each launch call's first kernel found (see the module docstring), from the GPU rows ``busy_rows``
     (kernels, copies, memsets). Exact without assuming anything about the order of a stream's rows: an operation
     that ended by the call's start began before the kernel, so the depth is (operations of the stream starting
     before the kernel) - (those ending by the call's start). A loop over the
-    streams that hold first kernels (no sort where a stream's rows already are in time order)."""
+    streams that hold first kernels (no sort where a stream's rows already are in time order, as in ``streams``,
+    the same rows in stream order where the caller sorted them: each stream one slice of it)."""
     calls = launches.call_api
     n = calls.shape[0]
     depth = np.zeros(n, dtype=np.int64)
@@ -99,7 +101,9 @@ def launch_queue(tl: Timeline, launches: KernelLaunches, busy_rows: np.ndarray) 
     ok = np.flatnonzero(call_row >= 0)
     q_rows = call_row[ok]
     q_key = _stream_key(tl, q_rows)
-    for key, group in _stream_groups(_stream_key(tl, busy_rows), busy_rows, np.unique(q_key)):
+    groups = _stream_groups(_stream_key(tl, busy_rows), busy_rows, np.unique(q_key)) if streams is None else \
+        _stream_slices(tl, streams, np.unique(q_key))
+    for key, group in groups:
         starts, by_start = _sorted(tl.start_ns[group])
         reach = np.maximum.accumulate(tl.end_ns[group] if by_start is None else tl.end_ns[group][by_start])
         ends = _sorted(tl.end_ns[group])[0]
@@ -120,6 +124,20 @@ def _sorted(a: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         return a, None
     order = np.argsort(a, kind="stable")
     return a[order], order
+
+
+def _stream_slices(tl: Timeline, streams: StreamOrder, wanted: np.ndarray):
+    """:func:`_stream_groups` from rows in stream order: a stream's rows are one slice (the slices of streams whose
+    keys collide joined, as one mask would join them)."""
+    parts: dict[int, list[np.ndarray]] = {}
+    spans = streams.streams()
+    firsts = [lo for lo, _ in spans]
+    keys = _stream_key(tl, streams.rows[firsts]).tolist() if firsts else []
+    for key, (lo, hi) in zip(keys, spans):
+        parts.setdefault(key, []).append(streams.rows[lo:hi])
+    for key in wanted.tolist():
+        got = parts.get(key, [])
+        yield key, (got[0] if len(got) == 1 else np.concatenate(got) if got else streams.rows[:0])
 
 
 def _stream_groups(keys: np.ndarray, rows: np.ndarray, wanted: np.ndarray):

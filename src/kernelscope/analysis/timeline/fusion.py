@@ -41,7 +41,7 @@ from ...errors import KernelscopeError
 from ...timeline_model import ANNOTATION, KERNEL, MEMCPY, MEMSET, RUNTIME_API, Timeline
 from ..fusion import FusionEstimate, FusionKernel, estimate, route_of
 from .correlation import ApiJoin
-from .intervals import by_key_and_start
+from .intervals import StreamOrder, by_key_and_start
 from .report import NS
 
 #: Bytes per element of the dtypes PyTorch's profiler writes in ``Input type`` (c10 scalar type names).
@@ -178,15 +178,13 @@ class _Chains:
     its operator's traffic (the first kernel of an operator only) and which consecutive rows are linked. Vectorised
     over the rows; Python only over the distinct (kernel, operator) names and the links that shapes decide."""
 
-    def __init__(self, tl: Timeline, join: ApiJoin | None = None, busy: np.ndarray | None = None,
+    def __init__(self, tl: Timeline, join: ApiJoin | None = None, streams: StreamOrder | None = None,
                  launched: tuple[np.ndarray, np.ndarray] | None = None) -> None:
-        if busy is None:
-            busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
+        if streams is None:
+            streams = StreamOrder.of(tl, np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET))))
         self.tl = tl
-        cols = tl.start_ns[busy], tl.stream[busy], tl.device[busy], tl.rank[busy]
-        order = np.lexsort(cols)
-        self.busy = busy = busy[order]
-        self._cols = tuple(c[order] for c in cols)  # (start, stream, device, rank) of each position
+        self.busy = busy = streams.rows
+        self._cols = streams.start, streams.stream, streams.device, streams.rank  # (of each position)
         is_k = tl.kind[busy] == KERNEL
         self.op_of = np.full(busy.shape[0], -1, dtype=np.int64)
         k_rows = busy[is_k]
@@ -346,7 +344,7 @@ def _row_groups(keys: np.ndarray) -> np.ndarray:
 
 
 def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10, join: ApiJoin | None = None,
-                  busy: np.ndarray | None = None,
+                  streams: StreamOrder | None = None,
                   launched: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[FusionEstimate, ...]:
     """The fusion candidates of a timeline, largest total saving first (at most ``top``), grouped by their kernel
     names (and rank, device, epilogue head): one estimate per distinct chain with its occurrences.
@@ -356,15 +354,16 @@ def fusion_chains(tl: Timeline, program_s: float | None, top: int = 10, join: Ap
         program_s: the program wall time the gain is of, seconds (None: no program gain).
         top: how many candidates to keep.
         join: the API rows of ``tl`` indexed (:class:`~.correlation.ApiJoin`; None: indexed here).
-        busy: the kernel, copy and memset rows of ``tl`` in row order (None: selected here).
+        streams: the kernel, copy and memset rows of ``tl`` (in row order) in stream order
+            (:class:`~.intervals.StreamOrder`; None: sorted here).
         launched: kernel rows and the Timeline row of each one's launch call, -1 where none
             (:class:`~.graphs.KernelLaunches` ``k_rows`` / ``k_api``; None: joined here).
     """
-    if busy is None:
-        busy = np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET)))
-    if busy.shape[0] < 2:
+    if streams is None:
+        streams = StreamOrder.of(tl, np.flatnonzero(np.isin(tl.kind, (KERNEL, MEMCPY, MEMSET))))
+    if streams.rows.shape[0] < 2:
         return ()
-    c = _Chains(tl, join, busy, launched)
+    c = _Chains(tl, join, streams, launched)
     s, e, h = c.runs()
     if s.size == 0:
         return ()

@@ -135,6 +135,35 @@ class KindRows:
                    sync=rows(SYNC), annotation=rows(ANNOTATION), dur=tl.end_ns - tl.start_ns)
 
 
+@dataclass(frozen=True)
+class StreamOrder:
+    """GPU rows in stream order: sorted by (rank, device, stream, start), ties in their given order, with those
+    columns gathered in that order (one sort shared by the launch queue and the fusion chains)."""
+
+    rows: np.ndarray
+    start: np.ndarray
+    stream: np.ndarray
+    device: np.ndarray
+    rank: np.ndarray
+
+    @classmethod
+    def of(cls, tl: Timeline, rows: np.ndarray) -> "StreamOrder":
+        """Sort the rows ``rows`` of ``tl`` (kernels, copies, memsets) into stream order."""
+        cols = tl.start_ns[rows], tl.stream[rows], tl.device[rows], tl.rank[rows]
+        order = np.lexsort(cols)
+        return cls(rows[order], *(c[order] for c in cols))
+
+    def streams(self) -> list[tuple[int, int]]:
+        """``(first, end)`` positions of each (rank, device, stream) run of rows."""
+        n = self.rows.shape[0]
+        if n == 0:
+            return []
+        new = (self.rank[1:] != self.rank[:-1]) | (self.device[1:] != self.device[:-1]) | (
+            self.stream[1:] != self.stream[:-1])
+        cuts = [0, *(np.flatnonzero(new) + 1).tolist(), n]
+        return list(zip(cuts[:-1], cuts[1:]))
+
+
 # ------------------------------------------------------------------------------------ per-item busy / exclusive time
 @dataclass(frozen=True)
 class ItemTimes:
