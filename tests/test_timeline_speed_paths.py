@@ -187,3 +187,13 @@ def test_launch_thread_order_is_the_lexsort() -> None:
             th = rng.integers(0, 3, n) * ((1 << 61) if wide else 977) - 1
             s = rng.integers(0, 40, n)
             assert np.array_equal(_thread_order(s, rk, th), np.lexsort((s, th, rk)))
+
+
+def test_dense_codes_are_numpy_unique() -> None:
+    from kernelscope.analysis.timeline.intervals import dense_codes
+    rng = np.random.default_rng(19)
+    for key in (np.zeros(0, dtype=np.int64), rng.integers(-1, 50, 500), rng.integers(-1, 1 << 40, 50)):
+        keys, inv, counts = dense_codes(key)
+        u_keys, u_inv, u_counts = np.unique(key, return_inverse=True, return_counts=True)
+        assert np.array_equal(keys, u_keys) and np.array_equal(inv, u_inv.reshape(-1))
+        assert np.array_equal(counts, u_counts)

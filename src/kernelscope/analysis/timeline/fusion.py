@@ -41,7 +41,7 @@ from ...errors import KernelscopeError
 from ...timeline_model import ANNOTATION, KERNEL, MEMCPY, MEMSET, RUNTIME_API, Timeline
 from ..fusion import FusionEstimate, FusionKernel, estimate, route_of
 from .correlation import ApiJoin
-from .intervals import StreamOrder, by_key_and_start
+from .intervals import StreamOrder, by_key_and_start, dense_codes
 from .report import NS
 
 #: Bytes per element of the dtypes PyTorch's profiler writes in ``Input type`` (c10 scalar type names).
@@ -200,7 +200,7 @@ class _Chains:
             has = self.op_of >= 0
             op_name[has] = tl.name_id[ops.row[self.op_of[has]]]
         keys = np.where(is_k, tl.name_id[busy].astype(np.int64) * (len(tl.names) + 1) + op_name + 1, -1)
-        uniq, inv = np.unique(keys, return_inverse=True)
+        uniq, inv, _ = dense_codes(keys)  # (np.unique with its inverse; one bincount for these compact keys)
         found = []
         one: dict[int, object] = {}  # name id -> fusion_family of that name alone (the pairs share names)
         for key in uniq.tolist():

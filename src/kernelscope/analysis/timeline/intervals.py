@@ -187,8 +187,11 @@ class ItemTimes:
     exclusive_ns: np.ndarray
 
 
-def _dense(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(sorted distinct keys, each row's index into them, count per key); one bincount for compact key ranges."""
+def dense_codes(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sorted distinct keys, each row's index into them, count per key): ``np.unique`` with its inverse and counts,
+    by one bincount for compact key ranges (int64 keys)."""
+    if key.shape[0] == 0:
+        return key.astype(np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     lo, hi = int(key.min()), int(key.max())
     if hi - lo <= 4 * key.shape[0] + 4096:
         counts = np.bincount(key - lo)
@@ -257,7 +260,7 @@ def item_times(key: np.ndarray, start: np.ndarray, end: np.ndarray, overlapping:
     time equal the total. ``exclusive=False``: exclusive time is not computed (returned equal to busy).
     ``presorted``: the rows are sorted by start; then only the rows sharing a busy-union segment with others are
     swept (usually a small part of a device's rows)."""
-    keys, ids, count = _dense(key)
+    keys, ids, count = dense_codes(key)
     k = keys.shape[0]
     dur = end - start
     total = _by(ids, dur, k)
