@@ -92,6 +92,13 @@ def copy_directions(dur: np.ndarray, copy_kind: np.ndarray, nbytes: np.ndarray,
     return tuple(out)
 
 
+def _copies_of(tl: Timeline, c_idx: np.ndarray, dur: np.ndarray) -> tuple[CopyDirection, ...]:
+    """:func:`copy_directions` of the copy rows ``c_idx`` (durations ``dur``): only their columns gathered."""
+    if c_idx.size == 0:
+        return ()
+    return copy_directions(dur, tl.copy_kind[c_idx], tl.bytes[c_idx], tl.pageable[c_idx])
+
+
 def split_of(tl: Timeline, idx: np.ndarray, sync_idx: np.ndarray, rank: int | None, device: int, stream: int | None,
              with_gaps: bool) -> tuple[TimeSplit, tuple[np.ndarray, np.ndarray]]:
     """Split of the GPU rows ``idx`` (already sorted by start) and their busy union segments. ``sync_idx``: the
@@ -136,7 +143,7 @@ def split_of(tl: Timeline, idx: np.ndarray, sync_idx: np.ndarray, rank: int | No
         sum_over_streams_s=total_sum * NS, overlap_s=(total_sum - busy) * NS,
         kernel_sum_s=k_sum * NS, memcpy_sum_s=c_sum * NS, memset_sum_s=m_sum * NS,
         copy_compute_overlap_s=(k_union + c_union - kc_union) * NS,
-        copies=copy_directions(dur[is_c], tl.copy_kind[idx][is_c], tl.bytes[idx][is_c], tl.pageable[idx][is_c]),
+        copies=_copies_of(tl, idx[is_c], dur[is_c]),
         sync_s=sync_s, kernel_count=n_k, memcpy_count=n_c, memset_count=n_m, gaps=gaps,
         largest_gap_s=largest_gap * NS, largest_gap_start_ns=largest_gap_start,
     )
