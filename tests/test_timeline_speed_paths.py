@@ -6,13 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from conftest import SHARED, need
-from kernelscope.analysis.timeline.checks import _by_rank
 from kernelscope.analysis.timeline.correlation import ApiJoin, launch_queue
 from kernelscope.analysis.timeline.fusion import fusion_chains
 from kernelscope.analysis.timeline.graphs import KernelLaunches
 from kernelscope.analysis.timeline.breakdown import walls
 from kernelscope.analysis.timeline.intervals import (
-    KindRows, StreamOrder, busy_before, by_key_and_start, distinct, union_segments,
+    KindRows, StreamOrder, busy_before, by_key_and_start, distinct, rows_by_rank, union_segments,
 )
 from kernelscope.ingest import load_timeline
 from kernelscope.timeline_model import Timeline
@@ -52,7 +51,7 @@ def test_rows_by_rank_are_the_masked_rows_in_their_order() -> None:
     pick = rng.permutation(n)[:100]
     in_rank_order = pick[np.argsort(tl.rank[pick], kind="stable")]  # (a part whose ranks already come in order)
     for parts in ((rows,), (rows[:120], rows[120:]), (rows[:0], in_rank_order, rows)):
-        of, joined = _by_rank(tl, *parts), np.concatenate(parts)
+        of, joined = rows_by_rank(tl, *parts), np.concatenate(parts)
         for rk in (-1, 0, 1, 2, 3, 7):
             assert np.array_equal(of(rk), joined[tl.rank[joined] == rk])
 

@@ -18,7 +18,8 @@ import numpy as np
 from ...notes import Note
 from ...timeline_model import BUSY_KINDS, COPY_KIND_NAMES, KERNEL, MEMCPY, MEMSET, SYNC, Timeline
 from .intervals import (
-    ItemTimes, KindRows, Segments, busy_before, distinct, gap_histogram, item_times, union_length_ns, union_segments,
+    ItemTimes, KindRows, Segments, busy_before, distinct, gap_histogram, item_times, rows_by_rank, union_length_ns,
+    union_segments,
 )
 from .report import NS, CopyDirection, RankRow, Steps, TimeSplit
 
@@ -234,10 +235,11 @@ def rank_rows(tl: Timeline, w: Walls, devices: tuple[TimeSplit, ...], rows: Kind
     unions (:mod:`.collectives`, in ``w.ranks`` order); ``wait_ns``: rank -> its collective wait; ``no_gpu_ns``:
     per rank, the time of its wall with no GPU work (ranks without GPU work absent)."""
     out = []
+    api_of = rows_by_rank(tl, rows.api)
     for rk, c in zip(w.ranks.tolist(), comms):
         ds = [d for d in devices if (d.rank if d.rank is not None else -1) == rk]
         span = sum(d.span_s for d in ds)
-        api_ns = host_api_ns(tl, rows.api, rk, w.ranks.size == 1)
+        api_ns = host_api_ns(tl, rows.api if w.ranks.size == 1 else api_of(rk), rk, True)
         no_gpu = (no_gpu_ns or {}).get(rk)
         wait = int(wait_ns.get(rk, 0))
         out.append(RankRow(

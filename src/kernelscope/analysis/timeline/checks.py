@@ -28,7 +28,7 @@ from ...timeline_model import COPY_DTOD, COPY_HTOD, CPU_OP, Timeline
 from ..engine import Done, Evidence, Finding, Rule
 from .breakdown import Walls
 from .correlation import ApiJoin
-from .intervals import KindRows, Segments, busy_before, union_segments
+from .intervals import KindRows, Segments, busy_before, rows_by_rank, union_segments
 from .report import NS, ItemStat, LaunchBound, TimeSplit, TinyKernel
 
 _SYNC_COPY_API = re.compile(r"^(cuda|cu)Mem(cpy|set)", re.IGNORECASE)
@@ -296,24 +296,6 @@ def _most_overlap(tl: Timeline, rows: np.ndarray, gap_s: np.ndarray, gap_e: np.n
     return name, cut * NS
 
 
-def _by_rank(tl: Timeline, *parts: np.ndarray):
-    """``rank -> rows[tl.rank[rows] == rank]`` (in their order) of the rows ``np.concatenate(parts)``, without a
-    pass over all the rows per device: each part stably sorted by rank once (not at all where its ranks already come
-    in order, as a reader writes them: rank by rank), then a rank's rows are one slice of each part."""
-    split = []
-    for rows in parts:
-        rank = tl.rank[rows]
-        if rank.shape[0] > 1 and not (rank[1:] >= rank[:-1]).all():
-            order = np.argsort(rank, kind="stable")
-            rows, rank = rows[order], rank[order]
-        split.append((rows, rank))
-
-    def of(rk: int) -> np.ndarray:
-        return np.concatenate([rows[np.searchsorted(rank, rk, "left"):np.searchsorted(rank, rk, "right")]
-                               for rows, rank in split])
-    return of
-
-
 def host_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
     """Per device: CPU-bound gaps, GPU idle stretches of at least ``min_gap_s`` between its operations adding up to
     at least ``min_share_pct`` of its rank's wall, with what fills them on the rank's host: the CUDA API call
@@ -327,7 +309,7 @@ def host_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
     min_gap_ns = cfg.min_gap_s / NS
     host_api = facts.rows.api, facts.rows.sync[tl.device[facts.rows.sync] < 0]
     ranges = facts.rows.annotation, np.flatnonzero(tl.kind == CPU_OP)
-    api_of, ranges_of = _by_rank(tl, *host_api), _by_rank(tl, *ranges)
+    api_of, ranges_of = rows_by_rank(tl, *host_api), rows_by_rank(tl, *ranges)
     for d in facts.devices:
         rk = d.rank if d.rank is not None else -1
         seg_s, seg_e = facts.segments[(rk, d.device)]

@@ -7,7 +7,7 @@ where a function says so.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -68,6 +68,24 @@ def by_key_and_start(key: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, li
         if hi - lo > 1 and not (start_s[lo + 1:hi] >= start_s[lo:hi - 1]).all():
             order[lo:hi] = order[lo:hi][np.argsort(start_s[lo:hi], kind="stable")]
     return order, (key_s[cuts[:-1]].tolist() if key_s.shape[0] else []), cuts
+
+
+def rows_by_rank(tl: Timeline, *parts: np.ndarray) -> Callable[[int], np.ndarray]:
+    """``rank -> rows[tl.rank[rows] == rank]`` (in their order) of the rows ``np.concatenate(parts)``, without a
+    pass over all the rows per device: each part stably sorted by rank once (not at all where its ranks already come
+    in order, as a reader writes them: rank by rank), then a rank's rows are one slice of each part."""
+    split = []
+    for rows in parts:
+        rank = tl.rank[rows]
+        if rank.shape[0] > 1 and not (rank[1:] >= rank[:-1]).all():
+            order = np.argsort(rank, kind="stable")
+            rows, rank = rows[order], rank[order]
+        split.append((rows, rank))
+
+    def of(rk: int) -> np.ndarray:
+        return np.concatenate([rows[np.searchsorted(rank, rk, "left"):np.searchsorted(rank, rk, "right")]
+                               for rows, rank in split])
+    return of
 
 
 def gap_histogram(start: np.ndarray, end: np.ndarray) -> GapHistogram:
