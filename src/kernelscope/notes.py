@@ -3,9 +3,9 @@ numbers that every renderer words in the user's language (templates in ``data/la
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
@@ -21,6 +21,76 @@ SMALL_GRID = "small-grid"
 BALANCED = "balanced"
 
 
+class cached:
+    """A property computed once per instance and then kept in its ``__dict__``, as :class:`functools.cached_property`
+    without its lock (Python 3.11 takes one on every first access: thousands of notes and diagnoses per report).
+    For values that are pure functions of a frozen instance."""
+
+    def __init__(self, func: Callable[[Any], Any]) -> None:
+        self.func = func
+        self.attrname = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attrname = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.attrname] = self.func(instance)
+        return value
+
+
+class _Factory:
+    """The default of a field with a default factory in a :func:`quick_init` signature (shown as dataclasses does)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
+def quick_init(cls: type) -> type:
+    """A frozen dataclass with an ``__init__`` that stores its fields straight into the instance's ``__dict__``: the
+    same signature, defaults, default factories and ``__post_init__`` as the one :func:`dataclasses.dataclass` makes,
+    which calls ``object.__setattr__`` once per field (a report makes hundreds of thousands of findings, notes and
+    evidence). Put above ``@dataclass(frozen=True)``.
+
+    Raises:
+        TypeError: not a frozen dataclass, or one whose fields this cannot take (slots, ``init=False``, keyword-only
+            fields, a field that is a data descriptor of the class).
+    """
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen or "__slots__" in cls.__dict__:
+        raise TypeError(f"quick_init: {cls.__qualname__} is not a frozen dataclass without slots")
+    names, args, body = [], [], []
+    namespace: dict[str, Any] = {"_MISSING": _FACTORY}
+    for f in dataclasses.fields(cls):
+        if not f.init or f.kw_only or hasattr(type(cls.__dict__.get(f.name)), "__set__"):
+            raise TypeError(f"quick_init: field {f.name!r} of {cls.__qualname__} is not a plain init field")
+        names.append(f.name)
+        if f.default is not dataclasses.MISSING:
+            namespace[f"_default_{f.name}"] = f.default
+            args.append(f"{f.name}=_default_{f.name}")
+        elif f.default_factory is not dataclasses.MISSING:
+            namespace[f"_factory_{f.name}"] = f.default_factory
+            args.append(f"{f.name}=_MISSING")
+            body.append(f"    if {f.name} is _MISSING: {f.name} = _factory_{f.name}()")
+        else:
+            args.append(f.name)
+    body += ["    d = self.__dict__"] + [f"    d[{n!r}] = {n}" for n in names]
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()")
+    exec(f"def __init__(self, {', '.join(args)}):\n" + "\n".join(body), namespace)  # (as dataclasses does)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    cls.__init__ = init  # type: ignore[misc]
+    return cls
+
+
+@quick_init
 @dataclass(frozen=True)
 class Note:
     """One finding with its numbers: ``key`` names a template in ``labels.toml`` ``[note]`` (en / zh),
@@ -32,20 +102,23 @@ class Note:
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", MappingProxyType(dict(self.values)))
 
-    @cached_property
+    @cached
     def memo(self) -> tuple | None:
         """A key that tells apart every note that could be worded differently (values by type, the sign of a zero),
         or None when a value is not a plain number, string or None (it is then worded every time); computed once
         per note (renderers word the same note in several places)."""
-        items: list = [self.key]
-        for k, v in self.values.items():
-            if v is None or type(v) is str:  # (a Listed: worded every time)
-                items.append((k, v))
-            elif type(v) in (int, float, bool):
-                items.append((k, type(v), v, math.copysign(1.0, v) if type(v) is float else 0))
-            else:
-                return None
-        return tuple(items)
+        values = self.values
+        types = tuple(map(type, values.values()))
+        if not _PLAIN_TYPES.issuperset(types):  # (a Listed: worded every time)
+            return None
+        # equal items of the same types word the same, but for the sign of a zero (-0.0 == 0.0): the zeros' signs
+        zeros = tuple(math.copysign(1.0, v) for v in values.values() if v == 0 and type(v) is float) \
+            if 0 in values.values() else ()
+        return self.key, tuple(values.items()), types, zeros
+
+
+#: The value types a :attr:`Note.memo` tells apart by value (``type(None)``: a value not measured).
+_PLAIN_TYPES = frozenset((str, int, float, bool, type(None)))
 
 
 class Listed(str):
