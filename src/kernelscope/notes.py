@@ -58,34 +58,37 @@ def quick_init(cls: type) -> type:
     evidence). Put above ``@dataclass(frozen=True)``.
 
     Raises:
-        TypeError: not a frozen dataclass, or one whose fields this cannot take (slots, ``init=False``, keyword-only
-            fields, a field that is a data descriptor of the class).
+        TypeError: not a frozen dataclass, or one whose fields this cannot take (slots, ``InitVar`` / ``ClassVar``
+            pseudo-fields, ``init=False``, keyword-only fields, a field that is a data descriptor of the class).
     """
     params = getattr(cls, "__dataclass_params__", None)
-    if params is None or not params.frozen or "__slots__" in cls.__dict__:
-        raise TypeError(f"quick_init: {cls.__qualname__} is not a frozen dataclass without slots")
+    if params is None or not params.frozen or "__slots__" in cls.__dict__ or \
+            len(cls.__dataclass_fields__) != len(dataclasses.fields(cls)):  # (an InitVar or a ClassVar pseudo-field)
+        raise TypeError(f"quick_init: {cls.__qualname__} is not a frozen dataclass without slots or pseudo-fields")
     names, args, body = [], [], []
-    namespace: dict[str, Any] = {"_MISSING": _FACTORY}
+    namespace: dict[str, Any] = {"__quick_factory__": _FACTORY}  # (names no field has: checked below)
     for f in dataclasses.fields(cls):
-        if not f.init or f.kw_only or hasattr(type(cls.__dict__.get(f.name)), "__set__"):
+        descriptor = hasattr(type(cls.__dict__.get(f.name)), "__set__")
+        if not f.init or f.kw_only or f.name.startswith("__quick") or descriptor:
             raise TypeError(f"quick_init: field {f.name!r} of {cls.__qualname__} is not a plain init field")
         names.append(f.name)
         if f.default is not dataclasses.MISSING:
-            namespace[f"_default_{f.name}"] = f.default
-            args.append(f"{f.name}=_default_{f.name}")
+            namespace[f"__quick_default_{f.name}"] = f.default
+            args.append(f"{f.name}=__quick_default_{f.name}")
         elif f.default_factory is not dataclasses.MISSING:
-            namespace[f"_factory_{f.name}"] = f.default_factory
-            args.append(f"{f.name}=_MISSING")
-            body.append(f"    if {f.name} is _MISSING: {f.name} = _factory_{f.name}()")
+            namespace[f"__quick_factory_{f.name}"] = f.default_factory
+            args.append(f"{f.name}=__quick_factory__")
+            body.append(f"    if {f.name} is __quick_factory__: {f.name} = __quick_factory_{f.name}()")
         else:
             args.append(f.name)
-    body += ["    d = self.__dict__"] + [f"    d[{n!r}] = {n}" for n in names]
+    body += ["    __quick_dict = self.__dict__"] + [f"    __quick_dict[{n!r}] = {n}" for n in names]
     if hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()")
     exec(f"def __init__(self, {', '.join(args)}):\n" + "\n".join(body), namespace)  # (as dataclasses does)
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
+    init.__annotations__ = {**{f.name: f.type for f in dataclasses.fields(cls)}, "return": None}
     cls.__init__ = init  # type: ignore[misc]
     return cls
 
@@ -107,18 +110,15 @@ class Note:
         """A key that tells apart every note that could be worded differently (values by type, the sign of a zero),
         or None when a value is not a plain number, string or None (it is then worded every time); computed once
         per note (renderers word the same note in several places)."""
-        values = self.values
-        types = tuple(map(type, values.values()))
-        if not _PLAIN_TYPES.issuperset(types):  # (a Listed: worded every time)
-            return None
-        # equal items of the same types word the same, but for the sign of a zero (-0.0 == 0.0): the zeros' signs
-        zeros = tuple(math.copysign(1.0, v) for v in values.values() if v == 0 and type(v) is float) \
-            if 0 in values.values() else ()
-        return self.key, tuple(values.items()), types, zeros
-
-
-#: The value types a :attr:`Note.memo` tells apart by value (``type(None)``: a value not measured).
-_PLAIN_TYPES = frozenset((str, int, float, bool, type(None)))
+        items: list = [self.key]
+        for k, v in self.values.items():
+            if v is None or type(v) is str:  # (a Listed: worded every time)
+                items.append((k, v))
+            elif type(v) in (int, float, bool):
+                items.append((k, type(v), v, math.copysign(1.0, v) if type(v) is float else 0))
+            else:
+                return None
+        return tuple(items)
 
 
 class Listed(str):
