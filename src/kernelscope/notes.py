@@ -3,9 +3,9 @@ numbers that every renderer words in the user's language (templates in ``data/la
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
@@ -21,6 +21,79 @@ SMALL_GRID = "small-grid"
 BALANCED = "balanced"
 
 
+class cached:
+    """A property computed once per instance and then kept in its ``__dict__``, as :class:`functools.cached_property`
+    without its lock (Python 3.11 takes one on every first access: thousands of notes and diagnoses per report).
+    For values that are pure functions of a frozen instance."""
+
+    def __init__(self, func: Callable[[Any], Any]) -> None:
+        self.func = func
+        self.attrname = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attrname = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.attrname] = self.func(instance)
+        return value
+
+
+class _Factory:
+    """The default of a field with a default factory in a :func:`quick_init` signature (shown as dataclasses does)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
+def quick_init(cls: type) -> type:
+    """A frozen dataclass with an ``__init__`` that stores its fields straight into the instance's ``__dict__``: the
+    same signature, defaults, default factories and ``__post_init__`` as the one :func:`dataclasses.dataclass` makes,
+    which calls ``object.__setattr__`` once per field (a report makes hundreds of thousands of findings, notes and
+    evidence). Put above ``@dataclass(frozen=True)``.
+
+    Raises:
+        TypeError: not a frozen dataclass, or one whose fields this cannot take (slots, ``InitVar`` / ``ClassVar``
+            pseudo-fields, ``init=False``, keyword-only fields, a field that is a data descriptor of the class).
+    """
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen or "__slots__" in cls.__dict__ or \
+            len(cls.__dataclass_fields__) != len(dataclasses.fields(cls)):  # (an InitVar or a ClassVar pseudo-field)
+        raise TypeError(f"quick_init: {cls.__qualname__} is not a frozen dataclass without slots or pseudo-fields")
+    names, args, body = [], [], []
+    namespace: dict[str, Any] = {"__quick_factory__": _FACTORY}  # (names no field has: checked below)
+    for f in dataclasses.fields(cls):
+        descriptor = hasattr(type(cls.__dict__.get(f.name)), "__set__")
+        if not f.init or f.kw_only or f.name.startswith("__quick") or descriptor:
+            raise TypeError(f"quick_init: field {f.name!r} of {cls.__qualname__} is not a plain init field")
+        names.append(f.name)
+        if f.default is not dataclasses.MISSING:
+            namespace[f"__quick_default_{f.name}"] = f.default
+            args.append(f"{f.name}=__quick_default_{f.name}")
+        elif f.default_factory is not dataclasses.MISSING:
+            namespace[f"__quick_factory_{f.name}"] = f.default_factory
+            args.append(f"{f.name}=__quick_factory__")
+            body.append(f"    if {f.name} is __quick_factory__: {f.name} = __quick_factory_{f.name}()")
+        else:
+            args.append(f.name)
+    body += ["    __quick_dict = self.__dict__"] + [f"    __quick_dict[{n!r}] = {n}" for n in names]
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()")
+    exec(f"def __init__(self, {', '.join(args)}):\n" + "\n".join(body), namespace)  # (as dataclasses does)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    init.__annotations__ = {**{f.name: f.type for f in dataclasses.fields(cls)}, "return": None}
+    cls.__init__ = init  # type: ignore[misc]
+    return cls
+
+
+@quick_init
 @dataclass(frozen=True)
 class Note:
     """One finding with its numbers: ``key`` names a template in ``labels.toml`` ``[note]`` (en / zh),
@@ -32,7 +105,7 @@ class Note:
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", MappingProxyType(dict(self.values)))
 
-    @cached_property
+    @cached
     def memo(self) -> tuple | None:
         """A key that tells apart every note that could be worded differently (values by type, the sign of a zero),
         or None when a value is not a plain number, string or None (it is then worded every time); computed once

@@ -19,7 +19,7 @@ from typing import Mapping
 from ..knowledge.gpus import DERIVED_ORIGIN
 from ..knowledge.libraries import Family, family_of
 from ..model import GpuSpec, KernelProfile
-from ..notes import Note
+from ..notes import Note, quick_init
 from .occupancy import Occupancy
 from .performance import Units
 from .stalls import StallBreakdown
@@ -50,6 +50,7 @@ SINGLE_PASS_LOADS = 8.0
 LOAD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 
 
+@quick_init
 @dataclass(frozen=True)
 class Design:
     """What one launch's report shows of the kernel itself.

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Any, Iterable, Mapping
 
 from ..errors import UnknownGpuError
@@ -23,7 +22,7 @@ from ..knowledge.gpus import DERIVED_ORIGIN, derived_spec, find_gpu, find_typed_
 from ..knowledge.plausibility import screen
 from ..model import GpuSpec, KernelProfile, ProfileReport
 from ..notes import (BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, SMALL_GRID,
-                     Listed, Note)
+                     Listed, Note, cached, quick_init)
 from .engine import Evidence, Finding, by_gain, run_rules
 from .performance import Units, measured_share, rank_and_share, units_of
 from .causes import CAUSE_RULES, limiter_unit, program_gain
@@ -58,6 +57,7 @@ SAMPLED_FAMILIES = ("pc_sampling", "warp_id_sampling")
 OCCUPANCY_NOTES = ("occupancy_busy", "tail_effect", "occupancy_gap")
 
 
+@quick_init
 @dataclass(frozen=True)
 class KernelDiagnosis:
     """Everything kernelscope concludes about one kernel launch.
@@ -112,7 +112,7 @@ class KernelDiagnosis:
     design: Design | None = None
     facts: frozenset[str] = frozenset()
 
-    @cached_property
+    @cached
     def classes(self) -> tuple[str, ...]:
         """kernelscope's bottleneck classes, several when several hold (e.g. memory-bound + latency-bound), in
         :data:`kernelscope.analysis.kernel_rules.CLASS_ORDER`."""
@@ -129,7 +129,7 @@ class KernelDiagnosis:
         """The occupancy trade-off (busy warps), the tail effect and why achieved sits below theoretical."""
         return tuple(f.message for i in OCCUPANCY_NOTES for f in self.findings if f.id == i)
 
-    @cached_property
+    @cached
     def advice_findings(self) -> tuple[Finding, ...]:
         """The findings whose advice to give, most important first: the specific ones (``finding:<id>``: a root
         cause with its one action) in the performance model's ranking (``Finding.rank``: by conservative value,

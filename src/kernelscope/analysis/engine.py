@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 from functools import cache
 from typing import Any, Callable, Generic, Iterable, Mapping, Sequence, TypeVar
 
-from ..notes import Note
+from ..notes import Note, quick_init
 
 C = TypeVar("C")
 
@@ -28,6 +28,7 @@ C = TypeVar("C")
 SEVERITIES: tuple[str, ...] = ("bound", "optimization", "warning", "info")
 
 
+@quick_init
 @dataclass(frozen=True)
 class Evidence:
     """One measured value behind a finding.
@@ -44,6 +45,7 @@ class Evidence:
     unit: str = ""
 
 
+@quick_init
 @dataclass(frozen=True)
 class Finding:
     """What one rule concluded.

@@ -19,7 +19,8 @@ from ..knowledge.findings import findings
 from ..knowledge.remedies import applicable, holds
 from ..knowledge.text import class_remedies
 from ..model import GpuSpec, KernelProfile
-from ..notes import BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, SMALL_GRID, Note
+from ..notes import (BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, SMALL_GRID, Note,
+                     quick_init)
 from .engine import Done, Evidence, Finding, Rule
 from .design import Design
 from .limiters import Limiters, MemoryLevel, limiting_level
@@ -45,6 +46,7 @@ THEORETICAL = "sm__maximum_warps_per_active_cycle_pct"
 STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 
 
+@quick_init
 @dataclass(frozen=True)
 class SolVerdict:
     """Speed-of-Light bottleneck class of one kernel.
@@ -113,6 +115,7 @@ def classify_sol(compute_pct: float | None, memory_pct: float | None, waves_per_
     return verdict(higher, "sol_mid", low=t["latency_sol_pct"], high=t["memory_high_pct"])
 
 
+@quick_init
 @dataclass(frozen=True)
 class KernelContext:
     """What the kernel rules may look at for one launch.

@@ -36,6 +36,7 @@ from typing import Mapping
 
 from ..knowledge.units import by_metric
 from ..model import KernelProfile
+from ..notes import quick_init
 
 #: Bytes per L1/L2/DRAM sector.
 SECTOR_BYTES = 32
@@ -124,6 +125,7 @@ class UnitLoad:
     pct: float
 
 
+@quick_init
 @dataclass(frozen=True)
 class MemoryLevel:
     """One level of the memory hierarchy for one launch. None = not measured (the report lacks the metrics).
@@ -167,6 +169,7 @@ def unit_loads(breakdown: Mapping[str, float], side: str) -> tuple[UnitLoad, ...
     return tuple(sorted(best.values(), key=lambda x: -x.pct))
 
 
+@quick_init
 @dataclass(frozen=True)
 class Limiters:
     """The busiest units of a launch, each side busiest first (empty when the breakdown was not collected)."""

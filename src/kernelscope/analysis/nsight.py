@@ -17,6 +17,7 @@ from typing import Iterable, Literal
 
 from ..knowledge.findings import by_nsight_rule, findings
 from ..model import RuleResult
+from ..notes import quick_init
 from .engine import Finding
 
 __all__ = ["AGREE", "KERNELSCOPE_ONLY", "NO_COUNTERPART", "NSIGHT_ONLY", "NsightMatch", "match_nsight"]
@@ -37,6 +38,7 @@ FIRED = ("OPTIMIZATION", "WARNING")
 SKIPPED = ("SOLBottleneck",)
 
 
+@quick_init
 @dataclass(frozen=True)
 class NsightMatch:
     """One Nsight Compute rule set against kernelscope's findings for the same launch.

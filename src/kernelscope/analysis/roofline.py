@@ -33,13 +33,14 @@ from typing import Mapping
 
 from ..knowledge.criteria import criteria as default_criteria
 from ..model import GpuSpec, KernelProfile
-from ..notes import COMPUTE_BOUND, MEMORY_BOUND, Note
+from ..notes import COMPUTE_BOUND, MEMORY_BOUND, Note, quick_init
 
 __all__ = ["COMPUTE_BOUND", "INTENSITY_INPUTS", "MEMORY_BOUND", "RooflinePoint", "choose_pipe", "clock_scale",
            "counted_flops", "derived_dram_throughput_pct", "estimate_tensor_flops", "intensity_notes",
            "kernel_points", "ridge_point", "roofline_point", "useful_point"]
 
 
+@quick_init
 @dataclass(frozen=True)
 class RooflinePoint:
     """Where one kernel sits on the roofline of one pipe. None = not measured (see ``not_measured``).

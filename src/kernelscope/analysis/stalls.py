@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from ..errors import InputError
-from ..notes import Listed
+from ..notes import Listed, quick_init
 from ..knowledge.stalls import SELECTED, lookup, norm
 from ..model import GIVEN_PERCENT, STALL_FAMILIES
 
@@ -30,6 +30,7 @@ from ..model import GIVEN_PERCENT, STALL_FAMILIES
 CPI_TOLERANCE = 0.01
 
 
+@quick_init
 @dataclass(frozen=True)
 class StallShare:
     """One stall reason's part of a breakdown.
@@ -50,6 +51,7 @@ class StallShare:
     share_of_stalls: float
 
 
+@quick_init
 @dataclass(frozen=True)
 class StallBreakdown:
     """Ranked stall reasons of one kernel; ``selected`` (issuing, not stalling) is kept apart.

@@ -264,17 +264,37 @@ class _Page:
     def add(self, raw: Row) -> None:
         """Read one row: a rule result, a mapped display row, a row labelled with a metric name, or (a display row
         kernelscope does not use) nothing."""
-        if isinstance(raw, RuleRow):
+        if type(raw) is MetricRow:  # (most rows: no isinstance chain)
+            row = raw
+        elif isinstance(raw, RuleRow):
             rule = _rule(raw)
             if rule is not None:
                 self.rules.append(rule)
             return
-        row = raw if isinstance(raw, MetricRow) else MetricRow(*raw)
+        else:
+            row = raw if isinstance(raw, MetricRow) else MetricRow(*raw)
         text, sec_id, found, metric_name, choice = _plan(row.section, row.name, row.unit)
         if not text:
             return
         if found is not None:
-            self.mapped(row, text, found, choice)
+            # A display row kernelscope maps (data/ncu_details.toml): converted to SI with ``choice``, the first entry
+            # whose quantity takes the row's unit (_plan). The first row giving a metric wins.
+            if choice is None:
+                raise self.error(row, f"'{text}' ({row.section}, metric {found[0].metric}) has unit "
+                                      f"{row.unit.strip()!r}, which kernelscope cannot convert (expected "
+                                      f"{NCU_EXPECTED[found[0].kind]})")
+            entry, (factor, si_unit) = choice
+            metric = entry.metric
+            try:
+                value = parse_number(row.value)
+            except ValueError as exc:
+                raise self.error(row, f"'{text}' ({row.section}): value {exc}") from None
+            if value is None or metric in self.values:
+                return
+            if not math.isfinite(value):
+                self.nonfinite.append(metric)
+                return
+            self.store(metric, value * factor * entry.scale, si_unit, row)
         elif sec_id in ("CommandLineMetrics", None) or metric_name:
             # a metric name, or any row of a section kernelscope does not know (a custom section file, e.g.
             # "Custom L2 metrics" with nvprof-style names): kept under its label, nothing is dropped
@@ -290,26 +310,6 @@ class _Page:
         where = f"line {row.line}: " if row.line else ""
         return InputError(self.source, key="details_bad_value",
             values={"where": where, "label": self.label, "problem": problem})
-
-    def mapped(self, row: MetricRow, text: str, found: tuple[_Entry, ...],
-               choice: tuple[_Entry, tuple[float, str]] | None) -> None:
-        """A display row kernelscope maps (``data/ncu_details.toml``): converted to SI with ``choice``, the first
-        entry whose quantity takes the row's unit (:func:`_plan`). The first row giving a metric wins."""
-        if choice is None:
-            raise self.error(row, f"'{text}' ({row.section}, metric {found[0].metric}) has unit "
-                                  f"{row.unit.strip()!r}, which kernelscope cannot convert (expected "
-                                  f"{NCU_EXPECTED[found[0].kind]})")
-        entry, (factor, si_unit) = choice
-        try:
-            value = parse_number(row.value)
-        except ValueError as exc:
-            raise self.error(row, f"'{text}' ({row.section}): value {exc}") from None
-        if value is None or entry.metric in self.values:
-            return
-        if not math.isfinite(value):
-            self.nonfinite.append(entry.metric)
-            return
-        self.store(entry.metric, value * factor * entry.scale, si_unit, row)
 
     def raw_metric(self, row: MetricRow, metric: str) -> None:
         """A row labelled with a metric name: kept in its own unit (converted where a field reads it).

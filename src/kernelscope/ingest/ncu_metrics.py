@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import cache
 from typing import Mapping, Sequence
 
 from ..errors import InputError
@@ -237,13 +238,19 @@ def _breakdown(m: MetricSet, strings: Mapping[str, str], side: str) -> dict[str,
     if listed:
         names = [n.strip() for n in listed.split(",") if n.strip()]
     else:
-        names = [n for n, u in by_metric().items() if u.side == side and n in m.values]  # (most are not measured)
+        names = [n for n in _side_metrics(side) if n in m.values]  # (most are not measured)
     out = {}
     for name in names:
         value = m.scaled(name, NCU_PERCENT, "%")
         if value is not None:
             out[name] = value
     return out
+
+
+@cache
+def _side_metrics(side: str) -> tuple[str, ...]:
+    """The sub-metric names of ``data/units.toml`` for one side ("compute" / "memory"), in the file's order."""
+    return tuple(n for n, u in by_metric().items() if u.side == side)
 
 
 def _device(m: MetricSet, strings: Mapping[str, str]) -> DeviceInfo:

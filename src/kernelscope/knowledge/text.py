@@ -102,7 +102,7 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     template = _percents(template)
     if lang == "zh" and any(isinstance(v, Listed) for v in values.values()):
         values = {k: v.joined(lang) if isinstance(v, Listed) else v for k, v in values.items()}
-    plain = all(v is not None and not _infinite(v) for v in values.values())
+    plain = None not in values.values() and not any(isinstance(v, float) and math.isinf(v) for v in values.values())
     nm = None if plain else label("not_measured", lang)
     below = label("pct_below", lang)
     parts = _simple(template)
@@ -116,9 +116,10 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
             text = glue(text, literal)
             if field is not None:
                 text = glue(text, _field(values[field], spec, conversion, nm, below))
-    else:
+    else:  # (a plain string field with no spec or conversion prints as it is: most fields of most sentences)
         text = agree("".join(literal if field is None else
-                             literal + _field(values[field], spec, conversion, nm, below)
+                             literal + (v if type(v := values[field]) is str and not spec and conversion is None else
+                                        _field(v, spec, conversion, nm, below))
                              for literal, field, spec, conversion in parts))
     if plain:
         return text
@@ -250,6 +251,8 @@ def agree(text: str) -> str:
 
     if "(s)" in text:
         text = _OPTIONAL_S.sub(optional, text)
+    if "1 " not in text and "one " not in text:  # (what every match of _ONE holds: most texts have none)
+        return text
     return _ONE.sub(one, text)
 
 

@@ -96,23 +96,31 @@ def null_reasons(doc: Struct, f: Fmt, specific: Mapping[str, str] | None = None,
     texts: dict[str, str] = {}  # reason key -> its text (a few keys, many nulls)
 
     def walk(value: Any, pointer: str) -> None:
-        if isinstance(value, Struct):
-            ats, get = _walked_fields(type(value), pointer, skipped)
-            pairs: Iterable = zip(ats, get(value))
-        else:
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            pairs = ((f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}", v) for k, v in items
-                     if v is None or isinstance(v, _NESTED))  # (a number or a string holds no null: not walked)
-        for at, v in pairs:
-            if v is None:
-                if at not in skipped:
-                    key = specific.get(at, default)
-                    text = texts.get(key)
-                    if text is None:
-                        text = texts[key] = f.note(key)
-                    out.append(NullReason(field=at, key=key, text=text))
-            elif isinstance(v, _NESTED) and at not in skipped:
-                walk(v, at)
+        if isinstance(value, Struct):  # (its fields at skipped pointers are left out by _walked_fields)
+            ats, deep, get = _walked_fields(type(value), pointer, skipped)
+            for at, inside, v in zip(ats, deep, get(value)):
+                if v is None:
+                    null(at)
+                elif inside and isinstance(v, _NESTED):
+                    walk(v, at)
+            return
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for k, v in items:
+            if v is None or isinstance(v, _NESTED):  # (a number or a string holds no null: not walked)
+                at = f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}"
+                if at in skipped:
+                    continue
+                if v is None:
+                    null(at)
+                else:
+                    walk(v, at)
+
+    def null(at: str) -> None:
+        key = specific.get(at, default)
+        text = texts.get(key)
+        if text is None:
+            text = texts[key] = f.note(key)
+        out.append(NullReason(field=at, key=key, text=text))
 
     walk(doc, "")
     return out
@@ -122,21 +130,41 @@ _NESTED = (Struct, dict, list, tuple)
 
 
 @lru_cache(maxsize=4096)
-def _walked_fields(doc_type: type[Struct], pointer: str,
-                   skipped: frozenset[str]) -> tuple[tuple[str, ...], Callable[[Struct], tuple]]:
+def _walked_fields(doc_type: type[Struct], pointer: str, skipped: frozenset[str]) -> tuple[
+        tuple[str, ...], tuple[bool, ...], Callable[[Struct], tuple]]:
     """(the JSON Pointers of the fields of a ``doc_type`` document at ``pointer`` that can hold a null or a nested
-    value and are not ``skipped``, a function giving those fields' values as a tuple): the same for every launch."""
-    names = tuple(n for n in _nested_fields(doc_type) if f"{pointer}/{n}" not in skipped)
+    value and are not ``skipped``, whether a value of each can hold a null inside it (a list of strings, a dict of
+    numbers cannot: not walked into), a function giving those fields' values as a tuple): the same for every launch."""
+    fields = _nested_fields(doc_type)
+    names = tuple(n for n in fields if f"{pointer}/{n}" not in skipped)
+    deep = tuple(fields[n] for n in names)
     if len(names) == 1:
-        return (f"{pointer}/{names[0]}",), lambda doc: (getattr(doc, names[0]),)
-    return tuple(f"{pointer}/{n}" for n in names), attrgetter(*names) if names else (lambda doc: ())
+        return (f"{pointer}/{names[0]}",), deep, lambda doc: (getattr(doc, names[0]),)
+    return tuple(f"{pointer}/{n}" for n in names), deep, attrgetter(*names) if names else (lambda doc: ())
 
 
 @cache
-def _nested_fields(doc_type: type[Struct]) -> tuple[str, ...]:
-    """The fields of a document type that can hold a null or a nested value (plain scalars cannot)."""
+def _nested_fields(doc_type: type[Struct]) -> dict[str, bool]:
+    """The fields of a document type that can hold a null or a nested value (plain scalars cannot), each with whether
+    its value, when not null, can hold a null inside it."""
     hints = get_type_hints(doc_type)
-    return tuple(name for name in doc_type.__struct_fields__ if not _plain_scalar(hints[name]))
+    return {name: _may_hold_null(hints[name]) for name in doc_type.__struct_fields__ if not _plain_scalar(hints[name])}
+
+
+def _may_hold_null(hint: Any) -> bool:
+    """Whether a value of type ``hint`` that is not None itself can hold a null inside it: not a plain scalar, nor a
+    list, tuple or dict of plain scalars (``list[str]``, ``dict[str, float]``, ``tuple[int, int, int] | None``)."""
+    while get_origin(hint) is Annotated:
+        hint = get_args(hint)[0]
+    if _plain_scalar(hint):
+        return False
+    args = get_args(hint)
+    origin = get_origin(hint)
+    if origin in (list, tuple, dict) and args:
+        return not all(_plain_scalar(a) for a in args if a is not Ellipsis)
+    if args and type(None) in args and origin not in (list, tuple, dict):  # X | None: X's contents
+        return any(_may_hold_null(a) for a in args if a is not type(None))
+    return True
 
 
 def _plain_scalar(hint: Any) -> bool:
