@@ -7,6 +7,7 @@ import dataclasses
 import inspect
 import pickle
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import pytest
 
@@ -89,6 +90,14 @@ def test_quick_init_refuses_what_it_cannot_build():
 
     with pytest.raises(TypeError, match="pseudo-fields"):
         quick_init(WithInitVar)
+
+    @quick_init
+    @dataclass(frozen=True)
+    class WithClassVar:  # a ClassVar is no parameter and no field: taken
+        LIMIT: ClassVar[int] = 3
+        a: int
+
+    assert WithClassVar(2).a == 2 and WithClassVar.LIMIT == 3
 
 
 def test_the_analysis_records_use_it_and_still_check_their_values():

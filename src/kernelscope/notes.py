@@ -4,6 +4,7 @@ numbers that every renderer words in the user's language (templates in ``data/la
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -58,12 +59,13 @@ def quick_init(cls: type) -> type:
     evidence). Put above ``@dataclass(frozen=True)``.
 
     Raises:
-        TypeError: not a frozen dataclass, or one whose fields this cannot take (slots, ``InitVar`` / ``ClassVar``
+        TypeError: not a frozen dataclass, or one whose fields this cannot take (slots, ``InitVar``
             pseudo-fields, ``init=False``, keyword-only fields, a field that is a data descriptor of the class).
     """
     params = getattr(cls, "__dataclass_params__", None)
+    # an InitVar pseudo-field is a parameter of the dataclass' own __init__ that is no field (a ClassVar is neither)
     if params is None or not params.frozen or "__slots__" in cls.__dict__ or \
-            len(cls.__dataclass_fields__) != len(dataclasses.fields(cls)):  # (an InitVar or a ClassVar pseudo-field)
+            list(inspect.signature(cls.__init__).parameters)[1:] != [f.name for f in dataclasses.fields(cls)]:
         raise TypeError(f"quick_init: {cls.__qualname__} is not a frozen dataclass without slots or pseudo-fields")
     names, args, body = [], [], []
     namespace: dict[str, Any] = {"__quick_factory__": _FACTORY}  # (names no field has: checked below)

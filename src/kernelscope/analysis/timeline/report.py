@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar, Mapping
 
-from ...notes import Note
+from ...notes import Note, quick_init
 from ...timeline_model import InvalidRecord, RepairedRecord
 from ..engine import Finding
 from ..fusion import FusionEstimate
@@ -24,6 +24,7 @@ NS = 1e-9
 GAP_EDGES_S: tuple[float, ...] = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, math.inf)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Amdahl:
     """Amdahl projection for one item: what its ``scope``'s time becomes if the item gets faster.
@@ -75,6 +76,7 @@ class LaunchShape:
     shapes: int
 
 
+@quick_init
 @dataclass(frozen=True)
 class ScopeShare:
     """One item on one device (GPU items: kernels, copies, memsets) or on one rank as a whole (host items: API calls,
@@ -105,6 +107,7 @@ class ScopeShare:
     amdahl: Amdahl | None
 
 
+@quick_init
 @dataclass(frozen=True)
 class ItemStat:
     """One named item (kernel, copy kind, API call, annotation range) summed over its occurrences.
