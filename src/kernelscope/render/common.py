@@ -19,8 +19,8 @@ from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit, unit_of
 from ..notes import Note
-from .numbers import (PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, durations,  # noqa: F401
-                      factor, negligible_gain)
+from .numbers import (PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, data_size,  # noqa: F401
+                      durations, factor, negligible_gain)
 
 
 
@@ -469,7 +469,7 @@ class Fmt:
                                          "cmp_same_within", {"t": values["before_s"], **values}, self.lang)
         for k, v in list(values.items()):
             if (k.endswith("_mb") or k == "gb") and isinstance(v, (int, float)):  # bytes as the tables show them
-                values[k] = si(v * (1e9 if k == "gb" else 1e6), "B")
+                values[k] = data_size(v * (1e9 if k == "gb" else 1e6))
         return values
 
     def notes(self, notes) -> str:

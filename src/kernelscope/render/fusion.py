@@ -10,7 +10,7 @@ from typing import Sequence
 from ..analysis.fusion import FusionEstimate, FusionKernel
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt, md_cell, safe, short_names, si
+from .common import Fmt, data_size, md_cell, safe, short_names, si
 from .numbers import negligible_gain
 from .documents import encode
 from .documents.fusion import FusionCommandDoc, FusionDoc, FusionKernelDoc
@@ -27,7 +27,7 @@ def _x(value: float | None, f: Fmt) -> str:
 
 
 def _bytes(value: float | None, f: Fmt) -> str:
-    return f.nm if value is None else si(value, "B", 4)
+    return f.nm if value is None else data_size(value, 4)
 
 
 def chain_text(e: FusionEstimate, width: int = CHAIN_NAME_WIDTH) -> str:

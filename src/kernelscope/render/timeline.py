@@ -34,7 +34,7 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .cjk import PATH, name_text, path_text
-from .common import Fmt, md_cell, safe, short_name, short_names
+from .common import Fmt, data_size, md_cell, safe, short_name, short_names
 from .records import record_name
 from .rich_text import to_plain
 from ..knowledge.text import labels
@@ -91,10 +91,7 @@ def _x(value: float | None, f: Fmt) -> str:
 def _bytes(n: float | None) -> str:
     if n is None:
         return "-"
-    for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
-        if n >= scale:
-            return f"{n / scale:.4g} {unit}"
-    return f"{int(n)} B"
+    return data_size(n, 4)
 
 
 def _rate(v: float | None) -> str:

@@ -1,0 +1,44 @@
+"""Native review 8 of the Chinese output (issue 28), the markup, wording, layout and unit faults it still found:
+each test fails on the code before the fix. The rules hold in both languages where English had the same fault."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import SHARED, need
+from kernelscope.cli import main
+from kernelscope.render.common import Fmt
+from kernelscope.render.numbers import data_size
+
+NCU = SHARED / "corpus" / "ncu"
+TRACES = SHARED / "corpus" / "torch_traces"
+ALEXNET = TRACES / "hta_alexnet_a100_rank0_trace.json.gz"
+WARP_TILE = NCU / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_08_warp_tile.ncu-rep"
+#: A byte size in decimal units (``13.6 kB``, ``556 MB``), never a bandwidth (``GB/s``).
+DECIMAL_BYTES = re.compile(r"\d (?:kB|KB|MB|GB|TB)(?!/)")
+
+
+def _out(capsys, *args: str, code: tuple[int, ...] = (0,)) -> str:
+    assert main(list(args)) in code
+    return capsys.readouterr().out
+
+
+def test_a_byte_size_is_binary():
+    assert [data_size(n) for n in (13.6e3, 2.3e3, 556e6, 512, 0)] == ["13.3 KiB", "2.25 KiB", "530 MiB", "512 B",
+                                                                       "0 B"]
+    assert data_size(1023.9 * 1024) == "1 MiB"  # never "1.02e+03 KiB"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_memory_line_says_kib_as_occupancy_does(capsys, lang):
+    out = _out(capsys, "diagnose", str(need(WARP_TILE)), "--details", "--lang", lang)
+    assert DECIMAL_BYTES.findall(out) == [] and "13.3 KiB" in out and "2.25 KiB" in out
+    assert f"{Fmt(lang).words('k', {'read_mb': 12.66})['read_mb']}" == "12.1 MiB"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_timeline_and_fusion_bytes_are_binary(capsys, lang):
+    out = _out(capsys, "timeline", str(need(ALEXNET)), "--details", "--lang", lang)
+    assert DECIMAL_BYTES.findall(out) == [] and re.search(r"\d (?:KiB|MiB|GiB)", out)
