@@ -42,3 +42,19 @@ def test_the_memory_line_says_kib_as_occupancy_does(capsys, lang):
 def test_the_timeline_and_fusion_bytes_are_binary(capsys, lang):
     out = _out(capsys, "timeline", str(need(ALEXNET)), "--details", "--lang", lang)
     assert DECIMAL_BYTES.findall(out) == [] and re.search(r"\d (?:KiB|MiB|GiB)", out)
+
+
+def test_two_verdicts_at_once_read_as_each_verdict(capsys):
+    f = Fmt("zh")
+    assert f.bounds(["launch-bound", "latency-bound"]) == "启动开销与延迟受限"
+    assert f.bounds(["memory-bound", "compute-bound"]) == "访存与计算受限"
+    out = _out(capsys, "diagnose", str(need(WARP_TILE)), "--lang", "zh")
+    assert "均受限" not in out and "启动开销与延迟受限" in out
+
+
+def test_the_sections_a_report_lacks_are_one_list(capsys):
+    out = _out(capsys, "diagnose", str(need(NCU / "EricccYang__cuda_operators__reduce_reduce_v2.ncu-rep")),
+               "--details", "--lang", "zh")
+    flat = re.sub(r"\s+", "", out)
+    assert "也未采集" not in flat and "既未采集" not in flat
+    assert re.search(r"该报告的Warp停顿分布（[^）]*）、[^，]*均未采集", flat)

@@ -281,7 +281,8 @@ class Fmt:
         return self.label("launch_count", n=n)
 
     def bounds(self, classes) -> str:
-        """Bottleneck classes at once: "memory-bound + compute-bound" / "访存与计算均受限"; "not determined" for none (a
+        """Bottleneck classes at once: "memory-bound + compute-bound" / "访存与计算受限" (the
+        form of each class, "X受限", never "均受限": "both are limited"); "not determined" for none (a
         verdict is derived, never measured: "not measured" would contradict the throughputs shown beside it)."""
         titles = [self.bound(c) for c in classes]
         if not titles:
@@ -290,7 +291,7 @@ class Fmt:
             return " + ".join(titles)
         stems = [t.removesuffix("受限") for t in titles]
         if all(t.endswith("受限") for t in titles):
-            return "、".join(stems[:-1]) + "与" + stems[-1] + "均受限"
+            return "、".join(stems[:-1]) + "与" + stems[-1] + "受限"
         return "、".join(titles)
 
     def made_by(self, fmt: str, version: str | None) -> str:
