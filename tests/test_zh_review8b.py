@@ -58,3 +58,9 @@ def test_the_sections_a_report_lacks_are_one_list(capsys):
     flat = re.sub(r"\s+", "", out)
     assert "也未采集" not in flat and "既未采集" not in flat
     assert re.search(r"该报告的Warp停顿分布（[^）]*）、[^，]*均未采集", flat)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_one_mark_for_no_value_in_every_table(capsys, lang):
+    out = _out(capsys, "source", str(need(NCU / "Lashi0812__CudaProgramming__profile.ncu-rep")), "--lang", lang)
+    assert "–" not in out and re.search(r"\s-\s", out)

@@ -10,6 +10,9 @@ from collections.abc import Callable, Sequence
 
 #: Decimal SI prefixes, largest first.
 PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+#: The one mark of a table cell with no value, in every table and both languages (never "–" in one and "-" in
+#: another).
+NO_VALUE = "-"
 #: Binary byte units, largest first (bytes per unit): every byte size a report shows (data moved, shared memory,
 #: caches) is in these, one rule for every command and both languages; bandwidths (GB/s) stay decimal SI.
 BYTE_SCALES = ((2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"))
