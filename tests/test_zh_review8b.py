@@ -64,3 +64,16 @@ def test_the_sections_a_report_lacks_are_one_list(capsys):
 def test_one_mark_for_no_value_in_every_table(capsys, lang):
     out = _out(capsys, "source", str(need(NCU / "Lashi0812__CudaProgramming__profile.ncu-rep")), "--lang", lang)
     assert "–" not in out and re.search(r"\s-\s", out)
+
+
+def _significant(cell: str) -> int:
+    return len(cell.replace(".", "").lstrip("0"))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_gpus_column_has_one_precision(capsys, lang):
+    out = _out(capsys, "gpus", "--lang", lang)
+    rows = [line.split()[-6:] for line in out.split("─")[-1].splitlines() if re.search(r"\d\.\d \s+\d+ ", line)]
+    cells = [c for row in rows for c in row if re.fullmatch(r"\d+\.\d+", c)]  # (after the CC: GB/s and TF)
+    assert cells and all(_significant(c) == 3 for c in cells if float(c) < 100), sorted(set(cells))
+    assert re.search(r"\b1\.46\b", out) and re.search(r"\b5\.20\b", out) and "1.456" not in out

@@ -185,3 +185,12 @@ def data_size(n: float, digits: int = 3) -> str:
         text = f"{n / scale / 1024:.{digits}g}"
         unit = {"KiB": "MiB", "MiB": "GiB", "GiB": "TiB"}.get(unit, unit)
     return f"{text} {unit}"
+
+
+def peak_figure(value: float) -> str:
+    """A catalogue peak (in the unit of its column: GB/s, TFLOP/s) in the one precision of its column: three
+    significant digits, trailing zeros kept (``1.46``, ``0.367``, ``5.20``, ``14.0``), a value of 100 or more
+    whole (``125``, ``1979``, never ``1.98e+03``); never ``1.456`` above ``5.2`` in one column."""
+    if abs(value) >= 99.95:
+        return f"{value:.0f}"
+    return f"{value:#.3g}".rstrip(".")
