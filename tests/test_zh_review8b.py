@@ -4,6 +4,7 @@ each test fails on the code before the fix. The rules hold in both languages whe
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +78,30 @@ def test_a_gpus_column_has_one_precision(capsys, lang):
     cells = [c for row in rows for c in row if re.fullmatch(r"\d+\.\d+", c)]  # (after the CC: GB/s and TF)
     assert cells and all(_significant(c) == 3 for c in cells if float(c) < 100), sorted(set(cells))
     assert re.search(r"\b1\.46\b", out) and re.search(r"\b5\.20\b", out) and "1.456" not in out
+
+
+def glued_headings(text: str) -> list[str]:
+    """Lines at the margin (a heading, a section) right under a table's last row, no blank line between."""
+    out, block = [], []
+    for line in text.splitlines():
+        if not line.strip():
+            block = []
+            continue
+        if block and not line.startswith(" ") and block[-1].startswith(" ") and any("──" in b for b in block):
+            out.append(f"{block[-1]!r} / {line!r}")
+        block.append(line)
+    return out
+
+
+DAY08 = "Atopos0313__cuda_learning__reports_day08_{}.ncu-rep"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("columns", ["80", "120"])
+@pytest.mark.parametrize("argv", [["timeline", str(ALEXNET), "--details"], ["diagnose", str(WARP_TILE), "--details"],
+                                  ["compare", str(NCU / DAY08.format("before")), str(NCU / DAY08.format("after"))],
+                                  ["fusion", str(ALEXNET)]])
+def test_a_table_is_followed_by_a_blank_line(capsys, monkeypatch, argv, columns, lang):
+    monkeypatch.setenv("COLUMNS", columns)
+    out = _out(capsys, *(str(need(Path(a))) if a.startswith("/") else a for a in argv), "--lang", lang)
+    assert glued_headings(out) == []

@@ -107,7 +107,9 @@ def _narrowed(item: object, console: Console, width: int) -> object:
     split = split_parts(item, console, width)
     if len(split) < 2:
         return item
-    return Group(split[0], *(p if p.show_edge else Padding(p, (0, 0, 0, 1)) for p in split[1:]))  # edge: aligned
+    last = len(split) - 1  # a part without edge aligned as one with; the last one blank below, as the table was
+    return Group(split[0], *(p if p.show_edge else Padding(p, (0, 0, int(i == last and item.show_edge), 1))
+                             for i, p in enumerate(split[1:], 1)))
 
 
 def _part(table: Table, columns: list[int], first: bool, narrow: bool = False) -> Table:
