@@ -81,13 +81,16 @@ def test_a_gpus_column_has_one_precision(capsys, lang):
 
 
 def glued_headings(text: str) -> list[str]:
-    """Lines at the margin (a heading, a section) right under a table's last row, no blank line between."""
+    """Lines at the margin (a heading, a section) right under a table's last row, and a table's header right under
+    the rows of the table before, no blank line between."""
     out, block = [], []
     for line in text.splitlines():
         if not line.strip():
             block = []
             continue
         if block and not line.startswith(" ") and block[-1].startswith(" ") and any("──" in b for b in block):
+            out.append(f"{block[-1]!r} / {line!r}")
+        if "──" in line and any("──" in b for b in block):  # a part's header under the rows of the part before
             out.append(f"{block[-1]!r} / {line!r}")
         block.append(line)
     return out
@@ -105,3 +108,14 @@ def test_a_table_is_followed_by_a_blank_line(capsys, monkeypatch, argv, columns,
     monkeypatch.setenv("COLUMNS", columns)
     out = _out(capsys, *(str(need(Path(a))) if a.startswith("/") else a for a in argv), "--lang", lang)
     assert glued_headings(out) == []
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("command, columns, words", [("timeline", "80", "relu_xregs_large_nn_v1"),
+                                                     ("timeline", "120", "relu_xregs_"),
+                                                     ("fusion", "120", "large_nn_v1 ⇒ at::native::")])
+def test_the_chain_column_takes_the_room_the_numbers_leave(capsys, monkeypatch, lang, command, columns, words):
+    monkeypatch.setenv("COLUMNS", columns)
+    out = _out(capsys, command, str(need(ALEXNET)), "--lang", lang)
+    first = next(line for line in out.splitlines() if line.lstrip().startswith("#1 "))
+    assert words in first

@@ -68,6 +68,30 @@ def tight(table: Table) -> Table:
     return table
 
 
+#: Cells each other wrapping column keeps beside a column that fills the width (:func:`fills`), at most its widest.
+FILL_OTHERS = 16
+
+
+def fills(table: Table, column: int) -> Table:
+    """Say that a wrapping column of ``table`` (the fusion table's chains of kernel names) takes the width the other
+    columns leave: each number whole, each other wrapping column :data:`FILL_OTHERS` cells (or what its longest
+    piece needs), the rest to it, up to its widest cell; never one or two names a line. Returns the table."""
+    table.columns[column]._fill = True  # type: ignore[attr-defined]
+    return table
+
+
+def _fill(table: Table, console: Console, width: int, overhead: int) -> None:
+    """The width of a column that fills (:func:`fills`) in ``width`` cells, set for rich."""
+    i = next((i for i, c in enumerate(table.columns) if getattr(c, "_fill", False)), None)
+    if i is None:
+        return
+    sizes = [_column_sizes(c, console, width) for c in table.columns]
+    others = [high if c.no_wrap else min(high, max(low, FILL_OTHERS)) for c, (low, high) in zip(table.columns, sizes)]
+    room = width - overhead - sum(o for j, o in enumerate(others) if j != i)
+    if room >= NAME_COMPACT:  # (its narrowest piece, a long name, is folded as in any column)
+        table.columns[i].width = min(room, sizes[i][1])
+
+
 def narrow_form(table: Table, parts: Callable[[], list[Table]]) -> Table:
     """Say what ``table`` is printed as where it would lose a column: ``parts()``, tables that together hold each
     of its columns (each fitted in turn); returns the table."""
@@ -107,9 +131,9 @@ def _narrowed(item: object, console: Console, width: int) -> object:
     split = split_parts(item, console, width)
     if len(split) < 2:
         return item
-    last = len(split) - 1  # a part without edge aligned as one with; the last one blank below, as the table was
-    return Group(split[0], *(p if p.show_edge else Padding(p, (0, 0, int(i == last and item.show_edge), 1))
-                             for i, p in enumerate(split[1:], 1)))
+    # a part without edge aligned as one with, and a blank line below it as the first part has (its edge): never a
+    # part's header glued to the rows above, nor the next heading to the last part's rows
+    return Group(split[0], *(p if p.show_edge else Padding(p, (0, 0, int(item.show_edge), 1)) for p in split[1:]))
 
 
 def _part(table: Table, columns: list[int], first: bool, narrow: bool = False) -> Table:
@@ -225,6 +249,7 @@ def _fit(table: Table, console: Console, width: int) -> None:
         need.pop(drop)
         if drop < name:
             name -= 1
+    _fill(table, console, width, overhead)
     refit = getattr(table, "_refit", None)  # a title that says what the columns shown are of
     if refit is not None:
         refit(table)

@@ -255,7 +255,7 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     from rich.text import Text
 
     from .cjk import name_text, path_text
-    from .fit import narrow_form
+    from .fit import fills, narrow_form
 
     f = Fmt(lang)
     section = fusion_section(estimates, f)
@@ -272,7 +272,7 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     for r in rows:
         t.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))  # the chain wraps between name tokens
     # too narrow for its nine columns (either language): two tables, the second keyed by the chain's number
-    narrow_form(t, lambda: _narrow_parts(title, head, rows))
+    narrow_form(fills(t, 0), lambda: _narrow_parts(title, head, rows))
     lt = Table(box=box.SIMPLE, show_header=False)
     lt.add_column(style="bold", no_wrap=True)
     lt.add_column(overflow="fold")
@@ -296,7 +296,7 @@ def _narrow_parts(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]
     from rich.text import Text
 
     from .cjk import name_text
-    from .fit import compact
+    from .fit import compact, fills
 
     out = []
     for n, columns in enumerate((FIRST_PART, (0, *(i for i in range(len(head)) if i not in FIRST_PART)))):
@@ -308,7 +308,7 @@ def _narrow_parts(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]
         for r in rows:
             key = r[0].split(" ", 1)[0]  # "#1"
             t.add_row(*(name_text(r[0]) if i == 0 and not n else Text(key if i == 0 else r[i]) for i in columns))
-        out.append(compact(t))
+        out.append(fills(compact(t), 0) if n == 0 else compact(t))  # the chain: the room the numbers leave
     return out
 
 
