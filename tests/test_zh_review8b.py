@@ -119,3 +119,12 @@ def test_the_chain_column_takes_the_room_the_numbers_leave(capsys, monkeypatch, 
     out = _out(capsys, command, str(need(ALEXNET)), "--lang", lang)
     first = next(line for line in out.splitlines() if line.lstrip().startswith("#1 "))
     assert words in first
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_the_program_columns_caption_names_them(capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", columns)
+    out = re.sub(r"\s+", "", _out(capsys, "timeline", str(need(ALEXNET)), "--details", "--lang", "zh"))
+    assert "占程序及" not in out and "“占程序比例”与“提速N×后”各列：相对程序总时长" in out
+    out = re.sub(r"\s+", "", _out(capsys, "fusion", str(need(ALEXNET)), "--lang", "zh"))
+    assert "占程序及" not in out
