@@ -125,6 +125,6 @@ def test_the_chain_column_takes_the_room_the_numbers_leave(capsys, monkeypatch, 
 def test_the_program_columns_caption_names_them(capsys, monkeypatch, columns):
     monkeypatch.setenv("COLUMNS", columns)
     out = re.sub(r"\s+", "", _out(capsys, "timeline", str(need(ALEXNET)), "--details", "--lang", "zh"))
-    assert "占程序及" not in out and "“占程序比例”与“提速N×后”各列：相对程序总时长" in out
+    assert "占程序及" not in out and "“程序占比”与“提速N×后”各列：相对程序总时长" in out
     out = re.sub(r"\s+", "", _out(capsys, "fusion", str(need(ALEXNET)), "--lang", "zh"))
     assert "占程序及" not in out

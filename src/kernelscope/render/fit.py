@@ -74,8 +74,8 @@ FILL_OTHERS = 16
 
 def fills(table: Table, column: int) -> Table:
     """Say that a wrapping column of ``table`` (the fusion table's chains of kernel names) takes the width the other
-    columns leave: each number whole, each other wrapping column :data:`FILL_OTHERS` cells (or what its longest
-    piece needs), the rest to it, up to its widest cell; never one or two names a line. Returns the table."""
+    columns leave: each number whole, each other wrapping column :data:`FILL_OTHERS` cells or an eighth of the width
+    (or what its longest piece needs), the rest to it, up to its widest cell; never one or two names a line. Returns the table."""
     table.columns[column]._fill = True  # type: ignore[attr-defined]
     return table
 
@@ -86,7 +86,9 @@ def _fill(table: Table, console: Console, width: int, overhead: int) -> None:
     if i is None:
         return
     sizes = [_column_sizes(c, console, width) for c in table.columns]
-    others = [high if c.no_wrap else min(high, max(low, FILL_OTHERS)) for c, (low, high) in zip(table.columns, sizes)]
+    if overhead + sum(high for _, high in sizes) <= width:
+        return  # every cell on one line: rich gives each column its room
+    others = [high if c.no_wrap else min(high, max(low, FILL_OTHERS, width // 8)) for c, (low, high) in zip(table.columns, sizes)]
     room = width - overhead - sum(o for j, o in enumerate(others) if j != i)
     if room >= NAME_COMPACT:  # (its narrowest piece, a long name, is folded as in any column)
         table.columns[i].width = min(room, sizes[i][1])
