@@ -128,3 +128,29 @@ def test_the_program_columns_caption_names_them(capsys, monkeypatch, columns):
     assert "占程序及" not in out and "“程序占比”与“提速N×后”各列：相对程序总时长" in out
     out = re.sub(r"\s+", "", _out(capsys, "fusion", str(need(ALEXNET)), "--lang", "zh"))
     assert "占程序及" not in out
+
+
+def _help(capsys, monkeypatch, *argv: str) -> list[str]:
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main([*argv, "--help", "--lang", "zh"])
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize("command, line", [
+    ("profile", "diagnose REPORT 一样诊断它。ncu 自身的输出实时写到标准错误；找不到 ncu、无权"),
+    ("compare", "计的比值。已匹配的 Kernel 不足某一侧 GPU 时间的一半时，以全部 Kernel 的比值为"),
+])
+def test_a_help_line_fills_to_the_width(capsys, monkeypatch, command, line):
+    assert line in _help(capsys, monkeypatch, command)
+
+
+@pytest.mark.parametrize("width", range(12, 60))
+def test_a_line_never_breaks_inside_a_term_or_a_quantified_name(width):
+    from kernelscope.render.cjk import wrap
+
+    for text in ("通信完全隐藏：所有 Rank 上 ampere_sgemm 提速 2×：程序 1.00 s → 0.90 s",
+                 "将 12 次启动开销受限的启动合为一个 CUDA Graph：重放 10 µs，而不是 90 µs"):
+        lines = wrap(text, width)
+        assert not any(a.endswith(("所有", "Rank", "启动开销", "启动开销受")) for a in lines[:-1]), lines
+        assert not any(b.startswith(("Rank", "上 ", "受限", "限的")) for b in lines[1:]), lines
