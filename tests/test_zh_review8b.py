@@ -154,3 +154,33 @@ def test_a_line_never_breaks_inside_a_term_or_a_quantified_name(width):
         lines = wrap(text, width)
         assert not any(a.endswith(("所有", "Rank", "启动开销", "启动开销受")) for a in lines[:-1]), lines
         assert not any(b.startswith(("Rank", "上 ", "受限", "限的")) for b in lines[1:]), lines
+
+
+def test_inline_code_is_one_rule_for_html_and_markdown():
+    from kernelscope.render.inline import html_prose, md_prose
+
+    assert html_prose("用 `nvcc -lineinfo` 编译 <x>") == "用 <code>nvcc -lineinfo</code> 编译 &lt;x&gt;"
+    assert md_prose("填充：__shared__ float tile[32][33]（读 tile[t][c]）") == \
+        "填充：`__shared__ float tile[32][33]`（读 `tile[t][c]`）"
+    assert md_prose("请用 `ncu --set full` 重新采集") == "请用 `ncu --set full` 重新采集"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_markdown_puts_identifiers_in_code_spans(capsys, lang):
+    out = _out(capsys, "banks", "--dtype", "float", "--tile", "32x32", "--access", "column", "--format", "markdown",
+               "--lang", lang)
+    bare = re.sub(r"(`+).+?\1", "", out)
+    assert "__shared__" in out and "__" not in bare and "`tile[t][c]`" in out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_html_shows_no_backticks_in_prose(capsys, tmp_path, lang):
+    page = tmp_path / "d.html"
+    _out(capsys, "diagnose", str(need(NCU / "EricccYang__cuda_operators__reduce_reduce_v2.ncu-rep")), "--details",
+         "--format", "html", "-o", str(page), "--lang", lang)
+    text = page.read_text()
+    assert "`" not in re.sub(r"<code>.*?</code>", "", text) and "<code>ncu --set full --import-source yes</code>" in text
+    page = tmp_path / "s.html"
+    _out(capsys, "source", str(need(NCU / "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep")),
+         "--format", "html", "-o", str(page), "--lang", lang)
+    assert "`" not in re.sub(r"<code>.*?</code>", "", page.read_text(), flags=re.S)
