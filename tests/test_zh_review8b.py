@@ -184,3 +184,10 @@ def test_html_shows_no_backticks_in_prose(capsys, tmp_path, lang):
     _out(capsys, "source", str(need(NCU / "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep")),
          "--format", "html", "-o", str(page), "--lang", lang)
     assert "`" not in re.sub(r"<code>.*?</code>", "", page.read_text(), flags=re.S)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_one_blank_line_between_the_parts_of_a_narrow_table(capsys, monkeypatch, lang):
+    monkeypatch.setenv("COLUMNS", "80")
+    out = _out(capsys, "fusion", str(need(ALEXNET)), "--lang", lang)
+    assert "\n\n\n" not in out and glued_headings(out) == []

@@ -126,8 +126,13 @@ def _narrowed(item: object, console: Console, width: int) -> object:
     if not isinstance(item, Table) or width <= 0 or not _loses_columns(item, console, width):
         return item
     parts = getattr(item, "_narrow", None)
-    if parts is not None:
-        return Group(*parts())
+    if parts is not None:  # one blank line between two parts, not the edges of both
+        shown = parts()
+        for p in shown[1:]:
+            if isinstance(p, Table) and p.show_edge and not p.title:
+                p.show_edge = False
+        return Group(shown[0], *(Padding(p, (0, 0, 1, 1)) if isinstance(p, Table) and not p.show_edge else p
+                                 for p in shown[1:]))
     if not item.show_header or len(item.columns) < 3:
         return item
     split = split_parts(item, console, width)

@@ -254,6 +254,8 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     from rich.table import Table
     from rich.text import Text
 
+    from rich.padding import Padding
+
     from .cjk import name_text, path_text
     from .fit import fills, narrow_form
 
@@ -273,12 +275,12 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
         t.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))  # the chain wraps between name tokens
     # too narrow for its nine columns (either language): two tables, the second keyed by the chain's number
     narrow_form(fills(t, 0), lambda: _narrow_parts(title, head, rows))
-    lt = Table(box=box.SIMPLE, show_header=False)
+    lt = Table(box=box.SIMPLE, show_header=False, show_edge=False)  # under the table's blank last line: one blank
     lt.add_column(style="bold", no_wrap=True)
     lt.add_column(overflow="fold")
     for label, text in fusion_lines(estimates, f):
         lt.add_row(Text(label), Text(text))
-    return parts + [t, lt]
+    return parts + [t, Padding(lt, (0, 0, 1, 1))]
 
 
 #: The columns of the fusion table's first narrow part (:func:`_narrow_parts`); the others go to the second.
