@@ -236,7 +236,7 @@ def test_cli_table_zh(capsys):
 def test_cli_markdown_marks_the_colliding_banks(capsys):
     code, out, err = run(capsys, "--dtype", "half", "--tile", "32x32", "--access", "column", "--format", "markdown")
     assert code == 0, err
-    assert out.startswith("## Shared-memory bank conflicts: __shared__ half tile[32][32]")
+    assert out.startswith("## Shared-memory bank conflicts: `__shared__ half tile[32][32]`")  # code, never bold
     assert "| banks 0-7 | **16** | 0 |" in out and "| banks 16-23 | **16** | 0 |" in out
 
 

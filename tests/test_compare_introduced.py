@@ -173,7 +173,7 @@ def test_n8_slower_softmax_names_the_second_store_pass_not_a_worse_access_patter
     text = flat(rc.to_text(c, "en", width=300))
     intro = text.split("What the change introduced")[1].split("What the change resolved")[0]
     assert "global store requests 524 k -> 1.05 M (2.00x; 32 -> 32 sectors per request)" in intro
-    assert "DRAM write 69.3 MB -> 139 MB (2.00x), on the L2 cache" in intro
+    assert "DRAM write 66.1 MiB -> 132 MiB (2.00x), on the L2 cache" in intro
     assert "uncoalesced" not in intro
     assert "uncoalesced global accesses: grew only with the work (58.7 M -> 73.4 M sectors; 7 -> 7 per ideal sector)" in text
     assert "the model gives 1.00x; measured 0.66x (51% slower); the model and the measurement disagree" in text
@@ -182,7 +182,7 @@ def test_n8_slower_softmax_names_the_second_store_pass_not_a_worse_access_patter
     assert {"global_store_requests", "dram_write"} <= {g["key"] for g in doc["grown_work"]}
     zh = flat(rc.to_text(c, "zh", width=300))
     assert "全局存储请求 52.4 万 → 105 万（2.00×；每次请求 32 → 32 个扇区）" in zh
-    assert "DRAM 写入 69.3 MB → 139 MB（2.00×），落在 L2 缓存上" in zh
+    assert "DRAM 写入 66.1 MiB → 132 MiB（2.00×），落在 L2 缓存上" in zh
     assert "只随工作量增长" in zh and "模型与实测相差 1.25× 或更多" in zh
     md = rc.to_markdown(c, "zh")
     assert punctuation_problems(md.split("改动引入了什么")[1].split("改动解决了什么")[0]) == []

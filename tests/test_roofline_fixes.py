@@ -131,7 +131,7 @@ def test_l2_resident_data_flags_the_dram_intensity():
     note = next(n for n in notes if n.key == "intensity_l2_resident")
     assert note.values["dram_mb"] == pytest.approx(0.1) and note.values["l2_mb"] == pytest.approx(32.0)
     assert note.values["share"] == pytest.approx(0.003125) and note.values["limit"] == 0.01
-    assert "100 kB" in Fmt("en").note(note) and "32 MB" in Fmt("en").note(note)  # (SI prefix chosen per value)
+    assert "97.7 KiB" in Fmt("en").note(note) and "30.5 MiB" in Fmt("en").note(note)  # (binary unit per value)
     # a streaming kernel: 1e5 B of DRAM against 2e5 B of L2 (6250 sectors x 32 B): share 0.5, nothing to say
     k2 = _kernel(duration_s=1e-3, flop_counts={"fp32": 1e9}, dram_bytes_read=5e4, dram_bytes_write=5e4,
                  metrics={L2_SECTORS: 6250.0})

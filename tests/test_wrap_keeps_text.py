@@ -83,7 +83,7 @@ def _printed(title: str, width: int) -> str:
     right-aligned numeric columns that do not wrap, long Chinese headers), printed as ``show`` prints it."""
     console = CJKConsole(width=width, file=io.StringIO(), record=True, soft_wrap=False)
     table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
-    heads = ["名称", "次数", "总耗时", "平均", "最小", "最大", "占比", "占程序", "该项提速 2× 后的整体加速比",
+    heads = ["名称", "次数", "总耗时", "平均", "最小", "最大", "占比", "程序占比", "该项提速 2× 后的整体加速比",
              "提速 10× 后", "完全消除后"]
     for i, h in enumerate(heads):
         if i == 0:
@@ -130,7 +130,7 @@ def test_timeline_tables_keep_their_titles_and_headers(width, capsys, monkeypatc
     lines = out.splitlines()
     row = next(i for i, line in enumerate(lines) if line.lstrip().startswith("GPU 空闲"))
     idle_header = next(line for line in reversed(lines[:row]) if "次数" in line)
-    if width >= 119 or "占程序" in idle_header:
+    if width >= 119 or "程序占比" in idle_header:
         assert _bare(IDLE_TITLE) in _bare(out)
     else:  # no room for the program columns: the caption names only what is shown
         shown = _bare(IDLE_TITLE.rsplit("；", 1)[0])

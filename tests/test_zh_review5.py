@@ -35,7 +35,7 @@ def test_a_duration_keeps_four_digits_in_both_languages(lang):
     assert (f.time(9e-6), f.time(1e-3), f.time(580e-9), f.time(1.5e-3)) == ("9 µs", "1 ms", "580 ns", "1.5 ms")
     assert f.times(374.0e-6, 280.2e-6) == ["374.0 µs", "280.2 µs"] and f.times(2e-6, 3e-6) == ["2 µs", "3 µs"]
     assert f.times(2e-6, 2.5e-6, None) == ["2.0 µs", "2.5 µs", f.nm]
-    assert f.words("k", {"read_mb": 12.66, "dram_mb": 12.7})["read_mb"] == "12.7 MB"  # bytes as the tables: 3 digits
+    assert f.words("k", {"read_mb": 12.66, "dram_mb": 12.7})["read_mb"] == "12.1 MiB"  # bytes as the tables: 3 digits, KiB/MiB
 
 
 def test_before_and_after_print_alike(capsys):
@@ -47,7 +47,7 @@ def test_before_and_after_print_alike(capsys):
 def test_a_value_and_its_repeat_print_alike(capsys):
     """The roofline row says the DRAM bytes as the table does; the note about the writes repeats them alike."""
     out = flat(_out(capsys, "diagnose", str(need(CORPUS_NCU / FA3)), "--details", "--lang", "zh"))
-    assert "12.66 MB" not in out and out.count("12.7 MB") >= 2
+    assert "12.07 MiB" not in out and out.count("12.1 MiB") >= 2
 
 
 # ---------------------------------------------------------------------------------------- 2. percentages

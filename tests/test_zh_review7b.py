@@ -49,7 +49,7 @@ def test_the_ranks_table_keeps_the_straggler_columns(capsys, monkeypatch, column
 def test_the_timeline_tables_keep_every_column(capsys, monkeypatch, columns):
     out = _out(capsys, monkeypatch, columns, "timeline", str(need(TT / "hta_alexnet_a100_rank0_trace.json.gz")),
                "--lang", "zh")
-    for header in ("利用率", "各 Stream 之和", "同步（主机）", "占比", "占程序", "提速 2× 后", "完全消除后"):
+    for header in ("利用率", "各 Stream 之和", "同步（主机）", "占比", "程序占比", "提速 2× 后", "完全消除后"):
         assert header in out, (header, out)
     assert "未显示" not in out  # all of them shown, none left out
 
@@ -201,7 +201,7 @@ def test_occupancy_words_spills_and_limiters(capsys, monkeypatch):
 @pytest.mark.parametrize("key,said,not_said", [
     ("tl_black_hole_idle_capped", "无论重叠一半还是全部，结果相同", "重叠一半或全部结果相同"),
     ("introduced_title", "新出现或加重的问题", "较轻的优化后诊断项"),
-    ("tl_cols_program", "占程序及提速 N× 后各列", None),
+    ("tl_cols_program", "“程序占比”与“提速 N× 后”各列", "占程序及提速"),
     ("fu_caveat_assumed_chain", "输入中没有记录张量形状", "跟踪中"),
 ])
 def test_the_reviewers_wording(key, said, not_said):

@@ -371,7 +371,7 @@ def test_glossary_terms_are_used():
     assert set(stall_terms()) == set(reasons()), "every stall reason has its glossary entry"
     text = "\n".join(_catalogue_zh().values())
     composed = {  # terms the code puts together: each is checked against what it writes
-        "访存与计算均受限": Fmt("zh").bounds(["memory-bound", "compute-bound"]),
+        "访存与计算受限": Fmt("zh").bounds(["memory-bound", "compute-bound"]),
         "（1 次）": Fmt("zh").launches(1),
         "60%～80%": Fmt("zh").note(Note("sol_mid", {"c": 31.4, "m": 77.1, "low": 60.0, "high": 80.0})),
     }

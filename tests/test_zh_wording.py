@@ -14,7 +14,7 @@ import pytest
 
 from conftest import CASES, need
 from kernelscope.cli import main
-from kernelscope.cli.language import wrap_cells
+from kernelscope.cli.language import cells, wrap_cells
 from kernelscope.knowledge.glossary import misused
 from kernelscope.knowledge.messages import fill, zh_list
 from kernelscope.render.cjk import MEASURE_WORDS, break_opportunities
@@ -165,11 +165,12 @@ def test_no_line_breaks_between_a_determiner_and_its_measure_word():
 
 
 def test_a_help_line_ends_where_no_word_is_split():
-    """ZH-REVIEW2 16: ``被跳过的每`` / ``个文件``: a full line gives back a few cells to end after 的 or punctuation."""
+    """ZH-REVIEW2 16: ``被跳过的每`` / ``个文件``: never between 每 and 个; native review 8: the line still fills
+    (it gives back no more than one two-character word), and never splits a word (标准错误)."""
     lines = wrap_cells("某个输入无法读取时不中止其余输入：先报告其余输入，再在标准错误上逐行列出每个失败的文件及目录中被"
                        "跳过的每个文件和原因；有任何失败时退出码为 2", 56)
     assert all(not line.endswith(("每", "各")) for line in lines), lines
-    assert any(line.startswith("每个文件") for line in lines), lines
+    assert all(cells(line) >= 56 - 4 for line in lines[:-1]) and not any(line.endswith("标") for line in lines), lines
 
 
 @pytest.mark.parametrize("command", ["diagnose", "timeline", "occupancy", "compare", "source", "fusion", "roofline"])

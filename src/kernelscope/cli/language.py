@@ -114,8 +114,9 @@ def cells(text: str) -> int:
 
 
 #: Cells a full help line may give back to end where no word is split (after punctuation or a space, between Chinese
-#: and ASCII, after 的/和/与): more than a table cell's, since a help paragraph runs on over long Chinese runs.
-HELP_LOOK_BACK = 18
+#: and ASCII, after 的/和/与): none, as a table cell's (native review 8: a line fills to the width unless the next
+#: word, a glossary word kept whole, does not fit).
+HELP_LOOK_BACK = 0
 
 
 def wrap_cells(text: str, width: int) -> list[str]:

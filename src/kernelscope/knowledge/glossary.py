@@ -73,7 +73,7 @@ def allowed_words() -> frozenset[str]:
 
 #: The longest run of Chinese characters of a term that is kept whole on a line (a longer term is a phrase: its
 #: words are in ``[breaks] words``).
-WORD_MAX = 4
+WORD_MAX = 6
 
 
 @cache

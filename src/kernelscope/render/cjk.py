@@ -53,11 +53,13 @@ _LIST_MARKER = re.compile(r"\s*(?:\d{1,3}[.)、]|[•·*-])\s+")
 _HANG = re.compile(r" *(?:\d{1,3}[.)、]|[•·*-]) +| +")
 #: Punctuation, full-width and half-width: a break after it (or before an opening one) splits no word.
 _PUNCTUATION = frozenset(NO_LINE_START | NO_LINE_END | set("—→←×～·、"))
-#: Cells a full line may give back to end at a strong break (:func:`strong_breaks`) instead of inside a word.
-LOOK_BACK = 10
+#: Cells a full line may give back to end at a strong break (:func:`strong_breaks`) instead of inside a word: none
+#: (native review 8: a line fills to the width unless the next word does not fit; the words a line never breaks
+#: inside are the glossary's, :func:`words`, kept whole wherever the line ends).
+LOOK_BACK = 0
 #: Cells a full line ending between two words (:func:`word_bounds`) may give back to end at punctuation instead:
-#: one two-character word ("：不再" / "出现", not "：" / "不再出现" with "加速比至多" moved down whole).
-WORD_REACH = 4
+#: none either (a phrase that must stay whole, 不再出现, is a word of ``[breaks] words``).
+WORD_REACH = 0
 #: Determiners and numerals that make one word with the measure word after them (每个, 一次, 各条, 这种): no break
 #: between the two.
 DETERMINERS = frozenset("每各该这那一两几多某其首本此二三四五六七八九十")
@@ -117,8 +119,10 @@ PHRASES = ("CUDA Graph", "Nsight Systems", "Compute Capability")
 #: Pieces of text no line breaks inside, beside the terms (:func:`phrases`): an ASCII word and the number after
 #: it (``Bank 24``, ``GPU 0``, ``Rank 3``, ``CC 12.x``), an instruction's address (``PC +0x290``), a graph's replay
 #: (``CUDA graph 1 (replay)``, :data:`~kernelscope.timeline_model.GRAPH_REPLAY_NAME`), a step between two values
-#: (``224 → 192``), a bound and its number (``0.4%（< 60%）``), a Chinese word and its numbers (``（线程 1、9）``).
-_GLUED = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+|(?<![\w.])[A-Za-z][A-Za-z0-9_]* \+?\d[\w.]*")
+#: (``224 → 192``), a bound and its number (``0.4%（< 60%）``), a Chinese word and its numbers (``（线程 1、9）``),
+#: a quantifier, its ASCII noun and the place word after it (``所有 Rank 上``, ``每个 SM 上``).
+_GLUED = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+|(?<![\w.])[A-Za-z][A-Za-z0-9_]* \+?\d[\w.]*"
+                    r"|(?:所有|全部|每个|各个|每|各) [A-Za-z][\w-]*(?: [上中内])?(?![\w\u4e00-\u9fff])")
 #: Further pieces, each found on its own (they may overlap the others): a step between two values (``224 → 192``,
 #: ``48 KiB → 44.5 KiB``), a bound and its number (``0.4%（< 60%）``: the sign never ends a line), a Chinese word and
 #: the list of numbers it names, or its one number before a closing bracket or a Chinese word (``（线程 1、9）``,

@@ -19,8 +19,8 @@ from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit, unit_of
 from ..notes import Note
-from .numbers import (PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, durations,  # noqa: F401
-                      factor, negligible_gain)
+from .numbers import (PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, data_size,  # noqa: F401
+                      durations, factor, negligible_gain)
 
 
 
@@ -281,7 +281,8 @@ class Fmt:
         return self.label("launch_count", n=n)
 
     def bounds(self, classes) -> str:
-        """Bottleneck classes at once: "memory-bound + compute-bound" / "访存与计算均受限"; "not determined" for none (a
+        """Bottleneck classes at once: "memory-bound + compute-bound" / "访存与计算受限" (the
+        form of each class, "X受限", never "均受限": "both are limited"); "not determined" for none (a
         verdict is derived, never measured: "not measured" would contradict the throughputs shown beside it)."""
         titles = [self.bound(c) for c in classes]
         if not titles:
@@ -290,7 +291,7 @@ class Fmt:
             return " + ".join(titles)
         stems = [t.removesuffix("受限") for t in titles]
         if all(t.endswith("受限") for t in titles):
-            return "、".join(stems[:-1]) + "与" + stems[-1] + "均受限"
+            return "、".join(stems[:-1]) + "与" + stems[-1] + "受限"
         return "、".join(titles)
 
     def made_by(self, fmt: str, version: str | None) -> str:
@@ -469,7 +470,7 @@ class Fmt:
                                          "cmp_same_within", {"t": values["before_s"], **values}, self.lang)
         for k, v in list(values.items()):
             if (k.endswith("_mb") or k == "gb") and isinstance(v, (int, float)):  # bytes as the tables show them
-                values[k] = si(v * (1e9 if k == "gb" else 1e6), "B")
+                values[k] = data_size(v * (1e9 if k == "gb" else 1e6))
         return values
 
     def notes(self, notes) -> str:

@@ -11,7 +11,7 @@ from ..analysis.resolved import Resolution
 from ..analysis.introduced import Introduction, LaunchChange, WorkGrowth
 from ..analysis.performance import WorkChange
 from ..knowledge.findings import findings
-from .common import Fmt, si
+from .common import Fmt, data_size
 from .documents.compare import BeforeEstimateDoc, IntroductionDoc, LaunchChangeDoc, WorkGrowthDoc
 from .json import finite
 
@@ -119,10 +119,10 @@ def estimate_doc(e: BeforeEstimate) -> BeforeEstimateDoc:
 
 
 def _work_value(g: WorkGrowth, value: float, f: Fmt) -> str:
-    """A counter of work in its unit: bytes as ``69.3 MB``, a pipe's busy time as a duration, counts as
+    """A counter of work in its unit: bytes as ``66.1 MiB``, a pipe's busy time as a duration, counts as
     :meth:`Fmt.count`."""
     if g.count_unit == "bytes":
-        return si(value, "B", 3)
+        return data_size(value, 3)
     if g.count_unit == "seconds":
         return f.time(value)
     return f.count(value)

@@ -68,6 +68,32 @@ def tight(table: Table) -> Table:
     return table
 
 
+#: Cells each other wrapping column keeps beside a column that fills the width (:func:`fills`), at most its widest.
+FILL_OTHERS = 16
+
+
+def fills(table: Table, column: int) -> Table:
+    """Say that a wrapping column of ``table`` (the fusion table's chains of kernel names) takes the width the other
+    columns leave: each number whole, each other wrapping column :data:`FILL_OTHERS` cells or an eighth of the width
+    (or what its longest piece needs), the rest to it, up to its widest cell; never one or two names a line. Returns the table."""
+    table.columns[column]._fill = True  # type: ignore[attr-defined]
+    return table
+
+
+def _fill(table: Table, console: Console, width: int, overhead: int) -> None:
+    """The width of a column that fills (:func:`fills`) in ``width`` cells, set for rich."""
+    i = next((i for i, c in enumerate(table.columns) if getattr(c, "_fill", False)), None)
+    if i is None:
+        return
+    sizes = [_column_sizes(c, console, width) for c in table.columns]
+    if overhead + sum(high for _, high in sizes) <= width:
+        return  # every cell on one line: rich gives each column its room
+    others = [high if c.no_wrap else min(high, max(low, FILL_OTHERS, width // 8)) for c, (low, high) in zip(table.columns, sizes)]
+    room = width - overhead - sum(o for j, o in enumerate(others) if j != i)
+    if room >= NAME_COMPACT:  # (its narrowest piece, a long name, is folded as in any column)
+        table.columns[i].width = min(room, sizes[i][1])
+
+
 def narrow_form(table: Table, parts: Callable[[], list[Table]]) -> Table:
     """Say what ``table`` is printed as where it would lose a column: ``parts()``, tables that together hold each
     of its columns (each fitted in turn); returns the table."""
@@ -100,14 +126,21 @@ def _narrowed(item: object, console: Console, width: int) -> object:
     if not isinstance(item, Table) or width <= 0 or not _loses_columns(item, console, width):
         return item
     parts = getattr(item, "_narrow", None)
-    if parts is not None:
-        return Group(*parts())
+    if parts is not None:  # one blank line between two parts, not the edges of both
+        shown = parts()
+        for p in shown[1:]:
+            if isinstance(p, Table) and p.show_edge and not p.title:
+                p.show_edge = False
+        return Group(shown[0], *(Padding(p, (0, 0, 1, 1)) if isinstance(p, Table) and not p.show_edge else p
+                                 for p in shown[1:]))
     if not item.show_header or len(item.columns) < 3:
         return item
     split = split_parts(item, console, width)
     if len(split) < 2:
         return item
-    return Group(split[0], *(p if p.show_edge else Padding(p, (0, 0, 0, 1)) for p in split[1:]))  # edge: aligned
+    # a part without edge aligned as one with, and a blank line below it as the first part has (its edge): never a
+    # part's header glued to the rows above, nor the next heading to the last part's rows
+    return Group(split[0], *(p if p.show_edge else Padding(p, (0, 0, int(item.show_edge), 1)) for p in split[1:]))
 
 
 def _part(table: Table, columns: list[int], first: bool, narrow: bool = False) -> Table:
@@ -223,6 +256,7 @@ def _fit(table: Table, console: Console, width: int) -> None:
         need.pop(drop)
         if drop < name:
             name -= 1
+    _fill(table, console, width, overhead)
     refit = getattr(table, "_refit", None)  # a title that says what the columns shown are of
     if refit is not None:
         refit(table)

@@ -10,7 +10,7 @@ from typing import Sequence
 from ..analysis.fusion import FusionEstimate, FusionKernel
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt, md_cell, safe, short_names, si
+from .common import Fmt, data_size, md_cell, safe, short_names, si
 from .numbers import negligible_gain
 from .documents import encode
 from .documents.fusion import FusionCommandDoc, FusionDoc, FusionKernelDoc
@@ -27,7 +27,7 @@ def _x(value: float | None, f: Fmt) -> str:
 
 
 def _bytes(value: float | None, f: Fmt) -> str:
-    return f.nm if value is None else si(value, "B", 4)
+    return f.nm if value is None else data_size(value, 4)
 
 
 def chain_text(e: FusionEstimate, width: int = CHAIN_NAME_WIDTH) -> str:
@@ -254,8 +254,10 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     from rich.table import Table
     from rich.text import Text
 
+    from rich.padding import Padding
+
     from .cjk import name_text, path_text
-    from .fit import narrow_form
+    from .fit import fills, narrow_form
 
     f = Fmt(lang)
     section = fusion_section(estimates, f)
@@ -272,13 +274,13 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     for r in rows:
         t.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))  # the chain wraps between name tokens
     # too narrow for its nine columns (either language): two tables, the second keyed by the chain's number
-    narrow_form(t, lambda: _narrow_parts(title, head, rows))
-    lt = Table(box=box.SIMPLE, show_header=False)
+    narrow_form(fills(t, 0), lambda: _narrow_parts(title, head, rows))
+    lt = Table(box=box.SIMPLE, show_header=False, show_edge=False)  # under the table's blank last line: one blank
     lt.add_column(style="bold", no_wrap=True)
     lt.add_column(overflow="fold")
     for label, text in fusion_lines(estimates, f):
         lt.add_row(Text(label), Text(text))
-    return parts + [t, lt]
+    return parts + [t, Padding(lt, (0, 0, 1, 1))]
 
 
 #: The columns of the fusion table's first narrow part (:func:`_narrow_parts`); the others go to the second.
@@ -296,7 +298,7 @@ def _narrow_parts(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]
     from rich.text import Text
 
     from .cjk import name_text
-    from .fit import compact
+    from .fit import compact, fills
 
     out = []
     for n, columns in enumerate((FIRST_PART, (0, *(i for i in range(len(head)) if i not in FIRST_PART)))):
@@ -308,7 +310,7 @@ def _narrow_parts(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]
         for r in rows:
             key = r[0].split(" ", 1)[0]  # "#1"
             t.add_row(*(name_text(r[0]) if i == 0 and not n else Text(key if i == 0 else r[i]) for i in columns))
-        out.append(compact(t))
+        out.append(fills(compact(t), 0) if n == 0 else compact(t))  # the chain: the room the numbers leave
     return out
 
 

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from ..model import GpuSpec
 from .common import Fmt
+from .numbers import peak_figure
 
 #: Columns: (a label key, or a literal header for the units columns, broken over two lines so that the numbers set
 #: the width; justification).
@@ -28,7 +29,7 @@ _PIPES = ("fp64", "fp32", "fp16_tensor", "bf16_tensor", "fp8_tensor")
 def _tflops(spec: GpuSpec, pipe: str, f: Fmt) -> str:
     """The dense peak of ``pipe`` in TFLOP/s, or the language's "none" (``-`` / ``无``) on a GPU without the pipe."""
     v = spec.peak_flops_per_s.get(pipe)
-    return f.label("list_none") if v is None else f"{v / 1e12:.4g}"
+    return f.label("list_none") if v is None else peak_figure(v / 1e12)
 
 
 def gpus_table(gpus: Iterable[GpuSpec], lang: str) -> Table:
@@ -49,5 +50,5 @@ def gpus_table(gpus: Iterable[GpuSpec], lang: str) -> Table:
     for g in gpus:
         cc = f.nm if g.compute_capability is None else f"{g.compute_capability[0]}.{g.compute_capability[1]}"
         t.add_row(Text(g.name), Text(g.architecture or f.nm), cc, str(g.sm_count or f.nm),
-                  f"{g.dram_bandwidth_bytes_per_s / 1e9:.4g}", *(_tflops(g, p, f) for p in _PIPES))
+                  peak_figure(g.dram_bandwidth_bytes_per_s / 1e9), *(_tflops(g, p, f) for p in _PIPES))
     return t

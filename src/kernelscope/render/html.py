@@ -26,6 +26,7 @@ from .charts import (
 )
 from ..analysis.groups import LaunchGroup, launch_groups
 from .common import Fmt, safe, short_name
+from .inline import html_prose
 from .rows import advice_lines, gpu_unknown, kernel_rows, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
@@ -145,12 +146,12 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
     evidence = d.evidence if d.classes else (d.sol.evidence if d.sol.bound is not None else ())
     if evidence:
         parts.append(f"<h4>{_e(f.label('evidence'))}</h4><ul>")
-        parts += [f"<li>{_e(f.note(n))}</li>" for n in evidence]
+        parts += [f"<li>{html_prose(f.note(n))}</li>" for n in evidence]
         parts.append("</ul>")
     parts.append(_meters(d, f))
     parts.append(f"<h4>{_e(f.label('measurements'))}</h4><table class=\"kv\">")
     for label, value in kernel_rows(d, f, verdict=False, advice=False):
-        parts.append(f"<tr><th>{_e(label)}</th><td>{_e(value)}</td></tr>")
+        parts.append(f"<tr><th>{_e(label)}</th><td>{html_prose(value)}</td></tr>")
     parts.append("</table>")
     if with_charts:
         figs = []
@@ -170,7 +171,7 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
             parts.append(f'<div class="charts">{"".join(figs)}</div>')
     if d.advice:
         parts.append(f"<h4>{_e(f.label('advice'))}</h4><ol>")
-        parts += [f"<li>{_e(text)}</li>" for text in advice_lines(d, f)]
+        parts += [f"<li>{html_prose(text)}</li>" for text in advice_lines(d, f)]
         parts.append("</ol>")
     if source is not None:
         parts.append(diagnosis_views(source, f))

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.groups import OUTLIER_FACTOR, LaunchGroup, Outlier, Spread, by_time, launch_groups
-from .common import Fmt, alike, safe, si
+from .common import Fmt, alike, data_size, safe
 
 #: ``diagnose --launches``: one panel per group of repeated launches (the default), or one per launch.
 LAUNCH_VIEWS: tuple[str, ...] = ("grouped", "all")
@@ -52,7 +52,7 @@ def _fmt_value(key: str, value: float | None, f: Fmt) -> str:
     if value is None:
         return f.nm
     if key.endswith("_bytes"):
-        return si(value, "B")
+        return data_size(value)
     if key.endswith("_flop_per_byte"):
         return f.intensity(value)
     return f"{value:.4g}"

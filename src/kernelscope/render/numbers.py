@@ -10,6 +10,12 @@ from collections.abc import Callable, Sequence
 
 #: Decimal SI prefixes, largest first.
 PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+#: The one mark of a table cell with no value, in every table and both languages (never "–" in one and "-" in
+#: another).
+NO_VALUE = "-"
+#: Binary byte units, largest first (bytes per unit): every byte size a report shows (data moved, shared memory,
+#: caches) is in these, one rule for every command and both languages; bandwidths (GB/s) stay decimal SI.
+BYTE_SCALES = ((2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"))
 #: Duration units, largest first (seconds per unit).
 TIME_SCALES = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 #: The durations of a note that are one quantity before and after a change (``{base_s} -> {after_s}``): worded
@@ -163,3 +169,28 @@ def cuda_versions(text: str) -> str:
     knows the versions: "CUDA runtime 12.9, CUDA driver 13.0"; other text unchanged."""
     return re.sub(r"\b(CUDA (?:runtime|driver)) (\d{4,6})\b",
                   lambda m: f"{m.group(1)} {int(m.group(2)) // 1000}.{int(m.group(2)) % 1000 // 10}", text)
+
+
+def data_size(n: float, digits: int = 3) -> str:
+    """A byte count (bytes) in the binary unit that keeps it at or above 1: ``13.3 KiB``, ``530 MiB``, ``512 B``,
+    ``digits`` significant digits (whole bytes below 1 KiB). Never decimal ``kB``/``MB`` (those are not the
+    shared-memory and cache sizes' KiB that occupancy and the hardware tables use)."""
+    if math.isinf(n):
+        return "∞ B"
+    scale, unit = next(((s, u) for s, u in BYTE_SCALES if abs(n) >= s), (1.0, "B"))
+    if scale == 1.0:
+        return f"{n:.0f} B" if n == int(n) else f"{n:.{digits}g} B"
+    text = f"{n / scale:.{digits}g}"
+    if "e" in text:  # (1023.9 KiB at 3 digits is "1.02e+03"): the next unit up
+        text = f"{n / scale / 1024:.{digits}g}"
+        unit = {"KiB": "MiB", "MiB": "GiB", "GiB": "TiB"}.get(unit, unit)
+    return f"{text} {unit}"
+
+
+def peak_figure(value: float) -> str:
+    """A catalogue peak (in the unit of its column: GB/s, TFLOP/s) in the one precision of its column: three
+    significant digits, trailing zeros kept (``1.46``, ``0.367``, ``5.20``, ``14.0``), a value of 100 or more
+    whole (``125``, ``1979``, never ``1.98e+03``); never ``1.456`` above ``5.2`` in one column."""
+    if abs(value) >= 99.95:
+        return f"{value:.0f}"
+    return f"{value:#.3g}".rstrip(".")

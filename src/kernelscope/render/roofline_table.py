@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .cjk import name_text, path_text
-from .common import Fmt, ops_unit, safe, si
+from .common import Fmt, data_size, ops_unit, safe, si
 from .roofline_data import RooflineData, ceiling_name
 
 __all__ = ["renderables", "title"]
@@ -87,7 +87,7 @@ def _levels_table(data: RooflineData, f: Fmt) -> Table:
         t.add_column(f.label(key) if key else "", justify=justify)  # type: ignore[arg-type]
     for lv, limiting in data.levels:
         ai = lv.arithmetic_intensity_flop_per_byte
-        t.add_row(_level(lv.level, f), "-" if lv.bytes is None else si(lv.bytes, "B"), "-" if ai is None else f"{ai:.3g}",
+        t.add_row(_level(lv.level, f), "-" if lv.bytes is None else data_size(lv.bytes), "-" if ai is None else f"{ai:.3g}",
                   "-" if lv.peak_bytes_per_s is None else si(lv.peak_bytes_per_s, "B/s"),
                   "-" if lv.bandwidth_pct is None else f.pct(lv.bandwidth_pct),
                   f.label("roof_limiting") if limiting else "")

@@ -11,7 +11,7 @@ from ..analysis.nsight import AGREE, KERNELSCOPE_ONLY, NO_COUNTERPART, NSIGHT_ON
 from ..knowledge.glossary import glossed_terms
 from ..knowledge.plausibility import implausible_note, implausible_text
 from ..notes import Note
-from .common import Fmt, safe, si
+from .common import Fmt, data_size, safe, si
 
 
 def gloss_once(rows: list[tuple[str, str]], f: Fmt) -> list[tuple[str, str]]:
@@ -86,7 +86,7 @@ def level_line(d: KernelDiagnosis, f: Fmt) -> str | None:
     closest to its peak; None when no level was measured."""
     items = []
     for lv in d.levels:
-        extra = [si(lv.bytes, "B")] if lv.bytes is not None else []
+        extra = [data_size(lv.bytes)] if lv.bytes is not None else []
         if lv.hit_rate_pct is not None:
             extra.append(f.label("level_hit", v=f.pct(lv.hit_rate_pct)))
         if lv.arithmetic_intensity_flop_per_byte:  # none, or 0 (no FP work: the intensity row says it once)

@@ -17,6 +17,8 @@ from typing import Collection, Sequence
 from ..analysis.source import LaunchSource, SourceReport, findings_by_pc, hot_lines
 from ..version import __version__
 from .common import Fmt, safe
+from .inline import html_code, html_prose
+from .numbers import NO_VALUE
 from .source_words import (base_name, count_text, instruction_head, instruction_rows, launch_lines, line_head,
                            line_rows)
 
@@ -84,9 +86,10 @@ def _heat_value(ls: LaunchSource, samples: float | None, executed: float | None)
 
 
 def _html_table(head: list[str], rows: list[list[str]], right: set[int], heat: list[str] | None = None,
-                cls: str = "", heat_col: int = 2, extra: list[str] | None = None, extra_col: int = -1) -> str:
+                cls: str = "", heat_col: int = 2, extra: list[str] | None = None, extra_col: int = -1,
+                code: int = -1) -> str:
     """A table of escaped cells; ``heat[j]``: row j's style on column ``heat_col``; ``extra[j]``: HTML appended to
-    row j's column ``extra_col`` (badges)."""
+    row j's column ``extra_col`` (badges); column ``code`` (SASS) in ``<code>`` (:func:`~.inline.html_code`)."""
     parts = [f'<table{f" class={cls!r}" if cls else ""}><tr>']
     parts += [f'<th{" class=num" if i in right else ""}>{_e(h)}</th>' for i, h in enumerate(head)]
     parts.append("</tr>")
@@ -94,7 +97,8 @@ def _html_table(head: list[str], rows: list[list[str]], right: set[int], heat: l
     for j, r in enumerate(rows):
         style = heat[j] if heat else ""
         more = extra[j] if extra else ""
-        cells = "".join(f'<td{" class=num" if i in right else ""}{style if i == heat_col else ""}>{_e(c)}'
+        cells = "".join(f'<td{" class=num" if i in right else ""}{style if i == heat_col else ""}>'
+                        f'{html_code(c) if i == code and c != NO_VALUE else _e(c)}'
                         f'{(" " + more) if i == last and more else ""}</td>' for i, c in enumerate(r))
         parts.append(f"<tr>{cells}</tr>")
     parts.append("</table>")
@@ -119,7 +123,7 @@ def instructions_table(ls: LaunchSource, f: Fmt) -> str:
     heat = [heat_style(_heat_value(ls, h.counters.samples, h.counters.inst_executed), top) for h in ls.instructions]
     return _html_table(instruction_head(f), instruction_rows(ls.instructions, f),
                        {2, 3, 5, 6, 7, 8, 9}, heat, extra=[finding_badges(h.findings, f) for h in ls.instructions],
-                       extra_col=1)
+                       extra_col=1, code=1)
 
 
 def source_view_title(ls: LaunchSource, f: Fmt) -> str:
@@ -191,7 +195,7 @@ def sass_view(ls: LaunchSource, f: Fmt, pcs: Collection[int] | None = None) -> s
         where = f"{base_name(table.file[i])}:{table.line[i]}" if table.file[i] is not None and table.line[i] > 0 else ""
         parts.append(f'<tr><td class="muted">{_e(off)}</td><td class="num"{heat_style(v, top)}>'
                      f'{_e(count_text(v, f) if v else "")}</td>{ex_cell}'
-                     f"<td>{_e(table.sass.get(pc, ''))}</td><td class=\"muted\">{_e(where)}</td>"
+                     f"<td>{html_code(table.sass[pc]) if table.sass.get(pc) else ''}</td><td class=\"muted\">{_e(where)}</td>"
                      f'<td class="fbs">{finding_badges(found.get(pc, ()), f)}</td></tr>')
     if rows and rows[-1] < len(table.pc) - 1:
         parts.append(skipped)
@@ -206,7 +210,7 @@ def launch_card(ls: LaunchSource, f: Fmt) -> str:
     if k.demangled_name and k.demangled_name != k.name:
         parts.append(f'<p class="sig mono">{_e(k.demangled_name)}</p>')
     first, *rest = launch_lines(ls, f)
-    parts.append(f"<p>{_e(first)}</p>" + "".join(f'<p class="note">{_e(t)}</p>' for t in rest))
+    parts.append(f"<p>{html_prose(first)}</p>" + "".join(f'<p class="note">{html_prose(t)}</p>' for t in rest))
     if ls.lines:
         parts.append(f"<h3>{_e(f.label('src_hot_lines'))}</h3>{lines_table(ls, f)}")
     parts.append(f"<h3>{_e(f.label('src_hot_instructions'))}</h3>{instructions_table(ls, f)}")
@@ -231,7 +235,7 @@ def diagnosis_views(ls: LaunchSource, f: Fmt, heading: str = "h4") -> str:
     on what the report lacks, the hottest lines (with their findings), then, each in a ``<details>`` element open by
     default, the source view and a SASS view of the hottest and the located instructions only; HTML."""
     parts = [f"<{heading}>{_e(f.label('src_title', index=ls.kernel.index, name=ls.kernel.name))}</{heading}>"]
-    parts += [f'<p class="note">{_e(t)}</p>' for t in launch_lines(ls, f)[1:]]
+    parts += [f'<p class="note">{html_prose(t)}</p>' for t in launch_lines(ls, f)[1:]]
     parts.append(lines_table(ls, f))
     source = source_view(ls, f)
     if source:

@@ -14,9 +14,10 @@ from ..analysis.source import Counters, HotInstruction, HotLine, LaunchSource, S
 from ..knowledge.text import labels
 from ..notes import Note
 from .common import Fmt, md_cell, md_code, safe, short_name
+from .numbers import NO_VALUE
 
 #: Printed where a counter does not apply to an instruction or line (e.g. sectors of an arithmetic instruction).
-NA = "–"
+NA = NO_VALUE  # one "no value" mark in every table (the timeline, roofline and ceilings tables: "-")
 #: Stall reasons shown per row in the text views.
 STALLS_SHOWN = 2
 #: The top healthy state (selected, not selected, math pipe throttle) is shown from this share of the samples up.
@@ -29,7 +30,7 @@ def base_name(path: str) -> str:
 
 
 def count_text(value: float | None, f: Fmt) -> str:
-    """A count as :meth:`Fmt.count` writes every count (``111 k`` / ``11.1 万``), or "–"."""
+    """A count as :meth:`Fmt.count` writes every count (``111 k`` / ``11.1 万``), or "-"."""
     return NA if value is None else f.count(value)
 
 
@@ -47,7 +48,7 @@ def _stalls(items: Sequence[StallSamples], f: Fmt, shown: int = STALLS_SHOWN) ->
 def stall_text(c: Counters, f: Fmt) -> str:
     """"Long Scoreboard 97%, Wait 1% (not stalls: Selected 2%)": the top unhealthy stalls and the top healthy state
     (when at least :data:`HEALTHY_SHOWN` of the samples), each as a share of the instruction's or line's samples;
-    "–" without samples."""
+    "-" without samples."""
     text = _stalls(c.stalls, f)
     if c.healthy and c.healthy[0].share >= HEALTHY_SHOWN:
         healthy = f.head(f.label("src_not_stalls"), _stalls(c.healthy, f, 1))
@@ -123,7 +124,7 @@ def instruction_cells(h: HotInstruction, f: Fmt) -> list[str]:
 
 def _count_columns(rows: list[list[str]], columns: dict[int, list[float | None]], f: Fmt) -> list[list[str]]:
     """``rows`` with each count column ``i`` rewritten from its values as one column (:meth:`Fmt.counts`: one unit,
-    one precision), "–" kept where a value is missing."""
+    one precision), "-" kept where a value is missing."""
     for i, values in columns.items():
         texts = f.counts(*values)
         for row, value, text in zip(rows, values, texts):

@@ -34,7 +34,8 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .cjk import PATH, name_text, path_text
-from .common import Fmt, md_cell, safe, short_name, short_names
+from .common import Fmt, data_size, md_cell, safe, short_name, short_names
+from .fit import fills
 from .records import record_name
 from .rich_text import to_plain
 from ..knowledge.text import labels
@@ -91,10 +92,7 @@ def _x(value: float | None, f: Fmt) -> str:
 def _bytes(n: float | None) -> str:
     if n is None:
         return "-"
-    for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
-        if n >= scale:
-            return f"{n / scale:.4g} {unit}"
-    return f"{int(n)} B"
+    return data_size(n, 4)
 
 
 def _rate(v: float | None) -> str:
@@ -425,7 +423,7 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                     tab.add_column(h, justify="right", no_wrap=True)
             for r in rows:
                 tab.add_row(name_text(r[0]), *(name_text(c) if PATH.fullmatch(c) else Text(c) for c in r[1:]))
-            out.append(tab)
+            out.append(fills(tab, 0) if head[0] == f.label("fu_chain") else tab)  # a chain: the room numbers leave
         if closing:  # after a table, whose last line is blank already: no blank edge above, one below
             t = Table(box=box.SIMPLE, show_header=False, show_edge=False)
             t.add_column(style="bold", no_wrap=True)

@@ -18,7 +18,7 @@ from matplotlib.lines import Line2D
 
 from ...analysis.diagnosis import KernelDiagnosis
 from ...analysis.limiters import MemoryLevel, nearest_ceiling
-from ..common import Fmt, ops_unit, safe, si
+from ..common import Fmt, data_size, ops_unit, safe, si
 from ..roofline_data import LEVELS, has_hierarchy, hierarchy_reason, why_no_hierarchy
 from ..roofline_data import level_plotted as _plotted
 from .roofline import _place_ceiling_label, _place_slope_label, _set_scales
@@ -199,7 +199,7 @@ def _unplotted(d: KernelDiagnosis, f: Fmt) -> list[str]:
 def _tooltip(lv: _Level, perf: float, f: Fmt) -> str:
     """An SVG point's tooltip: the level, its bytes and counter, intensity, FLOP/s, peak and % of its ceiling."""
     m = lv.lv
-    lines = [f.head(f.unit(m.level), si(m.bytes, "B") + f.paren(safe(m.bytes_metric or ""))),  # type: ignore[arg-type]
+    lines = [f.head(f.unit(m.level), data_size(m.bytes) + f.paren(safe(m.bytes_metric or ""))),  # type: ignore[arg-type]
              f"{f.intensity(lv.ai)}, {si(perf, 'FLOP/s')}"]
     if m.peak_bytes_per_s is not None:
         lines.append(f.label("chart_hier_ceiling", level=f.label(f"chart_hier_{m.level}"),
