@@ -31,6 +31,7 @@ from conftest import CORPUS_NCU, need
 from kernelscope.cli import main
 from kernelscope.knowledge.gpus import catalogue, find_gpu
 from kernelscope.render.documents import schema_text
+from kernelscope.render.numbers import peak_figure
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_CU = REPO / "examples" / "kernels" / "occupancy_demo.cu"
@@ -198,8 +199,8 @@ def test_gpus_json_is_the_catalogue_of_the_table(capsys):
     assert code == 0
     t4 = next(g for g in doc["gpus"] if g["name"] == "Tesla T4")
     row = next(line for line in table.splitlines() if line.startswith("Tesla T4")).split()
-    assert row[-6] == f"{t4['dram_bandwidth_bytes_per_s'] / 1e9:.4g}"  # DRAM GB/s
-    assert row[-4] == f"{t4['peak_flops_per_s']['fp32'] / 1e12:.4g}"  # FP32 TF
+    assert row[-6] == peak_figure(t4["dram_bandwidth_bytes_per_s"] / 1e9)  # DRAM GB/s
+    assert row[-4] == peak_figure(t4["peak_flops_per_s"]["fp32"] / 1e12)  # FP32 TF
     assert t4["compute_capability"] == [7, 5] and row[-8] == "7.5"
     assert t4["peak_flops_per_s"]["fp32"] == find_gpu("Tesla T4").peak_flops_per_s["fp32"]
     assert all(key in t4["sources"] for key in ("dram_bandwidth_bytes_per_s", "peak_flops_per_s.fp32"))
