@@ -196,8 +196,7 @@ def profile_from_details(
     name = function_name(demangled) or demangled
     mangled = demangled if demangled.startswith("_Z") else None
     page = _Page(source, f"kernel {index} ({name})")
-    for raw in rows:
-        page.add(raw)
+    page.read(rows)
     add_launch_identity(page.values, page.units, page.strings, device_name, cc, grid, block)
     snap_shared_mem(page.values, page.units, page.printed)
     problems: list[str] = []
@@ -245,6 +244,28 @@ def _plan(section: str, name: str, unit: str) -> tuple[str, str | None, tuple[_E
     return text, sec_id, found, is_metric_name(text), choice
 
 
+@lru_cache(maxsize=8192)
+def _how(section: str, name: str, unit: str) -> tuple:
+    """:func:`_plan` of a row as :meth:`_Page.read` takes it: ``(_MAPPED, metric, factor, scale, SI unit, shared)``
+    for a display row kernelscope maps and can convert, ``(_RAW, metric, None, None, unit stripped, shared)`` for a
+    row kept under its label, ``(_SKIP,)`` for a row that feeds nothing, ``(_CHECK,)`` for one :meth:`_Page.add`
+    reads (an error to raise); ``shared``: a shared-memory size (:func:`snap_shared_mem` takes its printed form)."""
+    text, sec_id, found, metric_name, choice = _plan(section, name, unit)
+    if not text:
+        return (_SKIP,)
+    if found is not None:
+        if choice is None:
+            return (_CHECK,)
+        entry, (factor, si_unit) = choice
+        return (_MAPPED, entry.metric, factor, entry.scale, si_unit, entry.metric.startswith(SHARED_MEM_PREFIX))
+    if sec_id in ("CommandLineMetrics", None) or metric_name:
+        return (_RAW, text, None, None, unit.strip(), text.startswith(SHARED_MEM_PREFIX))
+    return (_SKIP,)
+
+
+_SKIP, _CHECK, _MAPPED, _RAW = range(4)
+
+
 class _Page:
     """What the rows of one launch give, as :func:`profile_from_metrics` takes it: metric values by Nsight
     metric name with their units, string-valued metrics, where each metric was read, the metrics that were NaN or
@@ -260,6 +281,52 @@ class _Page:
         self.nonfinite: list[str] = []
         self.rules: list[RuleResult] = []
         self.printed: dict[str, tuple[str, str]] = {}
+
+    def read(self, rows: Iterable[Row]) -> None:
+        """Read the rows of a launch, in order: :meth:`add` of each, the common rows (a plain number in a row
+        :func:`_how` says is read without a word) without the checks they pass."""
+        values, units, strings, locations, printed = (
+            self.values, self.units, self.strings, self.locations, self.printed)
+        isfinite, how_of = math.isfinite, _how
+        for raw in rows:
+            if (type(raw) is tuple and len(raw) == 6) or type(raw) is MetricRow:
+                section, name, unit, value, line, _ = raw
+                how = how_of(section, name, unit)
+                kind = how[0]
+                if kind == _SKIP:
+                    continue
+                if kind == _RAW:
+                    metric = how[1]
+                    if metric in values or metric in strings:
+                        continue
+                if kind != _CHECK:
+                    try:
+                        number = float(value)  # (what parse_number gives when float() takes the text)
+                    except ValueError:
+                        try:
+                            number = parse_number(value)  # ("1,234", "n/a")
+                        except ValueError:
+                            kind = _CHECK  # (add raises, or keeps a text value)
+                        else:
+                            if number is None:
+                                continue
+                if kind == _CHECK:
+                    self.add(MetricRow(*raw))
+                    continue
+                metric = how[1]
+                if metric in values:
+                    continue
+                if not isfinite(number):
+                    self.nonfinite.append(metric)
+                    continue
+                values[metric] = number if kind == _RAW else number * how[2] * how[3]
+                units[metric] = how[4]
+                if how[5]:
+                    printed[metric] = (value, unit)
+                if line:
+                    locations[metric] = f"line {line}"
+            else:
+                self.add(raw)
 
     def add(self, raw: Row) -> None:
         """Read one row: a rule result, a mapped display row, a row labelled with a metric name, or (a display row
