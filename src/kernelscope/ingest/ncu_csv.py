@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import gc
 import math
 import os
 import re
@@ -93,8 +94,17 @@ def read_ncu_csv(path: str | os.PathLike) -> ProfileReport:
     """
     source = os.fspath(path)
     check_file(source, "an Nsight Compute CSV export")
-    with reading(source), open_text(source) as fh:
-        return _read(source, fh)
+    # A model's details page (hundreds of thousands of rows) makes as many long-lived tuples, which a collection
+    # pass every few thousand allocations would walk again and again; reading makes no cycles, so the cyclic
+    # collector is paused while reading (and restored as it was).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with reading(source), open_text(source) as fh:
+            return _read(source, fh)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
 
 
 #: An ncu message line: ``==PROF==``, ``==WARNING==``, ``==ERROR==``, ``==INFO==`` ... (never CSV, even with commas).
