@@ -26,7 +26,7 @@ import dataclasses
 import math
 import re
 from functools import cache, lru_cache
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence, Union
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, Union
 
 from ..errors import InputError
 from ..knowledge import Model, load
@@ -209,7 +209,7 @@ def profile_from_details(
 
     profile = profile_from_metrics(
         index, name, demangled, mangled, page.values, page.units, page.rules, source, problems,
-        strings=page.strings, locations=page.locations, partial_flops=True,
+        strings=page.strings, locations=_LineOf(page.lines), partial_flops=True,
     )
     return _with_extra(profile, extra) if extra else profile
 
@@ -266,6 +266,22 @@ def _how(section: str, name: str, unit: str) -> tuple:
 _SKIP, _CHECK, _MAPPED, _RAW = range(4)
 
 
+class _LineOf(Mapping[str, str]):
+    """metric -> where it was read (``"line 12"``), from the line numbers, worded only when asked (by an error)."""
+
+    def __init__(self, lines: Mapping[str, int]) -> None:
+        self._lines = lines
+
+    def __getitem__(self, metric: str) -> str:
+        return f"line {self._lines[metric]}"
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lines)
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+
 class _Page:
     """What the rows of one launch give, as :func:`profile_from_metrics` takes it: metric values by Nsight
     metric name with their units, string-valued metrics, where each metric was read, the metrics that were NaN or
@@ -277,7 +293,7 @@ class _Page:
         self.values: dict[str, float] = {}
         self.units: dict[str, str] = {}
         self.strings: dict[str, str] = {}
-        self.locations: dict[str, str] = {}
+        self.lines: dict[str, int] = {}  # metric -> the line it was read from
         self.nonfinite: list[str] = []
         self.rules: list[RuleResult] = []
         self.printed: dict[str, tuple[str, str]] = {}
@@ -285,8 +301,8 @@ class _Page:
     def read(self, rows: Iterable[Row]) -> None:
         """Read the rows of a launch, in order: :meth:`add` of each, the common rows (a plain number in a row
         :func:`_how` says is read without a word) without the checks they pass."""
-        values, units, strings, locations, printed = (
-            self.values, self.units, self.strings, self.locations, self.printed)
+        values, units, strings, lines, printed = (
+            self.values, self.units, self.strings, self.lines, self.printed)
         isfinite, how_of = math.isfinite, _how
         for raw in rows:
             if (type(raw) is tuple and len(raw) == 6) or type(raw) is MetricRow:
@@ -324,7 +340,7 @@ class _Page:
                 if how[5]:
                     printed[metric] = (value, unit)
                 if line:
-                    locations[metric] = f"line {line}"
+                    lines[metric] = line
             else:
                 self.add(raw)
 
@@ -406,7 +422,7 @@ class _Page:
         if metric.startswith(SHARED_MEM_PREFIX):
             self.printed[metric] = (row.value, row.unit)
         if row.line:
-            self.locations[metric] = f"line {row.line}"
+            self.lines[metric] = row.line
 
 
 def _derive_dram_bytes(values: dict[str, float], units: dict[str, str]) -> str | None:

@@ -50,7 +50,7 @@ class MetricSet:
         self.label = label
         self.values = dict(values)
         self.units = {name: units.get(name, "") for name in self.values}
-        self.locations = dict(locations or {})
+        self.locations: Mapping[str, str] = {} if locations is None else locations  # (read only: not copied)
 
     def _bad_unit(self, name: str, unit: str, expected: str) -> InputError:
         where = self.locations.get(name)
