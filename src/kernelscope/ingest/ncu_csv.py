@@ -49,7 +49,7 @@ from typing import Iterator, TextIO
 from ..errors import InputError
 from ..model import KernelProfile, Measurement, ProfileReport
 from .files import check_file, open_text, reading
-from .ncu_details import MetricRow, RuleRow, profile_from_details
+from .ncu_details import MetricRow, RuleRow, profile_from_details, squashed
 from .ncu_metrics import profile_from_metrics
 from .ncu_printed import (
     SHARED_MEM_PREFIX,
@@ -468,7 +468,7 @@ class _Details:
                 description=cell(fields, self.i_rdesc), speedup=cell(fields, self.i_speed),
                 speedup_type=cell(fields, self.i_stype), line=line,
             )
-            seen = (rule.rule.strip(), " ".join(rule.description.split()))
+            seen = (rule.rule.strip(), squashed(rule.description))
             if seen not in group["rules_seen"]:  # a concatenated export repeats its launch's rule results
                 group["rules_seen"].add(seen)
                 group["rows"].append(rule)
