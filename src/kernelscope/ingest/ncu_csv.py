@@ -43,12 +43,12 @@ import dataclasses
 import gc
 import math
 import os
-import re
 from typing import Iterator, TextIO
 
 from ..errors import InputError
 from ..model import KernelProfile, Measurement, ProfileReport
 from .files import check_file, open_text, reading
+from .ncu_csv_rows import Rows, clip, note_message, row_source
 from .ncu_details import MetricRow, RuleRow, profile_from_details, squashed
 from .ncu_metrics import profile_from_metrics
 from .ncu_printed import (
@@ -107,20 +107,6 @@ def read_ncu_csv(path: str | os.PathLike) -> ProfileReport:
             gc.enable()
 
 
-#: An ncu message line: ``==PROF==``, ``==WARNING==``, ``==ERROR==``, ``==INFO==`` ... (never CSV, even with commas).
-NCU_MESSAGE = re.compile(r"^\s*==([A-Za-z]+)==")
-
-
-def _note_message(line: str, lineno: int, messages: list[str]) -> bool:
-    """True for an ncu message line; a warning or error is added to ``messages``."""
-    m = NCU_MESSAGE.match(line)
-    if m is None:
-        return False
-    if m.group(1).upper() in ("WARNING", "WARN", "ERROR"):
-        messages.append(f"line {lineno}: ncu printed: {_clip(line)}")
-    return True
-
-
 def _first_field(line: str) -> str:
     try:
         row = next(csv.reader([line]))
@@ -148,7 +134,7 @@ def _find_header(source: str, fh: TextIO, messages: list[str]) -> tuple[int, lis
         text = line.strip()
         if not text:
             continue
-        if _note_message(line, lineno, messages):
+        if note_message(line, lineno, messages):
             if text.startswith("==ERROR==") and first_error is None:
                 first_error = text
             elif first_ncu is None:
@@ -167,11 +153,11 @@ def _find_header(source: str, fh: TextIO, messages: list[str]) -> tuple[int, lis
         raise InputError(source, key="csv_empty")
     said = first_error or first_ncu
     if said:
-        why = f"ncu printed: {_clip(said)}"
+        why = f"ncu printed: {clip(said)}"
         if first_error is None:
             why += "; no CSV header row (first field \"ID\") follows"
     else:
-        why = f"no ncu CSV header row (first field \"ID\"); the file starts with {_clip(first_text or '')!r}"
+        why = f"no ncu CSV header row (first field \"ID\"); the file starts with {clip(first_text or '')!r}"
     raise InputError(source, key="csv_no_data", values={"why": why})
 
 
@@ -180,67 +166,6 @@ def _fields_or_empty(line: str) -> list[str]:
         return next(csv.reader([line]))
     except (csv.Error, StopIteration):
         return []
-
-
-def _clip(text: str, n: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 3] + "..."
-
-
-def _row_source(source: str, fh: TextIO, header_line: int, messages: list[str]) -> "_Rows":
-    """The rows after the header (line ``header_line`` of the file); ncu message lines dropped (noted in
-    ``messages``), their line numbers kept for the line numbers of the rows."""
-    dropped: list[int] = []
-
-    def lines() -> Iterator[str]:
-        n = header_line
-        for line in fh:
-            n += 1
-            # (a line opening with a quote, as every quoted CSV row does, is never an ncu message)
-            if line[:1] == '"' or not _note_message(line, n, messages):
-                yield line
-            else:
-                dropped.append(n)
-
-    return _Rows(source, csv.reader(lines(), strict=True), header_line, dropped)
-
-
-class _Rows:
-    """(line number, fields) of every CSV row after the header; blank rows skipped. The details reader walks
-    ``reader`` itself (:meth:`_Details.read`) and numbers the lines with :meth:`line`."""
-
-    def __init__(self, source: str, reader, base: int, dropped: list[int]) -> None:
-        self.source = source
-        self.reader = reader
-        self.base = base  # the header's line
-        self.dropped = dropped  # the lines not handed to the reader (ncu messages), ascending
-
-    def __iter__(self) -> "_Rows":
-        return self
-
-    def __next__(self) -> tuple[int, list[str]]:
-        reader = self.reader
-        while True:
-            done = reader.line_num
-            try:
-                fields = next(reader)
-            except csv.Error as exc:
-                raise self.bad_line(self.line(done + 1), exc) from None
-            if fields and (fields[0].strip() or not all(not f.strip() for f in fields)):
-                return self.line(done + 1), fields
-
-    def line(self, k: int) -> int:
-        """The file line of the ``k``-th line (1-based) handed to the reader."""
-        line = self.base + k
-        for d in self.dropped:
-            if d > line:
-                break
-            line += 1
-        return line
-
-    def bad_line(self, line: int, exc: csv.Error) -> InputError:
-        """The error for a malformed CSV record starting on ``line``."""
-        return InputError(self.source, key="csv_bad_line", values={"value": line, "exc": exc})
 
 
 class _Launches:
@@ -299,7 +224,7 @@ def _read(source: str, fh: TextIO) -> ProfileReport:
     messages: list[str] = []
     header_line, header = _find_header(source, fh, messages)
     launches = _Launches()
-    rows = _row_source(source, fh, header_line, messages)
+    rows = row_source(source, fh, header_line, messages)
     while True:
         if _is_summary_header(header):
             nxt = _read_summary(source, header, header_line, rows, launches)
@@ -310,7 +235,7 @@ def _read(source: str, fh: TextIO) -> ProfileReport:
         else:
             raise InputError(
                 source,
-                key="csv_not_ncu_header", values={"header_line": header_line, "header": _clip(', '.join(header))},
+                key="csv_not_ncu_header", values={"header_line": header_line, "header": clip(', '.join(header))},
             )
         if nxt is None:
             break
@@ -330,7 +255,7 @@ def _is_header(fields: list[str]) -> bool:
 def _check_id(source: str, line: int, text: str, what: str) -> str:
     t = text.strip()
     if not t.isdigit():
-        raise InputError(source, key="csv_bad_id", values={"line": line, "what": what, "t": _clip(t, 40)})
+        raise InputError(source, key="csv_bad_id", values={"line": line, "what": what, "t": clip(t, 40)})
     return t
 
 
@@ -348,7 +273,7 @@ def _read_details(
     source: str,
     header: list[str],
     header_line: int,
-    rows: "_Rows",
+    rows: "Rows",
     launches: _Launches,
 ) -> tuple[int, list[str]] | None:
     """Read details-page rows into ``launches`` until the end or the next header ((line, fields) of that header)."""
@@ -385,8 +310,8 @@ class _Details:
         self.last_key: tuple[str, str, str] | None = None
         self.group: dict = {}
 
-    def read(self, rows: _Rows) -> tuple[int, list[str]] | None:
-        """All rows of ``rows`` (a :class:`_Rows`: line numbers from its reader's count; "ID" is the first column).
+    def read(self, rows: Rows) -> tuple[int, list[str]] | None:
+        """All rows of ``rows`` (a :class:`Rows`: line numbers from its reader's count; "ID" is the first column).
         A row in the launch, with the shape and the cells :meth:`row` takes without a word, is added here; any
         other goes through :meth:`row`."""
         reader, base, dropped = rows.reader, rows.base, rows.dropped
