@@ -37,9 +37,7 @@ def row_source(source: str, fh: TextIO, header_line: int, messages: list[str]) -
     dropped: list[int] = []
 
     def lines() -> Iterator[str]:
-        n = header_line
-        for line in fh:
-            n += 1
+        for n, line in enumerate(fh, header_line + 1):
             # (a line opening with a quote, as every quoted CSV row does, is never an ncu message)
             if line[:1] == '"' or not note_message(line, n, messages):
                 yield line
