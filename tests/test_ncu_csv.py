@@ -1105,3 +1105,13 @@ def test_rows_of_another_launch_start_a_new_launch_on_the_common_path(tmp_path: 
     ks = read_ncu_csv(write(tmp_path, "launches.csv", details20(rows))).kernels
     assert [(k.name, k.duration_s) for k in ks] == [("a", 1e-6), ("a", 3e-6), ("a", 4e-6), ("b", None)]
     assert [k.launch.registers_per_thread for k in ks] == [None, None, 32, 64]
+
+
+def test_line_numbers_with_an_ncu_message_after_every_row(tmp_path: Path) -> None:
+    kernel = "k(int)"
+    lines = [q(*H20)]
+    for i in range(200):  # rows on lines 2, 4, ... 400, a message after each (lines 3, 5, ... 401)
+        lines += [q(*row15("0", kernel, SOL, "DRAM Throughput", "%", "81.37")) + ",", f"==PROF== Profiling {i}"]
+    lines.append(q(*row15("0", kernel, SOL, "Duration", "usecond", "0")) + ",")
+    (k,) = read_ncu_csv(write(tmp_path, "many.csv", lines)).kernels
+    assert "duration 0 ns is not a measurement (line 402)" in k.problems, k.problems

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import re
+from bisect import bisect_left
 from typing import Iterator, TextIO
 
 from ..errors import InputError
@@ -33,7 +34,7 @@ def clip(text: str, n: int = 160) -> str:
 
 def row_source(source: str, fh: TextIO, header_line: int, messages: list[str]) -> "Rows":
     """The rows after the header (line ``header_line`` of the file); ncu message lines dropped (noted in
-    ``messages``), their line numbers kept for the line numbers of the rows."""
+    ``messages``), how many lines were handed on before each kept for the line numbers of the rows."""
     dropped: list[int] = []
 
     def lines() -> Iterator[str]:
@@ -42,7 +43,7 @@ def row_source(source: str, fh: TextIO, header_line: int, messages: list[str]) -
             if line[:1] == '"' or not note_message(line, n, messages):
                 yield line
             else:
-                dropped.append(n)
+                dropped.append(n - header_line - 1 - len(dropped))  # (the lines handed on before it)
 
     return Rows(source, csv.reader(lines(), strict=True), header_line, dropped)
 
@@ -55,7 +56,7 @@ class Rows:
         self.source = source
         self.reader = reader
         self.base = base  # the header's line
-        self.dropped = dropped  # the lines not handed to the reader (ncu messages), ascending
+        self.dropped = dropped  # per line not handed to the reader (an ncu message): how many were before it
 
     def __iter__(self) -> "Rows":
         return self
@@ -73,12 +74,7 @@ class Rows:
 
     def line(self, k: int) -> int:
         """The file line of the ``k``-th line (1-based) handed to the reader."""
-        line = self.base + k
-        for d in self.dropped:
-            if d > line:
-                break
-            line += 1
-        return line
+        return self.base + k + bisect_left(self.dropped, k)  # (+ the lines dropped before it)
 
     def bad_line(self, line: int, exc: csv.Error) -> InputError:
         """The error for a malformed CSV record starting on ``line``."""
