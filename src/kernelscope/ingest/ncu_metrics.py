@@ -75,10 +75,10 @@ class MetricSet:
         self, names: tuple[str, ...], table: Mapping[str, float], expected: str, lower: bool = False
     ) -> float | None:
         """:meth:`scaled` of the first of ``names`` that is present."""
+        values = self.values
         for name in names:
-            value = self.scaled(name, table, expected, lower)
-            if value is not None:
-                return value
+            if name in values:  # (most are not: no call for them)
+                return self.scaled(name, table, expected, lower)
         return None
 
     def count(self, name: str) -> int | None:
