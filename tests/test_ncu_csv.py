@@ -1069,3 +1069,49 @@ def test_raw_page_without_units_row_is_refused_saying_so(tmp_path: Path) -> None
              q("0", *ID4[1:], "k(int)", "1", "7", "(1, 1, 1)", "(1, 1, 1)", "0", "8.6", "5120", "16")]
     with pytest.raises(InputError, match=r"line 2: the units row is missing: the second row of a raw-page export"):
         read_ncu_csv(write(tmp_path, "nounits.csv", lines))
+
+
+# --- line numbers of the rows read on the common path (issue 31) ----------------------------------------------
+
+
+def test_line_numbers_count_message_lines_blank_lines_and_multi_line_records(tmp_path: Path) -> None:
+    kernel = "copy_kernel(const float*, float*, unsigned long)"
+    rule = [*row15("0", kernel, "SpeedOfLight", "", "", ""), "SOLBottleneck", "OPT",
+            "The kernel is\nmemory bound", "global", "12.5"]
+    lines = details20([row15("0", kernel, SOL, "DRAM Throughput", "%", "81.37"), rule,
+                       row15("0", kernel, SOL, "Duration", "usecond", "0")])
+    # file lines: 1 header, 2 DRAM row, 3-4 the rule (a quoted line break), 5 message, 6 blank, 7 Duration
+    lines[3:3] = ["==PROF== Report: /tmp/x,y.ncu-rep", ""]
+    (k,) = read_ncu_csv(write(tmp_path, "lines.csv", lines)).kernels
+    assert "duration 0 ns is not a measurement (line 7)" in k.problems, k.problems
+    assert [r.message for r in k.rules] == ["The kernel is memory bound"]
+
+
+def test_a_bad_unit_on_the_common_path_names_its_file_line(tmp_path: Path) -> None:
+    kernel = "k(int)"
+    rows = [row15("0", kernel, SOL, "DRAM Throughput", "%", "81.37") for _ in range(3)]
+    rows.append(row15("0", kernel, SOL, "Duration", "fortnight", "3"))
+    lines = details20(rows)
+    lines[2:2] = ["==WARNING== something, with a comma"]
+    with pytest.raises(InputError, match=r": line 6: kernel 0 \(k\): 'Duration'"):
+        read_ncu_csv(write(tmp_path, "unit.csv", lines))
+
+
+def test_rows_of_another_launch_start_a_new_launch_on_the_common_path(tmp_path: Path) -> None:
+    rows = [row15(kid, "a(int)", SOL, "Duration", "usecond", str(i + 1)) for i, kid in enumerate("0011")]
+    rows[3][1] = "4243"  # another process: another launch, with the ID and kernel of the launch before
+    rows.append([*rows[3][:11], "Launch Statistics", "Registers Per Thread", "register/thread", "32"])
+    rows.append(row15("1", "b(int)", "Launch Statistics", "Registers Per Thread", "register/thread", "64"))
+    ks = read_ncu_csv(write(tmp_path, "launches.csv", details20(rows))).kernels
+    assert [(k.name, k.duration_s) for k in ks] == [("a", 1e-6), ("a", 3e-6), ("a", 4e-6), ("b", None)]
+    assert [k.launch.registers_per_thread for k in ks] == [None, None, 32, 64]
+
+
+def test_line_numbers_with_an_ncu_message_after_every_row(tmp_path: Path) -> None:
+    kernel = "k(int)"
+    lines = [q(*H20)]
+    for i in range(200):  # rows on lines 2, 4, ... 400, a message after each (lines 3, 5, ... 401)
+        lines += [q(*row15("0", kernel, SOL, "DRAM Throughput", "%", "81.37")) + ",", f"==PROF== Profiling {i}"]
+    lines.append(q(*row15("0", kernel, SOL, "Duration", "usecond", "0")) + ",")
+    (k,) = read_ncu_csv(write(tmp_path, "many.csv", lines)).kernels
+    assert "duration 0 ns is not a measurement (line 402)" in k.problems, k.problems

@@ -40,15 +40,16 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import gc
 import math
 import os
-import re
 from typing import Iterator, TextIO
 
 from ..errors import InputError
 from ..model import KernelProfile, Measurement, ProfileReport
 from .files import check_file, open_text, reading
-from .ncu_details import MetricRow, RuleRow, profile_from_details
+from .ncu_csv_rows import Rows, clip, note_message, row_source
+from .ncu_details import MetricRow, RuleRow, profile_from_details, squashed
 from .ncu_metrics import profile_from_metrics
 from .ncu_printed import (
     SHARED_MEM_PREFIX,
@@ -93,46 +94,17 @@ def read_ncu_csv(path: str | os.PathLike) -> ProfileReport:
     """
     source = os.fspath(path)
     check_file(source, "an Nsight Compute CSV export")
-    with reading(source), open_text(source) as fh:
-        return _read(source, fh)
-
-
-#: An ncu message line: ``==PROF==``, ``==WARNING==``, ``==ERROR==``, ``==INFO==`` ... (never CSV, even with commas).
-NCU_MESSAGE = re.compile(r"^\s*==([A-Za-z]+)==")
-
-
-class _Lines:
-    """Iterator over a file's lines that counts them (for line numbers of multi-line-aware csv parsing) and
-    drops ncu's message lines, keeping the warnings and errors."""
-
-    def __init__(self, fh: TextIO, done: int, messages: list[str]) -> None:
-        self._fh = fh
-        self.n = done
-        self.messages = messages
-        self.record_start: int | None = None  # line of the first line handed out since the caller reset it
-
-    def __iter__(self) -> "_Lines":
-        return self
-
-    def __next__(self) -> str:
-        while True:
-            line = next(self._fh)
-            self.n += 1
-            # (a line opening with a quote, as every quoted CSV row does, is never an ncu message)
-            if line[:1] == '"' or not _note_message(line, self.n, self.messages):
-                if self.record_start is None:
-                    self.record_start = self.n
-                return line
-
-
-def _note_message(line: str, lineno: int, messages: list[str]) -> bool:
-    """True for an ncu message line; a warning or error is added to ``messages``."""
-    m = NCU_MESSAGE.match(line)
-    if m is None:
-        return False
-    if m.group(1).upper() in ("WARNING", "WARN", "ERROR"):
-        messages.append(f"line {lineno}: ncu printed: {_clip(line)}")
-    return True
+    # A model's details page (hundreds of thousands of rows) makes as many long-lived tuples, which a collection
+    # pass every few thousand allocations would walk again and again; reading makes no cycles, so the cyclic
+    # collector is paused while reading (and restored as it was).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with reading(source), open_text(source) as fh:
+            return _read(source, fh)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
 
 
 def _first_field(line: str) -> str:
@@ -162,7 +134,7 @@ def _find_header(source: str, fh: TextIO, messages: list[str]) -> tuple[int, lis
         text = line.strip()
         if not text:
             continue
-        if _note_message(line, lineno, messages):
+        if note_message(line, lineno, messages):
             if text.startswith("==ERROR==") and first_error is None:
                 first_error = text
             elif first_ncu is None:
@@ -181,11 +153,11 @@ def _find_header(source: str, fh: TextIO, messages: list[str]) -> tuple[int, lis
         raise InputError(source, key="csv_empty")
     said = first_error or first_ncu
     if said:
-        why = f"ncu printed: {_clip(said)}"
+        why = f"ncu printed: {clip(said)}"
         if first_error is None:
             why += "; no CSV header row (first field \"ID\") follows"
     else:
-        why = f"no ncu CSV header row (first field \"ID\"); the file starts with {_clip(first_text or '')!r}"
+        why = f"no ncu CSV header row (first field \"ID\"); the file starts with {clip(first_text or '')!r}"
     raise InputError(source, key="csv_no_data", values={"why": why})
 
 
@@ -194,25 +166,6 @@ def _fields_or_empty(line: str) -> list[str]:
         return next(csv.reader([line]))
     except (csv.Error, StopIteration):
         return []
-
-
-def _clip(text: str, n: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 3] + "..."
-
-
-def _rows(source: str, lines: _Lines) -> Iterator[tuple[int, list[str]]]:
-    """(line number, fields) of every CSV row after the header; ncu message lines and blank lines skipped."""
-    reader = csv.reader(lines, strict=True)
-    lines.record_start = None  # (set again after each row: the line the next row starts on)
-    try:
-        for fields in reader:
-            if fields and (fields[0].strip() or not all(not f.strip() for f in fields)):
-                yield lines.record_start or lines.n, fields
-            lines.record_start = None
-    except csv.Error as exc:
-        raise InputError(source, key="csv_bad_line", values={"value": lines.record_start or lines.n, "exc": exc}) \
-            from None
 
 
 class _Launches:
@@ -271,8 +224,7 @@ def _read(source: str, fh: TextIO) -> ProfileReport:
     messages: list[str] = []
     header_line, header = _find_header(source, fh, messages)
     launches = _Launches()
-    lines = _Lines(fh, header_line, messages)
-    rows = _rows(source, lines)
+    rows = row_source(source, fh, header_line, messages)
     while True:
         if _is_summary_header(header):
             nxt = _read_summary(source, header, header_line, rows, launches)
@@ -283,7 +235,7 @@ def _read(source: str, fh: TextIO) -> ProfileReport:
         else:
             raise InputError(
                 source,
-                key="csv_not_ncu_header", values={"header_line": header_line, "header": _clip(', '.join(header))},
+                key="csv_not_ncu_header", values={"header_line": header_line, "header": clip(', '.join(header))},
             )
         if nxt is None:
             break
@@ -303,7 +255,7 @@ def _is_header(fields: list[str]) -> bool:
 def _check_id(source: str, line: int, text: str, what: str) -> str:
     t = text.strip()
     if not t.isdigit():
-        raise InputError(source, key="csv_bad_id", values={"line": line, "what": what, "t": _clip(t, 40)})
+        raise InputError(source, key="csv_bad_id", values={"line": line, "what": what, "t": clip(t, 40)})
     return t
 
 
@@ -321,73 +273,134 @@ def _read_details(
     source: str,
     header: list[str],
     header_line: int,
-    rows: Iterator[tuple[int, list[str]]],
+    rows: "Rows",
     launches: _Launches,
 ) -> tuple[int, list[str]] | None:
-    col = {name: i for i, name in reversed(list(enumerate(header)))}
-    i_id, i_kernel = col["ID"], col["Kernel Name"]
-    i_sec, i_name, i_unit, i_value = (col[c] for c in ("Section Name", "Metric Name", "Metric Unit", "Metric Value"))
-    i_rule = col.get("Rule Name")
-    i_rtype, i_rdesc = col.get("Rule Type"), col.get("Rule Description")
-    i_stype, i_speed = col.get("Estimated Speedup Type"), col.get("Estimated Speedup")
-    i_label = col.get("Body Item Label")
-    i_pid = col.get("Process ID")
-    i_dev, i_cc, i_grid, i_block = col.get("Device"), col.get("CC"), col.get("Grid Size"), col.get("Block Size")
-    metric_width = max(i_id, i_kernel, i_sec, i_name, i_unit, i_value) + 1
+    """Read details-page rows into ``launches`` until the end or the next header ((line, fields) of that header)."""
+    page = _Details(source, header, header_line, launches)
+    if page.i_id == 0:
+        return page.read(rows)
+    for line, fields in rows:
+        nxt = page.row(line, fields)
+        if nxt is not None:
+            return nxt
+    return None
 
-    def cell(fields: list[str], i: int | None) -> str:
+
+class _Details:
+    """The columns of one details-page header and the launch being read; :meth:`row` reads any row,
+    :meth:`read` the common ones (a metric row of the launch of the row before) without the checks they pass."""
+
+    def __init__(self, source: str, header: list[str], header_line: int, launches: _Launches) -> None:
+        col = {name: i for i, name in reversed(list(enumerate(header)))}
+        self.source, self.header_line, self.launches, self.width = source, header_line, launches, len(header)
+        self.i_id, self.i_kernel = col["ID"], col["Kernel Name"]
+        self.i_sec, self.i_name, self.i_unit, self.i_value = (
+            col[c] for c in ("Section Name", "Metric Name", "Metric Unit", "Metric Value"))
+        self.i_rule = col.get("Rule Name")
+        self.i_rtype, self.i_rdesc = col.get("Rule Type"), col.get("Rule Description")
+        self.i_stype, self.i_speed = col.get("Estimated Speedup Type"), col.get("Estimated Speedup")
+        self.i_label = col.get("Body Item Label")
+        self.i_pid = col.get("Process ID")
+        self.i_dev, self.i_cc, self.i_grid, self.i_block = (
+            col.get("Device"), col.get("CC"), col.get("Grid Size"), col.get("Block Size"))
+        self.metric_width = max(self.i_id, self.i_kernel, self.i_sec, self.i_name, self.i_unit, self.i_value) + 1
+        # the columns up to the metric's and the launch's identity (most rows: one bounds check for all of them)
+        self.plain = max(self.metric_width, *(i + 1 for i in (self.i_pid, self.i_label) if i is not None))
+        self.last_key: tuple[str, str, str] | None = None
+        self.group: dict = {}
+
+    def read(self, rows: Rows) -> tuple[int, list[str]] | None:
+        """All rows of ``rows`` (a :class:`Rows`: line numbers from its reader's count; "ID" is the first column).
+        A row in the launch, with the shape and the cells :meth:`row` takes without a word, is added here; any
+        other goes through :meth:`row`."""
+        reader, base, dropped = rows.reader, rows.base, rows.dropped
+        i_kernel, i_sec, i_name, i_unit, i_value, i_label = (
+            self.i_kernel, self.i_sec, self.i_name, self.i_unit, self.i_value, self.i_label)
+        i_pid = self.i_kernel if self.i_pid is None else self.i_pid  # (no Process ID: the name compared twice)
+        i_rule = self.width if self.i_rule is None else self.i_rule
+        plain, width = self.plain, self.width
+        cur_id = cur_name = cur_pid = None
+        append = None
+        done = reader.line_num
+        try:
+            for fields in reader:
+                line = base + done + 1 if not dropped else rows.line(done + 1)
+                done = reader.line_num
+                n = len(fields)
+                if (plain <= n <= width and fields[0] == cur_id and fields[i_kernel] == cur_name
+                        and fields[i_pid] == cur_pid and (i_rule >= n or not fields[i_rule])):
+                    append((fields[i_sec], fields[i_name], fields[i_unit], fields[i_value], line,
+                            "" if i_label is None else fields[i_label]))
+                    continue
+                if not fields or (not fields[0].strip() and all(not f.strip() for f in fields)):
+                    continue  # (a blank row)
+                nxt = self.row(line, fields)
+                if nxt is not None:
+                    return nxt
+                if n >= plain and fields[0].isdigit():  # (the launch's key, as the row is: the next rows compare)
+                    cur_id, cur_name, cur_pid, append = fields[0], fields[i_kernel], fields[i_pid], \
+                        self.group["rows"].append
+                else:
+                    cur_id = None
+        except csv.Error as exc:
+            raise rows.bad_line(rows.line(done + 1), exc) from None
+        return None
+
+    def cell(self, fields: list[str], i: int | None) -> str:
+        """The cell of column ``i`` ("" when the column is absent or the row shorter)."""
         return fields[i] if i is not None and i < len(fields) else ""
 
-    last_key: tuple[str, str, str] | None = None
-    group: dict = {}
-    width = len(header)
-    # the columns up to the metric's and the launch's identity (most rows: one bounds check for all of them)
-    plain = max(metric_width, *(i + 1 for i in (i_pid, i_label) if i is not None))
-    for line, fields in rows:
+    def row(self, line: int, fields: list[str]) -> tuple[int, list[str]] | None:
+        """Read one row (checked); a header gives (line, fields) of that header."""
+        cell, source, header_line = self.cell, self.source, self.header_line
         n = len(fields)
         kid = fields[0].strip()
         if not kid.isdigit() and _is_header(fields):  # (a launch ID is never a header)
             return line, [f.strip() for f in fields]
-        if n > width and any(f.strip() for f in fields[width:]):
+        if n > self.width and any(f.strip() for f in fields[self.width:]):
             raise InputError(source, key="csv_bad_details_row",
-                             values={"line": line, "n_fields": n, "header_line": header_line, "n_header": width})
+                             values={"line": line, "n_fields": n, "header_line": header_line, "n_header": self.width})
+        i_rule, i_name = self.i_rule, self.i_name
         is_rule = i_rule is not None and i_rule < n and fields[i_rule].strip() != "" and not cell(
             fields, i_name).strip()
-        if not is_rule and n < metric_width:
+        if not is_rule and n < self.metric_width:
             raise InputError(source, key="csv_short_metric_row", values={"line": line, "n_fields": n,
-                                                                         "metric_width": metric_width,
+                                                                         "metric_width": self.metric_width,
                                                                          "header_line": header_line})
-        if i_id or not kid.isdigit():
-            kid = _check_id(source, line, fields[i_id], "details")
-        if n >= plain:
-            name = fields[i_kernel]
+        if self.i_id or not kid.isdigit():
+            kid = _check_id(source, line, fields[self.i_id], "details")
+        i_pid = self.i_pid
+        if n >= self.plain:
+            name = fields[self.i_kernel]
             key = (kid, name, "" if i_pid is None else fields[i_pid].strip())
         else:
-            name = cell(fields, i_kernel)
+            name = cell(fields, self.i_kernel)
             key = (kid, name, cell(fields, i_pid).strip())
-        if key != last_key:  # (the rows of one launch come together: one lookup per launch, not per row)
-            last_key, group = key, launches.group(
+        if key != self.last_key:  # (the rows of one launch come together: one lookup per launch, not per row)
+            self.last_key, self.group = key, self.launches.group(
                 key, header_line,
                 lambda: {
-                    "id": kid, "name": name, "rows": [], "device": _device_name(cell(fields, i_dev)),
-                    "cc": cell(fields, i_cc) or None, "grid": cell(fields, i_grid) or None,
-                    "block": cell(fields, i_block) or None,
+                    "id": kid, "name": name, "rows": [], "device": _device_name(cell(fields, self.i_dev)),
+                    "cc": cell(fields, self.i_cc) or None, "grid": cell(fields, self.i_grid) or None,
+                    "block": cell(fields, self.i_block) or None,
                 },
             )
+        group = self.group
         if is_rule:
             rule = RuleRow(
-                section=cell(fields, i_sec), rule=cell(fields, i_rule), type=cell(fields, i_rtype),
-                description=cell(fields, i_rdesc), speedup=cell(fields, i_speed),
-                speedup_type=cell(fields, i_stype), line=line,
+                section=cell(fields, self.i_sec), rule=cell(fields, i_rule), type=cell(fields, self.i_rtype),
+                description=cell(fields, self.i_rdesc), speedup=cell(fields, self.i_speed),
+                speedup_type=cell(fields, self.i_stype), line=line,
             )
-            seen = (rule.rule.strip(), " ".join(rule.description.split()))
+            seen = (rule.rule.strip(), squashed(rule.description))
             if seen not in group["rules_seen"]:  # a concatenated export repeats its launch's rule results
                 group["rules_seen"].add(seen)
                 group["rows"].append(rule)
         else:
-            group["rows"].append(MetricRow(fields[i_sec], fields[i_name], fields[i_unit], fields[i_value], line,
-                                           "" if i_label is None else cell(fields, i_label)))
-    return None
+            group["rows"].append((fields[self.i_sec], fields[i_name], fields[self.i_unit], fields[self.i_value], line,
+                                  "" if self.i_label is None else cell(fields, self.i_label)))
+        return None
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import dataclasses
 import math
 import re
 from functools import cache, lru_cache
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence, Union
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, Union
 
 from ..errors import InputError
 from ..knowledge import Model, load
@@ -196,8 +196,7 @@ def profile_from_details(
     name = function_name(demangled) or demangled
     mangled = demangled if demangled.startswith("_Z") else None
     page = _Page(source, f"kernel {index} ({name})")
-    for raw in rows:
-        page.add(raw)
+    page.read(rows)
     add_launch_identity(page.values, page.units, page.strings, device_name, cc, grid, block)
     snap_shared_mem(page.values, page.units, page.printed)
     problems: list[str] = []
@@ -210,7 +209,7 @@ def profile_from_details(
 
     profile = profile_from_metrics(
         index, name, demangled, mangled, page.values, page.units, page.rules, source, problems,
-        strings=page.strings, locations=page.locations, partial_flops=True,
+        strings=page.strings, locations=_LineOf(page.lines), partial_flops=True,
     )
     return _with_extra(profile, extra) if extra else profile
 
@@ -245,6 +244,45 @@ def _plan(section: str, name: str, unit: str) -> tuple[str, str | None, tuple[_E
     return text, sec_id, found, is_metric_name(text), choice
 
 
+@lru_cache(maxsize=8192)
+def _how(section: str, name: str, unit: str) -> tuple:
+    """:func:`_plan` of a row as :meth:`_Page.read` takes it: ``(_MAPPED, metric, factor, scale, SI unit, shared)``
+    for a display row kernelscope maps and can convert, ``(_RAW, metric, 1.0, 1.0, unit stripped, shared)`` for a
+    row kept under its label, ``_SKIP_ROW`` for a row that feeds nothing, ``_CHECK_ROW`` for one :meth:`_Page.add`
+    reads (an error to raise); ``shared``: a shared-memory size (:func:`snap_shared_mem` takes its printed form)."""
+    text, sec_id, found, metric_name, choice = _plan(section, name, unit)
+    if not text:
+        return _SKIP_ROW
+    if found is not None:
+        if choice is None:
+            return _CHECK_ROW
+        entry, (factor, si_unit) = choice
+        return (_MAPPED, entry.metric, factor, entry.scale, si_unit, entry.metric.startswith(SHARED_MEM_PREFIX))
+    if sec_id in ("CommandLineMetrics", None) or metric_name:
+        return (_RAW, text, 1.0, 1.0, unit.strip(), text.startswith(SHARED_MEM_PREFIX))
+    return _SKIP_ROW
+
+
+_SKIP, _CHECK, _MAPPED, _RAW = range(4)
+_SKIP_ROW, _CHECK_ROW = (_SKIP, "", 1.0, 1.0, "", False), (_CHECK, "", 1.0, 1.0, "", False)
+
+
+class _LineOf(Mapping[str, str]):
+    """metric -> where it was read (``"line 12"``), from the line numbers, worded only when asked (by an error)."""
+
+    def __init__(self, lines: Mapping[str, int]) -> None:
+        self._lines = lines
+
+    def __getitem__(self, metric: str) -> str:
+        return f"line {self._lines[metric]}"
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lines)
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+
 class _Page:
     """What the rows of one launch give, as :func:`profile_from_metrics` takes it: metric values by Nsight
     metric name with their units, string-valued metrics, where each metric was read, the metrics that were NaN or
@@ -256,10 +294,50 @@ class _Page:
         self.values: dict[str, float] = {}
         self.units: dict[str, str] = {}
         self.strings: dict[str, str] = {}
-        self.locations: dict[str, str] = {}
+        self.lines: dict[str, int] = {}  # metric -> the line it was read from
         self.nonfinite: list[str] = []
         self.rules: list[RuleResult] = []
         self.printed: dict[str, tuple[str, str]] = {}
+
+    def read(self, rows: Iterable[Row]) -> None:
+        """Read the rows of a launch, in order: :meth:`add` of each, the common rows (a number in a row :func:`_how`
+        says is read without a word) without the checks they pass."""
+        values, units, strings, lines, printed = (
+            self.values, self.units, self.strings, self.lines, self.printed)
+        isfinite, how_of = math.isfinite, _how
+        for raw in rows:
+            if (type(raw) is not tuple or len(raw) != 6) and type(raw) is not MetricRow:
+                self.add(raw)
+                continue
+            section, name, unit, value, line, _ = raw
+            kind, metric, factor, scale, si_unit, shared = how_of(section, name, unit)
+            if kind <= _CHECK:
+                if kind == _CHECK:
+                    self.add(MetricRow(*raw))
+                continue
+            if kind == _RAW and (metric in values or metric in strings):
+                continue  # (a mapped row's value is read first: a value that is not a number is an error)
+            try:
+                number = float(value)  # (what parse_number gives when float() takes the text)
+            except ValueError:
+                try:
+                    number = parse_number(value)  # ("1,234", "n/a")
+                except ValueError:
+                    self.add(MetricRow(*raw))  # (raises, or keeps a text value)
+                    continue
+                if number is None:
+                    continue
+            if metric in values:
+                continue
+            if not isfinite(number):
+                self.nonfinite.append(metric)
+                continue
+            values[metric] = number * factor * scale  # (a row kept in its own unit: factor and scale 1.0, exact)
+            units[metric] = si_unit
+            if shared:
+                printed[metric] = (value, unit)
+            if line:
+                lines[metric] = line
 
     def add(self, raw: Row) -> None:
         """Read one row: a rule result, a mapped display row, a row labelled with a metric name, or (a display row
@@ -339,7 +417,7 @@ class _Page:
         if metric.startswith(SHARED_MEM_PREFIX):
             self.printed[metric] = (row.value, row.unit)
         if row.line:
-            self.locations[metric] = f"line {row.line}"
+            self.lines[metric] = row.line
 
 
 def _derive_dram_bytes(values: dict[str, float], units: dict[str, str]) -> str | None:
@@ -360,25 +438,38 @@ def _derive_dram_bytes(values: dict[str, float], units: dict[str, str]) -> str |
             "both as printed, to 3-4 significant digits): the page has no DRAM byte count")
 
 
+@lru_cache(maxsize=8192)
+def squashed(text: str) -> str:
+    """``text`` with each run of white space made one space and none at the ends (a rule's text repeats for every
+    launch of its kernel: worked out once)."""
+    return " ".join(text.split())
+
+
 def _rule(row: RuleRow) -> RuleResult | None:
-    text = " ".join(str(row.description or "").split())
-    if not text and not row.rule.strip():
+    return _rule_result(row.rule, row.type, str(row.description or ""), row.speedup or "", row.speedup_type or "")
+
+
+@lru_cache(maxsize=8192)
+def _rule_result(rule: str, type_: str, description: str, speedup_text: str, speedup_kind: str) -> RuleResult | None:
+    """The :class:`RuleResult` of a rule row's cells (immutable: the same for every launch that prints them)."""
+    text = squashed(description)
+    if not text and not rule.strip():
         return None
     if not text:
         return None  # the rule ran but said nothing
     try:
-        speedup = parse_number(row.speedup or "")
+        speedup = parse_number(speedup_text)
     except ValueError:
         speedup = None
     if speedup is not None and not math.isfinite(speedup):
         speedup = None
-    kind = (row.speedup_type or "").strip().lower()
+    kind = speedup_kind.strip().lower()
     speedup_type = "local" if "local" in kind else "global" if "global" in kind else None
-    rule_id = row.rule.strip()
+    rule_id = rule.strip()
     return RuleResult(
         rule_id=rule_id,
         title=rule_id,
-        message_type=message_type(row.type),
+        message_type=message_type(type_),
         message=text,
         estimated_speedup_pct=speedup,
         speedup_type=speedup_type,

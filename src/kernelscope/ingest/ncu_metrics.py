@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from functools import cache
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from ..errors import InputError
 from ..knowledge.metrics import flop_ops, tensor_op_kinds, tensor_pipes
@@ -50,7 +50,7 @@ class MetricSet:
         self.label = label
         self.values = dict(values)
         self.units = {name: units.get(name, "") for name in self.values}
-        self.locations = dict(locations or {})
+        self.locations: Mapping[str, str] = {} if locations is None else locations  # (read only: not copied)
 
     def _bad_unit(self, name: str, unit: str, expected: str) -> InputError:
         where = self.locations.get(name)
@@ -75,10 +75,10 @@ class MetricSet:
         self, names: tuple[str, ...], table: Mapping[str, float], expected: str, lower: bool = False
     ) -> float | None:
         """:meth:`scaled` of the first of ``names`` that is present."""
+        values = self.values
         for name in names:
-            value = self.scaled(name, table, expected, lower)
-            if value is not None:
-                return value
+            if name in values:  # (most are not: no call for them)
+                return self.scaled(name, table, expected, lower)
         return None
 
     def count(self, name: str) -> int | None:
@@ -223,12 +223,20 @@ def profile_from_metrics(
         rules=tuple(rules),
         nsight_sol_class=sol_class,
         nsight_sol_title=sol_title,
-        has_flop_rates=any(n.startswith("smsp__sass_thread_inst_executed_op_") and n.endswith(".per_cycle_elapsed")
-                           for n in m.values),
+        has_flop_rates=_has_flop_rates(m.values),
         metrics=m.values,
         metric_units=m.units,
         problems=tuple(out_problems),
     )
+
+
+def _has_flop_rates(names: Iterable[str]) -> bool:
+    """Whether any of ``names`` is a per-cycle FP instruction rate (``smsp__sass_thread_inst_executed_op_*
+    .per_cycle_elapsed``)."""
+    for n in names:
+        if n.startswith("smsp__sass_thread_inst_executed_op_") and n.endswith(".per_cycle_elapsed"):
+            return True
+    return False
 
 
 def _breakdown(m: MetricSet, strings: Mapping[str, str], side: str) -> dict[str, float]:
@@ -373,15 +381,19 @@ def tensor_flop_counts(m: MetricSet) -> tuple[dict[str, float], list[str]]:
 def _tensor_pipe_ops(m: MetricSet) -> dict[str, float]:
     """Tensor pipe activity per MMA instruction kind (% of peak), keyed by tensor pipe of model.PIPES."""
     out: dict[str, float] = {}
-    for kind, pipe in tensor_op_kinds().items():
-        value = m.first(
-            (f"sm__pipe_tensor_op_{kind}_cycles_active.avg.pct_of_peak_sustained_active",
-             f"sm__inst_executed_pipe_tensor_op_{kind}.avg.pct_of_peak_sustained_active"),
-            NCU_PERCENT, "%",
-        )
+    for pipe, names in _tensor_op_names():
+        value = m.first(names, NCU_PERCENT, "%")
         if value is not None:
             out[pipe] = value
     return out
+
+
+@cache
+def _tensor_op_names() -> tuple[tuple[str, tuple[str, str]], ...]:
+    """(tensor pipe, the two metrics of its activity) per MMA kind of :func:`tensor_op_kinds`, named once."""
+    return tuple((pipe, (f"sm__pipe_tensor_op_{kind}_cycles_active.avg.pct_of_peak_sustained_active",
+                         f"sm__inst_executed_pipe_tensor_op_{kind}.avg.pct_of_peak_sustained_active"))
+                 for kind, pipe in tensor_op_kinds().items())
 
 
 def _pair(a: int | None, b: int | None) -> tuple[int, int] | None:
@@ -410,6 +422,18 @@ def duration_problem(duration_s: float, where: str | None = None) -> str:
     return f"duration {text} ns is not a measurement" + (f" ({line.group(0)})" if line else "")
 
 
+@cache
+def _flop_names() -> tuple[tuple[str, tuple[tuple[str, float], ...], tuple[tuple[tuple[str, str], str], ...]], ...]:
+    """:func:`flop_ops` with the counters of each op: (precision, ops, ((``sm__`` and ``smsp__`` counts), the
+    ``smsp__`` per-cycle rate) per op), named once rather than for every launch."""
+    out = []
+    for pipe, ops in flop_ops().items():
+        stems = [f"sass_thread_inst_executed_op_{op}_pred_on" for op, _ in ops]
+        out.append((pipe, ops, tuple(((f"sm__{st}.sum", f"smsp__{st}.sum"), f"smsp__{st}.sum.per_cycle_elapsed")
+                                     for st in stems)))
+    return tuple(out)
+
+
 def flop_counts_from(m: MetricSet, duration_s: float | None, partial: bool = False) -> tuple[dict[str, float], list[str]]:
     """FLOP per precision (weights: ``data/metrics.toml`` ``[flop]``) and the problems to report.
 
@@ -425,14 +449,13 @@ def flop_counts_from(m: MetricSet, duration_s: float | None, partial: bool = Fal
         if per_second is not None:
             cycles = per_second * duration_s
     uncounted_rates: list[str] = []
-    for pipe, ops in flop_ops().items():
+    for pipe, ops, names in _flop_names():
         total = 0.0
         missing: list[str] = []
-        for op, weight in ops:
-            stem = f"sass_thread_inst_executed_op_{op}_pred_on"
-            count = m.first((f"sm__{stem}.sum", f"smsp__{stem}.sum"), NCU_COUNT, "inst")
+        for (op, weight), (count_names, rate_name) in zip(ops, names):
+            count = m.first(count_names, NCU_COUNT, "inst")
             if count is None:
-                rate = m.scaled(f"smsp__{stem}.sum.per_cycle_elapsed", NCU_PER_CYCLE, "inst/cycle")
+                rate = m.scaled(rate_name, NCU_PER_CYCLE, "inst/cycle")
                 if rate is not None and cycles is None:
                     uncounted_rates.append(op.upper())
                 count = None if rate is None or cycles is None else rate * cycles

@@ -42,6 +42,8 @@ def parse_number(text: str) -> float | None:
             return float(text)  # the common case: a plain number (float() takes exactly what the end of this does)
         except ValueError:
             pass
+    elif _GROUPED.match(text):  # the next common one, "1,856,390" (as the end of this reads it, unstripped)
+        return float(text.replace(",", ""))
     t = text.strip()
     if t.startswith(_ISSUE_MARK):
         t = t[len(_ISSUE_MARK):].strip()
