@@ -30,3 +30,23 @@ def test_fill_infinities_and_not_measured_with_the_same_template_twice():
         assert fill("{s:.1%}", {"s": 0.5}, "en") == "50%"
         assert fill("{s:.1%}", {"s": 0.0625}, "en") == "6.3%"
         assert fill("{p:.1f}% then {q:.1f}", {"p": 32.0, "q": 16.0}, "en") == "32% then 16"
+
+
+def test_words_fast_path_returns_what_the_full_path_returns(monkeypatch):
+    from kernelscope.render import common
+    from kernelscope.render.common import Fmt
+
+    samples = [("sol_latency", {"c": 12.5, "m": 3.0, "limit": 60.0}),
+               ("stall_share", {"reason": "long_scoreboard", "share": 0.4}),
+               ("rule_compute_unit", {"c": 80.0, "m": 10.0, "limit": 60.0, "unit": "fma", "unit_pct": 80.0}),
+               ("x", {"total_s": 1.5e-3, "n": 3}), ("x", {"size_mb": 12.0}), ("x", {"bound": "memory-bound"}),
+               ("x", {"pipe": "fp32", "us": 12.0}), ("x", {"gpu": "H100", "sms": 132})]
+    for lang in ("en", "zh"):
+        fast = [Fmt(lang).words(k, v) for k, v in samples]
+        monkeypatch.setattr(common, "_as_given", lambda key, names: False)
+        full = [Fmt(lang).words(k, v) for k, v in samples]
+        monkeypatch.undo()
+        assert fast == full
+    assert common._as_given("sol_latency", ("c", "m", "limit"))
+    assert not common._as_given("stall_share", ("reason", "share"))
+    assert not common._as_given("x", ("total_s",))

@@ -7,6 +7,7 @@ import math
 import re
 import string
 
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..analysis.engine import Finding
@@ -93,6 +94,20 @@ _PUNCT = {
 
 #: The tool that writes each input format (its label): names a report's profiler ("Nsight Compute 2025.1.0").
 _TOOLS = {"ncu": "method_ncu", "nvprof": "method_nvprof", "nsys": "method_nsys", "kineto": "method_pytorch"}
+
+
+#: The value names :meth:`Fmt.words` words (besides ``*_s`` durations and ``*_mb`` / ``gb`` sizes), and the notes
+#: whose values it words by their key.
+_WORDED_VALUES = frozenset(("roofline", "sol", "bound", "pipe", "used", "tensor_pipe", "unit", "op", "limiter",
+                            "family_id", "reason", "us"))
+_WORDED_NOTES = frozenset(("cmp_slower", "f_nothing_worthwhile", "cmp_class", "cmp_unchanged"))
+
+
+@lru_cache(maxsize=4096)
+def _as_given(key: str, names: tuple[str, ...]) -> bool:
+    """Whether :meth:`Fmt.words` leaves every value of a ``key`` note with these value names as it is."""
+    return key not in _WORDED_NOTES and not any(
+        n in _WORDED_VALUES or n.endswith(("_s", "_mb")) or n == "gb" for n in names)
 
 
 class Fmt:
@@ -306,6 +321,8 @@ class Fmt:
         """A note's values with ids worded in this language (classes, pipes, units, limiters, stall reasons,
         load/store) and ``*_s`` durations formatted, each alone (:meth:`time`) but a before -> after pair together (:meth:`times`)."""
         values = dict(values)
+        if _as_given(key, tuple(values)):  # (no value this worded: most notes of a diagnosis)
+            return values
         for k in ("roofline", "sol", "bound"):
             if k in values:
                 values[k] = self.bound(values[k])
