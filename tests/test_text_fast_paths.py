@@ -50,3 +50,19 @@ def test_words_fast_path_returns_what_the_full_path_returns(monkeypatch):
     assert common._as_given("sol_latency", ("c", "m", "limit"))
     assert not common._as_given("stall_share", ("reason", "share"))
     assert not common._as_given("x", ("total_s",))
+
+
+def test_remedy_preconditions_cached_and_uncached_agree():
+    from kernelscope.knowledge.remedies import applicable, holds, remedies
+
+    ids = tuple(remedies())
+    for facts in (frozenset(), frozenset({"library"}), frozenset({"debug_build", "tensor"})):
+        for cc in (None, (8, 0), (9, 0)):
+            cached = applicable(ids, facts, cc)
+            assert cached == applicable(list(ids), set(facts), cc)  # (the uncached path: a list and a set)
+            assert applicable(ids, facts, cc) is cached  # worked out once
+            for i in ids:
+                req = remedies()[i].requires
+                assert holds(req, facts, cc) == holds(list(req), set(facts), cc)
+    assert holds(("cc>=9.0",), frozenset(), (9, 0)) and not holds(("cc>=9.0",), frozenset(), None)
+    assert holds(("!cc>=9.0",), frozenset(), None) and not holds(("library",), frozenset(), (9, 0))
