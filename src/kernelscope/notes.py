@@ -113,11 +113,15 @@ class Note:
         or None when a value is not a plain number, string or None (it is then worded every time); computed once
         per note (renderers word the same note in several places)."""
         items: list = [self.key]
+        add = items.append
         for k, v in self.values.items():
-            if v is None or type(v) is str:  # (a Listed: worded every time)
-                items.append((k, v))
-            elif type(v) in (int, float, bool):
-                items.append((k, type(v), v, math.copysign(1.0, v) if type(v) is float else 0))
+            t = type(v)
+            if t is float:
+                add((k, t, v, math.copysign(1.0, v)))
+            elif v is None or t is str:  # (a Listed: worded every time)
+                add((k, v))
+            elif t is int or t is bool:
+                add((k, t, v, 0))
             else:
                 return None
         return tuple(items)

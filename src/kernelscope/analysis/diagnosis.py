@@ -393,7 +393,7 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
                           remedies=applicable(text.remedies, facts, None)[:1] if text is not None else (),
                           speedup_note="not estimated: every estimated gain is below min_worthwhile_speedup")
         # first (rank 0), the others after it in their order: it has no change, so no gain of theirs moves
-        return tuple(replace(f, rank=f.rank + 1) if f.rank is not None else f for f in out) + (replace(verdict, rank=0),)
+        return tuple(f.but(rank=f.rank + 1) if f.rank is not None else f for f in out) + (verdict.but(rank=0),)
     return out
 
 

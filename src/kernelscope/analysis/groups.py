@@ -142,14 +142,18 @@ def _representative(launches: Sequence[KernelDiagnosis]) -> KernelDiagnosis:
 def _outliers(launches: Sequence[KernelDiagnosis], rep: KernelDiagnosis, median_s: float | None,
               factor: float) -> tuple[Outlier, ...]:
     out = []
+    rep_verdict, rep_advice = rep.verdict, rep.advice_findings
+    rep_first = rep_advice[0].advice if rep_advice else None
     for d in launches:
         ratio = None
         t = d.kernel.duration_s
         if t is not None and median_s:
             r = t / median_s
             ratio = r if (r > factor or r < 1.0 / factor) else None
-        verdict = d.verdict if d.verdict != rep.verdict else None
-        first, rep_first = (d.advice[0] if d.advice else None), (rep.advice[0] if rep.advice else None)
+        verdict = d.verdict
+        verdict = verdict if verdict != rep_verdict else None
+        advice = d.advice_findings  # (d.advice: the advice ids of these findings)
+        first = advice[0].advice if advice else None
         other = first if first != rep_first and first is not None and first.startswith("finding:") else None
         if ratio is not None or verdict is not None or other is not None:
             out.append(Outlier(index=d.kernel.index, duration_ratio=ratio, verdict=verdict, first_advice=other))

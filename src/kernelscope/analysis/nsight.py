@@ -74,6 +74,8 @@ def match_nsight(rules: Iterable[RuleResult], ours: Iterable[Finding]) -> tuple[
         entries.
     """
     rules = [r for r in rules if r.rule_id not in SKIPPED]
+    if not rules:  # nothing stored: nothing fired, and no finding of ours has Nsight rules that all ran
+        return ()
     fired_ids = {f.id for f in ours if f.severity != "info"}
     mapping = by_nsight_rule()
     out: list[NsightMatch] = []

@@ -7,6 +7,7 @@ values with a user's overrides (``--criteria FILE``) applied.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Mapping
 
 import msgspec
@@ -63,6 +64,8 @@ def criteria(overrides: Mapping[str, Any] | None = None) -> dict[str, float]:
     return table
 
 
+@cache
 def source(key: str) -> str:
-    """The citation of one criterion. Raises KeyError for an unknown key."""
+    """The citation of one criterion (looked up once per key: every finding cites one). Raises KeyError for an
+    unknown key."""
     return verdicts().criteria[key].source

@@ -192,8 +192,10 @@ def catalogue() -> tuple[GpuSpec, ...]:
     return tuple(specs)
 
 
+@functools.lru_cache(maxsize=1024)
 def normalise(name: str) -> str:
-    """Lookup key: lower case, without NVIDIA/GeForce/Tesla/GPU and without spaces, dashes, underscores."""
+    """Lookup key: lower case, without NVIDIA/GeForce/Tesla/GPU and without spaces, dashes, underscores (worked out
+    once per name: every launch of a report names its device)."""
     words = re.split(r"[\s\-_]+", name.strip().lower())
     return "".join(w for w in words if w not in _DROP_WORDS)
 

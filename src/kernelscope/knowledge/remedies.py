@@ -6,7 +6,7 @@ limit it). The facts a precondition may name are :data:`FACTS`; the analysis der
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import AbstractSet, Iterable
 
 from . import Model, NonEmpty, check_lang, load
@@ -79,6 +79,13 @@ def remedy(remedy_id: str) -> Remedy:
 def holds(requires: Iterable[str], facts: AbstractSet[str], cc: tuple[int, int] | None) -> bool:
     """Whether every condition holds: a fact is in ``facts``; ``"!fact"`` is not; ``"cc>=X.Y"`` / ``"cc<X.Y"``
     compare the compute capability ``cc`` (false when it is unknown; their negation ``"!cc>=X.Y"`` is then true)."""
+    if type(requires) is tuple and type(facts) is frozenset and (cc is None or type(cc) is tuple):
+        return _holds(requires, facts, cc)  # (launches of one kernel ask the same)
+    return _holds.__wrapped__(requires, facts, cc)
+
+
+@lru_cache(maxsize=8192)
+def _holds(requires: Iterable[str], facts: AbstractSet[str], cc: tuple[int, int] | None) -> bool:
     for condition in requires:
         negated = condition.startswith("!")
         name = condition.removeprefix("!")
@@ -95,4 +102,11 @@ def holds(requires: Iterable[str], facts: AbstractSet[str], cc: tuple[int, int] 
 
 def applicable(ids: Iterable[str], facts: AbstractSet[str], cc: tuple[int, int] | None) -> tuple[str, ...]:
     """The ids (in their order) whose remedies' preconditions hold. Raises KeyError for an unknown id."""
+    if type(ids) is tuple and type(facts) is frozenset and (cc is None or type(cc) is tuple):
+        return _applicable(ids, facts, cc)  # (launches of one kernel ask the same)
+    return _applicable.__wrapped__(ids, facts, cc)
+
+
+@lru_cache(maxsize=8192)
+def _applicable(ids: Iterable[str], facts: AbstractSet[str], cc: tuple[int, int] | None) -> tuple[str, ...]:
     return tuple(i for i in ids if holds(remedy(i).requires, facts, cc))

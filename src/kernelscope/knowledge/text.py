@@ -99,15 +99,17 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     In Chinese each field is glued to the text around it by :func:`glue`: no space between two Chinese characters
     (a template's "受限于 {limiter}" filled with "寄存器" reads "受限于寄存器"), one between a Chinese character and a
     Latin letter or digit ("来自{unit}" filled with "L2 缓存" reads "来自 L2 缓存")."""
-    template = _percents(template)
-    if lang == "zh" and any(isinstance(v, Listed) for v in values.values()):
+    parts, template, tenths = _plan(template)
+    vals = values.values()
+    if lang == "zh" and any(isinstance(v, Listed) for v in vals):
         values = {k: v.joined(lang) if isinstance(v, Listed) else v for k, v in values.items()}
-    plain = None not in values.values() and not any(isinstance(v, float) and math.isinf(v) for v in values.values())
-    nm = None if plain else label("not_measured", lang)
-    below = label("pct_below", lang)
-    parts = _simple(template)
-    if parts is not None:
-        parts = _whole(parts, values)
+        vals = values.values()
+    plain = None not in vals and _INF not in vals and -_INF not in vals  # (== compares: any float type)
+    nm, below = _words(lang)
+    if plain:
+        nm = None
+    if tenths:
+        parts = _whole(parts, values, tenths)
     if parts is None:  # (attribute or index fields, nested specs: the general formatter)
         text = _general(template, values, lang, nm, below)
     elif lang == "zh":
@@ -127,11 +129,31 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     return text.replace("∞x", "∞").replace("∞×", "∞").replace("∞ 倍", "∞")
 
 
-def _whole(parts: tuple, values: Mapping[str, Any]) -> tuple:
+_INF = math.inf
+
+
+@lru_cache(maxsize=4096)
+def _plan(template: str) -> tuple[tuple | None, str, tuple[str, ...]]:
+    """(:func:`_simple` parts, the template with its percentages marked: :func:`_percents`, its one-decimal fields:
+    :func:`_whole`) of a :func:`fill` template, worked out once per template."""
+    marked = _percents(template)
+    parts = _simple(marked)
+    return parts, marked, () if parts is None else tuple(f for _, f, spec, _ in parts if f is not None and spec == ".1f")
+
+
+@lru_cache(maxsize=8)
+def _words(lang: str) -> tuple[str, str]:
+    """(the "not measured" text, the "below the shown decimals" template) of ``lang``, looked up once."""
+    return label("not_measured", lang), label("pct_below", lang)
+
+
+def _whole(parts: tuple, values: Mapping[str, Any], fields: tuple[str, ...] | None = None) -> tuple:
     """``parts`` of :func:`_simple` with the one-decimal fields (``{x:.1f}``) printed without their decimal when
     every such field of the template is a whole number (``32 倍``, ``每次请求 32 个扇区，只需 4 个``, not ``32.0 倍``):
-    the values of one sentence drop their zero decimals together or keep them together (``32.0 → 16.7``)."""
-    fields = [field for _, field, spec, _ in parts if field is not None and spec == ".1f"]
+    the values of one sentence drop their zero decimals together or keep them together (``32.0 → 16.7``).
+    ``fields``: those one-decimal fields, when the caller knows them."""
+    if fields is None:
+        fields = tuple(field for _, field, spec, _ in parts if field is not None and spec == ".1f")
     if not fields:
         return parts
     for field in fields:
@@ -173,7 +195,14 @@ def half_up(value: float, digits: int) -> str:
     """``value`` to ``digits`` decimals, a tie rounded up as a reader rounds (``6.25`` -> ``6.3``, as ``18.75`` ->
     ``18.8``; ``format`` rounds the binary value to even and prints ``6.2``): the decimal the value prints as
     (its shortest repr) is what is rounded."""
-    return str(Decimal(repr(value)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+    shown = repr(value)
+    point = shown.find(".")
+    if type(value) is float and point >= 0 and "e" not in shown and not (
+            len(shown) - point - 1 == digits + 1 and shown[-1] == "5"):
+        # not a tie at the rounded digit: the binary value rounds as its shortest repr does (a decimal between the
+        # two would be a shorter repr)
+        return format(value, f".{digits}f")
+    return str(Decimal(shown).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
 
 
 def _number(value: Any, spec: str, below: str) -> str:
@@ -181,19 +210,24 @@ def _number(value: Any, spec: str, below: str) -> str:
     2050 is ``2050``, not ``2.05e+03``) and that a percentage (``{s:.1%}``, ``{pct:.1fP}%`` of :func:`_percents`)
     prints a whole value without decimals (``50%``, not ``50.0%``) and one above zero that its decimals would round
     to zero as ``below`` (``labels.toml`` ``pct_below``: ``< 0.1%``, never ``0.0%``)."""
-    if spec.endswith(("%", "fP")) and isinstance(value, (int, float)) and not isinstance(value, bool):
-        pct = value * 100 if spec.endswith("%") else value
+    if not spec:  # (most fields)
+        return format(value, spec)
+    last = spec[-1]
+    if (last == "%" or last == "P" and spec.endswith("fP")) and isinstance(value, (int, float)) \
+            and not isinstance(value, bool):
+        percent = last == "%"
+        pct = value * 100 if percent else value
         if math.isfinite(pct) and abs(pct - round(pct)) < 1e-9:
-            return f"{round(pct)}" + ("%" if spec.endswith("%") else "")
+            return f"{round(pct)}%" if percent else f"{round(pct)}"
         tiny = 10.0 ** -int(spec[1])
         if 0 < pct < tiny / 2:
             text = below.format(x=f"{tiny:.{spec[1]}f}")
-            return text if spec.endswith("%") else text.removesuffix("%")
+            return text if percent else text.removesuffix("%")
         spec = spec.removesuffix("P")
         if spec[:1] == "." and spec[1:-1].isdigit() and spec[-1] in "f%" and math.isfinite(pct):
-            return half_up(pct, int(spec[1:-1])) + ("%" if spec.endswith("%") else "")
+            return half_up(pct, int(spec[1:-1])) + ("%" if percent else "")
     text = format(value, spec)
-    if spec.endswith("g") and "e+" in text and isinstance(value, (int, float)) and abs(value) < 1e6:
+    if last == "g" and "e+" in text and isinstance(value, (int, float)) and abs(value) < 1e6:
         return f"{value:.0f}"
     return text
 

@@ -7,6 +7,7 @@ import math
 import re
 import string
 
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..analysis.engine import Finding
@@ -19,6 +20,7 @@ from ..knowledge.remedies import remedy
 from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name, note_text, pipe_name
 from ..knowledge.units import unit, unit_of
 from ..notes import Note
+from .cells import NAME_WIDTH, safe, short_name, short_names  # noqa: F401
 from .numbers import (PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, data_size,  # noqa: F401
                       durations, factor, negligible_gain)
 
@@ -47,14 +49,6 @@ def si(value: float, unit: str = "", digits: int | None = 3, sep: str = " ") -> 
     return f"{value / scale:{spec}}{sep}{prefix}{unit}".rstrip()
 
 
-_CONTROL = dict.fromkeys(range(32), "?") | {127: "?"}
-
-
-def safe(text: str) -> str:
-    """Text from an input file with control characters (ESC, newlines...) replaced, safe for a terminal."""
-    return text if type(text) is str and text.isprintable() else str(text).translate(_CONTROL)  # (printable: none)
-
-
 _LINE_BREAKS = re.compile(r"[ \t]*[\r\n\t\v\f]+[ \t]*")
 
 
@@ -80,122 +74,6 @@ def md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-#: Widest kernel name a table cell shows whole (:func:`short_name`).
-NAME_WIDTH = 60
-
-
-def short_name(name: str, width: int = NAME_WIDTH) -> str:
-    """A kernel name for a table cell (:func:`safe`): whole when it fits in ``width`` characters; else without a
-    leading ``void``, each template argument list elided to ``<…>``, then the parameter list to ``(…)``; still too
-    long, the qualifying scopes are cut from the left (``…::kernel<…>(…)``), a name without scopes in its middle.
-    JSON keeps names whole."""
-    text = safe(name)
-    if len(text) <= width:
-        return text
-    text = text.removeprefix("void ")
-    for opener, closer in (("<", ">"), ("(", ")")):
-        if len(text) > width:
-            text = _elide(text, opener, closer)
-    if len(text) <= width:
-        return text
-    if "::" in text:  # keep the function, cut the scopes
-        return "…" + text[_tail_start(text, len(text) - width + 1, scopes=True):]
-    head = _head_end(text, (width - 1) // 2)
-    return text[:head] + "…" + text[_tail_start(text, len(text) - (width - 1 - head)):]
-
-
-def _token_cut(text: str, i: int) -> bool:
-    """Whether ``text`` may be cut before index ``i``: between two tokens of a name (after ``_``, ``::``, ``,`` or
-    a blank; before ``<``, ``(``, ``,``, ``:`` of ``::`` or a blank), never next to an ``…`` (no ``……``) and never
-    before a closing ``>``/``)``."""
-    if not 0 < i < len(text) or "…" in (text[i - 1], text[i]) or text[i] in ">)":
-        return False
-    before, ch = text[i - 1], text[i]
-    return (before in "_, " or text[i - 2:i] == "::" or ch in "<(, " or
-            (text[i:i + 2] == "::" and before != ":"))
-
-
-def _tail_start(text: str, at: int, scopes: bool = False) -> int:
-    """Where the kept end of ``text`` starts: the first ``::`` at or after ``at`` (``scopes``: ``…::kernel``), else
-    the first token cut (:func:`_token_cut`) that keeps more than three characters; else ``at`` moved past an
-    ``…`` (never two in a row)."""
-    if scopes:
-        cut = next((i for i in range(at, len(text) - 2) if text[i:i + 2] == "::" and _token_cut(text, i)), None)
-        if cut is not None:
-            return cut
-    cut = next((i for i in range(at, len(text) - 3) if _token_cut(text, i)), None)  # keep a few characters
-    if cut is not None:
-        return cut
-    while at < len(text) and text[at] == "…":
-        at += 1
-    return at
-
-
-def _head_end(text: str, at: int) -> int:
-    """The last token cut (:func:`_token_cut`) at or before ``at`` and within half of it; else ``at`` moved
-    before an ``…``."""
-    cut = next((i for i in range(at, at // 2, -1) if _token_cut(text, i)), None)
-    if cut is not None:
-        return cut
-    while at > 1 and text[at - 1] == "…":
-        at -= 1
-    return at
-
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
-
-
-def short_names(names: Sequence[str], width: int = NAME_WIDTH) -> list[str]:
-    """:func:`short_name` of each of ``names`` (a table's name column, a chain), kept apart: names that differ but
-    shorten alike (``vectorized_elementwise_kernel<…>(…)`` for the add and the mul functor) each get the first word
-    of the full name that the others of that set lack, ``… [AddFunctor]``; when none does (or two get the same one),
-    a number, ``… [#1]``, ``… [#2]``. The same name twice stays the same; the JSON and --details keep names
-    whole."""
-    out = [short_name(n, width) for n in names]
-    clashes: dict[str, list[int]] = {}
-    for i, text in enumerate(out):
-        clashes.setdefault(text, []).append(i)
-    for text, where in clashes.items():
-        distinct = list(dict.fromkeys(names[i] for i in where))
-        if len(distinct) < 2:
-            continue
-        words = [_WORD.findall(n) for n in distinct]
-        common = set.intersection(*(set(w) for w in words))
-        tags = [next((w for w in ws if w not in common), None) for ws in words]
-        if None in tags or len(set(tags)) < len(tags):
-            tags = [f"#{k}" for k in range(1, len(distinct) + 1)]
-        for full, tag in zip(distinct, tags):
-            short = short_name(full, max(width - len(tag) - 3, 12))
-            for i in where:
-                if names[i] == full:
-                    out[i] = f"{short} [{safe(tag)}]"
-    return out
-
-
-def _elide(text: str, opener: str, closer: str) -> str:
-    """``text`` with each outermost ``opener``...``closer`` group replaced by ``opener…closer``; unchanged when
-    the brackets do not balance (``operator<``, ``->``), except in a name the profiler cut short (it ends with
-    ``…``): its open group is elided to the end."""
-    out: list[str] = []
-    depth = 0
-    for ch in text:
-        if ch == opener:
-            if depth == 0:
-                out.append(opener + "…" + closer)
-            depth += 1
-        elif ch == closer:
-            depth -= 1
-            if depth < 0:
-                return text
-        elif depth == 0:
-            out.append(ch)
-    if depth > 0 and text.endswith(("…", "...")):  # a name the profiler cut inside the group: elided to its end
-        return "".join(out)
-    return "".join(out) if depth == 0 else text
-
-
-
-
 def plain_number(value: float, digits: int = 3) -> str:
     """``value`` to ``digits`` significant digits without an exponent: ``1.12``, ``12.8``, ``2050`` (not
     ``2.05e+03``); from a million on, SI (``2.05 M``)."""
@@ -218,6 +96,20 @@ _PUNCT = {
 _TOOLS = {"ncu": "method_ncu", "nvprof": "method_nvprof", "nsys": "method_nsys", "kineto": "method_pytorch"}
 
 
+#: The value names :meth:`Fmt.words` words (besides ``*_s`` durations and ``*_mb`` / ``gb`` sizes), and the notes
+#: whose values it words by their key.
+_WORDED_VALUES = frozenset(("roofline", "sol", "bound", "pipe", "used", "tensor_pipe", "unit", "op", "limiter",
+                            "family_id", "reason", "us"))
+_WORDED_NOTES = frozenset(("cmp_slower", "f_nothing_worthwhile", "cmp_class", "cmp_unchanged"))
+
+
+@lru_cache(maxsize=4096)
+def _as_given(key: str, names: tuple[str, ...]) -> bool:
+    """Whether :meth:`Fmt.words` leaves every value of a ``key`` note with these value names as it is."""
+    return key not in _WORDED_NOTES and not any(
+        n in _WORDED_VALUES or n.endswith(("_s", "_mb")) or n == "gb" for n in names)
+
+
 class Fmt:
     """Formats values for one language; None prints as "not measured" in that language. Sentences assembled from
     parts join them with :attr:`semi`, :attr:`comma`, :meth:`paren`, :meth:`head`: half-width in English,
@@ -228,6 +120,8 @@ class Fmt:
         self.nm = label("not_measured", lang)
         self._notes: dict[tuple | str, str] = {}  # worded notes by (key, values) or bare key: launches repeat the same findings
         self._texts: dict[tuple, str] = {}  # finding titles and advice (:meth:`_worded`)
+        self._values: dict[tuple, dict[str, Any]] = {}  # worded values of notes (:meth:`note_words`) ...
+        self._finding_values: dict[tuple, dict[str, Any]] = {}  # ... and of findings (:meth:`finding_values`)
         self.note_docs: dict[tuple | str, Any] = {}  # a note's JSON document by bare key or Note.memo (json.notes)
         p = _PUNCT[self.lang]
         self.semi, self.comma, self.colon, self.stop = p["semi"], p["comma"], p["colon"], p["stop"]
@@ -418,7 +312,7 @@ class Fmt:
         memo = note.memo
         text = self._notes.get(memo) if memo is not None else None
         if text is None:
-            text = safe(note_text(note.key, self.words(note.key, note.values), self.lang))
+            text = safe(note_text(note.key, self.note_words(note), self.lang))
             if memo is not None:
                 self._notes[memo] = text
         return text
@@ -427,6 +321,8 @@ class Fmt:
         """A note's values with ids worded in this language (classes, pipes, units, limiters, stall reasons,
         load/store) and ``*_s`` durations formatted, each alone (:meth:`time`) but a before -> after pair together (:meth:`times`)."""
         values = dict(values)
+        if _as_given(key, tuple(values)):  # (no value this worded: most notes of a diagnosis)
+            return values
         for k in ("roofline", "sol", "bound"):
             if k in values:
                 values[k] = self.bound(values[k])
@@ -473,6 +369,19 @@ class Fmt:
                 values[k] = data_size(v * (1e9 if k == "gb" else 1e6))
         return values
 
+    def note_words(self, note: Note) -> dict[str, Any]:
+        """:meth:`words` of a note's values, worked out once per distinct note (:attr:`.Note.memo`)."""
+        return self._kept(self._values, note.memo, lambda: self.words(note.key, note.values))
+
+    @staticmethod
+    def _kept(store: dict, key: tuple | None, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """``make()`` worked out once per ``key`` (None: every time), a new dict each time (callers add to it)."""
+        if key is None:
+            return make()
+        if key not in store:
+            store[key] = make()
+        return dict(store[key])
+
     def notes(self, notes) -> str:
         return self.semi.join(self.note(n) for n in notes)
 
@@ -507,8 +416,14 @@ class Fmt:
             return unit_id if named is None else named.name(self.lang)
 
     def finding_values(self, finding: Finding) -> dict[str, Any]:
-        """A finding's message values worded in this language (see :meth:`words`), with the occupancy step."""
-        values = self.words(finding.message.key, finding.message.values)
+        """A finding's message values worded in this language (see :meth:`words`), with the occupancy step; worked
+        out once per distinct finding (its id, message and remedies decide them: its text, title and advice)."""
+        memo = finding.message.memo
+        return self._kept(self._finding_values, None if memo is None else (finding.id, memo, finding.remedies),
+                          lambda: self._values_of(finding))
+
+    def _values_of(self, finding: Finding) -> dict[str, Any]:
+        values = self.note_words(finding.message)
         if finding.id == "occupancy_limited":
             values["step"] = self.occupancy_step(values)
         if finding.remedies:  # the remedy that fits the kernel and the GPU (chosen by the rule)
@@ -610,7 +525,7 @@ class Fmt:
             return safe(fill(findings()[rest].action(self.lang, capped), values, self.lang))
         if kind == "class":  # the class's remedies that hold for the launch, with the numbers of the finding
             ids = finding.remedies if finding is not None else ()
-            values = self.words(finding.message.key, finding.message.values) if finding is not None else {}
+            values = self.note_words(finding.message) if finding is not None else {}
             return self.remedy_text(ids, values)
         r = describe(rest)
         return self.head(self.stall_name(rest), r.advice_zh if self.zh else r.advice_en)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from functools import cache, lru_cache
-from operator import attrgetter
 from typing import Annotated, Any, Callable, Iterable, Literal, Mapping, Sequence, get_args, get_origin, get_type_hints
 
 from msgspec import Struct
@@ -96,13 +95,8 @@ def null_reasons(doc: Struct, f: Fmt, specific: Mapping[str, str] | None = None,
     texts: dict[str, str] = {}  # reason key -> its text (a few keys, many nulls)
 
     def walk(value: Any, pointer: str) -> None:
-        if isinstance(value, Struct):  # (its fields at skipped pointers are left out by _walked_fields)
-            ats, deep, get = _walked_fields(type(value), pointer, skipped)
-            for at, inside, v in zip(ats, deep, get(value)):
-                if v is None:
-                    null(at)
-                elif inside and isinstance(v, _NESTED):
-                    walk(v, at)
+        if isinstance(value, Struct):  # (its fields at skipped pointers are left out by _struct_walker)
+            _struct_walker(type(value), pointer, skipped)(value, null, walk)
             return
         items = value.items() if isinstance(value, dict) else enumerate(value)
         for k, v in items:
@@ -130,17 +124,27 @@ _NESTED = (Struct, dict, list, tuple)
 
 
 @lru_cache(maxsize=4096)
-def _walked_fields(doc_type: type[Struct], pointer: str, skipped: frozenset[str]) -> tuple[
-        tuple[str, ...], tuple[bool, ...], Callable[[Struct], tuple]]:
-    """(the JSON Pointers of the fields of a ``doc_type`` document at ``pointer`` that can hold a null or a nested
-    value and are not ``skipped``, whether a value of each can hold a null inside it (a list of strings, a dict of
-    numbers cannot: not walked into), a function giving those fields' values as a tuple): the same for every launch."""
+def _struct_walker(doc_type: type[Struct], pointer: str, skipped: frozenset[str]) -> Callable[[Struct, Callable, Callable], None]:
+    """A function ``(doc, null, walk)`` that calls ``null(at)`` for each null field of a ``doc_type`` document at
+    ``pointer`` that can hold one and is not ``skipped``, and ``walk(value, at)`` for each nested value of a field that
+    can hold a null inside it, in field order: straight-line code made once per (type, pointer), the same for every
+    launch (a field name is an identifier: the code holds only names and escaped pointer strings)."""
     fields = _nested_fields(doc_type)
-    names = tuple(n for n in fields if f"{pointer}/{n}" not in skipped)
-    deep = tuple(fields[n] for n in names)
-    if len(names) == 1:
-        return (f"{pointer}/{names[0]}",), deep, lambda doc: (getattr(doc, names[0]),)
-    return tuple(f"{pointer}/{n}" for n in names), deep, attrgetter(*names) if names else (lambda doc: ())
+    lines = ["def walker(doc, null, walk):"]
+    for name, inside in fields.items():
+        at = f"{pointer}/{name}"
+        if at in skipped:
+            continue
+        if not name.isidentifier():  # (never for a Struct field; kept out of the generated code all the same)
+            raise ValueError(f"field name {name!r} of {doc_type.__name__} is not an identifier")
+        lines.append(f"    v = doc.{name}")
+        lines.append(f"    if v is None: null({at!r})")
+        if inside:
+            lines.append(f"    elif isinstance(v, _NESTED): walk(v, {at!r})")
+    lines.append("    return None")
+    namespace: dict[str, Any] = {"_NESTED": _NESTED}
+    exec("\n".join(lines), namespace)  # (as dataclasses makes its __init__)
+    return namespace["walker"]
 
 
 @cache
