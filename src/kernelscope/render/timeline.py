@@ -17,10 +17,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
-from typing import Any, Sequence, TypeVar
+from typing import Sequence
 
 import msgspec
-import numpy as np
 from rich import box
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -40,7 +39,6 @@ from .records import record_name
 from .rich_text import to_plain
 from ..knowledge.text import labels
 from .documents import enc_hook, encode
-from .documents.common import Doc
 from .documents.timeline import (
     AbsentKernelDoc, AmdahlDoc, BlackHoleDoc, CopyDirectionDoc, GapHistogramDoc, GraphUseDoc, InvalidRecordDoc, ItemStatDoc,
     JoinedKernelDoc, KernelsJoinedDoc, NcuKernelDoc,
@@ -53,9 +51,9 @@ from .timeline_join import absent_section, join_section
 from .timeline_overview import comm_rows, graph_rows, launch_waits
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
-from .json import findings, finite, notes
+from .doc_copy import copy_doc as _copy, plain as _plain
+from .json import findings, notes
 
-D = TypeVar("D", bound=Doc)
 
 SCHEMA = "kernelscope.timeline/1"
 FORMATS: tuple[str, ...] = ("table", "json", "markdown")
@@ -474,43 +472,6 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
 
 
 # ----------------------------------------------------------------------------------------------- JSON
-def _plain(value: Any) -> Any:
-    """A number, string or tuple of them as plain JSON-ready Python: NumPy scalars converted, non-finite floats
-    None (their reason is beside them, see :func:`_copy`), tuples as lists."""
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    return finite(value) if isinstance(value, float) else value
-
-
-def _non_finite(value: Any, declared: str) -> str | msgspec.UnsetType:
-    """``declared`` (what an infinite value of the field means) / "not_a_number" when ``value`` (or an element of
-    it) is infinite / NaN, else UNSET (the reason field is left out)."""
-    values = value if isinstance(value, (list, tuple)) else (value,)
-    floats = [float(v) for v in values if isinstance(v, (float, np.floating))]
-    if any(math.isnan(v) for v in floats):
-        return "not_a_number"
-    return declared if any(math.isinf(v) for v in floats) else msgspec.UNSET
-
-
-def _copy(doc_type: type[D], obj: Any, **given: Any) -> D:
-    """``doc_type`` from the same-named fields of the dataclass ``obj`` (numbers made plain, see :func:`_plain`);
-    ``<field>_null_reason`` from ``<field>`` and the ``NON_FINITE`` reasons ``obj`` declares; ``given`` fields as
-    they are (nested documents, fields ``obj`` does not have)."""
-    declared = getattr(type(obj), "NON_FINITE", {})
-    kw = {}
-    for name in doc_type.__struct_fields__:
-        if name in given:
-            kw[name] = given[name]
-        elif name.endswith("_null_reason"):
-            field = name.removesuffix("_null_reason")
-            kw[name] = _non_finite(getattr(obj, field), declared.get(field, "infinite"))
-        else:
-            kw[name] = _plain(getattr(obj, name))
-    return doc_type(**kw)
-
-
 def _note(n: Note) -> Note:
     return Note(n.key, {k: _plain(v) for k, v in n.values.items()})
 
