@@ -82,6 +82,8 @@ def md_code(text: str) -> str:
 
 #: Widest kernel name a table cell shows whole (:func:`short_name`).
 NAME_WIDTH = 60
+#: ``diagnose --launches``: one panel per group of repeated launches (the default), or one per launch.
+LAUNCH_VIEWS: tuple[str, ...] = ("grouped", "all")
 
 
 def short_name(name: str, width: int = NAME_WIDTH) -> str:

@@ -11,7 +11,7 @@ import msgspec
 import numpy as np
 
 from .documents.common import Doc
-from .json import finite
+from .json_common import finite
 
 D = TypeVar("D", bound=Doc)
 

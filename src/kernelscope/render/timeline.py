@@ -52,7 +52,7 @@ from .timeline_overview import comm_rows, graph_rows, launch_waits
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .doc_copy import copy_doc as _copy, plain as _plain
-from .json import findings, notes
+from .json_common import findings, notes
 
 
 SCHEMA = "kernelscope.timeline/1"
