@@ -1,5 +1,6 @@
 """Start-up of ``kernelscope timeline`` (issues 25/31: the whole process is what the Kineto benchmark times): the
-command loads neither the kernel diagnosis nor the ceilings measurement, which only other commands use."""
+command loads neither the kernel diagnosis nor the ceilings measurement, which only other commands use, and its
+JSON output loads no rich (the terminal report's)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from pathlib import Path
 
 import kernelscope
 
-#: Modules of the kernel diagnosis and of ``kernelscope ceilings`` (about 40 ms of imports together).
+#: Modules of the kernel diagnosis and of ``kernelscope ceilings`` (about 40 ms of imports together), and the
+#: terminal report's rich and CJK line breaking (about 30 ms).
 NOT_FOR_TIMELINES = ("kernelscope.analysis.diagnosis", "kernelscope.api", "kernelscope.render.json",
-                     "kernelscope.render.rows", "kernelscope.measure.ceilings", "kernelscope.analysis.ceilings")
+                     "kernelscope.render.rows", "kernelscope.measure.ceilings", "kernelscope.analysis.ceilings",
+                     "rich", "rich.console", "kernelscope.render.cjk", "kernelscope.render.fit")
 
 _CHILD = r"""
 import io, json, sys, contextlib

@@ -17,14 +17,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import msgspec
-from rich import box
-from rich.console import Group, RenderableType
-from rich.padding import Padding
-from rich.table import Table
-from rich.text import Text
 
 from ..version import __version__
 from ..notes import Note
@@ -32,11 +27,8 @@ from ..analysis.engine import Finding
 from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
-from .cjk import PATH, name_text, path_text
 from .common import Fmt, data_size, md_cell, safe, short_name, short_names
-from .fit import fills
 from .records import record_name
-from .rich_text import to_plain
 from ..knowledge.text import labels
 from .documents import enc_hook, encode
 from .documents.timeline import (
@@ -53,6 +45,9 @@ from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_ro
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .doc_copy import copy_doc as _copy, plain as _plain
 from .json_common import findings, notes
+
+if TYPE_CHECKING:  # (rich loads for the terminal report only: the JSON and Markdown need none of it)
+    from rich.console import RenderableType
 
 
 SCHEMA = "kernelscope.timeline/1"
@@ -74,6 +69,10 @@ def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang:
     if fmt == "markdown":
         return to_markdown(reports, lang, top, joins, details)
     if fmt == "table":
+        from rich.console import Group
+
+        from .rich_text import to_plain
+
         return to_plain([Group(*renderables(reports, lang, top, joins, details))], width)
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
@@ -396,6 +395,14 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                 joins: Sequence[KernelJoin | None] | None = None, details: bool = True) -> list[RenderableType]:
     """rich renderables for each report, in input order (``joins``: see :func:`render_timeline`; ``details``: every
     table and note, else the short report of :func:`_parts`)."""
+    from rich import box
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    from .cjk import PATH, name_text, path_text
+    from .fit import fills
+
     f = _F(lang)
     out: list[RenderableType] = []
     for rep, join in zip(reports, _joins(reports, joins)):
