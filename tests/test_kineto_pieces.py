@@ -74,3 +74,23 @@ def test_one_pass_columns_are_the_column_by_column_ones(odd, monkeypatch) -> Non
             m.setattr(columns, "chain", _NoChain)
             slow = _parsed(events)
         _same(fast, slow)
+
+
+def test_directory_workers_are_the_cpus_this_process_may_use(tmp_path, monkeypatch) -> None:
+    """jobs=None counts the CPUs of the process' affinity (a container's 2 of a host's 64), as ``--jobs`` does."""
+    import os
+
+    from kernelscope.ingest import kineto
+
+    files = []
+    for i in range(4):
+        files.append(tmp_path / f"r{i}.json")
+        files[-1].write_bytes(b"{}")
+    monkeypatch.setattr(kineto, "PARALLEL_MIN_BYTES", 0)
+    if kineto._workers(2, files) != 2:
+        pytest.skip("no fork here (or other threads are running): the files are parsed in this process")
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert kineto._workers(None, files) == 2
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert kineto._workers(None, files) == 1
