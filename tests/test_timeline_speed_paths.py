@@ -196,3 +196,30 @@ def test_dense_codes_are_numpy_unique() -> None:
         u_keys, u_inv, u_counts = np.unique(key, return_inverse=True, return_counts=True)
         assert np.array_equal(keys, u_keys) and np.array_equal(inv, u_inv.reshape(-1))
         assert np.array_equal(counts, u_counts)
+
+
+def test_name_unions_in_one_sort_are_each_names_own_union() -> None:
+    from kernelscope.analysis.timeline import checks
+
+    rng = np.random.default_rng(31)
+    for trial in range(200):
+        n = int(rng.integers(1, 40))
+        base = 1_700_000_000_000_000_000 if trial % 2 else 0  # (epoch ns, as Kineto traces hold)
+        start = base + rng.integers(0, 2000, n).astype(np.int64)
+        end = start + rng.integers(0, 300, n)
+        name_id = rng.integers(0, 6, n).astype(np.int32)
+        gap_s, gap_e = union_segments(base + rng.integers(0, 2000, 5).astype(np.int64),
+                                      base + rng.integers(0, 2000, 5).astype(np.int64) + 400)
+        names = [int(i) for i in rng.permutation(np.unique(name_id))[:4]]
+        want_cut, want_own = [], []
+        for i in names:  # the definition: each name's union on its own
+            seg_s, seg_e = union_segments(start[name_id == i], end[name_id == i])
+            want_cut.append(float((busy_before(gap_s, gap_e, seg_e) - busy_before(gap_s, gap_e, seg_s)).sum()))
+            want_own.append(float((seg_e - seg_s).sum()))
+        assert checks._name_unions(start, end, name_id, names, gap_s, gap_e) == (want_cut, want_own)
+    # times too far apart to offset in int64: one name at a time, the same sums
+    start = np.array([0, 1 << 61, 5, (1 << 61) + 7], dtype=np.int64)
+    end = start + np.array([10, 10, 2, 1])
+    got = checks._name_unions(start, end, np.array([0, 0, 1, 1], dtype=np.int32), [1, 0],
+                              np.array([0], dtype=np.int64), np.array([6], dtype=np.int64))
+    assert got == ([1.0, 6.0], [3.0, 20.0])

@@ -9,10 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..analysis.ceilings import compare_with_datasheet, datasheet_for, spec_fields
 from ..errors import InputError
-from ..measure.backends import find_backend
-from ..measure.ceilings import Timing, measure_ceilings
 from .options import Command, Shared
 from .output import show, write_atomic
 
@@ -38,10 +35,20 @@ def _spec_format(output: str | None) -> str | None:
     return SPEC_SUFFIXES[suffix]
 
 
+def find_backend(choice: str):  # type: ignore[no-untyped-def]
+    """:func:`kernelscope.measure.backends.find_backend`, loaded when the command runs (not at every start)."""
+    from ..measure.backends import find_backend as find
+
+    return find(choice)
+
+
 def _ceilings(args: argparse.Namespace) -> int:
     spec_format = _spec_format(args.output)
     if args.repeats < 1:
         raise InputError("--repeats", key="repeats_at_least_one", values={"repeats": args.repeats})
+    from ..analysis.ceilings import compare_with_datasheet, datasheet_for, spec_fields  # (this command only)
+    from ..measure.ceilings import Timing, measure_ceilings
+
     backend = find_backend(args.backend)  # NoGpuError: one line, exit 2, nothing written
     run = measure_ceilings(backend, Timing(repeats=args.repeats))
     datasheet = datasheet_for(run.device_name)

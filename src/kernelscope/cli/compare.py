@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from ..analysis.selection import match
-from ..api import diagnose_report, load, no_kernel_matches, resolve_gpu
 from ..errors import InputError
 from ..ingest import FORMATS as INPUT_FORMATS
 from ..ingest import TIMELINE_FORMATS, detect_format, detect_timeline_format, probe_reports
@@ -91,6 +90,8 @@ def _is_timeline(path: str, input_format: str | None) -> bool:
 def _load_side(path: str, input_format: str | None, gpu: GpuSpec | None) -> _Loaded:
     """Read and diagnose one input (a kernel profile, or a program timeline: see
     :mod:`kernelscope.analysis.compare_timeline`)."""
+    from ..api import diagnose_report, load  # (the diagnosis loads only for the commands that diagnose)
+
     if not _is_timeline(path, input_format):
         report = load(path, input_format)
         return _Loaded(diagnose_report(report, gpu=gpu).kernels, report.measurement, None)
@@ -110,6 +111,8 @@ def _sides(args: argparse.Namespace, gpu: GpuSpec | None, pairs: list[tuple[str,
     """The BEFORE and AFTER launches: of two reports, or the paired kernels of one. A pair's name that matches no
     kernel of its side, or is ambiguous there, is refused here, with the names there are. Each input as read is
     appended to ``loaded``."""
+    from ..api import no_kernel_matches
+
     if len(args.reports) not in (1, 2):
         raise InputError("compare", key="compare_two_files", values={"n_reports": len(args.reports)})
     if len(args.reports) == 1 and not pairs:
@@ -138,6 +141,7 @@ def _sides(args: argparse.Namespace, gpu: GpuSpec | None, pairs: list[tuple[str,
 
 def _compare(args: argparse.Namespace) -> int:
     from ..analysis.compare import compare  # heavy modules load only for the command that runs
+    from ..api import resolve_gpu
     from ..render import compare as rc
 
     threshold = _percent(args.fail_if_slower, "--fail-if-slower") if args.fail_if_slower is not None else None

@@ -6,12 +6,11 @@ import argparse
 import gc
 import sys
 
-from ..api import load_criteria, no_kernel_matches, resolve_gpu
 from ..ingest import FORMATS as INPUT_FORMATS
 from ..ingest import probe_reports, recognised
 from ..render import DIAGNOSE_FORMATS, render
+from ..render.common import LAUNCH_VIEWS
 from ..render.arrow import diagnosis_table
-from ..render.launch_groups import LAUNCH_VIEWS
 from ..distributed.map import DIAGNOSE_SUFFIXES, diagnose_one, diagnose_source_one, in_process, jobs_from, run_map
 from ..distributed.map import add_arguments as add_map_arguments
 from .dataset import add_dataset_argument, check as check_dataset, save as save_dataset
@@ -142,6 +141,8 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector,
          batch: Batch) -> tuple[str | None, dict[str, str | bytes], list]:
     """Read and diagnose every report, then render the formats that need more than the diagnoses (HTML, Markdown:
     the where-in-the-code views and the charts): (their text or None, the chart files to write, the diagnoses)."""
+    from ..api import load_criteria, no_kernel_matches, resolve_gpu  # (loaded for this command only)
+
     gpu = resolve_gpu(args.gpu, spools.path(args.spec))
     criteria = load_criteria(spools.path(args.criteria)) if args.criteria is not None else None
     from ..render.progress import Steps, wanted

@@ -28,7 +28,7 @@ from typing import Sequence
 
 from ..errors import InputError
 from ..render import DIAGNOSE_FORMATS
-from ..render.launch_groups import LAUNCH_VIEWS
+from ..render.common import LAUNCH_VIEWS
 from .diagnose import COMMAND as DIAGNOSE
 from .ncu_run import DEFAULT_SET, NcuOptions, echo_stream, failure, find_ncu, ncu_command, run_streaming
 from .options import GPU_HELP, Command, Shared

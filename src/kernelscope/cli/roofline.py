@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..api import diagnose_report, load, no_kernel_matches, resolve_gpu
 from ..errors import InputError
 from ..ingest import FORMATS as INPUT_FORMATS
 from .inputs import spooled
@@ -136,6 +135,7 @@ def _roofline(args: argparse.Namespace) -> int:
             raise InputError(args.output, str(exc), key="chart_file_name",
                              values={"name": Path(args.output).name}) from None
     refuse_inputs([args.output], [args.report, args.spec])
+    from ..api import diagnose_report, load, no_kernel_matches, resolve_gpu  # (loaded for this command only)
     from ..render.progress import Steps, wanted
 
     with spooled([args.report, args.spec]) as spools, Steps(wanted(args.quiet, True)) as steps:

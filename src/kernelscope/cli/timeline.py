@@ -7,7 +7,6 @@ import argparse
 import sys
 from dataclasses import replace
 
-from ..api import diagnose_file
 from ..errors import InputError
 from ..ingest import TIMELINE_FORMATS, recognised
 from ..render import FORMATS as TIMELINE_OUTPUTS
@@ -77,6 +76,8 @@ def _timeline(args: argparse.Namespace) -> int:
         return batch.close(TIMELINE_SUFFIXES, len(args.traces), args.lang)
     joins = None
     if args.kernels:  # the seeds' workflow in one command: Nsight Systems first, then Nsight Compute on the top kernels
+        from ..api import diagnose_file  # (the diagnosis only with --kernels)
+
         diagnosed = [diagnose_file(path) for path in args.kernels]
         joins = [join_kernels(rep, diagnosed, args.top) for rep in reports]
         _warn_other_gpus(reports, diagnosed, args.lang)

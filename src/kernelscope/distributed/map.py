@@ -154,11 +154,13 @@ def diagnose_source_one(job: tuple[str, dict[str, Any], tuple[int, Any, str]]) -
 
 
 def timeline_one(job: tuple[str, str | None, int]) -> Any:
-    """Read and analyse one program trace: ``job`` is (path, input format, top). Returns its timeline reports."""
-    from ..api import timeline_file
+    """Read and analyse one program trace: ``job`` is (path, input format, top). Returns its timeline reports
+    (:func:`kernelscope.api.timeline_file` without the API module, which loads the kernel diagnosis too)."""
+    from ..analysis.timeline import analyse
+    from ..ingest import load_timeline
 
     path, input_format, top = job
-    return timeline_file(path, input_format, top)
+    return analyse(load_timeline(path, input_format), top)
 
 
 def timeline_rank_one(job: tuple[str, str, str | None, int]) -> Any:

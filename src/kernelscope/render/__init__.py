@@ -3,10 +3,12 @@ analysis produced, in the user's language."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from ..analysis.diagnosis import ReportDiagnosis
 from ..knowledge import check_lang
+
+if TYPE_CHECKING:  # (the diagnosis loads only for the commands that render one)
+    from ..analysis.diagnosis import ReportDiagnosis
 
 FORMATS: tuple[str, ...] = ("table", "json", "markdown")
 #: Formats of ``kernelscope diagnose``: the common ones and a self-contained HTML page.

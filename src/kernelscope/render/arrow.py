@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..errors import InputError
 from ..version import __version__
 from .common import Fmt
@@ -25,6 +24,7 @@ from .common import Fmt
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
     from ..analysis.timeline import TimelineReport
 
 #: The line a missing optional dependency gives.

@@ -4,13 +4,13 @@ and where in the code), the caveats once per report as footnotes, and a line nam
 
 from __future__ import annotations
 
-from typing import Sequence, TypeVar
+from typing import TYPE_CHECKING, Sequence, TypeVar
 
-from ..analysis.diagnosis import KernelDiagnosis
-from ..analysis.groups import LaunchGroup
 from .common import Fmt
-from .rows import advice_lines, data_rows, gloss_once, kernel_notes, unit_line
-from .launch_groups import group_rows
+
+if TYPE_CHECKING:  # (the kernel rows load where a diagnosis is rendered: a timeline's report needs only the notes)
+    from ..analysis.diagnosis import KernelDiagnosis
+    from ..analysis.groups import LaunchGroup
 
 T = TypeVar("T")
 
@@ -47,6 +47,8 @@ def brief_rows(d: KernelDiagnosis, f: Fmt, notes: Footnotes) -> list[tuple[str, 
     each side), the data problems, then the top :data:`TOP_FINDINGS` findings worth acting on (a gain of at least
     ``min_worthwhile_speedup``, or not estimated) with their estimates and locations;
     its GPU, ceilings and notes go to ``notes`` (printed once per report)."""
+    from .rows import advice_lines, data_rows, gloss_once, kernel_notes, unit_line
+
     k = d.kernel
     rows: list[tuple[str, str]] = []
     launch = k.launch
@@ -77,6 +79,8 @@ def brief_rows(d: KernelDiagnosis, f: Fmt, notes: Footnotes) -> list[tuple[str, 
 def brief_group_rows(g: LaunchGroup | None, f: Fmt) -> list[tuple[str, str]]:
     """A group's rows in the short panel: its launches and total, and the launches that differ (the spread is
     ``--details``); none for a single launch."""
+    from .launch_groups import group_rows
+
     rows = group_rows(g, f) if g is not None else []
     return [rows[0], rows[2]] if len(rows) == 3 else rows
 

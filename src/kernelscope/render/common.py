@@ -74,6 +74,10 @@ def md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+#: ``diagnose --launches``: one panel per group of repeated launches (the default), or one per launch.
+LAUNCH_VIEWS: tuple[str, ...] = ("grouped", "all")
+
+
 def plain_number(value: float, digits: int = 3) -> str:
     """``value`` to ``digits`` significant digits without an exponent: ``1.12``, ``12.8``, ``2050`` (not
     ``2.05e+03``); from a million on, SI (``2.05 M``)."""

@@ -190,7 +190,7 @@ def _kernel_doc(k: FusionKernel) -> FusionKernelDoc:
 
 def fusion_doc(e: FusionEstimate, f: Fmt) -> FusionDoc:
     """One candidate as a document (non-finite numbers are null)."""
-    from .json import notes
+    from .json_common import notes
 
     return FusionDoc(
         kernels=[_kernel_doc(k) for k in e.kernels], head=None if e.head is None else _kernel_doc(e.head),

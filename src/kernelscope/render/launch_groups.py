@@ -14,10 +14,8 @@ from typing import Sequence
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.groups import OUTLIER_FACTOR, LaunchGroup, Outlier, Spread, by_time, launch_groups
-from .common import Fmt, alike, data_size, safe
+from .common import LAUNCH_VIEWS, Fmt, alike, data_size, safe
 
-#: ``diagnose --launches``: one panel per group of repeated launches (the default), or one per launch.
-LAUNCH_VIEWS: tuple[str, ...] = ("grouped", "all")
 #: Groups shown as full panels (the most GPU time first); the others are rows of one table.
 FULL_GROUPS = 25
 #: Launches that differ named in a panel; the others counted.

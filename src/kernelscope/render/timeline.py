@@ -17,15 +17,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
-from typing import Any, Sequence, TypeVar
+from typing import TYPE_CHECKING, Sequence
 
 import msgspec
-import numpy as np
-from rich import box
-from rich.console import Group, RenderableType
-from rich.padding import Padding
-from rich.table import Table
-from rich.text import Text
 
 from ..version import __version__
 from ..notes import Note
@@ -33,14 +27,10 @@ from ..analysis.engine import Finding
 from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
-from .cjk import PATH, name_text, path_text
 from .common import Fmt, data_size, md_cell, safe, short_name, short_names
-from .fit import fills
 from .records import record_name
-from .rich_text import to_plain
 from ..knowledge.text import labels
 from .documents import enc_hook, encode
-from .documents.common import Doc
 from .documents.timeline import (
     AbsentKernelDoc, AmdahlDoc, BlackHoleDoc, CopyDirectionDoc, GapHistogramDoc, GraphUseDoc, InvalidRecordDoc, ItemStatDoc,
     JoinedKernelDoc, KernelsJoinedDoc, NcuKernelDoc,
@@ -53,9 +43,12 @@ from .timeline_join import absent_section, join_section
 from .timeline_overview import comm_rows, graph_rows, launch_waits
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
-from .json import findings, finite, notes
+from .doc_copy import copy_doc as _copy, plain as _plain
+from .json_common import findings, notes
 
-D = TypeVar("D", bound=Doc)
+if TYPE_CHECKING:  # (rich loads for the terminal report only: the JSON and Markdown need none of it)
+    from rich.console import RenderableType
+
 
 SCHEMA = "kernelscope.timeline/1"
 FORMATS: tuple[str, ...] = ("table", "json", "markdown")
@@ -76,6 +69,10 @@ def render_timeline(reports: Sequence[TimelineReport], fmt: str = "table", lang:
     if fmt == "markdown":
         return to_markdown(reports, lang, top, joins, details)
     if fmt == "table":
+        from rich.console import Group
+
+        from .rich_text import to_plain
+
         return to_plain([Group(*renderables(reports, lang, top, joins, details))], width)
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
@@ -398,6 +395,14 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                 joins: Sequence[KernelJoin | None] | None = None, details: bool = True) -> list[RenderableType]:
     """rich renderables for each report, in input order (``joins``: see :func:`render_timeline`; ``details``: every
     table and note, else the short report of :func:`_parts`)."""
+    from rich import box
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    from .cjk import PATH, name_text, path_text
+    from .fit import fills
+
     f = _F(lang)
     out: list[RenderableType] = []
     for rep, join in zip(reports, _joins(reports, joins)):
@@ -474,43 +479,6 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
 
 
 # ----------------------------------------------------------------------------------------------- JSON
-def _plain(value: Any) -> Any:
-    """A number, string or tuple of them as plain JSON-ready Python: NumPy scalars converted, non-finite floats
-    None (their reason is beside them, see :func:`_copy`), tuples as lists."""
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    return finite(value) if isinstance(value, float) else value
-
-
-def _non_finite(value: Any, declared: str) -> str | msgspec.UnsetType:
-    """``declared`` (what an infinite value of the field means) / "not_a_number" when ``value`` (or an element of
-    it) is infinite / NaN, else UNSET (the reason field is left out)."""
-    values = value if isinstance(value, (list, tuple)) else (value,)
-    floats = [float(v) for v in values if isinstance(v, (float, np.floating))]
-    if any(math.isnan(v) for v in floats):
-        return "not_a_number"
-    return declared if any(math.isinf(v) for v in floats) else msgspec.UNSET
-
-
-def _copy(doc_type: type[D], obj: Any, **given: Any) -> D:
-    """``doc_type`` from the same-named fields of the dataclass ``obj`` (numbers made plain, see :func:`_plain`);
-    ``<field>_null_reason`` from ``<field>`` and the ``NON_FINITE`` reasons ``obj`` declares; ``given`` fields as
-    they are (nested documents, fields ``obj`` does not have)."""
-    declared = getattr(type(obj), "NON_FINITE", {})
-    kw = {}
-    for name in doc_type.__struct_fields__:
-        if name in given:
-            kw[name] = given[name]
-        elif name.endswith("_null_reason"):
-            field = name.removesuffix("_null_reason")
-            kw[name] = _non_finite(getattr(obj, field), declared.get(field, "infinite"))
-        else:
-            kw[name] = _plain(getattr(obj, name))
-    return doc_type(**kw)
-
-
 def _note(n: Note) -> Note:
     return Note(n.key, {k: _plain(v) for k, v in n.values.items()})
 

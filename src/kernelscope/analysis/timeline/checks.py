@@ -281,19 +281,34 @@ def _most_overlap(tl: Timeline, rows: np.ndarray, gap_s: np.ndarray, gap_e: np.n
     hit = _overlapping(gap_s, gap_e, start, end)  # (the others have no time in the gaps: they add 0 to every sum)
     inside = busy_before(gap_s, gap_e, end[hit]) - busy_before(gap_s, gap_e, start[hit])
     per_name = np.bincount(name_id[hit], weights=inside.astype(np.float64), minlength=len(tl.names))
-    best: list[tuple[bool, float, str]] = []
-    for i in np.argsort(-per_name, kind="stable")[:candidates].tolist():
-        if per_name[i] <= 0:
-            break
-        mine = name_id == i
-        seg_s, seg_e = union_segments(start[mine], end[mine])
-        cut = float((busy_before(gap_s, gap_e, seg_e) - busy_before(gap_s, gap_e, seg_s)).sum())
-        own = float((seg_e - seg_s).sum())
-        best.append((2 * cut >= own, cut, tl.names[i]))
-    if not best:
+    names = [i for i in np.argsort(-per_name, kind="stable")[:candidates].tolist() if per_name[i] > 0]
+    if not names:
         return None
+    cuts, owns = _name_unions(start, end, name_id, names, gap_s, gap_e)
+    best = [(2 * cut >= own, cut, tl.names[i]) for i, cut, own in zip(names, cuts, owns)]
     mostly, cut, name = max(best, key=lambda b: (b[0], b[1]))
     return name, cut * NS
+
+
+def _name_unions(start: np.ndarray, end: np.ndarray, name_id: np.ndarray, names: list[int], gap_s: np.ndarray,
+                 gap_e: np.ndarray) -> tuple[list[float], list[float]]:
+    """Per name id of ``names``: the ns of the union of its rows inside the gaps, and the union's whole length (each
+    an exact integer sum, as a float). One sort for all the names: each one's times are offset past the previous
+    one's, so that one union of them all is the union of each (the offsets taken off again)."""
+    code = np.full(int(name_id.max()) + 1, -1, dtype=np.int64)
+    code[names] = np.arange(len(names))
+    sel = np.flatnonzero(code[name_id] >= 0)
+    s, e, g = start[sel], end[sel], code[name_id[sel]]
+    base, width = int(s.min()), int(e.max()) - int(s.min()) + 1
+    if width * len(names) >= 1 << 62:  # (offsets past int64: one name at a time)
+        parts = [_name_unions(start, end, name_id, [i], gap_s, gap_e) for i in names]
+        return [c for p in parts for c in p[0]], [o for p in parts for o in p[1]]
+    seg_s, seg_e = union_segments(s - base + g * width, e - base + g * width)
+    group = seg_s // width
+    seg_s, seg_e = seg_s - group * width + base, seg_e - group * width + base
+    first = np.flatnonzero(np.concatenate([[True], group[1:] != group[:-1]]))  # (every name has a segment)
+    cut = np.add.reduceat(busy_before(gap_s, gap_e, seg_e) - busy_before(gap_s, gap_e, seg_s), first)
+    return [float(x) for x in cut.tolist()], [float(x) for x in np.add.reduceat(seg_e - seg_s, first).tolist()]
 
 
 def host_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:

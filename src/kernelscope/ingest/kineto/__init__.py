@@ -121,8 +121,9 @@ def read_kineto(
             100; see :mod:`kernelscope.ingest.limits`).
         max_member_bytes: most bytes one archive member may hold.
         max_members: most entries an archive (or trace files a directory) may hold.
-        jobs: processes that parse the files of a directory side by side (None: one per CPU; used only for
-            directories of at least :data:`PARALLEL_MIN_BYTES`, where ``fork`` exists). 1: in this process.
+        jobs: processes that parse the files of a directory side by side (None: one per CPU this process may
+            use, as ``--jobs`` counts them; used only for directories of at least :data:`PARALLEL_MIN_BYTES`,
+            where ``fork`` exists). 1: in this process.
 
     Raises:
         InputError: missing or unreadable input, not a Chrome trace, malformed JSON (with its byte offset), an
@@ -161,11 +162,15 @@ def _read(p: Path, src: str, limits: InflateLimits, max_member_bytes: int, max_m
 
 
 def _workers(jobs: int | None, files: list[Path]) -> int:
-    """Processes to parse a directory's files with: one file each at a time, at most ``jobs`` (None: the CPUs).
-    Only on platforms with ``fork`` (no re-import), from a single-threaded process (forking a process with other
-    threads can deadlock), and for inputs big enough to pay for the processes."""
+    """Processes to parse a directory's files with: one file each at a time, at most ``jobs`` (None: the CPUs this
+    process may use: in a container limited to 2 of a host's 64 CPUs, 2). Only on platforms with ``fork`` (no
+    re-import), from a single-threaded process (forking a process with other threads can deadlock), and for inputs
+    big enough to pay for the processes."""
     if jobs is None:
-        jobs = os.cpu_count() or 1
+        try:
+            jobs = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):  # (no affinity on macOS / Windows)
+            jobs = os.cpu_count() or 1
     jobs = min(jobs, len(files))
     if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
         return 1

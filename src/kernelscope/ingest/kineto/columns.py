@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -39,7 +39,7 @@ from ...timeline_model import (
 )
 from ..inflate import GZIP_ERRORS
 from .decode import _NotTrace, _split_events, _Top, _where
-from .values import _int_column, _launch_chunk, _launch_columns, _ns_column
+from .values import _INT64_US_MAX, _int_column, _launch_chunk, _launch_columns, _ns_column
 
 #: Correlation ids kept per invalid-record group.
 MAX_INVALID_IDS = 32
@@ -241,8 +241,20 @@ class _Builder:
             self._store(rows, kernels, (op_rows, op_dims, op_types) if op_rows else ())
 
     def _store(self, rows: list[tuple], kernels: list[tuple], ops: tuple = ()) -> None:
-        kinds, nids, tss, durs, devs, streams, corrs, nbytes = zip(*rows)
         launch = _launch_chunk(kernels) if kernels else None
+        try:  # the common piece: every value an integer and every row timed, converted in one pass
+            table = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=8 * len(rows)).reshape(-1, 8)
+        except (TypeError, ValueError, OverflowError):
+            table = None
+        if table is not None and int(np.abs(table[:, 2:4]).max()) <= _INT64_US_MAX and bool(
+                (table[:, 2] > 0).all()) and bool((table[:, 3] >= 0).all()):
+            c = table.T
+            self._store_arrays(c[0].astype(np.uint8), c[1].astype(np.int32), c[2], c[3], _int_column(c[4], -1, np.int16),
+                               _int_column(c[5], -1, np.int64), _int_column(c[6], -1, np.int64),
+                               _int_column(c[7], -1, np.int64), launch, ops)
+            return
+        # else column by column (None, text, floats, rows without timing: see :mod:`.values`)
+        kinds, nids, tss, durs, devs, streams, corrs, nbytes = zip(*rows)
         self._store_arrays(np.array(kinds, dtype=np.uint8), np.array(nids, dtype=np.int32), tss, durs,
                            _int_column(devs, -1, np.int16), _int_column(streams, -1, np.int64, text=True),
                            _int_column(corrs, -1, np.int64), _int_column(nbytes, -1, np.int64), launch, ops)

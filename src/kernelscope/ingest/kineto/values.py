@@ -20,15 +20,18 @@ _INT64_US_MAX = (2**63 - 1) // 1000
 
 # ------------------------------------------------------------------------------------------------------ times
 def _ns_column(values: list) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Microsecond values (ints, float text, None) -> (int64 ns, readable mask, any fractional µs)."""
+    """Microsecond values (ints, float text, None; or an int64 array of them) -> (int64 ns, readable mask, any
+    fractional µs)."""
     n = len(values)
     try:
-        us = np.fromiter(values, dtype=np.int64, count=n)
+        us = values if isinstance(values, np.ndarray) else np.fromiter(values, dtype=np.int64, count=n)
     except (TypeError, ValueError, OverflowError):
         pass
     else:
         if n == 0 or int(np.abs(us).max()) <= _INT64_US_MAX:
             return us * 1000, np.ones(n, dtype=bool), False
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
     out = np.zeros(n, dtype=np.int64)
     ok = np.ones(n, dtype=bool)
     frac = False
@@ -110,12 +113,13 @@ def _as_int(v: Any, text: bool = False) -> int | None:
 
 
 def _int_column(values, fill: int, dtype, text: bool = False) -> np.ndarray:
-    """Integers (with None = ``fill``; numeric strings, and "stream 7" when ``text``) -> a column of ``dtype``.
-    Values that are unreadable or out of the dtype's range become ``fill``."""
+    """Integers (with None = ``fill``; numeric strings, and "stream 7" when ``text``; or an int64 array of them) -> a
+    column of ``dtype``. Values that are unreadable or out of the dtype's range become ``fill``."""
     n = len(values)
     info = np.iinfo(dtype)
     try:
-        arr = np.fromiter(values, dtype=np.int64, count=n)
+        arr = np.array(values, dtype=np.int64) if isinstance(values, np.ndarray) else \
+            np.fromiter(values, dtype=np.int64, count=n)
     except (TypeError, ValueError, OverflowError):
         # most often: None among ints (fast, vectorised over an object array)
         obj = _objects(values)
