@@ -31,12 +31,12 @@ def test_a_small_sibling_takes_its_own_unit_not_three_decimals_of_the_shared_one
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_row_of_one_unit_keeps_one_precision_and_three_digits_of_the_smallest(lang):
     f = Fmt(lang)
-    # not "29.18 µs 972.8 ns 960.0 ns 993.0 ns": one unit, one precision
-    assert f.times(29.18e-6, 972.8e-9, 960e-9, 993e-9) == ["29.180 µs", "0.973 µs", "0.960 µs", "0.993 µs"]
-    # the next unit down where the largest still reads in four digits: not "2.621 ms 436.8 µs 97 µs 822 µs"
-    assert f.times(2.621e-3, 436.8e-6, 97e-6, 822e-6) == ["2621 µs", "437 µs", "97 µs", "822 µs"]
-    # review 8 §1: whole-µs stamps beside a mean pad no further than the mean needs (one decimal beyond them)
-    assert f.times(8e-6, 2.6667e-6, 2e-6, 4e-6) == ["8.0 µs", "2.7 µs", "2.0 µs", "4.0 µs"]
+    # not "29.18 µs 972.8 ns 960.0 ns 993.0 ns": one unit, one precision, four digits at most (review 10)
+    assert f.times(29.18e-6, 972.8e-9, 960e-9, 993e-9) == ["29.18 µs", "0.97 µs", "0.96 µs", "0.99 µs"]
+    # review 10 (issue 28 numbers): the largest's natural unit, shared: not "2621 µs 437 µs 97 µs 822 µs"
+    assert f.times(2.621e-3, 436.8e-6, 97e-6, 822e-6) == ["2.621 ms", "0.437 ms", "0.097 ms", "0.822 ms"]
+    # whole-µs stamps keep the decimals they have; the mean one beyond them: not "8.0 µs 2.7 µs 2.0 µs 4.0 µs"
+    assert f.times(8e-6, 2.6667e-6, 2e-6, 4e-6) == ["8 µs", "2.7 µs", "2 µs", "4 µs"]
 
 
 
@@ -47,13 +47,22 @@ def test_a_timeline_rows_total_shares_the_unit_and_precision_of_its_mean_min_max
     need(trace)
     md = _out(capsys, "timeline", str(trace), "--format", "markdown", "--details", "--lang", lang)
     cols = ("总耗时", "平均", "最小", "最大") if lang == "zh" else ("Total time", "Mean", "Min", "Max")
-    rows = [[c for c in r if c != "0 s"] for r in _md_rows(md, *cols)]  # (a zero: no precision of its own)
+    rows = [[c for c in r if c != "0"] for r in _md_rows(md, *cols)]  # (a zero: no precision of its own)
     rows = [r for r in rows if r and all(UNIT.match(c) for c in r)]
     assert len(rows) > 5
     one_unit = [r for r in rows if len({UNIT.match(c).group(2) for c in r}) == 1]
     assert len(one_unit) > 5
-    # one unit: one precision (not "29.18 µs 0.973 µs", "958 µs 95.8 µs 44.0 µs", "559 µs 34.94 µs 9.00 µs")
-    assert [r for r in one_unit if len({len(UNIT.match(c).group(1) or "") for c in r}) > 1] == []
+    # one unit: one precision (not "29.18 µs 0.973 µs", "559 µs 34.94 µs 9.00 µs"), but a whole-µs stamp keeps
+    # the decimals its trace has (review 10: "958 µs 95.8 µs 44 µs", never "44.0 µs")
+    us_decimals = {"s": 6, "ms": 3, "µs": 0}
+
+    def stamp(c):
+        m = UNIT.match(c)
+        return len(m.group(1) or "") == us_decimals.get(m.group(2), -1)
+    assert [r for r in one_unit if len({len(UNIT.match(c).group(1) or "") for c in r if not stamp(c)}) > 1] == []
+    assert [r for r in one_unit if any(stamp(c) for c in r) and
+            min(len(UNIT.match(c).group(1) or "") for c in r) < min(
+                (len(UNIT.match(c).group(1) or "") for c in r if not stamp(c)), default=0) - 1] == []
     # never three decimals of a unit to show a small value ("0.006 ms", "0.001 ms")
     assert not [c for r in rows for c in r if re.match(r"^0\.00\d ", c)]
 

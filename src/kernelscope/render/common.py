@@ -261,16 +261,17 @@ class Fmt:
         return counts(values, self.zh, self.nm)
 
     def time(self, seconds: float | None) -> str:
-        """A duration scaled to its unit, four significant digits in every language (``374.0 µs``: values side by
-        side never differ in precision); nothing at all is ``0 s``, never a bare ``0``."""
+        """A duration in its natural unit (the one that puts it in [1, 1000): ``2.621 ms``, ``302 µs``), four
+        significant digits in every language (``374.0 µs``), no more than it is exact at (``5 µs``, not
+        ``5.000 µs``); nothing at all is a bare ``0``."""
         return self.times(seconds)[0]
 
     def times(self, *seconds: float | None) -> list[str]:
         """Durations of one quantity shown together (a row's total / mean / min / max, before -> after): one unit
         and one precision, the engineering convention; the rules are :func:`~kernelscope.render.numbers.durations`'
-        (``1 ms``, not ``1.000 ms``; ``29.180 µs / 0.973 µs``; ``8.0 / 2.7 / 2.0 / 4.0 µs`` beside whole-µs stamps;
-        ``2621 µs / 97 µs``; ``1.957 s / 6 µs``, never ``0.006 ms``; ``8.695 s / 869.5 µs``, never ``8694.796 ms``).
-        Nothing at all is ``0 s``, never a bare ``0``; None is "not measured"."""
+        (``1 ms``, not ``1.000 ms``; ``29.180 µs / 0.973 µs``; ``8 / 2.7 / 2 / 4 µs`` for whole-µs stamps and their
+        mean; ``2.621 ms / 0.097 ms``, never ``2621 µs``; ``1.957 s / 6 µs``, never ``0.006 ms``; ``8.695 s /
+        869.5 µs``, never ``8694.796 ms``). Nothing at all is a bare ``0``; None is "not measured"."""
         return durations(seconds, self.nm, label("pct_below", self.lang))
 
     def pct(self, value: float | None, digits: int = 1) -> str:

@@ -26,21 +26,22 @@ SIBLING_DURATIONS = (("before_s", "after_s"), ("base_s", "after_s"), ("lane_base
 
 def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[str]:
     """Durations of one quantity shown together (seconds), the rules :meth:`Fmt.times` names: one unit and one
-    precision. The largest value picks the unit and keeps four significant digits; when every value is exact at
-    fewer decimals they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``, ``2.0 µs -> 2.5 µs``);
-    the smallest inexact value keeps three significant digits, up to three decimals (``29.180 µs / 0.973 µs``),
-    but where two or more values are exact at fewer decimals (a whole-µs Kineto trace's total / min / max) the
-    inexact ones take one decimal more than those need, no more (``8.0 / 2.7 / 2.0 / 4.0 µs``, never
-    ``8.000 / 2.667 µs``). A value below a tenth of the shared unit (below one, where every value is a whole
-    number of µs: ``327 µs / 4526 µs``, not ``0.327 ms``) takes the group to the next unit down while the
-    largest reads in four digits there at the group's precision (``2621 µs / 97 µs``), else each value takes its own
-    unit, as it reads alone (``1.957 s / 6 µs``, never ``0.006 ms``; ``8.695 s / 869.5 µs``, never
-    ``8694.796 ms``). Nothing at all is ``0 s``. ``nm``: the language's "not measured" (for None), ``below``: its
-    "< {x}%" template (``labels.toml`` ``pct_below``), used without the percent sign for a value below the shared
-    unit's resolution."""
+    precision. The largest value picks its natural unit, the one that puts it in [1, 1000) (``2.621 ms``, never
+    ``2621 µs``; ``302 µs``, never ``0.302 ms``), and keeps four significant digits; the others share that unit
+    (``5.013 µs / 0.933 µs / 8.526 µs``, never ``933.0 ns`` in a row of µs; ``2.621 ms / 0.097 ms``). When every
+    value is exact at fewer decimals they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``,
+    ``2.0 µs -> 2.5 µs``); never more than four significant digits of the largest (``29.18 µs / 0.97 µs``,
+    ``10.20 ms / 0.29 ms``, never ``29.180 µs`` or ``10.196 ms``). Where two or more values are exact at fewer
+    decimals (a whole-µs Kineto trace's total / min / max) those print at the decimals their source has, no fake
+    zeros, and the inexact ones (a mean) take one decimal more than those need, no more (``8 / 2.7 / 2 / 4 µs``,
+    never ``8.0 / 2.7 / 2.0 / 4.0 µs`` or ``8.000 / 2.667 µs``). A value the shared unit would show in fewer than
+    two digits takes the group apart: each value in its own unit, as it reads alone (``1.957 s / 6 µs``, never
+    ``0.006 ms``). Nothing at all is a bare ``0``.
+    ``nm``: the language's "not measured" (for None), ``below``: its "< {x}%" template (``labels.toml``
+    ``pct_below``), used without the percent sign for a value below the shared unit's resolution."""
     real = [abs(s) for s in seconds if s]
     if not real:
-        return [nm if s is None else "0 s" for s in seconds]
+        return [nm if s is None else ZERO for s in seconds]
     top = float(f"{max(real):.4g}")  # (999.96 µs is 1.000 ms)
     scale, unit = next(((k, u) for k, u in TIME_SCALES if top >= k), TIME_SCALES[-1])
     scaled = [None if not s else s / scale for s in seconds]
@@ -50,30 +51,22 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
         return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-6 * max(1.0, abs(x) * 10 ** d)
 
     low = min(abs(x) for x in scaled if x)
-    smaller = [(k, u) for k, u in TIME_SCALES if k < scale][:1]
-    whole = bool(smaller) and smaller[0][0] >= 1e-6 and top / smaller[0][0] < 9999.5 and all(
-        exact(s / smaller[0][0], 0) for s in seconds if s)
-    if len(seconds) > 1 and (low < 0.1 or (low < 1 and whole)):
-        # the smallest would lose its digits in the largest's unit (or reads "0." where every value is a whole
-        # number of µs: 327 µs / 4526 µs of a Kineto trace, not 0.327 ms / 4.526 ms; ns stay 0.933 µs): the next
-        # unit down when the largest still reads in four digits there (2621 µs / 97 µs, not 2.621 ms / 0.097 ms);
-        # else, a value three orders below the largest (1.4 µs beside 34.78 ms is not 0.001 ms, 6 µs beside
-        # 1.957 s not 0.006 ms), each value in its own unit, as it reads alone
-        if smaller and top / smaller[0][0] < 9999.5 and low * scale / smaller[0][0] >= 0.1:
-            k, u = smaller[0]
-            down = [None if not s else s / k for s in seconds]
-            base = max(3 - int(math.floor(math.log10(top / k + 1e-12))), 0)
-            if _precision(down, base, exact) > base:  # 8694.796 ms: seven digits for a value read as 8.695 s
-                return [durations((s,), nm, below)[0] for s in seconds]
-            scale, unit, scaled = k, u, down
-        else:
-            return [durations((s,), nm, below)[0] for s in seconds]
+    if len(seconds) > 1 and low * 10 ** base < 9.5:
+        # a value the shared unit shows in fewer than two digits (1.4 µs beside 34.78 ms is not 0.001 ms, 6 µs
+        # beside 1.957 s not 0.006 ms): each value in its own unit, as it reads alone
+        return [durations((s,), nm, below)[0] for s in seconds]
     digits = _precision(scaled, base, exact)
+    # whole-µs stamps (two or more values, a Kineto trace's total / min / max) print at the decimals their source
+    # has: "958 µs / 95.8 µs / 44 µs", never "958.0 µs / 44.0 µs" (a ".0" finer than the trace measured)
+    us = round(math.log10(scale / 1e-6))  # the decimals of one µs in this unit (ns: none)
+    stamp_digits = us if 0 <= us < digits and sum(1 for x in scaled if x and exact(x, us)) >= 2 else None
     floor = 10.0 ** -digits / 2
     out = []
     for s, x in zip(seconds, scaled):
         if s is None or not s:
-            out.append(nm if s is None else "0 s")
+            out.append(nm if s is None else ZERO)
+        elif stamp_digits is not None and exact(x, stamp_digits):  # a whole-µs stamp: the decimals it has
+            out.append(f"{x:.{stamp_digits}f} {unit}")
         elif abs(x) < floor:
             out.append(below.format(x=f"{10.0 ** -digits:.{digits}f}").removesuffix("%") + f" {unit}")
         else:
@@ -81,20 +74,20 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
     return out
 
 
+#: A duration, saving or size of nothing at all: a bare ``0``, never ``0 s`` or ``0.000 µs``.
+ZERO = "0"
+
+
 def _precision(scaled: list[float | None], base: int, exact: Callable[[float, int], bool]) -> int:
     """The decimals of a group of durations in one unit (see :func:`durations`): ``base`` (four significant digits
-    of the largest), cut to the fewest that keep every value exact; the smallest inexact value keeps three
-    significant digits (0.973 µs beside 29.18 µs: 29.180 µs), at most three decimals (the next unit's
-    resolution); but where two or more values are exact at fewer decimals (stamps of a whole-µs Kineto trace) the
-    inexact ones (a mean) take one decimal more than those need, no more (``8.0 / 2.7 / 2.0 / 4.0 µs``, not
-    ``8.000 / 2.667 / 2.000 / 4.000 µs``)."""
+    of the largest, never more: ``29.18 µs / 0.97 µs``, not ``29.180 µs``), cut to the fewest that keep every
+    value exact; but where two or more values are exact at fewer decimals (stamps of a whole-µs Kineto trace) the
+    inexact ones (a mean) take one decimal more than those need, no more (``2.7 µs`` beside ``8 µs``, not
+    ``2.667 µs``)."""
     xs = [x for x in scaled if x]
     if all(exact(x, base) for x in xs):
         return next(d for d in range(base + 1) if all(exact(x, d) for x in xs))
-    digits = base
-    small = min((abs(x) for x in xs if not exact(x, digits)), default=None)
-    while digits < 3 and small is not None and small * 10 ** digits < 100:
-        digits += 1
+    digits = base  # never more than four significant digits of the largest (10.20 ms / 0.29 ms, not 10.196 ms)
     stamps = [x for x in xs if exact(x, base)]
     if len(stamps) >= 2:
         known = next(d for d in range(base + 1) if all(exact(x, d) for x in stamps))
