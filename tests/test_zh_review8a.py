@@ -29,7 +29,7 @@ def test_whole_us_stamps_beside_a_mean_pad_no_further_than_the_mean_needs(lang):
     assert f.times(958e-6, 95.8e-6, 44e-6, 187e-6) == ["958 µs", "95.8 µs", "44 µs", "187 µs"]
     # a lone measured value keeps its four digits; ns-resolved values keep three digits of the smallest
     assert f.time(374.048e-6) == "374.0 µs"
-    assert f.times(29.18e-6, 972.8e-9, 960e-9, 993e-9) == ["29.18 µs", "0.97 µs", "0.96 µs", "0.99 µs"]
+    assert f.times(29.18e-6, 972.8e-9, 960e-9, 993e-9) == ["29.18 µs", "0.973 µs", "0.960 µs", "0.993 µs"]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -263,6 +263,7 @@ def consistency_notes(kernel: KernelProfile, roofline: RooflinePoint | None, sol
         notes.append(Note("roofline_vs_sol", {
             "roofline": roofline.bound, "ai": roofline.arithmetic_intensity_flop_per_byte,
             "ridge": roofline.ridge_point_flop_per_byte, "sol": sol.bound,
+            "pipe": roofline.pipe,  # the kind of work: OP/B for an integer pipe (INT8 tensor cores)
         }))
     return tuple(notes)
 

@@ -22,7 +22,7 @@ from ..knowledge.units import unit, unit_of
 from ..notes import Note
 from .cells import NAME_WIDTH, safe, short_name, short_names  # noqa: F401
 from .numbers import (PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, data_size,  # noqa: F401
-                      durations, factor, negligible_gain)
+                      durations, factor, negligible_gain, percent_column)
 
 
 
@@ -37,6 +37,15 @@ def ops_unit(pipes: str | Iterable[str]) -> str:
     cores), else ``FLOP/s``. The one rule every output (tables, charts, JSON-free texts) names such a rate by."""
     names = (pipes,) if isinstance(pipes, str) else tuple(pipes)
     return "OP/s" if names and all(integer_pipe(p) for p in names) else "FLOP/s"
+
+
+def work_key(key: str, values: Mapping[str, Any]) -> str:
+    """The note template that words a note's work in its kind: ``{key}__int`` (OP, OP/s, OP/B) where the note's
+    pipe does integer work (INT8 tensor cores) and ``labels.toml`` has that variant, else ``key`` (FLOP)."""
+    pipe = values.get("pipe")
+    if isinstance(pipe, str) and integer_pipe(pipe) and f"{key}__int" in labels().note:
+        return f"{key}__int"
+    return key
 
 
 def si(value: float, unit: str = "", digits: int | None = 3, sep: str = " ") -> str:
@@ -279,6 +288,11 @@ class Fmt:
         as ``< 0.1%`` / ``不足 0.1%`` (never ``0.0%``): the rule of :func:`~kernelscope.knowledge.text.fill` too."""
         return self.nm if value is None else fill(f"{{v:.{digits}f}}%", {"v": value}, self.lang)
 
+    def pcts(self, *values: float | None, digits: int = 1) -> list[str]:
+        """Percentages shown together (before -> after, one sentence) as :meth:`pct`, in one precision: where one
+        needs its decimals a whole one keeps them too (``50.0% -> 41.7%``, never ``50% -> 41.7%``)."""
+        return percent_column([self.pct(v, digits) for v in values])
+
     def share(self, fraction: float | None) -> str:
         """A fraction (0-1) as :meth:`pct`."""
         return self.nm if fraction is None else self.pct(fraction * 100)
@@ -317,7 +331,7 @@ class Fmt:
         memo = note.memo
         text = self._notes.get(memo) if memo is not None else None
         if text is None:
-            text = safe(note_text(note.key, self.note_words(note), self.lang))
+            text = safe(note_text(work_key(note.key, note.values), self.note_words(note), self.lang))
             if memo is not None:
                 self._notes[memo] = text
         return text

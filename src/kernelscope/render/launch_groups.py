@@ -14,7 +14,7 @@ from typing import Sequence
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.groups import OUTLIER_FACTOR, LaunchGroup, Outlier, Spread, by_time, launch_groups
-from .common import LAUNCH_VIEWS, Fmt, alike, data_size, safe
+from .common import LAUNCH_VIEWS, Fmt, alike, data_size, integer_pipe, ops_unit, safe
 
 #: Groups shown as full panels (the most GPU time first); the others are rows of one table.
 FULL_GROUPS = 25
@@ -39,10 +39,19 @@ def split_groups(res: ReportDiagnosis, full: int = FULL_GROUPS) -> tuple[tuple[L
     return groups[:full], groups[full:]
 
 
-def _fmt_value(key: str, value: float | None, f: Fmt) -> str:
-    """A spread quantity's value in its unit (the unit is in its id, :data:`~kernelscope.analysis.groups.SPREAD_METRICS`)."""
+def _pipe(g: LaunchGroup) -> str | None:
+    """The pipe of the group's representative launch (its roofline's), which says the kind of its work: FLOP, or OP
+    for an integer pipe (INT8 tensor cores)."""
+    r = g.representative.roofline
+    return r.pipe if r is not None else None
+
+
+def _fmt_value(key: str, value: float | None, f: Fmt, pipe: str | None = None) -> str:
+    """A spread quantity's value in its unit (the unit is in its id,
+    :data:`~kernelscope.analysis.groups.SPREAD_METRICS`; a rate of work in OP/s, an intensity in OP/B on an integer
+    ``pipe``)."""
     if key.endswith("_flops_per_s"):
-        return f.flops(value)
+        return f.flops(value, pipe if pipe and integer_pipe(pipe) else None)
     if key.endswith("_s"):
         return f.time(value)
     if key.endswith("_pct"):
@@ -52,12 +61,15 @@ def _fmt_value(key: str, value: float | None, f: Fmt) -> str:
     if key.endswith("_bytes"):
         return data_size(value)
     if key.endswith("_flop_per_byte"):
-        return f.intensity(value)
+        return f.intensity(value, pipe if pipe and integer_pipe(pipe) else ())
     return f"{value:.4g}"
 
 
-def metric_name(key: str, f: Fmt) -> str:
-    """A spread quantity's name (:data:`kernelscope.analysis.groups.SPREAD_METRICS`) in ``f``'s language."""
+def metric_name(key: str, f: Fmt, pipe: str | None = None) -> str:
+    """A spread quantity's name (:data:`kernelscope.analysis.groups.SPREAD_METRICS`) in ``f``'s language: a rate of
+    integer work (``pipe``, INT8 tensor cores) is "achieved OP/s"."""
+    if key.endswith("_flops_per_s") and pipe and integer_pipe(pipe):
+        return f.label(f"grp_m_{key}").replace("FLOP/s", "OP/s")
     return f.label(f"grp_m_{key}")
 
 
@@ -65,42 +77,48 @@ def spread_cells(g: LaunchGroup, f: Fmt) -> list[tuple[str, str, str, str]]:
     """(quantity, min, median, max) per quantity of the group's spread, in panel order; a quantity no launch
     measured has "not measured" in its three cells."""
     out = []
+    pipe = _pipe(g)
     for key, s in g.spread.items():
-        cells = [f.nm] * 3 if s is None else spread_values(key, s, f).split(" / ")
+        cells = [f.nm] * 3 if s is None else spread_values(key, s, f, pipe).split(" / ")
         if len(cells) == 3 and " " in cells[2] and " " not in cells[0]:  # one precision, the unit in every cell
             unit = cells[2].split(" ", 1)[1]
             cells = [f"{c} {unit}" for c in cells[:2]] + [cells[2]]
-        out.append((metric_name(key, f), *cells))
+        out.append((metric_name(key, f, pipe), *cells))
     return out
 
 
-def _spread_text(key: str, s: Spread, f: Fmt) -> str:
+def _spread_text(key: str, s: Spread, f: Fmt, pipe: str | None = None) -> str:
     if s.min == s.max:
-        return f.spaced(metric_name(key, f), _fmt_value(key, s.median, f))
-    return f.spaced(metric_name(key, f), spread_values(key, s, f))
+        return f.spaced(metric_name(key, f, pipe), _fmt_value(key, s.median, f, pipe))
+    return f.spaced(metric_name(key, f, pipe), spread_values(key, s, f, pipe))
 
 
-def spread_values(key: str, s: Spread, f: Fmt) -> str:
+def spread_values(key: str, s: Spread, f: Fmt, pipe: str | None = None) -> str:
     """min / median / max of one quantity in one scale and precision, the unit once (``152.0 / 152.6 / 153.2 µs``,
-    not ``152 µs / 152.6 µs / 153.2 µs``)."""
+    not ``152 µs / 152.6 µs / 153.2 µs``); bytes in binary units (``1.50 / 2.00 / 2.50 MiB``, never ``MB``), a
+    percentage in one precision (``50.0% / 52.5%``), work in OP on an integer ``pipe`` (``TOP/s``, ``OP/B``)."""
     values = (s.min, s.median, s.max)
     if any(v is None or not math.isfinite(v) for v in values):
-        return " / ".join(_fmt_value(key, v, f) for v in values)
+        return " / ".join(_fmt_value(key, v, f, pipe) for v in values)
     if key.endswith("_pct"):
-        return " / ".join(f.pct(v) for v in values)  # one decimal each already
-    unit = next((u for end, u in (("_flops_per_s", "FLOP/s"), ("_s", "s"), ("_bytes", "B")) if key.endswith(end)), None)
+        return " / ".join(f.pcts(*values))
+    work = ops_unit(pipe) if pipe and integer_pipe(pipe) else "FLOP/s"
+    if key.endswith("_bytes"):
+        return alike(values, "B", 3, binary=True)
+    unit = next((u for end, u in (("_flops_per_s", work), ("_s", "s")) if key.endswith(end)), None)
     if unit is not None:
         return alike(values, unit, 4 if unit == "s" else 3)
     if key.endswith("_flop_per_byte"):
-        return alike(values, "", 3) + " FLOP/B"
-    return " / ".join(_fmt_value(key, v, f) for v in values)
+        return alike(values, "", 3) + " " + work.replace("/s", "/B")
+    return " / ".join(_fmt_value(key, v, f, pipe) for v in values)
 
 
 def spread_line(g: LaunchGroup, f: Fmt) -> str:
     """"duration 11.82 ms / 11.84 ms / 11.91 ms; SOL compute 53.1% / ...; not measured: DRAM bytes, ..." (min /
     median / max of each quantity, one value when every launch agrees; the quantities no launch measured last)."""
-    parts = [_spread_text(key, s, f) for key, s in g.spread.items() if s is not None]
-    missing = [metric_name(key, f) for key, s in g.spread.items() if s is None]
+    pipe = _pipe(g)
+    parts = [_spread_text(key, s, f, pipe) for key, s in g.spread.items() if s is not None]
+    missing = [metric_name(key, f, pipe) for key, s in g.spread.items() if s is None]
     if missing:
         parts.append(f.label("grp_not_measured", items=f.listing(missing)))
     return f.semi.join(parts)

@@ -30,14 +30,14 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
     ``2621 µs``; ``302 µs``, never ``0.302 ms``), and keeps four significant digits; the others share that unit
     (``5.013 µs / 0.933 µs / 8.526 µs``, never ``933.0 ns`` in a row of µs; ``2.621 ms / 0.097 ms``). When every
     value is exact at fewer decimals they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``,
-    ``2.0 µs -> 2.5 µs``); never more than four significant digits of the largest (``29.18 µs / 0.97 µs``,
-    ``10.20 ms / 0.29 ms``, never ``29.180 µs`` or ``10.196 ms``). Where two or more values are exact at fewer
-    decimals (a whole-µs Kineto trace's total / min / max) those print at the decimals their source has, no fake
-    zeros, and the inexact ones (a mean) take one decimal more than those need, no more (``8 / 2.7 / 2 / 4 µs``,
-    never ``8.0 / 2.7 / 2.0 / 4.0 µs`` or ``8.000 / 2.667 µs``). A value the shared unit would show in fewer than
-    two digits takes the group apart: each value in its own unit, as it reads alone (``1.957 s / 6 µs``, never
-    ``0.006 ms``). Nothing at all is a bare ``0``.
-    ``nm``: the language's "not measured" (for None), ``below``: its "< {x}%" template (``labels.toml``
+    ``2.0 µs -> 2.5 µs``); the smallest inexact value keeps three significant digits, up to three decimals, and no
+    value more than four (``29.18 µs / 0.973 µs``, ``86.84 ms / 0.520 ms``, ``10.20 ms / 0.293 ms``, never
+    ``29.180 µs`` or ``10.196 ms``). Where two or more values are exact at fewer decimals (a whole-µs Kineto
+    trace's total / min / max) those print at the decimals their source has, no fake zeros, and the inexact ones
+    (a mean) take one decimal more than those need, no more (``8 / 2.7 / 2 / 4 µs``, never ``8.0 / 2.7 / 2.0 /
+    4.0 µs`` or ``8.000 / 2.667 µs``). A value the shared unit would show in fewer than two digits takes the group
+    apart: each value in its own unit, as it reads alone (``1.957 s / 6 µs``, never ``0.006 ms``). Nothing at all
+    is a bare ``0``. ``nm``: the language's "not measured" (for None), ``below``: its "< {x}%" template (``labels.toml``
     ``pct_below``), used without the percent sign for a value below the shared unit's resolution."""
     real = [abs(s) for s in seconds if s]
     if not real:
@@ -69,9 +69,14 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
             out.append(f"{x:.{stamp_digits}f} {unit}")
         elif abs(x) < floor:
             out.append(below.format(x=f"{10.0 ** -digits:.{digits}f}").removesuffix("%") + f" {unit}")
-        else:
-            out.append(f"{x:.{digits}f} {unit}")
+        else:  # never more than four significant digits (86.84 ms beside 0.520 ms, not 86.840 ms)
+            out.append(f"{x:.{min(digits, _four(x))}f} {unit}")
     return out
+
+
+def _four(x: float) -> int:
+    """The decimals that show ``x`` in four significant digits (none from 1000 on)."""
+    return max(3 - int(math.floor(math.log10(abs(float(f"{x:.4g}")) + 1e-12))), 0)
 
 
 #: A duration, saving or size of nothing at all: a bare ``0``, never ``0 s`` or ``0.000 µs``.
@@ -80,14 +85,18 @@ ZERO = "0"
 
 def _precision(scaled: list[float | None], base: int, exact: Callable[[float, int], bool]) -> int:
     """The decimals of a group of durations in one unit (see :func:`durations`): ``base`` (four significant digits
-    of the largest, never more: ``29.18 µs / 0.97 µs``, not ``29.180 µs``), cut to the fewest that keep every
-    value exact; but where two or more values are exact at fewer decimals (stamps of a whole-µs Kineto trace) the
-    inexact ones (a mean) take one decimal more than those need, no more (``2.7 µs`` beside ``8 µs``, not
-    ``2.667 µs``)."""
+    of the largest), cut to the fewest that keep every value exact; the smallest inexact value keeps three
+    significant digits, up to three decimals (0.973 µs beside 29.18 µs; each value at most four significant
+    digits, :func:`durations`); but where two or more values are exact at fewer decimals (stamps of a whole-µs
+    Kineto trace) the inexact ones (a mean) take one decimal more than those need, no more (``2.7 µs`` beside
+    ``8 µs``, not ``2.667 µs``)."""
     xs = [x for x in scaled if x]
     if all(exact(x, base) for x in xs):
         return next(d for d in range(base + 1) if all(exact(x, d) for x in xs))
-    digits = base  # never more than four significant digits of the largest (10.20 ms / 0.29 ms, not 10.196 ms)
+    digits = base
+    small = min((abs(x) for x in xs if not exact(x, digits)), default=None)
+    while digits < 3 and small is not None and small * 10 ** digits < 100:
+        digits += 1
     stamps = [x for x in xs if exact(x, base)]
     if len(stamps) >= 2:
         known = next(d for d in range(base + 1) if all(exact(x, d) for x in stamps))
@@ -125,13 +134,16 @@ def counts(values: tuple[float | None, ...], zh: bool, nm: str) -> list[str]:
     return [item if isinstance(item, str) else f"{item[0]:.{digits[item[1]]}f} {item[1]}" for item in scaled]
 
 
-def alike(values: Sequence[float], unit: str, digits: int = 4) -> str:
+def alike(values: Sequence[float], unit: str, digits: int = 4, binary: bool = False) -> str:
     """Values of one row in one scale and one precision, the unit once: ``152.0 / 152.6 / 153.2 µs``,
-    ``2.19 / 2.20 / 2.21 TFLOP/s`` (``unit``: ``"s"`` scales as a duration, another SI unit by its prefixes);
-    the largest value keeps ``digits`` significant digits."""
+    ``2.19 / 2.20 / 2.21 TFLOP/s`` (``unit``: ``"s"`` scales as a duration, another SI unit by its prefixes;
+    ``binary``: bytes by KiB / MiB / GiB, never ``kB`` / ``MB``); the largest value keeps ``digits`` significant
+    digits."""
     top = max(abs(v) for v in values)
     if unit == "s":
         scale, name = next(((k, u) for k, u in TIME_SCALES if top >= k), TIME_SCALES[-1])
+    elif binary:
+        scale, name = next(((k, u) for k, u in BYTE_SCALES if top >= k), (1.0, "B"))
     else:
         k, p = next(((k, p) for k, p in PREFIXES if top >= k), (1.0, ""))
         scale, name = k, p + unit
@@ -187,3 +199,27 @@ def peak_figure(value: float) -> str:
     if abs(value) >= 99.95:
         return f"{value:.0f}"
     return f"{value:#.3g}".rstrip(".")
+
+
+#: A table cell that is a percentage (``50%``, ``+123.4%（掉队）``): sign and whole part, decimals, the rest.
+_PCT_CELL = re.compile(r"^([+-]?\d+)(\.\d+)?%(.*)$", re.S)
+
+
+def percent_column(cells: Sequence[str]) -> list[str]:
+    """The cells of one table column with their percentages in one precision: where one shows decimals, a whole one
+    shows as many zeros (``50.0%`` beside ``33.3%``, never ``50%``; ``+0.0%`` beside ``+123.4%``); other cells (a
+    name, "< 0.1%", "-") unchanged."""
+    found = [_PCT_CELL.match(c) if isinstance(c, str) else None for c in cells]
+    digits = max((len(m.group(2)) - 1 for m in found if m and m.group(2)), default=0)
+    if not digits:
+        return list(cells)
+    return [f"{m.group(1)}.{'0' * digits}%{m.group(3)}" if m and not m.group(2) else c for c, m in zip(cells, found)]
+
+
+def percent_columns(rows: Sequence[Sequence[str]]) -> list[list[str]]:
+    """``rows`` of a table with each column's percentages in one precision (:func:`percent_column`)."""
+    if not rows:
+        return [list(r) for r in rows]
+    width = max(len(r) for r in rows)
+    columns = [percent_column([r[i] if i < len(r) else "" for r in rows]) for i in range(width)]
+    return [[columns[i][j] for i in range(len(r))] for j, r in enumerate(rows)]

@@ -62,8 +62,12 @@ def _points_table(data: RooflineData, f: Fmt) -> Table:
     cols = [("roof_launch", "left"), ("roof_pipe", "left"), ("roof_ai", "right"), ("roof_perf", "right"),
             ("roof_class", "left"), ("roof_gpu_time", "right")]
     longest = max((len(safe(lp.diag.kernel.name)) + 4 for lp in data.launches), default=0)
+    pipes = {r.pipe for lp in data.launches for r in lp.points}
+    kinds = {ops_unit(p) for p in pipes}  # the intensity's unit: FLOP/B, OP/B for integer work, each cell's if both
+    ai_unit = kinds.pop().replace("/s", "/B") if len(kinds) == 1 else None
     for key, justify in cols:
-        t.add_column(f.label(key), justify=justify, overflow="fold",  # type: ignore[arg-type]
+        head = (ai_unit or f.label("roof_ai_head")) if key == "roof_ai" else f.label(key)
+        t.add_column(head, justify=justify, overflow="fold",  # type: ignore[arg-type]
                      min_width=min(longest, 32) if key == "roof_launch" else None,
                      no_wrap=key in ("roof_ai", "roof_gpu_time"))
     for lp in data.launches:
@@ -76,7 +80,9 @@ def _points_table(data: RooflineData, f: Fmt) -> Table:
             perf = si(r.achieved_flops_per_s, ops_unit(r.pipe))
             if r.efficiency is not None:
                 perf += f.paren(f.share(r.efficiency))
-            t.add_row(name, f.pipe(r.pipe), f"{r.arithmetic_intensity_flop_per_byte:.3g}", perf, bound, share)
+            ai = f"{r.arithmetic_intensity_flop_per_byte:.3g}"
+            t.add_row(name, f.pipe(r.pipe), ai if ai_unit else f"{ai} {ops_unit(r.pipe).replace('/s', '/B')}", perf,
+                      bound, share)
     return t
 
 

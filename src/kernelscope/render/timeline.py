@@ -28,6 +28,7 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .common import Fmt, data_size, md_cell, safe, short_name, short_names
+from .numbers import percent_columns
 from .records import record_name
 from ..knowledge.text import labels
 from .documents import enc_hook, encode
@@ -293,7 +294,8 @@ PROGRAM_COLUMNS = ("tl_program_share", "tl_if_2x", "tl_if_10x", "tl_if_inf")
 
 def _sections(rep: TimelineReport, f: Fmt, top: int,
               join: KernelJoin | None = None) -> list[tuple[str, list[str], list[list[str]]]]:
-    """(title, header, rows) of every table of one report, in reading order (empty tables left out); with
+    """(title, header, rows) of every table of one report, in reading order (empty tables left out), the
+    percentages of a column in one precision (:func:`~kernelscope.render.numbers.percent_columns`); with
     ``join``, the top kernels' Nsight Compute diagnoses and the report kernels absent from the timeline follow the
     kernel ranking."""
     out = []
@@ -340,7 +342,7 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
         out.append((f.label("tl_gaps"), *_gap_rows(rep, f)))
     if rep.tiny_kernels:
         out.append((f.label("tl_tiny"), *_tiny_rows(rep, f, top)))
-    return out
+    return [(title, head, percent_columns(rows)) for title, head, rows in out]  # a column's % in one precision
 
 
 def _closing(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> list[tuple[str, str]]:

@@ -16,6 +16,7 @@ from ..version import __version__
 from .rich_text import to_plain
 from .cjk import PATH, name_text, path_text
 from .fit import compact
+from .numbers import percent_columns
 from .common import Fmt, md_cell, safe, short_names
 from .timeline import _F
 from .documents import encode
@@ -107,7 +108,8 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                  [[short[k.name], *f.times(k.total_s, k.min_s, k.median_s, k.max_s),
                    "∞" if k.max_over_median is None else f.factor(k.max_over_median), str(k.max_rank),
                    f"{k.ranks_with}/{len(rr.ranks)}"] for k in rr.kernels], 1)
-    return overview, [per_rank, projections, imbalance]
+    return overview, [(title, head, percent_columns(rows), words)  # a column's % in one precision
+                      for title, head, rows, words in (per_rank, projections, imbalance)]
 
 
 def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
