@@ -183,7 +183,9 @@ def _launch_value(name: str, value: object, f: Fmt) -> str:
         return f.nm
     if name.endswith("_bytes"):
         n = int(value)  # type: ignore[call-overload]
-        return f"{n // 1024} KiB" if n and n % 1024 == 0 else f"{n} B"
+        if n and n % 1024 == 0:
+            return f"{n // 1024} KiB"
+        return f"{n / 1024:.4g} KiB" if n >= 1024 else f"{n} B"  # 4.125 KiB, never 4224 B
     if name in ("block", "grid"):
         return ("×" if f.zh else "x").join(str(v) for v in value)  # type: ignore[attr-defined]
     if name.endswith("_pct"):

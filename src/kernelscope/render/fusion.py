@@ -128,6 +128,11 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
         key = "fu_bytes_assumed" if e.head is None else "fu_bytes_epilogue_assumed"
         floor = (f.note(Note("fu_floor_zero", {})) if e.fused_floor_s <= 0
                  else f.note(Note("fu_floor_time", {"time": f.time(e.fused_floor_s)})))
+        if e.saving_s <= 0 or e.total_saving_s <= 0:  # nothing to save: said so, never "at most 0 saved"
+            return Note("fu_summary_bound_none", {
+                "i": i, "n": len(e.kernels), "fuse": fuse,
+                "bytes": f.note(Note(key, {"fraction": f.share(e.bytes_fraction)})), "floor": floor,
+                "runs": _runs(e, f)})
         return Note("fu_summary_bound" + _one(e), {
             "i": i, "n": len(e.kernels), "fuse": fuse, "speedup": _gain(e, f),
             "bytes": f.note(Note(key, {"fraction": f.share(e.bytes_fraction)})), "floor": floor,

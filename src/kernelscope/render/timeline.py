@@ -27,7 +27,7 @@ from ..analysis.engine import Finding
 from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
-from .common import Fmt, data_size, md_cell, safe, short_name, short_names
+from .common import Fmt, data_size, md_cell, safe, short_name, short_names, si
 from .numbers import percent_columns
 from .records import record_name
 from ..knowledge.text import labels
@@ -94,7 +94,8 @@ def _bytes(n: float | None) -> str:
 
 
 def _rate(v: float | None) -> str:
-    return "-" if v is None else f"{v / 1e9:.4g} GB/s"
+    """A copy's throughput in its natural unit (``149.7 MB/s``, never ``0.1497 GB/s``), four significant digits."""
+    return "-" if v is None else si(v, "B/s", 4)
 
 
 def _joins(reports: Sequence[TimelineReport],
