@@ -252,7 +252,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
         rows.append((f.label("memory_levels"), levels))
     r = d.roofline
     if r is not None:
-        ridge = r.ridge_point_flop_per_byte  # "拐点 12.8 FLOP/B（FP32 CUDA Core）"; "FP8 Tensor Core 的拐点未测量"
+        ridge = r.ridge_point_flop_per_byte  # "拐点 12.8 FLOP/B（FP32 CUDA 核心）"; "FP8 Tensor Core 的拐点未测量"
         line = f.intensity(0) if r.arithmetic_intensity_flop_per_byte == 0 else f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi + (
             f.spaced(f.label("ridge_point"), f.intensity(ridge)) + f.paren(f.pipe(r.pipe)) if ridge is not None
             else f.spaced(f.label("ridge_of", pipe=f.pipe(r.pipe)), f.nm))
