@@ -50,3 +50,76 @@ def test_lang_has_one_help_text_in_every_command(capsys, lang):
         assert m, (command, out[-400:])
         texts.add(" ".join(m.group(1).split()).replace(" ", ""))
     assert len(texts) == 1, texts
+
+
+# --- code spans in Markdown and HTML prose; none of their backticks in a Chinese terminal text ----------------------
+
+from conftest import SHARED, need  # noqa: E402
+
+NCU = SHARED / "corpus" / "ncu"
+CUTLASS = NCU / "panjd123__cutlass__report-s8.ncu-rep"
+
+
+@pytest.mark.parametrize("text, code", [
+    ("纯数值文件的 useful_flops，或 --useful-flops NAME=COUNT", ["useful_flops", "--useful-flops NAME=COUNT"]),
+    ("l1tex__throughput.max.pct_of_peak_sustained_active = 109.146%", ["l1tex__throughput.max.pct_of_peak_sustained_active"]),
+    ("用 cp.async 预取，填充为 [32][33]（读 tile[t][c]）", ["cp.async", "[32][33]", "tile[t][c]"]),
+    ("位置：s8_gemm.cu:286（5.9%）；用 --details 查看；pin_memory=True", ["s8_gemm.cu:286", "--details", "pin_memory=True"]),
+    ("nsys profile --cuda-graph-trace=node，见 `kernelscope banks`", ["--cuda-graph-trace=node", "kernelscope banks"]),
+])
+def test_prose_puts_identifiers_and_commands_in_code(text, code):
+    from kernelscope.render.inline import html_prose, md_prose
+
+    md, page = md_prose(text), html_prose(text)
+    assert re.findall(r"`([^`]+)`", md) == code, md
+    assert re.findall(r"<code>([^<]+)</code>", page) == code and "`" not in page, page
+
+
+@pytest.mark.parametrize("text", [
+    "/work/shared/corpus/torch_traces/hta_triton_example_a100.json.gz（kineto）", "https://docs.nvidia.com/a_b.html",
+    "**[1] [0]** 数据手册峰值", "e.g. Nsight Compute 2025.1.0, A100-SXM4-40GB, L1/TEX, LD/ST", "ArrayIaLi16E",
+    "…kernel<…>(…) [CUDAFunctor_add] → …elementwise_kernel<…>(…)", "at::native::vectorized_elementwise_kernel"])
+def test_prose_leaves_paths_urls_markers_and_pieces_of_names_alone(text):
+    from kernelscope.render.inline import md_prose
+
+    assert "`" not in md_prose(text), md_prose(text)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_diagnose_markdown_and_html_put_metric_names_and_commands_in_code(capsys, tmp_path, lang):
+    out = _out(capsys, "diagnose", str(need(CUTLASS)), "--format", "markdown", "--lang", lang)
+    for code in ("l1tex__throughput.max.pct_of_peak_sustained_active", "useful_flops", "diagnose --useful-flops NAME=COUNT",
+                 "ncu -k", "--kernel-name"):
+        assert f"`{code}`" in out, code
+    page = tmp_path / "d.html"
+    _out(capsys, "diagnose", str(CUTLASS), "--format", "html", "-o", str(page), "--lang", lang)
+    text = page.read_text()
+    assert "<code>useful_flops</code>" in text and "<code>diagnose --useful-flops NAME=COUNT</code>" in text
+
+
+def test_timeline_markdown_overview_puts_its_commands_and_names_in_code(capsys):
+    out = _out(capsys, "timeline", str(need(SHARED / "corpus" / "torch_traces" / "hta_nccl_data_a100_rank0.json.gz")),
+               "--format", "markdown", "--lang", "zh")
+    assert "（所依据的实测见 `--details`）" in out and "[`CUDAFunctor_add`]" not in out
+
+
+def _out(capsys, *args: str) -> str:
+    assert main(list(args)) in (0, 1)
+    return capsys.readouterr().out
+
+
+def test_a_chinese_terminal_text_shows_its_commands_without_backticks(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    zh = _out(capsys, "diagnose", str(need(CUTLASS)), "--lang", "zh")
+    assert "用 --details 查看" in zh and "`" not in zh
+    n13 = str(need(SHARED / "cases" / "N13_ncu_console_lds128_conflicts.txt"))
+    assert "（可用 kernelscope banks 检查布局）" in re.sub(r"\n\s*", "", _out(capsys, "diagnose", n13, "--lang", "zh"))
+    assert "(`kernelscope banks` checks a layout)" in _out(capsys, "diagnose", n13, "--details")  # English: as it is
+    from kernelscope.render.cjk import plain_code
+    from rich.text import Text
+
+    t = Text("用 `ncu --set full` 重新采集")
+    t.stylize("bold", 0, 1)
+    plain = plain_code(t)
+    assert plain.plain == "用 ncu --set full 重新采集" and plain.spans[0].end == 1
+    assert plain_code(Text("see `ncu --set full`")).plain == "see `ncu --set full`"

@@ -81,6 +81,7 @@ def translate_help(parser: argparse.ArgumentParser, lang: str, lang_suffix: str)
     if lang == "en":
         return
     from ..knowledge.messages import frame, help_texts
+    from ..render.inline import terminal_prose
 
     words = help_texts(lang)
     suffix = frame("lang_default", lang)
@@ -90,8 +91,8 @@ def translate_help(parser: argparse.ArgumentParser, lang: str, lang_suffix: str)
             return text
         if text.endswith(lang_suffix):
             base = text[: -len(lang_suffix)]
-            return words.get(base, base) + suffix
-        return words.get(text, text)
+            return terminal_prose(words.get(base, base) + suffix)
+        return terminal_prose(words.get(text, text))  # a Chinese text: its commands without backticks
 
     def walk(p: argparse.ArgumentParser) -> None:
         p.description = tr(p.description)

@@ -22,6 +22,7 @@ from ..version import __version__
 from .brief import top_by
 from .rich_text import to_plain
 from .common import Fmt, md_cell, safe, short_name
+from .inline import md_prose
 from .documents import encode
 from .documents.common import NoteDoc
 from .documents.compare import (
@@ -482,7 +483,7 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
     f = Fmt(lang)
     pairs, more = shown_pairs(c, details)
     cell = md_cell
-    lines = [f"## {f.label('compare_title')}", ""] + [f"- {cell(x)}" for x in _summary(c, f)] + [""]
+    lines = [f"## {f.label('compare_title')}", ""] + [f"- {md_prose(x)}" for x in _summary(c, f)] + [""]
     if c.programs is not None:
         lines += [f"| {f.label('program_title')} | {f.label('before')} | {f.label('after')} | {f.label('program_change')} |",
                   "|---|---:|---:|---:|"]
@@ -500,12 +501,12 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         clocks = _pair_clocks(p, f, c)
         lines += ["", f"**{cell(clocks)}**"] if clocks is not None else []
         lines += ["", cell(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}")))] if p.generator else []
-        lines += ["", f.head(f.label("what_moved"), cell(moved_text(p, f)))]
+        lines += ["", f.head(f.label("what_moved"), md_prose(moved_text(p, f)))]
         for title, found in _sections(p, f):
-            lines += ["", f"**{cell(f.label(title))}**", ""] + [f"- {cell(x)}" for x in found]
+            lines += ["", f"**{cell(f.label(title))}**", ""] + [f"- {md_prose(x)}" for x in found]
         launch = launch_line(p, f)
-        lines += ["", cell(launch)] if launch is not None else []
-        lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))] if details or p.estimates else []
+        lines += ["", md_prose(launch)] if launch is not None else []
+        lines += ["", f.head(f.label("estimated_by_findings"), md_prose(_estimates(p, f)))] if details or p.estimates else []
         check = _posthoc(p, f)
         lines += ["", f.head(f.label("posthoc"), cell(check))] if check is not None else []
         lines += ["\n" + f.head(f.label("predicted"), cell(x)) for x in _predictions(p, f)]
