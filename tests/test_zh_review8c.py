@@ -123,3 +123,45 @@ def test_a_chinese_terminal_text_shows_its_commands_without_backticks(capsys, mo
     plain = plain_code(t)
     assert plain.plain == "用 ncu --set full 重新采集" and plain.spans[0].end == 1
     assert plain_code(Text("see `ncu --set full`")).plain == "see `ncu --set full`"
+
+
+# --- templates at 0, at equal values and at all ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang, some, every, one", [
+    ("zh", "已诊断 2 / 5 次启动", "已诊断全部 5 次启动", "已诊断其唯一的 1 次启动"),
+    ("en", "2 of 5 launches diagnosed", "all 5 launches diagnosed", "its one launch diagnosed")])
+def test_a_count_of_launches_diagnosed_reads_naturally_at_all(lang, some, every, one):
+    from kernelscope.render.common import Fmt
+    from kernelscope.render.rows import shown_text
+
+    f = Fmt(lang)
+    assert (shown_text(2, 5, f), shown_text(5, 5, f), shown_text(1, 1, f)) == (some, every, one)
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\n\s*", "", text)
+
+
+@pytest.mark.parametrize("lang, wrong, right", [
+    ("zh", "32 个线程中 32 个活跃", "每个 Warp 的 32 个线程全部活跃"), ("en", "32 of 32 active", "all 32 of a warp active")])
+def test_banks_says_all_threads_active(capsys, lang, wrong, right):
+    out = _out(capsys, "banks", "--dtype", "float", "--tile", "32x32", "--access", "row", "--lang", lang)
+    assert right in _flat(out) and wrong not in _flat(out)
+
+
+@pytest.mark.parametrize("lang, wrong, right", [
+    ("zh", ("将 1 次启动调用关联到 1 个 Kernel",), "将唯一的 1 次启动调用关联到其 Kernel"),
+    ("en", ("1 launch calls joined to 1 kernels",), "the one launch call joined to its kernel")])
+def test_the_launch_line_says_each_call_found_its_kernel(capsys, lang, wrong, right):
+    out = _flat(_out(capsys, "timeline", str(need(SHARED / "corpus" / "nsys" / "cts_rtx3070_array_inc_a.sqlite")),
+                     "--lang", lang, "--format", "markdown"))
+    assert right in out and not any(w in out for w in wrong)
+
+
+@pytest.mark.parametrize("lang, wrong, right", [
+    ("zh", "整体加速比至多 1.00×", "让其与 GPU 工作重叠没有可见的收益（整体加速比 1.00×）"),
+    ("en", "program 1.00x at most", "hiding it under GPU work gains nothing visible (program 1.00x)")])
+def test_idle_time_that_cannot_be_hidden_is_said_to_gain_nothing(capsys, lang, wrong, right):
+    out = _flat(_out(capsys, "timeline", str(need(SHARED / "corpus" / "torch_traces" / "hta_triton_example_a100.json.gz")),
+                     "--lang", lang, "--format", "markdown"))
+    assert right in out and wrong not in out

@@ -302,3 +302,11 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
     for i, text in enumerate(advice_lines(d, f) if advice else (), 1):
         rows.append((f.label("advice") if i == 1 else "", f"{i}. {text}"))
     return gloss_once(rows, f)
+
+
+def shown_text(n: int, total: int, f: Fmt) -> str:
+    """"2 of 5 launches diagnosed"; every launch: "all 5 launches diagnosed" (never "5 / 5"), the only one: "the one
+    launch diagnosed"."""
+    if n == total:
+        return f.label("kernels_shown_one" if total == 1 else "kernels_shown_all", total=total)
+    return f.label("kernels_shown", n=n, total=total)

@@ -155,8 +155,9 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
     if rep.launch is not None:
         L = rep.launch
         latency, queued = launch_waits(L, f)
+        every = L.launches == L.matched and not L.graph_launches  # each call joined to its kernel: "all N", not "N to N"
         rows.append((f.label("tl_launch"), f.label(
-            "tl_launch_line", launches=L.launches if L.launches is not None else "-",
+            ("tl_launch_line_one" if L.launches == 1 else "tl_launch_line_all") if every else "tl_launch_line", launches=L.launches if L.launches is not None else "-",
             graphs=f.label("tl_launch_graphs", n=L.graph_launches) if L.graph_launches else "",
             matched=L.matched, latency=latency, queued=queued, api=f.time(L.api_median_s))))
     return rows + graph_rows(rep, f, notes)
