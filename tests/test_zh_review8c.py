@@ -165,3 +165,12 @@ def test_idle_time_that_cannot_be_hidden_is_said_to_gain_nothing(capsys, lang, w
     out = _flat(_out(capsys, "timeline", str(need(SHARED / "corpus" / "torch_traces" / "hta_triton_example_a100.json.gz")),
                      "--lang", lang, "--format", "markdown"))
     assert right in out and wrong not in out
+
+
+def test_a_chinese_error_names_its_command_without_quotes(capsys):
+    path = str(need(CUTLASS))
+    assert main(["diagnose", "--gpu", "NO-SUCH-GPU", path, "--lang", "zh"]) != 0
+    err = capsys.readouterr().err
+    assert "（kernelscope gpus 列出全部）" in err and "'" not in err.replace("'NO", "") and "`" not in err
+    assert main(["diagnose", "--gpu", "NO-SUCH-GPU", path]) != 0
+    assert "(`kernelscope gpus` lists them)" in capsys.readouterr().err  # English: a code span, not 'quotes'

@@ -60,9 +60,11 @@ def print_error(text: str, lang: str) -> None:
     """``text`` (one line, already in ``lang``) in the error frame ("kernelscope: error: ..."), on standard error."""
     from ..knowledge.messages import frame
 
+    from ..render.inline import terminal_prose
     from .inputs import shown
 
-    print(shown(frame("error", lang, message=text)), file=sys.stderr)  # a file name that is not UTF-8: escaped
+    # a file name that is not UTF-8: escaped; a Chinese message's commands without backticks
+    print(shown(terminal_prose(frame("error", lang, message=text))), file=sys.stderr)
 
 
 def usage_error(prog: str, message: str, lang: str) -> str:
