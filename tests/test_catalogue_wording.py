@@ -127,7 +127,7 @@ RETIRED = {
     "特殊指令": "特殊函数（MUFU）指令",
     "百分比超过": "above 100 %: 峰值的 N 倍",
     # zh review 5
-    "隐藏到": "hidden under: 与计算重叠（掩盖通信） / 与 GPU 工作重叠",
+    "隐藏到": "hidden under: 与计算重叠（隐藏通信） / 与 GPU 工作重叠",
     "只付一次": "paid once: 只发生一次 / 每个进程一次性的开销",
     "按成链计": "taken as a chain: 按每个 Kernel 读取上一个的输出估算",
     "占整体的 {": "a share that may read 不到 0.1%: 占整体 {share}",

@@ -119,7 +119,7 @@ def test_findings_in_each_format():
     assert f"-> {UNCOALESCED}, memory latency not hidden (Long Scoreboard); at its instruction +0x0010: {LG}" in text
     assert "a.cu:14 " in text and "a.cu:14: " not in text and f"-> {LG}" in text  # the place in its own column only
     zh = render_source(result, "table", "zh", width=400)
-    assert "→ 全局访存未合并、访存延迟未被掩盖" in zh  # a list of titles: 、
+    assert "→ 全局访存未合并、访存延迟未被隐藏" in zh  # a list of titles: 、
     assert "；该行 +0x0010 处的指令：全局/本地访存指令过多——以 LG Throttle（全局/本地访存队列已满）停顿为主" in zh
     md = render_source(result, "markdown", "en")
     assert f"-> {UNCOALESCED}, memory latency not hidden (Long Scoreboard) |" in md

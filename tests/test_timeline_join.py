@@ -158,7 +158,7 @@ def test_table_and_markdown_views(tmp_path, capsys, monkeypatch):
     assert "Nsight Compute kernels not in the timeline" in out and "one_blocktiling" in out
     assert main(["timeline", str(trace), "--kernels", str(need(ESMM)), "--format", "markdown", "--top", "2"]) == 0
     md = capsys.readouterr().out
-    assert "2 of 2 with Nsight Compute data" in md
+    assert "all 2 with Nsight Compute data" in md
     assert "| one_d_vec<…>(int, int, int, float*, float*, float*) | 43.9% | 35.3% |" in md
     # without --kernels, no joined section and a null in JSON
     assert main(["timeline", str(trace), "--format", "json"]) == 0

@@ -124,7 +124,7 @@ def test_source_table_count_columns_share_one_precision(capsys):
 
 def test_slowdown_factors_share_one_precision(capsys):
     before, after = need(CASES / "N19_compare_inductor_before.toml"), need(CASES / "N19_compare_inductor_after.toml")
-    out = _out(capsys, "compare", str(before), str(after), "--lang", "zh", code=(0, 1))
+    out = re.sub(r"\n\s*", "", _out(capsys, "compare", str(before), str(after), "--lang", "zh", code=(0, 1)))
     factors = re.findall(r"耗时为优化前的 (\d+(?:\.\d+)?)×", out)
     assert factors and {len(x.partition(".")[2]) for x in factors} == {2}, factors  # "1.50 倍" beside "1.33 倍"
 
@@ -176,7 +176,7 @@ def test_a_timeline_says_launch_bound_the_native_way(capsys):
 def test_the_straggler_line_states_the_median_the_table_prints(capsys):
     path = need(CASES / "N14_ranks_ddp_compute_straggler")
     out = _out(capsys, "timeline", str(path), "--as-ranks", "--lang", "zh", "--format", "markdown")
-    line = re.search(r"掉队 Rank（比中位数高出 10% 以上）\*\*: 1（自身工作中位数 (\S+ m?s)）", out)
+    line = re.search(r"掉队 Rank（比中位数高出 10% 以上）\*\*：1（自身工作中位数 (\S+ m?s)）", out)
     assert line, out[:800]
     cells = {r[0] for r in _md_rows(out, "自身工作（时长 - 等待）", "相对中位数") if r[1] == "+0.0%"}  # (one precision in the column: +0.0% beside +123.4%)
     assert cells == {line.group(1)}  # the median ranks' own work, as the table prints it

@@ -72,7 +72,7 @@ def test_no_conflict_is_one_statement(capsys, lang, said):
     ("填充、被屏蔽的线程和 Tensor Core 的空闲", "Tensor Core"),
     ("最主要的停顿原因是 Short Scoreboard（等待共享内存等 MIO 结果）", "Short Scoreboard"),
     ("线程 0～15：Bank 0：16 个字（线程 0～15）；Bank 24：16 个字", "Bank 24"),
-    ("访存延迟未被掩盖。位置：PC +0x290（7.1%）、PC +0x230（5.5%）", "PC +0x290"),
+    ("访存延迟未被隐藏。位置：PC +0x290（7.1%）、PC +0x230（5.5%）", "PC +0x290"),
     ("耗时最多的是 CUDA graph 1 (replay)，占程序时间的一半", "CUDA graph 1 (replay)"),
     ("每个每周期 4 B，所有支持的 GPU（计算能力 6.0～12.1）", "计算能力"),
 ])
@@ -125,7 +125,7 @@ def test_the_fusion_table_keeps_every_column(capsys, monkeypatch, width):
     for key in ("fu_runs", "fu_unfused", "fu_fused", "fu_saving", "fu_program", "fu_route"):
         assert f.label(key) in out, (key, out)
     assert "峰值下" in out and "字节数" in out
-    assert "≤ 1.256 ms" in out and "GEMM 尾处理" in out  # the cells of the columns once dropped
+    assert "≤ 1.256 ms" in out and "GEMM epilogue" in out  # the cells of the columns once dropped
     assert all(len(line) <= width for line in out.splitlines())
 
 

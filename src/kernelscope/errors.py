@@ -139,6 +139,6 @@ class UnknownGpuError(KernelscopeError, LookupError):
         self.values = MappingProxyType({"name": name, "closest": ", ".join(self.closest)})
         super().__init__(
             f"{where}GPU '{name}' is not in kernelscope's catalogue.{hint} "
-            "Pick a catalogue GPU with --gpu NAME ('kernelscope gpus' lists them), or give its peaks with "
+            "Pick a catalogue GPU with --gpu NAME (`kernelscope gpus` lists them), or give its peaks with "
             "--spec FILE (TOML/JSON with peak_flops_per_s and dram_bandwidth_bytes_per_s)."
         )

@@ -40,7 +40,7 @@ from .fusion import COMMAND as FUSION
 from .gpus import COMMAND as GPUS
 from .language import argv_lang, bad_env_message, env_lang, formatter, print_error, translate_help, usage_error
 from .occupancy import COMMAND as OCCUPANCY
-from .options import DETAILS_HELP, Command, Shared, fill_extensions, output_format
+from .options import DETAILS_HELP, LANG_HELP, Command, Shared, fill_extensions, output_format
 from .output import write_atomic, write_atomic_files
 from .profile import COMMAND as PROFILE
 from .query import COMMAND as QUERY
@@ -83,8 +83,8 @@ def _parent(shared: Shared, lang: str = "en") -> argparse.ArgumentParser:
                        help=shared.input_format_help)
     if shared.formats is not None:
         p.add_argument("--format", choices=shared.formats, default=None, help=shared.format_help, type=format_name)
-    if shared.lang_help is not None:
-        p.add_argument("--lang", choices=LANGUAGES, default=lang, help=shared.lang_help + LANG_DEFAULT_HELP)
+    if shared.lang:
+        p.add_argument("--lang", choices=LANGUAGES, default=lang, help=LANG_HELP + LANG_DEFAULT_HELP)
     if shared.quiet_help is not None:
         p.add_argument("-q", "--quiet", action="store_true", help=shared.quiet_help)
     if shared.gpu_help is not None:

@@ -60,7 +60,7 @@ COMMAND = Command(
     "conflict-free. Model: 32 banks x 4 bytes, bank = (byte address / 4) mod 32, threads reading the same 32-bit "
     "word get it broadcast, 8-byte elements served per half-warp (CUDA C++ Programming Guide, Compute Capability "
     "5.x, Shared Memory).",
-    shared=Shared(formats=("table", "json", "markdown"), lang_help="language of labels and text",
+    shared=Shared(formats=("table", "json", "markdown"), lang=True,
                   output_help=OUTPUT_HELP),
     add_arguments=_add_banks_parser,
     run=_banks,

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
 
 from ..errors import InputError
+from ..render.inline import terminal_prose
 
 
 class Batch:
@@ -60,7 +61,7 @@ class Batch:
         for path in self.unread:
             print(shown(frame("skipped_unrecognised", lang, source=path)), file=sys.stderr)
         for exc in self.failed or ():
-            print(shown(frame("failed", lang, message=error_text(exc, lang))), file=sys.stderr)
+            print(shown(terminal_prose(frame("failed", lang, message=error_text(exc, lang)))), file=sys.stderr)
         if not self.failed:
             return 0
         total += self.unexpanded

@@ -81,7 +81,7 @@ COMMAND = Command(
                 "after a warm-up, through PyTorch or CuPy; each beside the catalogue's datasheet figure. -o FILE "
                 "writes the measured figures as a spec file (measured = true) that --spec gives to diagnose and "
                 "roofline. Needs an NVIDIA GPU and PyTorch (with CUDA) or CuPy.",
-    shared=Shared(formats=("table", "json"), format_from_output=False, lang_help="language of the table's labels",
+    shared=Shared(formats=("table", "json"), format_from_output=False, lang=True,
                   output_help="write the measured ceilings to FILE (.toml or .json), a spec file for --spec marked "
                               "measured = true"),
     add_arguments=_add_arguments,

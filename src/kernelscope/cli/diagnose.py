@@ -209,7 +209,7 @@ COMMAND = Command(
         formats=(*DIAGNOSE_FORMATS, "parquet"),
         format_help="output format (default: table); html: one self-contained page with charts; markdown "
         "written with -o also writes its charts beside it (REPORT_roofline.svg ...)",
-        lang_help="language of labels and advice",
+        lang=True,
         quiet_help="no progress bar (it is only shown on a terminal anyway)",
         gpu_help=GPU_HELP,
         output_help=OUTPUT_HELP,

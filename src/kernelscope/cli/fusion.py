@@ -89,7 +89,7 @@ COMMAND = Command(
     "fits (torch.compile, a GEMM epilogue, a fused kernel).",
     shared=Shared(
         formats=("table", "json", "markdown"),
-        lang_help="language of labels and advice",
+        lang=True,
         output_help=OUTPUT_HELP,
     ),
     add_arguments=_add_fusion_parser,

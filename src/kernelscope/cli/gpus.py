@@ -23,7 +23,7 @@ COMMAND = Command(
     name="gpus",
     help="list the GPU catalogue (names usable with --gpu) with its dense peaks",
     description=None,
-    shared=Shared(formats=("table", "json", "markdown"), lang_help="language of the table's labels",
+    shared=Shared(formats=("table", "json", "markdown"), lang=True,
                   output_help=OUTPUT_HELP),
     add_arguments=lambda p: None,
     run=_gpus,

@@ -60,9 +60,11 @@ def print_error(text: str, lang: str) -> None:
     """``text`` (one line, already in ``lang``) in the error frame ("kernelscope: error: ..."), on standard error."""
     from ..knowledge.messages import frame
 
+    from ..render.inline import terminal_prose
     from .inputs import shown
 
-    print(shown(frame("error", lang, message=text)), file=sys.stderr)  # a file name that is not UTF-8: escaped
+    # a file name that is not UTF-8: escaped; a Chinese message's commands without backticks
+    print(shown(terminal_prose(frame("error", lang, message=text))), file=sys.stderr)
 
 
 def usage_error(prog: str, message: str, lang: str) -> str:
@@ -81,6 +83,7 @@ def translate_help(parser: argparse.ArgumentParser, lang: str, lang_suffix: str)
     if lang == "en":
         return
     from ..knowledge.messages import frame, help_texts
+    from ..render.inline import terminal_prose
 
     words = help_texts(lang)
     suffix = frame("lang_default", lang)
@@ -90,8 +93,8 @@ def translate_help(parser: argparse.ArgumentParser, lang: str, lang_suffix: str)
             return text
         if text.endswith(lang_suffix):
             base = text[: -len(lang_suffix)]
-            return words.get(base, base) + suffix
-        return words.get(text, text)
+            return terminal_prose(words.get(base, base) + suffix)
+        return terminal_prose(words.get(text, text))  # a Chinese text: its commands without backticks
 
     def walk(p: argparse.ArgumentParser) -> None:
         p.description = tr(p.description)

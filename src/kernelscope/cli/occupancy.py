@@ -125,7 +125,7 @@ COMMAND = Command(
     help="theoretical occupancy of a launch configuration, or of every kernel of a .cu file (via nvcc/ptxas)",
     description="Blocks and warps per SM a launch gets, which resource limits it, and the smallest change "
     "that reaches the next occupancy step. Sizes take bytes or KiB: 49152, 48K, 48KiB.",
-    shared=Shared(formats=("table", "json", "markdown"), lang_help="language of labels and text",
+    shared=Shared(formats=("table", "json", "markdown"), lang=True,
                   output_help=OUTPUT_HELP),
     add_arguments=_add_occupancy_parser,
     run=_occupancy,

@@ -8,6 +8,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 
+#: The help of ``--lang``, one text for every command (its default is added: :data:`~.language.LANG_DEFAULT_HELP`).
+LANG_HELP = "language of the output"
+
+
 @dataclass(frozen=True)
 class Shared:
     """The shared options one command takes, each with that command's help text; None: it does not take it.
@@ -18,7 +22,8 @@ class Shared:
         formats: choices of ``--format`` (default ``format_default``).
         format_help: help of ``--format``.
         format_default: the ``--format`` used when it is not given.
-        lang_help: help of ``--lang`` (``en``, ``zh``; default ``en``).
+        lang: whether it takes ``--lang`` (``en``, ``zh``), with the one help text of every command,
+            :data:`LANG_HELP`.
         quiet_help: help of ``-q/--quiet``.
         gpu_help: help of ``--gpu NAME`` and of ``--spec FILE`` (mutually exclusive).
         output_help: help of ``-o/--output FILE``.
@@ -34,7 +39,7 @@ class Shared:
     formats: tuple[str, ...] | None = None
     format_help: str = "output format (default: table)"
     format_default: str = "table"
-    lang_help: str | None = None
+    lang: bool = False
     quiet_help: str | None = None
     gpu_help: tuple[str, str] | None = None
     output_help: str | None = None

@@ -97,7 +97,7 @@ COMMAND = Command(
     "-o DIR or --dataset DIR: the table launches holds one row per diagnosed launch, timeline_kernels one row per "
     "kernel per device of a rank, with the JSON's fields and units. Needs kernelscope[dataset].",
     shared=Shared(formats=("table", "json", "csv"), format_help="output format (default: table)",
-                  lang_help="language of messages", output_help=OUTPUT_HELP),
+                  lang=True, output_help=OUTPUT_HELP),
     add_arguments=_add_arguments,
     run=_query,
 )

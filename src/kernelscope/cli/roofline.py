@@ -188,7 +188,7 @@ COMMAND = Command(
         format_help="output format (default: chart, written to -o FILE.svg or .png); json, table, markdown: the "
         "numbers the chart draws (ceilings, ridge points, each launch's points), on standard output or to -o FILE",
         format_default="chart",
-        lang_help="language of the chart's labels",
+        lang=True,
         quiet_help="no progress bar",
         gpu_help=GPU_HELP,
         output_help="chart file, .png or .svg; with --format json, table or markdown the text file (written "

@@ -52,7 +52,7 @@ COMMAND = Command(
     "that holds such data) the hottest instructions (warp samples by stall reason, executed instructions, active "
     "threads, global sectors and shared wavefronts against what the accesses need) and the hottest source lines, "
     "each with its dominant stall and what its own counters show.",
-    shared=Shared(formats=("table", "json", "markdown", "html"), lang_help="language of labels and text",
+    shared=Shared(formats=("table", "json", "markdown", "html"), lang=True,
                   output_help=OUTPUT_HELP),
     add_arguments=_add_source_parser,
     run=_source,

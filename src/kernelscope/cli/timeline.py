@@ -154,7 +154,7 @@ COMMAND = Command(
         input_formats=TIMELINE_FORMATS,
         input_format_help="format of the FILEs (default: auto, detected from their content)",
         formats=(*TIMELINE_OUTPUTS, "parquet"),
-        lang_help="language of labels and findings",
+        lang=True,
         output_help=OUTPUT_HELP,
         details=TIMELINE_DETAILS_HELP,
     ),

@@ -157,7 +157,8 @@ def rows(report: BankReport, f: Fmt) -> list[tuple[str, str]]:
     return [
         (f.label("banks_model"), _model_text(report, f)),
         (f.label("banks_stride"), f.label("banks_stride_value", bytes=d.row_stride_bytes, words=f"{words:g}")),
-        (f.label("banks_threads"), f.label("banks_threads_value", active=d.active_lanes, count=len(d.requests),
+        (f.label("banks_threads"), f.label("banks_threads_all" if d.active_lanes == 32 else "banks_threads_value",
+                                           active=d.active_lanes, count=len(d.requests),
                                            unit=f.label(f"banks_unit_{d.access}"),
                                            unit_one=f.label(f"banks_unit_one_{d.access}"))),
         (f.label("banks_conflict"), _conflict_text(d, f)),

@@ -22,6 +22,7 @@ from ..version import __version__
 from .brief import top_by
 from .rich_text import to_plain
 from .common import Fmt, md_cell, safe, short_name
+from .inline import md_prose
 from .documents import encode
 from .documents.common import NoteDoc
 from .documents.compare import (
@@ -102,6 +103,18 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
     return rows if details else [r for r in rows if not (r[1] in unmeasured and r[2] in unmeasured)]
 
 
+#: The explanation's first note says the pair's speedup, which its heading says already ("加速比 0.67×（变慢，耗时为优化前的
+#: 1.50×）"): under the heading the note keeps only the times, so a speedup and a slowdown are said once.
+_SAID_IN_HEADING = {"cmp_speedup": "cmp_times", "cmp_slower": "cmp_times", "cmp_within_noise": "cmp_within_noise_times"}
+
+
+def moved_text(p: KernelComparison, f: Fmt) -> str:
+    """The "What moved" line under a pair's heading: its explanation, with the speedup the heading says left out
+    ("374.0 µs → 280.2 µs；DRAM 带宽从峰值的 58.7% 变为 77.2%"; the JSON keeps the explanation's own notes)."""
+    return f.notes(Note(_SAID_IN_HEADING[n.key], {k: n.values[k] for k in ("before_s", "after_s")})
+                   if n.key in _SAID_IN_HEADING else n for n in p.explanation)
+
+
 def _speed(value: float | None, f: Fmt, within: bool = False) -> str:
     """A speedup; one below 1 reads as the regression it is: ``0.95x (5 % slower)``, ``0.95×（变慢，耗时为优化前的
     1.05 倍）``; twice as slow or more as a factor: ``0.02x (55.31x slower)`` (a percentage of thousands reads badly
@@ -138,9 +151,19 @@ def noise_text(beyond: bool | None, noise: float | None, f: Fmt, launches: tuple
     return f.label("beyond_noise" if beyond else "within_noise", noise=f.pct(100.0 * noise))
 
 
-def _verdict(p: KernelComparison, f: Fmt) -> str:
+def said_above(p: KernelComparison, c: Comparison, f: Fmt) -> bool:
+    """Whether the summary's matched-kernels line said this pair's speedup already: the only pair, its speedup the
+    same as printed. Its heading (and the Markdown table's cell) then gives the factor alone, so that a slowdown's
+    "（变慢，耗时为优化前的 1.33×）" is said once."""
+    return (len(c.pairs) == 1 and not (c.total_before_s == 0 and c.total_after_s == 0)
+            and f.factor(c.speedup) == f.factor(p.speedup))
+
+
+def _verdict(p: KernelComparison, f: Fmt, said: bool = False) -> str:
+    """A pair's heading: its speedup with the run-to-run noise, then its effect on the program; ``said``
+    (:func:`said_above`): the factor without the slowdown's words."""
     text = speed_noise(p.speedup, noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)), f,
-                       p.beyond_noise is False)
+                       p.beyond_noise is False or said)
     if p.program_speedup is not None:
         text += f.semi + f.spaced(f.label("program_effect"), f.factor(p.program_speedup))
     return text
@@ -192,7 +215,8 @@ def _clock_words(values: dict, f: Fmt) -> dict[str, str]:
     """The values of a ``cmp_clocks`` note (or of a pair's clocks) worded: each clock pair, both ratios."""
     return {"sm": clock_text(values.get("sm_before_hz"), values.get("sm_after_hz"), f),
             "mem": clock_text(values.get("mem_before_hz"), values.get("mem_after_hz"), f),
-            "speedup": _speed(values.get("speedup"), f), "cycle_speedup": _speed(values.get("cycle_speedup"), f)}
+            # ratios of the times: the factor alone (the matched kernels' line says a slowdown in words, once)
+            "speedup": f.factor(values.get("speedup")), "cycle_speedup": f.factor(values.get("cycle_speedup"))}
 
 
 def _pair_clocks(p: KernelComparison, f: Fmt, comparison: Comparison) -> str | None:
@@ -313,7 +337,7 @@ def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
 def _estimates(p: KernelComparison, f: Fmt) -> str:
     """kernelscope's estimates from the BEFORE findings (its "What to do" lead first) next to the measured speedup
     (:func:`.compare_introduced.estimates_text`)."""
-    return estimates_text(p, f, _speed(p.speedup, f))
+    return estimates_text(p, f, f.factor(p.speedup))  # the measured factor alone: the heading says a slowdown
 
 
 def _posthoc(p: KernelComparison, f: Fmt) -> str | None:
@@ -324,7 +348,7 @@ def _posthoc(p: KernelComparison, f: Fmt) -> str | None:
         return None
     shown = posthoc_order(p)
     items = f.listing(f"{f.unit(w.unit)} {w.ratio:.2f}" for w in shown if math.isfinite(w.ratio))
-    text = f.label("posthoc_items", items=items or f.label("list_none"), model=_speed(check.speedup, f), got=_speed(p.speedup, f))
+    text = f.label("posthoc_items", items=items or f.label("list_none"), model=_speed(check.speedup, f), got=f.factor(p.speedup))
     if p.model_disagrees:
         text += f.semi + f.label("posthoc_disagrees_work" if p.grown_work else "posthoc_disagrees",
                                  factor=f.factor(MODEL_DISAGREES))
@@ -351,7 +375,7 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
             text += f.semi + sized if sized is not None else ""
         out.append(text)
     if out:
-        out.append(f.label("resolved_measured", speedup=_speed(p.speedup, f)))
+        out.append(f.label("resolved_measured", speedup=f.factor(p.speedup)))  # (the heading says a slowdown)
     return out
 
 
@@ -408,7 +432,7 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
             t.add_row(*(Text(x) for x in row))
         out.append(t)
     for p in pairs:
-        t = Table(title=Text(f.head(_title(p, f), _verdict(p, f)), style="bold cyan"), box=box.SIMPLE_HEAD,
+        t = Table(title=Text(f.head(_title(p, f), _verdict(p, f, said_above(p, c, f))), style="bold cyan"), box=box.SIMPLE_HEAD,
                   title_justify="left")
         t.add_column("", style="bold", no_wrap=True)
         t.add_column(f.label("before"), overflow="fold")
@@ -424,7 +448,7 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
             out.append(Text(clocks, style="bold"))
         if p.generator is not None:
             out.append(Text(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}"))))
-        out.append(Text(f.head(f.label("what_moved"), f.notes(p.explanation))))
+        out.append(Text(f.head(f.label("what_moved"), moved_text(p, f))))
         for title, lines in _sections(p, f):
             out.append(Text(f.label(title), style="bold"))
             out += [Text("  " + line) for line in lines]
@@ -459,7 +483,7 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
     f = Fmt(lang)
     pairs, more = shown_pairs(c, details)
     cell = md_cell
-    lines = [f"## {f.label('compare_title')}", ""] + [f"- {cell(x)}" for x in _summary(c, f)] + [""]
+    lines = [f"## {f.label('compare_title')}", ""] + [f"- {md_prose(x)}" for x in _summary(c, f)] + [""]
     if c.programs is not None:
         lines += [f"| {f.label('program_title')} | {f.label('before')} | {f.label('after')} | {f.label('program_change')} |",
                   "|---|---:|---:|---:|"]
@@ -467,22 +491,22 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
     lines += [f"| {f.label('kernel')} | {f.label('before')} | {f.label('after')} | {f.label('speedup')} | {f.label('spread')} |", "|---|---:|---:|---:|---|"]
     for p in pairs:
         lines.append(f"| `{cell(_title(p, f))}` | {' | '.join(f.times(p.before.duration_s, p.after.duration_s))} | "
-                     f"{_speed(p.speedup, f, p.beyond_noise is False)} | {cell(noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)))} |")
+                     f"{_speed(p.speedup, f, p.beyond_noise is False or said_above(p, c, f))} | {cell(noise_text(p.beyond_noise, p.noise, f, (p.before.launches, p.after.launches)))} |")
     lines += ["", cell(f.label("brief_more_kernels", n=more)), ""] if more else [""]
     for p in pairs:
-        lines += [f"### `{cell(_title(p, f))}`", "", _verdict(p, f), "", f"| | {f.label('before')} | {f.label('after')} |", "|---|---|---|"]
+        lines += [f"### `{cell(_title(p, f))}`", "", _verdict(p, f, said_above(p, c, f)), "", f"| | {f.label('before')} | {f.label('after')} |", "|---|---|---|"]
         lines += [f"| {cell(a)} | {cell(b)} | {cell(x)} |" for a, b, x in _pair_rows(p, f, details)]
         shape = _shape_note(p, f)
         lines += ["", f"**{cell(shape)}**"] if shape is not None else []
         clocks = _pair_clocks(p, f, c)
         lines += ["", f"**{cell(clocks)}**"] if clocks is not None else []
         lines += ["", cell(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}")))] if p.generator else []
-        lines += ["", f.head(f.label("what_moved"), cell(f.notes(p.explanation)))]
+        lines += ["", f.head(f.label("what_moved"), md_prose(moved_text(p, f)))]
         for title, found in _sections(p, f):
-            lines += ["", f"**{cell(f.label(title))}**", ""] + [f"- {cell(x)}" for x in found]
+            lines += ["", f"**{cell(f.label(title))}**", ""] + [f"- {md_prose(x)}" for x in found]
         launch = launch_line(p, f)
-        lines += ["", cell(launch)] if launch is not None else []
-        lines += ["", f.head(f.label("estimated_by_findings"), cell(_estimates(p, f)))] if details or p.estimates else []
+        lines += ["", md_prose(launch)] if launch is not None else []
+        lines += ["", f.head(f.label("estimated_by_findings"), md_prose(_estimates(p, f)))] if details or p.estimates else []
         check = _posthoc(p, f)
         lines += ["", f.head(f.label("posthoc"), cell(check))] if check is not None else []
         lines += ["\n" + f.head(f.label("predicted"), cell(x)) for x in _predictions(p, f)]

@@ -11,6 +11,7 @@ from ..analysis.fusion import FusionEstimate, FusionKernel
 from ..notes import Note
 from ..version import __version__
 from .common import Fmt, data_size, md_cell, safe, short_names, si
+from .inline import md_prose
 from .numbers import negligible_gain
 from .documents import encode
 from .documents.fusion import FusionCommandDoc, FusionDoc, FusionKernelDoc
@@ -241,7 +242,7 @@ def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], f
                     "|" + "".join("---|" if i in TEXT_COLUMNS else "---:|" for i in range(len(head)))]
             out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]
             out.append("")
-            out += [f"- {_md(text.strip())}" for _, text in lines]
+            out += [f"- {md_prose(text.strip())}" for _, text in lines]  # prose: its code in spans
         return "\n".join(out) + "\n"
     if fmt == "table":
         from rich.console import Group

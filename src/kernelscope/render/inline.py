@@ -1,8 +1,11 @@
 """Inline code in prose, one rule for every format: a command or an identifier in a message is written between
 backticks (```ncu --set full```, ```__shared__ float tile[32][33]```); HTML shows each such span as an escaped
-``<code>`` element (never the backticks themselves), Markdown keeps it a code span and puts in one the identifiers
-a message holds bare (``__shared__`` outside backticks would read as bold). The terminal shows the text as it is.
-Pure functions of the text; no I/O."""
+``<code>`` element (never the backticks themselves), Markdown keeps it a code span, and both put in one the
+identifiers a message holds bare (:data:`BARE_CODE`: ``useful_flops``, ``dram__bytes_read.sum``, ``cp.async``,
+``[32][33]``, ``__shared__`` that Markdown would read as bold, a kernel name such as ``triton_poi_fused_0``). The
+terminal shows an English text as it is and a Chinese one without the backticks (:func:`terminal_prose`: ASCII
+quote marks do not belong in Chinese prose; the spaces around the code mark it). Pure functions of the text; no
+I/O."""
 
 from __future__ import annotations
 
@@ -13,10 +16,20 @@ from .common import md_cell, md_code, safe
 
 #: A code span: a run of backticks, the code, the same run (CommonMark).
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-#: A bare C/C++ identifier Markdown would misread: a double-underscore word and the declaration it starts
-#: (``__shared__ float tile[32][32]``), or a subscripted array (``tile[t][c]``).
-BARE_CODE = re.compile(r"(?<![`\w])(?:__[A-Za-z]\w*(?: [A-Za-z_]\w*)*(?:\[[^\]\s]*\])*"
-                       r"|[A-Za-z_]\w*(?:\[[^\]\s]*\])+)(?![`\w])")
+#: An identifier written bare in prose that is code: a double-underscore word and the declaration it starts
+#: (``__shared__ float tile[32][32]``), a subscripted array (``tile[t][c]``), a name with an underscore (a metric,
+#: a field, a kernel: ``useful_flops``, ``l1tex__t_sectors.sum``, ``CUBLASLT_EPILOGUE_GELU_BIAS``,
+#: ``pin_memory=True``), a dotted lower-case name (an instruction or a function: ``cp.async``, ``mma.sync``,
+#: ``torch.compile``, ``s8_gemm.cu:286``; each part two characters or more, so never "e.g."), an array shape (``[32][33]``), an option and its
+#: upper-case value (``--details``, ``--gpu NAME``, ``--cuda-graph-trace=node``). Never a
+#: part of a path or a URL (a ``/`` or ``:`` before it), nor a piece of a longer name (``…elementwise_kernel<…>``,
+#: ``[CUDAFunctor_add]``: a name is code as a whole or not at all).
+BARE_CODE = re.compile(r"(?<![`\w/.:\\<>\[…-])(?:__[A-Za-z]\w*(?: [A-Za-z_]\w*)*(?:\[[^\]\s]*\])*"
+                       r"|[A-Za-z_]\w*(?:\[[^\]\s]*\])+"
+                       r"|[A-Za-z][A-Za-z0-9]*(?:__?[A-Za-z0-9]+)+(?:\.[A-Za-z0-9_]+)*(?:=\w+|:\d+)?"
+                       r"|[a-z][a-z0-9_]+(?:\.[a-z][a-z0-9_]+)+(?::\d+)?"
+                       r"|(?:\[\d+\]){2,}"
+                       r"|(?<![\w-])--[a-z][a-z0-9-]+(?:=[\w.:,*/-]+| [A-Z][A-Z_]*(?:=[A-Z_]+)?(?![\w-]))?)(?![`\w/\\<(…]|\.\w|::)")
 
 
 def spans(text: str) -> list[tuple[bool, str]]:
@@ -32,21 +45,45 @@ def spans(text: str) -> list[tuple[bool, str]]:
     return out
 
 
+def code_pieces(text: str) -> list[tuple[bool, str]]:
+    """:func:`spans`, with each bare identifier of the prose (:data:`BARE_CODE`) a code piece too."""
+    out: list[tuple[bool, str]] = []
+    for code, piece in spans(text):
+        if code:
+            out.append((True, piece))
+            continue
+        at = 0
+        for m in BARE_CODE.finditer(piece):
+            if m.start() > at:
+                out.append((False, piece[at:m.start()]))
+            out.append((True, m.group(0)))
+            at = m.end()
+        if at < len(piece):
+            out.append((False, piece[at:]))
+    return out
+
+
 def html_code(text: str) -> str:
     """``text`` (a command, an instruction, an identifier) as an escaped ``<code>`` element."""
     return f"<code>{html.escape(safe(str(text)), quote=True)}</code>"
 
 
 def html_prose(text: object) -> str:
-    """Prose as HTML: escaped, each code span between backticks a ``<code>`` element (no backticks shown)."""
+    """Prose as HTML: escaped, each code span between backticks and each bare identifier (:data:`BARE_CODE`) a
+    ``<code>`` element (no backticks shown)."""
     return "".join(html_code(piece) if code else html.escape(safe(piece), quote=True)
-                   for code, piece in spans(safe(str(text))))
+                   for code, piece in code_pieces(safe(str(text))))
 
 
 def md_prose(text: object) -> str:
-    """Prose as one Markdown line (:func:`~.common.md_cell`): its code spans kept, and each bare identifier that
-    Markdown would misread (:data:`BARE_CODE`) put in a code span."""
-    out = []
-    for code, piece in spans(md_cell(text)):
-        out.append(md_code(piece) if code else BARE_CODE.sub(lambda m: md_code(m.group(0)), piece))
-    return "".join(out)
+    """Prose as one Markdown line (:func:`~.common.md_cell`): its code spans kept, and each bare identifier
+    (:data:`BARE_CODE`) put in a code span."""
+    return "".join(md_code(piece) if code else piece for code, piece in code_pieces(md_cell(text)))
+
+
+def terminal_prose(text: str) -> str:
+    """A Chinese text for the terminal: each code span without its backticks ("用 `--details` 查看" -> "用
+    --details 查看"); a text without a Chinese character as it is."""
+    if "`" not in text or not re.search(r"[\u3400-\u9fff]", text):
+        return text
+    return CODE_SPAN.sub(lambda m: m.group(2), text)

@@ -13,7 +13,8 @@ from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_markdown
 from .common import Fmt, md_cell, md_code
-from .rows import kernel_rows, kernel_title, summary_rows
+from .inline import md_prose
+from .rows import kernel_rows, kernel_title, shown_text, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
 )
@@ -37,7 +38,7 @@ def _hot_lines(ls: "LaunchSource", f: Fmt) -> list[str]:
     from .source_words import launch_notes, lines_markdown  # NumPy (the analysis) only where there is source data
 
     out = [f"#### {_cell(f.label('src_hot_lines'))}", ""]
-    notes = [f"- {_cell(t)}" for t in launch_notes(ls, f)]
+    notes = [f"- {md_prose(t)}" for t in launch_notes(ls, f)]
     table = lines_markdown(ls, f)
     return out + (notes + [""] if notes else []) + (table + [""] if table else [])
 
@@ -64,7 +65,7 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
         for name, n, total, share in summary_rows(res, f):
             lines.append(f"| {_code(name)} | {n} | {total} | {share} |")
         shown, rest = panels(res, launches)
-        lines += ["", f.label("kernels_shown", n=len(res.kernels), total=len(rep.kernels)), ""]
+        lines += ["", shown_text(len(res.kernels), len(rep.kernels), f), ""]
         if launches == "grouped" and res.kernels:
             lines += [shown_line(res, [g for _, g in shown if g], rest, f), ""]
         if charts is not None and charts[i]:
@@ -74,11 +75,11 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
         notes = Footnotes()
         for d, g in shown:
             lines += [f"### {_code(kernel_title(d))}" + (f" ×{g.count}" if g and is_group(g) else ""), ""]
-            brief = [f"**{_cell(k)}**{f.colon}{_cell(v)}" for k, v in brief_group_rows(g, f)] if g else []
+            brief = [f"**{_cell(k)}**{f.colon}{md_prose(v)}" for k, v in brief_group_rows(g, f)] if g else []
             lines += (_group_lines(g, f) if details else [x for b in brief for x in (b, "")]) if g and is_group(g) else []
             lines += ["| | |", "|---|---|"]
             rows = kernel_rows(d, f) if details else brief_rows(d, f, notes)
-            lines += [f"| {_cell(label)} | {_cell(value)} |" for label, value in rows]
+            lines += [f"| {_cell(label)} | {md_prose(value)} |" for label, value in rows]  # prose: its code in spans
             lines.append("")
             if d.kernel.index in by_index:
                 lines += _hot_lines(by_index[d.kernel.index], f)
@@ -88,7 +89,7 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
             lines += [f"| {_code(row[0])} | " + " | ".join(map(_cell, row[1:])) + " |" for row in rest_rows(rest, f)]
             lines.append("")
         if not details:
-            lines += footnote_markdown(notes, f, _cell)
+            lines += footnote_markdown(notes, f, md_prose)
     return "\n".join(lines)
 
 
@@ -97,7 +98,7 @@ def _group_lines(g: LaunchGroup, f: Fmt) -> list[str]:
     head = [f.label(k) for k in ("grp_spread_head", "grp_min", "grp_mid", "grp_max")]
     out = [_cell(launches_value(g, f)), "", "| " + " | ".join(map(_cell, head)) + " |", "|---|---:|---:|---:|"]
     out += ["| " + " | ".join(map(_cell, cells)) + " |" for cells in spread_cells(g, f)]
-    return out + ["", f"**{_cell(f.label('grp_differ'))}**{f.colon}{_cell(outliers_line(g, f))}", ""]
+    return out + ["", f"**{_cell(f.label('grp_differ'))}**{f.colon}{md_prose(outliers_line(g, f))}", ""]
 
 
 def chart_files(results: Sequence[ReportDiagnosis], lang: str, output: str,

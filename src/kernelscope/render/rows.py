@@ -252,7 +252,7 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
         rows.append((f.label("memory_levels"), levels))
     r = d.roofline
     if r is not None:
-        ridge = r.ridge_point_flop_per_byte  # "拐点 12.8 FLOP/B（FP32 CUDA Core）"; "FP8 Tensor Core 的拐点未测量"
+        ridge = r.ridge_point_flop_per_byte  # "拐点 12.8 FLOP/B（FP32 CUDA 核心）"; "FP8 Tensor Core 的拐点未测量"
         line = f.intensity(0) if r.arithmetic_intensity_flop_per_byte == 0 else f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi + (
             f.spaced(f.label("ridge_point"), f.intensity(ridge)) + f.paren(f.pipe(r.pipe)) if ridge is not None
             else f.spaced(f.label("ridge_of", pipe=f.pipe(r.pipe)), f.nm))
@@ -302,3 +302,11 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
     for i, text in enumerate(advice_lines(d, f) if advice else (), 1):
         rows.append((f.label("advice") if i == 1 else "", f"{i}. {text}"))
     return gloss_once(rows, f)
+
+
+def shown_text(n: int, total: int, f: Fmt) -> str:
+    """"2 of 5 launches diagnosed"; every launch: "all 5 launches diagnosed" (never "5 / 5"), the only one: "the one
+    launch diagnosed"."""
+    if n == total:
+        return f.label("kernels_shown_one" if total == 1 else "kernels_shown_all", total=total)
+    return f.label("kernels_shown", n=n, total=total)

@@ -28,6 +28,7 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .common import Fmt, data_size, md_cell, safe, short_name, short_names, si
+from .inline import md_prose
 from .numbers import percent_columns
 from .records import record_name
 from ..knowledge.text import labels
@@ -156,8 +157,9 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
     if rep.launch is not None:
         L = rep.launch
         latency, queued = launch_waits(L, f)
+        every = L.launches == L.matched and not L.graph_launches  # each call joined to its kernel: "all N", not "N to N"
         rows.append((f.label("tl_launch"), f.label(
-            "tl_launch_line", launches=L.launches if L.launches is not None else "-",
+            ("tl_launch_line_one" if L.launches == 1 else "tl_launch_line_all") if every else "tl_launch_line", launches=L.launches if L.launches is not None else "-",
             graphs=f.label("tl_launch_graphs", n=L.graph_launches) if L.graph_launches else "",
             matched=L.matched, latency=latency, queued=queued, api=f.time(L.api_median_s))))
     return rows + graph_rows(rep, f, notes)
@@ -460,13 +462,13 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         overview, sections, closing, notes, more = _parts(rep, f, top, join, details)
         lines += [f"## {f.label('tl_title')}", ""]
         for label, value in overview:
-            lines.append(f"- **{_cell(label)}**{f.colon}{_cell(value)}")
+            lines.append(f"- **{_cell(label)}**{f.colon}{md_prose(value)}")  # prose: its code (names) in spans
         lines.append("")
         text_columns = {f.label(k) for k in TEXT_COLUMNS}
         for title, head, rows in sections:  # words left-aligned (as in the table view), numbers right
             head_text, _, caption = (title.head, "", title.caption()) if isinstance(title, Captioned) \
                 else str(title).partition(f.semi)  # the heading: the title alone, its caption below
-            lines += [f"### {_cell(head_text)}", ""] + ([("\\" if caption[0] in "*-+#" else "") + _cell(caption), ""] if caption else [])
+            lines += [f"### {_cell(head_text)}", ""] + ([("\\" if caption[0] in "*-+#" else "") + md_prose(caption), ""] if caption else [])
             lines += ["| " + " | ".join(_cell(h) for h in head) + " |",
                       "|" + "".join("---|" if i == 0 or h in text_columns else "---:|" for i, h in enumerate(head))]
             lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
@@ -474,10 +476,10 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         label = ""
         for own, value in closing:  # each bullet with its label (a table row under the one above inherits it)
             label = own or label
-            lines.append(f"- **{_cell(label)}** {_cell(value)}" if label else f"- {_cell(value)}")
+            lines.append(f"- **{_cell(label)}** {md_prose(value)}" if label else f"- {md_prose(value)}")
         lines.append("")
         if notes is not None:
-            lines += footnote_markdown(notes, f, _cell, "brief_more_tables", names=more)
+            lines += footnote_markdown(notes, f, md_prose, "brief_more_tables", names=more)
     return "\n".join(lines)
 
 

@@ -60,7 +60,8 @@ def join_section(join: KernelJoin, items: Sequence[ItemStat], f: Fmt) -> Section
     """(title, header, rows): one row per top kernel, in ranking order; ``items`` the timeline's kernel ranking
     (for the caption saying what the program columns are of)."""
     caption = amdahl_caption(items, f, cols="tl_cols_join")
-    alone = f.label("tl_join_title", n=join.matched, top=len(join.kernels))
+    alone = f.label("tl_join_title_all" if join.matched == len(join.kernels) else "tl_join_title", n=join.matched,
+                    top=len(join.kernels))  # "all 3 with Nsight Compute data", never "3 of 3"
     title = Captioned.build(alone, [(caption, [f.label("tl_program_share"), f.label("tl_join_program_speedup")])],
                             f.semi)
     head = [f.label("tl_name"), f.label("share"), f.label("tl_program_share"), f.label("bound"),

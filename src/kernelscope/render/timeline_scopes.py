@@ -86,6 +86,8 @@ def black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
         if key != "tl_black_hole_idle_init" and sp[0] is not None and sp[-1] is not None and round(
                 sp[0], 2) == round(sp[-1], 2):
             key += "_capped"  # half and all give the same: only as much as the GPU works can be hidden; said once
+            if round(sp[-1], 2) <= 1.0:  # and that is nothing as printed: said so, never "at most 1.00x"
+                key = key.replace("_capped", "_none")
         if lane is not None:  # the idle share of the wall (what hiding it saves is in the projection)
             values["pct"] = lane.share_pct
         return Note(key, values | {"api": b.host_api, "api_s": b.host_api_s})
