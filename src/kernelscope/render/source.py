@@ -20,7 +20,7 @@ from rich.text import Text
 from ..analysis.source import Counters, LaunchSource, SourceReport, StallSamples
 from ..model import SourceMarker
 from ..version import __version__
-from .rich_text import to_plain
+from .rich_text import Heading, md_spaced, to_plain
 from .common import Fmt, md_code
 from .fit import drop_first, tight, wants
 from .documents import encode
@@ -70,7 +70,7 @@ def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
     f = Fmt(lang)
     out: list[RenderableType] = []
     for ls in result.launches:
-        out.append(Text(launch_title(ls, f), style="bold"))
+        out.append(Heading(launch_title(ls, f), style="bold"))
         out += [Text(text) for text in launch_lines(ls, f)]
         if ls.lines:
             t = Table(title=f.label("src_hot_lines"), box=box.SIMPLE_HEAD, title_justify="left")
@@ -105,7 +105,7 @@ def to_markdown(result: SourceReport, lang: str) -> str:
         rows = [[c if i != 1 else md_code(c) for i, c in enumerate(row)] for row in instruction_rows(ls.instructions, f)]
         lines += [f"### {md_cell(f.label('src_hot_instructions'))}", ""]
         lines += md_table(instruction_head(f), rows, {2, 3, 5, 6, 7, 8, 9}) + [""]
-    return "\n".join(lines)
+    return md_spaced("\n".join(lines))
 
 
 # ----------------------------------------------------------------------------------------------- JSON

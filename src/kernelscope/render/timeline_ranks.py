@@ -13,7 +13,7 @@ from rich.text import Text
 
 from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
-from .rich_text import to_plain
+from .rich_text import md_spaced, to_plain
 from .cjk import PATH, name_text, path_text
 from .fit import compact
 from .common import Fmt, md_cell, safe, short_names
@@ -159,5 +159,5 @@ def render_ranks(rr: RanksReport, fmt: str = "table", lang: str = "en", width: i
             lines += ["", f"## {title}", "", "| " + " | ".join(map(_md, head)) + " |",
                       "|" + "|".join("---" if i < words else "---:" for i in range(len(head))) + "|"]
             lines += ["| " + " | ".join(map(_md, r)) + " |" for r in rows]
-        return "\n".join(lines) + "\n"
+        return md_spaced("\n".join(lines))
     raise ValueError(f"format must be one of table, json, markdown, got {fmt!r}")
