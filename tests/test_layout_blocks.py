@@ -213,3 +213,23 @@ def test_blocks_set_tables_and_headings_apart():
     assert out[:4] == ["one", "two", "", "T"]
     text = "\n".join(out)
     assert "\n\n\n" not in text and "\n\nthree\n\nH\n\nfour\n\nfive\n\n" in text and text.endswith("└───┘\n\nsix\n")
+
+
+# ------------------------------------------------------------------------------------- source: the stall column
+SILU = NCU + "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep"
+
+
+@pytest.mark.parametrize("lang, stall", [("zh", "Long Scoreboard（等待 L1/TEX 缓存的访存结果）100%"),
+                                         ("en", "Drain 98%, Branch Resolving 1%")])
+def test_the_stall_column_has_room_at_120_columns(lang, stall):
+    """At 120 columns a stall's name and gloss fit one line of the hottest instructions (the short counts go to a
+    part of their own); every column is still shown."""
+    COMMANDS["source-silu"] = ["source", SILU]
+    try:
+        out, _, _ = _printed(_argv("source-silu", "--lang", lang), 120)
+    finally:
+        del COMMANDS["source-silu"]
+    assert any(stall in line for line in out.splitlines()), out
+    assert "列未显示" not in out and "not shown here" not in out
+    for head in (("路冲突", "活跃线程", "执行次数") if lang == "zh" else ("n-way", "Threads/32", "Executed")):
+        assert head in out, out

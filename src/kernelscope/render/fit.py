@@ -41,14 +41,23 @@ def drop_first(table: Table, *columns: int) -> Table:
 NAME_COMPACT = 12
 
 
-#: A column that wants room (:func:`wants`) is given at most the width divided by this.
+#: A column that wants room (:func:`wants`) is given at most the width divided by this ...
 WANT_SHARE = 4
+#: ... and half of the cells a terminal has beyond this many (at 120 columns a quarter, 30, and 20 more: the stall
+#: names of the hottest instructions on one line, the short counts beside them moved to a part of their own).
+WANT_WIDE = 80
+
+
+def _want_cap(width: int) -> int:
+    """Cells a column that wants room is given at most in ``width`` cells (:data:`WANT_SHARE`, :data:`WANT_WIDE`)."""
+    return width // WANT_SHARE + max(0, width - WANT_WIDE) // 2
 
 
 def wants(table: Table, column: int, cells: int) -> Table:
     """Say that a wrapping column of ``table`` (its long sentences: the stall reasons of the hottest instructions)
-    reads badly narrower than ``cells``: fitted, it counts at ``cells`` (at most a quarter of the width, and no more
-    than its widest cell), the rightmost columns dropped for it, and rich gives it that width; returns the table."""
+    reads badly narrower than ``cells``: fitted, it counts at ``cells`` (at most a quarter of the width and half of
+    the cells beyond 80: :func:`_want_cap`, and no more than its widest cell), the rightmost columns dropped (or moved
+    to a part of their own: :func:`split_parts`) for it, and rich gives it that width; returns the table."""
     table.columns[column]._want = cells  # type: ignore[attr-defined]
     return table
 
@@ -281,7 +290,7 @@ def _needs(table: Table, console: Console, width: int) -> tuple[int, int, list[i
         table.columns[i]._set = None  # type: ignore[attr-defined]
     if wanted and overhead + sum(high for _, high in sizes) <= width:
         wanted = []  # every cell on one line: rich gives each column its room
-    raised = [max(need[i], min(table.columns[i]._want, width // WANT_SHARE, sizes[i][1])) for i in wanted]  # type: ignore[attr-defined]
+    raised = [max(need[i], min(table.columns[i]._want, _want_cap(width), sizes[i][1])) for i in wanted]  # type: ignore[attr-defined]
     if any(r > need[i] for i, r in zip(wanted, raised)):  # room to give: each column that wants it is set
         for i, r in zip(wanted, raised):
             need[i] = r
