@@ -233,3 +233,22 @@ def test_the_stall_column_has_room_at_120_columns(lang, stall):
     assert "列未显示" not in out and "not shown here" not in out
     for head in (("路冲突", "活跃线程", "执行次数") if lang == "zh" else ("n-way", "Threads/32", "Executed")):
         assert head in out, out
+
+
+# ------------------------------------------------------------------------- timeline --as-ranks: the imbalance table
+@pytest.mark.parametrize("lang, columns, most, heads", [
+    ("zh", 80, 2, ["最大/", "Rank 数", "最大值"]), ("zh", 120, 1, ["最大/中位", "最大值 Rank", "运行 Rank 数"]),
+    ("en", 80, 3, ["Max /", "of max", "Ranks"]), ("en", 120, 1, ["Max / median", "Rank of max", "Ranks running it"])])
+def test_the_imbalance_table_keeps_every_column(lang, columns, most, heads):
+    """The kernels' imbalance across ranks is one table at 80 columns too (no part, no column left out), each
+    header on at most two lines where the room allows (``Rank 数`` whole), on one line at 120."""
+    out, _, titles = _printed(_argv("timeline-ranks", "--lang", lang), columns)
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(("主要 Kernel", "Top kernels")))
+    rule = next(i for i in range(start, len(lines)) if _RULE.match(lines[i]))
+    header = lines[start + 2:rule]
+    assert len(header) <= most, out  # (English at 80: "Ranks / running / it", no room for two lines)
+    assert all(any(h in line for line in header) for h in heads), header
+    end = next((i for i in range(rule, len(lines)) if not lines[i].strip()), len(lines))
+    assert all(re.search(r"\d/\d\s*$", line) or not re.search(r"\d", line[20:]) for line in lines[rule + 1:end])
+    assert "列未显示" not in out and "not shown here" not in out

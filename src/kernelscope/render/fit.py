@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.measure import Measurement
 from rich.padding import Padding
@@ -17,7 +18,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .cjk import CJKText, NarrowHeader, has_cjk, header
+from .cjk import CJKText, NarrowHeader, _segments, has_cjk, header
 
 #: Cells the name column keeps at least when the other columns are dropped to fit.
 NAME_MIN = 20
@@ -266,11 +267,41 @@ def _fit(table: Table, console: Console, width: int) -> None:
         if drop < name:
             name -= 1
     _fill(table, console, width, overhead)
+    _two_line_headers(table, console, width, overhead, need, name)
     refit = getattr(table, "_refit", None)  # a title that says what the columns shown are of
     if refit is not None:
         refit(table)
     if dropped and table.show_header:  # never silently: the columns left out, and how to see them (_noted)
         table._left_out = left_out_note([" ".join(h.split()) for h in dropped])  # type: ignore[attr-defined]
+
+
+def _header_lines(header: object, lines: int) -> int:
+    """Cells a header needs to wrap onto ``lines`` lines (1 or 2) at most, at its strong breaks (a space, a
+    punctuation mark, between a CJK and an ASCII run: ``运行 Rank`` / ``数``, ``Ranks running`` / ``it``)."""
+    text = " ".join((header.plain if isinstance(header, Text) else str(header)).split())
+    if lines == 1:
+        return cell_len(text)
+    points = [a for a, _ in _segments(text, strict=True)][1:]
+    return min((max(cell_len(text[:i].rstrip()), cell_len(text[i:])) for i in points), default=cell_len(text))
+
+
+def _two_line_headers(table: Table, console: Console, width: int, overhead: int, need: list[int], name: int) -> None:
+    """In a compact table (:func:`compact`) that fits ``width`` cells with room to spare, the columns whose header
+    is wider than their values (a rank's number under ``运行 Rank 数``) are made wide enough for their header on one
+    line, every one of them where the room allows, else on two lines at most, left to right while the room lasts;
+    rich keeps them at least that wide, the name column keeping
+    :data:`NAME_COMPACT` cells: a header of three or four lines over a one-character value reads badly."""
+    if not getattr(table, "_compact", False) or not table.show_header:
+        return
+    room = width - overhead - sum(need)
+    others = [i for i in range(len(table.columns)) if i != name]
+    wants = {n: {i: max(0, _header_lines(table.columns[i].header, n) - need[i]) for i in others} for n in (1, 2)}
+    for n in (1,) if sum(wants[1].values()) <= room else (2,):
+        for i in others:
+            extra = max(0, need[i] + wants[n][i] - max(need[i], table.columns[i].min_width or 0))
+            if 0 < extra <= room:
+                table.columns[i].min_width = need[i] + wants[n][i]
+                room -= extra
 
 
 def _needs(table: Table, console: Console, width: int) -> tuple[int, int, list[int]]:

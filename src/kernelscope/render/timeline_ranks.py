@@ -14,7 +14,7 @@ from rich.text import Text
 from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
 from .rich_text import md_spaced, to_plain
-from .cjk import PATH, name_text, path_text
+from .cjk import PATH, NarrowHeader, name_text, path_text
 from .fit import compact
 from .common import Fmt, md_cell, safe, short_names
 from .timeline import _F
@@ -123,9 +123,10 @@ def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
     out.append(t)
     for n, (title, head, rows, words) in enumerate(tables):
         tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
-        keep = f.zh and n == len(tables) - 1  # the imbalance table keeps every column: headers wrap, numbers whole
-        for i, h in enumerate(head):
-            tab.add_column(h, justify="left" if i < words else "right", overflow="fold", no_wrap=keep and i >= words)
+        keep = n == len(tables) - 1  # the imbalance table keeps every column: headers wrap (onto two lines where
+        for i, h in enumerate(head):  # there is room: fit._two_line_headers), numbers whole
+            tab.add_column(NarrowHeader(h, no_wrap=False) if keep and i >= words else h,
+                           justify="left" if i < words else "right", overflow="fold", no_wrap=keep and i >= words)
         if keep:
             compact(tab)
         for r in rows:
