@@ -70,6 +70,8 @@ def test_compare_items_hang_at_80_columns(lang):
     lines = out.splitlines()
     title, measured = ("改动解决了什么", "  实测 ") if lang == "zh" else ("What the change resolved", "  measured ")
     start = next(i for i, line in enumerate(lines) if line.startswith(title)) + 1
+    assert not lines[start].strip() and lines[start + 1].strip(), out  # the heading stands apart: one blank line
+    start += 1
     end = next(i for i, line in enumerate(lines) if i > start and line.startswith(measured))
     block = lines[start:end]
     assert len(block) > 2, out  # two items, one wrapped at least

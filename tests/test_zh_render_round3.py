@@ -1,6 +1,6 @@
 """The third zh review's render findings, each as a class: lists in compare (、, 等 N 个, 无), captions that leave
 out the part of each dropped column, Markdown headings without their caption, wrapping (paths at their parts, no
-widow of 1-2 characters), what-if factors as integers, no FP work worded, one precision per spread row."""
+widow of one character), what-if factors as integers, no FP work worded, one precision per spread row."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from conftest import CASES, need
 from kernelscope.analysis.groups import Spread
-from kernelscope.render.cjk import PATH, divide, name_breaks, wrap
+from kernelscope.render.cjk import PATH, _letters, divide, name_breaks, wrap
 from kernelscope.render.common import Fmt
 from kernelscope.render.compare import _regressions_line, names_list
 from kernelscope.render.launch_groups import spread_values
@@ -89,12 +89,14 @@ PARAGRAPHS = ["这是一段很长的中文说明文字，用来测试行尾只�
 
 
 @pytest.mark.parametrize("text", PARAGRAPHS)
-def test_no_widow_of_one_or_two_characters(text):
+def test_no_widow_of_one_character(text):
+    # native review 9: two characters alone on the last line ("计算", "查看") are a short line, not a widow, and
+    # the line above stays full (no line ends early to mend them); one alone ("算", "算。") is mended
     for width in range(16, len(text) * 2):
         lines = wrap(text, width)
         assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")  # nothing lost
         if len(lines) > 1:
-            assert len(lines[-1].strip()) > 2, (width, lines)
+            assert _letters(lines[-1]) > 1, (width, lines)
 
 
 PATHS = ["/work/shared/corpus/ncu/AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep",

@@ -251,15 +251,13 @@ def show(renderables: Iterable[object]) -> None:
     never its name column). Piped (not a terminal), the lines are written without the blanks that pad them to the
     width (what ``-o`` text files get too)."""
     from ..render.cjk import CJKConsole
-    from ..render.fit import fit_tables
-    from ..render.rich_text import to_plain
+    from ..render.rich_text import print_blocks, to_plain
 
     console = CJKConsole(soft_wrap=False)
     if not console.is_terminal:
         sys.stdout.write(to_plain(renderables))  # the same text as -o FILE.txt
         return
-    for item in fit_tables(renderables, console):
-        console.print(item)
+    print_blocks(renderables, console)  # one blank line around each table and heading (rich_text.blocks)
 
 
 def emit(output: str | None, text: str) -> int:

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from ..analysis.banks import BankReport, Layout, Phase, Request
 from ..version import __version__
-from .rich_text import to_plain
+from .rich_text import md_spaced, to_plain
 from .common import Fmt, md_cell
 from .inline import md_prose
 from .documents import encode
@@ -231,7 +231,7 @@ def to_markdown(report: BankReport, lang: str) -> str:
         lines += [f"### {_cell(heading)}", "", "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
         lines += ["| " + " | ".join(f"**{c}**" if hot else c for c, hot in r) + " |" for r in body]
         lines.append("")
-    return "\n".join(lines)
+    return md_spaced("\n".join(lines))
 
 
 # ----------------------------------------------------------------------------------------------- JSON

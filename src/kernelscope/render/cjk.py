@@ -179,8 +179,8 @@ def break_opportunities(text: str) -> list[int]:
         if before in DETERMINERS and i not in ends and text.startswith(MEASURE_WORDS, i):  # 每|个: one word
             continue
         if before == " " and ch.isascii() and (text[i - 2:i - 1] in DETERMINERS and i - 1 not in ends
-                                               or text[i - 3:i - 1] in _ONE_OF):  # 每 |SM, 一个 |Rank
-            continue
+                                               or text[i - 3:i - 1] in _ONE_OF and not ch.isdigit()):
+            continue  # 每 |SM, 一个 |Rank (一个 | 32 线程的阶段: 一个 counts the phase, not the 32)
         if before == "～" and text[i - 2:i - 1].isdigit() and ch.isdigit() or \
                 ch == "～" and before.isdigit() and text[i + 1:i + 2].isdigit():  # 16～31: a range, one word
             continue
@@ -398,21 +398,30 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
     return breaks
 
 
-#: A paragraph's last line holding at most this many characters is a widow (``有效计`` / ``算``).
-WIDOW = 2
+#: A paragraph's last line holding at most this many characters (punctuation not counted) is a widow (``有效计`` /
+#: ``算。``); two (``结束``) are a short last line, not a widow (native review 9: a line ends early for no widow of two).
+WIDOW = 1
+#: Cells the line before a widow gives up to it at most (one or two characters: ``排`` / ``序）`` becomes
+#: ``排序）``): a line never ends far short of the width to mend its last line.
+WIDOW_REACH = 4
+
+
+def _letters(text: str) -> int:
+    """Characters of ``text`` other than blanks and punctuation."""
+    return sum(1 for ch in text if not ch.isspace() and ch not in _PUNCTUATION)
 
 
 def _no_widow(text: str, breaks: list[int], points: list[int], strong: set[int], rest: int, reach: int) -> list[int]:
-    """``breaks`` with the last one moved a few cells back (``reach`` or half a line; to a strong break when there
-    is one) when it would leave :data:`WIDOW` characters or fewer alone on the paragraph's last line."""
-    if not breaks or len(text[breaks[-1]:].strip()) > WIDOW:
+    """``breaks`` with the last one moved back by the last piece before it (at most :data:`WIDOW_REACH` cells) when
+    it would leave :data:`WIDOW` characters or fewer (punctuation not counted) alone on the paragraph's last line."""
+    if not breaks or _letters(text[breaks[-1]:]) > WIDOW:
         return breaks
     prev, last = (breaks[-2] if len(breaks) > 1 else 0), breaks[-1]
-    fits = [p for p in points if prev < p < last and cell_len(text[p:last]) <= max(reach, rest // 2)
-            and cell_len(text[p:].rstrip()) <= rest and len(text[p:].strip()) > WIDOW]
+    fits = [p for p in points if prev < p < last and cell_len(text[p:last]) <= WIDOW_REACH
+            and cell_len(text[p:].rstrip()) <= rest and _letters(text[p:]) > WIDOW]
     if not fits:
         return breaks
-    return breaks[:-1] + [max((p for p in fits if p in strong), default=max(fits))]
+    return breaks[:-1] + [max(fits)]
 
 
 def wrap(text: str, width: int) -> list[str]:

@@ -20,7 +20,7 @@ from ..model import Measurement
 from ..notes import Note
 from ..version import __version__
 from .brief import top_by
-from .rich_text import to_plain
+from .rich_text import Heading, md_spaced, to_plain
 from .common import Fmt, md_cell, safe, short_name
 from .inline import md_prose
 from .documents import encode
@@ -450,7 +450,7 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
             out.append(Text(f.label("cmp_matched_generated", generator=f.label(f"gen_{p.generator}"))))
         out.append(Text(f.head(f.label("what_moved"), moved_text(p, f))))
         for title, lines in _sections(p, f):
-            out.append(Text(f.label(title), style="bold"))
+            out.append(Heading(f.label(title), style="bold"))
             out += [Text("  " + line) for line in lines]
         launch = launch_line(p, f)
         out += [Text(launch)] if launch is not None else []
@@ -513,7 +513,7 @@ def to_markdown(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thr
         lines.append("")
     if threshold_pct is not None:
         lines += ["", f"**{cell(_regressions_line(regressions, threshold_pct, f, c))}**"]
-    return "\n".join(lines) + "\n"
+    return md_spaced("\n".join(lines))
 
 
 def to_json(c: Comparison, lang: str, regressions: tuple[str, ...] = (), threshold_pct: float | None = None) -> str:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from ..analysis.compare_datasets import DatasetComparison, KernelAggregate, Key, key_text
 from ..version import __version__
-from .rich_text import to_plain
+from .rich_text import md_spaced, to_plain
 from .common import Fmt, md_cell, short_name
 from .compare import _regressions_line, _speed, names_list, noise_text, speed_noise, unmatched_line
 from .documents import encode
@@ -84,7 +84,7 @@ def to_markdown(c: DatasetComparison, lang: str, regressions: tuple[str, ...] = 
     lines += [f"| `{cell(r[0])}` | " + " | ".join(cell(x) for x in r[1:]) + " |" for r in _rows(c, f)]
     if threshold_pct is not None:
         lines += ["", f"**{cell(_regressions_line(regressions, threshold_pct, f, c))}**"]
-    return "\n".join(lines) + "\n"
+    return md_spaced("\n".join(lines))
 
 
 def _key_doc(key: Key, x: KernelAggregate) -> KernelKeyDoc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.measure import Measurement
 from rich.padding import Padding
@@ -17,7 +18,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .cjk import CJKText, NarrowHeader, has_cjk, header
+from .cjk import CJKText, NarrowHeader, _segments, has_cjk, header
 
 #: Cells the name column keeps at least when the other columns are dropped to fit.
 NAME_MIN = 20
@@ -41,14 +42,23 @@ def drop_first(table: Table, *columns: int) -> Table:
 NAME_COMPACT = 12
 
 
-#: A column that wants room (:func:`wants`) is given at most the width divided by this.
+#: A column that wants room (:func:`wants`) is given at most the width divided by this ...
 WANT_SHARE = 4
+#: ... and half of the cells a terminal has beyond this many (at 120 columns a quarter, 30, and 20 more: the stall
+#: names of the hottest instructions on one line, the short counts beside them moved to a part of their own).
+WANT_WIDE = 80
+
+
+def _want_cap(width: int) -> int:
+    """Cells a column that wants room is given at most in ``width`` cells (:data:`WANT_SHARE`, :data:`WANT_WIDE`)."""
+    return width // WANT_SHARE + max(0, width - WANT_WIDE) // 2
 
 
 def wants(table: Table, column: int, cells: int) -> Table:
     """Say that a wrapping column of ``table`` (its long sentences: the stall reasons of the hottest instructions)
-    reads badly narrower than ``cells``: fitted, it counts at ``cells`` (at most a quarter of the width, and no more
-    than its widest cell), the rightmost columns dropped for it, and rich gives it that width; returns the table."""
+    reads badly narrower than ``cells``: fitted, it counts at ``cells`` (at most a quarter of the width and half of
+    the cells beyond 80: :func:`_want_cap`, and no more than its widest cell), the rightmost columns dropped (or moved
+    to a part of their own: :func:`split_parts`) for it, and rich gives it that width; returns the table."""
     table.columns[column]._want = cells  # type: ignore[attr-defined]
     return table
 
@@ -257,11 +267,41 @@ def _fit(table: Table, console: Console, width: int) -> None:
         if drop < name:
             name -= 1
     _fill(table, console, width, overhead)
+    _two_line_headers(table, console, width, overhead, need, name)
     refit = getattr(table, "_refit", None)  # a title that says what the columns shown are of
     if refit is not None:
         refit(table)
     if dropped and table.show_header:  # never silently: the columns left out, and how to see them (_noted)
         table._left_out = left_out_note([" ".join(h.split()) for h in dropped])  # type: ignore[attr-defined]
+
+
+def _header_lines(header: object, lines: int) -> int:
+    """Cells a header needs to wrap onto ``lines`` lines (1 or 2) at most, at its strong breaks (a space, a
+    punctuation mark, between a CJK and an ASCII run: ``运行 Rank`` / ``数``, ``Ranks running`` / ``it``)."""
+    text = " ".join((header.plain if isinstance(header, Text) else str(header)).split())
+    if lines == 1:
+        return cell_len(text)
+    points = [a for a, _ in _segments(text, strict=True)][1:]
+    return min((max(cell_len(text[:i].rstrip()), cell_len(text[i:])) for i in points), default=cell_len(text))
+
+
+def _two_line_headers(table: Table, console: Console, width: int, overhead: int, need: list[int], name: int) -> None:
+    """In a compact table (:func:`compact`) that fits ``width`` cells with room to spare, the columns whose header
+    is wider than their values (a rank's number under ``运行 Rank 数``) are made wide enough for their header on one
+    line, every one of them where the room allows, else on two lines at most, left to right while the room lasts;
+    rich keeps them at least that wide, the name column keeping
+    :data:`NAME_COMPACT` cells: a header of three or four lines over a one-character value reads badly."""
+    if not getattr(table, "_compact", False) or not table.show_header:
+        return
+    room = width - overhead - sum(need)
+    others = [i for i in range(len(table.columns)) if i != name]
+    wants = {n: {i: max(0, _header_lines(table.columns[i].header, n) - need[i]) for i in others} for n in (1, 2)}
+    for n in (1,) if sum(wants[1].values()) <= room else (2,):
+        for i in others:
+            extra = max(0, need[i] + wants[n][i] - max(need[i], table.columns[i].min_width or 0))
+            if 0 < extra <= room:
+                table.columns[i].min_width = need[i] + wants[n][i]
+                room -= extra
 
 
 def _needs(table: Table, console: Console, width: int) -> tuple[int, int, list[int]]:
@@ -281,7 +321,7 @@ def _needs(table: Table, console: Console, width: int) -> tuple[int, int, list[i
         table.columns[i]._set = None  # type: ignore[attr-defined]
     if wanted and overhead + sum(high for _, high in sizes) <= width:
         wanted = []  # every cell on one line: rich gives each column its room
-    raised = [max(need[i], min(table.columns[i]._want, width // WANT_SHARE, sizes[i][1])) for i in wanted]  # type: ignore[attr-defined]
+    raised = [max(need[i], min(table.columns[i]._want, _want_cap(width), sizes[i][1])) for i in wanted]  # type: ignore[attr-defined]
     if any(r > need[i] for i, r in zip(wanted, raised)):  # room to give: each column that wants it is set
         for i, r in zip(wanted, raised):
             need[i] = r

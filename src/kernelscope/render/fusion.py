@@ -243,7 +243,9 @@ def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], f
             out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]
             out.append("")
             out += [f"- {md_prose(text.strip())}" for _, text in lines]  # prose: its code in spans
-        return "\n".join(out) + "\n"
+        from .rich_text import md_spaced
+
+        return md_spaced("\n".join(out))
     if fmt == "table":
         from rich.console import Group
 

@@ -20,7 +20,7 @@ from rich.text import Text
 from ..analysis.source import Counters, LaunchSource, SourceReport, StallSamples
 from ..model import SourceMarker
 from ..version import __version__
-from .rich_text import to_plain
+from .rich_text import Heading, md_spaced, to_plain
 from .common import Fmt, md_code
 from .fit import drop_first, tight, wants
 from .documents import encode
@@ -58,9 +58,10 @@ def render_source(result: SourceReport, fmt: str = "table", lang: str = "en", wi
 
 
 # ----------------------------------------------------------------------------------------------- table
-#: Cells the stall column of the hottest instructions wants in Chinese (a stall's name and its gloss on one line:
-#: "Long Scoreboard（等待 L1/TEX 缓存的访存结果）"), at most a quarter of the width (:func:`~.fit.wants`).
-STALL_WIDTH = 34
+#: Cells the stall column of the hottest instructions wants, in both languages (a stall's name and its gloss on one
+#: line: "Long Scoreboard（等待 L1/TEX 缓存的访存结果）100%"), at most a quarter of the width and half of the cells
+#: beyond 80 (:func:`~.fit.wants`): at 120 columns the stall names no longer wrap for the short counts beside them.
+STALL_WIDTH = 50
 #: Cells the SASS column wants beside it (an instruction and its operands on one line, mostly).
 SASS_WIDTH = 24
 
@@ -70,7 +71,7 @@ def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
     f = Fmt(lang)
     out: list[RenderableType] = []
     for ls in result.launches:
-        out.append(Text(launch_title(ls, f), style="bold"))
+        out.append(Heading(launch_title(ls, f), style="bold"))
         out += [Text(text) for text in launch_lines(ls, f)]
         if ls.lines:
             t = Table(title=f.label("src_hot_lines"), box=box.SIMPLE_HEAD, title_justify="left")
@@ -88,7 +89,7 @@ def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
         # in Chinese, where the table is too wide, the headers of the short counts wrap and the columns sit one
         # cell closer, and the stall column (its long stall names were squeezed to the SASS column's width) and
         # the SASS column are given their room
-        out.append(tight(wants(wants(t, 1, SASS_WIDTH), 4, STALL_WIDTH)) if f.zh else t)
+        out.append(tight(wants(wants(t, 1, SASS_WIDTH), 4, STALL_WIDTH)) if f.zh else wants(t, 4, STALL_WIDTH))
     return out
 
 
@@ -105,7 +106,7 @@ def to_markdown(result: SourceReport, lang: str) -> str:
         rows = [[c if i != 1 else md_code(c) for i, c in enumerate(row)] for row in instruction_rows(ls.instructions, f)]
         lines += [f"### {md_cell(f.label('src_hot_instructions'))}", ""]
         lines += md_table(instruction_head(f), rows, {2, 3, 5, 6, 7, 8, 9}) + [""]
-    return "\n".join(lines)
+    return md_spaced("\n".join(lines))
 
 
 # ----------------------------------------------------------------------------------------------- JSON

@@ -31,6 +31,7 @@ from .common import Fmt, data_size, md_cell, safe, short_name, short_names, si
 from .inline import md_prose
 from .numbers import percent_columns
 from .records import record_name
+from .rich_text import md_spaced
 from ..knowledge.text import labels
 from .documents import enc_hook, encode
 from .documents.timeline import (
@@ -480,7 +481,7 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         lines.append("")
         if notes is not None:
             lines += footnote_markdown(notes, f, md_prose, "brief_more_tables", names=more)
-    return "\n".join(lines)
+    return md_spaced("\n".join(lines))
 
 
 # ----------------------------------------------------------------------------------------------- JSON

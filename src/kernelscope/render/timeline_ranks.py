@@ -13,8 +13,8 @@ from rich.text import Text
 
 from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
-from .rich_text import to_plain
-from .cjk import PATH, name_text, path_text
+from .rich_text import md_spaced, to_plain
+from .cjk import PATH, NarrowHeader, name_text, path_text
 from .fit import compact
 from .numbers import percent_columns
 from .common import Fmt, md_cell, safe, short_names
@@ -126,9 +126,10 @@ def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
     out.append(t)
     for n, (title, head, rows, words) in enumerate(tables):
         tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
-        keep = f.zh and n == len(tables) - 1  # the imbalance table keeps every column: headers wrap, numbers whole
-        for i, h in enumerate(head):
-            tab.add_column(h, justify="left" if i < words else "right", overflow="fold", no_wrap=keep and i >= words)
+        keep = n == len(tables) - 1  # the imbalance table keeps every column: headers wrap (onto two lines where
+        for i, h in enumerate(head):  # there is room: fit._two_line_headers), numbers whole
+            tab.add_column(NarrowHeader(h, no_wrap=False) if keep and i >= words else h,
+                           justify="left" if i < words else "right", overflow="fold", no_wrap=keep and i >= words)
         if keep:
             compact(tab)
         for r in rows:
@@ -162,5 +163,5 @@ def render_ranks(rr: RanksReport, fmt: str = "table", lang: str = "en", width: i
             lines += ["", f"## {title}", "", "| " + " | ".join(map(_md, head)) + " |",
                       "|" + "|".join("---" if i < words else "---:" for i in range(len(head))) + "|"]
             lines += ["| " + " | ".join(map(_md, r)) + " |" for r in rows]
-        return "\n".join(lines) + "\n"
+        return md_spaced("\n".join(lines))
     raise ValueError(f"format must be one of table, json, markdown, got {fmt!r}")

@@ -1,0 +1,254 @@
+"""Layout kind of zh review 9 (issue 28), for every command and both languages: each table (its title and its note
+with it) and each heading stands apart, exactly one blank line before and after it, on the terminal (80 and 120
+columns) and in Markdown, and no two blank lines follow one another (:func:`kernelscope.render.rich_text.blocks`,
+:func:`~kernelscope.render.rich_text.md_spaced`)."""
+
+from __future__ import annotations
+
+import re
+from unittest import mock
+
+import pytest
+from rich import box
+from rich.cells import cell_len
+from rich.table import Table
+from rich.text import Text
+
+from conftest import CASES, SHARED, need
+from kernelscope.render import rich_text
+from kernelscope.render.rich_text import Heading, md_spaced, to_plain
+from test_zh_output import run_cli_uncached
+
+CORPUS = SHARED / "corpus"
+NCU = "{corpus}/ncu/"
+TRACES = "{corpus}/torch_traces/"
+
+#: Every command, on inputs of each kind (``{corpus}`` and ``{cases}`` stand for the shared folders).
+COMMANDS = {
+    "diagnose": ["diagnose", NCU + "LakshyaSingh354__CudaCode__gemm_reps_naive.ncu-rep"],
+    "diagnose-details": ["diagnose", "--details",
+                         NCU + "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_08_warp_tile.ncu-rep"],
+    "diagnose-csv": ["diagnose", "{corpus}/ncu_csv/olajide_rtx5070_gemm_tiled.csv"],
+    "timeline-kineto": ["timeline", TRACES + "hta_alexnet_a100_rank0_trace.json.gz"],
+    "timeline-nsys": ["timeline", "{corpus}/nsys/cts_rtx3070_array_inc_a.sqlite"],
+    "timeline-ranks": ["timeline", "--as-ranks", "--jobs", "1", "{cases}/N14_ranks_ddp_compute_straggler"],
+    "fusion": ["fusion", TRACES + "hta_alexnet_a100_rank0_trace.json.gz"],
+    "compare": ["compare", NCU + "Atopos0313__cuda_learning__reports_day08_before.ncu-rep",
+                NCU + "Atopos0313__cuda_learning__reports_day08_after.ncu-rep"],
+    "compare-timelines": ["compare", "{corpus}/nsys/cts_rtx3070_array_inc_a.sqlite",
+                          "{corpus}/nsys/cts_rtx3070_array_inc_d_uvm.sqlite"],
+    "roofline": ["roofline", "--format", "table", NCU + "panjd123__cutlass__report-s8.ncu-rep"],
+    "occupancy": ["occupancy", "--arch", "sm_86", "--regs", "64", "--threads", "256", "--smem", "48K"],
+    "banks": ["banks", "--dtype", "float", "--tile", "32x32", "--access", "column"],
+    "source": ["source", NCU + "bautista-garcia__heat_sim__report_name.ncu-rep"],
+    "gpus": ["gpus"],
+}
+
+#: A rule under a table's header, or a border of a boxed table.
+_RULE = re.compile(r"^ ?[─━═]{8,}")
+_TOP = re.compile(r"^[┏┌╭]")
+_BOTTOM = re.compile(r"^[┗└╰]")
+
+
+def _argv(name: str, *extra: str) -> tuple[str, ...]:
+    need(CORPUS)
+    need(CASES)
+    return tuple(a.format(corpus=CORPUS, cases=CASES) for a in COMMANDS[name]) + extra
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _printed(argv: tuple[str, ...], columns: int) -> tuple[str, list[str], list[str]]:
+    """The command's terminal output at ``columns``, the texts of the headings it printed and of its tables'
+    titles (recorded from what :func:`~kernelscope.render.rich_text.blocks` was given)."""
+    headings: list[str] = []
+    titles: list[str] = []
+    real = rich_text.blocks
+
+    def recording(renderables, console):
+        renderables = list(renderables)
+        for item in rich_text._flat(renderables):
+            if isinstance(item, Heading):
+                headings.append(item.plain)
+            elif isinstance(item, Table) and item.title:
+                titles.append(str(item.title))
+        return real(renderables, console)
+
+    with mock.patch.object(rich_text, "blocks", recording):
+        code, out, err = run_cli_uncached(argv, columns)
+    assert code in (0, 1), err
+    return out, headings, titles
+
+
+def _note(line: str) -> bool:
+    """Whether ``line`` is a table's note of the columns it left out (printed under the table, part of it)."""
+    return "more column(s) not shown here" in line or "列未显示" in line
+
+
+def _row(line: str, first: int = 0) -> bool:
+    """Whether ``line`` reads as a row of a borderless table: it starts with a blank (the table's edge), holds
+    a gap of two blanks between its columns, or is no wider than the table's first column (``first`` cells: the
+    wrapped name of a table without edge)."""
+    return line.startswith(" ") or "  " in line.strip() or cell_len(line) <= first
+
+
+def apart_problems(out: str, headings: list[str], titles: list[str]) -> list[str]:
+    """Where a table or a heading of ``out`` touches a neighbour (no blank line between), and where two blank lines
+    follow one another."""
+    lines = [line.rstrip() for line in out.split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    problems = [f"two blank lines at {i}" for i in range(1, len(lines)) if not lines[i] and not lines[i - 1]]
+    if lines and not lines[0]:
+        problems.append("a blank first line")
+    blank = lambda i: i < 0 or i >= len(lines) or not lines[i]  # noqa: E731
+    squashed_titles = {_squash(t) for t in titles}
+    for i, line in enumerate(lines):
+        if _TOP.match(line):  # a boxed table: its title above it, then a blank line
+            above = i - 1
+            if not blank(above):
+                start = above
+                while not blank(start - 1) and _squash("".join(lines[start - 1:above + 1])) in {
+                        t[-len(_squash("".join(lines[start - 1:above + 1]))):] for t in squashed_titles}:
+                    start -= 1
+                if _squash("".join(lines[start:above + 1])) not in squashed_titles or not blank(start - 1):
+                    problems.append(f"glued above a table: {lines[above]!r}")
+        elif _BOTTOM.match(line):
+            after = i + 1 + (not blank(i + 1) and _note(lines[i + 1]))
+            if not blank(after):
+                problems.append(f"glued below a table: {lines[after]!r}")
+        elif _RULE.match(line):  # a borderless table: title and header above its rule, rows below it
+            start = i
+            while not blank(start - 1):
+                start -= 1
+            head = lines[start:i]
+            k = next((k for k in range(len(head) + 1) if _squash("".join(head[:k])) in squashed_titles), 0)
+            if not all(_row(h) for h in head[k:]) or len(head) - k > 4:
+                problems.append(f"glued above a table: {head[0]!r}")
+            end = i
+            first = len(head[-1]) - len(head[-1].lstrip()) + next(
+                (m.end() for m in re.finditer(r"\S {2,}", head[-1].strip())), 0) if head else 0
+            while not blank(end + 1):
+                end += 1
+                if not (_row(lines[end], first) or _note(lines[end]) and blank(end + 1)):
+                    problems.append(f"glued below a table: {lines[end]!r}")
+                    break
+    for heading in headings:
+        h = _squash(heading)
+        for i in range(len(lines)):
+            if not lines[i]:
+                continue
+            j, got = i, ""
+            while j < len(lines) and len(got) < len(h) and h.startswith(got + _squash(lines[j])):
+                got += _squash(lines[j])
+                j += 1
+            if got == h and h:
+                if not blank(i - 1) or not blank(j):
+                    problems.append(f"heading not apart: {heading!r}")
+                break
+        else:
+            problems.append(f"heading not printed on lines of its own: {heading!r}")
+    return problems
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_table_and_heading_stands_apart(name, lang, columns):
+    out, headings, titles = _printed(_argv(name, "--lang", lang), columns)
+    assert out.strip()
+    assert apart_problems(out, headings, titles) == [], out
+
+
+def md_problems(text: str) -> list[str]:
+    """Where a Markdown table or heading touches a neighbour, where two blank lines follow one another (outside
+    fenced code), and where a paragraph follows a list item with no blank line (it would join the item)."""
+    problems, fence = [], False
+    lines = text.split("\n")
+    kinds = []
+    for line in lines:
+        if line.startswith("```"):
+            fence = not fence
+            kinds.append("fence")
+            continue
+        kinds.append("code" if fence else rich_text._md_kind(line))
+    for i in range(1, len(lines)):
+        a, b = kinds[i - 1], kinds[i]
+        if a == b == "blank":
+            problems.append(f"two blank lines at {i}")
+        elif "blank" not in (a, b) and "code" not in (a, b) and "fence" not in (a, b) and (
+                {a, b} & {"table", "heading"} and a != b or a == b == "heading" or (a, b) == ("item", "text")):
+            problems.append(f"glued: {lines[i - 1][:50]!r} / {lines[i][:50]!r}")
+    return problems
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_markdown_sets_tables_and_headings_apart(name, lang):
+    argv = _argv(name, "--lang", lang)
+    argv = tuple(a for a in argv if a not in ("--format", "table")) + ("--format", "markdown")
+    code, out, err = run_cli_uncached(argv, 100)
+    assert code in (0, 1), err
+    assert out.count("|") > 3 and md_problems(out) == [], out
+
+
+def test_md_spaced_sets_blocks_apart():
+    text = "# T\nintro\n| a |\n|---|\n| 1 |\ntext\n\n\n\n**Title**\n- item\nafter\n```\nx\n\n\ny\n```\nend"
+    assert md_spaced(text) == ("# T\n\nintro\n\n| a |\n|---|\n| 1 |\n\ntext\n\n**Title**\n\n- item\n\nafter\n\n"
+                               "```\nx\n\n\ny\n```\n\nend\n")
+    assert md_problems(md_spaced(text).replace("\n\n\ny", "y")) == []
+
+
+def test_blocks_set_tables_and_headings_apart():
+    def table(title=None, edge=True):
+        t = Table(title=title, box=box.SIMPLE_HEAD if edge else box.HEAVY_HEAD, title_justify="left")
+        t.add_column("a")
+        t.add_row("1")
+        return t
+
+    out = to_plain([Text("one"), Text("two"), table("T"), Text("three"), Heading("H"), Text("four"), Text(""),
+                    Text(""), Text("five"), table(), table(edge=False), Text("six")], 40).split("\n")
+    assert out[:4] == ["one", "two", "", "T"]
+    text = "\n".join(out)
+    assert "\n\n\n" not in text and "\n\nthree\n\nH\n\nfour\n\nfive\n\n" in text and text.endswith("└───┘\n\nsix\n")
+
+
+# ------------------------------------------------------------------------------------- source: the stall column
+SILU = NCU + "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep"
+
+
+@pytest.mark.parametrize("lang, stall", [("zh", "Long Scoreboard（等待 L1/TEX 缓存的访存结果）100%"),
+                                         ("en", "Drain 98%, Branch Resolving 1%")])
+def test_the_stall_column_has_room_at_120_columns(lang, stall):
+    """At 120 columns a stall's name and gloss fit one line of the hottest instructions (the short counts go to a
+    part of their own); every column is still shown."""
+    COMMANDS["source-silu"] = ["source", SILU]
+    try:
+        out, _, _ = _printed(_argv("source-silu", "--lang", lang), 120)
+    finally:
+        del COMMANDS["source-silu"]
+    assert any(stall in line for line in out.splitlines()), out
+    assert "列未显示" not in out and "not shown here" not in out
+    for head in (("路冲突", "活跃线程", "执行次数") if lang == "zh" else ("n-way", "Threads/32", "Executed")):
+        assert head in out, out
+
+
+# ------------------------------------------------------------------------- timeline --as-ranks: the imbalance table
+@pytest.mark.parametrize("lang, columns, most, heads", [
+    ("zh", 80, 2, ["最大/", "Rank 数", "最大值"]), ("zh", 120, 1, ["最大/中位", "最大值 Rank", "运行 Rank 数"]),
+    ("en", 80, 3, ["Max /", "of max", "Ranks"]), ("en", 120, 1, ["Max / median", "Rank of max", "Ranks running it"])])
+def test_the_imbalance_table_keeps_every_column(lang, columns, most, heads):
+    """The kernels' imbalance across ranks is one table at 80 columns too (no part, no column left out), each
+    header on at most two lines where the room allows (``Rank 数`` whole), on one line at 120."""
+    out, _, titles = _printed(_argv("timeline-ranks", "--lang", lang), columns)
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(("主要 Kernel", "Top kernels")))
+    rule = next(i for i in range(start, len(lines)) if _RULE.match(lines[i]))
+    header = lines[start + 2:rule]
+    assert len(header) <= most, out  # (English at 80: "Ranks / running / it", no room for two lines)
+    assert all(any(h in line for line in header) for h in heads), header
+    end = next((i for i in range(rule, len(lines)) if not lines[i].strip()), len(lines))
+    assert all(re.search(r"\d/\d\s*$", line) or not re.search(r"\d", line[20:]) for line in lines[rule + 1:end])
+    assert "列未显示" not in out and "not shown here" not in out
