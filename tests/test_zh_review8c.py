@@ -115,7 +115,7 @@ def test_a_chinese_terminal_text_shows_its_commands_without_backticks(capsys, mo
     n13 = str(need(SHARED / "cases" / "N13_ncu_console_lds128_conflicts.txt"))
     assert "（可用 kernelscope banks 检查布局）" in re.sub(r"\n\s*", "", _out(capsys, "diagnose", n13, "--lang", "zh"))
     assert "(`kernelscope banks` checks a layout)" in _out(capsys, "diagnose", n13, "--details")  # English: as it is
-    from kernelscope.render.cjk import plain_code
+    from kernelscope.render.inline import plain_code
     from rich.text import Text
 
     t = Text("用 `ncu --set full` 重新采集")
