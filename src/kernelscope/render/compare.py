@@ -108,11 +108,18 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
 _SAID_IN_HEADING = {"cmp_speedup": "cmp_times", "cmp_slower": "cmp_times", "cmp_within_noise": "cmp_within_noise_times"}
 
 
+#: Notes of a figure that moved "from X to Y": one whose X and Y print the same moved nothing shown.
+_FROM_TO = frozenset(("cmp_bandwidth", "cmp_memory", "cmp_compute", "cmp_stall", "cmp_occupancy"))
+
+
 def moved_text(p: KernelComparison, f: Fmt) -> str:
     """The "What moved" line under a pair's heading: its explanation, with the speedup the heading says left out
-    ("374.0 µs → 280.2 µs；DRAM 带宽从峰值的 58.7% 变为 77.2%"; the JSON keeps the explanation's own notes)."""
-    return f.notes(Note(_SAID_IN_HEADING[n.key], {k: n.values[k] for k in ("before_s", "after_s")})
-                   if n.key in _SAID_IN_HEADING else n for n in p.explanation)
+    ("374.0 µs → 280.2 µs；DRAM 带宽从峰值的 58.7% 变为 77.2%") and without a figure whose before and after print the
+    same (never "SM 吞吐从峰值的不到 0.1% 变为不到 0.1%"); the JSON keeps the explanation's own notes."""
+    notes = [Note(_SAID_IN_HEADING[n.key], {k: n.values[k] for k in ("before_s", "after_s")})
+             if n.key in _SAID_IN_HEADING else n for n in p.explanation]
+    return f.notes(n for n in notes if not (
+        n.key in _FROM_TO and f.note(n) == f.note(Note(n.key, {**n.values, "before": n.values["after"]}))))
 
 
 def _speed(value: float | None, f: Fmt, within: bool = False) -> str:
