@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import html
 import re
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:  # (rich only where a terminal text is drawn: a JSON document never loads it)
+    from rich.text import Text
 
 from .common import md_cell, md_code, safe
 
@@ -93,7 +95,7 @@ def terminal_prose(text: str) -> str:
     return CODE_SPAN.sub(lambda m: m.group(2), text)
 
 
-def plain_code(text: Text) -> Text:
+def plain_code(text: "Text") -> "Text":
     """A Chinese ``text`` with each code span shown without its backticks, its styles kept
     (:func:`terminal_prose`: "用 `--details` 查看" -> "用 --details 查看"); other text as it is."""
     plain = text.plain
@@ -103,5 +105,7 @@ def plain_code(text: Text) -> Text:
                for x in (m.start(), m.start() + len(m.group(1)), m.end() - len(m.group(1)), m.end())]
     if not offsets:
         return text
+    from rich.text import Text
+
     pieces = text.divide(offsets)  # prose, fence, code, fence, prose, ...: the fences at 1 and 3 of each 4
     return Text("").join(piece for i, piece in enumerate(pieces) if i % 4 not in (1, 3))
