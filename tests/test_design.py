@@ -130,7 +130,7 @@ def test_long_scoreboard_remedy_follows_the_kernel_and_the_gpu():
     f, d = remedy(A100, (8, 0), opcode_counts={"LDGSTS": 67584.0, "HMMA": 1e5, "LDG": 0.0, "STG": 100.0})
     assert f.remedies == ("ls_deeper",)
     text = render([_report(d.kernel)], "markdown", "en")
-    assert "already prefetches asynchronously (67584 cp.async / TMA copies)" in text  # the count, no exponent
+    assert "already prefetches asynchronously (67584 `cp.async` / TMA copies)" in text  # the count, no exponent
     assert "cp.async (commit and wait groups)" not in text
     # the Kepler class paragraph: no cp.async either
     d = diagnose(_k(cc=(3, 5), sms=13, launch=launch), K20)
@@ -151,7 +151,7 @@ def test_barrier_waits_of_a_wgmma_kernel_are_the_wgmma_waits():
     text = render([_report(wgmma.kernel, gpu=H100)], "markdown", "en")
     assert "wait_group(1)" in text and "__shfl_sync" not in text
     zh = render([_report(wgmma.kernel, gpu=H100)], "markdown", "zh")
-    assert "wgmma.wait_group 1" in zh and "Warp 在屏障处等待" in zh
+    assert "`wgmma.wait_group 1`" in zh and "Warp 在屏障处等待" in zh
 
 
 def test_tensor_cores_unused_needs_idle_tensor_cores_and_a_busy_fma_pipe():
@@ -229,7 +229,7 @@ def test_a_debug_build_is_said_first_and_nothing_code_level_is_advised():
     assert f.message.values["moves_pct"] == pytest.approx(100 * 4.5e6 / 8.01e6)
     assert all(x.advice is None for x in d.findings if x.id in ("uncoalesced_global", "long_scoreboard_latency"))
     text = render([_report(k)], "markdown", "en")
-    assert "rebuild without -G" in text
+    assert "rebuild without `-G`" in text
     # the same kernel built for release (LDG / STG, few moves): no such finding
     release = {"LDG": 5.0e5, "STG": 2.0e5, "MOV": 2.0e5, "BRA": 1.0e5, "IADD3": 2.0e6, "FFMA": 3e6}
     assert "debug_build" not in _ids(diagnose(_k(opcode_counts=release), A100))

@@ -574,7 +574,7 @@ def test_missing_ncu_report_module(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     with pytest.raises(InputError) as info:
         read_ncu_rep(path)
     message = str(info.value)
-    assert message.startswith(f"{path}: reading .ncu-rep needs NVIDIA's 'ncu-report' package")
+    assert message.startswith(f"{path}: reading .ncu-rep needs NVIDIA's `ncu-report` package")
     assert "--csv --page details" in message and "\n" not in message
 
 

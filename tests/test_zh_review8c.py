@@ -115,7 +115,7 @@ def test_a_chinese_terminal_text_shows_its_commands_without_backticks(capsys, mo
     n13 = str(need(SHARED / "cases" / "N13_ncu_console_lds128_conflicts.txt"))
     assert "（可用 kernelscope banks 检查布局）" in re.sub(r"\n\s*", "", _out(capsys, "diagnose", n13, "--lang", "zh"))
     assert "(`kernelscope banks` checks a layout)" in _out(capsys, "diagnose", n13, "--details")  # English: as it is
-    from kernelscope.render.cjk import plain_code
+    from kernelscope.render.inline import plain_code
     from rich.text import Text
 
     t = Text("用 `ncu --set full` 重新采集")
@@ -174,3 +174,11 @@ def test_a_chinese_error_names_its_command_without_quotes(capsys):
     assert "（kernelscope gpus 列出全部）" in err and "'" not in err.replace("'NO", "") and "`" not in err
     assert main(["diagnose", "--gpu", "NO-SUCH-GPU", path]) != 0
     assert "(`kernelscope gpus` lists them)" in capsys.readouterr().err  # English: a code span, not 'quotes'
+
+
+@pytest.mark.parametrize("lang, wrong", [("zh", "SM 吞吐从峰值的不到 0.1% 变为不到 0.1%"), ("en", "SM throughput < 0.1% -> < 0.1% of peak")])
+def test_what_moved_leaves_out_a_figure_that_printed_the_same(capsys, monkeypatch, lang, wrong):
+    monkeypatch.setenv("COLUMNS", "200")
+    heat = [str(need(NCU / f"bautista-garcia__heat_sim__{n}.ncu-rep")) for n in ("report_name", "profile")]
+    out = _out(capsys, "compare", *heat, "--lang", lang)
+    assert wrong not in out and ("DRAM 带宽从峰值的 0.1% 变为 0.2%" if lang == "zh" else "DRAM bandwidth 0.1% -> 0.2% of peak") in out

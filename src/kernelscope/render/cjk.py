@@ -448,22 +448,6 @@ def hangs(text: str) -> bool:
     return any(_HANG.match(line) for line in text.split("\n"))
 
 
-def plain_code(text: Text) -> Text:
-    """A Chinese ``text`` with each code span shown without its backticks, its styles kept
-    (:func:`~.inline.terminal_prose`: "用 `--details` 查看" -> "用 --details 查看"); other text as it is."""
-    from .inline import CODE_SPAN
-
-    plain = text.plain
-    if "`" not in plain or not has_cjk(plain):
-        return text
-    offsets = [x for m in CODE_SPAN.finditer(plain)
-               for x in (m.start(), m.start() + len(m.group(1)), m.end() - len(m.group(1)), m.end())]
-    if not offsets:
-        return text
-    pieces = text.divide(offsets)  # prose, fence, code, fence, prose, ...: every fence at an odd place
-    return Text("").join(piece for i, piece in enumerate(pieces) if i % 4 not in (1, 3))
-
-
 class CJKText(Text):
     """A rich ``Text`` that wraps (and measures its narrowest width) at :func:`break_opportunities`, the wrapped
     lines of an item hanging under its text (:func:`hang`); ``strict``: at :func:`strong_breaks` only (a header)."""
@@ -479,6 +463,8 @@ class CJKText(Text):
         """``text`` (its characters, styles and settings) as a :class:`CJKText`."""
         out = cls(justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end,
                   tab_size=text.tab_size)
+        from .inline import plain_code  # (a Chinese text: its code spans without backticks)
+
         out.append_text(plain_code(text))
         return out
 

@@ -22,6 +22,7 @@ from ..version import __version__
 from .brief import top_by
 from .rich_text import Heading, md_spaced, to_plain
 from .common import Fmt, md_cell, safe, short_name
+from .compare_moved import moved_text, said_above
 from .inline import md_prose
 from .documents import encode
 from .documents.common import NoteDoc
@@ -103,18 +104,6 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
     return rows if details else [r for r in rows if not (r[1] in unmeasured and r[2] in unmeasured)]
 
 
-#: The explanation's first note says the pair's speedup, which its heading says already ("加速比 0.67×（变慢，耗时为优化前的
-#: 1.50×）"): under the heading the note keeps only the times, so a speedup and a slowdown are said once.
-_SAID_IN_HEADING = {"cmp_speedup": "cmp_times", "cmp_slower": "cmp_times", "cmp_within_noise": "cmp_within_noise_times"}
-
-
-def moved_text(p: KernelComparison, f: Fmt) -> str:
-    """The "What moved" line under a pair's heading: its explanation, with the speedup the heading says left out
-    ("374.0 µs → 280.2 µs；DRAM 带宽从峰值的 58.7% 变为 77.2%"; the JSON keeps the explanation's own notes)."""
-    return f.notes(Note(_SAID_IN_HEADING[n.key], {k: n.values[k] for k in ("before_s", "after_s")})
-                   if n.key in _SAID_IN_HEADING else n for n in p.explanation)
-
-
 def _speed(value: float | None, f: Fmt, within: bool = False) -> str:
     """A speedup; one below 1 reads as the regression it is: ``0.95x (5 % slower)``, ``0.95×（变慢，耗时为优化前的
     1.05 倍）``; twice as slow or more as a factor: ``0.02x (55.31x slower)`` (a percentage of thousands reads badly
@@ -149,14 +138,6 @@ def noise_text(beyond: bool | None, noise: float | None, f: Fmt, launches: tuple
             return f.label("noise_unknown_counts", nb=launches[0], na=launches[1])
         return f.label("noise_unknown")
     return f.label("beyond_noise" if beyond else "within_noise", noise=f.pct(100.0 * noise))
-
-
-def said_above(p: KernelComparison, c: Comparison, f: Fmt) -> bool:
-    """Whether the summary's matched-kernels line said this pair's speedup already: the only pair, its speedup the
-    same as printed. Its heading (and the Markdown table's cell) then gives the factor alone, so that a slowdown's
-    "（变慢，耗时为优化前的 1.33×）" is said once."""
-    return (len(c.pairs) == 1 and not (c.total_before_s == 0 and c.total_after_s == 0)
-            and f.factor(c.speedup) == f.factor(p.speedup))
 
 
 def _verdict(p: KernelComparison, f: Fmt, said: bool = False) -> str:

@@ -11,9 +11,15 @@ from __future__ import annotations
 
 import html
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (rich only where a terminal text is drawn: a JSON document never loads it)
+    from rich.text import Text
 
 from .common import md_cell, md_code, safe
 
+#: A Chinese character: a text holding one is Chinese prose.
+_HAN = re.compile(r"[\u3400-\u9fff]")
 #: A code span: a run of backticks, the code, the same run (CommonMark).
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 #: An identifier written bare in prose that is code: a double-underscore word and the declaration it starts
@@ -84,6 +90,22 @@ def md_prose(text: object) -> str:
 def terminal_prose(text: str) -> str:
     """A Chinese text for the terminal: each code span without its backticks ("用 `--details` 查看" -> "用
     --details 查看"); a text without a Chinese character as it is."""
-    if "`" not in text or not re.search(r"[\u3400-\u9fff]", text):
+    if "`" not in text or not _HAN.search(text):
         return text
     return CODE_SPAN.sub(lambda m: m.group(2), text)
+
+
+def plain_code(text: "Text") -> "Text":
+    """A Chinese ``text`` with each code span shown without its backticks, its styles kept
+    (:func:`terminal_prose`: "用 `--details` 查看" -> "用 --details 查看"); other text as it is."""
+    plain = text.plain
+    if "`" not in plain or not _HAN.search(plain):
+        return text
+    offsets = [x for m in CODE_SPAN.finditer(plain)
+               for x in (m.start(), m.start() + len(m.group(1)), m.end() - len(m.group(1)), m.end())]
+    if not offsets:
+        return text
+    from rich.text import Text
+
+    pieces = text.divide(offsets)  # prose, fence, code, fence, prose, ...: the fences at 1 and 3 of each 4
+    return Text("").join(piece for i, piece in enumerate(pieces) if i % 4 not in (1, 3))
