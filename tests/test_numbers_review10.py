@@ -10,7 +10,6 @@ import re
 import pytest
 
 from conftest import CASES, SHARED, need
-from kernelscope.knowledge.text import fill
 from kernelscope.render.common import Fmt
 from test_zh_review6a import _md_rows, _out
 
@@ -114,11 +113,10 @@ def test_a_percentage_column_shares_one_precision():
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_percentages_of_one_sentence_share_one_precision(lang):
-    assert fill("{a:.1f}% -> {b:.1f}%", {"a": 50.0, "b": 41.7}, lang) == "50.0% -> 41.7%"
-    assert fill("{a:.1%} / {b:.1%}", {"a": 0.5, "b": 0.333}, lang) == "50.0% / 33.3%"
-    assert fill("{a:.1f}% -> {b:.1f}%", {"a": 50.0, "b": 41.0}, lang) == "50% -> 41%"  # both whole
-    assert Fmt(lang).pcts(50.0, 41.7) == ["50.0%", "41.7%"]
+def test_percentages_before_and_after_share_one_precision(lang):
+    f = Fmt(lang)
+    assert f.pcts(50.0, 41.7) == ["50.0%", "41.7%"] and f.pcts(50.0, 41.0) == ["50%", "41%"]
+    assert f.pcts(None, 41.7) == [f.nm, "41.7%"]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -105,7 +105,8 @@ def test_n04_headline_names_the_figures_of_its_table_row(tmp_path, capsys):
                  "150 ms -> 90 ms, 1.67x, 40% of the program time saved"):
         assert text in head
     gemm_line = next(line for line in md.splitlines() if line.startswith("| gemm_fwd_kernel |"))
-    assert "| 40% | 1.25x | 1.56x | 1.67x |" in gemm_line  # the table row says the same
+    # the table row says the same value, at its column's one precision (review 10: 40.0% beside 53.3%)
+    assert "| 40.0% | 1.25x | 1.56x | 1.67x |" in gemm_line
     zh = render_timeline([rep], "table", "zh", width=220)
     flat = flat_text(zh)  # four significant digits, as in English: a pair never differs in precision
     assert "在 2 个设备上共耗时 160 ms" in flat and "150 ms → 90 ms" in flat

@@ -110,8 +110,6 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
         nm = None
     if tenths:
         parts = _whole(parts, values, tenths)
-    if parts is not None and _PCT_SPECS.intersection(spec for _, _, spec, _ in parts):
-        parts = _kept_decimals(parts, values)
     if parts is None:  # (attribute or index fields, nested specs: the general formatter)
         text = _general(template, values, lang, nm, below)
     elif lang == "zh":
@@ -165,32 +163,6 @@ def _whole(parts: tuple, values: Mapping[str, Any], fields: tuple[str, ...] | No
     return tuple((literal, field, ".0f" if spec == ".1f" else spec, conv) for literal, field, spec, conv in parts)
 
 
-#: The percentage specs of a :func:`fill` template (``{s:.1%}``, ``{x:.1fP}%`` of :func:`_percents`) that print a
-#: whole value without decimals.
-_PCT_SPECS = frozenset((".1%", ".2%", ".1fP", ".2fP"))
-
-
-def _kept_decimals(parts: tuple, values: Mapping[str, Any]) -> tuple:
-    """``parts`` of :func:`_simple` with the whole percentages of a sentence keeping their decimals (the spec marked
-    ``!``, :func:`_number`) where another percentage of that precision needs them: one sentence, one precision
-    (``50.0% → 41.7%``, never ``50% → 41.7%``)."""
-    def whole(field: str, spec: str) -> bool | None:  # None: not a finite number
-        v = values[field]
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
-            return None
-        pct = v * 100 if spec.endswith("%") else v
-        return abs(pct - round(pct)) < 1e-9
-    kinds = {}
-    for _, field, spec, _ in parts:
-        if field is not None and spec in _PCT_SPECS:
-            kinds.setdefault(spec[1], set()).add(whole(field, spec))
-    mixed = {d for d, seen in kinds.items() if True in seen and False in seen}
-    if not mixed:
-        return parts
-    return tuple((literal, field, spec + "!" if field is not None and spec in _PCT_SPECS and spec[1] in mixed
-                  and whole(field, spec) else spec, conv) for literal, field, spec, conv in parts)
-
-
 def _general(template: str, values: Mapping[str, Any], lang: str, nm: str | None, below: str) -> str:
     """:func:`fill` of a template with attribute or index fields (``{a.b}``, ``{a[0]}``) or nested specs, through
     :class:`string.Formatter` (before the not-measured and infinity replacements)."""
@@ -240,14 +212,12 @@ def _number(value: Any, spec: str, below: str) -> str:
     to zero as ``below`` (``labels.toml`` ``pct_below``: ``< 0.1%``, never ``0.0%``)."""
     if not spec:  # (most fields)
         return format(value, spec)
-    keep = spec.endswith("!")  # a whole percentage beside one with decimals: keeps them (:func:`_kept_decimals`)
-    spec = spec.removesuffix("!")
     last = spec[-1]
     if (last == "%" or last == "P" and spec.endswith("fP")) and isinstance(value, (int, float)) \
             and not isinstance(value, bool):
         percent = last == "%"
         pct = value * 100 if percent else value
-        if math.isfinite(pct) and abs(pct - round(pct)) < 1e-9 and not keep:
+        if math.isfinite(pct) and abs(pct - round(pct)) < 1e-9:
             return f"{round(pct)}%" if percent else f"{round(pct)}"
         tiny = 10.0 ** -int(spec[1])
         if 0 < pct < tiny / 2:

@@ -64,7 +64,7 @@ def _points_table(data: RooflineData, f: Fmt) -> Table:
     longest = max((len(safe(lp.diag.kernel.name)) + 4 for lp in data.launches), default=0)
     pipes = {r.pipe for lp in data.launches for r in lp.points}
     kinds = {ops_unit(p) for p in pipes}  # the intensity's unit: FLOP/B, OP/B for integer work, each cell's if both
-    ai_unit = kinds.pop().replace("/s", "/B") if len(kinds) == 1 else None
+    ai_unit = kinds.pop().replace("/s", "/B") if len(kinds) == 1 else None if kinds else "FLOP/B"
     for key, justify in cols:
         head = (ai_unit or f.label("roof_ai_head")) if key == "roof_ai" else f.label(key)
         t.add_column(head, justify=justify, overflow="fold",  # type: ignore[arg-type]
