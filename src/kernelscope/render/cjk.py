@@ -295,10 +295,21 @@ def path_breaks(text: str) -> list[int]:
 def _segments(text: str, strict: bool = False, name: bool = False, path: bool = False) -> list[tuple[int, int]]:
     """(start, end) of the pieces of ``text`` between its break opportunities (``strict``: its
     :func:`strong_breaks` only; ``name``: a name's, :func:`name_breaks`; ``path``: a path's, :func:`path_breaks`)."""
-    points = path_breaks(text) if path else name_breaks(text) if name else strong_breaks(text) if strict \
-        else _points(text)
+    points = path_breaks(text) if path else name_breaks(text) if name else _bracketed(text, strong_breaks(text)) \
+        if strict else _points(text)
     bounds = [0, *points, len(text)]
     return list(zip(bounds, bounds[1:]))
+
+
+#: A short bracketed part of a header (``（前→后）``, ``（上限）``): never broken inside.
+_SHORT_BRACKETS = re.compile(r"[（(][^（）()]{1,8}[）)]")
+
+
+def _bracketed(text: str, points: list[int]) -> list[int]:
+    """``points`` but those inside a short bracketed part of ``text`` (:data:`_SHORT_BRACKETS`): a header wraps
+    before ``（前→后）``, never inside it."""
+    inside = {i for m in _SHORT_BRACKETS.finditer(text) for i in range(m.start() + 1, m.end())}
+    return [i for i in points if i not in inside]
 
 
 def _look_back(text: str, pieces: list[tuple[int, int]], strong: set[int], room: int, reach: int = LOOK_BACK) -> int:
