@@ -220,7 +220,7 @@ SILU = NCU + "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep"
 
 
 @pytest.mark.parametrize("lang, stall", [("zh", "Long Scoreboard（等待 L1/TEX 缓存的访存结果）100%"),
-                                         ("en", "Drain 98%, Branch Resolving 1%")])
+                                         ("zh", "Drain（退出前等待写回）98%、Branch Resolving")])
 def test_the_stall_column_has_room_at_120_columns(lang, stall):
     """At 120 columns a stall's name and gloss fit one line of the hottest instructions (the short counts go to a
     part of their own); every column is still shown."""

@@ -290,7 +290,7 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
 #: width the numbers leave (three or four names a line at 80 columns, not one).
 FIRST_PART = (0, 1, 2, 4)
 #: The columns of a narrow part that hold whole values (times): never wrapped; the others wrap.
-WHOLE_COLUMNS = (2, 5, 6)
+WHOLE_COLUMNS = (2, 5, 6, 8)  # (the route, a short name: torch.compile never folded for the bytes' room)
 
 
 def narrow_parts(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> list:
