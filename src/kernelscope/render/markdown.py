@@ -13,7 +13,6 @@ from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_markdown
 from .common import Fmt, md_cell, md_code
-from .rich_text import md_spaced
 from .rows import kernel_rows, kernel_title, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
@@ -90,6 +89,8 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
             lines.append("")
         if not details:
             lines += footnote_markdown(notes, f, _cell)
+    from .rich_text import md_spaced  # (not at import: no rich for a JSON output)
+
     return md_spaced("\n".join(lines))
 
 

@@ -29,7 +29,6 @@ from ..analysis.timeline import (
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .common import Fmt, data_size, md_cell, safe, short_name, short_names
 from .records import record_name
-from .rich_text import md_spaced
 from ..knowledge.text import labels
 from .documents import enc_hook, encode
 from .documents.timeline import (
@@ -478,6 +477,8 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         lines.append("")
         if notes is not None:
             lines += footnote_markdown(notes, f, _cell, "brief_more_tables", names=more)
+    from .rich_text import md_spaced  # (not at import: a timeline's JSON loads no rich)
+
     return md_spaced("\n".join(lines))
 
 
