@@ -220,7 +220,7 @@ SILU = NCU + "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep"
 
 
 @pytest.mark.parametrize("lang, stall", [("zh", "Long Scoreboard（等待 L1/TEX 缓存的访存结果）100%"),
-                                         ("en", "Drain 98%, Branch Resolving 1%")])
+                                         ("zh", "Drain（退出前等待写回）98%、Branch Resolving")])
 def test_the_stall_column_has_room_at_120_columns(lang, stall):
     """At 120 columns a stall's name and gloss fit one line of the hottest instructions (the short counts go to a
     part of their own); every column is still shown."""
@@ -252,3 +252,27 @@ def test_the_imbalance_table_keeps_every_column(lang, columns, most, heads):
     end = next((i for i in range(rule, len(lines)) if not lines[i].strip()), len(lines))
     assert all(re.search(r"\d/\d\s*$", line) or not re.search(r"\d", line[20:]) for line in lines[rule + 1:end])
     assert "列未显示" not in out and "not shown here" not in out
+
+
+# ------------------------------------------------------------------------------ the fusion table at 80 columns
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("argv", [["fusion", TRACES + "hta_trace_filter_sampled_rank-0.json.gz"],
+                                  ["fusion", TRACES + "hta_alexnet_a100_rank0_trace.json.gz"],
+                                  ["timeline", TRACES + "hta_alexnet_a100_rank0_trace.json.gz"]])
+def test_the_fusion_chain_has_the_room_the_numbers_leave(argv, lang):
+    """At 80 columns the fusion table keeps every column (in two parts) and its chain column has the width the
+    numbers leave (more than two dozen cells, not a name cut to a dozen), its headers broken, if at all, before a
+    bracket (字节数 / （前→后）), never inside one."""
+    need(CORPUS)
+    code, out, err = run_cli_uncached(tuple(a.format(corpus=CORPUS) for a in argv) + ("--lang", lang), 80)
+    assert code == 0, err
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  #1 "))
+    end = next(i for i in range(start, len(lines)) if not lines[i].strip())
+    widest = max(cell_len(re.split(r" {2,}", line.strip())[0]) for line in lines[start:end])
+    assert widest >= 24, lines[start:end]  # the chain column's widest line
+    assert "列未显示" not in out and "not shown here" not in out
+    heads = [lines[j] for i, line in enumerate(lines) if _RULE.match(line) for j in range(max(0, i - 3), i)]
+    assert not any(re.search(r"[（(][^）)]*$", re.split(r" {2,}", cell)[0]) for line in heads
+                   for cell in re.split(r" {2,}", line.strip())), heads  # no header cut inside its brackets
+    assert len([line for line in lines if line.startswith("  #1 ")]) == 2  # two parts, #1 in each

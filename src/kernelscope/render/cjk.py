@@ -180,7 +180,7 @@ def break_opportunities(text: str) -> list[int]:
             continue
         if before == " " and ch.isascii() and (text[i - 2:i - 1] in DETERMINERS and i - 1 not in ends
                                                or text[i - 3:i - 1] in _ONE_OF and not ch.isdigit()):
-            continue  # 每 |SM, 一个 |Rank (一个 | 32 线程的阶段: 一个 counts the phase, not the 32)
+            continue  # 每 |SM, 一个 |Rank (not 一个 |32 线程: 一个 counts the phase)
         if before == "～" and text[i - 2:i - 1].isdigit() and ch.isdigit() or \
                 ch == "～" and before.isdigit() and text[i + 1:i + 2].isdigit():  # 16～31: a range, one word
             continue
@@ -295,10 +295,16 @@ def path_breaks(text: str) -> list[int]:
 def _segments(text: str, strict: bool = False, name: bool = False, path: bool = False) -> list[tuple[int, int]]:
     """(start, end) of the pieces of ``text`` between its break opportunities (``strict``: its
     :func:`strong_breaks` only; ``name``: a name's, :func:`name_breaks`; ``path``: a path's, :func:`path_breaks`)."""
-    points = path_breaks(text) if path else name_breaks(text) if name else strong_breaks(text) if strict \
-        else _points(text)
+    points = path_breaks(text) if path else name_breaks(text) if name else _bracketed(text, strong_breaks(text)) \
+        if strict else _points(text)
     bounds = [0, *points, len(text)]
     return list(zip(bounds, bounds[1:]))
+
+
+def _bracketed(text: str, points: list[int]) -> list[int]:
+    """``points`` but those inside a short bracketed part of ``text`` (a header wraps before ``（前→后）``)."""
+    inside = {i for m in re.finditer(r"[（(][^（）()]{1,8}[）)]", text) for i in range(m.start() + 1, m.end())}
+    return [i for i in points if i not in inside]
 
 
 def _look_back(text: str, pieces: list[tuple[int, int]], strong: set[int], room: int, reach: int = LOOK_BACK) -> int:
@@ -398,17 +404,15 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
     return breaks
 
 
-#: A paragraph's last line holding at most this many characters (punctuation not counted) is a widow (``有效计`` /
-#: ``算。``); two (``结束``) are a short last line, not a widow (native review 9: a line ends early for no widow of two).
+#: A last line of at most this many characters (punctuation aside: ``算。``) is a widow; two (``结束``) are not.
 WIDOW = 1
-#: Cells the line before a widow gives up to it at most (one or two characters: ``排`` / ``序）`` becomes
-#: ``排序）``): a line never ends far short of the width to mend its last line.
+#: Cells the line before a widow gives up to it at most (``排`` / ``序）`` becomes ``排序）``), never more.
 WIDOW_REACH = 4
 
 
 def _letters(text: str) -> int:
     """Characters of ``text`` other than blanks and punctuation."""
-    return sum(1 for ch in text if not ch.isspace() and ch not in _PUNCTUATION)
+    return sum(not ch.isspace() and ch not in _PUNCTUATION for ch in text)
 
 
 def _no_widow(text: str, breaks: list[int], points: list[int], strong: set[int], rest: int, reach: int) -> list[int]:
@@ -419,9 +423,7 @@ def _no_widow(text: str, breaks: list[int], points: list[int], strong: set[int],
     prev, last = (breaks[-2] if len(breaks) > 1 else 0), breaks[-1]
     fits = [p for p in points if prev < p < last and cell_len(text[p:last]) <= WIDOW_REACH
             and cell_len(text[p:].rstrip()) <= rest and _letters(text[p:]) > WIDOW]
-    if not fits:
-        return breaks
-    return breaks[:-1] + [max(fits)]
+    return breaks[:-1] + [max(fits)] if fits else breaks
 
 
 def wrap(text: str, width: int) -> list[str]:

@@ -282,7 +282,7 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     for r in rows:
         t.add_row(name_text(r[0]), *(Text(c) for c in r[1:]))  # the chain wraps between name tokens
     # too narrow for its nine columns (either language): two tables, the second keyed by the chain's number
-    narrow_form(fills(t, 0), lambda: _narrow_parts(title, head, rows))
+    narrow_form(fills(t, 0), lambda: narrow_parts(title, head, rows))
     lt = Table(box=box.SIMPLE, show_header=False, show_edge=False)  # under the table's blank last line: one blank
     lt.add_column(style="bold", no_wrap=True)
     lt.add_column(overflow="fold")
@@ -291,34 +291,40 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     return parts + [t, Padding(lt, (0, 0, 1, 1))]
 
 
-#: The columns of the fusion table's first narrow part (:func:`_narrow_parts`); the others go to the second.
-FIRST_PART = (0, 1, 2, 3, 4)
+#: The columns of the fusion table's first narrow part (:func:`narrow_parts`): the chain, its runs, its unfused and
+#: fused times; the others (the bytes, a long sentence, among them) go to the second, so that the chain has the
+#: width the numbers leave (three or four names a line at 80 columns, not one).
+FIRST_PART = (0, 1, 2, 4)
 #: The columns of a narrow part that hold whole values (times): never wrapped; the others wrap.
-WHOLE_COLUMNS = (2, 5, 6)
+WHOLE_COLUMNS = (2, 5, 6, 8)  # (the route, a short name: torch.compile never folded for the bytes' room)
 
 
-def _narrow_parts(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> list:
+def narrow_parts(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> list:
     """The fusion table for a terminal too narrow for its columns side by side (:func:`~.fit.narrow_form`): the
-    chain, its runs, its unfused time, bytes and fused time; then, by the chain's number (``#1``), the bound, the
-    saving, the program share and the route. Every column kept, each table compact (:func:`~.fit.compact`)."""
+    chain, its runs, its unfused and fused times; then, by the chain's number (``#1``), the bytes, the bound, the
+    saving, the program share and the route (the ``fusion`` command's table and the timeline's alike). Every column kept, each table compact (:func:`~.fit.compact`)."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
-    from .cjk import name_text
-    from .fit import compact, fills
+    from rich.cells import cell_len
+
+    from .cjk import NarrowHeader, name_text
+    from .fit import compact, fills, wants
 
     out = []
     for n, columns in enumerate((FIRST_PART, (0, *(i for i in range(len(head)) if i not in FIRST_PART)))):
         t = Table(title=title if n == 0 else None, box=box.SIMPLE_HEAD, title_justify="left")
         for i in columns:
             left = i in TEXT_COLUMNS
-            t.add_column("#" if n and i == 0 else head[i], justify="left" if left else "right", overflow="fold",
-                         no_wrap=i in WHOLE_COLUMNS or (n > 0 and i == 0))
+            whole = i in WHOLE_COLUMNS or (n > 0 and i == 0)  # a header over whole values wraps at its breaks,
+            h = "#" if n and i == 0 else NarrowHeader(head[i], no_wrap=False) if whole else head[i]  # in English too
+            t.add_column(h, justify="left" if left else "right", overflow="fold", no_wrap=whole)
         for r in rows:
             key = r[0].split(" ", 1)[0]  # "#1"
             t.add_row(*(name_text(r[0]) if i == 0 and not n else Text(key if i == 0 else r[i]) for i in columns))
-        out.append(fills(compact(t), 0) if n == 0 else compact(t))  # the chain: the room the numbers leave
+        # the chain: the room the numbers leave; the bytes (a sentence): room for their header on one line
+        out.append(fills(compact(t), 0) if n == 0 else wants(compact(t), 1, cell_len(head[3])))
     return out
 
 
@@ -327,4 +333,4 @@ def _md(text: str) -> str:
 
 
 __all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_text", "fusion_doc", "fusion_headline", "fusion_lines", "fusion_section", "with_fusion_column",
-           "render_fusion", "renderables", "summary_note"]
+           "narrow_parts", "render_fusion", "renderables", "summary_note"]

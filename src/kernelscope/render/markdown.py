@@ -14,7 +14,6 @@ from ..analysis.groups import LaunchGroup
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_markdown
 from .common import Fmt, md_cell, md_code
 from .inline import md_prose
-from .rich_text import md_spaced
 from .rows import kernel_rows, kernel_title, shown_text, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
@@ -91,6 +90,8 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
             lines.append("")
         if not details:
             lines += footnote_markdown(notes, f, md_prose)
+    from .rich_text import md_spaced  # (not at import: no rich for a JSON output)
+
     return md_spaced("\n".join(lines))
 
 

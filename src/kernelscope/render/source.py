@@ -58,9 +58,9 @@ def render_source(result: SourceReport, fmt: str = "table", lang: str = "en", wi
 
 
 # ----------------------------------------------------------------------------------------------- table
-#: Cells the stall column of the hottest instructions wants, in both languages (a stall's name and its gloss on one
-#: line: "Long Scoreboard（等待 L1/TEX 缓存的访存结果）100%"), at most a quarter of the width and half of the cells
-#: beyond 80 (:func:`~.fit.wants`): at 120 columns the stall names no longer wrap for the short counts beside them.
+#: Cells the stall column of the hottest instructions wants in Chinese (a stall's name and its gloss on one line:
+#: "Long Scoreboard（等待 L1/TEX 缓存的访存结果）100%"), at most a quarter of the width and half of the cells beyond
+#: 80 (:func:`~.fit.wants`): at 120 columns the stall names no longer wrap for the short counts beside them.
 STALL_WIDTH = 50
 #: Cells the SASS column wants beside it (an instruction and its operands on one line, mostly).
 SASS_WIDTH = 24
@@ -89,7 +89,7 @@ def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
         # in Chinese, where the table is too wide, the headers of the short counts wrap and the columns sit one
         # cell closer, and the stall column (its long stall names were squeezed to the SASS column's width) and
         # the SASS column are given their room
-        out.append(tight(wants(wants(t, 1, SASS_WIDTH), 4, STALL_WIDTH)) if f.zh else wants(t, 4, STALL_WIDTH))
+        out.append(tight(wants(wants(t, 1, SASS_WIDTH), 4, STALL_WIDTH)) if f.zh else t)
     return out
 
 

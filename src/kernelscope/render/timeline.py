@@ -31,7 +31,6 @@ from .common import Fmt, data_size, md_cell, safe, short_name, short_names, si
 from .inline import md_prose
 from .numbers import percent_columns
 from .records import record_name
-from .rich_text import md_spaced
 from ..knowledge.text import labels
 from .documents import enc_hook, encode
 from .documents.timeline import (
@@ -41,7 +40,7 @@ from .documents.timeline import (
     TimelineReportDoc, TinyKernelDoc,
 )
 from .documents.timeline import ScopeShareDoc, StepsDoc
-from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section, with_fusion_column
+from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
 from .timeline_join import absent_section, join_section
 from .timeline_overview import comm_rows, graph_rows, launch_waits
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
@@ -407,7 +406,7 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
     from rich.text import Text
 
     from .cjk import PATH, name_text, path_text
-    from .fit import fills
+    from .fit import fills, narrow_form
 
     f = _F(lang)
     out: list[RenderableType] = []
@@ -434,7 +433,9 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                     tab.add_column(h, justify="right", no_wrap=True)
             for r in rows:
                 tab.add_row(name_text(r[0]), *(name_text(c) if PATH.fullmatch(c) else Text(c) for c in r[1:]))
-            out.append(fills(tab, 0) if head[0] == f.label("fu_chain") else tab)  # a chain: the room numbers leave
+            if head[0] == f.label("fu_chain"):  # a chain: the room the numbers leave; too narrow, the fusion
+                narrow_form(fills(tab, 0), lambda t=title, h=head, r=rows: narrow_parts(t, h, r))  # command's parts
+            out.append(tab)
         if closing:  # after a table, whose last line is blank already: no blank edge above, one below
             t = Table(box=box.SIMPLE, show_header=False, show_edge=False)
             t.add_column(style="bold", no_wrap=True)
@@ -481,6 +482,8 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         lines.append("")
         if notes is not None:
             lines += footnote_markdown(notes, f, md_prose, "brief_more_tables", names=more)
+    from .rich_text import md_spaced  # (not at import: a timeline's JSON loads no rich)
+
     return md_spaced("\n".join(lines))
 
 
