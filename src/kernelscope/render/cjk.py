@@ -466,7 +466,6 @@ class CJKText(Text):
         out = cls(justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end,
                   tab_size=text.tab_size)
         from .inline import plain_code  # (a Chinese text: its code spans without backticks)
-
         out.append_text(plain_code(text))
         return out
 
