@@ -133,7 +133,7 @@ def _gpus(rep: TimelineReport, f: Fmt) -> str:
 
 def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> list[tuple[str, str]]:
     rows = []
-    head = f.input_head(rep.path, rep.format, rep.tool_version, f"  [{f.problem(rep.title)}]" if rep.title else "")
+    head = f.input_head(rep.path, rep.format, rep.tool_version, (f"{f.comma}{f.problem(rep.title)}" if f.zh else f"  [{rep.title}]") if rep.title else "")
     rows.append((f.label("tl_input"), head))
     if rep.devices_named:
         rows.append((f.label("gpu"), _gpus(rep, f)))
