@@ -35,24 +35,16 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 
+from .tokens import (_CJK, _NUMBER_UNIT, _ONE_OF, _PUNCTUATION, DETERMINERS, MEASURE_WORDS, NO_LINE_END, NO_LINE_START,
+                     WORD_END, has_cjk, inside_numbers, inside_short_pairs)
+
 __all__ = ["CJKConsole", "CJKText", "HeaderText", "NameText", "NarrowHeader", "narrow_header", "break_opportunities", "divide", "hang", "has_cjk",
            "header", "name_breaks", "name_text", "path_breaks", "path_text", "PATH", "phrases", "strong_breaks",
            "word_bounds", "words", "wrap"]
 
-#: Characters no line may start with: closing and pausing punctuation, full-width and half-width.
-NO_LINE_START = frozenset("，。；：）、！？」』】》〉〕］｝〗〙〛”’…‥～％‰·・" ",.;:)!?]}%/")
-#: Characters no line may end with: opening punctuation.
-NO_LINE_END = frozenset("（「『【《〈〔［｛〖〘〚“‘" "([{")
-#: CJK measure words and units that stay with the number before them (longest first where one starts another).
-MEASURE_WORDS = ("字节", "毫秒", "微秒", "纳秒", "周期", "线程", "个", "次", "倍", "轮", "秒", "条", "行", "位", "项",
-                 "组", "路", "处", "种", "块", "级", "遍", "列", "份")
-_CJK = re.compile("[\u1100-\u115f\u2e80-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f"
-                  "\uff00-\uff60\uffe0-\uffe6\U00020000-\U0003fffd]")
 _LIST_MARKER = re.compile(r"\s*(?:\d{1,3}[.)、]|[•·*-])\s+")
 #: Where an item's wrapped lines hang: under the text after its leading spaces and list marker.
 _HANG = re.compile(r" *(?:\d{1,3}[.)、]|[•·*-]) +| +")
-#: Punctuation, full-width and half-width: a break after it (or before an opening one) splits no word.
-_PUNCTUATION = frozenset(NO_LINE_START | NO_LINE_END | set("—→←×～·、"))
 #: Cells a full line may give back to end at a strong break (:func:`strong_breaks`) instead of inside a word: none
 #: (native review 8: a line fills to the width unless the next word does not fit; the words a line never breaks
 #: inside are the glossary's, :func:`words`, kept whole wherever the line ends).
@@ -60,24 +52,6 @@ LOOK_BACK = 0
 #: Cells a full line ending between two words (:func:`word_bounds`) may give back to end at punctuation instead:
 #: none either (a phrase that must stay whole, 不再出现, is a word of ``[breaks] words``).
 WORD_REACH = 0
-#: Determiners and numerals that make one word with the measure word after them (每个, 一次, 各条, 这种): no break
-#: between the two.
-DETERMINERS = frozenset("每各该这那一两几多某其首本此二三四五六七八九十")
-#: Characters that end a Chinese word (particles, conjunctions): a break after one, before an ideograph, splits no
-#: word; a full line prefers it as it prefers a strong break (:func:`word_ends`).
-WORD_END = frozenset("的了和与及或并")
-#: A determiner and 个 before an ASCII word: one phrase with it (一个 Rank, 每个 SM).
-_ONE_OF = frozenset(d + "个" for d in DETERMINERS)
-#: A number and its unit: a measure word (after at most one space), or an ASCII word after one space.
-_NUMBER_UNIT = re.compile(r"\d(?: ?(?:%s)|( )(?=[A-Za-zµ%%×]))"
-                          % "|".join(sorted(MEASURE_WORDS, key=len, reverse=True)))
-
-
-def has_cjk(text: str) -> bool:
-    """Whether ``text`` holds a CJK character (ideograph, kana, hangul, full-width form or CJK punctuation)."""
-    return _CJK.search(text) is not None
-
-
 def _inside_number_units(text: str) -> set[int]:
     """The offsets inside a number and its unit (from after the number's last digit to the unit's last character):
     no line may start there."""
@@ -166,7 +140,7 @@ def break_opportunities(text: str) -> list[int]:
     marker = _LIST_MARKER.match(text)
     first = marker.end() + 1 if marker else len(text) - len(text.lstrip()) + 1  # not after leading spaces alone
     wide = [_CJK.match(ch) is not None for ch in text]
-    glued = _inside_number_units(text)
+    glued = _inside_number_units(text) | inside_short_pairs(text)
     found = words(text)
     glued.update(i for a, b in found for i in range(a + 1, b))  # 耗|时: inside a word
     glued.update(i for a, b in phrases(text) for i in range(a + 1, b))  # Tensor |Core, Bank |24, PC |+0x290
@@ -337,10 +311,14 @@ def _fold(piece: str, width: int, rest: int | None = None) -> list[str]:
     first, rest = width, width if rest is None else rest
     cuts = set() if has_cjk(piece) else {*name_breaks(piece), *(i for i, c in enumerate(piece) if c in "<(" and i)}
     camel = set() if has_cjk(piece) else {i for i in range(1, len(piece) - 1) if _camel(piece, i)}
+    numbers = inside_numbers(piece)  # (a number and its unit: one token, cut only where no other place is)
+    cuts, camel = cuts - numbers, camel - numbers
     while cell_len(piece[start:]) > (width := first if not parts else rest):
         end = start + len(chop_cells(piece[start:], width)[0])
         back = range(end, start + (end - start) // 2, -1)  # at most half a line back
         end = next((j for j in back if j in cuts), None) or next((j for j in back if j in camel), None) or next(
+            (j for j in back if piece[j] not in _FOLD_NO_START and piece[j - 1] not in _FOLD_NO_END
+             and j not in numbers), None) or next(
             (j for j in back if piece[j] not in _FOLD_NO_START and piece[j - 1] not in _FOLD_NO_END), end)
         parts.append(piece[start:end])
         start = end
@@ -618,3 +596,4 @@ class CJKConsole(Console):
         (:func:`kernelscope.cli.main`: exit 141), instead of rich's exit 1 (``compare``'s regression code)."""
         self.quiet = True
         raise BrokenPipeError(32, "Broken pipe")
+
