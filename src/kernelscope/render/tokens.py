@@ -10,8 +10,9 @@ import re
 #: space: ``260.4 MiB``, ``36.2%``, ``1.73×``, ``6.64 TB/s``); no fold cuts inside one (``260.`` / ``4 MiB``).
 NUMBER = re.compile(r"[-+−±]?(?<![\w.])\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?"
                     r"(?:%|×|x(?![\w])| ?(?:[KMGTP]i?B|[KMGTP]?B/s|[nµm]?s|[KMGT]?Hz|[KMGT]?FLOP/s|[KMGT]?FLOP)(?![A-Za-z]))?")
-#: A short bracketed or quoted term (``（已使用）``, ``“程序占比”``): its inside never breaks.
-SHORT_PAIR = re.compile(r"（[^（）\n]{1,10}）|“[^“”\n]{1,10}”|「[^「」\n]{1,10}」|《[^《》\n]{1,10}》")
+#: A short bracketed or quoted term (``（已使用）``, ``“程序占比”``: at most eight characters with its brackets, 16
+#: cells, so that it fits any line a cell wraps to): its inside never breaks. A longer aside breaks as prose does.
+SHORT_PAIR = re.compile(r"（[^（）\n]{1,6}）|“[^“”\n]{1,6}”|「[^「」\n]{1,6}」|《[^《》\n]{1,6}》")
 
 
 def inside_numbers(text: str) -> set[int]:
