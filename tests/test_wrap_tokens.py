@@ -83,3 +83,31 @@ def test_roofline_levels_term_in_brackets_whole(capsys, monkeypatch):
     assert main(["roofline", str(path), "--levels", "--format", "table", "--lang", "zh"]) == 0
     out = capsys.readouterr().out
     assert "（已使用）" in out and "（已\n" not in out.replace(" ", "")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_roofline_points_keep_every_column_at_80(capsys, monkeypatch, lang):
+    """B8: a table split into parts (render/fit.py) sizes a part printed inset by one cell at the width it gets, so
+    the points table keeps its bound column at 80 instead of leaving it out."""
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["roofline", str(need(SILU)), "--format", "table", "--lang", lang]) == 0
+    out = capsys.readouterr().out
+    assert ("瓶颈类型" if lang == "zh" else "bottleneck") in out
+    assert "未显示" not in out and "not shown" not in out
+
+
+def test_left_out_note_of_an_inset_part_is_flush_left():
+    """The line naming the columns left out of a part printed inset (a Padding) starts at the margin."""
+    from rich.padding import Padding
+
+    from kernelscope.render.fit import fit_tables
+
+    t = Table(title=None)
+    for n in range(6):
+        t.add_column(f"column {n}", no_wrap=True)
+    t.add_row(*("x" * 20 for _ in range(6)))
+    console = CJKConsole(width=60, record=True, color_system=None)
+    for item in fit_tables([Padding(t, (0, 0, 1, 1))], console):
+        console.print(item)
+    lines = [line for line in console.export_text().splitlines() if "not shown" in line]
+    assert lines and not lines[0].startswith(" ")

@@ -191,8 +191,10 @@ def split_parts(table: Table, console: Console, width: int) -> list[Table]:
     others = [i for i in range(len(table.columns)) if i != name]
     groups: list[list[int]] = []
     current: list[int] = []
-    for i in others:
-        if current and _loses_columns(_part(table, [name, *current, i], False), console, width):
+    for i in others:  # a part after the first without an edge is printed inset by one cell (_narrowed): fit it so
+        part = _part(table, [name, *current, i], False)
+        inset = 1 if groups and not part.show_edge else 0
+        if current and _loses_columns(part, console, width - inset):
             groups.append(current)
             current = []
         current.append(i)
@@ -201,7 +203,8 @@ def split_parts(table: Table, console: Console, width: int) -> list[Table]:
     parts = []
     for n, g in enumerate(groups):
         part = _part(table, sorted([name, *g]), n == 0)
-        parts.append(_part(table, sorted([name, *g]), n == 0, True) if _loses_columns(part, console, width) else part)
+        inner = width - (1 if n and not part.show_edge else 0)
+        parts.append(_part(table, sorted([name, *g]), n == 0, True) if _loses_columns(part, console, inner) else part)
     return parts
 
 
@@ -223,9 +226,10 @@ def _fit_any(item: object, console: Console, width: int) -> None:
             shown[i] = _narrowed(part, console, width)
             _fit_any(shown[i], console, width)
             shown[i] = _noted(shown[i])
-    elif isinstance(item, Padding):
+    elif isinstance(item, Padding):  # the note on columns left out below the inset part, flush left (the Group's)
         _fit_any(item.renderable, console, width - item.left - item.right)
-        item.renderable = _noted(item.renderable)
+        item._left_out = getattr(item.renderable, "_left_out", None)  # type: ignore[attr-defined]
+        item.renderable._left_out = None  # type: ignore[union-attr]
     elif isinstance(item, Panel):
         _fit_any(item.renderable, console, width - 4)  # two borders, one cell of padding each side
         item.renderable = _noted(item.renderable)
