@@ -239,6 +239,13 @@ BAD_INPUTS = {
     "invalid regex": (lambda t: ["diagnose", PLAIN, "--kernel", "regex:("], "正则表达式"),
     "source without SASS": (lambda t: ["source", PLAIN], "逐指令数据"),
     "query without a dataset": (lambda t: ["query", _empty_dir(t), "SELECT 1"], "数据集"),
+    # validators' errors, file kinds and tomllib's reasons (more kinds: tests/test_zh_error_kinds.py)
+    "spec unknown field": (lambda t: ["diagnose", PLAIN, "--spec", _write(t, "s.toml", "a = 1\n")], "未知字段“a”"),
+    "spec wrong type": (lambda t: ["diagnose", PLAIN, "--spec", _write(t, "s.toml", 'peak_flops_per_s = "x"\n')],
+                        "应为表，实际为字符串"),
+    "spec unreadable": (lambda t: ["diagnose", PLAIN, "--spec", str(t / "nope.toml")], "无法读取规格文件"),
+    "plain missing field": (lambda t: ["diagnose", _write(t, "e.json", "{}")], "缺少必填字段"),
+    "TOML table header": (lambda t: ["diagnose", _write(t, "b.toml", "[a\n")], "表头声明末尾应为“]”"),
 }
 
 

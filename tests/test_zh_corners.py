@@ -186,11 +186,11 @@ def test_common_errors_in_chinese(capsys, zh_env, tmp_path, args, words):
 def test_usage_errors_in_chinese(capsys, zh_env):
     code, _, err = run(capsys, "diagnose", str(EXAMPLE), "--format", "bogus")
     assert code == 2
-    assert err.startswith("kernelscope diagnose：错误：参数 --format 的取值“bogus”无效，可选值为“table”、") and "markdown" in err
-    assert err.endswith("”；详见 `kernelscope diagnose --help`\n") and err.count("\n") == 1
+    assert err.startswith("kernelscope：错误：参数 --format 的取值“bogus”无效，可选值为“table”、") and "markdown" in err
+    assert err.endswith("”；详见 kernelscope diagnose --help\n") and err.count("\n") == 1
     assert "）（" not in err and err.count("（") == 0, err  # one sentence, no two bracket groups back to back
     code, _, err = run(capsys, "diagnose")
-    assert code == 2 and err.startswith("kernelscope diagnose：错误：缺少必需的参数：REPORT")
+    assert code == 2 and err.startswith("kernelscope：错误：缺少必需的参数：REPORT")
     code, _, err = run(capsys, "diagnose", "--lang", "en")  # the command line's --lang, read before argparse
     assert code == 2 and err.startswith("kernelscope diagnose: error: the following arguments are required")
 

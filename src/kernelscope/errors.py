@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Mapping
 #: Longest run of non-space characters an error message shows whole (a value quoted from a damaged file can be
 #: megabytes long: it is shortened to its start and end, with its length).
 MAX_TOKEN_CHARS = 120
-_LONG = re.compile(r"\S{%d,}" % (MAX_TOKEN_CHARS + 1))
+_LONG = re.compile(r"[^\s、]{%d,}" % (MAX_TOKEN_CHARS + 1))  # a Chinese list parts its items with 、
 
 
 def one_line(text: str, keep: Iterable[str | None] = ()) -> str:

@@ -169,6 +169,12 @@ def read_plain(path: str | os.PathLike) -> ProfileReport:
         loc = [p for p in err["loc"] if isinstance(p, int) or str(p).isidentifier() or " " in str(p)]
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
         msg = err["msg"].removeprefix("Value error, ")
-        raise InputError(source, key="plain_field", values={"value": where or 'kernel', "msg": msg}) from None
+        values = {"value": where or 'kernel', "msg": msg}
+        # a missing or unknown field: a message of its own; others pydantic's text, worded from [phrase]
+        if err["type"] == "missing":
+            raise InputError(source, key="plain_field_missing", values=values) from None
+        if err["type"] == "extra_forbidden":
+            raise InputError(source, key="plain_field_unknown", values=values) from None
+        raise InputError(source, key="plain_field", values=values) from None
     kernels = tuple(_profile(i, k, source) for i, k in enumerate(parsed.kernel))
     return ProfileReport(path=source, format="plain", kernels=kernels)

@@ -54,6 +54,7 @@ def frame(key: str, lang: str, **values: Any) -> str:
 
 #: A value quoted with ASCII single quotes (a Python repr, argparse's choices): Chinese quotes it “…”.
 _QUOTED = re.compile(r"'([^'\n]*)'")
+_CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
 
 
 def zh_notation(text: str) -> str:
@@ -88,7 +89,8 @@ def _split_items(text: str) -> list[str]:
 
 class _Chinese(string.Formatter):
     """Fills a Chinese template: ``{x!r}`` quotes the value “x” (not Python's ``'x'``), ``{x:list}`` lists an
-    English ``a, b, c`` text as ``a、b、c`` (:func:`zh_list`); a :class:`~kernelscope.notes.Listed` value is listed so
+    English ``a, b, c`` text as ``a、b、c`` (:func:`zh_list`), ``{x:parser}`` prefixes a tomllib reason left in English
+    ``TOML 解析器：``, ``{x:verbatim}`` is a tool's output as it wrote it; a :class:`~kernelscope.notes.Listed` value is listed so
     whatever its spec."""
 
     def convert_field(self, value: Any, conversion: str | None) -> Any:
@@ -101,6 +103,10 @@ class _Chinese(string.Formatter):
             return value.joined("zh")
         if format_spec == "list":
             return zh_list(str(value))
+        if format_spec == "verbatim":  # quoted tool output: as the tool wrote it
+            return str(value)
+        if format_spec == "parser":  # a parser's own reason no [phrase] words: named as the TOML parser's
+            return str(value) if _CJK.search(str(value)) else f"TOML 解析器：{value}"
         return super().format_field(value, format_spec)
 
 
@@ -131,7 +137,8 @@ def _reword(text: str, depth: int) -> str:
     for pattern, zh in _templated():
         m = pattern.fullmatch(text)
         if m is not None:
-            return fill(zh, "zh", {k: _QUOTED.sub(r"“\1”", v) if _QUOTED.fullmatch(v) else _reword(v, depth - 1)
+            return fill(zh, "zh", {k.removesuffix(_CODE): v if k.endswith(_CODE) else
+                                   _QUOTED.sub(r"“\1”", v) if _QUOTED.fullmatch(v) else _reword(v, depth - 1)
                                    for k, v in m.groupdict().items()})  # a quoted value ('x', a repr): “x”
     return text
 
@@ -148,6 +155,10 @@ def _label_words() -> Mapping[str, str]:
             if "{" not in t.en and getattr(t, "zh", None) and not t.en.strip().isdigit()}
 
 
+#: Suffix of a regular expression group that matches code (a field between backticks in the English).
+_CODE = "__code"
+
+
 @cache
 def _templated() -> tuple[tuple[re.Pattern[str], str], ...]:
     """The ``[phrase]`` entries with fields, as (regular expression on the English, Chinese), the most literal
@@ -159,8 +170,11 @@ def _templated() -> tuple[tuple[re.Pattern[str], str], ...]:
             continue
         pieces = re.split(r"\{(\w+)\}", en)
         # a field right before another ("at byte {at}{of}") is a number: nothing else tells where the two part
+        # a field between backticks that the Chinese quotes (``field `{name}``` -> ``字段“{name}”``) is a key as
+        # written: kept, never worded
         regex = "".join(re.escape(piece) if i % 2 == 0 else
                         f"(?P<{piece}>[0-9][0-9.,]*)" if i + 2 < len(pieces) and pieces[i + 1] == "" else
+                        f"(?P<{piece}{_CODE}>.*?)" if pieces[i - 1].endswith("`") and f"“{{{piece}}}”" in zh else
                         f"(?P<{piece}>.*?)" for i, piece in enumerate(pieces))
         out.append((re.compile(regex, re.S), zh))
     return tuple(out)
@@ -189,7 +203,9 @@ def error_text(exc: BaseException, lang: str) -> str:
     text = template(exc.key, lang)
     if text is None:
         return english
+    verbatim = _verbatim_fields(text)  # a tool's own output (nvcc, DuckDB): byte-exact, unless a [phrase] entry whole
     values = {k: v.joined(lang, lambda item: phrase(item, lang)) if isinstance(v, Listed) else
+              messages().phrase.get(str(v), str(v)) if k in verbatim and isinstance(v, (str, BaseException)) else
               phrase(str(v), lang) if isinstance(v, (str, BaseException)) else v for k, v in exc.values.items()}
     try:
         problem = one_line(fill(text, lang, values), keep)
@@ -197,6 +213,12 @@ def error_text(exc: BaseException, lang: str) -> str:
         return english
     source = getattr(exc, "source", None)
     return frame("source", lang, source=source, problem=problem) if source else problem
+
+
+@cache
+def _verbatim_fields(template_text: str) -> frozenset[str]:
+    """The fields of ``template_text`` written ``{x:verbatim}``: quoted tool output, shown as the tool wrote it."""
+    return frozenset(name for _, name, spec, _ in string.Formatter().parse(template_text) if spec == "verbatim" and name)
 
 
 def usage_error(message: str, lang: str) -> str:
