@@ -162,3 +162,16 @@ def test_fusion_says_what_takes_at_least_the_time(capsys, lang, right):
 def test_replay_is_one_word():
     assert misused("多遍回放") and not misused("多遍重放")
     assert not [t for f, t in _data_texts() if "回放" in t and f != "glossary.toml"]  # (the glossary forbids it)
+
+
+@pytest.mark.parametrize("lang, right, wrong", [("zh", "（耗时未测量）", "占 GPU 时间未测量"),
+                                                ("en", "(durations not measured)", "not measured of GPU time")])
+def test_the_other_kernels_title_without_any_share_says_not_measured_once(lang, right, wrong):
+    from types import SimpleNamespace
+
+    from kernelscope.render.common import Fmt
+    from kernelscope.render.launch_groups import rest_title
+
+    text = rest_title([SimpleNamespace(time_share=None)] * 2, Fmt(lang))
+    assert right in text and wrong not in text, text
+    assert "25" in rest_title([SimpleNamespace(time_share=0.25), SimpleNamespace(time_share=None)], Fmt(lang))
