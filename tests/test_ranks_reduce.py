@@ -82,7 +82,7 @@ def test_table_and_zh(rank_dir, capsys):
     capsys.readouterr()
     assert main(["timeline", "--as-ranks", str(rank_dir), "--jobs", "1", "--lang", "zh"]) == 0
     out = capsys.readouterr().out
-    assert "掉队" in out and "最慢 Rank" in out and "gemm_kernel" in out and "2.00×" in out
+    assert "掉队" in out and "自身工作最长的 Rank" in out and "gemm_kernel" in out and "2.00×" in out
 
 
 def test_reduce_falls_back_to_file_order_and_threshold():

@@ -33,6 +33,8 @@ class FindingText(Model, kw_only=True):
     action_zh: NonEmpty
     capped_en: str = ""
     capped_zh: str = ""
+    unmeasured_en: str = ""
+    unmeasured_zh: str = ""
     change: NonEmpty
     nsight_rules: tuple[str, ...] = ()
     locate: tuple[str, ...] = ()
@@ -49,6 +51,8 @@ class FindingText(Model, kw_only=True):
             raise ValueError(f"field 'verify_unit': a waste counter needs its unit ({self.title_en!r})")
         if bool(self.capped_en) != bool(self.capped_zh):
             raise ValueError(f"fields 'capped_en' / 'capped_zh': both or neither ({self.title_en!r})")
+        if bool(self.unmeasured_en) != bool(self.unmeasured_zh):
+            raise ValueError(f"fields 'unmeasured_en' / 'unmeasured_zh': both or neither ({self.title_en!r})")
         if self.verify_per and (not self.verify or self.verify_per_unit is None):
             raise ValueError(f"field 'verify_per': the work of a waste counter needs the counter and its unit "
                              f"({self.title_en!r})")
@@ -63,10 +67,14 @@ class FindingText(Model, kw_only=True):
         text = self.name_zh if check_lang(lang) == "zh" else self.name_en
         return text or self.title(lang)
 
-    def action(self, lang: str, capped: bool = False) -> str:
+    def action(self, lang: str, capped: bool = False, unmeasured: bool = False) -> str:
         """The action template in ``lang``; with ``capped``, the capped one where the finding has it (``capped_en``
         / ``capped_zh``: a stall finding whose estimate of hiding the stall another unit caps says so and points at
-        reducing that unit's work, :func:`kernelscope.analysis.causes.stall_cap`)."""
+        reducing that unit's work, :func:`kernelscope.analysis.causes.stall_cap`); with ``unmeasured`` (a
+        ``measured_*`` value of the finding is None), the ``unmeasured_*`` one where it has it, which never prints
+        "measured: not measured"."""
+        if unmeasured and self.unmeasured_en:
+            return self.unmeasured_zh if check_lang(lang) == "zh" else self.unmeasured_en
         if capped and self.capped_en:
             return self.capped_zh if check_lang(lang) == "zh" else self.capped_en
         return self.action_zh if check_lang(lang) == "zh" else self.action_en

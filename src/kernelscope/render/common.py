@@ -39,9 +39,18 @@ def ops_unit(pipes: str | Iterable[str]) -> str:
     return "OP/s" if names and all(integer_pipe(p) for p in names) else "FLOP/s"
 
 
+def unmeasured(values: Mapping[str, Any]) -> bool:
+    """Whether a value named ``measured_*`` of a note or finding is None (the template's unmeasured variant)."""
+    return any(k.startswith("measured_") and v is None for k, v in values.items())
+
+
 def work_key(key: str, values: Mapping[str, Any]) -> str:
     """The note template that words a note's work in its kind: ``{key}__int`` (OP, OP/s, OP/B) where the note's
-    pipe does integer work (INT8 tensor cores) and ``labels.toml`` has that variant, else ``key`` (FLOP)."""
+    pipe does integer work (INT8 tensor cores) and ``labels.toml`` has that variant, else ``key`` (FLOP); and
+    ``{key}__unmeasured`` where a ``measured_*`` value is None and that variant exists (never "measured: not
+    measured")."""
+    if unmeasured(values) and f"{key}__unmeasured" in labels().note:
+        return f"{key}__unmeasured"
     pipe = values.get("pipe")
     if isinstance(pipe, str) and integer_pipe(pipe) and f"{key}__int" in labels().note:
         return f"{key}__int"
@@ -541,7 +550,8 @@ class Fmt:
         if kind == "finding":
             values = self.finding_values(finding) if finding is not None else {}
             capped = values.get("cap_unit") is not None
-            return safe(fill(findings()[rest].action(self.lang, capped), values, self.lang))
+            action = findings()[rest].action(self.lang, capped, unmeasured(values))
+            return safe(fill(action, values, self.lang))
         if kind == "class":  # the class's remedies that hold for the launch, with the numbers of the finding
             ids = finding.remedies if finding is not None else ()
             values = self.note_words(finding.message) if finding is not None else {}

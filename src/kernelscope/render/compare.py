@@ -336,6 +336,10 @@ def _posthoc(p: KernelComparison, f: Fmt) -> str | None:
     return text
 
 
+#: The statuses of a followed BEFORE finding that the heading "what the change resolved" can stand over.
+RESOLVING = frozenset({"resolved", "reduced", "gone"})
+
+
 def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
     """One line per followed BEFORE finding: "uncoalesced shared-memory accesses: resolved (16.3 M -> 0 wavefronts);
     BEFORE estimated at most 1.65x", then the measured speedup once."""
@@ -361,9 +365,11 @@ def _resolved(p: KernelComparison, f: Fmt) -> list[str]:
 
 
 def _sections(p: KernelComparison, f: Fmt) -> list[tuple[str, list[str]]]:
-    """The pair's sections (label, lines), those with lines: what the change resolved, what it removed (the work
-    a faster AFTER does less of) and what it introduced; a regression's in reverse (what it added first)."""
-    sections = [(title, lines) for title, lines in (("resolved_title", _resolved(p, f)),
+    """The pair's sections (label, lines), those with lines: what the change resolved (headed "what became of the
+    BEFORE findings" where none of them is resolved, reduced or gone), what it removed (the work a faster AFTER
+    does less of) and what it introduced; a regression's in reverse (what it added first)."""
+    resolved = "resolved_title" if any(r.status in RESOLVING for r in p.resolved) else "resolved_none_title"
+    sections = [(title, lines) for title, lines in ((resolved, _resolved(p, f)),
                                                     ("removed_title", removed_lines(p, f)),
                                                     ("introduced_title", introduced_lines(p, f))) if lines]
     return list(reversed(sections)) if p.regressed else sections

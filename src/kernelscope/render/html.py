@@ -29,7 +29,8 @@ from .common import Fmt, safe, short_name
 from .inline import html_prose
 from .rows import advice_lines, gpu_unknown, kernel_rows, shown_text, summary_rows
 from .launch_groups import (
-    is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
+    is_group, launches_value, outliers_line, panels, shows_outliers,
+    rest_header, rest_rows, rest_title, shown_line, spread_cells,
 )
 from .source_html import VIEW_CSS, diagnosis_views
 
@@ -187,7 +188,8 @@ def _group_part(g: LaunchGroup, f: Fmt) -> str:
     rows = "".join(f"<tr><td>{_e(name)}</td>" + "".join(f'<td class="num">{_e(c)}</td>' for c in cells) + "</tr>"
                    for name, *cells in spread_cells(g, f))
     return (f"<h4>{_e(f.label('launches'))}</h4><p>{_e(launches_value(g, f))}</p><table><tr>{head}</tr>{rows}</table>"
-            f"<p><b>{_e(f.label('grp_differ'))}</b>{_e(f.colon)}{_e(outliers_line(g, f))}</p>")
+            + (f"<p><b>{_e(f.label('grp_differ'))}</b>{_e(f.colon)}{_e(outliers_line(g, f))}</p>"
+               if shows_outliers(g) else ""))
 
 
 def _rest_table(rest: Sequence[LaunchGroup], f: Fmt, anchor: str) -> str:

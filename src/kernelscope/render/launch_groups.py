@@ -153,6 +153,12 @@ def outliers_line(g: LaunchGroup, f: Fmt, shown: int = OUTLIERS_SHOWN) -> str:
     return f.semi.join(items)
 
 
+def shows_outliers(g: LaunchGroup) -> bool:
+    """Whether a group's panel has the launches-that-differ line: "none differs: every launch within 0.67x-1.50x
+    of the median" is a claim about durations, so a group with no outlier and no measured duration has none."""
+    return bool(g.outliers) or bool(g.spread["duration_s"])
+
+
 def is_group(g: LaunchGroup) -> bool:
     """Whether ``g`` is shown as a group (more than one launch); a group of one launch is that launch's panel."""
     return len(g.launches) > 1
@@ -166,18 +172,23 @@ def group_title(g: LaunchGroup) -> str:
 
 
 def launches_value(g: LaunchGroup, f: Fmt) -> str:
-    """"100 launches, 1.184 s in all (100.0% of GPU time); shown: [49], the launch of median duration"."""
+    """"100 launches, 1.184 s in all (100.0% of GPU time); shown: [49], the launch of median duration"; where no
+    launch's duration was measured, "3 launches (durations not measured); shown: [0]" (no total, share or median)."""
+    if not g.spread["duration_s"]:
+        return f.label("grp_launches_unmeasured", n=g.count, rep=g.representative.kernel.index)
     return f.label("grp_launches_value", n=g.count, total=f.time(g.total_duration_s if g.spread["duration_s"] else None),
                    share=f.share(g.time_share), rep=g.representative.kernel.index)
 
 
 def group_rows(g: LaunchGroup, f: Fmt) -> list[tuple[str, str]]:
     """The rows a group's panel shows before its representative's: launches and total, the spread, the launches
-    that differ; none for a group of one launch."""
+    that differ (left out where none differs and no duration was measured); none for a group of one launch."""
     if not is_group(g):
         return []
-    return [(f.label("launches"), launches_value(g, f)), (f.label("grp_spread"), spread_line(g, f)),
-            (f.label("grp_differ"), outliers_line(g, f))]
+    rows = [(f.label("launches"), launches_value(g, f)), (f.label("grp_spread"), spread_line(g, f))]
+    if shows_outliers(g):
+        rows.append((f.label("grp_differ"), outliers_line(g, f)))
+    return rows
 
 
 def shape_text(g: LaunchGroup, f: Fmt) -> str:
@@ -201,8 +212,12 @@ def rest_rows(groups: Sequence[LaunchGroup], f: Fmt) -> list[list[str]]:
 
 
 def rest_title(groups: Sequence[LaunchGroup], f: Fmt) -> str:
+    """"Other kernels: 12 groups, 3.1% of GPU time"; "(durations not measured)" where no group has a share, never
+    "not measured of GPU time"."""
     shares = [g.time_share for g in groups if g.time_share is not None]
-    return f.label("grp_rest", n=len(groups), share=f.share(sum(shares) if shares else None))
+    if not shares:
+        return f.label("grp_rest_unmeasured", n=len(groups))
+    return f.label("grp_rest", n=len(groups), share=f.share(sum(shares)))
 
 
 def shown_line(res: ReportDiagnosis, full: Sequence[LaunchGroup], rest: Sequence[LaunchGroup], f: Fmt) -> str:

@@ -16,7 +16,8 @@ from .common import Fmt, md_cell, md_code
 from .inline import md_prose
 from .rows import kernel_rows, kernel_title, shown_text, summary_rows
 from .launch_groups import (
-    is_group, launches_value, outliers_line, panels, rest_header, rest_rows, rest_title, shown_line, spread_cells,
+    is_group, launches_value, outliers_line, panels, shows_outliers,
+    rest_header, rest_rows, rest_title, shown_line, spread_cells,
 )
 
 if TYPE_CHECKING:
@@ -100,6 +101,8 @@ def _group_lines(g: LaunchGroup, f: Fmt) -> list[str]:
     head = [f.label(k) for k in ("grp_spread_head", "grp_min", "grp_mid", "grp_max")]
     out = [_cell(launches_value(g, f)), "", "| " + " | ".join(map(_cell, head)) + " |", "|---|---:|---:|---:|"]
     out += ["| " + " | ".join(map(_cell, cells)) + " |" for cells in spread_cells(g, f)]
+    if not shows_outliers(g):
+        return out + [""]
     return out + ["", f"**{_cell(f.label('grp_differ'))}**{f.colon}{md_prose(outliers_line(g, f))}", ""]
 
 

@@ -58,8 +58,15 @@ def _row(k: JoinedKernel, f: Fmt, several_reports: bool) -> list[str]:
 
 def join_section(join: KernelJoin, items: Sequence[ItemStat], f: Fmt) -> Section:
     """(title, header, rows): one row per top kernel, in ranking order; ``items`` the timeline's kernel ranking
-    (for the caption saying what the program columns are of)."""
+    (for the caption saying what the program columns are of). Where no top kernel has Nsight Compute data, the
+    title says so and the rows hold only the kernels and their shares (no column of "-")."""
     caption = amdahl_caption(items, f, cols="tl_cols_join")
+    if not join.matched:  # "none of the 3", never "0 of 3" over a table of "-": the kernels and their shares only
+        share_caption = amdahl_caption(items, f, cols="tl_cols_share")
+        title = Captioned.build(f.label("tl_join_title_none", top=len(join.kernels)),
+                                [(share_caption, [f.label("tl_program_share")])], f.semi)
+        head = [f.label("tl_name"), f.label("share"), f.label("tl_program_share")]
+        return title, head, [_row(k, f, False)[:3] for k in join.kernels]
     alone = f.label("tl_join_title_all" if join.matched == len(join.kernels) else "tl_join_title", n=join.matched,
                     top=len(join.kernels))  # "all 3 with Nsight Compute data", never "3 of 3"
     title = Captioned.build(alone, [(caption, [f.label("tl_program_share"), f.label("tl_join_program_speedup")])],

@@ -72,7 +72,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
         (f.label("tl_ar_wall"), f.time(rr.wall_s)),
         (f.label("tl_ar_median_wall"), f.time(rr.median_wall_s)),
         (f.label("tl_ar_compared"), f.label("tl_ar_by_step" if rr.compared_by == "own_per_step" else "tl_ar_by_own")),
-        (f.label("tl_ar_slowest"), str(rr.slowest_rank)),
+        (f.label("tl_ar_slowest_step" if rr.compared_by == "own_per_step" else "tl_ar_slowest"), str(rr.slowest_rank)),
         (f.label("tl_ar_stragglers", pct=f.pct(rr.straggler_pct, 0)),
          (f.listing(str(r) for r in rr.stragglers) or f.label("tl_ar_none")) + f.paren(f.label(against, median=median))),
     ]
