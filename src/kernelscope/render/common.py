@@ -123,13 +123,20 @@ def _as_given(key: str, names: tuple[str, ...]) -> bool:
         n in _WORDED_VALUES or n.endswith(("_s", "_mb")) or n == "gb" for n in names)
 
 
+#: The resolution of a kernel report's durations (Nsight Compute, nvprof: whole ns): a diagnosis words its
+#: durations at it (152 000 ns is ``152.0 µs``, never ``152 µs`` beside ``153.2 µs``).
+NCU_STAMP_S = 1e-9
+
+
 class Fmt:
     """Formats values for one language; None prints as "not measured" in that language. Sentences assembled from
     parts join them with :attr:`semi`, :attr:`comma`, :meth:`paren`, :meth:`head`: half-width in English,
     full-width in Chinese."""
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str, stamp_s: float | None = None) -> None:
         self.lang = check_lang(lang)
+        self.stamp_s = stamp_s  # the durations' source resolution where known (an ncu report: 1e-9), see times
+        self._pinned: dict[float, str] = {}  # durations as a table column words them (:meth:`pin`)
         self.nm = label("not_measured", lang)
         self._notes: dict[tuple | str, str] = {}  # worded notes by (key, values) or bare key: launches repeat the same findings
         self._texts: dict[tuple, str] = {}  # finding titles and advice (:meth:`_worded`)
@@ -271,17 +278,27 @@ class Fmt:
 
     def time(self, seconds: float | None) -> str:
         """A duration in its natural unit (the one that puts it in [1, 1000): ``2.621 ms``, ``302 µs``), four
-        significant digits in every language (``374.0 µs``), no more than it is exact at (``5 µs``, not
-        ``5.000 µs``); nothing at all is a bare ``0``."""
+        significant digits in every language (``374.0 µs``, ``5.400 ms``: zeros kept), no decimal below the source's
+        resolution (a whole-µs ``5 µs``, not ``5.000 µs``); as a table printed it where :meth:`pin` remembered it;
+        nothing at all is a bare ``0``."""
+        if seconds is not None and seconds in self._pinned:  # as the table printed it (:meth:`pin`)
+            return self._pinned[seconds]
         return self.times(seconds)[0]
+
+    def pin(self, seconds: Sequence[float | None], texts: Sequence[str]) -> None:
+        """Remember how a table column words its durations (``texts``, one per value of ``seconds``), so that
+        :meth:`time` words the same value the same way elsewhere (a panel's ``99.1 µs`` as its table row, never
+        ``99.14 µs`` beside a table's ``99.1 µs``)."""
+        self._pinned.update((s, t) for s, t in zip(seconds, texts) if s)
 
     def times(self, *seconds: float | None) -> list[str]:
         """Durations of one quantity shown together (a row's total / mean / min / max, before -> after): one unit
         and one precision, the engineering convention; the rules are :func:`~kernelscope.render.numbers.durations`'
-        (``1 ms``, not ``1.000 ms``; ``29.180 µs / 0.973 µs``; ``8 / 2.7 / 2 / 4 µs`` for whole-µs stamps and their
+        (``1.000 ms`` and ``5.400 ms``: zeros kept; ``29.18 µs / 0.973 µs``; ``8 / 2.7 / 2 / 4 µs`` for whole-µs
+        stamps and their
         mean; ``2.621 ms / 0.097 ms``, never ``2621 µs``; ``1.957 s / 6 µs``, never ``0.006 ms``; ``8.695 s /
         869.5 µs``, never ``8694.796 ms``). Nothing at all is a bare ``0``; None is "not measured"."""
-        return durations(seconds, self.nm, label("pct_below", self.lang))
+        return durations(seconds, self.nm, label("pct_below", self.lang), self.stamp_s)
 
     def pct(self, value: float | None, digits: int = 1) -> str:
         """A percentage (0-100), ``43.3%``; a whole one without decimals (``50%``), one its decimals round to 0
