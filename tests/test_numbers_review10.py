@@ -10,7 +10,7 @@ import re
 import pytest
 
 from conftest import CASES, SHARED, need
-from kernelscope.render.common import NCU_STAMP_S, Fmt
+from kernelscope.render.common import NCU_STAMP_S, Fmt, plain_number, si
 from test_zh_review6a import _md_rows, _out
 
 NCU = SHARED / "corpus" / "ncu"
@@ -235,3 +235,22 @@ def test_a_kernels_panel_duration_reads_as_its_table_row(capsys, lang, report, t
     panel = rows.findall(out)
     assert table in out[:rows.search(out).start()] and table in panel
     assert "152 µs" not in panel  # a whole-ns 152 000 ns: 152.0 µs
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_rates_and_intensities_keep_their_trailing_zeros(lang):
+    f = Fmt(lang)
+    # one column of peaks: 67.0 TFLOP/s beside 1.98 PFLOP/s, never 67 TFLOP/s; 4.00 TB/s, never 4 TB/s
+    assert (f.flops(67e12), f.flops(1.979e15), f.flops(989e12)) == ("67.0 TFLOP/s", "1.98 PFLOP/s", "989 TFLOP/s")
+    assert si(4e12, "B/s") == "4.00 TB/s" and si(1979e12, "FLOP/s") == "1.98 PFLOP/s"
+    assert f.intensity(8.5) == "8.50 FLOP/B" and f.intensity(2) == "2.00 FLOP/B" and f.intensity(16.75) == "16.8 FLOP/B"
+    assert plain_number(2050) == "2050" and plain_number(125) == "125"  # no exponent, no trailing point
+
+
+def test_the_roofline_ceiling_table_reads_in_one_precision(capsys):
+    report = NCU / "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep"
+    need(report)
+    out = _out(capsys, "roofline", str(report), "--format", "markdown", "--lang", "zh")
+    for text in ("67.0 TFLOP/s", "34.0 TFLOP/s", "4.00 TB/s", "8.50 FLOP/B"):
+        assert text in out
+    assert not re.search(r"(?<![\d.])\d{1,2} (?:[TPG])?(?:FLOP/s|B/s|FLOP/B)", out)  # never 67 TFLOP/s

@@ -21,8 +21,8 @@ from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name
 from ..knowledge.units import unit, unit_of
 from ..notes import Note
 from .cells import NAME_WIDTH, safe, short_name, short_names  # noqa: F401
-from .numbers import (PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, data_size,  # noqa: F401
-                      durations, factor, negligible_gain, percent_column)
+from .numbers import (PREFIXES, SIBLING_DURATIONS, THRESHOLDS, TIME_SCALES, alike, counts,  # noqa: F401
+                      cuda_versions, data_size, durations, factor, negligible_gain, percent_column, set_value)
 
 
 
@@ -53,9 +53,16 @@ def si(value: float, unit: str = "", digits: int | None = 3, sep: str = " ") -> 
     digits (None: as short as exact, for axis ticks), ``sep`` between the number and the prefixed unit."""
     if math.isinf(value):
         return f"∞{sep}{unit}".rstrip()
-    spec = "g" if digits is None else f".{digits}g"
     scale, prefix = next(((s, p) for s, p in PREFIXES if abs(value) >= s), (1.0, ""))
-    return f"{value / scale:{spec}}{sep}{prefix}{unit}".rstrip()
+    text = f"{value / scale:g}" if digits is None else sig_figures(value / scale, digits)
+    return f"{text}{sep}{prefix}{unit}".rstrip()
+
+
+def sig_figures(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant digits, trailing zeros kept (``67.0``, ``4.00``, ``8.50``: siblings read
+    in one precision, never ``67`` beside ``16.8``), never an exponent (``1979``, ``2050``)."""
+    text = f"{value:#.{digits}g}"
+    return f"{value:.0f}" if "e" in text else text.rstrip(".")
 
 
 _LINE_BREAKS = re.compile(r"[ \t]*[\r\n\t\v\f]+[ \t]*")
@@ -88,12 +95,11 @@ LAUNCH_VIEWS: tuple[str, ...] = ("grouped", "all")
 
 
 def plain_number(value: float, digits: int = 3) -> str:
-    """``value`` to ``digits`` significant digits without an exponent: ``1.12``, ``12.8``, ``2050`` (not
-    ``2.05e+03``); from a million on, SI (``2.05 M``)."""
+    """``value`` to ``digits`` significant digits without an exponent, trailing zeros kept: ``1.12``, ``12.8``,
+    ``8.50``, ``2050`` (not ``2.05e+03``); from a million on, SI (``2.05 M``)."""
     if abs(value) >= 1e6:
         return si(value, "", digits)
-    text = f"{value:.{digits}g}"
-    return f"{value:.0f}" if "e" in text else text
+    return sig_figures(value, digits)
 
 
 #: Punctuation that joins the parts of a sentence: English keeps its half-width marks, Chinese uses full-width ones.
@@ -396,7 +402,7 @@ class Fmt:
                 values.update(zip(group, self.times(*(values[k] for k in group))))
                 durations.difference_update(group)
         for k in durations:  # any other duration alone: a value reads the same in every sentence of a report
-            values[k] = self.time(values[k])
+            values[k] = self.time(values[k]) if k not in THRESHOLDS else set_value(self.time(values[k]))
         if key == "cmp_unchanged":  # equal as printed: "no change (20.05 µs)", never "20.05 µs -> 20.05 µs, 1.00x"
             values["change"] = note_text("cmp_no_change" if values["before_s"] == values["after_s"] else
                                          "cmp_same_within", {"t": values["before_s"], **values}, self.lang)

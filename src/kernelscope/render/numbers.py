@@ -81,6 +81,18 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str, stamp_s: f
     return out
 
 
+#: The durations of a note that are a set threshold (a rule's limit), not a measurement: worded by
+#: :func:`set_value` (``超过 1 ms``, never ``超过 1.000 ms``).
+THRESHOLDS = frozenset(("limit_s",))
+
+
+def set_value(text: str) -> str:
+    """A worded threshold (a number the rule chose, not a measurement) without the zero decimals a measured value
+    keeps: ``1.000 ms`` is ``1 ms``, ``2.50 µs`` is ``2.5 µs``."""
+    return re.sub(r"(\d)\.(\d*?)0+(?=\D|$)", lambda m: m.group(1) + ("." + m.group(2) if m.group(2) else ""), text,
+                  count=1)
+
+
 def _four(x: float) -> int:
     """The decimals that show ``x`` in four significant digits (none from 1000 on)."""
     return max(3 - int(math.floor(math.log10(abs(float(f"{x:.4g}")) + 1e-12))), 0)
