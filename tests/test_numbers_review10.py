@@ -254,3 +254,15 @@ def test_the_roofline_ceiling_table_reads_in_one_precision(capsys):
     for text in ("67.0 TFLOP/s", "34.0 TFLOP/s", "4.00 TB/s", "8.50 FLOP/B"):
         assert text in out
     assert not re.search(r"(?<![\d.])\d{1,2} (?:[TPG])?(?:FLOP/s|B/s|FLOP/B)", out)  # never 67 TFLOP/s
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_compare_sentence_reads_its_percentages_as_the_table(capsys, lang):
+    before, after = (NCU / f"EricccYang__cuda_operators__reduce_reduce_v{n}.ncu-rep" for n in (1, 3))
+    need(before)
+    out = _out(capsys, "compare", str(before), str(after), "--lang", lang)
+    # the table's "31.4% -> 50.8%", never "31% 变为 51%" beside "66.6% 变为 47.4%" in one sentence
+    if lang == "zh":  # (a line may wrap inside the sentence)
+        assert "访存吞吐从峰值的31.4%变为50.8%" in "".join(out.split())
+    else:
+        assert "memory throughput 31.4% -> 50.8% of peak" in " ".join(out.split())
