@@ -266,3 +266,11 @@ def test_a_compare_sentence_reads_its_percentages_as_the_table(capsys, lang):
         assert "访存吞吐从峰值的31.4%变为50.8%" in "".join(out.split())
     else:
         assert "memory throughput 31.4% -> 50.8% of peak" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_achieved_and_theoretical_occupancy_share_one_precision(lang):
+    f = Fmt(lang)
+    text = f.occupancy(25.3, 50)
+    assert "25.3%" in text and "50.0%" in text and "50%" not in text.replace("50.0%", "")  # never 理论 50%
+    assert "25%" in f.occupancy(25.0, 50) and "50%" in f.occupancy(25.0, 50)  # both whole: no fake decimals

@@ -258,7 +258,8 @@ class Fmt:
             return self.label("occupancy_theoretical_only", t=self.pct(theoretical))
         if theoretical is None:
             return self.label("occupancy_achieved_only", a=self.pct(achieved))
-        return self.label("occupancy_values", a=self.pct(achieved), t=self.pct(theoretical))
+        a, t = self.pcts(achieved, theoretical)  # one sentence, one precision: 25.3% of 50.0%, never of 50%
+        return self.label("occupancy_values", a=a, t=t)
 
     def sol_values(self, compute: float | None, memory: float | None) -> str:
         """"compute 31.4%, memory 77.1%"; in Chinese "计算、访存均未测量" when neither was measured."""
