@@ -338,7 +338,7 @@ def test_useful_flops_give_a_second_point_beside_the_executed_one(tmp_path, caps
     assert (u.pipe, u.flops) == ("fp32", 9e9)
     assert u.arithmetic_intensity_flop_per_byte == pytest.approx(90.0) and u.efficiency == pytest.approx(0.45)
     rows = dict(kernel_rows(d, Fmt("en")))
-    assert rows["Useful work"].startswith("9 GFLOP of 12 GFLOP executed (75%)")
+    assert rows["Useful work"].startswith("9.00 GFLOP of 12.0 GFLOP executed (75%)")
     # --useful-flops NAME=COUNT overrides it, from the command line; JSON has both points
     spec = tmp_path / "gpu.toml"
     spec.write_text('dram_bandwidth_bytes_per_s = 2.0e12\n[peak_flops_per_s]\nfp32 = 2.0e13\n', encoding="utf-8")

@@ -355,7 +355,7 @@ def test_table_shows_measured_datasheet_and_ratio():
     assert row.split()[3:] == ["-", "1979", "TFLOP/s", "-"]
     assert "FP8 tensor cores: not measured (fp8_tensor: not on this fake)" in text
     assert "datasheet: the dense peaks of NVIDIA H200 in kernelscope's catalogue" in text
-    assert "DRAM bandwidth (copy): fake copy of 2147483648 bytes; 2 ms per operation" in text
+    assert "DRAM bandwidth (copy): fake copy of 2147483648 bytes; 2.000 ms per operation" in text
     assert "spec file written: s.toml (measured = true)" in text
     unknown = run_of(FakeBackend(device=Device("Fake GPU 9000")))
     text = to_plain(ceilings_renderables(unknown, compare_with_datasheet(unknown, None), None, "en"), 160)

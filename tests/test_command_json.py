@@ -262,7 +262,7 @@ def test_roofline_table_holds_the_json_numbers(capsys, roofline_report):
     assert "12.5 FLOP/B (DRAM)" in table  # the FP32 ridge point
     code, md, err = run(capsys, "roofline", str(roofline_report), "--format", "markdown", "-q", "--lang", "zh")
     assert code == 0, err
-    assert "**上限**" in md and "| [1] gemm | FP32 CUDA 核心 | 20 | 10 TFLOP/s（51.3%） |" in md
+    assert "**上限**" in md and "| [1] gemm | FP32 CUDA 核心 | 20 | 10.0 TFLOP/s（51.3%） |" in md
 
 
 def test_roofline_levels_json(capsys):

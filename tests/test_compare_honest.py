@@ -225,8 +225,8 @@ def test_overall_speedup_counts_matched_kernels_only():
     assert (c.unmatched_before_s, c.unmatched_after_s) == (pytest.approx(20e-3), pytest.approx(0.1e-3))
     assert "total" in c.regressions(0.005)
     text = " ".join(to_text(c, "en").split())
-    assert "Matched kernels (2): 2.00 ms -> 2.02 ms; Speedup 0.99x (1% slower)" in text
-    assert "Not matched: 20 ms before only (gone); 100 µs after only (new)" in text
+    assert "Matched kernels (2): 2.000 ms -> 2.020 ms; Speedup 0.99x (1% slower)" in text  # whole µs: 4 digits
+    assert "Not matched: 20.00 ms before only (gone); 100 µs after only (new)" in text
     assert "Overall" not in text
     # the matched kernels are 9% of the BEFORE time: every kernel's ratio leads, named as the headline
     assert c.headline == "all"

@@ -248,7 +248,7 @@ def test_integer_pipes_never_share_a_ceiling_with_floating_point_ones():
             checked += any(p.startswith("int") for p in pipes)
     assert checked > 0
     assert ops_unit("int8_tensor") == "OP/s" and ops_unit(("fp8_tensor", "int8_tensor")) == "FLOP/s"
-    assert Fmt("en").flops(2e15, "int8_tensor") == "2 POP/s" and Fmt("en").intensity(5.0, ("int8_tensor",)) == "5 OP/B"
+    assert Fmt("en").flops(2e15, "int8_tensor") == "2.00 POP/s" and Fmt("en").intensity(5.0, ("int8_tensor",)) == "5.00 OP/B"
 
 
 def test_roofline_table_writes_int8_in_op_per_s(capsys):

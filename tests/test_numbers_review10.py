@@ -10,7 +10,7 @@ import re
 import pytest
 
 from conftest import CASES, SHARED, need
-from kernelscope.render.common import Fmt
+from kernelscope.render.common import NCU_STAMP_S, Fmt, plain_number, si
 from test_zh_review6a import _md_rows, _out
 
 NCU = SHARED / "corpus" / "ncu"
@@ -141,7 +141,7 @@ def test_compare_launch_change_occupancy_in_one_precision(capsys, lang):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_zero_duration_is_a_bare_zero(capsys, lang):
     f = Fmt(lang)
-    assert f.time(0) == "0" and f.times(0, 1e-3) == ["0", "1 ms"]
+    assert f.time(0) == "0" and f.times(0, 1e-3) == ["0", "1.000 ms"]  # 1000 µs: its zeros are real
     need(N22)
     out = _out(capsys, "timeline", str(N22), "--lang", lang)
     assert not re.search(r"(?<![\d.])0(?:\.0+)? ?(?:s|ms|µs|ns)\b", out)
@@ -185,3 +185,92 @@ def test_a_launch_groups_rate_of_integer_work_is_in_op_per_second():
         " OP/B")
     assert "OP/s" in metric_name("achieved_flops_per_s", f, "int8_tensor")
     assert "FLOP" not in metric_name("achieved_flops_per_s", Fmt("zh"), "int8_tensor")
+
+
+# ------------------------------------------------------------- 5. trailing zeros kept, down to the source's resolution
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_trailing_zeros_are_kept_down_to_the_sources_resolution(lang):
+    f = Fmt(lang)
+    # whole-µs (Kineto) values: four significant digits with their real zeros (5400 µs is 5.400 ms) ...
+    assert f.time(5.4e-3) == "5.400 ms" and f.time(1.24e-3) == "1.240 ms" and f.time(9.45e-3) == "9.450 ms"
+    assert f.times(50e-3, 83e-3, 283e-3) == ["50.0 ms", "83.0 ms", "283.0 ms"]  # one row: the largest's decimals
+    # ... but never a decimal below one µs (8 µs, never 8.0 µs; 958 µs, never 958.0 µs)
+    assert f.time(8e-6) == "8 µs" and f.time(958e-6) == "958 µs"
+    # whole-ns values: their zeros are real too (90.40 µs beside 89.02 µs, 2.080 µs beside 3.744 µs)
+    assert f.time(90.4e-6) == "90.40 µs" and f.time(2.08e-6) == "2.080 µs"
+    # a kernel report's durations are whole ns: 152 000 ns is 152.0 µs, never 152 µs beside 153.2 µs
+    assert Fmt(lang, NCU_STAMP_S).time(152e-6) == "152.0 µs" and Fmt(lang, NCU_STAMP_S).time(8e-6) == "8.000 µs"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_duration_a_table_printed_reads_the_same_elsewhere(lang):
+    f = Fmt(lang, NCU_STAMP_S)
+    seconds = (149.24e-6, 99.14e-6, 89.02e-6)
+    column = f.times(*seconds)
+    f.pin(seconds, column)
+    assert column[1] == "99.1 µs" and f.time(99.14e-6) == "99.1 µs"  # as its table row, never 99.14 µs
+    assert Fmt(lang, NCU_STAMP_S).time(99.14e-6) == "99.14 µs"  # alone: four significant digits
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_ranks_table_keeps_its_zeros(capsys, lang):
+    trace = TRACES / "param_dlrm_kineto_8rank_v100.tar.gz"
+    need(trace)
+    out = _out(capsys, "timeline", str(trace), "--as-ranks", "--lang", lang, "--format", "markdown")
+    for text in ("5.400 ms", "1.240 ms", "9.450 ms", "1.580 ms"):  # never 5.4 ms among 10.93 ms
+        assert text in out
+    assert not re.search(r"(?<![\d.])\d\.\d{1,2} ms", out)  # no duration below 10 ms with fewer than 4 digits
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("report, table", [
+    ("Lashi0812__CudaProgramming__profiling_profiles_smemReduceInteger.ncu-rep", "99.1 µs"),
+    ("Lashi0812__CudaProgramming__profiling_profiles_torchLinear.ncu-rep", "2.080 µs"),
+    ("AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep", "142.6 µs")])
+def test_a_kernels_panel_duration_reads_as_its_table_row(capsys, lang, report, table):
+    need(NCU / report)
+    out = _out(capsys, "diagnose", str(NCU / report), "--lang", lang)
+    label = "耗时" if lang == "zh" else "Duration"
+    rows = re.compile(rf"^\s*{label}\s+(\S+ (?:µs|ms|ns|s))\s*$", re.M)
+    panel = rows.findall(out)
+    assert table in out[:rows.search(out).start()] and table in panel
+    assert "152 µs" not in panel  # a whole-ns 152 000 ns: 152.0 µs
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_rates_and_intensities_keep_their_trailing_zeros(lang):
+    f = Fmt(lang)
+    # one column of peaks: 67.0 TFLOP/s beside 1.98 PFLOP/s, never 67 TFLOP/s; 4.00 TB/s, never 4 TB/s
+    assert (f.flops(67e12), f.flops(1.979e15), f.flops(989e12)) == ("67.0 TFLOP/s", "1.98 PFLOP/s", "989 TFLOP/s")
+    assert si(4e12, "B/s") == "4.00 TB/s" and si(1979e12, "FLOP/s") == "1.98 PFLOP/s"
+    assert f.intensity(8.5) == "8.50 FLOP/B" and f.intensity(2) == "2.00 FLOP/B" and f.intensity(16.75) == "16.8 FLOP/B"
+    assert plain_number(2050) == "2050" and plain_number(125) == "125"  # no exponent, no trailing point
+
+
+def test_the_roofline_ceiling_table_reads_in_one_precision(capsys):
+    report = NCU / "AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep"
+    need(report)
+    out = _out(capsys, "roofline", str(report), "--format", "markdown", "--lang", "zh")
+    for text in ("67.0 TFLOP/s", "34.0 TFLOP/s", "4.00 TB/s", "8.50 FLOP/B"):
+        assert text in out
+    assert not re.search(r"(?<![\d.])\d{1,2} (?:[TPG])?(?:FLOP/s|B/s|FLOP/B)", out)  # never 67 TFLOP/s
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_compare_sentence_reads_its_percentages_as_the_table(capsys, lang):
+    before, after = (NCU / f"EricccYang__cuda_operators__reduce_reduce_v{n}.ncu-rep" for n in (1, 3))
+    need(before)
+    out = _out(capsys, "compare", str(before), str(after), "--lang", lang)
+    # the table's "31.4% -> 50.8%", never "31% 变为 51%" beside "66.6% 变为 47.4%" in one sentence
+    if lang == "zh":  # (a line may wrap inside the sentence)
+        assert "访存吞吐从峰值的31.4%变为50.8%" in "".join(out.split())
+    else:
+        assert "memory throughput 31.4% -> 50.8% of peak" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_achieved_and_theoretical_occupancy_share_one_precision(lang):
+    f = Fmt(lang)
+    text = f.occupancy(25.3, 50)
+    assert "25.3%" in text and "50.0%" in text and "50%" not in text.replace("50.0%", "")  # never 理论 50%
+    assert "25%" in f.occupancy(25.0, 50) and "50%" in f.occupancy(25.0, 50)  # both whole: no fake decimals

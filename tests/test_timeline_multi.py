@@ -101,15 +101,15 @@ def test_n04_headline_names_the_figures_of_its_table_row(tmp_path, capsys):
     md = render_timeline([rep], "markdown", "en")
     head = next(line for line in md.splitlines() if "Largest time black hole" in line)
     assert not re.search(r"\b100(\.0)?% of the program", md) and "∞" not in head
-    for text in ("160 ms on 2 devices", "on device 0 100 ms, 66.7% of its 150 ms", "150 ms -> 50 ms, 3.00x",
-                 "150 ms -> 90 ms, 1.67x, 40% of the program time saved"):
+    for text in ("160.0 ms on 2 devices", "on device 0 100.0 ms, 66.7% of its 150.0 ms", "150.0 ms -> 50.0 ms, 3.00x",
+                 "150.0 ms -> 90.0 ms, 1.67x, 40% of the program time saved"):
         assert text in head
     gemm_line = next(line for line in md.splitlines() if line.startswith("| gemm_fwd_kernel |"))
     # the table row says the same value, at its column's one precision (review 10: 40.0% beside 53.3%)
     assert "| 40.0% | 1.25x | 1.56x | 1.67x |" in gemm_line
     zh = render_timeline([rep], "table", "zh", width=220)
     flat = flat_text(zh)  # four significant digits, as in English: a pair never differs in precision
-    assert "在 2 个设备上共耗时 160 ms" in flat and "150 ms → 90 ms" in flat
+    assert "在 2 个设备上共耗时 160.0 ms" in flat and "150.0 ms → 90.0 ms" in flat
     out = tmp_path / "n04.json"
     assert main(["timeline", str(path), "--format", "json", "-o", str(out)]) == 0
     doc = json.loads(out.read_text(encoding="utf-8"))
@@ -137,7 +137,7 @@ def test_kernel_projection_uses_the_time_it_adds_to_the_busy_union():
     at = next(i for i, line in enumerate(md) if line.startswith("### Kernels by"))
     assert md[at] == "### Kernels by total time"  # the heading: the title alone, its caption below it
     title = md[at + 2]
-    assert "program wall 150 ms" in title and "no other GPU work overlaps" in title  # the output says which
+    assert "program wall 150.0 ms" in title and "no other GPU work overlaps" in title  # the output says which
 
 
 def test_same_kernel_on_overlapping_streams_never_exceeds_its_device():

@@ -31,10 +31,11 @@ def _out(capsys, *args: str) -> str:
 def test_a_duration_keeps_four_digits_in_both_languages(lang):
     f = Fmt(lang)
     assert (f.time(374.02e-6), f.time(280.2e-6), f.time(651.04e-3)) == ("374.0 µs", "280.2 µs", "651.0 ms")
-    # an exact value (a threshold, µs-resolution data) drops its zero decimals; a pair keeps one precision
-    assert (f.time(9e-6), f.time(1e-3), f.time(580e-9), f.time(1.5e-3)) == ("9 µs", "1 ms", "580 ns", "1.5 ms")
+    # a whole-µs value keeps no decimal below one µs, but its real zeros above it (1000 µs is 1.000 ms); a pair
+    # keeps one precision
+    assert (f.time(9e-6), f.time(1e-3), f.time(580e-9), f.time(1.5e-3)) == ("9 µs", "1.000 ms", "580 ns", "1.500 ms")
     assert f.times(374.0e-6, 280.2e-6) == ["374.0 µs", "280.2 µs"] and f.times(2e-6, 3e-6) == ["2 µs", "3 µs"]
-    assert f.times(2e-6, 2.5e-6, None) == ["2.0 µs", "2.5 µs", f.nm]
+    assert f.times(2e-6, 2.5e-6, None) == ["2.000 µs", "2.500 µs", f.nm]  # 2.5 µs: whole ns, four digits
     assert f.words("k", {"read_mb": 12.66, "dram_mb": 12.7})["read_mb"] == "12.1 MiB"  # bytes as the tables: 3 digits, KiB/MiB
 
 

@@ -49,7 +49,7 @@ def test_sibling_durations_take_the_unit_of_the_largest(lang):
     # a value the shared unit would round to fewer than three significant digits (or to nothing): each value in
     # its own unit, never "0.000 s" nor "0.001 ms" for 1.4 µs
     assert f.times(0.4369, 2e-6, 6.009) == ["436.9 ms", "2 µs", "6.009 s"]
-    assert f.times(3.469e-3, 1.4e-6, 34.78e-3) == ["3.469 ms", "1.4 µs", "34.78 ms"]
+    assert f.times(3.469e-3, 1.4e-6, 34.78e-3) == ["3.469 ms", "1.400 µs", "34.78 ms"]  # whole ns: zeros kept
     assert f.times(999.96e-6) == ["1.000 ms"] and f.times(0, None) == ["0", f.nm]
 
 
@@ -103,7 +103,7 @@ def test_a_threshold_reads_the_same_in_the_check_and_the_note():
 def test_the_exposed_communication_reads_as_its_table(capsys):
     path = need(CASES / "N22_kineto_exposed_comm_two_streams.json")
     out = _out(capsys, "timeline", str(path), "--lang", "zh")
-    assert "共 60 ms" in out and "60.0 ms" not in out
+    assert "共 60.00 ms" in out and "60.0 ms" not in out and "共 60 ms" not in out  # 4 digits, as the table
 
 
 # -------------------------------------------------------------------- 4. sibling counts and factors: one precision

@@ -25,7 +25,7 @@ UNIT = re.compile(r"^(?:不到 |< )?\d+(?:\.(\d+))? (ns|µs|ms|s)$")
 def test_a_small_sibling_takes_its_own_unit_not_three_decimals_of_the_shared_one(lang):
     f = Fmt(lang)
     assert f.times(1.957, 81.529e-3, 6e-6, 764.486e-3) == ["1.957 s", "81.53 ms", "6 µs", "764.5 ms"]  # not 0.006 ms
-    assert f.times(55.5e-3, 3.469e-3, 1e-6, 34.78e-3) == ["55.5 ms", "3.469 ms", "1 µs", "34.78 ms"]  # not 0.001 ms
+    assert f.times(55.5e-3, 3.469e-3, 1e-6, 34.78e-3) == ["55.50 ms", "3.469 ms", "1 µs", "34.78 ms"]  # not 0.001 ms
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -21,8 +21,8 @@ from ..knowledge.text import class_text, fill, glue, label, labels, limiter_name
 from ..knowledge.units import unit, unit_of
 from ..notes import Note
 from .cells import NAME_WIDTH, safe, short_name, short_names  # noqa: F401
-from .numbers import (PREFIXES, SIBLING_DURATIONS, TIME_SCALES, alike, counts, cuda_versions, data_size,  # noqa: F401
-                      durations, factor, negligible_gain, percent_column)
+from .numbers import (PREFIXES, SIBLING_DURATIONS, THRESHOLDS, TIME_SCALES, alike, counts,  # noqa: F401
+                      cuda_versions, data_size, durations, factor, negligible_gain, percent_column, set_value)
 
 
 
@@ -62,9 +62,16 @@ def si(value: float, unit: str = "", digits: int | None = 3, sep: str = " ") -> 
     digits (None: as short as exact, for axis ticks), ``sep`` between the number and the prefixed unit."""
     if math.isinf(value):
         return f"∞{sep}{unit}".rstrip()
-    spec = "g" if digits is None else f".{digits}g"
     scale, prefix = next(((s, p) for s, p in PREFIXES if abs(value) >= s), (1.0, ""))
-    return f"{value / scale:{spec}}{sep}{prefix}{unit}".rstrip()
+    text = f"{value / scale:g}" if digits is None else sig_figures(value / scale, digits)
+    return f"{text}{sep}{prefix}{unit}".rstrip()
+
+
+def sig_figures(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant digits, trailing zeros kept (``67.0``, ``4.00``, ``8.50``: siblings read
+    in one precision, never ``67`` beside ``16.8``), never an exponent (``1979``, ``2050``)."""
+    text = f"{value:#.{digits}g}"
+    return f"{value:.0f}" if "e" in text else text.rstrip(".")
 
 
 _LINE_BREAKS = re.compile(r"[ \t]*[\r\n\t\v\f]+[ \t]*")
@@ -97,12 +104,11 @@ LAUNCH_VIEWS: tuple[str, ...] = ("grouped", "all")
 
 
 def plain_number(value: float, digits: int = 3) -> str:
-    """``value`` to ``digits`` significant digits without an exponent: ``1.12``, ``12.8``, ``2050`` (not
-    ``2.05e+03``); from a million on, SI (``2.05 M``)."""
+    """``value`` to ``digits`` significant digits without an exponent, trailing zeros kept: ``1.12``, ``12.8``,
+    ``8.50``, ``2050`` (not ``2.05e+03``); from a million on, SI (``2.05 M``)."""
     if abs(value) >= 1e6:
         return si(value, "", digits)
-    text = f"{value:.{digits}g}"
-    return f"{value:.0f}" if "e" in text else text
+    return sig_figures(value, digits)
 
 
 #: Punctuation that joins the parts of a sentence: English keeps its half-width marks, Chinese uses full-width ones.
@@ -132,13 +138,20 @@ def _as_given(key: str, names: tuple[str, ...]) -> bool:
         n in _WORDED_VALUES or n.endswith(("_s", "_mb")) or n == "gb" for n in names)
 
 
+#: The resolution of a kernel report's durations (Nsight Compute, nvprof: whole ns): a diagnosis words its
+#: durations at it (152 000 ns is ``152.0 µs``, never ``152 µs`` beside ``153.2 µs``).
+NCU_STAMP_S = 1e-9
+
+
 class Fmt:
     """Formats values for one language; None prints as "not measured" in that language. Sentences assembled from
     parts join them with :attr:`semi`, :attr:`comma`, :meth:`paren`, :meth:`head`: half-width in English,
     full-width in Chinese."""
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str, stamp_s: float | None = None) -> None:
         self.lang = check_lang(lang)
+        self.stamp_s = stamp_s  # the durations' source resolution where known (an ncu report: 1e-9), see times
+        self._pinned: dict[float, str] = {}  # durations as a table column words them (:meth:`pin`)
         self.nm = label("not_measured", lang)
         self._notes: dict[tuple | str, str] = {}  # worded notes by (key, values) or bare key: launches repeat the same findings
         self._texts: dict[tuple, str] = {}  # finding titles and advice (:meth:`_worded`)
@@ -254,7 +267,8 @@ class Fmt:
             return self.label("occupancy_theoretical_only", t=self.pct(theoretical))
         if theoretical is None:
             return self.label("occupancy_achieved_only", a=self.pct(achieved))
-        return self.label("occupancy_values", a=self.pct(achieved), t=self.pct(theoretical))
+        a, t = self.pcts(achieved, theoretical)  # one sentence, one precision: 25.3% of 50.0%, never of 50%
+        return self.label("occupancy_values", a=a, t=t)
 
     def sol_values(self, compute: float | None, memory: float | None) -> str:
         """"compute 31.4%, memory 77.1%"; in Chinese "计算、访存均未测量" when neither was measured."""
@@ -280,17 +294,27 @@ class Fmt:
 
     def time(self, seconds: float | None) -> str:
         """A duration in its natural unit (the one that puts it in [1, 1000): ``2.621 ms``, ``302 µs``), four
-        significant digits in every language (``374.0 µs``), no more than it is exact at (``5 µs``, not
-        ``5.000 µs``); nothing at all is a bare ``0``."""
+        significant digits in every language (``374.0 µs``, ``5.400 ms``: zeros kept), no decimal below the source's
+        resolution (a whole-µs ``5 µs``, not ``5.000 µs``); as a table printed it where :meth:`pin` remembered it;
+        nothing at all is a bare ``0``."""
+        if seconds is not None and seconds in self._pinned:  # as the table printed it (:meth:`pin`)
+            return self._pinned[seconds]
         return self.times(seconds)[0]
+
+    def pin(self, seconds: Sequence[float | None], texts: Sequence[str]) -> None:
+        """Remember how a table column words its durations (``texts``, one per value of ``seconds``), so that
+        :meth:`time` words the same value the same way elsewhere (a panel's ``99.1 µs`` as its table row, never
+        ``99.14 µs`` beside a table's ``99.1 µs``)."""
+        self._pinned.update((s, t) for s, t in zip(seconds, texts) if s)
 
     def times(self, *seconds: float | None) -> list[str]:
         """Durations of one quantity shown together (a row's total / mean / min / max, before -> after): one unit
         and one precision, the engineering convention; the rules are :func:`~kernelscope.render.numbers.durations`'
-        (``1 ms``, not ``1.000 ms``; ``29.180 µs / 0.973 µs``; ``8 / 2.7 / 2 / 4 µs`` for whole-µs stamps and their
+        (``1.000 ms`` and ``5.400 ms``: zeros kept; ``29.18 µs / 0.973 µs``; ``8 / 2.7 / 2 / 4 µs`` for whole-µs
+        stamps and their
         mean; ``2.621 ms / 0.097 ms``, never ``2621 µs``; ``1.957 s / 6 µs``, never ``0.006 ms``; ``8.695 s /
         869.5 µs``, never ``8694.796 ms``). Nothing at all is a bare ``0``; None is "not measured"."""
-        return durations(seconds, self.nm, label("pct_below", self.lang))
+        return durations(seconds, self.nm, label("pct_below", self.lang), self.stamp_s)
 
     def pct(self, value: float | None, digits: int = 1) -> str:
         """A percentage (0-100), ``43.3%``; a whole one without decimals (``50%``), one its decimals round to 0
@@ -388,7 +412,7 @@ class Fmt:
                 values.update(zip(group, self.times(*(values[k] for k in group))))
                 durations.difference_update(group)
         for k in durations:  # any other duration alone: a value reads the same in every sentence of a report
-            values[k] = self.time(values[k])
+            values[k] = self.time(values[k]) if k not in THRESHOLDS else set_value(self.time(values[k]))
         if key == "cmp_unchanged":  # equal as printed: "no change (20.05 µs)", never "20.05 µs -> 20.05 µs, 1.00x"
             values["change"] = note_text("cmp_no_change" if values["before_s"] == values["after_s"] else
                                          "cmp_same_within", {"t": values["before_s"], **values}, self.lang)

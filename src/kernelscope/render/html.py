@@ -25,7 +25,7 @@ from .charts import (
     report_roofline_chart, report_stall_chart, stall_chart, svg_for_html, why_not_plotted,
 )
 from ..analysis.groups import LaunchGroup, launch_groups
-from .common import Fmt, safe, short_name
+from .common import NCU_STAMP_S, Fmt, safe, short_name
 from .inline import html_prose
 from .rows import advice_lines, gpu_unknown, kernel_rows, shown_text, summary_rows
 from .launch_groups import (
@@ -134,7 +134,7 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
     ``source`` (the launch's per-instruction data analysed) where in the code: its hottest lines, the source and
     SASS views, the findings marked at their lines. With ``group`` (``d`` its representative, a group of several
     repeated launches): the card of the whole group, with the spread across its launches and those that differ."""
-    f = Fmt(lang)
+    f = Fmt(lang, NCU_STAMP_S)
     k = d.kernel
     grouped = group is not None and is_group(group)
     parts = [f'<section class="card" id="{_anchor(report_no, d)}">']
@@ -218,7 +218,7 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
     """One input file: provenance, where the time goes, the report's charts, then a card per group of repeated
     launches (``launches="grouped"``, :mod:`.launch_groups`: the groups with the most GPU time, the others as rows of
     one table) or per launch (``"all"``), with where in the code for each launch ``source`` holds."""
-    f = Fmt(lang)
+    f = Fmt(lang, NCU_STAMP_S)
     rep = res.report
     shown, rest = panels(res, launches)
     parts = [f'<section class="report" id="r{report_no}">', f"<h2>{_e(Path(rep.path).name)}</h2>"]
@@ -291,7 +291,7 @@ def to_html(results: Sequence[ReportDiagnosis], lang: str, progress: Progress = 
     """The whole HTML document (UTF-8 text): one section per input file. ``sources[i]``: where in the code for the
     launches of ``results[i]`` (:func:`kernelscope.api.source_for`), None or absent: the cards without it.
     ``launches``: ``"grouped"`` (a card per group of repeated launches) or ``"all"`` (a card per launch)."""
-    f = Fmt(lang)
+    f = Fmt(lang, NCU_STAMP_S)
     heading = f.label("html_title")
     title = f.head(heading, Path(results[0].report.path).name) if len(results) == 1 else heading
     sources = list(sources or ())

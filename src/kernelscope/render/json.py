@@ -24,7 +24,7 @@ from ..knowledge.plausibility import implausible_note
 from ..model import DeviceInfo, KernelProfile, LaunchConfig
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt
+from .common import NCU_STAMP_S, Fmt
 from .documents import encode_bytes
 from .documents.common import NullReason
 from .documents.diagnosis import (
@@ -305,7 +305,7 @@ def group_doc(g: LaunchGroup, f: Fmt) -> LaunchGroupDoc:
 
 def document(results: Sequence[ReportDiagnosis], lang: str) -> DiagnosisDoc:
     """The whole ``kernelscope.diagnosis/1`` document (see the module docstring)."""
-    f = Fmt(lang)
+    f = Fmt(lang, NCU_STAMP_S)
     return DiagnosisDoc(
         schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
         inputs=[

@@ -12,7 +12,7 @@ from urllib.parse import quote
 from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_markdown
-from .common import Fmt, md_cell, md_code
+from .common import NCU_STAMP_S, Fmt, md_cell, md_code
 from .inline import md_prose
 from .rows import kernel_rows, kernel_title, shown_text, summary_rows
 from .launch_groups import (
@@ -54,7 +54,7 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
     with its spread and the launches that differ, then, when ``sources[i]`` (:func:`kernelscope.api.source_for`)
     holds the launch, a table of its hottest source lines; the groups not shown in full as rows of one table.
     ``details``: every row, else the short panels of :mod:`.brief` and the caveats once per file."""
-    f = Fmt(lang)
+    f = Fmt(lang, NCU_STAMP_S)
     lines: list[str] = []
     for i, res in enumerate(results):
         source = sources[i] if sources is not None and i < len(sources) else None

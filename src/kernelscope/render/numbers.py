@@ -24,13 +24,15 @@ SIBLING_DURATIONS = (("before_s", "after_s"), ("base_s", "after_s"), ("lane_base
                      ("unfused_s", "fused_s"), ("replay_s", "loop_s"), ("t_few_s", "t_many_s"))
 
 
-def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[str]:
+def durations(seconds: tuple[float | None, ...], nm: str, below: str, stamp_s: float | None = None) -> list[str]:
     """Durations of one quantity shown together (seconds), the rules :meth:`Fmt.times` names: one unit and one
     precision. The largest value picks its natural unit, the one that puts it in [1, 1000) (``2.621 ms``, never
     ``2621 µs``; ``302 µs``, never ``0.302 ms``), and keeps four significant digits; the others share that unit
-    (``5.013 µs / 0.933 µs / 8.526 µs``, never ``933.0 ns`` in a row of µs; ``2.621 ms / 0.097 ms``). When every
-    value is exact at fewer decimals they are cut to the fewest that keep all exact (``1 ms``, ``580 ns``,
-    ``2.0 µs -> 2.5 µs``); the smallest inexact value keeps three significant digits, up to three decimals, and no
+    (``5.013 µs / 0.933 µs / 8.526 µs``, never ``933.0 ns`` in a row of µs; ``2.621 ms / 0.097 ms``). Trailing zeros
+    are kept, and decimals are cut only at the source's resolution (:func:`_resolution`): whole-µs values print no
+    decimal below one µs (``8 µs``, never ``8.0 µs``) but keep their real zeros above it (``5400 µs`` is
+    ``5.400 ms``, never ``5.4 ms`` beside ``10.93 ms``; ``580 ns``); the smallest inexact value keeps three
+    significant digits, up to three decimals, and no
     value more than four (``29.18 µs / 0.973 µs``, ``86.84 ms / 0.520 ms``, ``10.20 ms / 0.293 ms``, never
     ``29.180 µs`` or ``10.196 ms``). Where two or more values are exact at fewer decimals (a whole-µs Kineto
     trace's total / min / max) those print at the decimals their source has, no fake zeros, and the inexact ones
@@ -38,7 +40,8 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
     4.0 µs`` or ``8.000 / 2.667 µs``). A value the shared unit would show in fewer than two digits takes the group
     apart: each value in its own unit, as it reads alone (``1.957 s / 6 µs``, never ``0.006 ms``). Nothing at all
     is a bare ``0``. ``nm``: the language's "not measured" (for None), ``below``: its "< {x}%" template (``labels.toml``
-    ``pct_below``), used without the percent sign for a value below the shared unit's resolution."""
+    ``pct_below``), used without the percent sign for a value below the shared unit's resolution; ``stamp_s``: the
+    source's resolution where known (:data:`kernelscope.render.common.NCU_STAMP_S`), else guessed from the values."""
     real = [abs(s) for s in seconds if s]
     if not real:
         return [nm if s is None else ZERO for s in seconds]
@@ -54,12 +57,16 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
     if len(seconds) > 1 and low * 10 ** base < 9.5:
         # a value the shared unit shows in fewer than two digits (1.4 µs beside 34.78 ms is not 0.001 ms, 6 µs
         # beside 1.957 s not 0.006 ms): each value in its own unit, as it reads alone
-        return [durations((s,), nm, below)[0] for s in seconds]
-    digits = _precision(scaled, base, exact)
+        return [durations((s,), nm, below, stamp_s)[0] for s in seconds]
+    res = _resolution(seconds, scale, exact, stamp_s)
+    stamped = [s for s, x in zip(seconds, scaled) if x and exact(x, base)]
+    digits = _precision(scaled, base, exact, res,
+                        _resolution(tuple(stamped), scale, exact, stamp_s) if stamped else None)
     # whole-µs stamps (two or more values, a Kineto trace's total / min / max) print at the decimals their source
     # has: "958 µs / 95.8 µs / 44 µs", never "958.0 µs / 44.0 µs" (a ".0" finer than the trace measured)
     us = round(math.log10(scale / 1e-6))  # the decimals of one µs in this unit (ns: none)
-    stamp_digits = us if 0 <= us < digits and sum(1 for x in scaled if x and exact(x, us)) >= 2 else None
+    stamp_digits = us if stamp_s in (None, 1e-6) and 0 <= us < digits and sum(
+        1 for x in scaled if x and exact(x, us)) >= 2 else None
     floor = 10.0 ** -digits / 2
     out = []
     for s, x in zip(seconds, scaled):
@@ -74,6 +81,18 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str) -> list[st
     return out
 
 
+#: The durations of a note that are a set threshold (a rule's limit), not a measurement: worded by
+#: :func:`set_value` (``超过 1 ms``, never ``超过 1.000 ms``).
+THRESHOLDS = frozenset(("limit_s",))
+
+
+def set_value(text: str) -> str:
+    """A worded threshold (a number the rule chose, not a measurement) without the zero decimals a measured value
+    keeps: ``1.000 ms`` is ``1 ms``, ``2.50 µs`` is ``2.5 µs``."""
+    return re.sub(r"(\d)\.(\d*?)0+(?=\D|$)", lambda m: m.group(1) + ("." + m.group(2) if m.group(2) else ""), text,
+                  count=1)
+
+
 def _four(x: float) -> int:
     """The decimals that show ``x`` in four significant digits (none from 1000 on)."""
     return max(3 - int(math.floor(math.log10(abs(float(f"{x:.4g}")) + 1e-12))), 0)
@@ -83,24 +102,38 @@ def _four(x: float) -> int:
 ZERO = "0"
 
 
-def _precision(scaled: list[float | None], base: int, exact: Callable[[float, int], bool]) -> int:
+def _resolution(seconds: tuple[float | None, ...], scale: float, exact: Callable[[float, int], bool],
+                stamp_s: float | None = None) -> int | None:
+    """The decimals, in the unit of ``scale`` (seconds per unit), of the coarsest source resolution every value of
+    ``seconds`` is a whole multiple of: one µs (a Kineto trace's stamps: 3 in ms, none in µs) or one ns (ncu and
+    nsys: 3 in µs), or ``stamp_s`` alone where the source's resolution is known (an ncu report: 1e-9, so that
+    152 000 ns reads 152.0 µs); None where the values are finer (a mean, a model's estimate). Never below none."""
+    real = [abs(s) for s in seconds if s]
+    for step in (stamp_s,) if stamp_s else (1e-6, 1e-9):
+        if all(exact(s / step, 0) for s in real):
+            return max(round(math.log10(scale / step)), 0)
+    return None
+
+
+def _precision(scaled: list[float | None], base: int, exact: Callable[[float, int], bool],
+               res: int | None = None, res_stamps: int | None = None) -> int:
     """The decimals of a group of durations in one unit (see :func:`durations`): ``base`` (four significant digits
-    of the largest), cut to the fewest that keep every value exact; the smallest inexact value keeps three
+    of the largest), cut at the source's resolution ``res`` (decimals; None: unknown); the smallest inexact value
+    keeps three
     significant digits, up to three decimals (0.973 µs beside 29.18 µs; each value at most four significant
     digits, :func:`durations`); but where two or more values are exact at fewer decimals (stamps of a whole-µs
-    Kineto trace) the inexact ones (a mean) take one decimal more than those need, no more (``2.7 µs`` beside
-    ``8 µs``, not ``2.667 µs``)."""
+    Kineto trace, ``res_stamps`` their resolution) the inexact ones (a mean) take one decimal more, no more
+    (``2.7 µs`` beside ``8 µs``, not ``2.667 µs``)."""
     xs = [x for x in scaled if x]
-    if all(exact(x, base) for x in xs):
-        return next(d for d in range(base + 1) if all(exact(x, d) for x in xs))
     digits = base
     small = min((abs(x) for x in xs if not exact(x, digits)), default=None)
     while digits < 3 and small is not None and small * 10 ** digits < 100:
         digits += 1
+    if res is not None:  # every value a whole µs or ns: zeros kept, no decimal below the source's resolution
+        return min(digits, res)  # (5400 µs is 5.400 ms, 8 µs never 8.0 µs)
     stamps = [x for x in xs if exact(x, base)]
-    if len(stamps) >= 2:
-        known = next(d for d in range(base + 1) if all(exact(x, d) for x in stamps))
-        digits = min(digits, known + 1)
+    if len(stamps) >= 2 and res_stamps is not None:  # the stamps' resolution, and a mean one decimal finer
+        digits = min(digits, res_stamps + 1)
     return digits
 
 

@@ -32,7 +32,9 @@ def gloss_once(rows: list[tuple[str, str]], f: Fmt) -> list[tuple[str, str]]:
 
 def summary_rows(result: ReportDiagnosis, f: Fmt) -> list[tuple[str, str, str, str]]:
     """(kernel, launches, total time, share) per kernel name, largest first."""
-    totals = f.times(*(g.total_duration_s if g.launches > g.unmeasured_launches else None for g in result.groups))
+    seconds = [g.total_duration_s if g.launches > g.unmeasured_launches else None for g in result.groups]
+    totals = f.times(*seconds)
+    f.pin(seconds, totals)  # a kernel's panel words its duration as its row here
     return [(safe(g.name), str(g.launches), t, f.share(g.share))  # one column: one unit, one precision
             for g, t in zip(result.groups, totals)]
 

@@ -15,7 +15,7 @@ from ..analysis.groups import LaunchGroup
 from .rich_text import to_plain
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_table
 from .cjk import name_text, path_text
-from .common import Fmt, safe, short_name, short_names
+from .common import NCU_STAMP_S, Fmt, safe, short_name, short_names
 from .rows import kernel_rows, shown_text, summary_rows
 from .launch_groups import group_rows, is_group, panels, rest_header, rest_rows, rest_title, shown_line
 
@@ -25,7 +25,7 @@ def renderables(results: Sequence[ReportDiagnosis], lang: str, launches: str = "
     """rich renderables for the diagnoses of each file, in input order; ``launches``: ``"grouped"`` (one panel per
     group of repeated launches, :mod:`.launch_groups`) or ``"all"`` (one panel per launch); ``details``: every row
     of each panel, else the short panels of :mod:`.brief` with the caveats once per report."""
-    f = Fmt(lang)
+    f = Fmt(lang, NCU_STAMP_S)
     out: list[RenderableType] = []
     for res in results:
         rep = res.report
