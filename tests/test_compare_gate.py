@@ -182,7 +182,7 @@ def test_timelines_of_different_step_counts_compare_per_step(tmp_path, capsys):
     code, doc = _json(capsys, ["compare", str(after), str(before), "--fail-if-slower", "5%"])
     assert code == 1 and doc["regressions"] == ["program"]
     assert main(["compare", str(before), str(after)]) == 0
-    assert "Program per step (median of 3 -> 5 steps): 11 ms -> 10 ms; Speedup 1.10x" in " ".join(
+    assert "Program per step (median of 3 -> 5 steps): 11.00 ms -> 10.00 ms; Speedup 1.10x" in " ".join(
         capsys.readouterr().out.split())
 
 

@@ -71,7 +71,7 @@ def test_n14_directory_straggler_is_the_rank_that_waits_least():
     from kernelscope.render.timeline import render_timeline
 
     text = render_timeline([rep], "table", "en", width=400)
-    assert "600 ms of it waiting" in text and "362.1 ms -> 352.1 ms (1.03x)" in text
+    assert "600.0 ms of it waiting" in text and "362.1 ms -> 352.1 ms (1.03x)" in text
     assert "362.1 ms -> 162.1 ms (2.23x" in text
 
 

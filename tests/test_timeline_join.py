@@ -152,7 +152,7 @@ def test_table_and_markdown_views(tmp_path, capsys, monkeypatch):
     assert main(["timeline", str(trace), "--kernels", str(need(ESMM))]) == 0
     out = capsys.readouterr().out
     assert "Top kernels and their Nsight Compute diagnoses: 6 of 7 with Nsight Compute data" in out
-    assert "of the program wall 2.55 ms" in out
+    assert "of the program wall 2.550 ms" in out
     assert "grid smaller than the GPU" in out and "at most 1.25x (20% of its" in out and "1.01x" in out
     assert "no Nsight Compute data" in out and "median of 2" in out and "other grid/block" in out
     assert "Nsight Compute kernels not in the timeline" in out and "one_blocktiling" in out

@@ -111,7 +111,7 @@ def test_n01_same_stream_overflow_clipped_and_reported(capsys):
     assert doc["repaired"][0]["removed_ns"] == 4_900_000 and doc["repaired"][0]["name"] == "fmha_bwd_kernel"
     assert main(["timeline", str(CASES / "N01_kineto_same_stream_overflow.json")]) == 0
     out = capsys.readouterr().out
-    assert "71.4%" in out and "Records repaired" in out and "4.9 ms removed" in out
+    assert "71.4%" in out and "Records repaired" in out and "4.900 ms removed" in out
     util_col = [line for line in out.splitlines() if line.strip().startswith("0 ")]
     assert util_col and all(not re.search(r"\b100(\.0)?%", line) for line in util_col)  # never 100 %
 
