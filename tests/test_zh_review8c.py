@@ -128,8 +128,8 @@ def test_a_chinese_terminal_text_shows_its_commands_without_backticks(capsys, mo
 # --- templates at 0, at equal values and at all ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("lang, some, every, one", [
-    ("zh", "已诊断 2 / 5 次启动", "已诊断全部 5 次启动", "已诊断其唯一的 1 次启动"),
-    ("en", "2 of 5 launches diagnosed", "all 5 launches diagnosed", "its one launch diagnosed")])
+    ("zh", "已诊断 5 次启动中的 2 次", "已诊断全部 5 次启动", "报告只有 1 次启动，已诊断"),
+    ("en", "2 of 5 launches diagnosed", "all 5 launches diagnosed", "the report's only launch diagnosed")])
 def test_a_count_of_launches_diagnosed_reads_naturally_at_all(lang, some, every, one):
     from kernelscope.render.common import Fmt
     from kernelscope.render.rows import shown_text

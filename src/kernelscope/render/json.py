@@ -20,7 +20,7 @@ from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.groups import LaunchGroup, launch_groups
 from ..analysis.roofline import RooflinePoint
 from ..knowledge.stalls import describe
-from ..knowledge.plausibility import implausible_note
+from ..knowledge.plausibility import implausible_note, implausible_text
 from ..model import DeviceInfo, KernelProfile, LaunchConfig
 from ..notes import Note
 from ..version import __version__
@@ -224,6 +224,13 @@ def _implausible(k: KernelProfile, f: Fmt) -> list[ImplausibleDoc]:
             for x in k.implausible if math.isfinite(x.value)]
 
 
+def _problems(k: KernelProfile, f: Fmt) -> list[str]:
+    """The launch's data problems in ``f``'s language, the texts the terminal prints: an implausible value's line as
+    its catalogue note (the text of ``implausible[].text``), any other through :meth:`Fmt.problem`."""
+    said = {implausible_text(x, "en"): x for x in k.implausible}
+    return [f.note(implausible_note(said[p])) if p in said else f.problem(p) for p in k.problems]
+
+
 def _design(d: KernelDiagnosis) -> DesignDoc | None:
     g = d.design
     if g is None:
@@ -270,7 +277,7 @@ def launch_doc(d: KernelDiagnosis, f: Fmt) -> LaunchDoc:
             sol_bottleneck=SolBottleneckDoc(bound=d.ncu_bottleneck, title=d.ncu_bottleneck_title),  # type: ignore[arg-type]
             rules=[RuleDoc(rule_id=r.rule_id, title=r.title, message_type=r.message_type, message=r.message,
                            estimated_speedup_pct=r.estimated_speedup_pct, speedup_type=r.speedup_type) for r in k.rules]),
-        problems=list(k.problems), implausible=_implausible(k, f), useful_flops=k.useful_flops,
+        problems=_problems(k, f), implausible=_implausible(k, f), useful_flops=k.useful_flops,
         useful_roofline=_roofline(d.useful_roofline, f), not_measured=[],
     )
     reasons = null_reasons(doc, f, _NULL_REASONS, _OWN_REASONS)

@@ -35,9 +35,12 @@ def comm_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
             speedup=speed_text(sp, f))))
     st = rep.steps
     if st is not None:
-        of_rank = "" if st.rank is None or len(rep.ranks) < 2 else f.label("tl_steps_of_rank", rank=st.rank)
+        one = st.count == 1  # one step: no spread, no slowest or fastest (tl_steps_line_one)
+        of_rank = "" if st.rank is None or len(rep.ranks) < 2 else f.label(
+            "tl_steps_rank_one" if one else "tl_steps_of_rank", rank=st.rank)
         median, slow, fast = f.times(st.median_s, st.slowest_s, st.fastest_s)  # one quantity: one precision
-        rows.append((f.label("tl_steps"), f.label(
+        rows.append((f.label("tl_steps"), f.label("tl_steps_line_one", first=st.first, of_rank=of_rank, median=median)
+                     if one else f.label(
             "tl_steps_line", n=st.count, first=st.first, last=st.last, of_rank=of_rank, median=median,
             slow_n=st.slowest_step, slow=slow, fast=fast, spread=st.spread_pct)))
     return rows

@@ -85,8 +85,8 @@ class FindingDoc(Doc):
         "how many times faster the kernel (the program, for timeline checks) would be without the cause, a factor >= 1; "
         "null: not estimated (speedup_note says why)"))]
     speedup_note: Annotated[str | None, Meta(description=(
-        "how the estimate was made, or why there is none; English in every --lang (a machine field, like "
-        "`problems`: the worded advice is `message.text` and `title`)"))]
+        "how the estimate was made, or why there is none; English in every --lang (a machine field: "
+        "the worded advice is `message.text` and `title`)"))]
     source: Annotated[str, Meta(description=(
         "where the rule's threshold or model comes from: a citation, English in every --lang"))]
     estimate_kind: Annotated[Literal["prediction", "upper_bound"] | None, Meta(description=(

@@ -324,7 +324,7 @@ class LaunchDoc(Doc):
     nsight_comparison: Annotated[list[NsightMatchDoc], Meta(description=(
         "Nsight Compute's fired rules (SOLBottleneck apart) beside kernelscope's findings, then kernelscope findings "
         "whose Nsight rule ran without firing; empty when the report stores no rule results"))]
-    problems: Annotated[list[str], Meta(description="data problems found while reading")]
+    problems: Annotated[list[str], Meta(description="data problems found while reading, in --lang")]
     implausible: Annotated[list[ImplausibleDoc], Meta(description=(
         "values the input holds that cannot be real (a percentage above 100 or below 0, a negative or absurd count, "
         "DRAM bytes above the GPU's peak bandwidth, FLOP/s above its roof ...), each with its raw value and reason; "
