@@ -231,7 +231,7 @@ def test_the_stall_column_has_room_at_120_columns(lang, stall):
         del COMMANDS["source-silu"]
     assert any(stall in line for line in out.splitlines()), out
     assert "列未显示" not in out and "not shown here" not in out
-    for head in (("路冲突", "活跃线程", "执行次数") if lang == "zh" else ("n-way", "Threads/32", "Executed")):
+    for head in (("冲突路数", "活跃线程", "执行次数") if lang == "zh" else ("n-way", "Threads/32", "Executed")):
         assert head in out, out
 
 
@@ -276,3 +276,19 @@ def test_the_fusion_chain_has_the_room_the_numbers_leave(argv, lang):
     assert not any(re.search(r"[（(][^）)]*$", re.split(r" {2,}", cell)[0]) for line in heads
                    for cell in re.split(r" {2,}", line.strip())), heads  # no header cut inside its brackets
     assert len([line for line in lines if line.startswith("  #1 ")]) == 2  # two parts, #1 in each
+
+
+# ------------------------------------------------------------------------ source: the bank-conflict header whole
+NAIVE = NCU + "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_01_naive.ncu-rep"
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_the_nway_header_is_not_split(columns):
+    """The zh header of the bank-conflict column ("冲突路数") stays whole: no header line holds a lone "n"."""
+    COMMANDS["source-naive"] = ["source", NAIVE]
+    try:
+        out, _, _ = _printed(_argv("source-naive", "--lang", "zh"), columns)
+    finally:
+        del COMMANDS["source-naive"]
+    assert "冲突路数" in out, out
+    assert not any(re.search(r"(^|\s)n\s*$", line) for line in out.splitlines()), out
