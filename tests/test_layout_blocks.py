@@ -292,3 +292,20 @@ def test_the_nway_header_is_not_split(columns):
         del COMMANDS["source-naive"]
     assert "冲突路数" in out, out
     assert not any(re.search(r"(^|\s)n\s*$", line) for line in out.splitlines()), out
+
+
+# ----------------------------------------------------------------- compare: the paragraphs after the sections
+@pytest.mark.parametrize("lang, heads", [
+    ("zh", ["  实测 1.33×", "启动配置：", "根据优化前诊断结果的预估：", "模型核对：", "Nsight Compute 规则的预估（优化前）："]),
+    ("en", ["  measured 1.33x", "Launch configuration:", "Estimated from the BEFORE findings:", "Model check:",
+            "Nsight Compute rule estimate (BEFORE):"])])
+def test_the_compare_paragraphs_are_set_apart(lang, heads):
+    """After the sections, the launch change, the estimate from the findings, the model check and the rules'
+    estimates are each a paragraph of its own: a blank line before each (the rules' estimates one group)."""
+    out, _, _ = _printed(_argv("compare", "--lang", lang), 80)
+    lines = out.splitlines()
+    at = [next(i for i, line in enumerate(lines) if line.startswith(h)) for h in heads]
+    assert at == sorted(at), out
+    assert all(not lines[i - 1].strip() for i in at[1:]), out
+    for a, b in zip(at, at[1:]):
+        assert sum(not line.strip() for line in lines[a:b]) == 1, out
