@@ -309,3 +309,16 @@ def test_the_compare_paragraphs_are_set_apart(lang, heads):
     assert all(not lines[i - 1].strip() for i in at[1:]), out
     for a, b in zip(at, at[1:]):
         assert sum(not line.strip() for line in lines[a:b]) == 1, out
+
+
+# ------------------------------------------------------------------------------ source: the SASS column's room
+def test_the_sass_column_keeps_its_instruction_whole_at_120_columns():
+    """At 120 columns a SASS instruction with its operands is on one line (the stall column still has its room)."""
+    COMMANDS["source-silu-cuda"] = ["source", NCU + "AlpriElse__cs599k__silu_CUDA_ncu-reports_2025-04-21-77_06-MT.ncu-rep"]
+    try:
+        out, _, _ = _printed(_argv("source-silu-cuda", "--lang", "zh"), 120)
+    finally:
+        del COMMANDS["source-silu-cuda"]
+    assert "FFMA.SAT R0, -R6, R3, 0.5" in out, out
+    assert not any(line.strip() == "0.5" or line.strip().startswith("0.5 ") for line in out.splitlines()), out
+    assert any("Long Scoreboard（等待 L1/TEX 缓存的访存结果）97%" in line for line in out.splitlines()), out
