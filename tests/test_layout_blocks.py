@@ -231,7 +231,7 @@ def test_the_stall_column_has_room_at_120_columns(lang, stall):
         del COMMANDS["source-silu"]
     assert any(stall in line for line in out.splitlines()), out
     assert "列未显示" not in out and "not shown here" not in out
-    for head in (("路冲突", "活跃线程", "执行次数") if lang == "zh" else ("n-way", "Threads/32", "Executed")):
+    for head in (("冲突路数", "活跃线程", "执行次数") if lang == "zh" else ("n-way", "Threads/32", "Executed")):
         assert head in out, out
 
 
@@ -276,3 +276,49 @@ def test_the_fusion_chain_has_the_room_the_numbers_leave(argv, lang):
     assert not any(re.search(r"[（(][^）)]*$", re.split(r" {2,}", cell)[0]) for line in heads
                    for cell in re.split(r" {2,}", line.strip())), heads  # no header cut inside its brackets
     assert len([line for line in lines if line.startswith("  #1 ")]) == 2  # two parts, #1 in each
+
+
+# ------------------------------------------------------------------------ source: the bank-conflict header whole
+NAIVE = NCU + "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_01_naive.ncu-rep"
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_the_nway_header_is_not_split(columns):
+    """The zh header of the bank-conflict column ("冲突路数") stays whole: no header line holds a lone "n"."""
+    COMMANDS["source-naive"] = ["source", NAIVE]
+    try:
+        out, _, _ = _printed(_argv("source-naive", "--lang", "zh"), columns)
+    finally:
+        del COMMANDS["source-naive"]
+    assert "冲突路数" in out, out
+    assert not any(re.search(r"(^|\s)n\s*$", line) for line in out.splitlines()), out
+
+
+# ----------------------------------------------------------------- compare: the paragraphs after the sections
+@pytest.mark.parametrize("lang, heads", [
+    ("zh", ["  实测 1.33×", "启动配置：", "根据优化前诊断结果的预估：", "模型核对：", "Nsight Compute 规则的预估（优化前）："]),
+    ("en", ["  measured 1.33x", "Launch configuration:", "Estimated from the BEFORE findings:", "Model check:",
+            "Nsight Compute rule estimate (BEFORE):"])])
+def test_the_compare_paragraphs_are_set_apart(lang, heads):
+    """After the sections, the launch change, the estimate from the findings, the model check and the rules'
+    estimates are each a paragraph of its own: a blank line before each (the rules' estimates one group)."""
+    out, _, _ = _printed(_argv("compare", "--lang", lang), 80)
+    lines = out.splitlines()
+    at = [next(i for i, line in enumerate(lines) if line.startswith(h)) for h in heads]
+    assert at == sorted(at), out
+    assert all(not lines[i - 1].strip() for i in at[1:]), out
+    for a, b in zip(at, at[1:]):
+        assert sum(not line.strip() for line in lines[a:b]) == 1, out
+
+
+# ------------------------------------------------------------------------------ source: the SASS column's room
+def test_the_sass_column_keeps_its_instruction_whole_at_120_columns():
+    """At 120 columns a SASS instruction with its operands is on one line (the stall column still has its room)."""
+    COMMANDS["source-silu-cuda"] = ["source", NCU + "AlpriElse__cs599k__silu_CUDA_ncu-reports_2025-04-21-77_06-MT.ncu-rep"]
+    try:
+        out, _, _ = _printed(_argv("source-silu-cuda", "--lang", "zh"), 120)
+    finally:
+        del COMMANDS["source-silu-cuda"]
+    assert "FFMA.SAT R0, -R6, R3, 0.5" in out, out
+    assert not any(line.strip() == "0.5" or line.strip().startswith("0.5 ") for line in out.splitlines()), out
+    assert any("Long Scoreboard（等待 L1/TEX 缓存的访存结果）97%" in line for line in out.splitlines()), out

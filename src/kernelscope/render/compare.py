@@ -440,14 +440,14 @@ def to_table(c: Comparison, lang: str, regressions: tuple[str, ...] = (), thresh
             out.append(Heading(f.label(title), style="bold"))
             out += [Text("  " + line) for line in lines]
         launch = launch_line(p, f)
-        out += [Text(launch)] if launch is not None else []
+        out += [Text(""), Text(launch)] if launch is not None else []  # each paragraph after a blank line
         if details or p.estimates:
-            out.append(Text(f.head(f.label("estimated_by_findings"), _estimates(p, f))))
+            out += [Text(""), Text(f.head(f.label("estimated_by_findings"), _estimates(p, f)))]
         check = _posthoc(p, f)
         if check is not None:
-            out.append(Text(f.head(f.label("posthoc"), check)))
-        for line in _predictions(p, f):
-            out.append(Text(f.head(f.label("predicted"), line)))
+            out += [Text(""), Text(f.head(f.label("posthoc"), check))]
+        predictions = [Text(f.head(f.label("predicted"), line)) for line in _predictions(p, f)]
+        out += [Text(""), *predictions] if predictions else []
     if more:
         out += [Text(""), Text(f.label("brief_more_kernels", n=more))]
     if threshold_pct is not None:

@@ -62,8 +62,9 @@ def render_source(result: SourceReport, fmt: str = "table", lang: str = "en", wi
 #: "Long Scoreboard（等待 L1/TEX 缓存的访存结果）100%"), at most a quarter of the width and half of the cells beyond
 #: 80 (:func:`~.fit.wants`): at 120 columns the stall names no longer wrap for the short counts beside them.
 STALL_WIDTH = 50
-#: Cells the SASS column wants beside it (an instruction and its operands on one line, mostly).
-SASS_WIDTH = 24
+#: Cells the SASS column wants beside it (an instruction and its operands on one line, mostly: "FFMA.SAT R0, -R6,
+#: R3, 0.5" whole at 120 columns; wider, the rightmost count would be dropped there for the longest ones).
+SASS_WIDTH = 26
 
 
 def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
