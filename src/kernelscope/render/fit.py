@@ -191,8 +191,8 @@ def split_parts(table: Table, console: Console, width: int) -> list[Table]:
     others = [i for i in range(len(table.columns)) if i != name]
     groups: list[list[int]] = []
     current: list[int] = []
-    for i in others:  # a part after the first without an edge is printed inset by one cell (_narrowed): fit it so
-        part = _part(table, [name, *current, i], False)
+    for i in others:  # each part checked as it is printed: the first with the table's edge and title, a part after
+        part = _part(table, [name, *current, i], not groups)  # it without an edge inset by one cell (_narrowed)
         inset = 1 if groups and not part.show_edge else 0
         if current and _loses_columns(part, console, width - inset):
             groups.append(current)
