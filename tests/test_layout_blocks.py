@@ -380,3 +380,15 @@ def test_the_ranks_tables_keep_every_column_whatever_the_path(tmp_path, columns)
         if "not shown here" in out or "Overlap" not in out:
             bad.append(extra)
     assert bad == []
+
+
+def test_the_per_rank_table_names_files_relative_to_their_folder():
+    """Rank files of one folder: the folder is said once (Input), each row names its file within it, so the table's
+    width does not follow the length of the folder's path (a full path per row wrapped or pushed columns away)."""
+    need(CASES)
+    folder = CASES / "N14_ranks_ddp_compute_straggler"
+    code, out, err = run_cli_uncached(("timeline", "--as-ranks", "--jobs", "1", str(folder)), 200)
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if re.match(r"^\s+\d\s+rank\d\.json\s", line)]
+    assert len(rows) == 4, out
+    assert str(folder) in out and out.count(str(folder)) == 1, out

@@ -62,7 +62,9 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
     name it (:func:`~.common.short_names`); a rank's file is its trace inside an archive or directory, whose path
     the overview says once."""
     paths = {r.path for r in rr.ranks}
-    inputs = [(f.label("tl_input"), paths.pop())] if len(paths) == 1 and all(r.member for r in rr.ranks) else []
+    archive = len(paths) == 1 and all(r.member for r in rr.ranks)  # the members of one archive: the archive, then
+    folder = _common_folder([r.path for r in rr.ranks]) if not archive else None  # each member; files: their folder
+    inputs = [(f.label("tl_input"), paths.pop() if archive else folder)] if archive or folder else []
     short = dict(zip((k.name for k in rr.kernels), map(safe, short_names([k.name for k in rr.kernels]))))
     against = "tl_ar_against_step" if rr.compared_by == "own_per_step" else "tl_ar_against"
     median = f.time(rr.median_compared_s)  # the median the stragglers are measured against, as the table prints it
@@ -83,7 +85,7 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                  f.label("tl_exposed_short"), f.label("tl_wait_short"), f.label("tl_ar_own")]
                 + ([f.label("tl_ar_steps"), f.label("tl_ar_median_step")] if steps else [])
                 + [f.label("tl_ar_vs_median")],
-                [[str(r.rank), os.path.basename(r.member) if inputs else r.path, f.time(r.wall_s), f.time(r.computation_s),
+                [[str(r.rank), os.path.basename(r.member) if archive else os.path.relpath(r.path, folder) if folder else r.path, f.time(r.wall_s), f.time(r.computation_s),
                   f.time(r.communication_s), f.time(r.overlap_s), f.time(r.exposed_s), f.time(r.wait_s),
                   f.time(r.own_s)]
                  + ([str(r.steps), f.time(r.median_step_s)] if steps else [])
@@ -111,6 +113,18 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
                    f"{k.ranks_with}/{len(rr.ranks)}"] for k in rr.kernels], 1)
     return overview, [(title, head, percent_columns(rows), words)  # a column's % in one precision
                       for title, head, rows, words in (per_rank, projections, imbalance)]
+
+
+def _common_folder(paths: list[str]) -> str | None:
+    """The folder that holds every one of ``paths`` (two or more files), printed once above the per-rank table so
+    that each row names its file relative to it (``rank0.json``, not the whole path); None where they share none."""
+    if len(set(paths)) < 2:
+        return None
+    try:
+        common = os.path.commonpath([os.path.abspath(p) for p in paths])
+    except ValueError:  # (paths on different drives)
+        return None
+    return common if common not in ("", os.sep) else None
 
 
 def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
