@@ -10,9 +10,9 @@ from typing import Sequence
 from ..analysis.fusion import FusionEstimate, FusionKernel
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt, data_size, md_cell, safe, short_names, si
+from .common import Fmt, data_size, md_cell, safe, short_names
 from .inline import md_prose
-from .numbers import negligible_gain
+from .numbers import negligible_gain, rate
 from .documents import encode
 from .documents.fusion import FusionCommandDoc, FusionDoc, FusionKernelDoc
 
@@ -142,7 +142,7 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
     bytes_text = f.note(Note("fu_bytes_known", {"unfused": _bytes(e.unfused_bytes, f),
                                                 "fused": _bytes(e.fused_bytes, f),
                                                 "fraction": f.share(e.bytes_fraction),
-                                                "bw": si(e.achieved_bytes_per_s, "B/s", 4)}))
+                                                "bw": rate(e.achieved_bytes_per_s)}))
     if e.saving_s <= 0 or f.time(e.fused_s) == f.time(e.unfused_s):  # no saving: said plainly, not compared
         return Note("fu_summary_none", {"i": i, "n": len(e.kernels), "fuse": fuse, "unfused_s": e.unfused_s,
                                         "bytes": bytes_text, "runs": _runs(e, f)})

@@ -105,7 +105,7 @@ def spread_values(key: str, s: Spread, f: Fmt, pipe: str | None = None) -> str:
     work = ops_unit(pipe) if pipe and integer_pipe(pipe) else "FLOP/s"
     if key.endswith("_bytes"):
         return alike(values, "B", 3, binary=True)
-    if key.endswith("_s"):  # each duration in its own unit (units by magnitude), the unit once where they share it
+    if key.endswith("_s") and not key.endswith("_per_s"):  # each duration in its own unit (units by magnitude), the unit once where they share it
         texts = f.times(*values)
         units = {t.rpartition(" ")[2] for t in texts}
         return " / ".join(t.rpartition(" ")[0] for t in texts) + f" {units.pop()}" if len(units) == 1 and all(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 #: Decimal SI prefixes, largest first.
 PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -28,26 +28,40 @@ def durations(seconds: tuple[float | None, ...], nm: str, below: str = "", stamp
     """Durations (seconds) as :meth:`Fmt.times` names them: units by magnitude, each value in its own natural unit
     (the one that puts it in [1, 1000): ``2.621 ms``, never ``2621 µs``; ``302 µs``, never ``0.302 ms``, also
     beside ``1.472 ms``), four significant digits in every unit, trailing zeros kept (``5.400 ms``, ``185.0 µs /
-    13.37 µs / 5.383 µs``), and no decimal below the source's resolution (:func:`_resolution`): a whole-µs value
-    (a Kineto trace's stamps) prints no decimal in µs (``8 µs``, ``190 µs``, never ``8.0 µs`` or ``0.190 ms``) but
-    keeps its real zeros above it (``5400 µs`` is ``5.400 ms``); a whole-ns one no decimal in ns (``580 ns``). A
-    value is worded the same wherever it is shown, alone or beside others: one value, one text (``500 µs`` in a
-    table and in the prose, never ``0.50 ms`` beside ``500 µs``; a mean ``82.69 µs`` in both). Nothing at all is a
-    bare ``0``. ``nm``: the language's "not measured" (for None); ``below``: unused (kept for callers: no value is
-    below its own unit's resolution); ``stamp_s``: the source's resolution where known
-    (:data:`kernelscope.render.common.NCU_STAMP_S`), else guessed from each value."""
-    return [nm if s is None else (ZERO if not s else _duration(s, stamp_s)) for s in seconds]
+    13.37 µs / 5.383 µs``), and no decimal below the source's resolution: a whole-µs value (a Kineto trace's
+    stamps) prints no decimal in µs (``8 µs``, ``190 µs``, never ``8.0 µs`` or ``0.190 ms``) but keeps its real
+    zeros above it (``5400 µs`` is ``5.400 ms``); a whole-ns one no decimal in ns (``580 ns``). A value reads the
+    same beside others as alone (``500 µs`` in a table and in the prose, never ``0.50 ms`` beside ``500 µs``; a
+    mean ``82.69 µs`` in both): a group only tells the source's resolution where it is not known (``stamp_s``), the
+    resolution its values tell (:func:`_step`: ``374.0 µs -> 280.2 µs`` of a whole-ns source, never ``374 µs``). Nothing at all is a bare ``0``. ``nm``: the language's "not measured" (for
+    None); ``below``: unused (kept for callers: no value is below its own unit's resolution); ``stamp_s``: the
+    source's resolution where known (:data:`kernelscope.render.common.NCU_STAMP_S`)."""
+    step = stamp_s or _step(seconds)
+    return [nm if s is None else (ZERO if not s else _duration(s, step)) for s in seconds]
 
 
-def _duration(s: float, stamp_s: float | None) -> str:
-    """One non-zero duration ``s`` (seconds) in its natural unit (:func:`durations`)."""
+def _step(seconds: tuple[float | None, ...]) -> float | None:
+    """The source resolution (s) ``seconds`` tell: one µs where two or more of them (or all) are whole µs (a Kineto
+    trace's stamps, beside their mean), else one ns where all are whole ns (ncu, nsys); None where they are finer
+    (a mean, a model's estimate)."""
+    real = [abs(s) for s in seconds if s]
+    whole_us = sum(1 for s in real if _exact(s / 1e-6, 0))
+    if real and (whole_us >= 2 or whole_us == len(real)):
+        return 1e-6
+    return 1e-9 if all(_exact(s / 1e-9, 0) for s in real) else None
+
+
+def _duration(s: float, step: float | None) -> str:
+    """One non-zero duration ``s`` (seconds) in its natural unit (:func:`durations`), ``step``: its source's
+    resolution (s), None where unknown."""
     top = float(f"{abs(s):.4g}")  # (999.96 µs is 1.000 ms)
     scale, unit = next(((k, u) for k, u in TIME_SCALES if top >= k), TIME_SCALES[-1])
     x = s / scale
     digits = _four(x)
-    res = _resolution((s,), scale, _exact, stamp_s)
-    if res is not None:  # a whole µs or ns: zeros kept, no decimal below the source's resolution
-        digits = min(digits, res)
+    for res in (step,) if step else (1e-6, 1e-9):  # the source's, else the value's own (a mean: none)
+        if _exact(s / res, 0):  # a whole multiple: zeros kept, no decimal below it
+            digits = min(digits, max(round(math.log10(scale / res)), 0))
+            break
     return f"{x:.{digits}f} {unit}"
 
 
@@ -75,19 +89,6 @@ def _four(x: float) -> int:
 
 #: A duration, saving or size of nothing at all: a bare ``0``, never ``0 s`` or ``0.000 µs``.
 ZERO = "0"
-
-
-def _resolution(seconds: tuple[float | None, ...], scale: float, exact: Callable[[float, int], bool],
-                stamp_s: float | None = None) -> int | None:
-    """The decimals, in the unit of ``scale`` (seconds per unit), of the coarsest source resolution every value of
-    ``seconds`` is a whole multiple of: one µs (a Kineto trace's stamps: 3 in ms, none in µs) or one ns (ncu and
-    nsys: 3 in µs), or ``stamp_s`` alone where the source's resolution is known (an ncu report: 1e-9, so that
-    152 000 ns reads 152.0 µs); None where the values are finer (a mean, a model's estimate). Never below none."""
-    real = [abs(s) for s in seconds if s]
-    for step in (stamp_s,) if stamp_s else (1e-6, 1e-9):
-        if all(exact(s / step, 0) for s in real):
-            return max(round(math.log10(scale / step)), 0)
-    return None
 
 
 def counts(values: tuple[float | None, ...], zh: bool, nm: str) -> list[str]:
@@ -147,12 +148,15 @@ def negligible_gain(value: float | None) -> bool:
 
 def factor(value: float | None, digits: int = 2) -> str:
     """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown; from
-    100 on without decimals (``"668x"``: three significant digits are all a factor that large carries)."""
+    100 on without decimals (``"668x"``: three significant digits are all a factor that large carries), and a whole
+    one too (``"16x"``, a bound of 16 kernels fused, never ``"16.00x"``: its zeros are no measured digits)."""
     if value is None or math.isnan(value):
         return "-"
     if math.isinf(value):
         return "∞"
-    return f"{value:.0f}x" if abs(value) >= 99.995 else f"{value:.{digits}f}x"  # 668x, not 667.67x: no fake digits
+    if abs(value) >= 99.995 or abs(value - round(value)) < 1e-9:  # 668x, not 667.67x; a whole bound 16x, not 16.00x
+        return f"{value:.0f}x"
+    return f"{value:.{digits}f}x"  # (no fake digits)
 
 
 def cuda_versions(text: str) -> str:
@@ -185,6 +189,16 @@ def peak_figure(value: float) -> str:
     if abs(value) >= 99.95:
         return f"{value:.0f}"
     return f"{value:#.3g}".rstrip(".")
+
+
+def rate(value: float, unit: str = "B/s") -> str:
+    """A measured rate (bandwidth: decimal SI, as NVIDIA prints it) in its natural prefix, in the one precision of
+    every rate a report shows, the catalogue peaks' (:func:`peak_figure`): three significant digits, trailing zeros
+    kept, whole from 100 on (``4.01 GB/s``, ``36.2 GB/s``, ``362 GB/s``, ``5019 GB/s``; never ``4.011 GB/s``)."""
+    if math.isinf(value):
+        return f"∞ {unit}"
+    scale, prefix = next(((k, p) for k, p in PREFIXES if abs(value) >= k), (1.0, ""))
+    return f"{peak_figure(value / scale)} {prefix}{unit}"
 
 
 #: A table cell that is a percentage (``50%``, ``+123.4%（掉队）``): sign and whole part, decimals, the rest.

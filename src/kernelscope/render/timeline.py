@@ -27,9 +27,9 @@ from ..analysis.engine import Finding
 from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
-from .common import Fmt, data_size, md_cell, safe, short_name, short_names, si
+from .common import Fmt, data_size, md_cell, safe, short_name, short_names
 from .inline import md_prose
-from .numbers import percent_columns
+from .numbers import percent_columns, rate
 from .records import record_name
 from ..knowledge.text import labels
 from .documents import enc_hook, encode
@@ -95,8 +95,8 @@ def _bytes(n: float | None) -> str:
 
 
 def _rate(v: float | None) -> str:
-    """A copy's throughput in its natural unit (``149.7 MB/s``, never ``0.1497 GB/s``), four significant digits."""
-    return "-" if v is None else si(v, "B/s", 4)
+    """A copy's throughput in its natural unit (``150 MB/s``, never ``0.150 GB/s``), as every rate (:func:`rate`)."""
+    return "-" if v is None else rate(v)
 
 
 def _joins(reports: Sequence[TimelineReport],
