@@ -211,10 +211,15 @@ def _number(value: Any, spec: str, below: str) -> str:
     2050 is ``2050``, not ``2.05e+03``) and that a percentage (``{s:.1%}``, ``{pct:.1fP}%`` of :func:`_percents`)
     prints a whole value without decimals (``50%``, not ``50.0%``), one above zero that its decimals would round
     to zero as ``below`` (``labels.toml`` ``pct_below``: ``< 0.1%``, never ``0.0%``) and one below 100 that they
-    would round to 100 as ``pct_above`` (``> 99.9%``, never ``100.0%``: 100% is all of it, exactly)."""
+    would round to 100 as ``pct_above`` (``> 99.9%``, never ``100.0%``: 100% is all of it, exactly). ``{x:.4S}``: a
+    measured ratio (waves per SM) in four significant digits and two decimals at most (``170.7``, ``9.48``,
+    ``0.44``; never ``170.67`` nor ``0.4444``)."""
     if not spec:  # (most fields)
         return format(value, spec)
     last = spec[-1]
+    if last == "S" and isinstance(value, (int, float)) and math.isfinite(value):  # {w:.4S}: see the docstring
+        top = abs(float(f"{value:.{spec[1:-1]}g}")) or 1.0
+        return f"{value:.{min(2, max(int(spec[1:-1]) - 1 - math.floor(math.log10(top)), 0))}f}"
     if (last == "%" or last == "P" and spec.endswith("fP")) and isinstance(value, (int, float)) \
             and not isinstance(value, bool):
         percent = last == "%"

@@ -194,16 +194,17 @@ class Fmt:
             out = glue(glue(out, " "), part) if out else part
         return out
 
-    def factor(self, value: float | None, digits: int = 2) -> str:
-        """A speedup or ratio: ``"1.67x"`` / ``"1.67×"``, ``"∞"`` when unbounded, ``"-"`` when unknown."""
-        text = factor(value, digits)
+    def factor(self, value: float | None, digits: int = 2, whole: bool = False) -> str:
+        """A speedup or ratio: ``"1.67x"`` / ``"1.67×"``, ``"∞"`` when unbounded, ``"-"`` when unknown; ``whole``: a
+        bound that is a count prints whole where it is (``"16×"``, :func:`~kernelscope.render.numbers.factor`)."""
+        text = factor(value, digits, whole)
         return text[:-1] + "×" if self.zh and text.endswith("x") else text
 
-    def gain_factor(self, value: float | None) -> str:
+    def gain_factor(self, value: float | None, whole: bool = False) -> str:
         """A speedup as :meth:`factor`, but one that prints as 1.00x (no gain) is "negligible" / "可忽略"."""
         if negligible_gain(value):
             return self.label("nw_negligible")
-        return self.factor(value)
+        return self.factor(value, whole=whole)
 
     def launches(self, n: int) -> str:
         """How many launches a duration sums: ``x3`` / ``（3 次）``."""

@@ -23,8 +23,9 @@ CHAIN_NAME_WIDTH = 40
 TEXT_COLUMNS = (0, 3, 8)
 
 
-def _x(value: float | None, f: Fmt) -> str:
-    return f.nm if value is None else f.gain_factor(value)  # one precision for every speedup; 1.00x: negligible
+def _x(value: float | None, f: Fmt, whole: bool = False) -> str:
+    """A speedup in one precision (1.00x: negligible); ``whole``: an upper bound, the chain's kernel count (16x)."""
+    return f.nm if value is None else f.gain_factor(value, whole)
 
 
 def _bytes(value: float | None, f: Fmt) -> str:
@@ -87,8 +88,9 @@ def _saving_cell(e: FusionEstimate, f: Fmt) -> str:
 
 def _gain(e: FusionEstimate, f: Fmt) -> str:
     """The chain's speedup, "at most" on the assumed-chain basis (an upper bound)."""
-    x = _x(e.speedup, f)
-    return f.label("fu_at_most", x=x) if e.estimate_kind == "upper_bound" else x
+    bound = e.estimate_kind == "upper_bound"  # n kernels into one at most n x: a whole bound prints whole (16x)
+    x = _x(e.speedup, f, whole=bound)
+    return f.label("fu_at_most", x=x) if bound else x
 
 
 def _fused_cell(e: FusionEstimate, f: Fmt) -> str:

@@ -146,15 +146,16 @@ def negligible_gain(value: float | None) -> bool:
     return value is not None and math.isfinite(value) and abs(value - 1.0) < 0.005
 
 
-def factor(value: float | None, digits: int = 2) -> str:
+def factor(value: float | None, digits: int = 2, whole: bool = False) -> str:
     """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown; from
-    100 on without decimals (``"668x"``: three significant digits are all a factor that large carries), and a whole
-    one too (``"16x"``, a bound of 16 kernels fused, never ``"16.00x"``: its zeros are no measured digits)."""
+    100 on without decimals (``"668x"``: three significant digits are all a factor that large carries); with
+    ``whole`` (a bound that is a count: n kernels fused into one) a whole one too (``"16x"``, never ``"16.00x"``: its
+    zeros are no measured digits). A measured ratio keeps its decimals (``1.00x`` beside ``3.41x`` in a column)."""
     if value is None or math.isnan(value):
         return "-"
     if math.isinf(value):
         return "∞"
-    if abs(value) >= 99.995 or abs(value - round(value)) < 1e-9:  # 668x, not 667.67x; a whole bound 16x, not 16.00x
+    if abs(value) >= 99.995 or whole and abs(value - round(value)) < 1e-9:  # 668x, not 667.67x; a bound 16x
         return f"{value:.0f}x"
     return f"{value:.{digits}f}x"  # (no fake digits)
 
