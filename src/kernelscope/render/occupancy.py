@@ -129,6 +129,21 @@ def _kib_column(sizes: Sequence[int]) -> Callable[[int], str]:
     return lambda n: f"{half_up(n / 1024, digits)} KiB"
 
 
+#: Launch parameter -> (label key, value format) of a next-step or what-if entry.
+_PARAMS: dict[str, tuple[str, Callable[[int], str]]] = {
+    "registers_per_thread": ("occ_regs_per_thread", str),
+    "shared_mem_per_block_bytes": ("occ_smem_per_block", size_text),
+    "threads_per_block": ("occ_threads_per_block", str),
+    "shared_mem_config_bytes": ("occ_param_carveout", size_text),
+}
+#: Varied parameter -> (title key, first-column key) of a what-if table.
+_WHAT_IF: dict[str, tuple[str, str]] = {
+    "threads_per_block": ("occ_what_if_threads", "occ_col_threads_per_block"),
+    "registers_per_thread": ("occ_what_if_regs", "occ_col_regs_per_thread"),
+    "shared_mem_per_block_bytes": ("occ_what_if_smem", "occ_col_smem_per_block"),
+}
+
+
 def _limiters(o: Occupancy, f: Fmt, short: bool = False) -> str:
     words = [f.label(f"occ_{'short' if short else 'limit'}_{name}") for name in o.limiters]
     if short:
