@@ -100,7 +100,8 @@ def number_commands(corpus: Path) -> list[tuple[str, list[str]]]:
                     str(ncu / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_01_naive.ncu-rep")],
         "sgemm": ["diagnose", "--top", "2", str(ncu / "ZSL98__bitwise_spgemm__profiling_results_sgemm.ncu-rep")],
         "reduce": ["diagnose", str(ncu / "EricccYang__cuda_operators__reduce_reduce_v1.ncu-rep")],
-        "silu": ["diagnose", "--details", str(ncu / "AlpriElse__cs599k__silu_CUDA_ncu-reports_2025-04-21-77_06-MT.ncu-rep")],
+        "silu": ["diagnose", "--details",
+                 str(ncu / "AlpriElse__cs599k__silu_CUDA_ncu-reports_2025-04-21-77_06-MT.ncu-rep")],
         "atopos": ["compare", *(str(ncu / f"Atopos0313__cuda_learning__reports_day08_{s}.ncu-rep")
                                 for s in ("before", "after"))],
         "occ": ["occupancy", "--arch", "sm_80", "--regs", "64", "--threads", "256"],

@@ -292,8 +292,8 @@ def flag(kernel: KernelProfile, found: Iterable[Implausible], extra_problems: It
 def implausible_note(x: Implausible) -> Note:
     """The reason of ``x`` as a :class:`~kernelscope.notes.Note` (template ``labels.toml`` ``[note]`` ``x.reason``):
     values ``metric``, ``value``, ``u`` (its unit), ``limit`` and ``rate`` in ``x``'s unit, and ``gbps`` /
-    ``peak_gbps`` (GB/s), ``tflops`` / ``peak_tflops`` (TFLOP/s), ``mhz`` (MHz), ``mb`` (bytes in MB), ``mib`` (in MiB, as worded), ``times`` (a
-    percentage above 100 as a multiple of the peak) where they apply."""
+    ``peak_gbps`` (GB/s), ``tflops`` / ``peak_tflops`` (TFLOP/s), ``mhz`` (MHz), ``mb`` (bytes in MB), ``mib`` (in
+    MiB, as worded), ``times`` (a percentage above 100 as a multiple of the peak) where they apply."""
     values: dict[str, Any] = {"metric": x.metric, "value": x.value, "u": x.unit, "limit": x.limit, "rate": x.rate}
     if x.rate is not None and x.limit is not None:
         values.update(gbps=x.rate / 1e9, peak_gbps=x.limit / 1e9, tflops=x.rate / 1e12, peak_tflops=x.limit / 1e12)

@@ -148,17 +148,18 @@ def _words(lang: str) -> tuple[str, str]:
 
 
 def _whole(parts: tuple, values: Mapping[str, Any], fields: tuple[str, ...] | None = None) -> tuple:
-    """``parts`` of :func:`_simple` with each one-decimal field (``{x:.1f}``) whose value is a whole number printed
-    without its decimal (``32 倍``, ``加载每次请求 16.5 个扇区，存储 32 个，只需 4 个``, never ``32.0 个``: a whole
-    count's ``.0`` is no measured digit), the others at their one decimal. ``fields``: those one-decimal fields,
+    """``parts`` of :func:`_simple` with each one-decimal field (``{x:.1f}``) whose value shows as a whole number
+    (its one decimal a zero) printed without it (``32 倍``, ``加载每次请求 16.5 个扇区，存储 32 个，只需 4 个``,
+    never ``32.0 个``: a whole count's ``.0`` is no measured digit), the others at their one decimal. ``fields``: those one-decimal fields,
     when the caller knows them."""
     if fields is None:
         fields = tuple(field for _, field, spec, _ in parts if field is not None and spec == ".1f")
     if not fields:
         return parts
 
-    def whole(v: Any) -> bool:
-        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and abs(v - round(v)) <= 1e-9
+    def whole(v: Any) -> bool:  # (shown whole: 31.98 sectors is "32" beside a whole "32", never "32.0 and 32")
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and \
+            format(v, ".1f").endswith(".0")
 
     return tuple((literal, field, ".0f" if spec == ".1f" and whole(values[field]) else spec, conv)
                  for literal, field, spec, conv in parts)
