@@ -120,7 +120,8 @@ def _occ(capsys, *extra: str, lang: str = "zh", code: tuple[int, ...] = (0,)) ->
 def test_occupancy_what_if_sizes_in_kib_as_the_summary(capsys, lang):
     out = _occ(capsys, "--smem", "20K", lang=lang)
     assert "19456 B" not in out and "24576 B" not in out
-    assert "19 KiB" in out and "24 KiB" in out and "32.25 KiB" in out
+    # review 11: the column in one exact precision, that of its finest size (never "19 KiB" beside "32.25 KiB")
+    assert "19.00 KiB" in out and "24.00 KiB" in out and "32.25 KiB" in out
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
