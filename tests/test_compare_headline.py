@@ -57,7 +57,7 @@ def test_matched_kernels_lead_when_they_hold_the_time_and_the_all_line_has_its_r
     c = compare(before, after)
     assert c.headline == "matched"
     lines = _lines(to_text(c, "en", width=200))  # one line each (the plain text's width is $COLUMNS or 80)
-    assert lines[0].startswith("Matched kernels (1): 100.0 ms -> 50.00 ms; Speedup 2x")  # a whole ratio: 2x
+    assert lines[0].startswith("Matched kernels (1): 100.0 ms -> 50.00 ms; Speedup 2.00x")  # review 11: 4 digits
     (every,) = [x for x in lines if x.startswith("All kernels")]
     assert every.endswith(f"Speedup {101 / 52:.2f}x")
     assert "the headline" not in every
