@@ -86,7 +86,7 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
             return f.nm
         return f.flops(s.achieved_flops_per_s) + ("" if s.efficiency is None else f.paren(f.share(s.efficiency)))
 
-    dur = f.times(b.duration_s, a.duration_s)  # before and after of one quantity: one unit, one precision
+    dur = f.times(b.duration_s, a.duration_s)  # before and after: each by magnitude, one resolution
     tot = [x for pair in zip(f.times(b.total_s, a.total_s), f.times(b.mean_s, a.mean_s)) for x in pair]  # bt, bm, at, am
     rows = [
         (f.label("duration"), f.spaced(dur[0], f.launches(b.launches)), f.spaced(dur[1], f.launches(a.launches))),

@@ -1,6 +1,7 @@
-"""Numbers shown together, as a reader of a table expects them: sibling durations in one unit and one precision,
-sibling counts in one precision (the rules :class:`kernelscope.render.common.Fmt` words them by). Pure functions
-of the values and the language's words; no I/O."""
+"""Numbers as a reader of a report expects them (the rules :class:`kernelscope.render.common.Fmt` words them by):
+durations by magnitude, each in its own unit at four significant digits and one text wherever it is shown; sibling
+counts and percentages in one precision; byte sizes binary, rates in three digits. Pure functions of the values
+and the language's words; no I/O."""
 
 from __future__ import annotations
 

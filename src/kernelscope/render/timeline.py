@@ -209,7 +209,7 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
         name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short  # ours, not input
         name += f.paren(f.label("tl_truncated")) if it.truncated else ""
         cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [
-            *f.times(it.total_s, it.mean_s, it.min_s, it.max_s), f.pct(it.share_pct)]  # a row: one unit
+            *f.times(it.total_s, it.mean_s, it.min_s, it.max_s), f.pct(it.share_pct)]  # each by magnitude
         for i, s in ((-4, it.mean_s), (-3, it.min_s), (-2, it.max_s)):
             if tick and it.count and s == 0:  # a measured call shorter than the clock's tick, not no time
                 cells[i] = f.label("pct_below", x=f.time(tick)).removesuffix("%")
