@@ -14,6 +14,10 @@ status, standard output and standard error are written as ``NAME.rc``, ``NAME.js
 ``--ncu-rep`` dumps the commands that read Nsight Compute reports instead: for every corpus ``.ncu-rep``
 ``diagnose`` as JSON and as the table, ``source`` and ``roofline`` as JSON; every report together (the process
 pool) as JSON, as Markdown (grouped launches and ``--launches all``) and as HTML; ``compare`` of consecutive reports as JSON and as the table.
+
+``--numbers`` dumps the terminal text (80 columns, English and Chinese) of the inputs of the native reviews' number
+items (units by magnitude, one value one text, no fake precision), to read every changed number of a formatter
+change: ``python benchmarks/dump_outputs.py --numbers /tmp/a`` before and after, then ``diff -r``.
 """
 
 from __future__ import annotations
@@ -73,9 +77,41 @@ def ncu_rep_commands(corpus: Path) -> list[tuple[str, list[str]]]:
     return out
 
 
-def _run(job: tuple[str, list[str]], dest: Path) -> str:
+def number_commands(corpus: Path) -> list[tuple[str, list[str]]]:
+    """(output name, kernelscope arguments) of the ``--numbers`` dumps: each input in English and Chinese."""
+    cases, ncu, tt, nsys = corpus.parent / "cases", corpus / "ncu", corpus / "torch_traces", corpus / "nsys"
+    runs = {
+        "n20": ["timeline", str(cases / "N20_kineto_queued_launches.json")],
+        "n20md": ["timeline", "--format", "markdown", str(cases / "N20_kineto_queued_launches.json")],
+        "n22": ["timeline", str(cases / "N22_kineto_exposed_comm_two_streams.json")],
+        "n23": ["timeline", str(cases / "N23_nsys_stats_cuda_gpu_trace.csv")],
+        "n14": ["timeline", "--as-ranks", str(cases / "N14_ranks_ddp_compute_straggler")],
+        "n09": ["diagnose", str(cases / "N09_plain_bandwidth_above_dram_peak.toml")],
+        "c05": ["diagnose", str(cases / "C05_ncu_console_hit_rates.txt")],
+        "dlrm": ["timeline", str(tt / "param_dlrm_kineto_8rank_v100.tar.gz")],
+        "alexnet": ["timeline", str(tt / "hta_alexnet_a100_rank0_trace.json.gz")],
+        "resnet": ["timeline", str(tt / "kineto_tbplugin_resnet50_2021-01_worker0.pt.trace.json.gz")],
+        "fusion": ["fusion", str(tt / "hta_alexnet_a100_rank0_trace.json.gz")],
+        "cmphta": ["compare", *(str(tt / f"hta_trace_filter_sampled_rank-{r}.json.gz") for r in (0, 1))],
+        "kmeans": ["timeline", str(nsys / "kmeans_nsys2021_console_rtx3080_locale_comma.txt")],
+        "cts": ["timeline", "--details", str(nsys / "cts_rtx3070_array_inc_a.sqlite")],
+        "softmax": ["diagnose", str(ncu / "kilianhae__Attention.C__softmax_CUDA_naivesoftmax_ncu.ncu-rep")],
+        "feather": ["diagnose", "--details",
+                    str(ncu / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_01_naive.ncu-rep")],
+        "sgemm": ["diagnose", "--top", "2", str(ncu / "ZSL98__bitwise_spgemm__profiling_results_sgemm.ncu-rep")],
+        "reduce": ["diagnose", str(ncu / "EricccYang__cuda_operators__reduce_reduce_v1.ncu-rep")],
+        "silu": ["diagnose", "--details",
+                 str(ncu / "AlpriElse__cs599k__silu_CUDA_ncu-reports_2025-04-21-77_06-MT.ncu-rep")],
+        "atopos": ["compare", *(str(ncu / f"Atopos0313__cuda_learning__reports_day08_{s}.ncu-rep")
+                                for s in ("before", "after"))],
+        "occ": ["occupancy", "--arch", "sm_80", "--regs", "64", "--threads", "256"],
+    }
+    return [(f"{name}.{lang}", [*args, "--lang", lang]) for name, args in runs.items() for lang in ("en", "zh")]
+
+
+def _run(job: tuple[str, list[str]], dest: Path, columns: str = "100") -> str:
     name, args = job
-    env = dict(os.environ, KERNELSCOPE_LANG="en", COLUMNS="100")
+    env = dict(os.environ, KERNELSCOPE_LANG="en", COLUMNS=columns)
     p = subprocess.run([sys.executable, "-m", "kernelscope", *args], capture_output=True, env=env, timeout=600)
     (dest / f"{name}.json").write_bytes(p.stdout)
     (dest / f"{name}.err").write_bytes(p.stderr)
@@ -104,15 +140,18 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--table", action="store_true", help="also the diagnose table of every corpus file")
     ap.add_argument("--ncu-rep", action="store_true", help="the commands that read .ncu-rep reports instead")
+    ap.add_argument("--numbers", action="store_true",
+                    help="the terminal text (80 columns, en and zh) of the review inputs of number formats instead")
     ap.add_argument("--only", default="", help="only the dumps whose names start with this")
     ns = ap.parse_args()
     if ns.diff:
         return 1 if diff(ns.dest, ns.other) else 0
     ns.dest.mkdir(parents=True, exist_ok=True)
-    jobs = [j for j in (ncu_rep_commands(CORPUS) if ns.ncu_rep else commands(CORPUS, ns.table))
-            if j[0].startswith(ns.only)]
+    jobs = [j for j in (number_commands(CORPUS) if ns.numbers else ncu_rep_commands(CORPUS) if ns.ncu_rep else
+                        commands(CORPUS, ns.table)) if j[0].startswith(ns.only)]
+    columns = "80" if ns.numbers else "100"
     with concurrent.futures.ThreadPoolExecutor(ns.jobs) as ex:
-        for name in ex.map(lambda j: _run(j, ns.dest), jobs):
+        for name in ex.map(lambda j: _run(j, ns.dest, columns), jobs):
             pass
     print(f"{len(jobs)} outputs in {ns.dest}")
     return 0

@@ -179,7 +179,8 @@ def test_chain_without_shapes_assumes_it(tmp_path):
     assert e.estimate_kind == "upper_bound"
     from kernelscope.render.common import Fmt
     from kernelscope.render.fusion import fusion_headline
-    assert "at most 3.00x" in fusion_headline(e, Fmt("en")) and "至多 3.00×" in fusion_headline(e, Fmt("zh"))  # 1 / (1/3)
+    # 1 / (1/3); review 11: a whole bound prints whole (3x, never 3.00x)
+    assert "at most 3x" in fusion_headline(e, Fmt("en")) and "至多 3×" in fusion_headline(e, Fmt("zh"))
     shaped = analyse_timeline(load_timeline(_two_steps(tmp_path, shapes=True))).fusion[0]
     assert shaped.estimate_kind == "prediction" and "at most" not in fusion_headline(shaped, Fmt("en"))
 

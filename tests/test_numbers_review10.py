@@ -36,9 +36,9 @@ def _figures(text: str) -> int:
 def test_a_duration_reads_in_its_natural_unit(lang):
     f = Fmt(lang)
     assert f.time(2.621e-3) == "2.621 ms" and f.time(302e-6) == "302 µs"
-    # a row: the largest's natural unit, shared (never "2621 µs", never "0.006 ms")
-    assert f.times(2.621e-3, 436.8e-6, 97e-6, 822e-6) == ["2.621 ms", "0.437 ms", "0.097 ms", "0.822 ms"]
-    assert f.times(327e-6, 4.526e-3) == ["0.327 ms", "4.526 ms"]
+    # a row: units by magnitude, each value its own natural unit (review 11: never "0.437 ms" beside "2.621 ms")
+    assert f.times(2.621e-3, 436.8e-6, 97e-6, 822e-6) == ["2.621 ms", "436.8 µs", "97 µs", "822 µs"]
+    assert f.times(327e-6, 4.526e-3) == ["327 µs", "4.526 ms"]
     assert f.times(1.957, 6e-6) == ["1.957 s", "6 µs"]
 
 
@@ -78,18 +78,19 @@ def test_a_byte_spread_is_in_binary_units():
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_at_most_four_significant_digits(lang):
     f = Fmt(lang)
-    assert f.times(0.293e-3, 10.196e-3) == ["0.293 ms", "10.20 ms"]  # not "10.196 ms"
-    assert f.times(22.571e-3, 0.4512e-3, 0.349e-3) == ["22.57 ms", "0.451 ms", "0.349 ms"]  # not "22.571 ms"
+    assert f.times(0.293e-3, 10.196e-3) == ["293 µs", "10.20 ms"]  # not "10.196 ms"
+    assert f.times(22.571e-3, 0.4512e-3, 0.349e-3) == ["22.57 ms", "451.2 µs", "349 µs"]  # not "22.571 ms"
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_whole_microsecond_stamps_print_without_fake_decimals(lang):
     f = Fmt(lang)
-    assert f.times(8e-6, 8e-6 / 3, 2e-6, 4e-6) == ["8 µs", "2.7 µs", "2 µs", "4 µs"]  # not "8.0 µs 2.0 µs"
-    assert f.times(958e-6, 95.8e-6, 44e-6, 187e-6) == ["958 µs", "95.8 µs", "44 µs", "187 µs"]
+    # (a mean at four significant digits, as it reads alone: review 11, one value one text)
+    assert f.times(8e-6, 8e-6 / 3, 2e-6, 4e-6) == ["8 µs", "2.667 µs", "2 µs", "4 µs"]  # not "8.0 µs 2.0 µs"
+    assert f.times(958e-6, 95.83e-6, 44e-6, 187e-6) == ["958 µs", "95.83 µs", "44 µs", "187 µs"]
     assert f.time(5e-6) == "5 µs" and f.time(15e-6) == "15 µs"
     # ns-resolved values (Nsight) keep the precision they have
-    assert f.times(29.18e-6, 972.8e-9, 960e-9) == ["29.18 µs", "0.973 µs", "0.960 µs"]
+    assert f.times(29.18e-6, 972.8e-9, 960e-9) == ["29.18 µs", "972.8 ns", "960 ns"]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -193,7 +194,7 @@ def test_trailing_zeros_are_kept_down_to_the_sources_resolution(lang):
     f = Fmt(lang)
     # whole-µs (Kineto) values: four significant digits with their real zeros (5400 µs is 5.400 ms) ...
     assert f.time(5.4e-3) == "5.400 ms" and f.time(1.24e-3) == "1.240 ms" and f.time(9.45e-3) == "9.450 ms"
-    assert f.times(50e-3, 83e-3, 283e-3) == ["50.0 ms", "83.0 ms", "283.0 ms"]  # one row: the largest's decimals
+    assert f.times(50e-3, 83e-3, 283e-3) == ["50.00 ms", "83.00 ms", "283.0 ms"]  # each its four digits
     # ... but never a decimal below one µs (8 µs, never 8.0 µs; 958 µs, never 958.0 µs)
     assert f.time(8e-6) == "8 µs" and f.time(958e-6) == "958 µs"
     # whole-ns values: their zeros are real too (90.40 µs beside 89.02 µs, 2.080 µs beside 3.744 µs)
@@ -208,8 +209,10 @@ def test_a_duration_a_table_printed_reads_the_same_elsewhere(lang):
     seconds = (149.24e-6, 99.14e-6, 89.02e-6)
     column = f.times(*seconds)
     f.pin(seconds, column)
-    assert column[1] == "99.1 µs" and f.time(99.14e-6) == "99.1 µs"  # as its table row, never 99.14 µs
-    assert Fmt(lang, NCU_STAMP_S).time(99.14e-6) == "99.14 µs"  # alone: four significant digits
+    assert column == [f.time(s) for s in seconds]  # in a column as alone: one value, one text (review 11)
+    assert column[1] == "99.14 µs" and Fmt(lang, NCU_STAMP_S).time(99.14e-6) == "99.14 µs"
+    f.pin((99.14e-6,), ("~99 µs",))  # a column's own wording of a value (a clock tick's "< 1 µs") is kept elsewhere
+    assert f.time(99.14e-6) == "~99 µs"
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -224,7 +227,7 @@ def test_the_ranks_table_keeps_its_zeros(capsys, lang):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("report, table", [
-    ("Lashi0812__CudaProgramming__profiling_profiles_smemReduceInteger.ncu-rep", "99.1 µs"),
+    ("Lashi0812__CudaProgramming__profiling_profiles_smemReduceInteger.ncu-rep", "99.14 µs"),
     ("Lashi0812__CudaProgramming__profiling_profiles_torchLinear.ncu-rep", "2.080 µs"),
     ("AlpriElse__cs599k__silu_triton_silu-2025-04-18-v8.ncu-rep", "142.6 µs")])
 def test_a_kernels_panel_duration_reads_as_its_table_row(capsys, lang, report, table):

@@ -101,15 +101,15 @@ def test_n04_headline_names_the_figures_of_its_table_row(tmp_path, capsys):
     md = render_timeline([rep], "markdown", "en")
     head = next(line for line in md.splitlines() if "Largest time black hole" in line)
     assert not re.search(r"\b100(\.0)?% of the program", md) and "∞" not in head
-    for text in ("160.0 ms on 2 devices", "on device 0 100.0 ms, 66.7% of its 150.0 ms", "150.0 ms -> 50.0 ms, 3.00x",
-                 "150.0 ms -> 90.0 ms, 1.67x, 40% of the program time saved"):
+    for text in ("160.0 ms on 2 devices", "on device 0 100.0 ms, 66.7% of its 150.0 ms", "150.0 ms -> 50.00 ms, 3.00x",
+                 "150.0 ms -> 90.00 ms, 1.67x, 40% of the program time saved"):  # (review 11: four digits)
         assert text in head
     gemm_line = next(line for line in md.splitlines() if line.startswith("| gemm_fwd_kernel |"))
     # the table row says the same value, at its column's one precision (review 10: 40.0% beside 53.3%)
     assert "| 40.0% | 1.25x | 1.56x | 1.67x |" in gemm_line
     zh = render_timeline([rep], "table", "zh", width=220)
     flat = flat_text(zh)  # four significant digits, as in English: a pair never differs in precision
-    assert "在 2 个设备上共耗时 160.0 ms" in flat and "150.0 ms → 90.0 ms" in flat
+    assert "在 2 个设备上共耗时 160.0 ms" in flat and "150.0 ms → 90.00 ms" in flat  # (review 11: four digits)
     out = tmp_path / "n04.json"
     assert main(["timeline", str(path), "--format", "json", "-o", str(out)]) == 0
     doc = json.loads(out.read_text(encoding="utf-8"))

@@ -106,10 +106,11 @@ def test_a_rows_mean_min_and_max_share_one_precision(capsys, lang):
     assert main(["timeline", str(RESNET), "--format", "markdown", "--lang", lang]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| cudnn::detail::dgrad_"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[3:6] == ["0.520 ms", "0.330 ms", "1.084 ms"]  # not "330 µs" beside "520.0 µs", nor µs beside ms
+    assert cells[3:6] == ["520.0 µs", "330 µs", "1.084 ms"]  # units by magnitude (review 11); whole-µs stamps
 
 
 def test_sibling_durations_keep_one_precision():
     f = Fmt("zh")
-    assert f.times(520.04e-6, 330e-6, 1.0843e-3) == ["0.520 ms", "0.330 ms", "1.084 ms"]  # one unit: the largest
-    assert [f.time(x) for x in (520.04e-6, 330e-6)] == ["520.0 µs", "330 µs"]  # each alone: two precisions
+    # units by magnitude (review 11); the group tells the source's resolution (whole ns: 330.0 µs, not 330 µs)
+    assert f.times(520.04e-6, 330e-6, 1.0843e-3) == ["520.0 µs", "330.0 µs", "1.084 ms"]
+    assert [f.time(x) for x in (520.04e-6, 330e-6)] == ["520.0 µs", "330 µs"]  # each alone: its own resolution

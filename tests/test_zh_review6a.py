@@ -44,7 +44,8 @@ def _md_rows(text: str, *columns: str) -> list[list[str]]:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_sibling_durations_take_the_unit_of_the_largest(lang):
     f = Fmt(lang)
-    assert f.times(5.013e-6, 933e-9, 8.526e-6) == ["5.013 µs", "0.933 µs", "8.526 µs"]  # not "933.0 ns"
+    # units by magnitude (review 11): 933 ns in ns, whole ns (never "933.0 ns", never "0.933 µs" beside µs)
+    assert f.times(5.013e-6, 933e-9, 8.526e-6) == ["5.013 µs", "933 ns", "8.526 µs"]
     assert f.times(3.46875e-3, 1e-6, 34.78e-3) == ["3.469 ms", "1 µs", "34.78 ms"]  # review 7: not "0.001 ms"
     # a value the shared unit would round to fewer than three significant digits (or to nothing): each value in
     # its own unit, never "0.000 s" nor "0.001 ms" for 1.4 µs

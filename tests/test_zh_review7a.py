@@ -31,12 +31,13 @@ def test_a_small_sibling_takes_its_own_unit_not_three_decimals_of_the_shared_one
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_row_of_one_unit_keeps_one_precision_and_three_digits_of_the_smallest(lang):
     f = Fmt(lang)
-    # not "29.18 µs 972.8 ns 960.0 ns 993.0 ns": one unit, one precision, four digits at most (review 10)
-    assert f.times(29.18e-6, 972.8e-9, 960e-9, 993e-9) == ["29.18 µs", "0.973 µs", "0.960 µs", "0.993 µs"]
-    # review 10 (issue 28 numbers): the largest's natural unit, shared: not "2621 µs 437 µs 97 µs 822 µs"
-    assert f.times(2.621e-3, 436.8e-6, 97e-6, 822e-6) == ["2.621 ms", "0.437 ms", "0.097 ms", "0.822 ms"]
-    # whole-µs stamps keep the decimals they have; the mean one beyond them: not "8.0 µs 2.7 µs 2.0 µs 4.0 µs"
-    assert f.times(8e-6, 2.6667e-6, 2e-6, 4e-6) == ["8 µs", "2.7 µs", "2 µs", "4 µs"]
+    # review 11: units by magnitude, four significant digits each, no decimal below the source's resolution
+    # (whole ns: "960 ns", never "960.0 ns"; never "0.973 µs" beside "29.18 µs")
+    assert f.times(29.18e-6, 972.8e-9, 960e-9, 993e-9) == ["29.18 µs", "972.8 ns", "960 ns", "993 ns"]
+    # never "2621 µs" (review 10), never "0.437 ms" beside "2.621 ms" (review 11)
+    assert f.times(2.621e-3, 436.8e-6, 97e-6, 822e-6) == ["2.621 ms", "436.8 µs", "97 µs", "822 µs"]
+    # whole-µs stamps keep the decimals they have (not "8.0 µs 2.0 µs 4.0 µs"); the mean its four digits, as alone
+    assert f.times(8e-6, 2.6667e-6, 2e-6, 4e-6) == ["8 µs", "2.667 µs", "2 µs", "4 µs"]
 
 
 
@@ -73,8 +74,8 @@ def test_a_timeline_rows_total_shares_the_unit_and_precision_of_its_mean_min_max
 def test_one_decimal_fields_of_a_sentence_drop_a_zero_decimal_together(lang):
     from kernelscope.knowledge.text import fill
     assert fill("{a:.1f} / {b:.1f} / {c:.1f}", {"a": 8.0, "b": 32.0, "c": 4}, lang) == "8 / 32 / 4"
-    # one that is not whole keeps the sentence's decimals: "32.0 → 16.7", never "32 → 16.7"
-    assert fill("{a:.1f} / {b:.1f}", {"a": 32.0, "b": 16.7}, lang) == "32.0 / 16.7"
+    # review 11: a whole count drops its ".0" beside one that is not ("存储 32 个", never "32.0 个")
+    assert fill("{a:.1f} / {b:.1f}", {"a": 32.0, "b": 16.7}, lang) == "32 / 16.7"
 
 
 def test_diagnose_says_8_of_32_threads_not_8_point_0(capsys):
@@ -202,7 +203,7 @@ def test_compare_prints_a_percentage_one_way_and_its_sentence_in_one_precision(c
     sentence = "SM 吞吐从峰值的 58.6% 变为" if lang == "zh" else "SM throughput 58.6% ->"
     assert table in out and sentence in out  # not "59%" beside the table's 58.6%
     assert ("DRAM 带宽从峰值的 10.8% 变为 7.6%" if lang == "zh" else "DRAM bandwidth 10.8% -> 7.6%") in out  # not 11% -> 8% beside 32.1%
-    assert "27.52 GB/s（10.8%）" in out if lang == "zh" else "27.52 GB/s (10.8%)" in out
+    assert "27.5 GB/s（10.8%）" in out if lang == "zh" else "27.5 GB/s (10.8%)" in out  # a rate: 3 digits
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

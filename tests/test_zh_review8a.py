@@ -25,11 +25,11 @@ def _out(capsys, *args: str, code: tuple[int, ...] = (0,)) -> str:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_whole_us_stamps_beside_a_mean_pad_no_further_than_the_mean_needs(lang):
     f = Fmt(lang)
-    assert f.times(8e-6, 8e-6 / 3, 2e-6, 4e-6) == ["8 µs", "2.7 µs", "2 µs", "4 µs"]  # no fake ".0" (review 10)
-    assert f.times(958e-6, 95.8e-6, 44e-6, 187e-6) == ["958 µs", "95.8 µs", "44 µs", "187 µs"]
-    # a lone measured value keeps its four digits; ns-resolved values keep three digits of the smallest
+    # no fake ".0" on the stamps (review 10); the mean at its four digits, as alone (review 11: one value one text)
+    assert f.times(8e-6, 8e-6 / 3, 2e-6, 4e-6) == ["8 µs", "2.667 µs", "2 µs", "4 µs"]
+    assert f.times(958e-6, 95.83e-6, 44e-6, 187e-6) == ["958 µs", "95.83 µs", "44 µs", "187 µs"]
     assert f.time(374.048e-6) == "374.0 µs"
-    assert f.times(29.18e-6, 972.8e-9, 960e-9, 993e-9) == ["29.18 µs", "0.973 µs", "0.960 µs", "0.993 µs"]
+    assert f.times(29.18e-6, 972.8e-9, 960e-9, 993e-9) == ["29.18 µs", "972.8 ns", "960 ns", "993 ns"]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -37,15 +37,16 @@ def test_a_group_never_reads_in_seven_digits_of_the_next_unit_down(lang):
     f = Fmt(lang)
     assert f.times(8.694796, 0.8694796e-3, 0.859123e-3, 0.893456e-3)[0] == "8.695 s"
     assert f.times(0.884123e-3, 8.694796) == ["884.1 µs", "8.695 s"]
-    assert f.times(2.621e-3, 436.8e-6, 97e-6, 822e-6) == ["2.621 ms", "0.437 ms", "0.097 ms", "0.822 ms"]
+    assert f.times(2.621e-3, 436.8e-6, 97e-6, 822e-6) == ["2.621 ms", "436.8 µs", "97 µs", "822 µs"]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_kineto_memset_row_at_one_decimal(capsys, lang):
     need(ALEXNET)
     out = _out(capsys, "timeline", "--details", str(ALEXNET), "--lang", lang)
-    assert "8.000 µs" not in out and "2.667 µs" not in out and "8.0 µs" not in out and "2.0 µs" not in out
-    assert any(all(v in line for v in ("8 µs", "2.7 µs", "2 µs", "4 µs")) for line in out.splitlines())
+    assert "8.000 µs" not in out and "8.0 µs" not in out and "2.0 µs" not in out  # whole-µs stamps: no ".0"
+    # the mean at four digits, as the prose words it (review 11: one value one text, never "2.7 µs" and "2.667 µs")
+    assert any(all(v in line for v in ("8 µs", "2.667 µs", "2 µs", "4 µs")) for line in out.splitlines())
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -67,12 +68,12 @@ def test_compare_before_after_in_their_own_units(capsys, lang):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_whole_us_values_share_the_natural_unit_of_the_largest(lang):
     f = Fmt(lang)
-    # review 10 (issue 28 numbers): never four digits before the point, "4526 µs" is 4.526 ms
-    assert f.times(327e-6, 4.526e-3, 4.199e-3) == ["0.327 ms", "4.526 ms", "4.199 ms"]
-    assert f.times(699e-6, 1.538e-3) == ["0.699 ms", "1.538 ms"]
-    # inexact (or ns-resolved) values keep the largest's unit, as reviews 6 and 7 settled
-    assert f.times(520.04e-6, 330e-6, 1.0843e-3) == ["0.520 ms", "0.330 ms", "1.084 ms"]
-    assert f.times(5.013e-6, 933e-9, 8.526e-6) == ["5.013 µs", "0.933 µs", "8.526 µs"]
+    # review 10 (issue 28 numbers): never four digits before the point, "4526 µs" is 4.526 ms; review 11: units by
+    # magnitude, never "0.327 ms" beside "4.526 ms"
+    assert f.times(327e-6, 4.526e-3, 4.199e-3) == ["327 µs", "4.526 ms", "4.199 ms"]
+    assert f.times(699e-6, 1.538e-3) == ["699 µs", "1.538 ms"]
+    assert f.times(520.04e-6, 330e-6, 1.0843e-3) == ["520.0 µs", "330.0 µs", "1.084 ms"]  # whole ns: 330.0
+    assert f.times(5.013e-6, 933e-9, 8.526e-6) == ["5.013 µs", "933 ns", "8.526 µs"]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -81,14 +82,16 @@ def test_kineto_compare_copy_time_in_us(capsys, lang):
     need(a)
     need(b)
     out = _out(capsys, "compare", str(a), str(b), "--lang", lang, code=(0, 1))
-    # review 10: the largest's natural unit, shared (not "4526 µs"), and never seven digits ("1230.29 ms")
-    assert "1230.29 ms" not in out and "4526 µs" not in out and "0.327 ms" in out and "4.526 ms" in out
+    # review 10: never "4526 µs", never seven digits ("1230.29 ms"); review 11: units by magnitude, not "0.327 ms"
+    assert "1230.29 ms" not in out and "4526 µs" not in out and "327 µs" in out and "4.526 ms" in out
+    assert "0.327 ms" not in out
 
 
 def test_kineto_queue_wait_median_in_us(capsys):
     need(ALEXNET)
     out = _out(capsys, "timeline", str(ALEXNET), "--lang", "zh")
-    assert "1538 µs" not in out and "0.699 ms" in out and "1.538 ms" in out  # review 10: natural unit, shared
+    assert "1538 µs" not in out and "699 µs" in out and "1.538 ms" in out  # review 10/11: units by magnitude
+    assert "0.699 ms" not in out
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -117,7 +120,8 @@ def _occ(capsys, *extra: str, lang: str = "zh", code: tuple[int, ...] = (0,)) ->
 def test_occupancy_what_if_sizes_in_kib_as_the_summary(capsys, lang):
     out = _occ(capsys, "--smem", "20K", lang=lang)
     assert "19456 B" not in out and "24576 B" not in out
-    assert "19 KiB" in out and "24 KiB" in out and "32.25 KiB" in out
+    # review 11: the column in one exact precision, that of its finest size (never "19 KiB" beside "32.25 KiB")
+    assert "19.00 KiB" in out and "24.00 KiB" in out and "32.25 KiB" in out
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -155,4 +159,4 @@ def test_serialised_blocks_durations_through_fmt_times(lang):
     values = {"few": 10, "many": 100, "t_few_us": 12.0, "t_many_us": 1205.0, "t_few_s": 12e-6, "t_many_s": 1205e-6,
               "work_ratio": 1.0, "work": "inst", "headroom": 5.0}
     text = Fmt(lang).note(Note("f_serialised_blocks", values))
-    assert " us" not in text and "1.205 ms" in text and "0.012 ms" in text and "1205" not in text
+    assert " us" not in text and "1.205 ms" in text and "12 µs" in text and "1205" not in text  # by magnitude

@@ -292,8 +292,8 @@ def flag(kernel: KernelProfile, found: Iterable[Implausible], extra_problems: It
 def implausible_note(x: Implausible) -> Note:
     """The reason of ``x`` as a :class:`~kernelscope.notes.Note` (template ``labels.toml`` ``[note]`` ``x.reason``):
     values ``metric``, ``value``, ``u`` (its unit), ``limit`` and ``rate`` in ``x``'s unit, and ``gbps`` /
-    ``peak_gbps`` (GB/s), ``tflops`` / ``peak_tflops`` (TFLOP/s), ``mhz`` (MHz), ``mb`` (bytes in MB), ``times`` (a
-    percentage above 100 as a multiple of the peak) where they apply."""
+    ``peak_gbps`` (GB/s), ``tflops`` / ``peak_tflops`` (TFLOP/s), ``mhz`` (MHz), ``mb`` (bytes in MB), ``mib`` (in
+    MiB, as worded), ``times`` (a percentage above 100 as a multiple of the peak) where they apply."""
     values: dict[str, Any] = {"metric": x.metric, "value": x.value, "u": x.unit, "limit": x.limit, "rate": x.rate}
     if x.rate is not None and x.limit is not None:
         values.update(gbps=x.rate / 1e9, peak_gbps=x.limit / 1e9, tflops=x.rate / 1e12, peak_tflops=x.limit / 1e12)
@@ -302,7 +302,8 @@ def implausible_note(x: Implausible) -> Note:
     if x.reason == "implausible_pct":  # above 100 %: worded as a multiple of the peak ("1.44x its peak")
         values["times"] = x.value / 100.0
     if x.unit == "byte":
-        values["mb"] = x.value / 1e6  # "67.1 MB", as the tables print bytes (not "6.71171e+07 B")
+        values["mb"] = x.value / 1e6
+        values["mib"] = x.value / 2.0**20  # "64 MiB", binary as every byte size a report shows (never "67.1 MB")
     return Note(x.reason, values)
 
 

@@ -148,19 +148,21 @@ def _words(lang: str) -> tuple[str, str]:
 
 
 def _whole(parts: tuple, values: Mapping[str, Any], fields: tuple[str, ...] | None = None) -> tuple:
-    """``parts`` of :func:`_simple` with the one-decimal fields (``{x:.1f}``) printed without their decimal when
-    every such field of the template is a whole number (``32 倍``, ``每次请求 32 个扇区，只需 4 个``, not ``32.0 倍``):
-    the values of one sentence drop their zero decimals together or keep them together (``32.0 → 16.7``).
-    ``fields``: those one-decimal fields, when the caller knows them."""
+    """``parts`` of :func:`_simple` with each one-decimal field (``{x:.1f}``) whose value shows as a whole number
+    (its one decimal a zero) printed without it (``32 倍``, ``加载每次请求 16.5 个扇区，存储 32 个，只需 4 个``,
+    never ``32.0 个``: a whole count's ``.0`` is no measured digit), the others at their one decimal. ``fields``: those one-decimal fields,
+    when the caller knows them."""
     if fields is None:
         fields = tuple(field for _, field, spec, _ in parts if field is not None and spec == ".1f")
     if not fields:
         return parts
-    for field in fields:
-        v = values[field]
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or abs(v - round(v)) > 1e-9:
-            return parts
-    return tuple((literal, field, ".0f" if spec == ".1f" else spec, conv) for literal, field, spec, conv in parts)
+
+    def whole(v: Any) -> bool:  # (shown whole: 31.98 sectors is "32" beside a whole "32", never "32.0 and 32")
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and \
+            format(v, ".1f").endswith(".0")
+
+    return tuple((literal, field, ".0f" if spec == ".1f" and whole(values[field]) else spec, conv)
+                 for literal, field, spec, conv in parts)
 
 
 def _general(template: str, values: Mapping[str, Any], lang: str, nm: str | None, below: str) -> str:
@@ -208,11 +210,17 @@ def half_up(value: float, digits: int) -> str:
 def _number(value: Any, spec: str, below: str) -> str:
     """``format(value, spec)``, except that a ``g`` field never prints an exponent below a million (``{ai:.3g}`` of
     2050 is ``2050``, not ``2.05e+03``) and that a percentage (``{s:.1%}``, ``{pct:.1fP}%`` of :func:`_percents`)
-    prints a whole value without decimals (``50%``, not ``50.0%``) and one above zero that its decimals would round
-    to zero as ``below`` (``labels.toml`` ``pct_below``: ``< 0.1%``, never ``0.0%``)."""
+    prints a whole value without decimals (``50%``, not ``50.0%``), one above zero that its decimals would round
+    to zero as ``below`` (``labels.toml`` ``pct_below``: ``< 0.1%``, never ``0.0%``) and one below 100 that they
+    would round to 100 as ``pct_above`` (``> 99.9%``, never ``100.0%``: 100% is all of it, exactly). ``{x:.4S}``: a
+    measured ratio (waves per SM) in four significant digits and two decimals at most (``170.7``, ``9.48``,
+    ``0.44``; never ``170.67`` nor ``0.4444``)."""
     if not spec:  # (most fields)
         return format(value, spec)
     last = spec[-1]
+    if last == "S" and isinstance(value, (int, float)) and math.isfinite(value):  # {w:.4S}: see the docstring
+        top = abs(float(f"{value:.{spec[1:-1]}g}")) or 1.0
+        return f"{value:.{min(2, max(int(spec[1:-1]) - 1 - math.floor(math.log10(top)), 0))}f}"
     if (last == "%" or last == "P" and spec.endswith("fP")) and isinstance(value, (int, float)) \
             and not isinstance(value, bool):
         percent = last == "%"
@@ -223,6 +231,9 @@ def _number(value: Any, spec: str, below: str) -> str:
         if 0 < pct < tiny / 2:
             text = below.format(x=f"{tiny:.{spec[1]}f}")
             return text if percent else text.removesuffix("%")
+        if 100 - tiny / 2 <= pct < 100 and spec[1] != "0":  # 99.97% is "> 99.9%", never "100.0%" beside a whole 100%
+            text = _above(below).format(x=f"{100 - tiny:.{spec[1]}f}")
+            return text if percent else text.removesuffix("%")
         spec = spec.removesuffix("P")
         if spec[:1] == "." and spec[1:-1].isdigit() and spec[-1] in "f%" and math.isfinite(pct):
             return half_up(pct, int(spec[1:-1])) + ("%" if percent else "")
@@ -230,6 +241,14 @@ def _number(value: Any, spec: str, below: str) -> str:
     if last == "g" and "e+" in text and isinstance(value, (int, float)) and abs(value) < 1e6:
         return f"{value:.0f}"
     return text
+
+
+@lru_cache(maxsize=8)
+def _above(below: str) -> str:
+    """The "above the shown decimals" template (``labels.toml`` ``pct_above``: ``> 99.9%``) of the language whose
+    ``pct_below`` is ``below`` (English's where no language has it)."""
+    return next((label("pct_above", lang) for lang in ("en", "zh") if label("pct_below", lang) == below),
+                label("pct_above", "en"))
 
 
 @lru_cache(maxsize=4096)

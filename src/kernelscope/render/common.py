@@ -194,16 +194,17 @@ class Fmt:
             out = glue(glue(out, " "), part) if out else part
         return out
 
-    def factor(self, value: float | None, digits: int = 2) -> str:
-        """A speedup or ratio: ``"1.67x"`` / ``"1.67×"``, ``"∞"`` when unbounded, ``"-"`` when unknown."""
-        text = factor(value, digits)
+    def factor(self, value: float | None, digits: int = 2, whole: bool = False) -> str:
+        """A speedup or ratio: ``"1.67x"`` / ``"1.67×"``, ``"∞"`` when unbounded, ``"-"`` when unknown; ``whole``: a
+        bound that is a count prints whole where it is (``"16×"``, :func:`~kernelscope.render.numbers.factor`)."""
+        text = factor(value, digits, whole)
         return text[:-1] + "×" if self.zh and text.endswith("x") else text
 
-    def gain_factor(self, value: float | None) -> str:
+    def gain_factor(self, value: float | None, whole: bool = False) -> str:
         """A speedup as :meth:`factor`, but one that prints as 1.00x (no gain) is "negligible" / "可忽略"."""
         if negligible_gain(value):
             return self.label("nw_negligible")
-        return self.factor(value)
+        return self.factor(value, whole=whole)
 
     def launches(self, n: int) -> str:
         """How many launches a duration sums: ``x3`` / ``（3 次）``."""
@@ -308,12 +309,11 @@ class Fmt:
         self._pinned.update((s, t) for s, t in zip(seconds, texts) if s)
 
     def times(self, *seconds: float | None) -> list[str]:
-        """Durations of one quantity shown together (a row's total / mean / min / max, before -> after): one unit
-        and one precision, the engineering convention; the rules are :func:`~kernelscope.render.numbers.durations`'
-        (``1.000 ms`` and ``5.400 ms``: zeros kept; ``29.18 µs / 0.973 µs``; ``8 / 2.7 / 2 / 4 µs`` for whole-µs
-        stamps and their
-        mean; ``2.621 ms / 0.097 ms``, never ``2621 µs``; ``1.957 s / 6 µs``, never ``0.006 ms``; ``8.695 s /
-        869.5 µs``, never ``8694.796 ms``). Nothing at all is a bare ``0``; None is "not measured"."""
+        """Durations shown together (a row's total / mean / min / max, before -> after), the rules of
+        :func:`~kernelscope.render.numbers.durations`: units by magnitude, each value in its own natural unit at four
+        significant digits, as it reads alone (``2.621 ms / 436.8 µs / 97 µs``, never ``0.437 ms`` beside
+        ``2.621 ms``; ``1.000 ms`` and ``5.400 ms``: zeros kept; ``8 µs / 2.667 µs / 2 µs`` for whole-µs stamps and
+        their mean; ``29.18 µs / 972.8 ns``). Nothing at all is a bare ``0``; None is "not measured"."""
         return durations(seconds, self.nm, label("pct_below", self.lang), self.stamp_s)
 
     def pct(self, value: float | None, digits: int = 1) -> str:
@@ -407,7 +407,7 @@ class Fmt:
         elif "us" in values:
             values["us_time"] = self.nm
         durations = {k for k, v in values.items() if k.endswith("_s") and isinstance(v, (int, float))}
-        for group in SIBLING_DURATIONS:  # one quantity before -> after: one unit, one precision (:meth:`times`)
+        for group in SIBLING_DURATIONS:  # one quantity before -> after: one resolution (:meth:`times`)
             if durations.issuperset(group):
                 values.update(zip(group, self.times(*(values[k] for k in group))))
                 durations.difference_update(group)

@@ -22,6 +22,7 @@ from ..version import __version__
 from .brief import top_by
 from .rich_text import Heading, md_spaced, to_plain
 from .common import Fmt, md_cell, safe, short_name
+from .numbers import peak_figure
 from .compare_moved import moved_text, said_above
 from .inline import md_prose
 from .documents import encode
@@ -73,7 +74,7 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
         if s.bandwidth_bytes_per_s is None:
             return f.nm
         pct = f.paren(f.pct(s.bandwidth_pct_of_peak)) if s.bandwidth_pct_of_peak is not None else ""  # as the sentence
-        return f"{s.bandwidth_bytes_per_s / 1e9:.4g} GB/s{pct}"
+        return f"{peak_figure(s.bandwidth_bytes_per_s / 1e9)} GB/s{pct}"  # as every rate (numbers.rate)
 
     def spread(s: Side) -> str:
         return f.nm if s.spread_s is None else f.span(*f.times(*s.spread_s))
@@ -85,7 +86,7 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
             return f.nm
         return f.flops(s.achieved_flops_per_s) + ("" if s.efficiency is None else f.paren(f.share(s.efficiency)))
 
-    dur = f.times(b.duration_s, a.duration_s)  # before and after of one quantity: one unit, one precision
+    dur = f.times(b.duration_s, a.duration_s)  # before and after: each by magnitude, one resolution
     tot = [x for pair in zip(f.times(b.total_s, a.total_s), f.times(b.mean_s, a.mean_s)) for x in pair]  # bt, bm, at, am
     rows = [
         (f.label("duration"), f.spaced(dur[0], f.launches(b.launches)), f.spaced(dur[1], f.launches(a.launches))),

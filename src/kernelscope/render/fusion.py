@@ -10,9 +10,9 @@ from typing import Sequence
 from ..analysis.fusion import FusionEstimate, FusionKernel
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt, data_size, md_cell, safe, short_names, si
+from .common import Fmt, data_size, md_cell, safe, short_names
 from .inline import md_prose
-from .numbers import negligible_gain
+from .numbers import negligible_gain, rate
 from .documents import encode
 from .documents.fusion import FusionCommandDoc, FusionDoc, FusionKernelDoc
 
@@ -23,8 +23,9 @@ CHAIN_NAME_WIDTH = 40
 TEXT_COLUMNS = (0, 3, 8)
 
 
-def _x(value: float | None, f: Fmt) -> str:
-    return f.nm if value is None else f.gain_factor(value)  # one precision for every speedup; 1.00x: negligible
+def _x(value: float | None, f: Fmt, whole: bool = False) -> str:
+    """A speedup in one precision (1.00x: negligible); ``whole``: an upper bound, the chain's kernel count (16x)."""
+    return f.nm if value is None else f.gain_factor(value, whole)
 
 
 def _bytes(value: float | None, f: Fmt) -> str:
@@ -87,8 +88,9 @@ def _saving_cell(e: FusionEstimate, f: Fmt) -> str:
 
 def _gain(e: FusionEstimate, f: Fmt) -> str:
     """The chain's speedup, "at most" on the assumed-chain basis (an upper bound)."""
-    x = _x(e.speedup, f)
-    return f.label("fu_at_most", x=x) if e.estimate_kind == "upper_bound" else x
+    bound = e.estimate_kind == "upper_bound"  # n kernels into one at most n x: a whole bound prints whole (16x)
+    x = _x(e.speedup, f, whole=bound)
+    return f.label("fu_at_most", x=x) if bound else x
 
 
 def _fused_cell(e: FusionEstimate, f: Fmt) -> str:
@@ -142,7 +144,7 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
     bytes_text = f.note(Note("fu_bytes_known", {"unfused": _bytes(e.unfused_bytes, f),
                                                 "fused": _bytes(e.fused_bytes, f),
                                                 "fraction": f.share(e.bytes_fraction),
-                                                "bw": si(e.achieved_bytes_per_s, "B/s", 4)}))
+                                                "bw": rate(e.achieved_bytes_per_s)}))
     if e.saving_s <= 0 or f.time(e.fused_s) == f.time(e.unfused_s):  # no saving: said plainly, not compared
         return Note("fu_summary_none", {"i": i, "n": len(e.kernels), "fuse": fuse, "unfused_s": e.unfused_s,
                                         "bytes": bytes_text, "runs": _runs(e, f)})

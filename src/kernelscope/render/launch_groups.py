@@ -94,8 +94,8 @@ def _spread_text(key: str, s: Spread, f: Fmt, pipe: str | None = None) -> str:
 
 
 def spread_values(key: str, s: Spread, f: Fmt, pipe: str | None = None) -> str:
-    """min / median / max of one quantity in one scale and precision, the unit once (``152.0 / 152.6 / 153.2 µs``,
-    not ``152 µs / 152.6 µs / 153.2 µs``); bytes in binary units (``1.50 / 2.00 / 2.50 MiB``, never ``MB``), a
+    """min / median / max of one quantity, the unit once where they share it (``152.0 / 152.6 / 153.2 µs``);
+    durations each in its own unit by magnitude (``980.0 µs / 1.020 ms / 1.100 ms``, never ``0.980 ms``); bytes in binary units (``1.50 / 2.00 / 2.50 MiB``, never ``MB``), a
     percentage in one precision (``50.0% / 52.5%``), work in OP on an integer ``pipe`` (``TOP/s``, ``OP/B``)."""
     values = (s.min, s.median, s.max)
     if any(v is None or not math.isfinite(v) for v in values):
@@ -105,9 +105,14 @@ def spread_values(key: str, s: Spread, f: Fmt, pipe: str | None = None) -> str:
     work = ops_unit(pipe) if pipe and integer_pipe(pipe) else "FLOP/s"
     if key.endswith("_bytes"):
         return alike(values, "B", 3, binary=True)
-    unit = next((u for end, u in (("_flops_per_s", work), ("_s", "s")) if key.endswith(end)), None)
+    if key.endswith("_s") and not key.endswith("_per_s"):  # each duration in its own unit (units by magnitude), the unit once where they share it
+        texts = f.times(*values)
+        units = {t.rpartition(" ")[2] for t in texts}
+        return " / ".join(t.rpartition(" ")[0] for t in texts) + f" {units.pop()}" if len(units) == 1 and all(
+            " " in t for t in texts) else " / ".join(texts)
+    unit = work if key.endswith("_flops_per_s") else None
     if unit is not None:
-        return alike(values, unit, 4 if unit == "s" else 3)
+        return alike(values, unit, 3)
     if key.endswith("_flop_per_byte"):
         return alike(values, "", 3) + " " + work.replace("/s", "/B")
     return " / ".join(_fmt_value(key, v, f, pipe) for v in values)

@@ -1,12 +1,13 @@
-"""Numbers shown together, as a reader of a table expects them: sibling durations in one unit and one precision,
-sibling counts in one precision (the rules :class:`kernelscope.render.common.Fmt` words them by). Pure functions
-of the values and the language's words; no I/O."""
+"""Numbers as a reader of a report expects them (the rules :class:`kernelscope.render.common.Fmt` words them by):
+durations by magnitude, each in its own unit at four significant digits and one text wherever it is shown; sibling
+counts and percentages in one precision; byte sizes binary, rates in three digits. Pure functions of the values
+and the language's words; no I/O."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 #: Decimal SI prefixes, largest first.
 PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -24,61 +25,50 @@ SIBLING_DURATIONS = (("before_s", "after_s"), ("base_s", "after_s"), ("lane_base
                      ("unfused_s", "fused_s"), ("replay_s", "loop_s"), ("t_few_s", "t_many_s"))
 
 
-def durations(seconds: tuple[float | None, ...], nm: str, below: str, stamp_s: float | None = None) -> list[str]:
-    """Durations of one quantity shown together (seconds), the rules :meth:`Fmt.times` names: one unit and one
-    precision. The largest value picks its natural unit, the one that puts it in [1, 1000) (``2.621 ms``, never
-    ``2621 µs``; ``302 µs``, never ``0.302 ms``), and keeps four significant digits; the others share that unit
-    (``5.013 µs / 0.933 µs / 8.526 µs``, never ``933.0 ns`` in a row of µs; ``2.621 ms / 0.097 ms``). Trailing zeros
-    are kept, and decimals are cut only at the source's resolution (:func:`_resolution`): whole-µs values print no
-    decimal below one µs (``8 µs``, never ``8.0 µs``) but keep their real zeros above it (``5400 µs`` is
-    ``5.400 ms``, never ``5.4 ms`` beside ``10.93 ms``; ``580 ns``); the smallest inexact value keeps three
-    significant digits, up to three decimals, and no
-    value more than four (``29.18 µs / 0.973 µs``, ``86.84 ms / 0.520 ms``, ``10.20 ms / 0.293 ms``, never
-    ``29.180 µs`` or ``10.196 ms``). Where two or more values are exact at fewer decimals (a whole-µs Kineto
-    trace's total / min / max) those print at the decimals their source has, no fake zeros, and the inexact ones
-    (a mean) take one decimal more than those need, no more (``8 / 2.7 / 2 / 4 µs``, never ``8.0 / 2.7 / 2.0 /
-    4.0 µs`` or ``8.000 / 2.667 µs``). A value the shared unit would show in fewer than two digits takes the group
-    apart: each value in its own unit, as it reads alone (``1.957 s / 6 µs``, never ``0.006 ms``). Nothing at all
-    is a bare ``0``. ``nm``: the language's "not measured" (for None), ``below``: its "< {x}%" template (``labels.toml``
-    ``pct_below``), used without the percent sign for a value below the shared unit's resolution; ``stamp_s``: the
-    source's resolution where known (:data:`kernelscope.render.common.NCU_STAMP_S`), else guessed from the values."""
+def durations(seconds: tuple[float | None, ...], nm: str, below: str = "", stamp_s: float | None = None) -> list[str]:
+    """Durations (seconds) as :meth:`Fmt.times` names them: units by magnitude, each value in its own natural unit
+    (the one that puts it in [1, 1000): ``2.621 ms``, never ``2621 µs``; ``302 µs``, never ``0.302 ms``, also
+    beside ``1.472 ms``), four significant digits in every unit, trailing zeros kept (``5.400 ms``, ``185.0 µs /
+    13.37 µs / 5.383 µs``), and no decimal below the source's resolution: a whole-µs value (a Kineto trace's
+    stamps) prints no decimal in µs (``8 µs``, ``190 µs``, never ``8.0 µs`` or ``0.190 ms``) but keeps its real
+    zeros above it (``5400 µs`` is ``5.400 ms``); a whole-ns one no decimal in ns (``580 ns``). A value reads the
+    same beside others as alone (``500 µs`` in a table and in the prose, never ``0.50 ms`` beside ``500 µs``; a
+    mean ``82.69 µs`` in both): a group only tells the source's resolution where it is not known (``stamp_s``), the
+    resolution its values tell (:func:`_step`: ``374.0 µs -> 280.2 µs`` of a whole-ns source, never ``374 µs``). Nothing at all is a bare ``0``. ``nm``: the language's "not measured" (for
+    None); ``below``: unused (kept for callers: no value is below its own unit's resolution); ``stamp_s``: the
+    source's resolution where known (:data:`kernelscope.render.common.NCU_STAMP_S`)."""
+    step = stamp_s or _step(seconds)
+    return [nm if s is None else (ZERO if not s else _duration(s, step)) for s in seconds]
+
+
+def _step(seconds: tuple[float | None, ...]) -> float | None:
+    """The source resolution (s) ``seconds`` tell: one µs where two or more of them (or all) are whole µs (a Kineto
+    trace's stamps, beside their mean), else one ns where all are whole ns (ncu, nsys); None where they are finer
+    (a mean, a model's estimate)."""
     real = [abs(s) for s in seconds if s]
-    if not real:
-        return [nm if s is None else ZERO for s in seconds]
-    top = float(f"{max(real):.4g}")  # (999.96 µs is 1.000 ms)
+    whole_us = sum(1 for s in real if _exact(s / 1e-6, 0))
+    if real and (whole_us >= 2 or whole_us == len(real)):
+        return 1e-6
+    return 1e-9 if all(_exact(s / 1e-9, 0) for s in real) else None
+
+
+def _duration(s: float, step: float | None) -> str:
+    """One non-zero duration ``s`` (seconds) in its natural unit (:func:`durations`), ``step``: its source's
+    resolution (s), None where unknown."""
+    top = float(f"{abs(s):.4g}")  # (999.96 µs is 1.000 ms)
     scale, unit = next(((k, u) for k, u in TIME_SCALES if top >= k), TIME_SCALES[-1])
-    scaled = [None if not s else s / scale for s in seconds]
-    base = max(3 - int(math.floor(math.log10(top / scale + 1e-12))), 0)  # 4 significant digits of the largest
+    x = s / scale
+    digits = _four(x)
+    for res in (step,) if step else (1e-6, 1e-9):  # the source's, else the value's own (a mean: none)
+        if _exact(s / res, 0):  # a whole multiple: zeros kept, no decimal below it
+            digits = min(digits, max(round(math.log10(scale / res)), 0))
+            break
+    return f"{x:.{digits}f} {unit}"
 
-    def exact(x: float, d: int) -> bool:  # exact at d decimals (durations from whole-ns / whole-µs stamps)
-        return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-6 * max(1.0, abs(x) * 10 ** d)
 
-    low = min(abs(x) for x in scaled if x)
-    if len(seconds) > 1 and low * 10 ** base < 9.5:
-        # a value the shared unit shows in fewer than two digits (1.4 µs beside 34.78 ms is not 0.001 ms, 6 µs
-        # beside 1.957 s not 0.006 ms): each value in its own unit, as it reads alone
-        return [durations((s,), nm, below, stamp_s)[0] for s in seconds]
-    res = _resolution(seconds, scale, exact, stamp_s)
-    stamped = [s for s, x in zip(seconds, scaled) if x and exact(x, base)]
-    digits = _precision(scaled, base, exact, res,
-                        _resolution(tuple(stamped), scale, exact, stamp_s) if stamped else None)
-    # whole-µs stamps (two or more values, a Kineto trace's total / min / max) print at the decimals their source
-    # has: "958 µs / 95.8 µs / 44 µs", never "958.0 µs / 44.0 µs" (a ".0" finer than the trace measured)
-    us = round(math.log10(scale / 1e-6))  # the decimals of one µs in this unit (ns: none)
-    stamp_digits = us if stamp_s in (None, 1e-6) and 0 <= us < digits and sum(
-        1 for x in scaled if x and exact(x, us)) >= 2 else None
-    floor = 10.0 ** -digits / 2
-    out = []
-    for s, x in zip(seconds, scaled):
-        if s is None or not s:
-            out.append(nm if s is None else ZERO)
-        elif stamp_digits is not None and exact(x, stamp_digits):  # a whole-µs stamp: the decimals it has
-            out.append(f"{x:.{stamp_digits}f} {unit}")
-        elif abs(x) < floor:
-            out.append(below.format(x=f"{10.0 ** -digits:.{digits}f}").removesuffix("%") + f" {unit}")
-        else:  # never more than four significant digits (86.84 ms beside 0.520 ms, not 86.840 ms)
-            out.append(f"{x:.{min(digits, _four(x))}f} {unit}")
-    return out
+def _exact(x: float, d: int) -> bool:
+    """Whether ``x`` is exact at ``d`` decimals (durations from whole-ns / whole-µs stamps)."""
+    return abs(x * 10 ** d - round(x * 10 ** d)) < 1e-6 * max(1.0, abs(x) * 10 ** d)
 
 
 #: The durations of a note that are a set threshold (a rule's limit), not a measurement: worded by
@@ -100,41 +90,6 @@ def _four(x: float) -> int:
 
 #: A duration, saving or size of nothing at all: a bare ``0``, never ``0 s`` or ``0.000 µs``.
 ZERO = "0"
-
-
-def _resolution(seconds: tuple[float | None, ...], scale: float, exact: Callable[[float, int], bool],
-                stamp_s: float | None = None) -> int | None:
-    """The decimals, in the unit of ``scale`` (seconds per unit), of the coarsest source resolution every value of
-    ``seconds`` is a whole multiple of: one µs (a Kineto trace's stamps: 3 in ms, none in µs) or one ns (ncu and
-    nsys: 3 in µs), or ``stamp_s`` alone where the source's resolution is known (an ncu report: 1e-9, so that
-    152 000 ns reads 152.0 µs); None where the values are finer (a mean, a model's estimate). Never below none."""
-    real = [abs(s) for s in seconds if s]
-    for step in (stamp_s,) if stamp_s else (1e-6, 1e-9):
-        if all(exact(s / step, 0) for s in real):
-            return max(round(math.log10(scale / step)), 0)
-    return None
-
-
-def _precision(scaled: list[float | None], base: int, exact: Callable[[float, int], bool],
-               res: int | None = None, res_stamps: int | None = None) -> int:
-    """The decimals of a group of durations in one unit (see :func:`durations`): ``base`` (four significant digits
-    of the largest), cut at the source's resolution ``res`` (decimals; None: unknown); the smallest inexact value
-    keeps three
-    significant digits, up to three decimals (0.973 µs beside 29.18 µs; each value at most four significant
-    digits, :func:`durations`); but where two or more values are exact at fewer decimals (stamps of a whole-µs
-    Kineto trace, ``res_stamps`` their resolution) the inexact ones (a mean) take one decimal more, no more
-    (``2.7 µs`` beside ``8 µs``, not ``2.667 µs``)."""
-    xs = [x for x in scaled if x]
-    digits = base
-    small = min((abs(x) for x in xs if not exact(x, digits)), default=None)
-    while digits < 3 and small is not None and small * 10 ** digits < 100:
-        digits += 1
-    if res is not None:  # every value a whole µs or ns: zeros kept, no decimal below the source's resolution
-        return min(digits, res)  # (5400 µs is 5.400 ms, 8 µs never 8.0 µs)
-    stamps = [x for x in xs if exact(x, base)]
-    if len(stamps) >= 2 and res_stamps is not None:  # the stamps' resolution, and a mean one decimal finer
-        digits = min(digits, res_stamps + 1)
-    return digits
 
 
 def counts(values: tuple[float | None, ...], zh: bool, nm: str) -> list[str]:
@@ -192,14 +147,18 @@ def negligible_gain(value: float | None) -> bool:
     return value is not None and math.isfinite(value) and abs(value - 1.0) < 0.005
 
 
-def factor(value: float | None, digits: int = 2) -> str:
+def factor(value: float | None, digits: int = 2, whole: bool = False) -> str:
     """A speedup or ratio: ``"1.67x"``, ``"∞"`` when unbounded (an item that disappears), ``"-"`` when unknown; from
-    100 on without decimals (``"668x"``: three significant digits are all a factor that large carries)."""
+    100 on without decimals (``"668x"``: three significant digits are all a factor that large carries); with
+    ``whole`` (a bound that is a count: n kernels fused into one) a whole one too (``"16x"``, never ``"16.00x"``: its
+    zeros are no measured digits). A measured ratio keeps its decimals (``1.00x`` beside ``3.41x`` in a column)."""
     if value is None or math.isnan(value):
         return "-"
     if math.isinf(value):
         return "∞"
-    return f"{value:.0f}x" if abs(value) >= 99.995 else f"{value:.{digits}f}x"  # 668x, not 667.67x: no fake digits
+    if abs(value) >= 99.995 or whole and abs(value - round(value)) < 1e-9:  # 668x, not 667.67x; a bound 16x
+        return f"{value:.0f}x"
+    return f"{value:.{digits}f}x"  # (no fake digits)
 
 
 def cuda_versions(text: str) -> str:
@@ -232,6 +191,16 @@ def peak_figure(value: float) -> str:
     if abs(value) >= 99.95:
         return f"{value:.0f}"
     return f"{value:#.3g}".rstrip(".")
+
+
+def rate(value: float, unit: str = "B/s") -> str:
+    """A measured rate (bandwidth: decimal SI, as NVIDIA prints it) in its natural prefix, in the one precision of
+    every rate a report shows, the catalogue peaks' (:func:`peak_figure`): three significant digits, trailing zeros
+    kept, whole from 100 on (``4.01 GB/s``, ``36.2 GB/s``, ``362 GB/s``, ``5019 GB/s``; never ``4.011 GB/s``)."""
+    if math.isinf(value):
+        return f"∞ {unit}"
+    scale, prefix = next(((k, p) for k, p in PREFIXES if abs(value) >= k), (1.0, ""))
+    return f"{peak_figure(value / scale)} {prefix}{unit}"
 
 
 #: A table cell that is a percentage (``50%``, ``+123.4%（掉队）``): sign and whole part, decimals, the rest.

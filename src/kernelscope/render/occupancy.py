@@ -120,10 +120,13 @@ def size_text(n: int) -> str:
     return f"{n // 1024} KiB" if n % 1024 == 0 and n else f"{n} B"
 
 
-def _kib_text(n: int) -> str:
-    """Bytes in KiB, the unit of the summary, with the decimals a size needs (``"19 KiB"``, ``"32.25 KiB"``: a
-    what-if column where one size is not a whole number of KiB; never ``"19456 B"``)."""
-    return f"{f'{n / 1024:.2f}'.rstrip('0').rstrip('.')} KiB"
+def _kib_column(sizes: Sequence[int]) -> Callable[[int], str]:
+    """The formatter of a column of byte sizes in KiB in one precision, that of the size that needs the most
+    decimals to be exact (three at most: 128-byte steps), zeros kept (``31.750 / 40.000 / 53.625 KiB``, never
+    ``53.62 KiB`` for 54 912 B beside ``40 KiB``): the rule of a percentage column (:func:`.numbers.percent_column`)."""
+    digits = next((d for d in range(4) if all(abs(n / 1024 * 10 ** d - round(n / 1024 * 10 ** d)) < 1e-9
+                                              for n in sizes)), 3)
+    return lambda n: f"{half_up(n / 1024, digits)} KiB"
 
 
 #: Launch parameter -> (label key, value format) of a next-step or what-if entry.
@@ -255,7 +258,7 @@ def _what_if_table(o: Occupancy, vary: str, results: Sequence[tuple[int, Occupan
     threads = vary == "threads_per_block"
     groups = list(_groups(results, 1 if threads else 0))
     if fmt is size_text and any(last % 1024 for _, last, _ in groups):  # one unit down the column: KiB
-        fmt = _kib_text
+        fmt = _kib_column([last for _, last, _ in groups])
     for first, last, rs in groups:
         if threads:
             label = fmt(last) if first == last else f"{fmt(first)}{'～' if f.zh else ' - '}{fmt(last)}"

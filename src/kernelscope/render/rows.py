@@ -35,7 +35,7 @@ def summary_rows(result: ReportDiagnosis, f: Fmt) -> list[tuple[str, str, str, s
     seconds = [g.total_duration_s if g.launches > g.unmeasured_launches else None for g in result.groups]
     totals = f.times(*seconds)
     f.pin(seconds, totals)  # a kernel's panel words its duration as its row here
-    return [(safe(g.name), str(g.launches), t, f.share(g.share))  # one column: one unit, one precision
+    return [(safe(g.name), str(g.launches), t, f.share(g.share))  # one column: units by magnitude (Fmt.times)
             for g, t in zip(result.groups, totals)]
 
 

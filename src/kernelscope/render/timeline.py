@@ -27,9 +27,9 @@ from ..analysis.engine import Finding
 from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
-from .common import Fmt, data_size, md_cell, safe, short_name, short_names, si
+from .common import Fmt, data_size, md_cell, safe, short_name, short_names
 from .inline import md_prose
-from .numbers import percent_columns
+from .numbers import percent_columns, rate
 from .records import record_name
 from ..knowledge.text import labels
 from .documents import enc_hook, encode
@@ -95,8 +95,8 @@ def _bytes(n: float | None) -> str:
 
 
 def _rate(v: float | None) -> str:
-    """A copy's throughput in its natural unit (``149.7 MB/s``, never ``0.1497 GB/s``), four significant digits."""
-    return "-" if v is None else si(v, "B/s", 4)
+    """A copy's throughput in its natural unit (``150 MB/s``, never ``0.150 GB/s``), as every rate (:func:`rate`)."""
+    return "-" if v is None else rate(v)
 
 
 def _joins(reports: Sequence[TimelineReport],
@@ -209,7 +209,7 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
         name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short  # ours, not input
         name += f.paren(f.label("tl_truncated")) if it.truncated else ""
         cells = [name, str(it.count)] + ([str(it.graph_launches or 0)] if graphs else []) + [
-            *f.times(it.total_s, it.mean_s, it.min_s, it.max_s), f.pct(it.share_pct)]  # a row: one unit
+            *f.times(it.total_s, it.mean_s, it.min_s, it.max_s), f.pct(it.share_pct)]  # each by magnitude
         for i, s in ((-4, it.mean_s), (-3, it.min_s), (-2, it.max_s)):
             if tick and it.count and s == 0:  # a measured call shorter than the clock's tick, not no time
                 cells[i] = f.label("pct_below", x=f.time(tick)).removesuffix("%")

@@ -82,9 +82,9 @@ def graph_rows(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> l
 
 
 def latencies(median: float | None, p95: float | None, largest: float | None, f: Fmt) -> list[str]:
-    """Launch latencies median, p95, max in one unit and precision (:meth:`Fmt.times`); a max a thousand times
-    the p95 or more (a first launch's lazy initialisation: 3 s beside 20 µs), beside which the others would print
-    below the shared unit's resolution, is worded alone, the median and p95 keeping their digits."""
+    """Launch latencies median, p95, max, each by magnitude (:meth:`Fmt.times`); a max a thousand times the p95 or
+    more (a first launch's lazy initialisation: 3 s beside 20 µs) is worded alone, so that it tells the median and
+    p95 nothing of their source's resolution."""
     typical = max((x for x in (median, p95) if x), default=0.0)
     if not typical or not largest or largest < 1000 * typical:
         return f.times(median, p95, largest)
