@@ -619,7 +619,7 @@ def test_cli_missing_nvcc(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     code, out, err = run(capsys, "occupancy", "--cu", str(DEMO_CU), "--arch", "sm_90")
     assert code == 2 and out == ""
-    assert err == "kernelscope: error: nvcc: not found on PATH; install the CUDA toolkit (or add its bin/ to PATH) to use --cu\n"
+    assert err == "kernelscope: error: nvcc: not found on PATH; install the CUDA Toolkit (or add its bin/ to PATH) to use --cu\n"
 
 
 @needs_nvcc
