@@ -40,7 +40,7 @@ from .documents.timeline import (
     TimelineReportDoc, TinyKernelDoc,
 )
 from .documents.timeline import ScopeShareDoc, StepsDoc
-from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
+from .fusion import chain_legend, fusion_doc, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
 from .timeline_join import absent_section, join_section
 from .timeline_overview import comm_rows, graph_rows, launch_waits
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
@@ -154,6 +154,9 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
     rows += comm_rows(rep, f)
     if rep.fusion:  # beside the black hole: the largest fusion saving
         rows.append((f.label("fu_largest"), fusion_headline(rep.fusion[0], f)))
+        legend = chain_legend(rep.fusion[:1], f)  # what ⇒ means, where the headline's chain has one
+        if legend is not None:
+            rows.append(("", legend))
     if rep.launch is not None:
         L = rep.launch
         latency, queued = launch_waits(L, f)
