@@ -26,7 +26,7 @@ from .charts import (
 )
 from ..analysis.groups import LaunchGroup, launch_groups
 from .common import NCU_STAMP_S, Fmt, safe, short_name
-from .inline import html_prose
+from .inline import html_code, html_prose
 from .rows import advice_lines, gpu_unknown, kernel_rows, shown_text, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, shows_outliers,
@@ -138,7 +138,7 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
     k = d.kernel
     grouped = group is not None and is_group(group)
     parts = [f'<section class="card" id="{_anchor(report_no, d)}">']
-    parts.append(f"<h3>[{k.index}] {_e(short_name(k.name, HTML_NAME_WIDTH))}" + (f' <span class="muted">×{group.count}</span>' if grouped else "") + "</h3>")
+    parts.append(f"<h3>[{k.index}] {html_code(short_name(k.name, HTML_NAME_WIDTH))}" + (f' <span class="muted">×{group.count}</span>' if grouped else "") + "</h3>")  # the name is code, the index ours
     if k.demangled_name and k.demangled_name != k.name:
         parts.append(f'<p class="sig mono" title="{_e(f.label("signature"))}">{_e(short_name(k.demangled_name, HTML_NAME_WIDTH))}</p>')
     parts.append(f"<div>{_badges(d, f)}</div>")
@@ -221,7 +221,7 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
     f = Fmt(lang, NCU_STAMP_S)
     rep = res.report
     shown, rest = panels(res, launches)
-    parts = [f'<section class="report" id="r{report_no}">', f"<h2>{_e(Path(rep.path).name)}</h2>"]
+    parts = [f'<section class="report" id="r{report_no}">', f"<h2>{html_code(Path(rep.path).name)}</h2>"]
     prov = [
         (f.label("input_file"), f'<span class="mono">{_e(rep.path)}</span>'),
         (f.label("input_format"), _e(rep.format)),

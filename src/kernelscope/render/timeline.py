@@ -27,7 +27,7 @@ from ..analysis.engine import Finding
 from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
-from .common import Fmt, data_size, md_cell, safe, short_name, short_names, si
+from .common import Fmt, data_size, md_cell, md_code, safe, short_name, short_names, si
 from .inline import md_prose
 from .numbers import percent_columns
 from .records import record_name
@@ -394,7 +394,7 @@ def _parts(rep: TimelineReport, f: Fmt, top: int, join: KernelJoin | None, detai
     if notes is None:
         return overview, sections, _closing(rep, f), None, None
     keep = tuple(f.label(k, n=0, top=0).split("0")[0] for k in BRIEF_TABLES)
-    kept = [(t, h, r[:TOP_FINDINGS] if t == f.label("fu_title") else r) for t, h, r in sections if t.startswith(keep)]
+    kept = [(t, h, r[:TOP_FINDINGS] if t.startswith(f.label("fu_title")) else r) for t, h, r in sections if t.startswith(keep)]
     dropped = [re.split(r" ?[(（:：;；]", s[0])[0] for s in sections if not s[0].startswith(keep)]
     return overview, kept, _closing(rep, f, notes), notes, f.listing(dropped) or f.label("list_none")
 
@@ -423,6 +423,7 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
             t.add_row(Text(label), path_text(value) if label == f.label("tl_input") else Text(value))
         out.append(t)
         text_columns = {f.label(k) for k in TEXT_COLUMNS}
+        labelled = tuple(re.split(r"[0(（]", f.label(k, n=0, top=0))[0] for k in LABEL_NAME_TABLES)  # any variant
         for title, head, rows in sections:
             tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
             if isinstance(title, Captioned):  # each part of the caption goes with the columns it describes (fit)
@@ -458,6 +459,27 @@ def _cell(text: str) -> str:
     return md_cell(text)
 
 
+#: Tables whose name column (``tl_name``) holds our own labels or the user's free text (copies and memsets, the GPU's
+#: idle time, NVTX ranges), not code: every other table's names (kernels, CUDA API calls) are code spans in Markdown,
+#: as ``diagnose --format markdown`` writes them.
+LABEL_NAME_TABLES = ("tl_top_copies", "tl_gpu_idle", "tl_top_annotations")
+
+
+def _md_name(cell: str, f: Fmt) -> str:
+    """A name cell as a code span (its "(truncated)" mark outside it); an empty cell as it is."""
+    mark = f.paren(f.label("tl_truncated"))
+    name, tail = (cell[:-len(mark)], mark) if cell.endswith(mark) else (cell, "")
+    return md_code(_cell(name)) + _cell(tail) if name.strip() else _cell(cell)
+
+
+def _md_value(label: str, value: str, f: Fmt) -> str:
+    """An overview row's value in Markdown: prose (its names in code spans), the input's path a code span."""
+    if label == f.label("tl_input"):
+        path, _, rest = value.partition("\n")
+        return md_code(_cell(path)) + ("" if f.zh or not rest else " ") + md_prose(rest)
+    return md_prose(value)
+
+
 def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                 joins: Sequence[KernelJoin | None] | None = None, details: bool = True) -> str:
     """Markdown: per report, an overview list and GitHub tables (``details``: as :func:`renderables`)."""
@@ -467,16 +489,19 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         overview, sections, closing, notes, more = _parts(rep, f, top, join, details)
         lines += [f"## {f.label('tl_title')}", ""]
         for label, value in overview:
-            lines.append(f"- **{_cell(label)}**{f.colon}{md_prose(value)}")  # prose: its code (names) in spans
+            lines.append(f"- **{_cell(label)}**{f.colon}{_md_value(label, value, f)}")  # names, the path in spans
         lines.append("")
         text_columns = {f.label(k) for k in TEXT_COLUMNS}
+        labelled = tuple(re.split(r"[0(（]", f.label(k, n=0, top=0))[0] for k in LABEL_NAME_TABLES)  # any variant
         for title, head, rows in sections:  # words left-aligned (as in the table view), numbers right
             head_text, _, caption = (title.head, "", title.caption()) if isinstance(title, Captioned) \
                 else str(title).partition(f.semi)  # the heading: the title alone, its caption below
             lines += [f"### {_cell(head_text)}", ""] + ([("\\" if caption[0] in "*-+#" else "") + md_prose(caption), ""] if caption else [])
             lines += ["| " + " | ".join(_cell(h) for h in head) + " |",
                       "|" + "".join("---|" if i == 0 or h in text_columns else "---:|" for i, h in enumerate(head))]
-            lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
+            names = head[:1] == [f.label("tl_name")] and not head_text.startswith(labelled)  # kernel / API names
+            lines += ["| " + " | ".join(_md_name(c, f) if names and not i else _cell(c) for i, c in enumerate(r)) + " |"
+                      for r in rows]
             lines.append("")
         label = ""
         for own, value in closing:  # each bullet with its label (a table row under the one above inherits it)
