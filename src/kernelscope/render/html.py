@@ -27,7 +27,7 @@ from .charts import (
 from ..analysis.groups import LaunchGroup, launch_groups
 from .common import NCU_STAMP_S, Fmt, safe, short_name
 from .inline import html_code, html_prose
-from .rows import advice_lines, gpu_unknown, kernel_rows, shown_text, summary_rows
+from .rows import advice_lines, gloss_once, gpu_unknown, kernel_rows, shown_text, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, shows_outliers,
     rest_header, rest_rows, rest_title, shown_line, spread_cells,
@@ -145,13 +145,20 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
     if grouped:
         parts.append(_group_part(group, f))
     evidence = d.evidence if d.classes else (d.sol.evidence if d.sol.bound is not None else ())
+    # the card is one block: each glossed term glossed once in it (evidence, measurements, advice together)
+    kv = kernel_rows(d, f, verdict=False, advice=False)
+    advice = advice_lines(d, f) if d.advice else []
+    block = gloss_once([("", f.note(n)) for n in evidence] + kv + [("", t) for t in advice], f)
+    evidence_texts = [t for _, t in block[:len(evidence)]]
+    kv = block[len(evidence):len(evidence) + len(kv)]
+    advice = [t for _, t in block[len(evidence) + len(kv):]]
     if evidence:
         parts.append(f"<h4>{_e(f.label('evidence'))}</h4><ul>")
-        parts += [f"<li>{html_prose(f.note(n))}</li>" for n in evidence]
+        parts += [f"<li>{html_prose(text)}</li>" for text in evidence_texts]
         parts.append("</ul>")
     parts.append(_meters(d, f))
     parts.append(f"<h4>{_e(f.label('measurements'))}</h4><table class=\"kv\">")
-    for label, value in kernel_rows(d, f, verdict=False, advice=False):
+    for label, value in kv:
         parts.append(f"<tr><th>{_e(label)}</th><td>{html_prose(value)}</td></tr>")
     parts.append("</table>")
     if with_charts:
@@ -172,7 +179,7 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
             parts.append(f'<div class="charts">{"".join(figs)}</div>')
     if d.advice:
         parts.append(f"<h4>{_e(f.label('advice'))}</h4><ol>")
-        parts += [f"<li>{html_prose(text)}</li>" for text in advice_lines(d, f)]
+        parts += [f"<li>{html_prose(text)}</li>" for text in advice]
         parts.append("</ol>")
     if source is not None:
         parts.append(diagnosis_views(source, f))
