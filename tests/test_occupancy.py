@@ -678,7 +678,7 @@ def test_cli_cu_demo_chinese(capsys, monkeypatch):
     code, zh, err = run(capsys, "occupancy", "--cu", str(DEMO_CU), "--arch", "sm_90", "--lang", "zh")
     assert code == 0, err
     flat = flat_text(zh)
-    assert "各 Kernel 的理论占用率（ptxas 资源用量）" in flat and "（默认值，可用 --threads 设置）" in flat
+    assert "各 Kernel 的理论占用率（ptxas 资源用量；Block、Warp：每个 SM 上驻留的数量）" in flat and "（默认值，可用 --threads 设置）" in flat
     assert "溢出：register_spilling 将寄存器溢出到本地内存" in flat and "SPILLS" not in zh
     row = next(l for l in zh.splitlines() if l.strip().startswith("shared_40k"))
     assert row.split()[-4:] == ["5", "40", "62.5%", "共享内存"]

@@ -350,10 +350,12 @@ def test_the_gap_table_says_what_its_brackets_are(capsys):
         assert re.sub(r"\s+", "", caption) in re.sub(r"\s+", "", out)
 
 
-def test_the_occupancy_kernel_table_counts_blocks_and_warps_per_sm():
+def test_the_occupancy_kernel_table_says_its_blocks_and_warps_are_per_sm():
+    """ZH-REVIEW 11 item 28: the --cu table's "Block" column is blocks per SM; said in the table's title (a header
+    "Block/SM" would split the table at 80 columns)."""
     table = tomllib.loads((DATA / "labels.toml").read_text(encoding="utf-8"))["label"]
-    assert table["occ_col_blocks"] == {"en": "blocks/SM", "zh": "Block/SM"}
-    assert table["occ_col_warps"] == {"en": "warps/SM", "zh": "Warp/SM"}
+    assert "每个 SM 上驻留" in table["occ_per_kernel_title"]["zh"]
+    assert "resident per SM" in table["occ_per_kernel_title"]["en"]
 
 
 # --- Markdown / HTML: names and paths are code ----------------------------------------------------------------------
