@@ -345,7 +345,7 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
     if rep.annotations:
         out.append((f.label("tl_top_annotations"), *_item_rows(rep.annotations, f, top, False, tick=tick)))
     if rep.devices and any(d.gaps is not None and (sum(d.gaps.counts) or d.gaps.overlapping) for d in rep.devices):
-        out.append((f.label("tl_gaps"), *_gap_rows(rep, f)))
+        out.append((f.label("tl_gaps") + f.semi + f.label("tl_gaps_cells"), *_gap_rows(rep, f)))  # what "2（0）" is
     if rep.tiny_kernels:
         out.append((f.label("tl_tiny"), *_tiny_rows(rep, f, top)))
     return [(title, head, percent_columns(rows)) for title, head, rows in out]  # a column's % in one precision
