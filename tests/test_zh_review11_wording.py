@@ -396,3 +396,14 @@ def test_the_html_card_names_its_kernel_in_code(tmp_path):
     assert main(["diagnose", str(need(NCU / "EricccYang__cuda_operators__reduce_reduce_v1.ncu-rep")), "--format",
                  "html", "-o", str(out)]) == 0
     assert re.search(r"<h3>\[\d+\] <code>[^<]+</code>", out.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_markdown_fusion_chain_names_its_kernels_in_code(capsys, lang):
+    path = need(TRACES / "hta_alexnet_a100_rank0_trace.json.gz")
+    for argv in (["fusion", str(path)], ["timeline", str(path), "--details"]):
+        out = _run(capsys, *argv, "--format", "markdown", "--lang", lang)
+        chains = [line for line in out.splitlines() if line.startswith("| #")]
+        assert chains and all(re.match(r"\| #\d+ \(?（?`", line) for line in chains), chains[:2]
+        assert all(" ⇒ `" in line or " → `" in line for line in chains)
+        assert f"`{path}`" in out

@@ -5,12 +5,12 @@ here."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..analysis.fusion import FusionEstimate, FusionKernel
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt, data_size, md_cell, safe, short_names, si
+from .common import Fmt, data_size, md_cell, md_code, safe, short_names, si
 from .inline import md_prose
 from .numbers import negligible_gain
 from .documents import encode
@@ -31,14 +31,17 @@ def _bytes(value: float | None, f: Fmt) -> str:
     return f.nm if value is None else data_size(value, 4)
 
 
-def chain_text(e: FusionEstimate, width: int = CHAIN_NAME_WIDTH, zh: bool = False) -> str:
+def chain_text(e: FusionEstimate, width: int = CHAIN_NAME_WIDTH, zh: bool = False,
+               code: Callable[[str], str] | None = None) -> str:
     """The chain as ``GEMM ⇒ a → b → c`` (the epilogue head first, when there is one): each kernel by the host
     operator that launched it when the trace records it (``aten::gelu``), else by its name, shortened so that
     different kernels stay apart (:func:`short_names`). A run of repeats is written once with its count
-    (:func:`compressed`): ``(a → b → c) × 4``, never the same kernels four times over."""
+    (:func:`compressed`): ``(a → b → c) × 4``, never the same kernels four times over. ``code``: how each name is
+    written (Markdown: a code span), the arrows and counts around it as they are."""
     kernels = ([e.head] if e.head is not None else []) + list(e.kernels)
     shorts = iter(short_names([k.name for k in kernels], width))
     words = [safe(k.operator) if k.operator else short for k, short in zip(kernels, shorts)]
+    words = [code(w) for w in words] if code is not None else words
     text = compressed(words[1:] if e.head is not None else words, zh)
     return text if e.head is None else f"{words[0]} ⇒ {text}"
 
@@ -100,6 +103,11 @@ def _bytes_cell(e: FusionEstimate, f: Fmt) -> str:
 def chain_legend(estimates: Sequence[FusionEstimate], f: Fmt) -> str | None:
     """What ⇒ and → mean, for the chains where ⇒ appears (a chain folded into a GEMM's epilogue), else None."""
     return f.label("fu_legend") if any(e.head is not None for e in estimates) else None
+
+
+def md_chain_cell(e: FusionEstimate, i: int, f: Fmt) -> str:
+    """A chain's cell in a Markdown table: ``#1 `a` → `b```, each kernel name a code span."""
+    return md_cell(f"#{i} ") + chain_text(e, zh=f.zh, code=lambda w: md_code(md_cell(w)))
 
 
 def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | None:
@@ -276,14 +284,15 @@ def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], f
     if fmt == "markdown":
         section = fusion_section(estimates, f)
         lines = fusion_lines(estimates, f)
-        out = [f"## {f.label('fu_command_title')}", "", f"- {_md(path)}", ""]
+        out = [f"## {f.label('fu_command_title')}", "", f"- {md_code(_md(path))}", ""]
         if section is None:
             out += [f.label("fu_none"), ""]
         else:
             title, head, rows = section
             out += [f"### {_md(title)}", "", "| " + " | ".join(_md(h) for h in head) + " |",
                     "|" + "".join("---|" if i in TEXT_COLUMNS else "---:|" for i in range(len(head)))]
-            out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]
+            out += ["| " + " | ".join(md_chain_cell(estimates[n], n + 1, f) if not i else _md(c) for i, c in enumerate(r))
+                    + " |" for n, r in enumerate(rows)]  # the chain's kernel names in code spans
             out.append("")
             out += [f"- {md_prose(text.strip())}" for _, text in lines]  # prose: its code in spans
         from .rich_text import md_spaced
@@ -375,5 +384,5 @@ def _md(text: str) -> str:
     return md_cell(text)
 
 
-__all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_legend", "chain_text", "compressed", "periods", "fusion_doc", "fusion_headline", "fusion_lines", "fusion_section", "with_fusion_column",
+__all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_legend", "chain_text", "compressed", "md_chain_cell", "periods", "fusion_doc", "fusion_headline", "fusion_lines", "fusion_section", "with_fusion_column",
            "narrow_parts", "render_fusion", "renderables", "summary_note"]

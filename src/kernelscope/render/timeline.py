@@ -40,7 +40,7 @@ from .documents.timeline import (
     TimelineReportDoc, TinyKernelDoc,
 )
 from .documents.timeline import ScopeShareDoc, StepsDoc
-from .fusion import chain_legend, fusion_doc, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
+from .fusion import chain_legend, fusion_doc, md_chain_cell, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
 from .timeline_join import absent_section, join_section
 from .timeline_overview import comm_rows, graph_rows, launch_waits
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
@@ -500,8 +500,10 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
             lines += ["| " + " | ".join(_cell(h) for h in head) + " |",
                       "|" + "".join("---|" if i == 0 or h in text_columns else "---:|" for i, h in enumerate(head))]
             names = head[:1] == [f.label("tl_name")] and not head_text.startswith(labelled)  # kernel / API names
-            lines += ["| " + " | ".join(_md_name(c, f) if names and not i else _cell(c) for i, c in enumerate(r)) + " |"
-                      for r in rows]
+            chains = head_text.startswith(f.label("fu_title").split(f.semi)[0])  # the fusion table, rows in rep.fusion order
+            lines += ["| " + " | ".join(md_chain_cell(rep.fusion[n], n + 1, f) if chains and not i
+                                        else _md_name(c, f) if names and not i else _cell(c) for i, c in enumerate(r))
+                      + " |" for n, r in enumerate(rows)]
             lines.append("")
         label = ""
         for own, value in closing:  # each bullet with its label (a table row under the one above inherits it)
