@@ -27,7 +27,7 @@ from ..analysis.engine import Finding
 from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
-from .common import Fmt, data_size, md_cell, md_code, safe, short_name, short_names, si
+from .common import Fmt, data_size, md_cell, safe, short_name, short_names, si
 from .inline import md_prose
 from .numbers import percent_columns
 from .records import record_name
@@ -42,7 +42,7 @@ from .documents.timeline import (
 from .documents.timeline import ScopeShareDoc, StepsDoc
 from .fusion import chain_legend, fusion_doc, md_chain_cell, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
 from .timeline_join import absent_section, join_section
-from .timeline_overview import comm_rows, graph_rows, launch_waits
+from .timeline_overview import LABEL_NAME_TABLES, comm_rows, graph_rows, launch_waits, md_name as _md_name, md_value as _md_value
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .doc_copy import copy_doc as _copy, plain as _plain
@@ -457,27 +457,6 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
 # ----------------------------------------------------------------------------------------------- markdown
 def _cell(text: str) -> str:
     return md_cell(text)
-
-
-#: Tables whose name column (``tl_name``) holds our own labels or the user's free text (copies and memsets, the GPU's
-#: idle time, NVTX ranges), not code: every other table's names (kernels, CUDA API calls) are code spans in Markdown,
-#: as ``diagnose --format markdown`` writes them.
-LABEL_NAME_TABLES = ("tl_top_copies", "tl_gpu_idle", "tl_top_annotations")
-
-
-def _md_name(cell: str, f: Fmt) -> str:
-    """A name cell as a code span (its "(truncated)" mark outside it); an empty cell as it is."""
-    mark = f.paren(f.label("tl_truncated"))
-    name, tail = (cell[:-len(mark)], mark) if cell.endswith(mark) else (cell, "")
-    return md_code(_cell(name)) + _cell(tail) if name.strip() else _cell(cell)
-
-
-def _md_value(label: str, value: str, f: Fmt) -> str:
-    """An overview row's value in Markdown: prose (its names in code spans), the input's path a code span."""
-    if label == f.label("tl_input"):
-        path, _, rest = value.partition("\n")
-        return md_code(_cell(path)) + ("" if f.zh or not rest else " ") + md_prose(rest)
-    return md_prose(value)
 
 
 def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
