@@ -191,7 +191,7 @@ def test_html_and_markdown_have_charts_per_group(repeated, tmp_path, capsys):
     run(capsys, "diagnose", str(repeated), "--format", "markdown", "-o", str(md), "--details")
     text = md.read_text(encoding="utf-8")
     assert "![Roofline](report_roofline.svg)" in text and (tmp_path / "report_stalls.svg").exists()
-    assert len(re.findall(r"^### `\[\d+\] ", text, flags=re.M)) == len(groups)
+    assert len(re.findall(r"^### \[\d+\] `", text, flags=re.M)) == len(groups)
     assert "| Spread over the launches | min | median | max |" in text
     roof = ET.fromstring((tmp_path / "report_roofline.svg").read_bytes())
     md_points = {m.group(1) for el in roof.iter() if (m := re.search(r"-ks-kernel-(\d+)$", el.get("id") or ""))}

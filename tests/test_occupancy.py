@@ -619,7 +619,7 @@ def test_cli_missing_nvcc(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     code, out, err = run(capsys, "occupancy", "--cu", str(DEMO_CU), "--arch", "sm_90")
     assert code == 2 and out == ""
-    assert err == "kernelscope: error: nvcc: not found on PATH; install the CUDA toolkit (or add its bin/ to PATH) to use --cu\n"
+    assert err == "kernelscope: error: nvcc: not found on PATH; install the CUDA Toolkit (or add its bin/ to PATH) to use --cu\n"
 
 
 @needs_nvcc
@@ -678,7 +678,7 @@ def test_cli_cu_demo_chinese(capsys, monkeypatch):
     code, zh, err = run(capsys, "occupancy", "--cu", str(DEMO_CU), "--arch", "sm_90", "--lang", "zh")
     assert code == 0, err
     flat = flat_text(zh)
-    assert "各 Kernel 的理论占用率（ptxas 资源用量）" in flat and "（默认值，可用 --threads 设置）" in flat
+    assert "各 Kernel 的理论占用率（ptxas 资源用量；Block、Warp：每个 SM 上驻留的数量）" in flat and "（默认值，可用 --threads 设置）" in flat
     assert "溢出：register_spilling 将寄存器溢出到本地内存" in flat and "SPILLS" not in zh
     row = next(l for l in zh.splitlines() if l.strip().startswith("shared_40k"))
     assert row.split()[-4:] == ["5", "40", "62.5%", "共享内存"]

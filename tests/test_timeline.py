@@ -366,7 +366,7 @@ def test_renderers(lang):
     table = render_timeline([rep], "table", lang)
     assert "gemm_kernel" in table and ("Largest time black hole" in table if lang == "en" else "最大耗时项" in table)
     md = render_timeline([rep], "markdown", lang)
-    assert md.startswith("## ") and "| gemm_kernel |" in md
+    assert md.startswith("## ") and "| `gemm_kernel` |" in md
     doc = json.loads(render_timeline([rep], "json", lang))
     validate(doc)
     assert doc["schema"] == "kernelscope.timeline/1"
@@ -453,7 +453,7 @@ def test_cli_output_file(tmp_path, capsys):
     out = tmp_path / "o.md"
     assert main(["timeline", str(stats), "--format", "markdown", "--lang", "zh", "-o", str(out), "--top", "3"]) == 0
     text = out.read_text(encoding="utf-8")
-    assert "程序耗时分布" in text and "| k |" in text
+    assert "程序耗时分布" in text and "| `k` |" in text
 
 
 def test_detection_routes_traces_to_kineto(tmp_path):

@@ -159,7 +159,7 @@ def test_table_and_markdown_views(tmp_path, capsys, monkeypatch):
     assert main(["timeline", str(trace), "--kernels", str(need(ESMM)), "--format", "markdown", "--top", "2"]) == 0
     md = capsys.readouterr().out
     assert "all 2 with Nsight Compute data" in md
-    assert "| one_d_vec<…>(int, int, int, float*, float*, float*) | 43.9% | 35.3% |" in md
+    assert "| `one_d_vec<…>(int, int, int, float*, float*, float*)` | 43.9% | 35.3% |" in md
     # without --kernels, no joined section and a null in JSON
     assert main(["timeline", str(trace), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["reports"][0]["kernels_joined"] is None

@@ -104,7 +104,7 @@ def test_n04_headline_names_the_figures_of_its_table_row(tmp_path, capsys):
     for text in ("160.0 ms on 2 devices", "on device 0 100.0 ms, 66.7% of its 150.0 ms", "150.0 ms -> 50.00 ms, 3.00x",
                  "150.0 ms -> 90.00 ms, 1.67x, 40% of the program time saved"):  # (review 11: four digits)
         assert text in head
-    gemm_line = next(line for line in md.splitlines() if line.startswith("| gemm_fwd_kernel |"))
+    gemm_line = next(line for line in md.splitlines() if line.startswith("| `gemm_fwd_kernel` |"))
     # the table row says the same value, at its column's one precision (review 10: 40.0% beside 53.3%)
     assert "| 40.0% | 1.25x | 1.56x | 1.67x |" in gemm_line
     zh = render_timeline([rep], "table", "zh", width=220)

@@ -158,7 +158,7 @@ def test_missing_file_error_in_chinese(capsys, zh_env, tmp_path):
 def test_empty_selection_error_in_chinese(capsys, zh_env):
     code, out, err = run(capsys, "diagnose", str(EXAMPLE), "--kernel", "nosuch")
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert err.startswith(f"kernelscope：错误：{EXAMPLE}：没有 Kernel 与 --kernel “nosuch”匹配；其中的 Kernel：")
+    assert err.startswith(f"kernelscope：错误：{EXAMPLE}：没有与 --kernel 的“nosuch”匹配的 Kernel；其中的 Kernel：")
     assert "sgemm_naive_2048" in err
 
 

@@ -104,7 +104,7 @@ def test_no_data_text_writes_a_sub_microsecond_value_in_microseconds():
 def test_a_rows_mean_min_and_max_share_one_precision(capsys, lang):
     need(RESNET)
     assert main(["timeline", str(RESNET), "--format", "markdown", "--lang", lang]) == 0
-    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| cudnn::detail::dgrad_"))
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| `cudnn::detail::dgrad_"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[3:6] == ["520.0 µs", "330 µs", "1.084 ms"]  # units by magnitude (review 11); whole-µs stamps
 

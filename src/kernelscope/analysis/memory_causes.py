@@ -222,6 +222,13 @@ def uncoalesced_shared(ctx: KernelContext, done: Done) -> Finding | None:
                  "uncoalesced_excess_share", change, NO_SHARED)
 
 
+def padded_columns(pad_bytes: int, element_bytes: int, cols: int) -> int:
+    """The columns of a ``[rows][cols]`` shared array of ``element_bytes`` elements once each row is padded by
+    ``pad_bytes`` (the advice's example follows the pad it recommends: 16 bytes of floats is ``[32][36]``, 4 bytes
+    ``[32][33]``); a pad that is not a whole number of elements is rounded up to one."""
+    return cols + max(1, -(-pad_bytes // element_bytes))
+
+
 def shared_bank_conflicts(ctx: KernelContext, done: Done) -> Iterator[Finding]:
     """Shared loads / stores whose bank conflicts are at least ``shared_conflict_share`` of their wavefronts
     (Nsight Compute's SharedMemoryConflicts rule). The n-way conflict is wavefronts / conflict-free wavefronts
@@ -245,7 +252,7 @@ def shared_bank_conflicts(ctx: KernelContext, done: Done) -> Iterator[Finding]:
         yield cause(ctx, "shared_bank_conflicts",
                     {"op": op, "nway": wavefronts / (wavefronts - conflicts), "conflict_pct": 100 * e,
                      "wavefronts": wavefronts, "conflicts": conflicts, "per_request": wavefronts / requests,
-                     "access_bytes": width},
+                     "access_bytes": width, "padded_cols": padded_columns(width, 4, 32)},
                     (Evidence(conflicts_name, conflicts, "conflict"), Evidence(wavefronts_name, wavefronts, "wavefront"),
                      Evidence(requests_name, requests, "request"),
                      Evidence(SHARED_UNIT, ctx.units.busy(SHARED_UNIT), "share")),

@@ -74,7 +74,7 @@ def find_ncu(given: str | None = None) -> str:
     if runnable:
         return max(runnable, key=_version_key)
     raise InputError("ncu", "Nsight Compute's command line profiler was not found on PATH, in /usr/local/cuda*/bin "
-                     "or /opt/nvidia/nsight-compute*; install Nsight Compute (it comes with the CUDA toolkit) or "
+                     "or /opt/nvidia/nsight-compute*; install Nsight Compute (it comes with the CUDA Toolkit) or "
                      "name it with --ncu PATH", key="ncu_not_found")
 
 

@@ -187,7 +187,7 @@ def compile_resource_usage(
     src = check_file(cu_file, "a CUDA source file (.cu)")
     exe = nvcc or shutil.which("nvcc")
     if exe is None:
-        raise InputError("nvcc", "not found on PATH; install the CUDA toolkit (or add its bin/ to PATH) to use --cu",
+        raise InputError("nvcc", "not found on PATH; install the CUDA Toolkit (or add its bin/ to PATH) to use --cu",
                          key="nvcc_not_found")
     with tempfile.TemporaryDirectory(prefix="kernelscope-ptxas-") as tmp:
         cmd = (exe, f"-arch={arch}", "-cubin", "-Xptxas", "-v", *extra_args,

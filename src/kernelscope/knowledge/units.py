@@ -66,3 +66,18 @@ def unit(unit_id: str) -> Unit:
         if u.id == unit_id:
             return u
     raise KeyError(unit_id)
+
+
+#: A unit name's gloss in brackets: "FMA pipe (FP32 and integer multiply-add)", "加载/存储（LSU）管线".
+_GLOSS = re.compile(r" ?\([^()]*\)|（[^（）]*）")
+
+
+@cache
+def glossed_names(lang: str) -> tuple[tuple[str, str], ...]:
+    """(the unit's name, the name without its bracketed gloss) of each unit whose name glosses itself
+    (``FMA 管线（FP32 与整数乘加）`` -> ``FMA 管线``; ``load/store (LSU) pipe`` -> ``load/store pipe``), longest first:
+    a block of text glosses a unit once (render/rows.py ``gloss_once``)."""
+    names = {u.name(lang) for u in load("units.toml", _UnitsFile).unit}
+    pairs = {(n, re.sub(r"\s+", " ", _GLOSS.sub("", n)).strip()) for n in names if _GLOSS.search(n)}
+    return tuple(sorted(pairs, key=lambda p: -len(p[0])))
+

@@ -485,10 +485,11 @@ class Fmt:
         if finding.id == "library_kernel":  # the family's advice, with the launch's busiest unit
             limiter = values.get("limiter")
             fam = family(str(values["family_id"]))
+            # the busiest unit leads the advice (measured first, then what to do), not a sentence tacked on its end
+            values["busiest"] = self.nm if limiter is None else self.spaced(self.unit(str(limiter)),
+                                                                            self.pct(values.get("limiter_pct")))
             values["advice"] = fill(fam.advice(self.lang),
-                                    {"limiter": self.nm if limiter is None else self.spaced(self.unit(str(limiter)),
-                                                                                             self.pct(values.get("limiter_pct"))),
-                                     "precision": fam.precision(self.lang) if values.get("precision_step", True) else ""},
+                                    {"precision": fam.precision(self.lang) if values.get("precision_step", True) else ""},
                                     self.lang)
         if finding.id == "waste_not_collected":  # the limiting pipe, by its name
             values["unit"] = self.unit(str(values["unit"]))

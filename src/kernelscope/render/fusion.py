@@ -5,12 +5,12 @@ here."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..analysis.fusion import FusionEstimate, FusionKernel
 from ..notes import Note
 from ..version import __version__
-from .common import Fmt, data_size, md_cell, safe, short_names
+from .common import Fmt, data_size, md_cell, md_code, safe, short_names
 from .inline import md_prose
 from .numbers import negligible_gain, rate
 from .documents import encode
@@ -32,15 +32,54 @@ def _bytes(value: float | None, f: Fmt) -> str:
     return f.nm if value is None else data_size(value, 4)
 
 
-def chain_text(e: FusionEstimate, width: int = CHAIN_NAME_WIDTH) -> str:
+def chain_text(e: FusionEstimate, width: int = CHAIN_NAME_WIDTH, zh: bool = False,
+               code: Callable[[str], str] | None = None) -> str:
     """The chain as ``GEMM ⇒ a → b → c`` (the epilogue head first, when there is one): each kernel by the host
     operator that launched it when the trace records it (``aten::gelu``), else by its name, shortened so that
-    different kernels stay apart (:func:`short_names`)."""
+    different kernels stay apart (:func:`short_names`). A run of repeats is written once with its count
+    (:func:`compressed`): ``(a → b → c) × 4``, never the same kernels four times over. ``code``: how each name is
+    written (Markdown: a code span), the arrows and counts around it as they are."""
     kernels = ([e.head] if e.head is not None else []) + list(e.kernels)
     shorts = iter(short_names([k.name for k in kernels], width))
     words = [safe(k.operator) if k.operator else short for k, short in zip(kernels, shorts)]
-    text = " → ".join(words[1:] if e.head is not None else words)
+    words = [code(w) for w in words] if code is not None else words
+    text = compressed(words[1:] if e.head is not None else words, zh)
     return text if e.head is None else f"{words[0]} ⇒ {text}"
+
+
+def periods(words: Sequence[str]) -> list[tuple[list[str], int]]:
+    """``words`` as (block, count) runs: at each place the repeated block that covers the most words (at least two
+    copies back to back; of equal cover the shortest block), else the one word once. ``a b c b c b c d`` ->
+    ``[([a], 1), ([b, c], 3), ([d], 1)]``; ``a a a a`` -> ``[([a], 4)]``."""
+    out: list[tuple[list[str], int]] = []
+    i, n = 0, len(words)
+    while i < n:
+        best = (1, 1)  # (period, copies)
+        for p in range(1, (n - i) // 2 + 1):
+            copies = 1
+            while i + (copies + 1) * p <= n and words[i + copies * p:i + (copies + 1) * p] == words[i:i + p]:
+                copies += 1
+            if copies >= 2 and p * copies > best[0] * best[1]:
+                best = (p, copies)
+        p, copies = best
+        out.append((list(words[i:i + p]), copies))
+        i += p * copies
+    return out
+
+
+def compressed(words: Sequence[str], zh: bool = False) -> str:
+    """``words`` joined by `` → ``, each repeated run once with its count: ``(addcmul → sqrt → add) × 4`` (in
+    Chinese ``（addcmul → sqrt → add）× 4``), a repeated single word ``add × 4``."""
+    parts = []
+    for block, copies in periods(words):
+        text = " → ".join(block)
+        if copies == 1:
+            parts.append(text)
+        elif len(block) == 1:
+            parts.append(f"{text} × {copies}")
+        else:
+            parts.append(f"（{text}）× {copies}" if zh else f"({text}) × {copies}")
+    return " → ".join(parts)
 
 
 def _runs(e: FusionEstimate, f: Fmt) -> str:
@@ -62,21 +101,33 @@ def _bytes_cell(e: FusionEstimate, f: Fmt) -> str:
     return f"{_bytes(e.unfused_bytes, f)} → {_bytes(e.fused_bytes, f)}{f.paren(f.share(e.bytes_fraction))}"
 
 
+def chain_legend(estimates: Sequence[FusionEstimate], f: Fmt) -> str | None:
+    """What ⇒ and → mean, for the chains where ⇒ appears (a chain folded into a GEMM's epilogue), else None."""
+    return f.label("fu_legend") if any(e.head is not None for e in estimates) else None
+
+
+def md_chain_cell(e: FusionEstimate, i: int, f: Fmt) -> str:
+    """A chain's cell in a Markdown table: ``#1 `a` → `b```, each kernel name a code span."""
+    return md_cell(f"#{i} ") + chain_text(e, zh=f.zh, code=lambda w: md_code(md_cell(w)))
+
+
 def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | None:
-    """(title, header, rows) of the fusion candidates, or None when there are none."""
+    """(title, header, rows) of the fusion candidates, or None when there are none; the title carries the legend
+    of ⇒ where a chain has one (:func:`chain_legend`)."""
     if not estimates:
         return None
     head = [f.label("fu_chain"), f.label("fu_runs"), f.label("fu_unfused"), f.label("fu_bytes"), f.label("fu_fused"),
             f.label("fu_bound"), f.label("fu_saving"), f.label("fu_program"), f.label("fu_route")]
     rows = []
     for i, e in enumerate(estimates):
-        rows.append([f"#{i + 1} {chain_text(e)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
+        rows.append([f"#{i + 1} {chain_text(e, zh=f.zh)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
                      _fused_cell(e, f), f.time(e.fused_bound_s),
                      _saving_cell(e, f),
                      f.share(e.program_fraction) + ("" if negligible_gain(e.program_speedup)
                                                     else f.paren(_x(e.program_speedup, f))),
                      f.label(f"fu_route_{e.route}")])
-    return f.label("fu_title"), head, rows
+    legend = chain_legend(estimates, f)
+    return f.label("fu_title") + ("" if legend is None else f.semi + legend), head, rows
 
 
 def _saving_cell(e: FusionEstimate, f: Fmt) -> str:
@@ -158,7 +209,7 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
 
 def fusion_headline(e: FusionEstimate, f: Fmt) -> str:
     """The largest candidate in one line, for the timeline's overview beside the black hole."""
-    return f.note(Note("fu_headline", {"chain": chain_text(e), "saving_s": e.total_saving_s,
+    return f.note(Note("fu_headline", {"chain": chain_text(e, zh=f.zh), "saving_s": e.total_saving_s,
                                        "share": f.share(e.program_fraction), "program": _x(e.program_speedup, f),
                                        "speedup": _gain(e, f)}))
 
@@ -235,14 +286,15 @@ def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], f
     if fmt == "markdown":
         section = fusion_section(estimates, f)
         lines = fusion_lines(estimates, f)
-        out = [f"## {f.label('fu_command_title')}", "", f"- {_md(path)}", ""]
+        out = [f"## {f.label('fu_command_title')}", "", f"- {md_code(_md(path))}", ""]
         if section is None:
             out += [f.label("fu_none"), ""]
         else:
             title, head, rows = section
             out += [f"### {_md(title)}", "", "| " + " | ".join(_md(h) for h in head) + " |",
                     "|" + "".join("---|" if i in TEXT_COLUMNS else "---:|" for i in range(len(head)))]
-            out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]
+            out += ["| " + " | ".join(md_chain_cell(estimates[n], n + 1, f) if not i else _md(c) for i, c in enumerate(r))
+                    + " |" for n, r in enumerate(rows)]  # the chain's kernel names in code spans
             out.append("")
             out += [f"- {md_prose(text.strip())}" for _, text in lines]  # prose: its code in spans
         from .rich_text import md_spaced
@@ -334,5 +386,5 @@ def _md(text: str) -> str:
     return md_cell(text)
 
 
-__all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_text", "fusion_doc", "fusion_headline", "fusion_lines", "fusion_section", "with_fusion_column",
+__all__ = ["FORMATS", "SCHEMA", "advice_text", "chain_legend", "chain_text", "compressed", "md_chain_cell", "periods", "fusion_doc", "fusion_headline", "fusion_lines", "fusion_section", "with_fusion_column",
            "narrow_parts", "render_fusion", "renderables", "summary_note"]

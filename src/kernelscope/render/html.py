@@ -26,8 +26,8 @@ from .charts import (
 )
 from ..analysis.groups import LaunchGroup, launch_groups
 from .common import NCU_STAMP_S, Fmt, safe, short_name
-from .inline import html_prose
-from .rows import advice_lines, gpu_unknown, kernel_rows, shown_text, summary_rows
+from .inline import html_code, html_prose
+from .rows import advice_lines, gloss_once, gpu_unknown, kernel_rows, shown_text, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, shows_outliers,
     rest_header, rest_rows, rest_title, shown_line, spread_cells,
@@ -138,20 +138,27 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
     k = d.kernel
     grouped = group is not None and is_group(group)
     parts = [f'<section class="card" id="{_anchor(report_no, d)}">']
-    parts.append(f"<h3>[{k.index}] {_e(short_name(k.name, HTML_NAME_WIDTH))}" + (f' <span class="muted">×{group.count}</span>' if grouped else "") + "</h3>")
+    parts.append(f"<h3>[{k.index}] {html_code(short_name(k.name, HTML_NAME_WIDTH))}" + (f' <span class="muted">×{group.count}</span>' if grouped else "") + "</h3>")  # the name is code, the index ours
     if k.demangled_name and k.demangled_name != k.name:
         parts.append(f'<p class="sig mono" title="{_e(f.label("signature"))}">{_e(short_name(k.demangled_name, HTML_NAME_WIDTH))}</p>')
     parts.append(f"<div>{_badges(d, f)}</div>")
     if grouped:
         parts.append(_group_part(group, f))
     evidence = d.evidence if d.classes else (d.sol.evidence if d.sol.bound is not None else ())
+    # the card is one block: each glossed term glossed once in it (evidence, measurements, advice together)
+    kv = kernel_rows(d, f, verdict=False, advice=False)
+    advice = advice_lines(d, f) if d.advice else []
+    block = gloss_once([("", f.note(n)) for n in evidence] + kv + [("", t) for t in advice], f)
+    evidence_texts = [t for _, t in block[:len(evidence)]]
+    kv = block[len(evidence):len(evidence) + len(kv)]
+    advice = [t for _, t in block[len(evidence) + len(kv):]]
     if evidence:
         parts.append(f"<h4>{_e(f.label('evidence'))}</h4><ul>")
-        parts += [f"<li>{html_prose(f.note(n))}</li>" for n in evidence]
+        parts += [f"<li>{html_prose(text)}</li>" for text in evidence_texts]
         parts.append("</ul>")
     parts.append(_meters(d, f))
     parts.append(f"<h4>{_e(f.label('measurements'))}</h4><table class=\"kv\">")
-    for label, value in kernel_rows(d, f, verdict=False, advice=False):
+    for label, value in kv:
         parts.append(f"<tr><th>{_e(label)}</th><td>{html_prose(value)}</td></tr>")
     parts.append("</table>")
     if with_charts:
@@ -172,7 +179,7 @@ def kernel_card(d: KernelDiagnosis, lang: str, report_no: int = 0, total_s: floa
             parts.append(f'<div class="charts">{"".join(figs)}</div>')
     if d.advice:
         parts.append(f"<h4>{_e(f.label('advice'))}</h4><ol>")
-        parts += [f"<li>{html_prose(text)}</li>" for text in advice_lines(d, f)]
+        parts += [f"<li>{html_prose(text)}</li>" for text in advice]
         parts.append("</ol>")
     if source is not None:
         parts.append(diagnosis_views(source, f))
@@ -221,7 +228,7 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
     f = Fmt(lang, NCU_STAMP_S)
     rep = res.report
     shown, rest = panels(res, launches)
-    parts = [f'<section class="report" id="r{report_no}">', f"<h2>{_e(Path(rep.path).name)}</h2>"]
+    parts = [f'<section class="report" id="r{report_no}">', f"<h2>{html_code(Path(rep.path).name)}</h2>"]
     prov = [
         (f.label("input_file"), f'<span class="mono">{_e(rep.path)}</span>'),
         (f.label("input_format"), _e(rep.format)),

@@ -9,23 +9,47 @@ from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.limiters import UnitLoad
 from ..analysis.nsight import AGREE, KERNELSCOPE_ONLY, NO_COUNTERPART, NSIGHT_ONLY
 from ..knowledge.glossary import glossed_terms
+from ..knowledge.units import glossed_names
 from ..knowledge.plausibility import implausible_note, implausible_text
 from ..notes import Note
 from .common import Fmt, data_size, safe, si
 
 
+def glossed(f: Fmt) -> tuple[tuple[str, str], ...]:
+    """(glossed term, bare word) of every gloss a text may add, longest first: the glossary's English glosses in
+    Chinese (``轮（waves）``) and the units named with a gloss in both languages (``FMA 管线（FP32 与整数乘加）``).
+    Stall names are not among them: they read "English（中文）" everywhere (tests/test_zh_terms.py)."""
+    terms = (glossed_terms() if f.zh else ()) + glossed_names(f.lang)
+    return tuple(sorted(set(terms), key=lambda t: -len(t[0])))
+
+
+def _depth(text: str) -> int:
+    """How many brackets (half- or full-width) are open at the end of ``text``."""
+    return text.count("(") + text.count("（") - text.count(")") - text.count("）")
+
+
 def gloss_once(rows: list[tuple[str, str]], f: Fmt) -> list[tuple[str, str]]:
-    """``rows`` with each English-glossed term (``轮（waves）``, :func:`~kernelscope.knowledge.glossary.glossed_terms`)
-    glossed at its first occurrence only, in Chinese: ``每个 SM 2.51 轮（waves）`` ... ``共 2.51 轮``."""
-    if not f.zh:
-        return rows
+    """``rows`` (one block: a kernel's panel) with each glossed term (:func:`glossed`) glossed once: at its first
+    occurrence outside brackets; every other occurrence, and every one inside brackets, is the bare word, so that
+    a gloss never nests in parentheses (``限制单元已经测得（FMA 管线达峰值的 95%）``, not ``（FMA 管线（FP32 与整数乘加）
+    达…）``): ``每个 SM 2.51 轮（waves）`` ... ``共 2.51 轮``."""
     out, seen = [], set()
+    terms = glossed(f)
     for label, text in rows:
-        for term, bare in glossed_terms():
-            if term in text:
-                head, _, tail = text.partition(term)
-                text = head + (bare if term in seen else term) + tail.replace(term, bare)
-                seen.add(term)
+        for term, bare in terms:
+            if term not in text:
+                continue
+            pieces, i = [], 0
+            while (j := text.find(term, i)) >= 0:
+                keep = term not in seen and _depth(text[:j]) == 0
+                seen.update((term,) if keep else ())
+                word = term if keep else bare
+                if not keep and text[j + len(term):j + len(term) + 1].isascii() and \
+                        text[j + len(term):j + len(term) + 1].isalnum() and not bare[-1:].isspace():
+                    word += " "  # the bare word spaced from a number after it ("FMA 管线 94.9%")
+                pieces += [text[i:j], word]
+                i = j + len(term)
+            text = "".join(pieces) + text[i:]
         out.append((label, text))
     return out
 

@@ -40,9 +40,9 @@ from .documents.timeline import (
     TimelineReportDoc, TinyKernelDoc,
 )
 from .documents.timeline import ScopeShareDoc, StepsDoc
-from .fusion import fusion_doc, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
+from .fusion import chain_legend, fusion_doc, md_chain_cell, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
 from .timeline_join import absent_section, join_section
-from .timeline_overview import comm_rows, graph_rows, launch_waits
+from .timeline_overview import LABEL_NAME_TABLES, comm_rows, graph_rows, launch_waits, md_name as _md_name, md_value as _md_value
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .doc_copy import copy_doc as _copy, plain as _plain
@@ -154,6 +154,9 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
     rows += comm_rows(rep, f)
     if rep.fusion:  # beside the black hole: the largest fusion saving
         rows.append((f.label("fu_largest"), fusion_headline(rep.fusion[0], f)))
+        legend = chain_legend(rep.fusion[:1], f)  # what ⇒ means, where the headline's chain has one
+        if legend is not None:
+            rows.append(("", legend))
     if rep.launch is not None:
         L = rep.launch
         latency, queued = launch_waits(L, f)
@@ -342,7 +345,7 @@ def _sections(rep: TimelineReport, f: Fmt, top: int,
     if rep.annotations:
         out.append((f.label("tl_top_annotations"), *_item_rows(rep.annotations, f, top, False, tick=tick)))
     if rep.devices and any(d.gaps is not None and (sum(d.gaps.counts) or d.gaps.overlapping) for d in rep.devices):
-        out.append((f.label("tl_gaps"), *_gap_rows(rep, f)))
+        out.append((f.label("tl_gaps") + f.semi + f.label("tl_gaps_cells"), *_gap_rows(rep, f)))  # what "2（0）" is
     if rep.tiny_kernels:
         out.append((f.label("tl_tiny"), *_tiny_rows(rep, f, top)))
     return [(title, head, percent_columns(rows)) for title, head, rows in out]  # a column's % in one precision
@@ -391,7 +394,7 @@ def _parts(rep: TimelineReport, f: Fmt, top: int, join: KernelJoin | None, detai
     if notes is None:
         return overview, sections, _closing(rep, f), None, None
     keep = tuple(f.label(k, n=0, top=0).split("0")[0] for k in BRIEF_TABLES)
-    kept = [(t, h, r[:TOP_FINDINGS] if t == f.label("fu_title") else r) for t, h, r in sections if t.startswith(keep)]
+    kept = [(t, h, r[:TOP_FINDINGS] if t.startswith(f.label("fu_title")) else r) for t, h, r in sections if t.startswith(keep)]
     dropped = [re.split(r" ?[(（:：;；]", s[0])[0] for s in sections if not s[0].startswith(keep)]
     return overview, kept, _closing(rep, f, notes), notes, f.listing(dropped) or f.label("list_none")
 
@@ -420,6 +423,7 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
             t.add_row(Text(label), path_text(value) if label == f.label("tl_input") else Text(value))
         out.append(t)
         text_columns = {f.label(k) for k in TEXT_COLUMNS}
+        labelled = tuple(re.split(r"[0(（]", f.label(k, n=0, top=0))[0] for k in LABEL_NAME_TABLES)  # any variant
         for title, head, rows in sections:
             tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
             if isinstance(title, Captioned):  # each part of the caption goes with the columns it describes (fit)
@@ -464,16 +468,21 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         overview, sections, closing, notes, more = _parts(rep, f, top, join, details)
         lines += [f"## {f.label('tl_title')}", ""]
         for label, value in overview:
-            lines.append(f"- **{_cell(label)}**{f.colon}{md_prose(value)}")  # prose: its code (names) in spans
+            lines.append(f"- **{_cell(label)}**{f.colon}{_md_value(label, value, f)}")  # names, the path in spans
         lines.append("")
         text_columns = {f.label(k) for k in TEXT_COLUMNS}
+        labelled = tuple(re.split(r"[0(（]", f.label(k, n=0, top=0))[0] for k in LABEL_NAME_TABLES)  # any variant
         for title, head, rows in sections:  # words left-aligned (as in the table view), numbers right
             head_text, _, caption = (title.head, "", title.caption()) if isinstance(title, Captioned) \
                 else str(title).partition(f.semi)  # the heading: the title alone, its caption below
             lines += [f"### {_cell(head_text)}", ""] + ([("\\" if caption[0] in "*-+#" else "") + md_prose(caption), ""] if caption else [])
             lines += ["| " + " | ".join(_cell(h) for h in head) + " |",
                       "|" + "".join("---|" if i == 0 or h in text_columns else "---:|" for i, h in enumerate(head))]
-            lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
+            names = head[:1] == [f.label("tl_name")] and not head_text.startswith(labelled)  # kernel / API names
+            chains = head_text.startswith(f.label("fu_title").split(f.semi)[0])  # the fusion table, rows in rep.fusion order
+            lines += ["| " + " | ".join(md_chain_cell(rep.fusion[n], n + 1, f) if chains and not i
+                                        else _md_name(c, f) if names and not i else _cell(c) for i, c in enumerate(r))
+                      + " |" for n, r in enumerate(rows)]
             lines.append("")
         label = ""
         for own, value in closing:  # each bullet with its label (a table row under the one above inherits it)

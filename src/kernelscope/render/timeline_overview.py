@@ -9,7 +9,8 @@ import math
 from ..analysis.timeline import TimelineReport
 from ..analysis.timeline.report import LaunchOverhead
 from .brief import Footnotes
-from .common import Fmt, safe
+from .common import Fmt, md_cell, md_code, safe
+from .inline import md_prose
 
 
 def comm_rows(rep: TimelineReport, f: Fmt) -> list[tuple[str, str]]:
@@ -115,3 +116,25 @@ def launch_waits(L: LaunchOverhead, f: Fmt) -> tuple[str, str]:
         return latency, f.label("tl_launch_queued_one", depth=depth, t=f.time(L.queue_wait_median_s))
     return latency, f.label("tl_launch_queued", n=L.queued_launches, depth=depth,
                             **dict(zip(("median", "max"), f.times(L.queue_wait_median_s, L.queue_wait_max_s))))
+
+
+# ----------------------------------------------------------------------------------------------- Markdown cells
+#: Tables whose name column (``tl_name``) holds our own labels or the user's free text (copies and memsets, the GPU's
+#: idle time, NVTX ranges), not code: every other table's names (kernels, CUDA API calls) are code spans in Markdown,
+#: as ``diagnose --format markdown`` writes them.
+LABEL_NAME_TABLES = ("tl_top_copies", "tl_gpu_idle", "tl_top_annotations")
+
+
+def md_name(cell: str, f: Fmt) -> str:
+    """A name cell as a code span (its "(truncated)" mark outside it); an empty cell as it is."""
+    mark = f.paren(f.label("tl_truncated"))
+    name, tail = (cell[:-len(mark)], mark) if cell.endswith(mark) else (cell, "")
+    return md_code(md_cell(name)) + md_cell(tail) if name.strip() else md_cell(cell)
+
+
+def md_value(label: str, value: str, f: Fmt) -> str:
+    """An overview row's value in Markdown: prose (its names in code spans), the input's path a code span."""
+    if label == f.label("tl_input"):
+        path, _, rest = value.partition("\n")
+        return md_code(md_cell(path)) + ("" if f.zh or not rest else " ") + md_prose(rest)
+    return md_prose(value)

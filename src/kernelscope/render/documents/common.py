@@ -32,7 +32,8 @@ class NoteDoc(Doc):
     values: Annotated[dict[str, Any], Meta(description=(
         "the numbers that fill the template, by name; units as the template states them (``*_s`` seconds, ``*_pct`` "
         "percent 0-100, ``share``/``efficiency`` fractions 0-1, ``ghz`` GHz, ``ai``/``ridge`` FLOP/byte, ``waves`` "
-        "waves per SM); a non-finite number is null (the text says what it is)"))]
+        "waves per SM); a non-finite number is null (the text says what it is); a name or id among them is as the input "
+        "or kernelscope's data gives it (user data, English in every --lang: the worded text is `text`)"))]
 
 
 class NullReason(Doc):

@@ -62,7 +62,7 @@ class RooflineDoc(Doc):
 class DeviceDoc(Doc):
     """the device as the profile records it; null fields: not recorded"""
 
-    display_name: Annotated[str | None, Meta(description="device name the profile records (device__attribute_display_name)")]
+    display_name: Annotated[str | None, Meta(description="device name the profile records (device__attribute_display_name; user data)")]
     compute_capability: Annotated[tuple[int, int] | None, Meta(description="[major, minor]")]
     sm_count: Annotated[int | None, Meta(description="streaming multiprocessors (count)")]
     max_sm_clock_hz: Annotated[float | None, Meta(description="maximum SM clock, Hz")]
@@ -87,7 +87,7 @@ class LaunchConfigDoc(Doc):
 class GpuDoc(Doc):
     """the GPU spec used for the ceilings"""
 
-    name: Annotated[str, Meta(description="GPU whose peaks were used as ceilings")]
+    name: Annotated[str, Meta(description="GPU whose peaks were used as ceilings (its product name, English in every --lang)")]
     origin: Annotated[str, Meta(description="catalogue, spec file <path>, or arguments")]
     measured: Annotated[bool, Meta(description="true when the peaks were measured on the device rather than taken from a datasheet")]
     provenance: list[NoteDoc]
@@ -148,7 +148,7 @@ class StallsDoc(Doc):
                       Meta(description="metric family the values come from")]
     unit: Annotated[str, Meta(description=(
         "unit of total, selected and each reason's value: cycles per issued instruction, samples, percent of stall "
-        "cycles, or cycles (English identifiers in every --lang; each reason's `display_name` is worded)"))]
+        "cycles, or cycles (identifiers: English in every --lang; each reason's `display_name` is worded)"))]
     total: Annotated[float, Meta(description="sum of all values, selected included, in `unit`")]
     selected: Annotated[float | None, Meta(description="the Selected (issuing) value, in `unit`")]
     cycles_per_issued_instruction: Annotated[float | None, Meta(description="warp cycles per issued instruction (cycles)")]
@@ -167,16 +167,16 @@ class SolBottleneckDoc(Doc):
     """Nsight Compute's own Speed-of-Light verdict"""
 
     bound: Annotated[Class | None, Meta(description="the class Nsight Compute's own SOLBottleneck rule stored")]
-    title: Annotated[str | None, Meta(description="that rule result's title")]
+    title: Annotated[str | None, Meta(description="that rule result's title (English in every --lang, as Nsight Compute stores it)")]
 
 
 class RuleDoc(Doc):
     """one stored rule result of Nsight Compute"""
 
     rule_id: Annotated[str, Meta(description="Nsight Compute rule id")]
-    title: Annotated[str, Meta(description="rule title")]
+    title: Annotated[str, Meta(description="rule title (English in every --lang, as Nsight Compute stores it)")]
     message_type: Annotated[str, Meta(description="OPTIMIZATION, WARNING, INFO, ERROR or OK")]
-    message: Annotated[str, Meta(description="the rule's text")]
+    message: Annotated[str, Meta(description="the rule's text (English in every --lang, as Nsight Compute stores it)")]
     estimated_speedup_pct: Annotated[float | None, Meta(description=(
         "Nsight's estimated speedup, percent (0-100); null: the rule gives none"))]
     speedup_type: Annotated[str | None, Meta(description="local or global; null: not given")]
@@ -422,7 +422,7 @@ class InputDoc(Doc):
 
     path: Annotated[str, Meta(description="the input file as given (user data)")]
     format: Annotated[str, Meta(description="input format id (ncu-rep, ncu-csv, ncu-text, nvprof, plain)")]
-    tool_version: Annotated[str | None, Meta(description="version of the profiler that wrote it; null: not recorded")]
+    tool_version: Annotated[str | None, Meta(description="version of the profiler that wrote it, as the input records it (user data); null: not recorded")]
     launch_count: Annotated[int, Meta(description="launches (entries) in the file, selected or not")]
     summary: Annotated[list[KernelGroupDoc], Meta(description=(
         "where GPU time goes: launches grouped by kernel name, largest total first"))]

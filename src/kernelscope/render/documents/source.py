@@ -58,7 +58,7 @@ class MarkerDoc(Doc):
     rule_id: Annotated[str, Meta(description='the rule, e.g. "UncoalescedGlobalAccess"')]
     pc: Annotated[int, Meta(description="the instruction's address")]
     message_type: Annotated[str, Meta(description='"OPTIMIZATION", "WARNING", "INFO" or "ERROR"')]
-    message: Annotated[str, Meta(description="the rule's text (English, as Nsight Compute stores it)")]
+    message: Annotated[str, Meta(description="the rule's text (English in every --lang, as Nsight Compute stores it)")]
 
 
 class InstructionDoc(Doc):
@@ -131,7 +131,7 @@ class SourceInputDoc(Doc):
 
     path: Annotated[str, Meta(description="the file as given")]
     format: Annotated[Literal["ncu-rep"], Meta(description="input format id")]
-    tool_version: Annotated[str | None, Meta(description="Nsight Compute version that wrote it; null: not recorded")]
+    tool_version: Annotated[str | None, Meta(description="Nsight Compute version that wrote it, as the input records it (user data); null: not recorded")]
     launches: Annotated[int, Meta(description="launches in the report (count)")]
 
 

@@ -172,7 +172,7 @@ class TimeSplitDoc(Doc):
     rank: Annotated[int | None, Meta(description="distributed rank; null: not recorded (single process)")]
     device: Annotated[int, Meta(description="CUDA device id")]
     stream: Annotated[int | None, Meta(description="stream id; null: the whole device")]
-    device_name: Annotated[str | None, Meta(description="GPU name from the file; null: not recorded")]
+    device_name: Annotated[str | None, Meta(description="GPU name from the file (user data); null: not recorded")]
     start_ns: Annotated[int, Meta(description="start of the span (first GPU operation), file clock, nanoseconds")]
     end_ns: Annotated[int, Meta(description="end of the span (end of the last GPU operation), file clock, nanoseconds")]
     span_s: Annotated[float, Meta(description="end_ns - start_ns, seconds")]
@@ -280,7 +280,7 @@ class LaunchBoundDoc(Doc):
     break_even_nodes: Annotated[int | None, Meta(description=(
         "ceil(replay_fixed_s / (per_launch_s - replay_per_node_s)): the fewest nodes a graph needs to pay for itself "
         "(count); null: a node costs at least a launch"))]
-    model_source: Annotated[str, Meta(description="where the graph replay cost model comes from")]
+    model_source: Annotated[str, Meta(description="where the graph replay cost model comes from: a citation, English in every --lang")]
 
 
 class TinyKernelDoc(Doc):
@@ -540,9 +540,9 @@ class TimelineReportDoc(Doc, kw_only=True):
     one_off_calls: Annotated[list[OneOffCallDoc], Meta(description=(
         "CUDA API costs paid once (summaries), shown apart from the per-call api_calls"))]
     problems: Annotated[list[str], Meta(description="data problems found while reading")]
-    tool_version: Annotated[str | None, Meta(description="version of the profiler that wrote the input; null: not recorded")]
+    tool_version: Annotated[str | None, Meta(description="version of the profiler that wrote the input, as the input records it (user data); null: not recorded")]
     title: Annotated[str | None, Meta(description='extra label (e.g. "run 2 of 6"); null: none')]
-    devices_named: Annotated[list[tuple[int, str]], Meta(description="[device id, GPU name] of the GPUs recorded")]
+    devices_named: Annotated[list[tuple[int, str]], Meta(description="[device id, GPU name] of the GPUs recorded (user data)")]
     gap_edges_s: Annotated[list[float | None], Meta(description=(
         "bin edges of the gap histograms, seconds; the last one is null: open-ended (gap_edges_s_null_reason)"))]
     gap_edges_s_null_reason: OpenEndedReason = UNSET
