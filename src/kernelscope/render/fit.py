@@ -63,6 +63,20 @@ def wants(table: Table, column: int, cells: int) -> Table:
     return table
 
 
+#: A column of code (:func:`code`) counts at most at the width divided by this (26 cells at 80 columns, 40 at 120).
+CODE_SHARE = 3
+
+
+def code(table: Table, column: int) -> Table:
+    """Say that a column of ``table`` holds code (SASS instructions, :class:`~.cjk.CodeText`): where the table does
+    not fit on one line it counts at its widest cell (at most the width divided by :data:`CODE_SHARE`), before the
+    columns of prose beside it are given their room (:func:`wants`) and the rightmost columns dropped (or moved to a
+    part of their own) for it, and rich gives it that width: an instruction is never wrapped where a sentence
+    could be; wider, it wraps between operands only; returns the table."""
+    table.columns[column]._code = True  # type: ignore[attr-defined]
+    return table
+
+
 def compact(table: Table) -> Table:
     """Say that ``table`` keeps its columns by wrapping them: where it does not fit, each column that wraps counts
     at its narrowest piece (a number with its unit, a word) and the name column at :data:`NAME_COMPACT` cells,
@@ -290,15 +304,16 @@ def _header_lines(header: object, lines: int) -> int:
 
 
 def _two_line_headers(table: Table, console: Console, width: int, overhead: int, need: list[int], name: int) -> None:
-    """In a compact table (:func:`compact`) that fits ``width`` cells with room to spare, the columns whose header
+    """In a compact or tight table (:func:`compact`, :func:`tight`) that fits ``width`` cells with room to spare, the columns whose header
     is wider than their values (a rank's number under ``运行 Rank 数``) are made wide enough for their header on one
     line, every one of them where the room allows, else on two lines at most, left to right while the room lasts;
     rich keeps them at least that wide, the name column keeping
     :data:`NAME_COMPACT` cells: a header of three or four lines over a one-character value reads badly."""
-    if not getattr(table, "_compact", False) or not table.show_header:
+    if not (getattr(table, "_compact", False) or getattr(table, "_tight", False)) or not table.show_header:
         return
     room = width - overhead - sum(need)
-    others = [i for i in range(len(table.columns)) if i != name]
+    others = [i for i in range(len(table.columns)) if i != name  # (in a tight one, the columns of numbers)
+              and (getattr(table, "_compact", False) or table.columns[i].no_wrap)]
     wants = {n: {i: max(0, _header_lines(table.columns[i].header, n) - need[i]) for i in others} for n in (1, 2)}
     for n in (1,) if sum(wants[1].values()) <= room else (2,):
         for i in others:
@@ -321,10 +336,20 @@ def _needs(table: Table, console: Console, width: int) -> tuple[int, int, list[i
         need = [low if not c.no_wrap else n for (low, _), n, c in zip(sizes, need, table.columns)]
         need[name] = min(NAME_COMPACT, sizes[name][0])
     wanted = [i for i, c in enumerate(table.columns) if getattr(c, "_want", None) is not None]
-    for i in wanted:
+    coded = [i for i, c in enumerate(table.columns) if getattr(c, "_code", False)]
+    for i in wanted + coded:
         table.columns[i]._set = None  # type: ignore[attr-defined]
-    if wanted and overhead + sum(high for _, high in sizes) <= width:
-        wanted = []  # every cell on one line: rich gives each column its room
+    if (wanted or coded) and overhead + sum(high for _, high in sizes) <= width:
+        wanted = coded = []  # every cell on one line: rich gives each column its room
+    for i in coded:  # its whole instruction, up to a share of the width (code), the columns of prose beside it
+        raised = max(need[i], min(sizes[i][1], width // CODE_SHARE))  # wrapping narrower for it first (by
+        gain, need[i] = raised - need[i], raised  # the cells it gained at most: no more columns beside it)
+        table.columns[i]._set = need[i]  # type: ignore[attr-defined]
+        for j, c in enumerate(table.columns):
+            over = min(gain, overhead + sum(need) - width)
+            if over > 0 and j not in coded and j not in wanted and j != name and not c.no_wrap:
+                need[j] -= min(over, need[j] - min(need[j], sizes[j][0]))
+                gain -= over
     raised = [max(need[i], min(table.columns[i]._want, _want_cap(width), sizes[i][1])) for i in wanted]  # type: ignore[attr-defined]
     if any(r > need[i] for i, r in zip(wanted, raised)):  # room to give: each column that wants it is set
         for i, r in zip(wanted, raised):

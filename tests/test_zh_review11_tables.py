@@ -1,0 +1,108 @@
+"""Native Chinese review 11, section C (issue 28): tables and wrapping, as rules for every table, in both
+languages, at 80 and 120 columns: code is not wrapped where a sentence beside it can be (and only between operands
+where it must), a header is at most two lines, a stall's name stays with its gloss, a split table leaves no column
+alone and its continued part says so briefly, names break at their token boundaries, a repeated note is said once."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from rich.cells import cell_len
+from rich.table import Table
+
+from conftest import SHARED, need
+from kernelscope.render.cjk import CJKConsole, wrap
+from test_zh_output import run_cli_uncached
+
+CORPUS = SHARED / "corpus"
+NAIVE = CORPUS / "ncu/InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_01_naive.ncu-rep"
+SILU = CORPUS / "ncu/AlpriElse__cs599k__silu_CUDA_ncu-reports_2025-04-21-77_06-MT.ncu-rep"
+
+
+def _out(argv: tuple[str, ...], columns: int) -> str:
+    code, out, err = run_cli_uncached(argv, columns)
+    assert code == 0, err
+    assert all(cell_len(line) <= columns for line in out.splitlines()), out
+    return out
+
+
+def _header_blocks(out: str) -> list[list[str]]:
+    """The header lines of each table of ``out``: the lines above each rule (``───``) up to a blank line."""
+    lines = out.splitlines()
+    blocks = []
+    for i, line in enumerate(lines):
+        if line.strip().startswith("─"):
+            j = i
+            while j > 0 and lines[j - 1].strip():
+                j -= 1
+            blocks.append(lines[j:i])
+    return blocks
+
+
+# ------------------------------------------------------------------------------ 1. code before prose
+@pytest.mark.parametrize("path, columns", [(NAIVE, 80), (NAIVE, 120), (SILU, 80), (SILU, 120)])
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_each_sass_instruction_is_whole_where_the_stall_column_could_wrap(path, columns, lang):
+    """The SASS column gets its longest instruction (these are at most 25 cells) before the stall column's text
+    is given its room: every instruction of the report on one line, in both languages."""
+    need(path)
+    doc = json.loads(_out(("source", str(path), "--format", "json"), 200))
+    out = _out(("source", str(path), "--lang", lang), columns)
+    sass = {i["sass"] for launch in doc["launches"] for i in launch["instructions"]}
+    assert sass and all(cell_len(s) <= columns // 3 for s in sass)
+    missing = [s for s in sass if s not in out]
+    assert missing == [], out
+
+
+def test_code_wraps_between_operands_only():
+    """Where it truly cannot fit, an instruction breaks after the ", " between two operands: never between the
+    opcode and its first operand, never inside an operand."""
+    from kernelscope.render.cjk import CodeText, code_breaks
+
+    assert code_breaks("LDG.E R15, [R18.64+0x20]") == [len("LDG.E R15, ")]
+    console = CJKConsole(width=40, file=None, color_system=None)
+    t = Table(show_header=False, box=None, padding=0)
+    t.add_column(width=14)
+    t.add_row(CodeText("FFMA.SAT R0, -R6, R3, 0.5"))
+    with console.capture() as cap:
+        console.print(t)
+    lines = [line.rstrip() for line in cap.get().splitlines()]
+    assert lines == ["FFMA.SAT R0,", "-R6, R3, 0.5"], lines
+
+
+@pytest.mark.parametrize("path, columns", [(NAIVE, 80), (NAIVE, 120), (SILU, 80), (SILU, 120)])
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_table_header_is_at_most_two_lines(path, columns, lang):
+    """A header of a short count ("共享 wavefront/所需") wraps onto two lines at most where the room allows, never
+    "共享" / "wavefront/" / "所需" stacked."""
+    need(path)
+    out = _out(("source", str(path), "--lang", lang), columns)
+    blocks = _header_blocks(out)
+    assert blocks and all(len(b) <= 2 for b in blocks), out
+
+
+# ------------------------------------------------------------------------------ 5. a stall and its gloss
+def test_a_stall_name_stays_with_its_gloss_where_both_fit_a_line():
+    """"Wait" at a line's end and "（固定延迟依赖）" starting the next reads as two things: the name moves down."""
+    lines = wrap("LG Throttle（全局/本地访存队列已满）98%、Wait（固定延迟依赖）不到 1%", 24)
+    assert "Wait（固定延迟依赖）" in "\n".join(lines), lines
+    assert not any(line.endswith("Wait") for line in lines), lines
+    assert not any(line.endswith("不到") for line in lines), lines  # 不到 1%: the bound with its number
+    # a gloss too long for one line with its name still breaks as prose does: nothing lost, nothing over
+    text = "Long Scoreboard（等待 L1/TEX 缓存的访存结果）100%、Dispatch Stall（指令分派受阻）不到 1%"
+    lines = wrap(text, 20)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert all(cell_len(line) <= 20 for line in lines), lines
+
+
+@pytest.mark.parametrize("lang", ["zh"])
+@pytest.mark.parametrize("columns", [80, 120])
+def test_diagnose_details_never_splits_a_stall_name_from_its_gloss(lang, columns):
+    need(NAIVE)
+    out = _out(("diagnose", "--details", str(NAIVE), "--lang", lang), columns)
+    lines = out.splitlines()
+    split = [(a, b) for a, b in zip(lines, lines[1:])
+             if re.search(r"(?<![.\w/-])[A-Z][A-Za-z]+$", a.rstrip()) and re.match(r"\s*（[^（）]{1,16}）", b)]
+    assert split == [], split
