@@ -12,7 +12,7 @@ import pytest
 from rich.cells import cell_len
 from rich.table import Table
 
-from conftest import SHARED, need
+from conftest import CASES, SHARED, need
 from kernelscope.render.cjk import CJKConsole, wrap
 from test_zh_output import run_cli_uncached
 
@@ -106,3 +106,67 @@ def test_diagnose_details_never_splits_a_stall_name_from_its_gloss(lang, columns
     split = [(a, b) for a, b in zip(lines, lines[1:])
              if re.search(r"(?<![.\w/-])[A-Z][A-Za-z]+$", a.rstrip()) and re.match(r"\s*（[^（）]{1,16}）", b)]
     assert split == [], split
+
+
+# ------------------------------------------------------------------------------ 2. a split table
+RANKINGS = [(CASES / "N20_kineto_queued_launches.json", 80), (CASES / "N22_kineto_exposed_comm_two_streams.json", 80),
+            (CASES / "N23_nsys_stats_cuda_gpu_trace.csv", 80), (CORPUS / "nsys/cts_rtx3070_array_inc_a.sqlite", 120)]
+#: A header line of a part that holds the name column and one other column alone.
+LONE = re.compile(r"^\s*(名称|Name)\s{2,}(\S+(?: \S+)*)\s*$")
+
+
+@pytest.mark.parametrize("path, columns", RANKINGS)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_split_table_leaves_no_column_alone_and_its_continuation_is_short(path, columns, lang):
+    """A part of one column beside the name ("完全消除后" alone) joins the part before it where the name column can
+    narrow for it, else takes that part's last column with it; a part after the first says "（续）" and no more of
+    the caption than its new columns need (the explanation of 程序占比 / 提速 N× 后 is said once)."""
+    need(path)
+    out = _out(("timeline", "--details", str(path), "--lang", lang), columns)
+    lone = [line for line in out.splitlines() if LONE.match(line)]
+    assert lone == [], out
+    flat = re.sub(r"\s+", "", out)
+    cols = "“程序占比”与“提速N×后”各列" if lang == "zh" else "OfprogramandProgramifNx"
+    head = "按总耗时排序的Kernel" if lang == "zh" else "Kernelsbytotaltime"
+    ranking = flat[flat.index(head):]
+    nexts = ["按总耗时排序的拷贝", "没有任何GPU工作的时间", "按总耗时排序的CUDAAPI", "Copiesandmemsets", "TimewithnoGPUwork",
+             "CUDAAPIcallsbytotal"]
+    ranking = ranking[:min((ranking.index(n) for n in nexts if n in ranking), default=len(ranking))]
+    assert ranking.count(cols) <= 1, out
+    if ranking.count(head) > 1:
+        assert head + ("（续）" if lang == "zh" else "(continued)") in ranking, out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_name_column_has_one_width_in_every_part(lang):
+    """The parts of a split table wrap their names alike: at 120 columns "inc(int *, unsigned long)" is whole in
+    each part, never "inc(int *, unsigned" / "long)" in the first and whole in the next."""
+    path = CORPUS / "nsys/cts_rtx3070_array_inc_a.sqlite"
+    need(path)
+    out = _out(("timeline", "--details", str(path), "--lang", lang), 120)
+    names = [re.split(r"\s{2,}", line.strip())[0] for line in out.splitlines() if line.startswith("  inc(")]
+    assert len(names) >= 2 and len(set(names)) == 1, out
+
+
+def test_split_parts_keeps_the_name_width_of_the_narrowest_part():
+    """The rule for any split table: after fitting, no part's name column is wider than another's."""
+    from rich import box
+
+    from kernelscope.render.fit import fit_tables
+
+    t = Table(title="Kernels", box=box.SIMPLE_HEAD, title_justify="left")
+    t.add_column("Name", overflow="fold", min_width=12)
+    for h in ["Count", "Total time", "Mean", "Min", "Max", "Share", "Of program", "if 2x", "if 10x", "if gone"]:
+        t.add_column(h, justify="right", no_wrap=True)
+    from kernelscope.render.cjk import name_text
+    for name in ("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", "fsdp_fwd_gemm_kernel"):
+        t.add_row(name_text(name), "1", "60.00 ms", "60.00 ms", "60.00 ms", "60.00 ms", "30%", "0.0%", "negligible",
+                  "negligible", "negligible")
+    console = CJKConsole(width=80, record=True, color_system=None)
+    with console.capture() as cap:
+        for item in fit_tables([t], console):
+            console.print(item)
+    out = cap.get()
+    firsts = [re.split(r"\s{2,}", line.strip())[0] for line in out.splitlines() if line.startswith("  ncclDev")]
+    assert len(firsts) >= 2 and len(set(firsts)) == 1, out
+    assert not any(LONE.match(line) for line in out.splitlines()), out

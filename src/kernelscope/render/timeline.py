@@ -423,7 +423,8 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         for title, head, rows in sections:
             tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
             if isinstance(title, Captioned):  # each part of the caption goes with the columns it describes (fit)
-                tab._refit = lambda t, c=title: setattr(t, "title", c.shown([str(col.header) for col in t.columns]))
+                tab._refit = lambda t, c=title: setattr(t, "title", c.shown([str(col.header) for col in t.columns],
+                                                                        getattr(t, "_before", None)))
             for i, h in enumerate(head):
                 if i == 0:
                     tab.add_column(h, justify="left", overflow="fold", min_width=12)
