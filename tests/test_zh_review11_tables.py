@@ -170,3 +170,64 @@ def test_split_parts_keeps_the_name_width_of_the_narrowest_part():
     firsts = [re.split(r"\s{2,}", line.strip())[0] for line in out.splitlines() if line.startswith("  ncclDev")]
     assert len(firsts) >= 2 and len(set(firsts)) == 1, out
     assert not any(LONE.match(line) for line in out.splitlines()), out
+
+
+# ------------------------------------------------------------------------------ 3. names and their rows
+DLRM = CORPUS / "torch_traces/param_dlrm_kineto_8rank_v100.tar.gz"
+
+
+@pytest.mark.parametrize("lang, line", [("zh", "0～7：Tesla V100-SXM2-32GB（8 块）"),
+                                        ("en", "0-7: Tesla V100-SXM2-32GB (8 GPUs)")])
+@pytest.mark.parametrize("columns", [80, 120])
+def test_gpus_of_one_name_are_listed_once(lang, line, columns):
+    """Eight ranks on eight alike GPUs: one item with the range and the count, not the name eight times (broken
+    mid-name where the line ends)."""
+    need(DLRM)
+    out = _out(("timeline", str(DLRM), "--lang", lang), columns)
+    assert line in out, out
+    assert out.count("V100-SXM2-32GB") == 1, out
+
+
+def test_gpu_runs_keep_different_names_apart():
+    from kernelscope.render.common import Fmt
+    from kernelscope.render.timeline import _gpu_runs
+
+    f = Fmt("zh")
+    assert _gpu_runs([(0, "A"), (1, "A"), (2, "B"), (3, "A")], f) == ["0～1：A（2 块）", "2：B", "3：A"]
+    assert _gpu_runs([(0, "A"), (2, "A")], Fmt("en")) == ["0: A", "2: A"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_wrapped_change_hangs_under_its_start(lang):
+    """In 程序预估 a change that wraps ("所有 Rank 上 ncclDev… 提速 2×") hangs its tail by two cells: it never
+    starts at the margin where the next row's text starts."""
+    path = CASES / "N14_ranks_ddp_compute_straggler"
+    need(path)
+    out = _out(("timeline", "--as-ranks", str(path), "--lang", lang), 80)
+    lines = out.splitlines()
+    title = "程序预估" if lang == "zh" else "Program if"
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    end = next(i for i in range(start + 3, len(lines)) if not lines[i].strip())
+    rows = lines[start + 4:end]
+    tails = [line for line in rows if not re.search(r"\d\.\d+(×|x)\s*$", line)]
+    assert tails and all(line.startswith("    ") for line in tails), rows
+    assert not any(line.rstrip().endswith("(") for line in rows), rows
+
+
+# ------------------------------------------------------------------------------ 4. said once
+ALEXNET = CORPUS / "torch_traces/hta_alexnet_a100_rank0_trace.json.gz"
+
+
+@pytest.mark.parametrize("lang, short, long", [
+    ("zh", "未记录，按“假设”估算", "按每个 Kernel 读取上一个的输出"),
+    ("en", "not recorded (estimated, see assumptions)", "each kernel reads the previous one's output")])
+@pytest.mark.parametrize("columns", [80, 120])
+def test_the_bytes_assumption_is_said_once_below_the_table(lang, short, long, columns):
+    """A chain taken as such (no byte counts) has a short bytes cell that refers to the assumptions row, which
+    says how once: not the sentence in every row and again below."""
+    need(ALEXNET)
+    out = _out(("fusion", str(ALEXNET), "--lang", lang), columns)
+    flat = re.sub(r"\s+", "", out)
+    tail = short.split()[-1] if lang == "en" else short[-6:]  # (the cell wraps in its column at 80 columns)
+    assert flat.count(re.sub(r"\s+", "", tail)) >= 2, out
+    assert flat.count(re.sub(r"\s+", "", long)) == 1, out

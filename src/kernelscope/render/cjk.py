@@ -254,6 +254,8 @@ def name_breaks(text: str) -> list[int]:
             continue
         if before == ":" and text[i - 2:i] != "::" or before == "_" and _leading(text, i - 1):
             continue
+        if before == "(" and text[i - 2:i - 1] == " ":  # a parenthesis of words: " (straggler fixed)" whole
+            continue
         if before == "_" and _run(text, i) < UNDERSCORE_TAIL and text[i + _run(text, i):i + _run(text, i) + 1] != "_":
             continue  # alex_|net|: one word (the last of its compound; fused_|add_|cos_ still break)
         out.append(i)
@@ -477,6 +479,9 @@ class CJKText(Text):
     path = False
     #: Whether it is code, which wraps between operands only (:class:`CodeText`).
     code = False
+    #: Cells its wrapped lines hang by at least (a sentence in a table's first column: its tail never reads as the
+    #: next row, :func:`hanging`).
+    hang_by = 0
 
     @classmethod
     def of(cls, text: Text) -> "CJKText":
@@ -503,7 +508,7 @@ class CJKText(Text):
                     continue
                 new_lines = Lines([line])
             else:
-                indent = hang(line.plain, width)
+                indent = max(hang(line.plain, width), self.hang_by if 2 * self.hang_by < width else 0)
                 new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold", rest=width - indent,
                                                strict=self.strict, name=self.name, path=self.path and not number,
                                                code=self.code))
@@ -521,7 +526,7 @@ class CJKText(Text):
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         lines = self.plain.splitlines()
         widest = max(map(cell_len, lines), default=0)
-        pieces = [(hang(line, 1 << 20) if a else 0) + cell_len(line[a:b].strip())
+        pieces = [(max(hang(line, 1 << 20), self.hang_by) if a else 0) + cell_len(line[a:b].strip())
                   for line in lines for a, b in _segments(line, self.strict, self.name, code=self.code)]
         return Measurement(max(pieces, default=widest), widest)
 
@@ -591,6 +596,13 @@ def path_text(text: str, **kwargs: Any) -> CJKText:
     """``text`` (a path, then lines about it: :meth:`~kernelscope.render.common.Fmt.input_head`) as a
     :class:`PathText`: a long path wraps between its parts, never leaving a letter alone on a line."""
     return PathText(text, **kwargs)
+
+
+def hanging(cell: CJKText, cells: int = 2) -> CJKText:
+    """``cell`` with its wrapped lines hanging by ``cells`` (a change worded in a table's first column: "所有 Rank 上
+    … 提速 2×" wrapped, its tail indented under its start, not at the margin where the next row starts)."""
+    cell.hang_by = cells
+    return cell
 
 
 def header(cell: object) -> object:
