@@ -231,3 +231,30 @@ def test_the_bytes_assumption_is_said_once_below_the_table(lang, short, long, co
     tail = short.split()[-1] if lang == "en" else short[-6:]  # (the cell wraps in its column at 80 columns)
     assert flat.count(re.sub(r"\s+", "", tail)) >= 2, out
     assert flat.count(re.sub(r"\s+", "", long)) == 1, out
+
+
+# ------------------------------------------------------------------------------ 3. a GPU's name
+def test_a_product_name_breaks_before_its_model_only():
+    from kernelscope.render.cjk import model_breaks
+
+    def parts(t):
+        b = [0, *model_breaks(t), len(t)]
+        return [t[x:y].strip() for x, y in zip(b, b[1:])]
+
+    assert parts("NVIDIA GeForce GTX 1070") == ["NVIDIA", "GeForce", "GTX 1070"]
+    assert parts("NVIDIA GeForce RTX 2060 SUPER") == ["NVIDIA", "GeForce", "RTX 2060 SUPER"]
+    assert parts("NVIDIA GeForce RTX 5070 Ti Laptop GPU") == ["NVIDIA", "GeForce", "RTX 5070 Ti", "Laptop GPU"]
+    assert parts("Tesla V100-DGXS-32GB") == ["Tesla", "V100-DGXS-32GB"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("columns", [80, 120])
+def test_gpus_never_splits_a_model(lang, columns):
+    """``gpus``: a name wraps before its model ("NVIDIA GeForce" / "GTX 1070"), never inside it ("NVIDIA GeForce
+    GTX" / "1070", "… 1080" / "Ti")."""
+    out = _out(("gpus", "--lang", lang), columns)
+    lines = out.splitlines()
+    bad = [(a, b) for a, b in zip(lines, lines[1:])
+           if re.match(r"\S", b) and not re.search(r"\d\s*$", b) and re.match(r"(\d\S*|Ti|SUPER)\b", b)]
+    assert bad == [], bad
+    assert not any(re.match(r"\S.*\b(GTX|RTX)\s{2,}", line) for line in lines), out

@@ -38,7 +38,7 @@ from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 from .tokens import (_CJK, _NUMBER_UNIT, _ONE_OF, _PUNCTUATION, DETERMINERS, MEASURE_WORDS, NO_LINE_END, NO_LINE_START,
                      WORD_END, has_cjk, inside_numbers, inside_short_pairs)
 
-__all__ = ["CJKConsole", "CJKText", "CodeText", "code_breaks", "glosses", "HeaderText", "NameText", "NarrowHeader", "narrow_header", "break_opportunities", "divide", "hang", "has_cjk",
+__all__ = ["CJKConsole", "CJKText", "CodeText", "ModelText", "code_breaks", "model_breaks", "glosses", "HeaderText", "NameText", "NarrowHeader", "narrow_header", "break_opportunities", "divide", "hang", "has_cjk",
            "header", "name_breaks", "name_text", "path_breaks", "path_text", "PATH", "phrases", "strong_breaks",
            "word_bounds", "words", "wrap"]
 
@@ -274,12 +274,26 @@ def code_breaks(text: str) -> list[int]:
     return [m.end() for m in re.finditer(r", +(?=\S)", text)]
 
 
+def model_breaks(text: str) -> list[int]:
+    """Where a product name (a GPU's: ``NVIDIA GeForce GTX 1070``) may break: at a space before its model (the
+    letters-only word before the first word with a digit, ``GTX 1070``, and that word itself: ``Tesla`` /
+    ``V100-DGXS-32GB`` only where nothing else fits) or before a word of lower-case letters after it (``Laptop``),
+    never inside the model (``GTX`` / ``1070``, ``1080`` / ``Ti``, ``2060`` / ``SUPER``)."""
+    words = [(m.start(), m.group(0)) for m in re.finditer(r"\S+", text)]
+    digit = next((n for n, (_, w) in enumerate(words) if any(c.isdigit() for c in w)), len(words))
+    model = digit - 1 if digit > 1 and words[digit - 1][1].isalpha() else digit
+    out = [start for n, (start, _) in enumerate(words) if 0 < n <= model]
+    out += [start for n, (start, w) in enumerate(words) if n > digit and w.isalpha() and len(w) > 2
+            and any(c.islower() for c in w)]
+    return out
+
+
 def _segments(text: str, strict: bool = False, name: bool = False, path: bool = False,
-              code: bool = False) -> list[tuple[int, int]]:
+              code: bool = False, model: bool = False) -> list[tuple[int, int]]:
     """(start, end) of the pieces of ``text`` between its break opportunities (``strict``: its
     :func:`strong_breaks` only; ``name``: a name's, :func:`name_breaks`; ``path``: a path's, :func:`path_breaks`;
     ``code``: an instruction's, :func:`code_breaks`)."""
-    points = code_breaks(text) if code else path_breaks(text) if path else name_breaks(text) if name else _bracketed(text, strong_breaks(text)) \
+    points = model_breaks(text) if model else code_breaks(text) if code else path_breaks(text) if path else name_breaks(text) if name else _bracketed(text, strong_breaks(text)) \
         if strict else _points(text)
     bounds = [0, *points, len(text)]
     return list(zip(bounds, bounds[1:]))
@@ -359,7 +373,8 @@ def glosses(text: str) -> list[int]:
 
 
 def divide(text: str, width: int, fold: bool = True, rest: int | None = None, strict: bool = False,
-           name: bool = False, reach: int = LOOK_BACK, path: bool = False, code: bool = False) -> list[int]:
+           name: bool = False, reach: int = LOOK_BACK, path: bool = False, code: bool = False,
+           model: bool = False) -> list[int]:
     """The offsets to break one paragraph of ``text`` at so that its first line fits ``width`` cells and the
     others ``rest`` (default ``width``), filling each line with as many pieces as fit (rich's ``divide_line``, at
     :func:`break_opportunities`; ``strict``: at :func:`strong_breaks` only), no line ending with a stall's name whose gloss (:func:`glosses`) starts the next where both fit one, a full line ending at a strong break
@@ -371,6 +386,7 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
     if path:
         name = True
         path = all(cell_len(text[a:b]) <= (rest if a else width) for a, b in _segments(text, path=True))
+    code = code or model  # (a product name breaks as code does: at its own places only)
     prose = has_cjk(text) and not strict and not name and not code
     strong = set(strong_breaks(text)) | set(word_ends(text)) if prose else set()
     bounds = set(word_bounds(text)) - strong if prose else set()
@@ -378,7 +394,7 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
     breaks: list[int] = []
     line: list[tuple[int, int]] = []  # the pieces on the current line
     offset, room = 0, width
-    for start, end in _segments(text, strict, name, path, code):
+    for start, end in _segments(text, strict, name, path, code and not model, model):
         piece = text[start:end]
         length = cell_len(piece.rstrip())
         if room - offset >= length:
@@ -479,6 +495,8 @@ class CJKText(Text):
     path = False
     #: Whether it is code, which wraps between operands only (:class:`CodeText`).
     code = False
+    #: Whether it is a product's name, which wraps outside its model only (:class:`ModelText`).
+    model = False
     #: Cells its wrapped lines hang by at least (a sentence in a table's first column: its tail never reads as the
     #: next row, :func:`hanging`).
     hang_by = 0
@@ -511,7 +529,7 @@ class CJKText(Text):
                 indent = max(hang(line.plain, width), self.hang_by if 2 * self.hang_by < width else 0)
                 new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold", rest=width - indent,
                                                strict=self.strict, name=self.name, path=self.path and not number,
-                                               code=self.code))
+                                               code=self.code, model=self.model))
                 for n, part in enumerate(new_lines):
                     part.rstrip_end(width)
                     if n and indent:
@@ -527,7 +545,8 @@ class CJKText(Text):
         lines = self.plain.splitlines()
         widest = max(map(cell_len, lines), default=0)
         pieces = [(max(hang(line, 1 << 20), self.hang_by) if a else 0) + cell_len(line[a:b].strip())
-                  for line in lines for a, b in _segments(line, self.strict, self.name, code=self.code)]
+                  for line in lines for a, b in _segments(line, self.strict, self.name, code=self.code,
+                                                          model=self.model)]
         return Measurement(max(pieces, default=widest), widest)
 
 
@@ -537,6 +556,13 @@ class CodeText(CJKText):
     line; a table gives it its whole line first (:func:`~.fit.code`)."""
 
     code = True
+
+
+class ModelText(CJKText):
+    """A product's name in a table cell (a GPU's): it wraps before its model only (:func:`model_breaks`:
+    ``NVIDIA GeForce`` / ``GTX 1070``), never inside it, and measures at its model (its narrowest piece)."""
+
+    model = True
 
 
 class HeaderText(CJKText):

@@ -359,9 +359,9 @@ def _header_lines(header: object, lines: int) -> int:
 
 
 def _two_line_headers(table: Table, console: Console, width: int, overhead: int, need: list[int], name: int) -> None:
-    """In a compact or tight table (:func:`compact`, :func:`tight`) that fits ``width`` cells with room to spare, the columns whose header
-    is wider than their values (a rank's number under ``运行 Rank 数``) are made wide enough for their header on one
-    line, every one of them where the room allows, else on two lines at most, left to right while the room lasts;
+    """In a compact or tight table (:func:`compact`, :func:`tight`) that fits ``width`` cells with room to spare,
+    the columns whose header is wider than their values (a rank's number under ``运行 Rank 数``; in a tight one the
+    columns of numbers only) are made wide enough for their header on one line, every one of them where the room allows, else on two lines at most, left to right while the room lasts;
     rich keeps them at least that wide, the name column keeping
     :data:`NAME_COMPACT` cells: a header of three or four lines over a one-character value reads badly."""
     if not (getattr(table, "_compact", False) or getattr(table, "_tight", False)) or not table.show_header:
