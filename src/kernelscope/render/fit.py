@@ -249,7 +249,8 @@ def _no_lone_column(table: Table, console: Console, width: int, name: int,
     part = _part(table, sorted([name, *merged]), n == 0)
     part._narrow_name = True  # type: ignore[attr-defined]
     inset = 1 if n and not part.show_edge else 0
-    if not table.columns[name].no_wrap and not _loses_columns(part, console, width - inset):
+    if not table.columns[name].no_wrap and not _loses_columns(part, console, width - inset) \
+            and _name_lines(part, console, width - inset) <= NAME_LINES:
         return groups[:-2] + [merged], True
     if len(groups[-2]) < 2:
         return groups, False
@@ -258,6 +259,20 @@ def _no_lone_column(table: Table, console: Console, width: int, name: int,
     if _loses_columns(last, console, width - (0 if last.show_edge else 1)):
         return groups, False
     return groups[:-2] + [list(moved[0]), list(moved[1])], False
+
+
+#: Lines a name may wrap onto in a part whose name column was narrowed to take a lone column in
+#: (:func:`_no_lone_column`): more ("cudaDevice" / "GetStream" / "Priority" / "Range"), and the part is split.
+NAME_LINES = 3
+
+
+def _name_lines(part: Table, console: Console, width: int) -> int:
+    """The most lines a cell of ``part``'s name column (the first) wraps onto in the width rich gives it in
+    ``width`` cells."""
+    w = part._calculate_column_widths(console, console.options.update_width(width - part._extra_width))[0] \
+        - part._get_padding_width(0)
+    cells = [c for c in part.columns[0]._cells if isinstance(c, Text)]  # type: ignore[attr-defined]
+    return max((len(c.wrap(console, max(1, w))) for c in cells), default=1)
 
 
 def _same_name_width(parts: list[Table], console: Console, width: int) -> None:
