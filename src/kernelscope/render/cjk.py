@@ -98,7 +98,7 @@ PHRASES = ("CUDA Graph", "Nsight Systems", "Compute Capability")
 _GLUED = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+|(?<![\w.])[A-Za-z][A-Za-z0-9_]* \+?\d[\w.]*"
                     r"|(?:所有|全部|每个|各个|每|各) [A-Za-z][\w-]*(?: [上中内])?(?![\w\u4e00-\u9fff])")
 #: Further pieces, each found on its own (they may overlap the others): a step between two values (``224 → 192``,
-#: ``48 KiB → 44.5 KiB``), a bound and its number (``0.4%（< 60%）``: the sign never ends a line), a Chinese word and
+#: ``48 KiB → 44.5 KiB``), a bound and its number (``0.4%（< 60%）``, ``不到 1%``: the sign never ends a line), a Chinese word and
 #: the list of numbers it names, or its one number before a closing bracket or a Chinese word (``（线程 1、9）``,
 #: ``以退出码 1 结束``).
 _GLUED_MORE = (re.compile(r"(?<![\w.])\d[\d.,]*(?: ?[A-Za-zµ]{1,3}(?![A-Za-z])|%)? → \d[\d.,]*(?: ?[A-Za-zµ]{1,3}(?![A-Za-z])|%)?"),
