@@ -11,7 +11,7 @@ import re
 import pytest
 from rich.cells import cell_len
 
-from kernelscope.render.cjk import _segments, wrap
+from kernelscope.render.cjk import _segments, glosses, wrap
 
 
 def _squash(text: str) -> str:
@@ -48,6 +48,9 @@ def _early(lines: list[str], text: str, width: int) -> list[str]:
         a, b = lines[n], lines[n + 1].lstrip()
         at = text.index(b) if b else len(text)
         piece = next((text[s:e] for s, e in _segments(text) if s == at), b).rstrip()
+        glossed = [g for g in glosses(text) if g == at + len(piece)]  # a stall's name moves down with its gloss
+        if glossed:
+            piece += next(text[s:e] for s, e in _segments(text) if s == glossed[0]).rstrip()
         sep = " " if text[at - 1:at] == " " else ""
         if cell_len(a) + cell_len(sep) + cell_len(piece) <= width:
             last = n + 1 == len(lines) - 1

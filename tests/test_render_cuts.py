@@ -138,7 +138,7 @@ def test_fusion_bytes_cell_never_a_bare_percentage():
     ``按成链计 0.0%``; a known one puts its share in the language's parentheses."""
     path = need(CORPUS / "torch_traces" / "hta_alexnet_a100_rank0_trace.json.gz")
     out = _run(["fusion", "--lang", "zh", str(path)])
-    assert "成链计 0" not in out and Fmt("zh").label("fu_bytes_unrecorded")[:5] in out
+    assert "成链计 0" not in out and Fmt("zh").label("fu_bytes_unrecorded_see")[:5] in out
     md = _run(["fusion", "--format", "md", "--lang", "zh", str(path)])
     assert not re.search(r"\d% \(", md), [ln for ln in md.splitlines() if re.search(r"\d% \(", ln)][:2]
     head = next(ln for ln in md.splitlines() if ln.startswith("|---"))

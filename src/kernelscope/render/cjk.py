@@ -38,7 +38,7 @@ from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 from .tokens import (_CJK, _NUMBER_UNIT, _ONE_OF, _PUNCTUATION, DETERMINERS, MEASURE_WORDS, NO_LINE_END, NO_LINE_START,
                      WORD_END, has_cjk, inside_numbers, inside_short_pairs)
 
-__all__ = ["CJKConsole", "CJKText", "HeaderText", "NameText", "NarrowHeader", "narrow_header", "break_opportunities", "divide", "hang", "has_cjk",
+__all__ = ["CJKConsole", "CJKText", "CodeText", "ModelText", "code_breaks", "model_breaks", "glosses", "HeaderText", "NameText", "NarrowHeader", "narrow_header", "break_opportunities", "divide", "hang", "has_cjk",
            "header", "name_breaks", "name_text", "path_breaks", "path_text", "PATH", "phrases", "strong_breaks",
            "word_bounds", "words", "wrap"]
 
@@ -98,11 +98,11 @@ PHRASES = ("CUDA Graph", "Nsight Systems", "Compute Capability")
 _GLUED = re.compile(r"CUDA graph \d+ \(replay\)|PC \+0x[0-9A-Fa-f]+|(?<![\w.])[A-Za-z][A-Za-z0-9_]* \+?\d[\w.]*"
                     r"|(?:所有|全部|每个|各个|每|各) [A-Za-z][\w-]*(?: [上中内])?(?![\w\u4e00-\u9fff])")
 #: Further pieces, each found on its own (they may overlap the others): a step between two values (``224 → 192``,
-#: ``48 KiB → 44.5 KiB``), a bound and its number (``0.4%（< 60%）``: the sign never ends a line), a Chinese word and
+#: ``48 KiB → 44.5 KiB``), a bound and its number (``0.4%（< 60%）``, ``不到 1%``: the sign never ends a line), a Chinese word and
 #: the list of numbers it names, or its one number before a closing bracket or a Chinese word (``（线程 1、9）``,
 #: ``以退出码 1 结束``).
 _GLUED_MORE = (re.compile(r"(?<![\w.])\d[\d.,]*(?: ?[A-Za-zµ]{1,3}(?![A-Za-z])|%)? → \d[\d.,]*(?: ?[A-Za-zµ]{1,3}(?![A-Za-z])|%)?"),
-               re.compile(r"(?:\d[\d.]*%?（)?[<>≤≥≈] ?\d[\d.]*%?）?"),
+               re.compile(r"(?:\d[\d.]*%?（)?(?:[<>≤≥≈]|不到) ?\d[\d.]*%?）?"),
                re.compile(r"[\u4e00-\u9fff] \d[\d.]*(?:[、～]\d[\d.]*)+）?|[\u4e00-\u9fff] \d[\d.]*）"
                           r"|[\u4e00-\u9fff] \d{1,3}(?= (?!%s)[\u4e00-\u9fff])" % "|".join(MEASURE_WORDS)))  # 以退出码 1 结束: "退出码" / "1" never
 #: The same, in a name: the address and the replay only (a name's words and numbers break as a name's do).
@@ -254,6 +254,8 @@ def name_breaks(text: str) -> list[int]:
             continue
         if before == ":" and text[i - 2:i] != "::" or before == "_" and _leading(text, i - 1):
             continue
+        if before == "(" and text[i - 2:i - 1] == " ":  # a parenthesis of words: " (straggler fixed)" whole
+            continue
         if before == "_" and _run(text, i) < UNDERSCORE_TAIL and text[i + _run(text, i):i + _run(text, i) + 1] != "_":
             continue  # alex_|net|: one word (the last of its compound; fused_|add_|cos_ still break)
         out.append(i)
@@ -266,10 +268,32 @@ def path_breaks(text: str) -> list[int]:
     return [i for i in name_breaks(text) if text[i - 1] == "/" or text[i - 2:i] == "__"]
 
 
-def _segments(text: str, strict: bool = False, name: bool = False, path: bool = False) -> list[tuple[int, int]]:
+def code_breaks(text: str) -> list[int]:
+    """Where a line of code (a SASS instruction: ``LDG.E R15, [R18.64+0x20]``) may break: after the ``, `` between
+    two operands only, never between the opcode and its first operand nor inside an operand."""
+    return [m.end() for m in re.finditer(r", +(?=\S)", text)]
+
+
+def model_breaks(text: str) -> list[int]:
+    """Where a product name (a GPU's: ``NVIDIA GeForce GTX 1070``) may break: at a space before its model (the
+    letters-only word before the first word with a digit, ``GTX 1070``, and that word itself: ``Tesla`` /
+    ``V100-DGXS-32GB`` only where nothing else fits) or before a word of lower-case letters after it (``Laptop``),
+    never inside the model (``GTX`` / ``1070``, ``1080`` / ``Ti``, ``2060`` / ``SUPER``)."""
+    words = [(m.start(), m.group(0)) for m in re.finditer(r"\S+", text)]
+    digit = next((n for n, (_, w) in enumerate(words) if any(c.isdigit() for c in w)), len(words))
+    model = digit - 1 if digit > 1 and words[digit - 1][1].isalpha() else digit
+    out = [start for n, (start, _) in enumerate(words) if 0 < n <= model]
+    out += [start for n, (start, w) in enumerate(words) if n > digit and w.isalpha() and len(w) > 2
+            and any(c.islower() for c in w)]
+    return out
+
+
+def _segments(text: str, strict: bool = False, name: bool = False, path: bool = False,
+              code: bool = False, model: bool = False) -> list[tuple[int, int]]:
     """(start, end) of the pieces of ``text`` between its break opportunities (``strict``: its
-    :func:`strong_breaks` only; ``name``: a name's, :func:`name_breaks`; ``path``: a path's, :func:`path_breaks`)."""
-    points = path_breaks(text) if path else name_breaks(text) if name else _bracketed(text, strong_breaks(text)) \
+    :func:`strong_breaks` only; ``name``: a name's, :func:`name_breaks`; ``path``: a path's, :func:`path_breaks`;
+    ``code``: an instruction's, :func:`code_breaks`)."""
+    points = model_breaks(text) if model else code_breaks(text) if code else path_breaks(text) if path else name_breaks(text) if name else _bracketed(text, strong_breaks(text)) \
         if strict else _points(text)
     bounds = [0, *points, len(text)]
     return list(zip(bounds, bounds[1:]))
@@ -325,11 +349,35 @@ def _fold(piece: str, width: int, rest: int | None = None) -> list[str]:
     return parts + [piece[start:]]
 
 
+@cache
+def _gloss_pattern() -> re.Pattern[str]:
+    """The glosses of the stall reasons' Chinese names (``Wait（固定延迟依赖）``: the bracket after the name), each
+    right after its name, and an Nsight Compute rule's estimate after the rule's name."""
+    from ..knowledge.stalls import reasons
+
+    from ..knowledge.text import label
+
+    names = {r.display_name_zh for r in reasons().values() if "（" in r.display_name_zh}
+    parts = [f"(?<={re.escape(n[:n.index('（')])}){re.escape(n[n.index('（'):])}"
+             for n in sorted(names, key=len, reverse=True)]
+    estimate = re.escape(label("nsight_est", "zh")).replace(re.escape("{p:.0f}"), r"\d+")  # a rule's estimate
+    parts.append(f"(?<=[a-z])（{estimate}）")  # after the rule's name: HighPipeUtilization（ncu 预计收益 99%）
+    return re.compile("|".join(parts))
+
+
+def glosses(text: str) -> list[int]:
+    """Where a stall's gloss starts in ``text`` right after its name (``Wait|（固定延迟依赖）``): a name and its
+    gloss are one unit, a line that would end between the two moving the name down to its gloss where both fit a
+    line (:func:`divide`); a gloss too long for that breaks as prose does."""
+    return [m.start() for m in _gloss_pattern().finditer(text)]
+
+
 def divide(text: str, width: int, fold: bool = True, rest: int | None = None, strict: bool = False,
-           name: bool = False, reach: int = LOOK_BACK, path: bool = False) -> list[int]:
+           name: bool = False, reach: int = LOOK_BACK, path: bool = False, code: bool = False,
+           model: bool = False) -> list[int]:
     """The offsets to break one paragraph of ``text`` at so that its first line fits ``width`` cells and the
     others ``rest`` (default ``width``), filling each line with as many pieces as fit (rich's ``divide_line``, at
-    :func:`break_opportunities`; ``strict``: at :func:`strong_breaks` only), a full line ending at a strong break
+    :func:`break_opportunities`; ``strict``: at :func:`strong_breaks` only), no line ending with a stall's name whose gloss (:func:`glosses`) starts the next where both fit one, a full line ending at a strong break
     when one is a few cells back (``reach``; a word, 优化前, is not split; :func:`word_ends` count as strong
     there; a line full between two words, :func:`word_bounds`, looks back :data:`WORD_REACH` cells only, so that
     lines fill); a piece wider than a line is folded across lines (``fold``, :func:`_fold`) or left to be cropped; ``name``: at a name's breaks (:func:`name_breaks`); ``path``: a file's path,
@@ -338,13 +386,15 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
     if path:
         name = True
         path = all(cell_len(text[a:b]) <= (rest if a else width) for a, b in _segments(text, path=True))
-    prose = has_cjk(text) and not strict and not name
+    code = code or model  # (a product name breaks as code does: at its own places only)
+    prose = has_cjk(text) and not strict and not name and not code
     strong = set(strong_breaks(text)) | set(word_ends(text)) if prose else set()
     bounds = set(word_bounds(text)) - strong if prose else set()
+    glossed = set(glosses(text)) if prose else set()
     breaks: list[int] = []
     line: list[tuple[int, int]] = []  # the pieces on the current line
     offset, room = 0, width
-    for start, end in _segments(text, strict, name, path):
+    for start, end in _segments(text, strict, name, path, code and not model, model):
         piece = text[start:end]
         length = cell_len(piece.rstrip())
         if room - offset >= length:
@@ -353,7 +403,7 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
         elif length > room or length > rest:
             if fold:
                 size = rest if start else room  # English as rich folds it; a name or Chinese at no ")" alone
-                chopped = _fold(piece, size, rest) if name or has_cjk(text) else chop_cells(piece, size)
+                chopped = _fold(piece, size, rest) if name or code or has_cjk(text) else chop_cells(piece, size)
                 for n, part in enumerate(chopped):
                     if start:
                         breaks.append(start)
@@ -367,6 +417,12 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
                 offset = cell_len(piece)
             room, line = rest, [(start, end)]
         elif offset and start:
+            if start in glossed and len(line) > 1 and line[-1][1] == start \
+                    and cell_len(text[line[-1][0]:end].rstrip()) <= rest:  # a name and its gloss: one line
+                line = [line[-1], (start, end)]
+                breaks.append(line[0][0])
+                offset, room = sum(cell_len(text[a:b]) for a, b in line), rest
+                continue
             back = 0 if not strong or start in strong else _look_back(text, line, strong, room, WORD_REACH) \
                 if start in bounds else _look_back(text, line, strong | bounds, room, reach)
             if back and sum(cell_len(text[a:b]) for a, b in line[-back:]) + cell_len(piece) <= rest:
@@ -377,7 +433,7 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
                 line = []
             line.append((start, end))
             offset, room = sum(cell_len(text[a:b]) for a, b in line), rest
-    if has_cjk(text) and not name:
+    if has_cjk(text) and not name and not code:
         return _no_widow(text, breaks, [a for a, _ in _segments(text, strict)], strong | bounds, rest, reach)
     return breaks
 
@@ -437,6 +493,13 @@ class CJKText(Text):
     name = False
     #: Whether its first line is a path, which wraps as a name (:func:`path_text`).
     path = False
+    #: Whether it is code, which wraps between operands only (:class:`CodeText`).
+    code = False
+    #: Whether it is a product's name, which wraps outside its model only (:class:`ModelText`).
+    model = False
+    #: Cells its wrapped lines hang by at least (a sentence in a table's first column: its tail never reads as the
+    #: next row, :func:`hanging`).
+    hang_by = 0
 
     @classmethod
     def of(cls, text: Text) -> "CJKText":
@@ -463,9 +526,10 @@ class CJKText(Text):
                     continue
                 new_lines = Lines([line])
             else:
-                indent = hang(line.plain, width)
+                indent = max(hang(line.plain, width), self.hang_by if 2 * self.hang_by < width else 0)
                 new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold", rest=width - indent,
-                                               strict=self.strict, name=self.name, path=self.path and not number))
+                                               strict=self.strict, name=self.name, path=self.path and not number,
+                                               code=self.code, model=self.model))
                 for n, part in enumerate(new_lines):
                     part.rstrip_end(width)
                     if n and indent:
@@ -480,9 +544,25 @@ class CJKText(Text):
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         lines = self.plain.splitlines()
         widest = max(map(cell_len, lines), default=0)
-        pieces = [(hang(line, 1 << 20) if a else 0) + cell_len(line[a:b].strip())
-                  for line in lines for a, b in _segments(line, self.strict, self.name)]
+        pieces = [(max(hang(line, 1 << 20), self.hang_by) if a else 0) + cell_len(line[a:b].strip())
+                  for line in lines for a, b in _segments(line, self.strict, self.name, code=self.code,
+                                                          model=self.model)]
         return Measurement(max(pieces, default=widest), widest)
+
+
+class CodeText(CJKText):
+    """A line of code in a table cell (a SASS instruction): it wraps after the ``, `` between two operands only
+    (:func:`code_breaks`), and measures at its narrowest piece (the opcode and its first operand) and its whole
+    line; a table gives it its whole line first (:func:`~.fit.code`)."""
+
+    code = True
+
+
+class ModelText(CJKText):
+    """A product's name in a table cell (a GPU's): it wraps before its model only (:func:`model_breaks`:
+    ``NVIDIA GeForce`` / ``GTX 1070``), never inside it, and measures at its model (its narrowest piece)."""
+
+    model = True
 
 
 class HeaderText(CJKText):
@@ -542,6 +622,13 @@ def path_text(text: str, **kwargs: Any) -> CJKText:
     """``text`` (a path, then lines about it: :meth:`~kernelscope.render.common.Fmt.input_head`) as a
     :class:`PathText`: a long path wraps between its parts, never leaving a letter alone on a line."""
     return PathText(text, **kwargs)
+
+
+def hanging(cell: CJKText, cells: int = 2) -> CJKText:
+    """``cell`` with its wrapped lines hanging by ``cells`` (a change worded in a table's first column: "所有 Rank 上
+    … 提速 2×" wrapped, its tail indented under its start, not at the margin where the next row starts)."""
+    cell.hang_by = cells
+    return cell
 
 
 def header(cell: object) -> object:

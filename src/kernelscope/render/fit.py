@@ -63,6 +63,20 @@ def wants(table: Table, column: int, cells: int) -> Table:
     return table
 
 
+#: A column of code (:func:`code`) counts at most at the width divided by this (26 cells at 80 columns, 40 at 120).
+CODE_SHARE = 3
+
+
+def code(table: Table, column: int) -> Table:
+    """Say that a column of ``table`` holds code (SASS instructions, :class:`~.cjk.CodeText`): where the table does
+    not fit on one line it counts at its widest cell (at most the width divided by :data:`CODE_SHARE`), before the
+    columns of prose beside it are given their room (:func:`wants`) and the rightmost columns dropped (or moved to a
+    part of their own) for it, and rich gives it that width: an instruction is never wrapped where a sentence
+    could be; wider, it wraps between operands only; returns the table."""
+    table.columns[column]._code = True  # type: ignore[attr-defined]
+    return table
+
+
 def compact(table: Table) -> Table:
     """Say that ``table`` keeps its columns by wrapping them: where it does not fit, each column that wraps counts
     at its narrowest piece (a number with its unit, a word) and the name column at :data:`NAME_COMPACT` cells,
@@ -146,18 +160,22 @@ def _narrowed(item: object, console: Console, width: int) -> object:
     if not item.show_header or len(item.columns) < 3:
         return item
     split = split_parts(item, console, width)
-    if len(split) < 2:
-        return item
+    if len(split) < 2:  # every column in one part: the table with its name column narrowed (_no_lone_column)
+        return split[0] if split and len(split[0].columns) == len(item.columns) else item
     # a part without edge aligned as one with, and a blank line below it as the first part has (its edge): never a
     # part's header glued to the rows above, nor the next heading to the last part's rows
-    return Group(split[0], *(p if p.show_edge else Padding(p, (0, 0, int(item.show_edge), 1)) for p in split[1:]))
+    group = Group(split[0], *(p if p.show_edge else Padding(p, (0, 0, int(item.show_edge), 1)) for p in split[1:]))
+    group._split = split  # type: ignore[attr-defined]  # (its name column one width once fitted: _same_name_width)
+    return group
 
 
-def _part(table: Table, columns: list[int], first: bool, narrow: bool = False) -> Table:
+def _part(table: Table, columns: list[int], first: bool, narrow: bool = False,
+          before: list[str] | None = None) -> Table:
     """A table of ``table``'s ``columns`` (indices), its rows, box and padding; the title on the ``first`` part
-    only, unless the title says what the columns shown are of (a ``_refit``: each part gets its own; a part with
-    no title has no edge either: one blank line, not two, after the part before it); ``narrow``:
-    compact (:func:`compact`)."""
+    only, unless the title says what the columns shown are of (a ``_refit``: each part gets its own, a part after
+    the first told the headers shown before it, ``before``, so that it says "(continued)" and no more of the
+    caption than its new columns need; a part with no title has no edge either: one blank line, not two, after
+    the part before it); ``narrow``: compact (:func:`compact`)."""
     from copy import copy
 
     refit = getattr(table, "_refit", None)
@@ -173,6 +191,7 @@ def _part(table: Table, columns: list[int], first: bool, narrow: bool = False) -
     part.rows = list(table.rows)
     if refit is not None:
         part._refit = refit  # type: ignore[attr-defined]
+        part._before = None if first else list(before or [])  # type: ignore[attr-defined]
         refit(part)
     if getattr(table, "_drop_first", None):
         part._drop_first = table._drop_first  # type: ignore[attr-defined]
@@ -200,12 +219,75 @@ def split_parts(table: Table, console: Console, width: int) -> list[Table]:
         current.append(i)
     if current:
         groups.append(current)
+    groups, narrowed = _no_lone_column(table, console, width, name, groups)
     parts = []
     for n, g in enumerate(groups):
-        part = _part(table, sorted([name, *g]), n == 0)
+        before = [_head(table.columns[i]) for h in groups[:n] for i in h]
+        part = _part(table, sorted([name, *g]), n == 0, before=before)
+        part._narrow_name = narrowed and n == len(groups) - 1  # type: ignore[attr-defined]
         inner = width - (1 if n and not part.show_edge else 0)
-        parts.append(_part(table, sorted([name, *g]), n == 0, True) if _loses_columns(part, console, inner) else part)
+        parts.append(_part(table, sorted([name, *g]), n == 0, True, before) if _loses_columns(part, console, inner)
+                     else part)
     return parts
+
+
+def _head(column: object) -> str:
+    header = column.header  # type: ignore[attr-defined]
+    return header.plain if isinstance(header, Text) else str(header)
+
+
+def _no_lone_column(table: Table, console: Console, width: int, name: int,
+                    groups: list[list[int]]) -> tuple[list[list[int]], bool]:
+    """``groups`` (the columns of each part of a split table) with no part holding one column alone: it joins
+    the part before it where that part, its name column narrowed to :data:`NAME_COMPACT` cells (the name wraps),
+    still fits (then True: the last part's name column narrowed); else the part before gives it its last column
+    (``提速 10× 后`` beside ``完全消除后``, not one column on a table of its own)."""
+    if len(groups) < 2 or len(groups[-1]) != 1:
+        return groups, False
+    merged = groups[-2] + groups[-1]
+    n = len(groups) - 2
+    part = _part(table, sorted([name, *merged]), n == 0)
+    part._narrow_name = True  # type: ignore[attr-defined]
+    inset = 1 if n and not part.show_edge else 0
+    if not table.columns[name].no_wrap and not _loses_columns(part, console, width - inset) \
+            and _name_lines(part, console, width - inset) <= NAME_LINES:
+        return groups[:-2] + [merged], True
+    if len(groups[-2]) < 2:
+        return groups, False
+    moved = groups[-2][:-1], [groups[-2][-1], *groups[-1]]
+    last = _part(table, sorted([name, *moved[1]]), False)
+    if _loses_columns(last, console, width - (0 if last.show_edge else 1)):
+        return groups, False
+    return groups[:-2] + [list(moved[0]), list(moved[1])], False
+
+
+#: Lines a name may wrap onto in a part whose name column was narrowed to take a lone column in
+#: (:func:`_no_lone_column`): more ("cudaDevice" / "GetStream" / "Priority" / "Range"), and the part is split.
+NAME_LINES = 3
+
+
+def _name_lines(part: Table, console: Console, width: int) -> int:
+    """The most lines a cell of ``part``'s name column (the first) wraps onto in the width rich gives it in
+    ``width`` cells."""
+    w = part._calculate_column_widths(console, console.options.update_width(width - part._extra_width))[0] \
+        - part._get_padding_width(0)
+    cells = [c for c in part.columns[0]._cells if isinstance(c, Text)]  # type: ignore[attr-defined]
+    return max((len(c.wrap(console, max(1, w))) for c in cells), default=1)
+
+
+def _same_name_width(parts: list[Table], console: Console, width: int) -> None:
+    """The name column (the first) of every part of a split table (each fitted already) no wider than in the
+    narrowest of them, where the parts would give it different widths: a name wrapped on one part is wrapped the same way on the others,
+    not printed whole on one and broken on the next."""
+    widths = []
+    for n, part in enumerate(parts):
+        inner = width - (1 if n and not part.show_edge else 0)
+        extra = part._extra_width
+        widths.append(part._calculate_column_widths(console, console.options.update_width(inner - extra))[0]
+                      - part._get_padding_width(0))
+    if len(set(widths)) > 1:
+        for part in parts:
+            part.columns[0].max_width = min(widths)
 
 
 def left_out_note(headers: list[str]) -> str:
@@ -226,6 +308,8 @@ def _fit_any(item: object, console: Console, width: int) -> None:
             shown[i] = _narrowed(part, console, width)
             _fit_any(shown[i], console, width)
             shown[i] = _noted(shown[i])
+        if getattr(item, "_split", None):
+            _same_name_width(item._split, console, width)  # type: ignore[attr-defined]
     elif isinstance(item, Padding):  # the note on columns left out below the inset part, flush left (the Group's)
         _fit_any(item.renderable, console, width - item.left - item.right)
         item._left_out = getattr(item.renderable, "_left_out", None)  # type: ignore[attr-defined]
@@ -290,15 +374,16 @@ def _header_lines(header: object, lines: int) -> int:
 
 
 def _two_line_headers(table: Table, console: Console, width: int, overhead: int, need: list[int], name: int) -> None:
-    """In a compact table (:func:`compact`) that fits ``width`` cells with room to spare, the columns whose header
-    is wider than their values (a rank's number under ``运行 Rank 数``) are made wide enough for their header on one
-    line, every one of them where the room allows, else on two lines at most, left to right while the room lasts;
+    """In a compact or tight table (:func:`compact`, :func:`tight`) that fits ``width`` cells with room to spare,
+    the columns whose header is wider than their values (a rank's number under ``运行 Rank 数``; in a tight one the
+    columns of numbers only) are made wide enough for their header on one line, every one of them where the room allows, else on two lines at most, left to right while the room lasts;
     rich keeps them at least that wide, the name column keeping
     :data:`NAME_COMPACT` cells: a header of three or four lines over a one-character value reads badly."""
-    if not getattr(table, "_compact", False) or not table.show_header:
+    if not (getattr(table, "_compact", False) or getattr(table, "_tight", False)) or not table.show_header:
         return
     room = width - overhead - sum(need)
-    others = [i for i in range(len(table.columns)) if i != name]
+    others = [i for i in range(len(table.columns)) if i != name  # (in a tight one, the columns of numbers)
+              and (getattr(table, "_compact", False) or table.columns[i].no_wrap)]
     wants = {n: {i: max(0, _header_lines(table.columns[i].header, n) - need[i]) for i in others} for n in (1, 2)}
     for n in (1,) if sum(wants[1].values()) <= room else (2,):
         for i in others:
@@ -317,14 +402,27 @@ def _needs(table: Table, console: Console, width: int) -> tuple[int, int, list[i
     overhead = _minimum(table, console, 1 << 20) - sum(low for low, _ in sizes)  # borders and padding (unclamped)
     need = [min(high, CELL_MAX) for _, high in sizes]  # a longer word is folded or abbreviated by rich
     need[name] = min(NAME_MIN, sizes[name][0])  # its longest word, up to NAME_MIN (rich wraps or abbreviates it)
+    if getattr(table, "_narrow_name", False) and not table.columns[name].no_wrap:  # (a part that takes a lone
+        # column in: split_parts; a name kept on one line is not narrowed)
+        need[name] = min(NAME_COMPACT, sizes[name][0])
     if getattr(table, "_compact", False):
         need = [low if not c.no_wrap else n for (low, _), n, c in zip(sizes, need, table.columns)]
         need[name] = min(NAME_COMPACT, sizes[name][0])
     wanted = [i for i, c in enumerate(table.columns) if getattr(c, "_want", None) is not None]
-    for i in wanted:
+    coded = [i for i, c in enumerate(table.columns) if getattr(c, "_code", False)]
+    for i in wanted + coded:
         table.columns[i]._set = None  # type: ignore[attr-defined]
-    if wanted and overhead + sum(high for _, high in sizes) <= width:
-        wanted = []  # every cell on one line: rich gives each column its room
+    if (wanted or coded) and overhead + sum(high for _, high in sizes) <= width:
+        wanted = coded = []  # every cell on one line: rich gives each column its room
+    for i in coded:  # its whole instruction, up to a share of the width (code), the columns of prose beside it
+        raised = max(need[i], min(sizes[i][1], width // CODE_SHARE))  # wrapping narrower for it first (by
+        gain, need[i] = raised - need[i], raised  # the cells it gained at most: no more columns beside it)
+        table.columns[i]._set = need[i]  # type: ignore[attr-defined]
+        for j, c in enumerate(table.columns):
+            over = min(gain, overhead + sum(need) - width)
+            if over > 0 and j not in coded and j not in wanted and j != name and not c.no_wrap:
+                need[j] -= min(over, need[j] - min(need[j], sizes[j][0]))
+                gain -= over
     raised = [max(need[i], min(table.columns[i]._want, _want_cap(width), sizes[i][1])) for i in wanted]  # type: ignore[attr-defined]
     if any(r > need[i] for i, r in zip(wanted, raised)):  # room to give: each column that wants it is set
         for i, r in zip(wanted, raised):

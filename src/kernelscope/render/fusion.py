@@ -93,10 +93,11 @@ def _one(e: FusionEstimate) -> str:
     return "_one" if e.occurrences == 1 and e.per_step is None else ""
 
 
-def _bytes_cell(e: FusionEstimate, f: Fmt) -> str:
+def _bytes_cell(e: FusionEstimate, f: Fmt, assumed_below: bool = False) -> str:
     if e.unfused_bytes is None:  # no byte counts: the share is the assumed one, worded as such (never a bare 0.0%)
-        if not e.bytes_fraction:
-            return f.label("fu_bytes_unrecorded")
+        if not e.bytes_fraction:  # the assumption said once, in the lines below the table, where they are printed
+            return f.label("fu_bytes_unrecorded_see" if assumed_below and ASSUMPTIONS & set(e.caveats)
+                           else "fu_bytes_unrecorded")
         return f.label("fu_bytes_unrecorded_share", fraction=f.share(e.bytes_fraction))
     return f"{_bytes(e.unfused_bytes, f)} → {_bytes(e.fused_bytes, f)}{f.paren(f.share(e.bytes_fraction))}"
 
@@ -111,16 +112,18 @@ def md_chain_cell(e: FusionEstimate, i: int, f: Fmt) -> str:
     return md_cell(f"#{i} ") + chain_text(e, zh=f.zh, code=lambda w: md_code(md_cell(w)))
 
 
-def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt) -> Section | None:
+def fusion_section(estimates: Sequence[FusionEstimate], f: Fmt, assumed_below: bool = False) -> Section | None:
     """(title, header, rows) of the fusion candidates, or None when there are none; the title carries the legend
-    of ⇒ where a chain has one (:func:`chain_legend`)."""
+    of ⇒ where a chain has one (:func:`chain_legend`); ``assumed_below``: the assumptions are printed below the
+    table (:func:`fusion_lines`), so a bytes cell taken as a chain refers to them ("not recorded (estimated, see
+    assumptions)") instead of repeating the sentence on every row."""
     if not estimates:
         return None
     head = [f.label("fu_chain"), f.label("fu_runs"), f.label("fu_unfused"), f.label("fu_bytes"), f.label("fu_fused"),
             f.label("fu_bound"), f.label("fu_saving"), f.label("fu_program"), f.label("fu_route")]
     rows = []
     for i, e in enumerate(estimates):
-        rows.append([f"#{i + 1} {chain_text(e, zh=f.zh)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f),
+        rows.append([f"#{i + 1} {chain_text(e, zh=f.zh)}", _runs(e, f), f.time(e.unfused_s), _bytes_cell(e, f, assumed_below),
                      _fused_cell(e, f), f.time(e.fused_bound_s),
                      _saving_cell(e, f),
                      f.share(e.program_fraction) + ("" if negligible_gain(e.program_speedup)
@@ -284,7 +287,7 @@ def render_fusion(path: str, source: str, estimates: Sequence[FusionEstimate], f
                                        path=path, source=source,  # type: ignore[arg-type]
                                        candidates=[fusion_doc(e, f) for e in estimates]))
     if fmt == "markdown":
-        section = fusion_section(estimates, f)
+        section = fusion_section(estimates, f, assumed_below=True)
         lines = fusion_lines(estimates, f)
         out = [f"## {f.label('fu_command_title')}", "", f"- {md_code(_md(path))}", ""]
         if section is None:
@@ -322,7 +325,7 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
     from .fit import fills, narrow_form
 
     f = Fmt(lang)
-    section = fusion_section(estimates, f)
+    section = fusion_section(estimates, f, assumed_below=True)  # (fusion_lines below it)
     parts: list = [Text(f.label("fu_command_title"), style="bold"), Group(path_text(safe(path)))]  # the path on its own line
     if section is None:
         return parts + [Text(f.label("fu_none"))]

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import GpuSpec
+from .cjk import ModelText
 from .common import Fmt
 from .numbers import peak_figure
 
@@ -49,6 +50,7 @@ def gpus_table(gpus: Iterable[GpuSpec], lang: str) -> Table:
             t.add_column(text, justify="right", no_wrap=True)
     for g in gpus:
         cc = f.nm if g.compute_capability is None else f"{g.compute_capability[0]}.{g.compute_capability[1]}"
-        t.add_row(Text(g.name), Text(g.architecture or f.nm), cc, str(g.sm_count or f.nm),
+        t.add_row(ModelText(g.name), Text(g.architecture or f.nm), cc, str(g.sm_count or f.nm),  # (a name wraps
+                  # before its model, never inside it: NVIDIA GeForce / GTX 1070)
                   peak_figure(g.dram_bandwidth_bytes_per_s / 1e9), *(_tflops(g, p, f) for p in _PIPES))
     return t

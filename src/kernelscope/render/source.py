@@ -22,7 +22,8 @@ from ..model import SourceMarker
 from ..version import __version__
 from .rich_text import Heading, md_spaced, to_plain
 from .common import Fmt, md_code
-from .fit import drop_first, tight, wants
+from .cjk import CodeText
+from .fit import code, drop_first, tight, wants
 from .documents import encode
 from .documents.source import (
     AtInstructionDoc, CountersDoc, InstructionDoc, LaunchSourceDoc, LineDoc, MarkerDoc, SourceDoc, SourceInputDoc, StallSamplesDoc,
@@ -62,9 +63,6 @@ def render_source(result: SourceReport, fmt: str = "table", lang: str = "en", wi
 #: "Long Scoreboard（等待 L1/TEX 缓存的访存结果）100%"), at most a quarter of the width and half of the cells beyond
 #: 80 (:func:`~.fit.wants`): at 120 columns the stall names no longer wrap for the short counts beside them.
 STALL_WIDTH = 50
-#: Cells the SASS column wants beside it (an instruction and its operands on one line, mostly: "FFMA.SAT R0, -R6,
-#: R3, 0.5" whole at 120 columns; wider, the rightmost count would be dropped there for the longest ones).
-SASS_WIDTH = 26
 
 
 def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
@@ -86,11 +84,12 @@ def renderables(result: SourceReport, lang: str) -> list[RenderableType]:
         for i, h in enumerate(instruction_head(f)):
             t.add_column(h, justify="left" if i in (0, 1, 4) else "right", overflow="fold", no_wrap=i not in (1, 4))
         for row in instruction_rows(ls.instructions, f):
-            t.add_row(*(Text(c) for c in row))
-        # in Chinese, where the table is too wide, the headers of the short counts wrap and the columns sit one
-        # cell closer, and the stall column (its long stall names were squeezed to the SASS column's width) and
-        # the SASS column are given their room
-        out.append(tight(wants(wants(t, 1, SASS_WIDTH), 4, STALL_WIDTH)) if f.zh else t)
+            t.add_row(*(CodeText(c) if i == 1 else Text(c) for i, c in enumerate(row)))
+        # the SASS column its whole instructions first (code); in Chinese, where the table is too wide, the headers
+        # of the short counts wrap and the columns sit one cell closer, and the stall column (its long stall names
+        # were squeezed to the SASS column's width) is given its room
+        code(t, 1)
+        out.append(tight(wants(t, 4, STALL_WIDTH)) if f.zh else t)
     return out
 
 

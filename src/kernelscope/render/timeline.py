@@ -121,12 +121,26 @@ def _black_hole_note(rep: TimelineReport, lang: str) -> Note | None:
     return host if host is not None else black_hole_note(rep, lang)
 
 
+def _gpu_runs(shown: Sequence[tuple[int, str]], f: Fmt) -> list[str]:
+    """The GPUs ``shown`` (index, name) as items of a list: consecutive indices of one name as one item
+    ("0-7: Tesla V100-SXM2-32GB (8 GPUs)", "0～7：Tesla V100-SXM2-32GB（8 块）"), never the same name once per rank."""
+    runs: list[list[tuple[int, str]]] = []
+    for i, n in shown:
+        if runs and runs[-1][-1][1] == n and isinstance(i, int) and runs[-1][-1][0] == i - 1:
+            runs[-1].append((i, n))
+        else:
+            runs.append([(i, n)])
+    return [f"{run[0][0]}{f.colon}{safe(run[0][1]) or '-'}" if len(run) == 1 else
+            f.label("tl_gpus_run", first=run[0][0], last=run[-1][0], name=safe(run[0][1]) or "-", n=len(run))
+            for run in runs]
+
+
 def _gpus(rep: TimelineReport, f: Fmt) -> str:
     """The GPUs that ran work in the trace ("0: NVIDIA A100"), the others of the machine as a count; all of them
     when the report has no per-device split."""
     busy = {d.device for d in rep.devices}
     shown = [(i, n) for i, n in rep.devices_named if i in busy] or list(rep.devices_named)
-    text = f.listing(f"{i}{f.colon}{safe(n) or '-'}" for i, n in shown)
+    text = f.listing(_gpu_runs(shown, f))
     rest = len(rep.devices_named) - len(shown)
     return text + f.label("tl_gpus_without_work", n=rest) if rest else text
 
@@ -427,7 +441,8 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         for title, head, rows in sections:
             tab = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
             if isinstance(title, Captioned):  # each part of the caption goes with the columns it describes (fit)
-                tab._refit = lambda t, c=title: setattr(t, "title", c.shown([str(col.header) for col in t.columns]))
+                tab._refit = lambda t, c=title: setattr(t, "title", c.shown([str(col.header) for col in t.columns],
+                                                                        getattr(t, "_before", None)))
             for i, h in enumerate(head):
                 if i == 0:
                     tab.add_column(h, justify="left", overflow="fold", min_width=12)

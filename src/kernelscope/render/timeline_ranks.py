@@ -14,7 +14,7 @@ from rich.text import Text
 from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
 from .rich_text import md_spaced, to_plain
-from .cjk import PATH, NarrowHeader, name_text, path_text
+from .cjk import PATH, NarrowHeader, hanging, name_text, path_text
 from .fit import compact
 from .numbers import percent_columns
 from .common import Fmt, md_cell, safe, short_names
@@ -146,9 +146,9 @@ def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
                            justify="left" if i < words else "right", overflow="fold", no_wrap=keep and i >= words)
         if keep:
             compact(tab)
-        for r in rows:
-            tab.add_row(*(name_text(c) if i < words or PATH.fullmatch(c) else Text(c)  # a name wraps at its parts
-                          for i, c in enumerate(r)))
+        for r in rows:  # a name wraps at its parts; a change worded in the first column hangs when it wraps
+            tab.add_row(*((hanging(name_text(c)) if i == 0 and not keep and " " in c else name_text(c))
+                          if i < words or PATH.fullmatch(c) else Text(c) for i, c in enumerate(r)))
         out.append(tab)
     return out
 

@@ -119,10 +119,21 @@ class Captioned(str):
         return self.sep.join(text for text, cols in self.parts
                              if headers is None or not cols or any(h in cols for h in headers))
 
-    def shown(self, headers: Sequence[str]) -> str:
-        """The title for a table that shows ``headers``: the parts of the columns it dropped left out."""
-        caption = self.caption(headers)
-        return self.head + (self.sep + caption if caption else "")
+    def shown(self, headers: Sequence[str], before: Sequence[str] | None = None) -> str:
+        """The title for a table that shows ``headers``: the parts of the columns it dropped left out; a part of a
+        split table after the first (``before``: the headers the parts before it showed), "… (continued)" and only
+        the parts of the columns it is the first to show (the caption is not said twice)."""
+        if before is None:
+            caption = self.caption(headers)
+            return self.head + (self.sep + caption if caption else "")
+        from .common import label
+
+        lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in self.head) else "en"
+        fresh = [h for h in headers if h not in before]
+        caption = self.sep.join(text for text, cols in self.parts if cols and any(h in cols for h in fresh)
+                                and not any(h in cols for h in before))
+        head = label("fit_continued", lang).format(head=self.head)
+        return head + (self.sep + caption if caption else "")
 
 
 def amdahl_caption(items: Sequence[ItemStat], f: Fmt, ranks: bool = True, cols: str = "tl_cols_program") -> str:
