@@ -316,7 +316,7 @@ class _Builder:
                 if c >= 0:
                     self.op_table.append(g)
             code[j] = c
-        row = np.array(ops[0], dtype=np.int64)
+        row = np.fromiter(ops[0], np.int64, len(ops[0]))  # (a list of ints: cheaper than np.array's type probe)
         if keep is not None:
             new_index = np.full(n, -1, dtype=np.int64)
             new_index[keep] = np.arange(keep.shape[0])
