@@ -95,7 +95,8 @@ def test_closed_standard_output_exits_141_quietly(command):
 
 # ----------------------------------------------------------------------------------------------- names
 from conftest import SHARED, need  # noqa: E402
-from kernelscope.render.cjk import CJKConsole, name_breaks, name_text  # noqa: E402
+from kernelscope.render.cjk import name_breaks
+from kernelscope.render.cjk_console import CJKConsole, name_text  # noqa: E402
 from kernelscope.render.common import short_name, short_names  # noqa: E402
 
 _ADD = ("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>, at::detail::Array<char*, 3> >"

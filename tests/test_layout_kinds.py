@@ -19,7 +19,8 @@ from rich.padding import Padding
 from rich.table import Table
 
 from conftest import CASES, SHARED, need
-from kernelscope.render.cjk import CJKConsole, has_cjk, wrap
+from kernelscope.render.cjk import has_cjk, wrap
+from kernelscope.render.cjk_console import CJKConsole
 from kernelscope.render.common import Fmt
 from test_zh_output import run_cli, run_cli_uncached
 

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from conftest import CASES, CORPUS_NCU, SHARED, need
 from kernelscope.cli import main
-from kernelscope.render.cjk import CJKConsole
+from kernelscope.render.cjk_console import CJKConsole
 from kernelscope.render.fit import NAME_MIN, fit_tables
 
 SMALL_REPORT = "LakshyaSingh354__CudaCode__report.ncu-rep"

@@ -23,7 +23,8 @@ from rich.text import Text
 
 from conftest import CASES, need
 from kernelscope.cli import main
-from kernelscope.render.cjk import CJKConsole, wrap
+from kernelscope.render.cjk import wrap
+from kernelscope.render.cjk_console import CJKConsole
 from kernelscope.render.fit import fit_tables
 from kernelscope.render.inline import terminal_prose
 

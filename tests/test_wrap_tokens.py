@@ -11,7 +11,8 @@ import pytest
 
 from conftest import SHARED, need
 from kernelscope.cli import main
-from kernelscope.render.cjk import CJKConsole, divide, wrap
+from kernelscope.render.cjk import divide, wrap
+from kernelscope.render.cjk_console import CJKConsole
 from kernelscope.render.tokens import NUMBER, SHORT_PAIR, inside_numbers, inside_short_pairs
 from rich.cells import cell_len
 from rich.table import Table

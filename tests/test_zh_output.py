@@ -319,12 +319,12 @@ def test_english_divides_as_rich_does():
 def test_english_output_is_what_rich_prints(name):
     from rich.console import Console
 
-    from kernelscope.render.cjk import CJKConsole
+    from kernelscope.render.cjk_console import CJKConsole
 
     need(CORPUS)
     argv = tuple(a.format(corpus=CORPUS) for a in ZH_COMMANDS[name]) + ("--lang", "en")
     # what differs by design: items hang, a table's title wraps at the console's width (not the table's)
-    with mock.patch("kernelscope.render.cjk.hang", return_value=0), \
+    with mock.patch("kernelscope.render.cjk_console.hang", return_value=0), \
             mock.patch.object(CJKConsole, "_titled", lambda self, table, options: Console.render(self, table, options)):
         ours = run_cli_uncached(argv, 80)
     with mock.patch.object(CJKConsole, "render", Console.render), \
@@ -336,7 +336,7 @@ def test_english_output_is_what_rich_prints(name):
 def test_styles_survive_the_cjk_text():
     from rich.text import Text
 
-    from kernelscope.render.cjk import CJKConsole
+    from kernelscope.render.cjk_console import CJKConsole
 
     buf = io.StringIO()
     console = CJKConsole(file=buf, width=12, force_terminal=True, color_system="standard")
@@ -346,14 +346,14 @@ def test_styles_survive_the_cjk_text():
 
 
 def test_every_console_that_prints_text_wraps_chinese():
-    """A ``rich.console.Console`` made anywhere but ``render/cjk.py`` would wrap Chinese as rich does; only the
+    """A ``rich.console.Console`` made anywhere but ``render/cjk_console.py`` would wrap Chinese as rich does; only the
     progress bar (no text to wrap) may use rich's own."""
     from conftest import REPO
 
     found = []
     for path in sorted((REPO / "src" / "kernelscope").rglob("*.py")):
         rel = path.relative_to(REPO / "src" / "kernelscope").as_posix()
-        if rel in ("render/cjk.py", "render/progress.py"):
+        if rel in ("render/cjk_console.py", "render/progress.py"):
             continue
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.search(r"(?<![A-Za-z])Console\(", line):

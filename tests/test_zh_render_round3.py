@@ -12,7 +12,8 @@ import pytest
 
 from conftest import CASES, need
 from kernelscope.analysis.groups import Spread
-from kernelscope.render.cjk import PATH, _letters, divide, name_breaks, wrap
+from kernelscope.render.cjk import _letters, divide, name_breaks, wrap
+from kernelscope.render.cjk_console import PATH
 from kernelscope.render.common import Fmt
 from kernelscope.render.compare import _regressions_line, names_list
 from kernelscope.render.launch_groups import spread_values

@@ -13,7 +13,8 @@ from rich.cells import cell_len
 from rich.table import Table
 
 from conftest import CASES, SHARED, need
-from kernelscope.render.cjk import CJKConsole, wrap
+from kernelscope.render.cjk import wrap
+from kernelscope.render.cjk_console import CJKConsole
 from test_zh_output import run_cli_uncached
 
 CORPUS = SHARED / "corpus"
@@ -59,7 +60,8 @@ def test_each_sass_instruction_is_whole_where_the_stall_column_could_wrap(path, 
 def test_code_wraps_between_operands_only():
     """Where it truly cannot fit, an instruction breaks after the ", " between two operands: never between the
     opcode and its first operand, never inside an operand."""
-    from kernelscope.render.cjk import CodeText, code_breaks
+    from kernelscope.render.cjk import code_breaks
+    from kernelscope.render.cjk_console import CodeText
 
     assert code_breaks("LDG.E R15, [R18.64+0x20]") == [len("LDG.E R15, ")]
     console = CJKConsole(width=40, file=None, color_system=None)
@@ -158,7 +160,7 @@ def test_split_parts_keeps_the_name_width_of_the_narrowest_part():
     t.add_column("Name", overflow="fold", min_width=12)
     for h in ["Count", "Total time", "Mean", "Min", "Max", "Share", "Of program", "if 2x", "if 10x", "if gone"]:
         t.add_column(h, justify="right", no_wrap=True)
-    from kernelscope.render.cjk import name_text
+    from kernelscope.render.cjk_console import name_text
     for name in ("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", "fsdp_fwd_gemm_kernel"):
         t.add_row(name_text(name), "1", "60.00 ms", "60.00 ms", "60.00 ms", "60.00 ms", "30%", "0.0%", "negligible",
                   "negligible", "negligible")

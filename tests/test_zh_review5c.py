@@ -59,7 +59,7 @@ def test_compare_title_lines_fill_to_the_edge(capsys, monkeypatch, width):
     ("DistributedDataParallel.forward", 25, "DistributedData"),
     ("computeOffsetsKernel<…>(…) [#1]", 21, "computeOffsetsKernel")])
 def test_a_long_identifier_folds_between_its_words(name, width, first):
-    from kernelscope.render.cjk import name_text
+    from kernelscope.render.cjk_console import name_text
     t = Table(show_header=False, box=None, pad_edge=False)
     t.add_column(width=width, overflow="fold")
     t.add_row(name_text(name))

@@ -256,7 +256,8 @@ def test_the_memory_kinds_have_one_word(variant):
 @pytest.mark.parametrize("width", range(12, 40))
 def test_an_identifier_breaks_only_between_its_tokens(width):
     """``alex_net`` and ``forward`` stay whole; ``|`` is a token break (was ``alex_`` / ``net|…``, ``forwar`` / ``d]``)."""
-    from kernelscope.render.cjk import name_breaks, name_text
+    from kernelscope.render.cjk import name_breaks
+    from kernelscope.render.cjk_console import name_text
 
     name = "[param|pytorch.model.alex_net|0|0|0|measure|forward]"
     breaks = name_breaks(name)

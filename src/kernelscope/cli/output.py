@@ -250,7 +250,7 @@ def show(renderables: Iterable[object]) -> None:
     cut to that width by :func:`kernelscope.render.fit.fit_tables` (its least important columns dropped first,
     never its name column). Piped (not a terminal), the lines are written without the blanks that pad them to the
     width (what ``-o`` text files get too)."""
-    from ..render.cjk import CJKConsole
+    from ..render.cjk_console import CJKConsole
     from ..render.rich_text import print_blocks, to_plain
 
     console = CJKConsole(soft_wrap=False)

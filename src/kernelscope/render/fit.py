@@ -18,7 +18,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .cjk import CJKText, NarrowHeader, _segments, has_cjk, header
+from .cjk import _segments, has_cjk
+
+from .cjk_console import CJKText, NarrowHeader, header
 
 #: Cells the name column keeps at least when the other columns are dropped to fit.
 NAME_MIN = 20
@@ -68,7 +70,7 @@ CODE_SHARE = 3
 
 
 def code(table: Table, column: int) -> Table:
-    """Say that a column of ``table`` holds code (SASS instructions, :class:`~.cjk.CodeText`): where the table does
+    """Say that a column of ``table`` holds code (SASS instructions, :class:`~.cjk_console.CodeText`): where the table does
     not fit on one line it counts at its widest cell (at most the width divided by :data:`CODE_SHARE`), before the
     columns of prose beside it are given their room (:func:`wants`) and the rightmost columns dropped (or moved to a
     part of their own) for it, and rich gives it that width: an instruction is never wrapped where a sentence
@@ -448,7 +450,7 @@ def _too_wide(table: Table, console: Console, width: int) -> bool:
 
 def _tighten(table: Table, console: Console, width: int) -> None:
     """A compact or tight table (:func:`compact`, :func:`tight`) too wide for ``width`` cells: the Chinese headers of its columns that do not
-    wrap wrap at their strong breaks (:class:`~.cjk.NarrowHeader`), then, still too wide, one cell of padding
+    wrap wrap at their strong breaks (:class:`~.cjk_console.NarrowHeader`), then, still too wide, one cell of padding
     between two columns instead of two (rich's ``collapse_padding``)."""
     if not (getattr(table, "_compact", False) or getattr(table, "_tight", False)) or not _too_wide(table, console, width):
         return
@@ -477,7 +479,7 @@ def _squeezed(table: Table, console: Console, width: int) -> bool:
 
 
 def _cjk_cells(table: Table) -> None:
-    """Each ``Text`` cell and header holding CJK characters as a :class:`~.cjk.CJKText`, measured at its break
+    """Each ``Text`` cell and header holding CJK characters as a :class:`~.cjk_console.CJKText`, measured at its break
     opportunities: rich measures a Chinese sentence as one word (it has no spaces), far wider than the column it
     is printed in, and the other columns would be dropped for it."""
     def cjk(cell: object) -> object:

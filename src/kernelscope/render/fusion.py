@@ -321,7 +321,7 @@ def renderables(path: str, estimates: Sequence[FusionEstimate], lang: str) -> li
 
     from rich.padding import Padding
 
-    from .cjk import name_text, path_text
+    from .cjk_console import name_text, path_text
     from .fit import fills, narrow_form
 
     f = Fmt(lang)
@@ -366,7 +366,7 @@ def narrow_parts(title: str, head: Sequence[str], rows: Sequence[Sequence[str]])
 
     from rich.cells import cell_len
 
-    from .cjk import NarrowHeader, name_text
+    from .cjk_console import NarrowHeader, name_text
     from .fit import compact, fills, wants
 
     out = []

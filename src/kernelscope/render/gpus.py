@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import GpuSpec
-from .cjk import ModelText
+from .cjk_console import ModelText
 from .common import Fmt
 from .numbers import peak_figure
 

@@ -14,7 +14,7 @@ from rich.segment import Segment, SegmentLines
 from rich.table import Table
 from rich.text import Text
 
-from .cjk import CJKConsole
+from .cjk_console import CJKConsole
 
 __all__ = ["Heading", "blocks", "md_spaced", "print_blocks", "text_width", "to_markdown", "to_plain"]
 

@@ -12,7 +12,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .cjk import name_text, path_text
+from .cjk_console import name_text, path_text
 from .common import Fmt, data_size, ops_unit, safe, si
 from .roofline_data import RooflineData, ceiling_name
 

@@ -22,7 +22,7 @@ from ..model import SourceMarker
 from ..version import __version__
 from .rich_text import Heading, md_spaced, to_plain
 from .common import Fmt, md_code
-from .cjk import CodeText
+from .cjk_console import CodeText
 from .fit import code, drop_first, tight, wants
 from .documents import encode
 from .documents.source import (

@@ -14,7 +14,7 @@ from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
 from .rich_text import to_plain
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_table
-from .cjk import name_text, path_text
+from .cjk_console import name_text, path_text
 from .common import NCU_STAMP_S, Fmt, safe, short_name, short_names
 from .rows import kernel_rows, shown_text, summary_rows
 from .launch_groups import group_rows, is_group, panels, rest_header, rest_rows, rest_title, shown_line

@@ -422,7 +422,7 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
     from rich.table import Table
     from rich.text import Text
 
-    from .cjk import PATH, name_text, path_text
+    from .cjk_console import PATH, name_text, path_text
     from .fit import fills, narrow_form
 
     f = _F(lang)

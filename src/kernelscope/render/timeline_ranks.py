@@ -14,7 +14,7 @@ from rich.text import Text
 from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
 from .rich_text import md_spaced, to_plain
-from .cjk import PATH, NarrowHeader, hanging, name_text, path_text
+from .cjk_console import PATH, NarrowHeader, hanging, name_text, path_text
 from .fit import compact
 from .numbers import percent_columns
 from .common import Fmt, md_cell, safe, short_names
