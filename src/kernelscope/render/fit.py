@@ -272,7 +272,7 @@ def _name_lines(part: Table, console: Console, width: int) -> int:
     """The most lines a cell of ``part``'s name column (the first) wraps onto in the width rich gives it in
     ``width`` cells."""
     w = part._calculate_column_widths(console, console.options.update_width(width - part._extra_width))[0] \
-        - part._get_padding_width(0)
+        - _padding(part, 0)
     cells = [c for c in part.columns[0]._cells if isinstance(c, Text)]  # type: ignore[attr-defined]
     return max((len(c.wrap(console, max(1, w))) for c in cells), default=1)
 
@@ -281,15 +281,30 @@ def _same_name_width(parts: list[Table], console: Console, width: int) -> None:
     """The name column (the first) of every part of a split table (each fitted already) no wider than in the
     narrowest of them, where the parts would give it different widths: a name wrapped on one part is wrapped the same way on the others,
     not printed whole on one and broken on the next."""
+    if any(part.columns[0].no_wrap for part in parts):
+        return  # a name kept on one line keeps its widest cell on every part (never cut: _squeezed)
     widths = []
     for n, part in enumerate(parts):
         inner = width - (1 if n and not part.show_edge else 0)
         extra = part._extra_width
         widths.append(part._calculate_column_widths(console, console.options.update_width(inner - extra))[0]
-                      - part._get_padding_width(0))
+                      - _padding(part, 0))
     if len(set(widths)) > 1:
-        for part in parts:
-            part.columns[0].max_width = min(widths)
+        for part in parts:  # (rich clamps a column at its max_width and the padding it counts: _padding)
+            part.columns[0].max_width = min(widths) + _padding(part, 0) - part._get_padding_width(0)
+
+
+def _padding(table: Table, column: int) -> int:
+    """Cells of padding rich prints beside the cells of ``table``'s ``column`` (index), left and right: as its
+    cells are laid out (``Table._get_cells``), not as ``Table._get_padding_width`` counts them, which under
+    ``collapse_padding`` leaves out the first column's left padding (a width set from it would cut a cell by one)."""
+    _, right, _, left = table.padding
+    if table.collapse_padding and column > 0:
+        left = max(0, left - right)
+    if not table.pad_edge:
+        left = 0 if column == 0 else left
+        right = 0 if column == len(table.columns) - 1 else right
+    return left + right
 
 
 def left_out_note(headers: list[str]) -> str:
@@ -473,9 +488,16 @@ def _squeezed(table: Table, console: Console, width: int) -> bool:
     widths = table._calculate_column_widths(console, console.options.update_width(width - extra))
     if sum(widths) + extra > width:
         return True
-    unbounded = console.options.update_width(1 << 20)
-    return any(c.no_wrap and w < table._measure_column(console, unbounded, c).maximum
-               for w, c in zip(widths, table.columns))
+    return any(c.no_wrap and w < _widest(table, console, c) for w, c in zip(widths, table.columns))
+
+
+def _widest(table: Table, console: Console, column: object) -> int:
+    """Cells the widest cell of ``table``'s ``column`` (its header included) takes on one line, with the padding
+    rich prints beside it: not clamped at the column's ``max_width`` (a column that does not wrap, narrowed so,
+    is cut)."""
+    options = console.options.update_width(1 << 20)
+    return max((Measurement.get(console, options, cell.renderable).maximum
+                for cell in table._get_cells(console, column._index, column)), default=0)  # type: ignore[attr-defined]
 
 
 def _cjk_cells(table: Table) -> None:
