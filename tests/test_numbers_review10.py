@@ -124,7 +124,7 @@ def test_percentages_before_and_after_share_one_precision(lang):
 def test_the_ranks_table_vs_median_column_in_one_precision(capsys, lang):
     need(N14)
     out = _out(capsys, "timeline", str(N14), "--as-ranks", "--lang", lang, "--format", "markdown")
-    col = "相对中位数" if lang == "zh" else "vs median"
+    col = "自身工作相对中位数" if lang == "zh" else "Own work vs median"
     cells = [r[0] for r in _md_rows(out, col)]
     assert "+0.0%" in cells and "+0%" not in cells
 

@@ -40,6 +40,34 @@ def drop_first(table: Table, *columns: int) -> Table:
     return table
 
 
+def with_previous(table: Table, column: int) -> Table:
+    """Say that ``column`` of ``table`` (an index) reads only beside the column before it (a percentage against
+    the median of the value on its left): a split (:func:`split_parts`) puts the two on one part; returns the
+    table."""
+    table.columns[column]._with_previous = True  # type: ignore[attr-defined]
+    return table
+
+
+def _together(table: Table, groups: list[list[int]]) -> list[list[int]]:
+    """``groups`` (the columns of each part of a split table) with no column that reads only beside the one before
+    it (:func:`with_previous`) on another part than that one: the column before moves on to its part, or, where
+    that would leave its own part empty, the column back to the part before."""
+    bound = {i for i, c in enumerate(table.columns) if getattr(c, "_with_previous", False)}
+    groups = [list(g) for g in groups]
+    for _ in range(len(table.columns)):
+        split = next((n for n in range(1, len(groups)) if groups[n] and groups[n][0] in bound
+                      and groups[n - 1] and groups[n - 1][-1] == groups[n][0] - 1), None)
+        if split is None:
+            break
+        if len(groups[split - 1]) > 1:
+            groups[split].insert(0, groups[split - 1].pop())
+        elif len(groups[split]) > 1:
+            groups[split - 1].append(groups[split].pop(0))
+        else:
+            groups[split - 1:split + 1] = [groups[split - 1] + groups[split]]
+    return groups
+
+
 #: Cells the name column of a compact table (:func:`compact`) keeps at least.
 NAME_COMPACT = 12
 
@@ -222,6 +250,7 @@ def split_parts(table: Table, console: Console, width: int) -> list[Table]:
     if current:
         groups.append(current)
     groups, narrowed = _no_lone_column(table, console, width, name, groups)
+    groups = _together(table, groups)
     parts = []
     for n, g in enumerate(groups):
         before = [_head(table.columns[i]) for h in groups[:n] for i in h]

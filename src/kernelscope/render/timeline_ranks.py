@@ -15,7 +15,7 @@ from ..analysis.timeline.ranks import RanksReport
 from ..version import __version__
 from .rich_text import md_spaced, to_plain
 from .cjk_console import PATH, NarrowHeader, hanging, name_text, path_text
-from .fit import compact
+from .fit import compact, with_previous
 from .numbers import percent_columns
 from .common import Fmt, md_cell, safe, short_names
 from .inline import md_prose
@@ -24,6 +24,9 @@ from .documents import encode
 from .documents.timeline import KernelImbalanceDoc, RankLineDoc, RanksDoc, TimelineDoc
 
 SCHEMA = "kernelscope.timeline/1"
+#: The column of the per-rank table that says each rank's own work against the median (per step where the traces
+#: hold different step counts): it reads only beside the own work column before it (:func:`~.fit.with_previous`).
+PER_RANK_VS = 9
 
 
 def ranks_doc(rr: RanksReport) -> RanksDoc:
@@ -82,14 +85,14 @@ def _tables(rr: RanksReport, f: Fmt) -> tuple[list[tuple[str, str]], list[tuple[
     per_rank = (f.label("tl_ar_per_rank"),
                 [f.label("tl_rank"), f.label("tl_ar_file"), f.label("tl_ar_rank_wall"),
                  f.label("tl_computation"), f.label("tl_communication"), f.label("tl_overlap_short"),
-                 f.label("tl_exposed_short"), f.label("tl_wait_short"), f.label("tl_ar_own")]
-                + ([f.label("tl_ar_steps"), f.label("tl_ar_median_step")] if steps else [])
-                + [f.label("tl_ar_vs_median")],
+                 f.label("tl_exposed_short"), f.label("tl_wait_short"), f.label("tl_ar_own"),
+                 # what the percentage compares, beside the own work it is of (PER_RANK_VS), the steps after it
+                 f.label("tl_ar_vs_median_step" if rr.compared_by == "own_per_step" else "tl_ar_vs_median")]
+                + ([f.label("tl_ar_steps"), f.label("tl_ar_median_step")] if steps else []),
                 [[str(r.rank), os.path.basename(r.member) if archive else os.path.relpath(r.path, folder) if folder else r.path, f.time(r.wall_s), f.time(r.computation_s),
                   f.time(r.communication_s), f.time(r.overlap_s), f.time(r.exposed_s), f.time(r.wait_s),
-                  f.time(r.own_s)]
+                  f.time(r.own_s), _signed_pct(r.vs_median_pct, f) + (f.paren(f.label("tl_ar_straggler")) if r.straggler else "")]
                  + ([str(r.steps), f.time(r.median_step_s)] if steps else [])
-                 + [_signed_pct(r.vs_median_pct, f) + (f.paren(f.label("tl_ar_straggler")) if r.straggler else "")]
                  for r in rr.ranks], 2)
     proj_rows = []
     if rr.balanced_wall_s is not None and any(r.straggler for r in rr.ranks):  # no straggler: nothing to fix
@@ -146,6 +149,8 @@ def ranks_renderables(rr: RanksReport, lang: str) -> list[RenderableType]:
                            justify="left" if i < words else "right", overflow="fold", no_wrap=keep and i >= words)
         if keep:
             compact(tab)
+        if n == 0:
+            with_previous(tab, PER_RANK_VS)
         for r in rows:  # a name wraps at its parts; a change worded in the first column hangs when it wraps
             tab.add_row(*((hanging(name_text(c)) if i == 0 and not keep and " " in c else name_text(c))
                           if i < words or PATH.fullmatch(c) else Text(c) for i, c in enumerate(r)))
