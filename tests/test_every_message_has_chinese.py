@@ -298,3 +298,77 @@ def test_report_rows_are_chinese(name, capsys, monkeypatch):
     i = text.index(expected)
     row = text[max(0, text.rfind("  ", 0, i - 300)):i + 300]  # the row around the text
     assert english_runs(row) == [], row
+
+
+# --------------------------------------------------------------------- (d) argparse ``type=`` converters (review 12)
+
+
+def test_no_converter_raises_english_text():
+    """A ``type=`` converter raises :class:`~kernelscope.errors.ArgumentValueError` (a catalogue key), never
+    ``argparse.ArgumentTypeError(...)`` with text, and nothing in cli/ raises an error built from a bare English
+    literal (``raise XError(f"...")``): argparse would print that English text under --lang zh too."""
+    bad = []
+    for rel, node in _calls(lambda n: _name(n) == "ArgumentTypeError"):
+        bad.append(f"{rel}:{node.lineno}: {ast.unparse(node)[:80]}")
+    for path in sorted((SRC / "cli").rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)):
+                continue
+            call = node.exc
+            name = _name(call) or ""
+            if not name.endswith(("Error", "Exception")) or name == "InputError" or any(k.arg == "key" for k in call.keywords):
+                continue  # InputError: test_no_error_is_raised_with_literal_english
+            texts = [t for t in map(_literal, call.args) if t is not None]
+            if any(re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}", t.replace("{}", "")) for t in texts):
+                bad.append(f"{rel}:{node.lineno}: {ast.unparse(call)[:80]}")
+    assert bad == [], "raise ArgumentValueError(key, values) / InputError(..., key=...) instead:\n" + "\n".join(bad)
+
+
+def _converters() -> list[tuple[str, str, object]]:
+    """(command, option, converter) of every option whose ``type=`` is one of kernelscope's own functions."""
+    import argparse
+
+    from kernelscope.cli import _parser
+
+    out = []
+    parser = _parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for command, p in sub.choices.items():
+        for action in p._actions:
+            kind = action.type
+            if callable(kind) and getattr(kind, "__module__", "").startswith("kernelscope") and action.option_strings:
+                out.append((command, action.option_strings[-1], kind))
+    return out
+
+
+_BAD_VALUES = ("foo", "=", "x=-1", "x=nan", "x=inf", "", "-5", "1e999", "a=b=c")
+
+
+def test_every_converter_error_is_chinese(capsys, monkeypatch):
+    """Each of kernelscope's own converters, given bad values: a value it rejects is an ArgumentValueError, and the
+    usage error that --lang zh prints for it is Chinese (no English run)."""
+    from kernelscope.errors import ArgumentValueError
+
+    monkeypatch.delenv("KERNELSCOPE_LANG", raising=False)
+    converters = _converters()
+    assert any(opt == "--useful-flops" for _, opt, _ in converters), converters
+    bad, rejected = [], 0
+    for command, option, convert in converters:
+        for value in _BAD_VALUES:
+            try:
+                convert(value)
+            except ArgumentValueError:
+                pass
+            except Exception as exc:  # noqa: BLE001 - any other error is printed in English
+                bad.append(f"{command} {option} {value!r}: {type(exc).__name__}: {exc}")
+                continue
+            else:
+                continue
+            rejected += 1
+            with pytest.raises(SystemExit):
+                main([command, PLAIN, f"{option}={value}", "--lang", "zh"])
+            err = capsys.readouterr().err
+            if not CJK.search(err.split("：", 3)[-1]) or english_runs(err):
+                bad.append(f"{command} {option} {value!r}: {err.strip()}")
+    assert rejected and bad == [], "\n".join(bad)
