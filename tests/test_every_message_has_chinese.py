@@ -372,3 +372,59 @@ def test_every_converter_error_is_chinese(capsys, monkeypatch):
             if not CJK.search(err.split("：", 3)[-1]) or english_runs(err):
                 bad.append(f"{command} {option} {value!r}: {err.strip()}")
     assert rejected and bad == [], "\n".join(bad)
+
+
+# ------------------------------------------------------- (e) what an error quotes from the input stays verbatim (review 12)
+
+#: Input keys that are also words the Chinese output translates (phrase() words them: kernel -> Kernel, launch -> 启动).
+GLOSSARY_KEYS = ("kernel", "launch", "name", "occupancy")
+
+
+def test_glossary_keys_are_words_phrase_translates():
+    assert all(phrase(k, "zh") != k for k in GLOSSARY_KEYS)
+
+
+@pytest.mark.parametrize("key", GLOSSARY_KEYS)
+def test_every_template_quotes_input_verbatim(key):
+    """Every ``[error]`` template that quotes a field (“{x}” or ``{x!r}`` in its Chinese) prints the value as the
+    input has it: a key that is also a glossary word is not turned into the display term."""
+    import string
+
+    from kernelscope.errors import InputError
+    from kernelscope.knowledge.messages import error_text
+
+    checked, bad = 0, []
+    for name, entry in _raw()["error"].items():
+        zh = entry["zh"]
+        parsed = list(string.Formatter().parse(zh))
+        quoted = {f for _, f, _, _ in string.Formatter().parse("".join(re.findall(r"“[^“”]*”", zh))) if f}
+        quoted |= {f for _, f, _, conv in parsed if f and conv == "r"}
+        if not quoted:
+            continue
+        values = {f: key if f in quoted else 7 for _, f, _, _ in parsed if f}
+        try:
+            err = InputError("in.toml", key=name, values=values)
+            text = error_text(err, "zh")
+        except (KeyError, ValueError, TypeError, IndexError):
+            continue  # a field of another type (a number the template formats): not a quoted key
+        checked += 1
+        shown = sum(1 for _, f, _, _ in parsed if f in quoted)
+        if text.count(key) < shown + re.sub(r"\{[^{}]*\}", "", zh).count(key):
+            bad.append(f"[error.{name}]: {text}")
+    assert checked > 20 and bad == [], "\n".join(bad)
+
+
+@pytest.mark.parametrize("key", GLOSSARY_KEYS)
+def test_plain_file_errors_name_the_key_as_written(key, tmp_path, capsys, monkeypatch):
+    """A plain-numbers file's missing or unknown field is named as the file writes it (review 12: “Kernel”)."""
+    monkeypatch.delenv("KERNELSCOPE_LANG", raising=False)
+    missing = tmp_path / "missing.toml"
+    missing.write_text('duration_s = "fast"\n', encoding="utf-8")
+    assert main(["diagnose", str(missing), "--lang", "zh"]) == 2
+    assert "缺少必填字段“kernel”" in capsys.readouterr().err
+    unknown = tmp_path / "unknown.toml"
+    top = key if key != "kernel" else "kernels"  # a top-level key beside the [[kernel]] tables
+    unknown.write_text(f"{top} = 1\n" + need(Path(PLAIN)).read_text(encoding="utf-8"), encoding="utf-8")
+    code = main(["diagnose", str(unknown), "--lang", "zh"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"未知字段“{top}”" in err, err
