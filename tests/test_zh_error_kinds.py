@@ -55,7 +55,7 @@ CASES_ZH = {
                         "字段“name”不能为空"),
     "spec unreadable": (lambda t: ["diagnose", str(PLAIN), "--spec", str(t / "nope.toml")], "无法读取规格文件："),
     "plain TOML missing field": (lambda t: ["diagnose", _write(t, "p.toml", 'name = "x"\n')], "缺少必填字段“kernel”"),
-    "plain JSON missing field": (lambda t: ["diagnose", _write(t, "e.json", "{}")], "缺少必填字段“Kernel”"),
+    "plain JSON missing field": (lambda t: ["diagnose", _write(t, "e.json", "{}")], "缺少必填字段“kernel”"),
     "plain unknown field": (lambda t: ["diagnose", _write(t, "p.toml", '[[kernel]]\nname = "x"\nbogus = 1\n')],
                             "未知字段“kernel[0].bogus”"),
     "plain wrong type": (lambda t: ["diagnose", _write(t, "p.toml", '[[kernel]]\nname = "x"\nduration_ns = "q"\n')],
