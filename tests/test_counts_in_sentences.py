@@ -77,3 +77,25 @@ def test_a_count_field_is_worded_as_the_tables_word_counts(value, zh, en):
     assert zh in fill("（多出 {excess:C} 个扇区）", {"excess": value}, "zh")
     assert en in fill("({excess:C} excess sectors)", {"excess": value}, "en")
     assert fill("（多出 {excess:C} 个扇区）", {"excess": None}, "zh") != ""
+
+
+#: Field names of the sentences that hold counts (sectors, wavefronts, requests...).
+COUNT_FIELDS = {"excess", "sectors", "ideal", "wavefronts", "local", "total", "conflicts", "requests"}
+
+
+def test_every_count_field_of_the_catalogue_is_a_count():
+    """Every ``labels.toml`` note or label field named as a count is ``{x:C}`` (the count formatter), never a
+    ``:.3g`` that prints 2.83e+07 in a sentence."""
+    import string
+
+    from kernelscope.knowledge.text import labels
+
+    bad = []
+    for table in (labels().note, labels().label):
+        for key, entry in table.items():
+            for lang in ("en", "zh"):
+                text = getattr(entry, lang, None) if not isinstance(entry, dict) else entry.get(lang)
+                for _, field, spec, _ in string.Formatter().parse(text or ""):
+                    if field in COUNT_FIELDS and spec and spec[-1] in "geEG":
+                        bad.append(f"{key} ({lang}): {{{field}:{spec}}}")
+    assert bad == [], "\n".join(bad)
