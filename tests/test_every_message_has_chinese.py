@@ -298,3 +298,133 @@ def test_report_rows_are_chinese(name, capsys, monkeypatch):
     i = text.index(expected)
     row = text[max(0, text.rfind("  ", 0, i - 300)):i + 300]  # the row around the text
     assert english_runs(row) == [], row
+
+
+# --------------------------------------------------------------------- (d) argparse ``type=`` converters (review 12)
+
+
+def test_no_converter_raises_english_text():
+    """A ``type=`` converter raises :class:`~kernelscope.errors.ArgumentValueError` (a catalogue key), never
+    ``argparse.ArgumentTypeError(...)`` with text, and nothing in cli/ raises an error built from a bare English
+    literal (``raise XError(f"...")``): argparse would print that English text under --lang zh too."""
+    bad = []
+    for rel, node in _calls(lambda n: _name(n) == "ArgumentTypeError"):
+        bad.append(f"{rel}:{node.lineno}: {ast.unparse(node)[:80]}")
+    for path in sorted((SRC / "cli").rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)):
+                continue
+            call = node.exc
+            name = _name(call) or ""
+            if not name.endswith(("Error", "Exception")) or name == "InputError" or any(k.arg == "key" for k in call.keywords):
+                continue  # InputError: test_no_error_is_raised_with_literal_english
+            texts = [t for t in map(_literal, call.args) if t is not None]
+            if any(re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}", t.replace("{}", "")) for t in texts):
+                bad.append(f"{rel}:{node.lineno}: {ast.unparse(call)[:80]}")
+    assert bad == [], "raise ArgumentValueError(key, values) / InputError(..., key=...) instead:\n" + "\n".join(bad)
+
+
+def _converters() -> list[tuple[str, str, object]]:
+    """(command, option, converter) of every option whose ``type=`` is one of kernelscope's own functions."""
+    import argparse
+
+    from kernelscope.cli import _parser
+
+    out = []
+    parser = _parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for command, p in sub.choices.items():
+        for action in p._actions:
+            kind = action.type
+            if callable(kind) and getattr(kind, "__module__", "").startswith("kernelscope") and action.option_strings:
+                out.append((command, action.option_strings[-1], kind))
+    return out
+
+
+_BAD_VALUES = ("foo", "=", "x=-1", "x=nan", "x=inf", "", "-5", "1e999", "a=b=c")
+
+
+def test_every_converter_error_is_chinese(capsys, monkeypatch):
+    """Each of kernelscope's own converters, given bad values: a value it rejects is an ArgumentValueError, and the
+    usage error that --lang zh prints for it is Chinese (no English run)."""
+    from kernelscope.errors import ArgumentValueError
+
+    monkeypatch.delenv("KERNELSCOPE_LANG", raising=False)
+    converters = _converters()
+    assert any(opt == "--useful-flops" for _, opt, _ in converters), converters
+    bad, rejected = [], 0
+    for command, option, convert in converters:
+        for value in _BAD_VALUES:
+            try:
+                convert(value)
+            except ArgumentValueError:
+                pass
+            except Exception as exc:  # noqa: BLE001 - any other error is printed in English
+                bad.append(f"{command} {option} {value!r}: {type(exc).__name__}: {exc}")
+                continue
+            else:
+                continue
+            rejected += 1
+            with pytest.raises(SystemExit):
+                main([command, PLAIN, f"{option}={value}", "--lang", "zh"])
+            err = capsys.readouterr().err
+            if not CJK.search(err.split("：", 3)[-1]) or english_runs(err):
+                bad.append(f"{command} {option} {value!r}: {err.strip()}")
+    assert rejected and bad == [], "\n".join(bad)
+
+
+# ------------------------------------------------------- (e) what an error quotes from the input stays verbatim (review 12)
+
+#: Input keys that are also words the Chinese output translates (phrase() words them: kernel -> Kernel, launch -> 启动).
+GLOSSARY_KEYS = ("kernel", "launch", "name", "occupancy")
+
+
+def test_glossary_keys_are_words_phrase_translates():
+    assert all(phrase(k, "zh") != k for k in GLOSSARY_KEYS)
+
+
+@pytest.mark.parametrize("key", GLOSSARY_KEYS)
+def test_every_template_quotes_input_verbatim(key):
+    """Every ``[error]`` template that quotes a field (“{x}” or ``{x!r}`` in its Chinese) prints the value as the
+    input has it: a key that is also a glossary word is not turned into the display term."""
+    import string
+
+    from kernelscope.errors import InputError
+    from kernelscope.knowledge.messages import error_text
+
+    checked, bad = 0, []
+    for name, entry in _raw()["error"].items():
+        zh = entry["zh"]
+        parsed = list(string.Formatter().parse(zh))
+        quoted = {f for _, f, _, _ in string.Formatter().parse("".join(re.findall(r"“[^“”]*”", zh))) if f}
+        quoted |= {f for _, f, _, conv in parsed if f and conv == "r"}
+        if not quoted:
+            continue
+        values = {f: key if f in quoted else 7 for _, f, _, _ in parsed if f}
+        try:
+            err = InputError("in.toml", key=name, values=values)
+            text = error_text(err, "zh")
+        except (KeyError, ValueError, TypeError, IndexError):
+            continue  # a field of another type (a number the template formats): not a quoted key
+        checked += 1
+        shown = sum(1 for _, f, _, _ in parsed if f in quoted)
+        if text.count(key) < shown + re.sub(r"\{[^{}]*\}", "", zh).count(key):
+            bad.append(f"[error.{name}]: {text}")
+    assert checked > 20 and bad == [], "\n".join(bad)
+
+
+@pytest.mark.parametrize("key", GLOSSARY_KEYS)
+def test_plain_file_errors_name_the_key_as_written(key, tmp_path, capsys, monkeypatch):
+    """A plain-numbers file's missing or unknown field is named as the file writes it (review 12: “Kernel”)."""
+    monkeypatch.delenv("KERNELSCOPE_LANG", raising=False)
+    missing = tmp_path / "missing.toml"
+    missing.write_text('duration_s = "fast"\n', encoding="utf-8")
+    assert main(["diagnose", str(missing), "--lang", "zh"]) == 2
+    assert "缺少必填字段“kernel”" in capsys.readouterr().err
+    unknown = tmp_path / "unknown.toml"
+    top = key if key != "kernel" else "kernels"  # a top-level key beside the [[kernel]] tables
+    unknown.write_text(f"{top} = 1\n" + need(Path(PLAIN)).read_text(encoding="utf-8"), encoding="utf-8")
+    code = main(["diagnose", str(unknown), "--lang", "zh"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"未知字段“{top}”" in err, err

@@ -270,6 +270,9 @@ def _raised_keys() -> set[str]:
                 for k in node.keywords:  # key="..." or key="a" if ... else "b"
                     if k.arg == "key":
                         keys |= {c.value for c in ast.walk(k.value) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == \
+                    "ArgumentValueError" and node.args and isinstance(node.args[0], ast.Constant):
+                keys.add(node.args[0].value)  # a type= converter's error: ArgumentValueError(key, values)
     keys.add("cannot_write")  # output._cannot
     return keys
 

@@ -7,6 +7,7 @@ error without a key (kernelscope's own data files damaged: a packaging bug) is s
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import tomllib
@@ -76,6 +77,18 @@ class KernelscopeError(Exception):
 
     key: str | None = None
     values: Mapping[str, Any] = MappingProxyType({})
+
+
+class ArgumentValueError(KernelscopeError, argparse.ArgumentTypeError):
+    """A command-line value an argparse ``type=`` converter rejects, with its message ``key`` and ``values`` (its
+    English text the ``en`` template, :func:`english`): the parser words it in the user's language
+    (:meth:`kernelscope.cli._Parser._get_value`). Every converter raises this, never a bare
+    :class:`argparse.ArgumentTypeError` with English text."""
+
+    def __init__(self, key: str, values: Mapping[str, Any] | None = None) -> None:
+        self.key = key
+        self.values = MappingProxyType(dict(values or {}))
+        super().__init__(english(key, self.values))
 
 
 class InputError(KernelscopeError, ValueError):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Iterator
 
+from ..knowledge.counts import counts
 from ..knowledge.criteria import source
 from ..notes import Note
 from .engine import Done, Evidence, Finding
@@ -40,6 +41,11 @@ LOCAL_MISSES = ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum",
 LOCAL_INSTRUCTIONS = ("sass__inst_executed_local_loads", "sass__inst_executed_local_stores")
 #: The L1's write sectors and write requests at L2 (stores, every one: the L1 writes through to L2).
 L2_WRITES = ("lts__t_sectors_srcunit_tex_op_write.sum", "lts__t_requests_srcunit_tex_op_write.sum")
+
+
+def _count(value: float) -> str:
+    """A count in a derivation's English text as every English output words it (``28.3 M``), never ``2.831e+07``."""
+    return counts((value,), False, "not measured")[0]
 
 
 def cause(ctx: KernelContext, finding_id: str, values: dict, evidence: tuple[Evidence, ...], key: str,
@@ -121,7 +127,7 @@ def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
     requests = _sum(m, tuple(REQUESTS[f"global_{op}"] for op in ("ld", "st", "atom", "red")))
     ideal_per_request = _share_ratio(ideal, requests)  # what the access widths need, on average over the requests
     change = Change(work, kind=PREDICTION, what=(
-        f"the {excess:.4g} excess sectors: {work['l1']:.3f} of the L1 traffic"
+        f"the {_count(excess)} excess sectors: {work['l1']:.3f} of the L1 traffic"
         + (f", {l2_share:.3f} of the L2 sectors" if l2_share is not None else "")
         + (f", {dram_share:.3f} of the DRAM bytes (L2 misses)" if dram_share else "")))
     return cause(ctx, "uncoalesced_global", {"excess_pct": 100 * e, "sectors_x": sectors / ideal,
@@ -211,7 +217,7 @@ def uncoalesced_shared(ctx: KernelContext, done: Done) -> Finding | None:
     e = rest / wavefronts
     if e < ctx.criteria["uncoalesced_excess_share"]:
         return None
-    what = f"the {rest:.4g} excess wavefronts" + (" not due to bank conflicts" if conflicts is not None else
+    what = f"the {_count(rest)} excess wavefronts" + (" not due to bank conflicts" if conflicts is not None else
                                                   " (bank conflicts not measured apart: they are among them)")
     change = _shared_change(ctx, rest, wavefronts, what)
     return cause(ctx, "uncoalesced_shared", {"excess_pct": 100 * e, "wavefronts": wavefronts, "ideal": ideal,
@@ -246,7 +252,7 @@ def shared_bank_conflicts(ctx: KernelContext, done: Done) -> Iterator[Finding]:
         if e < ctx.criteria["shared_conflict_share"]:
             continue
         change = _shared_change(ctx, conflicts, max(total or wavefronts, wavefronts),
-                                f"the {conflicts:.4g} conflict wavefronts of shared {op}s")
+                                f"the {_count(conflicts)} conflict wavefronts of shared {op}s")
         # bytes per thread of the accesses: a conflict-free request of 4/8/16-byte accesses needs 1/2/4 wavefronts
         width = 4 * min(4, max(1, 2 ** round(math.log2(max(1.0, (wavefronts - conflicts) / requests)))))
         yield cause(ctx, "shared_bank_conflicts",

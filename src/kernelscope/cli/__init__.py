@@ -29,7 +29,8 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..errors import KernelscopeError
+from ..errors import ArgumentValueError, KernelscopeError
+from ..knowledge.messages import error_text
 from ..knowledge import LANGUAGES
 from ..version import __version__
 from .banks import COMMAND as BANKS
@@ -72,6 +73,17 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, usage_error(self.prog, message, self.lang))
+
+    def _get_value(self, action: argparse.Action, arg_string: str):  # type: ignore[no-untyped-def]
+        """argparse's conversion of one value, a converter's :class:`ArgumentValueError` worded from its catalogue
+        entry in ``lang`` (argparse itself only knows the error's English text)."""
+        try:
+            return super()._get_value(action, arg_string)
+        except argparse.ArgumentError as exc:
+            cause = exc.__context__
+            if isinstance(cause, ArgumentValueError):
+                raise argparse.ArgumentError(action, error_text(cause, self.lang)) from None
+            raise
 
 
 def _parent(shared: Shared, lang: str = "en") -> argparse.ArgumentParser:

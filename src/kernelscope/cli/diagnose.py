@@ -6,6 +6,7 @@ import argparse
 import gc
 import sys
 
+from ..errors import ArgumentValueError
 from ..ingest import FORMATS as INPUT_FORMATS
 from ..ingest import probe_reports, recognised
 from ..render import DIAGNOSE_FORMATS, render
@@ -51,7 +52,7 @@ def _useful_flops(text: str) -> tuple[str, float]:
     except ValueError:
         value = float("nan")
     if not sep or not name.strip() or not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected NAME=COUNT with COUNT a number of FLOP >= 0, got {text!r}")
+        raise ArgumentValueError("useful_flops_value", {"text": text})
     return name.strip(), value
 
 

@@ -173,11 +173,11 @@ def _templated() -> tuple[tuple[re.Pattern[str], str], ...]:
             continue
         pieces = re.split(r"\{(\w+)\}", en)
         # a field right before another ("at byte {at}{of}") is a number: nothing else tells where the two part
-        # a field between backticks that the Chinese quotes (``field `{name}``` -> ``字段“{name}”``) is a key as
-        # written: kept, never worded
+        # a field the Chinese quotes (``field `{name}``` -> ``字段“{name}”``, ``section '{s}'`` -> ``Section “{s}”``)
+        # is a key or name as written: kept, never worded
         regex = "".join(re.escape(piece) if i % 2 == 0 else
                         f"(?P<{piece}>[0-9][0-9.,]*)" if i + 2 < len(pieces) and pieces[i + 1] == "" else
-                        f"(?P<{piece}{_CODE}>.*?)" if pieces[i - 1].endswith("`") and f"“{{{piece}}}”" in zh else
+                        f"(?P<{piece}{_CODE}>.*?)" if piece in _quoted_fields(zh) else
                         f"(?P<{piece}>.*?)" for i, piece in enumerate(pieces))
         out.append((re.compile(regex, re.S), zh))
     return tuple(out)
@@ -207,7 +207,9 @@ def error_text(exc: BaseException, lang: str) -> str:
     if text is None:
         return english
     verbatim = _verbatim_fields(text)  # a tool's own output (nvcc, DuckDB): byte-exact, unless a [phrase] entry whole
-    values = {k: v.joined(lang, lambda item: phrase(item, lang)) if isinstance(v, Listed) else
+    quoted = _quoted_fields(text)  # a key, field, name or value quoted from the input: exactly as the input has it
+    values = {k: str(v) if k in quoted and isinstance(v, (str, BaseException)) else
+              v.joined(lang, lambda item: phrase(item, lang)) if isinstance(v, Listed) else
               messages().phrase.get(str(v), str(v)) if k in verbatim and isinstance(v, (str, BaseException)) else
               phrase(str(v), lang) if isinstance(v, (str, BaseException)) else v for k, v in exc.values.items()}
     try:
@@ -216,6 +218,15 @@ def error_text(exc: BaseException, lang: str) -> str:
         return english
     source = getattr(exc, "source", None)
     return frame("source", lang, source=source, problem=problem) if source else problem
+
+
+@cache
+def _quoted_fields(template_text: str) -> frozenset[str]:
+    """The fields of ``template_text`` that it quotes (inside “…”, or ``{x!r}``): a field name, key, file name or
+    value taken from the input, shown as the input writes it, never worded (``kernel`` is not the term Kernel)."""
+    spans = "".join(re.findall(r"“[^“”]*”", template_text))
+    return frozenset({name for _, name, _, _ in string.Formatter().parse(spans) if name} |
+                     {name for _, name, _, conv in string.Formatter().parse(template_text) if name and conv == "r"})
 
 
 @cache

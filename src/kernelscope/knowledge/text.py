@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from ..notes import Listed
 from . import Model, check_lang, load
+from .counts import counts
 from .criteria import verdicts
 
 
@@ -99,6 +100,8 @@ def fill(template: str, values: Mapping[str, Any], lang: str) -> str:
     In Chinese each field is glued to the text around it by :func:`glue`: no space between two Chinese characters
     (a template's "受限于 {limiter}" filled with "寄存器" reads "受限于寄存器"), one between a Chinese character and a
     Latin letter or digit ("来自{unit}" filled with "L2 缓存" reads "来自 L2 缓存")."""
+    if ":C}" in template:  # counts, worded as every table words them (2830 万 / 28.3 M), never 2.83e+07
+        template, values = _counted(template, values, lang)
     parts, template, tenths = _plan(template)
     vals = values.values()
     if lang == "zh" and any(isinstance(v, Listed) for v in vals):
@@ -336,6 +339,23 @@ def glue(head: str, tail: str) -> str:
                                                                   and re.match(f"[{HAN}]", tail)):
         return f"{head} {tail}"
     return head + tail
+
+
+#: A count field of a template: ``{excess:C}``.
+_COUNT_FIELD = re.compile(r"\{(\w+):C\}( (?=[\u4e00-\u9fff]))?")
+
+
+def _counted(template: str, values: Mapping[str, Any], lang: str) -> tuple[str, Mapping[str, Any]]:
+    """``template`` with each count field ``{x:C}`` a plain ``{x}`` and ``values`` with each such value its text
+    (:func:`kernelscope.knowledge.counts.counts`: ``2830 万`` / ``28.3 M``; None and ∞ left for :func:`fill`). In
+    Chinese the space after the field before a Chinese character goes: :func:`glue` puts one back after a digit
+    (``9920 个``), none after 万 / 亿 (``2830 万个``)."""
+    done = dict(values)
+    for name in set(_COUNT_FIELD.findall(template)):
+        value = done.get(name[0])
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            done[name[0]] = counts((value,), lang == "zh", "")[0]
+    return _COUNT_FIELD.sub(lambda m: "{%s}" % m[1] + ("" if lang == "zh" else m[2] or ""), template), done
 
 
 #: A fixed-point field printed as a percentage: ``{pct:.1f}%``.

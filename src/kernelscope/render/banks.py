@@ -15,7 +15,7 @@ from ..analysis.banks import BankReport, Layout, Phase, Request
 from ..version import __version__
 from .rich_text import md_spaced, to_plain
 from .common import Fmt, md_cell
-from .inline import md_prose
+from .inline import md_labelled, md_prose
 from .documents import encode
 from .documents.banks import (
     BankFactsDoc, BanksDoc, CollidingBankDoc, LayoutDoc, NWayCountDoc, PhaseDoc, RequestDoc,
@@ -225,7 +225,7 @@ def to_markdown(report: BankReport, lang: str) -> str:
     """Markdown: the title, a list of the label/value rows, a GitHub table per phase (colliding banks in bold)."""
     f = Fmt(lang)
     lines = [f"## {md_prose(title(report, f))}", ""]  # the declaration, tile[t][c]: code spans (never bold)
-    lines += [f"- **{_cell(label)}**{f.colon}{md_prose(value)}" for label, value in rows(report, f)]
+    lines += md_labelled([(_cell(label), md_prose(value)) for label, value in rows(report, f)], f.colon, f.semi)
     lines.append("")
     for heading, head, body in grids(report.declared, f):
         lines += [f"### {_cell(heading)}", "", "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]

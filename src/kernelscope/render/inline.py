@@ -109,3 +109,19 @@ def plain_code(text: "Text") -> "Text":
 
     pieces = text.divide(offsets)  # prose, fence, code, fence, prose, ...: the fences at 1 and 3 of each 4
     return Text("").join(piece for i, piece in enumerate(pieces) if i % 4 not in (1, 3))
+
+
+def md_labelled(rows, colon: str, semi: str, bullet: str = "- ") -> list[str]:
+    """Labelled Markdown lines ``- **label**: value`` of (label, value) pairs already in Markdown, one rule for every
+    command: a row with an empty label is the row above's continuation (a table's second line under one label),
+    joined to its line with ``semi``; first of all, it is a line of its own without a label. Never an empty bold
+    run (``- ****: ...``)."""
+    lines: list[str] = []
+    for label, value in rows:
+        if label.strip("* "):
+            lines.append(f"{bullet}**{label}**{colon}{value}")
+        elif lines:
+            lines[-1] += f"{semi}{value}"
+        else:
+            lines.append(f"{bullet}{value}")
+    return lines

@@ -13,7 +13,7 @@ from ..analysis.diagnosis import ReportDiagnosis
 from ..analysis.groups import LaunchGroup
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_markdown
 from .common import NCU_STAMP_S, Fmt, md_cell, md_code, safe
-from .inline import md_prose
+from .inline import md_labelled, md_prose
 from .rows import kernel_rows, kernel_title, shown_text, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, shows_outliers,
@@ -77,7 +77,7 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
         for d, g in shown:
             # the index is ours, the name is code: "[1] `naive_matmul`", never the index inside the span
             lines += [f"### [{d.kernel.index}] {_code(safe(d.kernel.name))}" + (f" ×{g.count}" if g and is_group(g) else ""), ""]
-            brief = [f"**{_cell(k)}**{f.colon}{md_prose(v)}" for k, v in brief_group_rows(g, f)] if g else []
+            brief = md_labelled([(_cell(k), md_prose(v)) for k, v in brief_group_rows(g, f)], f.colon, f.semi, "") if g else []
             lines += (_group_lines(g, f) if details else [x for b in brief for x in (b, "")]) if g and is_group(g) else []
             lines += ["| | |", "|---|---|"]
             rows = kernel_rows(d, f) if details else brief_rows(d, f, notes)

@@ -116,7 +116,8 @@ def level_line(d: KernelDiagnosis, f: Fmt) -> str | None:
         if lv.hit_rate_pct is not None:
             extra.append(f.label("level_hit", v=f.pct(lv.hit_rate_pct)))
         if lv.arithmetic_intensity_flop_per_byte:  # none, or 0 (no FP work: the intensity row says it once)
-            extra.append(f.intensity(lv.arithmetic_intensity_flop_per_byte))
+            work = d.roofline.pipe if d.roofline is not None and d.roofline.pipe else ()  # OP/B for integer work
+            extra.append(f.intensity(lv.arithmetic_intensity_flop_per_byte, work))
         if lv.throughput_pct is None and extra:  # bytes known, % of peak not: the bytes, not "not measured (50 MB)"
             items.append(f.spaced(level_name(lv.level, f), f.comma.join(extra)))
         else:
@@ -279,8 +280,9 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
     r = d.roofline
     if r is not None:
         ridge = r.ridge_point_flop_per_byte  # "拐点 12.8 FLOP/B（FP32 CUDA 核心）"; "FP8 Tensor Core 的拐点未测量"
-        line = f.intensity(0) if r.arithmetic_intensity_flop_per_byte == 0 else f.intensity(r.arithmetic_intensity_flop_per_byte) + f.semi + (
-            f.spaced(f.label("ridge_point"), f.intensity(ridge)) + f.paren(f.pipe(r.pipe)) if ridge is not None
+        work = r.pipe or ()  # integer work (INT8 tensor cores): OP/B, the unit of its OP/s, for intensity and ridge
+        line = f.intensity(0) if r.arithmetic_intensity_flop_per_byte == 0 else f.intensity(r.arithmetic_intensity_flop_per_byte, work) + f.semi + (
+            f.spaced(f.label("ridge_point"), f.intensity(ridge, work)) + f.paren(f.pipe(r.pipe)) if ridge is not None
             else f.spaced(f.label("ridge_of", pipe=f.pipe(r.pipe)), f.nm))
         if r.bound is not None:
             line += f.arrow + f.bound(r.bound)

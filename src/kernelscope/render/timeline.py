@@ -28,7 +28,7 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .common import Fmt, data_size, md_cell, safe, short_name, short_names
-from .inline import md_prose
+from .inline import md_labelled, md_prose
 from .numbers import percent_columns, rate
 from .records import record_name
 from ..knowledge.text import labels
@@ -482,8 +482,8 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
     for rep, join in zip(reports, _joins(reports, joins)):
         overview, sections, closing, notes, more = _parts(rep, f, top, join, details)
         lines += [f"## {f.label('tl_title')}", ""]
-        for label, value in overview:
-            lines.append(f"- **{_cell(label)}**{f.colon}{_md_value(label, value, f)}")  # names, the path in spans
+        # names, the path in spans; a row without a label continues the one above
+        lines += md_labelled([(_cell(label), _md_value(label, value, f)) for label, value in overview], f.colon, f.semi)
         lines.append("")
         text_columns = {f.label(k) for k in TEXT_COLUMNS}
         labelled = tuple(re.split(r"[0(（]", f.label(k, n=0, top=0))[0] for k in LABEL_NAME_TABLES)  # any variant

@@ -18,7 +18,7 @@ from .cjk_console import PATH, NarrowHeader, hanging, name_text, path_text
 from .fit import compact, with_previous
 from .numbers import percent_columns
 from .common import Fmt, md_cell, safe, short_names
-from .inline import md_prose
+from .inline import md_labelled, md_prose
 from .timeline import _F
 from .documents import encode
 from .documents.timeline import KernelImbalanceDoc, RankLineDoc, RanksDoc, TimelineDoc
@@ -177,7 +177,7 @@ def render_ranks(rr: RanksReport, fmt: str = "table", lang: str = "en", width: i
         return to_plain([Group(*ranks_renderables(rr, lang))], width)
     if fmt == "markdown":
         overview, tables = _tables(rr, f)
-        lines = [f"# {f.label('tl_ar_title')}", ""] + [f"- **{_md(k)}**{f.colon}{md_prose(v)}" for k, v in overview]
+        lines = [f"# {f.label('tl_ar_title')}", ""] + md_labelled([(_md(k), md_prose(v)) for k, v in overview], f.colon, f.semi)
         for title, head, rows, words in tables:
             lines += ["", f"## {title}", "", "| " + " | ".join(map(_md, head)) + " |",
                       "|" + "|".join("---" if i < words else "---:" for i in range(len(head))) + "|"]
