@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from rich import box
@@ -116,3 +117,27 @@ def test_a_column_said_to_read_with_the_one_before_is_never_split_from_it(width)
     parts = _parts(console.export_text(), "Rank")
     holding = [p for p in parts if "vs" in p.split()]
     assert len(holding) == 1 and "(wall" in holding[0].split(), parts
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_rank_mark_says_what_it_marks(lang):
+    """Native review 13: the * of a multi-rank timeline was read as "the slowest rank (it ends the program)" while
+    it marks the rank with the most own work (the straggler candidate; rank 5 of the dlrm trace, 11.83 ms of own
+    work, where rank 1 has the longest wall). The marked rank's own work is the largest of the table, and the legend
+    does not call it the slowest."""
+    from test_zh_output import run_cli_uncached
+
+    trace = need(SHARED / "corpus" / "torch_traces" / "param_dlrm_kineto_8rank_v100.tar.gz")
+    code, out, err = run_cli_uncached(("timeline", str(trace), "--lang", lang), 200)
+    assert code == 0, err
+    legend = next(line for line in out.splitlines() if "* " in line and ("Rank" in line or "rank" in line))
+    assert ("slowest" not in legend) and ("最慢" not in legend), legend
+    start = out.index(legend)
+    lines = [ln for ln in out[start:].split("\n\n", 2)[1].splitlines() if re.match(r"^\s+\d+( \*)?\s+\d", ln)]
+    scale = {"ms": 1.0, "µs": 1e-3}
+    own = {}  # the seventh duration of a row: wall, communication, computation, overlap, exposed, wait, own work
+    for ln in lines:
+        times = [float(v) * scale[u] for v, u in re.findall(r"(\d[\d.]*) (ms|µs)", ln)]
+        own[ln.split()[0]] = times[6]
+    marked = [ln.split()[0] for ln in lines if ln.split()[1] == "*"]
+    assert marked and own and marked[0] == max(own, key=own.get), (marked, own)
