@@ -221,8 +221,8 @@ ALEXNET = CORPUS / "torch_traces/hta_alexnet_a100_rank0_trace.json.gz"
 
 
 @pytest.mark.parametrize("lang, short, long", [
-    ("zh", "未记录，按“假设”估算", "按每个 Kernel 读取上一个的输出"),
-    ("en", "not recorded (estimated, see assumptions)", "each kernel reads the previous one's output")])
+    ("zh", "未记录，按“假设”行估算", "按每个 Kernel 读取上一个的输出"),
+    ("en", "not recorded (estimated as the Assumed row says)", "each kernel reads the previous one's output")])
 @pytest.mark.parametrize("columns", [80, 120])
 def test_the_bytes_assumption_is_said_once_below_the_table(lang, short, long, columns):
     """A chain taken as such (no byte counts) has a short bytes cell that refers to the assumptions row, which
@@ -233,6 +233,9 @@ def test_the_bytes_assumption_is_said_once_below_the_table(lang, short, long, co
     tail = short.split()[-1] if lang == "en" else short[-6:]  # (the cell wraps in its column at 80 columns)
     assert flat.count(re.sub(r"\s+", "", tail)) >= 2, out
     assert flat.count(re.sub(r"\s+", "", long)) == 1, out
+    from kernelscope.render.common import label  # the cell names the row it refers to by that row's own label
+    row = label("fu_assumptions", lang)  # (native reviews 12, 13: "按“假设”估算" read as a section not shown)
+    assert row in short and re.search(rf"^\s+{re.escape(row)}\s", out, re.M), out
 
 
 # ------------------------------------------------------------------------------ 3. a GPU's name

@@ -153,7 +153,7 @@ def test_an_assumed_chain_reads_alike_in_table_and_help(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")  # the bytes cell on one line (at 80 columns it wraps in its column)
     out = _out(capsys, "fusion", str(need(TRACES / "hta_alexnet_a100_rank0_trace.json.gz")), "--lang", "zh")
     # (the table's bytes cell refers to the assumptions below it, which say how: review 11 item 18)
-    assert "未记录，按“假设”估算" in out and "按每个 Kernel 读取上一个的输出" in flat(out) and "成链" not in out
+    assert "未记录，按“假设”行估算" in flat(out) and "按每个 Kernel 读取上一个的输出" in flat(out) and "成链" not in out
     assert any("按每个 Kernel 读取上一个的输出估算" in text for text in help_texts("zh").values())
     assert not any("成链" in text for text in help_texts("zh").values())
 
