@@ -131,6 +131,15 @@ RETIRED = {
     "只付一次": "paid once: 只发生一次 / 每个进程一次性的开销",
     "按成链计": "taken as a chain: 按每个 Kernel 读取上一个的输出估算",
     "占整体的 {": "a share that may read 不到 0.1%: 占整体 {share}",
+    # zh review 13
+    "半个 Warp 服务": "8-byte elements: 按半 Warp 分两次服务",
+    "只做检查并写明": "--arch: 此参数只用于校验并在结果中注明架构",
+    "DuckDB 输出": "a query error: DuckDB 报错：…",
+    "无法按 TOML": "one wording for a TOML parse error: 不是有效的 TOML：…",
+    "无法按 {kind} 解析": "one wording for a parse error: 不是有效的 {kind}：…",
+    "Kernel、memcpy": "the record kinds capitalised alike: Kernel、Memcpy 或 Memset",
+    "（其中空闲": "a total over slices: （合计空闲 …）",
+    "（已隐藏）": "--as-ranks: （通信完全被计算隐藏）",
 }
 
 

@@ -105,7 +105,7 @@ def test_quoted_tool_output_stays_byte_exact():
     assert error_text(exc, "zh") == f"k.csv：nvcc 执行失败（退出码 1）；nvcc 输出：{said}"
     sql = 'Binder Error: Referenced column "kernel_nam" not found in FROM clause!'
     text = error_text(InputError("SQL", key="sql_error", values={"reason": sql}), "zh")
-    assert text == f"SQL：DuckDB 输出：{sql}" and "SQL 语句出错" not in text
+    assert text == f"SQL：DuckDB 报错：{sql}" and "SQL 语句出错" not in text
     assert error_text(InputError("SQL", key="sql_error", values={"reason": sql}), "en") == f"SQL: {sql}"
 
 

@@ -25,6 +25,8 @@ class Pattern(Model, kw_only=True):
     #: the groups that are a list of options argparse parts with spaces (``--regs --cu``): Chinese joins them with
     #: 、 and the last with 或 (``--regs 或 --cu``), since "one of" a list reads as alternatives
     alternatives: list[int] = []
+    #: the groups that are a list argparse joins with ", " (``--dtype, --tile``): Chinese joins them with 、
+    lists: list[int] = []
 
 
 class Help(Model, kw_only=True):
@@ -243,22 +245,26 @@ def usage_error(message: str, lang: str) -> str:
     for entry in _patterns():
         m = entry[0].match(message)
         if m is not None:  # argparse's values ('x', choices 'a', 'b') in Chinese notation
-            return re.sub(r"\\(\d)", lambda g: _group(m.group(int(g[1])) or "", int(g[1]) in entry[2]), entry[1])
+            return re.sub(r"\\(\d)", lambda g: _group(m.group(int(g[1])) or "", int(g[1]) in entry[2],
+                                                    int(g[1]) in entry[3]), entry[1])
     return message
 
 
-def _group(value: str, alternatives: bool) -> str:
+def _group(value: str, alternatives: bool, listed: bool = False) -> str:
     """One matched group in Chinese notation; a list of alternative options (``--regs --cu``) as ``--regs 或 --cu``
-    (three or more: ``-a、-b 或 -c``)."""
+    (three or more: ``-a、-b 或 -c``); a list argparse joins with ", " (``--dtype, --tile``) as ``--dtype、--tile``."""
     items = value.split()
     if alternatives and len(items) > 1:
         return zh_notation("、".join(items[:-1]) + " 或 " + items[-1])
+    if listed:
+        return zh_notation("、".join(part.strip() for part in value.split(", ")))
     return zh_notation(value)
 
 
 @cache
-def _patterns() -> tuple[tuple[re.Pattern[str], str, frozenset[int]], ...]:
-    return tuple((re.compile(p.pattern), p.zh, frozenset(p.alternatives)) for p in messages().argparse)
+def _patterns() -> tuple[tuple[re.Pattern[str], str, frozenset[int], frozenset[int]], ...]:
+    return tuple((re.compile(p.pattern), p.zh, frozenset(p.alternatives), frozenset(p.lists))
+                 for p in messages().argparse)
 
 
 def help_texts(lang: str) -> Mapping[str, str]:

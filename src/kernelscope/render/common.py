@@ -555,7 +555,9 @@ class Fmt:
         if x < finding.estimated_speedup - 0.005:
             out += self.label("est_after", alone=finding.estimated_speedup)
         if program_share:  # nothing saved after the above: the 1.00x says it, not "0% of GPU time saved"
-            out += self.comma + self.label("est_program", p=self.share(program_share))
+            # an upper bound on the kernel bounds the program's saving too: "at most" on both, never on one
+            bound = "_bound" if finding.estimate_kind == "upper_bound" else ""
+            out += self.comma + self.label(f"est_program{bound}", p=self.share(program_share))
         return out
 
     def estimate(self, x: float, kind: str | None) -> str:
