@@ -141,10 +141,10 @@ def outlier_text(o: Outlier, g: LaunchGroup, f: Fmt) -> str:
     if o.verdict is not None:
         why.append(f.label("grp_other_verdict", verdict=verdict_text(o.verdict, f),
                            rep=verdict_text(g.representative.verdict, f)))
-    if o.first_advice is not None:
-        finding = next((x for x in g.launches if x.kernel.index == o.index), None)
-        found = next((x for x in finding.findings if x.advice == o.first_advice), None) if finding else None
-        why.append(f.label("grp_other_first", title=f.finding_title(o.first_advice.partition(":")[2], found)))
+    if o.own_advice is not None:
+        launch = next((x for x in g.launches if x.kernel.index == o.index), None)
+        found = next((x for x in launch.findings if x.advice == o.own_advice), None) if launch else None
+        why.append(f.label("grp_own_advice", title=f.finding_title(o.own_advice.partition(":")[2], found)))
     return f"[{o.index}] " + f.label("grp_join").join(why)
 
 
