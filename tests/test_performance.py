@@ -489,12 +489,13 @@ def test_corpus_kernels_get_advice_that_fits_them():
 
 def test_a_launch_whose_cause_differs_is_named_in_its_group():
     # readOffset at offsets 0, 11, 128 (one group): only launch 1 has the misaligned reads; the group panel shows
-    # the median launch and names launch 1 as one that differs, by its first advice
+    # the median launch and names launch 1 as one that differs, by the root cause only it is advised to fix
     from kernelscope.analysis.groups import launch_groups
 
     rd = diagnose_file(need(CORPUS_NCU / "Lashi0812__CudaProgramming__profile.ncu-rep"))
     (g,) = launch_groups(rd)
-    firsts = {d.kernel.index: d.advice[0] for d in rd.kernels}
-    rep = g.representative.kernel.index
-    differ = {o.index for o in g.outliers if o.first_advice}
-    assert differ == {i for i, a in firsts.items() if a != firsts[rep] and a.startswith("finding:")}
+    rep = {f.advice for f in g.representative.worthwhile_advice}
+    own = {d.kernel.index: [f.advice for f in d.worthwhile_advice if f.advice not in rep
+                            and f.advice.startswith("finding:")] for d in rd.kernels}
+    assert {o.index: o.own_advice for o in g.outliers if o.own_advice} == {i: a[0] for i, a in own.items() if a}
+    assert {o.index for o in g.outliers if o.own_advice} == {1}

@@ -74,14 +74,15 @@ class Outlier:
             not measured).
         verdict: its bottleneck classes (``KernelDiagnosis.verdict``) when they differ from the representative's;
             None when they are the same.
-        first_advice: its first advice (``KernelDiagnosis.advice[0]``) when it differs from the representative's
-            (a cause only this launch shows, e.g. the one misaligned launch of three); None when the same.
+        own_advice: the advice id (``finding:<id>``) of its first root cause worth acting on
+            (``KernelDiagnosis.worthwhile_advice``) that the representative's worthwhile advice does not hold (a
+            cause only this launch shows, e.g. the one misaligned launch of three); None when it has none.
     """
 
     index: int
     duration_ratio: float | None
     verdict: tuple[str, ...] | None
-    first_advice: str | None = None
+    own_advice: str | None = None
 
 
 @dataclass(frozen=True)
@@ -100,8 +101,8 @@ class LaunchGroup:
         total_duration_s: summed duration of its launches with a measured duration, seconds.
         time_share: total_duration_s / the report's GPU time, fraction 0-1; None when unknown.
         spread: quantity id (:data:`SPREAD_METRICS`) -> its :class:`Spread`, or None when no launch measured it.
-        outliers: the launches that differ beyond the spread (duration outside the band around the median, or
-            another verdict than the representative), report order.
+        outliers: the launches that differ beyond the spread (duration outside the band around the median, another
+            verdict than the representative, or a root cause worth acting on that it lacks), report order.
     """
 
     name: str
@@ -142,8 +143,8 @@ def _representative(launches: Sequence[KernelDiagnosis]) -> KernelDiagnosis:
 def _outliers(launches: Sequence[KernelDiagnosis], rep: KernelDiagnosis, median_s: float | None,
               factor: float) -> tuple[Outlier, ...]:
     out = []
-    rep_verdict, rep_advice = rep.verdict, rep.advice_findings
-    rep_first = rep_advice[0].advice if rep_advice else None
+    rep_verdict = rep.verdict
+    rep_advice = {f.advice for f in rep.worthwhile_advice}
     for d in launches:
         ratio = None
         t = d.kernel.duration_s
@@ -152,11 +153,12 @@ def _outliers(launches: Sequence[KernelDiagnosis], rep: KernelDiagnosis, median_
             ratio = r if (r > factor or r < 1.0 / factor) else None
         verdict = d.verdict
         verdict = verdict if verdict != rep_verdict else None
-        advice = d.advice_findings  # (d.advice: the advice ids of these findings)
-        first = advice[0].advice if advice else None
-        other = first if first != rep_first and first is not None and first.startswith("finding:") else None
+        # its first root cause worth acting on that the shown launch's advice does not hold (the one misaligned
+        # launch of three, whose timing the median hides)
+        other = next((f.advice for f in d.worthwhile_advice
+                      if f.advice not in rep_advice and f.advice.startswith("finding:")), None)  # type: ignore[union-attr]
         if ratio is not None or verdict is not None or other is not None:
-            out.append(Outlier(index=d.kernel.index, duration_ratio=ratio, verdict=verdict, first_advice=other))
+            out.append(Outlier(index=d.kernel.index, duration_ratio=ratio, verdict=verdict, own_advice=other))
     return tuple(out)
 
 

@@ -222,14 +222,16 @@ class KernelContext:
         """A finding as this kernel may be told it (the ``admit`` hook of :func:`~.engine.run_rules`): dropped when
         its preconditions (``findings.toml`` ``requires``) do not hold; for a library kernel or a device-debug build
         (``library`` / ``debug_build`` facts) a code-level remedy (``level = "code"``) loses its advice and stays as
-        evidence: there is no code to edit, or the code measured is not the program's."""
+        evidence: there is no code to edit, or the code measured is not the program's; an address-level one
+        (``level = "address"``: which addresses the threads touch) keeps it in a debug build, whose addresses are the
+        program's."""
         text = findings().get(finding.id)
         if text is None:
             return finding
         if text.requires and not holds(text.requires, self.facts, self.compute_capability):
             return None
-        if text.level == "code" and finding.advice is not None and finding.advice.startswith("finding:") \
-                and self.facts & {"library", "debug_build"}:
+        blocked = {"code": {"library", "debug_build"}, "address": {"library"}}.get(text.level, set())
+        if finding.advice is not None and finding.advice.startswith("finding:") and self.facts & blocked:
             return finding.but(advice=None)
         return finding
 

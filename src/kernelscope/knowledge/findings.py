@@ -15,8 +15,10 @@ class FindingText(Model, kw_only=True):
     whose estimate another unit caps), the change of work its estimate is made from
     (:mod:`kernelscope.analysis.performance`; documentation, the rule is the code), the Nsight rules that report the
     same cause, the per-instruction metrics that locate it (first one present wins), and the level of its remedy:
-    ``"code"`` (edit the kernel: not advised for a library kernel) or ``"call"`` (how and how often it is launched,
-    what it is fused with, what the report collects: advised for any kernel), the preconditions under which the finding is reported at all
+    ``"code"`` (edit the kernel: not advised for a library kernel nor for a device-debug build), ``"address"`` (edit
+    which addresses the kernel's threads touch, its indexing or data layout: ``nvcc -G`` changes the instructions, not
+    the addresses, so advised for a debug build too, not for a library kernel) or ``"call"`` (how and how often it is
+    launched, what it is fused with, what the report collects: advised for any kernel), the preconditions under which the finding is reported at all
     (``requires``: :func:`kernelscope.knowledge.remedies.holds`) and the candidates of its action's ``{remedy}``
     (``remedies``, first that holds), and its waste counter (``verify``: signed terms, each a metric name, ``-name``
     or a number, summed; what ``compare`` follows from BEFORE to AFTER to say whether the change resolved it:
@@ -38,7 +40,7 @@ class FindingText(Model, kw_only=True):
     change: NonEmpty
     nsight_rules: tuple[str, ...] = ()
     locate: tuple[str, ...] = ()
-    level: Literal["code", "call"] = "code"
+    level: Literal["code", "address", "call"] = "code"
     requires: tuple[str, ...] = ()
     remedies: tuple[str, ...] = ()
     verify: tuple[str, ...] = ()

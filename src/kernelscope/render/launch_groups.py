@@ -141,17 +141,22 @@ def outlier_text(o: Outlier, g: LaunchGroup, f: Fmt) -> str:
     if o.verdict is not None:
         why.append(f.label("grp_other_verdict", verdict=verdict_text(o.verdict, f),
                            rep=verdict_text(g.representative.verdict, f)))
-    if o.first_advice is not None:
-        finding = next((x for x in g.launches if x.kernel.index == o.index), None)
-        found = next((x for x in finding.findings if x.advice == o.first_advice), None) if finding else None
-        why.append(f.label("grp_other_first", title=f.finding_title(o.first_advice.partition(":")[2], found)))
+    if o.own_advice is not None:
+        launch = next((x for x in g.launches if x.kernel.index == o.index), None)
+        found = next((x for x in launch.findings if x.advice == o.own_advice), None) if launch else None
+        why.append(f.label("grp_own_advice", title=f.finding_title(o.own_advice.partition(":")[2], found)))
     return f"[{o.index}] " + f.label("grp_join").join(why)
 
 
 def outliers_line(g: LaunchGroup, f: Fmt, shown: int = OUTLIERS_SHOWN) -> str:
     """The launches that differ (at most ``shown`` named, the others counted), or that none does."""
     if not g.outliers:
-        return f.label("grp_differ_none", lo=f"{1 / OUTLIER_FACTOR:.2f}", hi=f"{OUTLIER_FACTOR:.2f}")
+        d = g.spread.get("duration_s")
+        if d is None or not d.median:
+            return f.label("grp_differ_none", lo=f"{1 / OUTLIER_FACTOR:.2f}", hi=f"{OUTLIER_FACTOR:.2f}")
+        # the spread as measured, not the band: a launch 12 % slower than another is within the band, and visible
+        return f.label("grp_differ_none_spread", lo=f"{d.min / d.median:.2f}", hi=f"{d.max / d.median:.2f}",
+                       tmin=f.time(d.min), tmax=f.time(d.max))
     items = [outlier_text(o, g, f) for o in g.outliers[:shown]]
     if len(g.outliers) > shown:
         items.append(f.label("grp_more", n=len(g.outliers) - shown))
