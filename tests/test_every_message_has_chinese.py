@@ -223,10 +223,10 @@ BAD_INPUTS = {
     "malformed CSV": (lambda t: ["diagnose", _write(t, "b.csv", 'ID,"Kernel Name"\n1,2,3\n')], "格式错误"),
     "malformed JSON": (lambda t: ["diagnose", _write(t, "b.json", '{"kernel": [1,')], "此处应为一个值"),
     "malformed TOML": (lambda t: ["diagnose", _write(t, "b.toml", "x = = 1\n")], "无效的值"),
-    "bad criteria TOML": (lambda t: ["diagnose", PLAIN, "--criteria", _write(t, "c.toml", "x = = 1\n")], "阈值"),
+    "bad criteria TOML": (lambda t: ["diagnose", PLAIN, "--criteria", _write(t, "c.toml", "x = = 1\n")], "不是有效的 TOML"),  # (one wording for every TOML file, zh13)
     "bad criterion": (lambda t: ["diagnose", PLAIN, "--criteria", _write(t, "c.toml", "[criteria]\nnope = 1\n")],
                       "未知的阈值"),
-    "bad spec TOML": (lambda t: ["diagnose", PLAIN, "--spec", _write(t, "s.toml", "x = = 1\n")], "无法按"),
+    "bad spec TOML": (lambda t: ["diagnose", PLAIN, "--spec", _write(t, "s.toml", "x = = 1\n")], "不是有效的 TOML"),
     "--arch unknown": (lambda t: ["occupancy", "--arch", "sm_99", "--threads", "256", "--regs", "32"], "不支持"),
     "--arch garbage": (lambda t: ["occupancy", "--arch", "xx", "--threads", "256", "--regs", "32"], "GPU 架构"),
     "--threads range": (lambda t: ["occupancy", "--arch", "sm_90", "--threads", "2000", "--regs", "32"], "超出"),
