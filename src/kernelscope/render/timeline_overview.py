@@ -70,8 +70,18 @@ def graph_rows(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> l
         text = f.label(key, cost_s=f.time(b.per_launch_s), pairs=b.spacings, kernel_s=f.time(b.kernel_s),
                        verdict=verdict)
         if b.launch_bound and b.predicted_saving_s > 0:
-            values = dict(n=b.bound_launches, replay_s=f.time(b.replay_s),
-                          loop_s=f.time(b.bound_launches * b.per_launch_s), saving_s=f.time(b.predicted_saving_s),
+            loop = b.bound_launches * b.per_launch_s
+            kernels = b.bound_kernel_s or 0.0
+            kept = (f.label("tl_graph_kept_kernels", kernels_s=f.time(kernels), replay_s=f.time(b.replay_s))
+                    if kernels > b.replay_s else f.label("tl_graph_kept_replay", replay_s=f.time(b.replay_s)))
+            capped = b.predicted_saving_s < loop - max(kernels, b.replay_s) - 1e-12  # at most the GPU idle time
+            saving = (f.label("tl_graph_saving_capped", saving_s=f.time(b.predicted_saving_s)) if capped
+                      else f.time(b.predicted_saving_s))
+            scope = ("" if b.ranks <= 1 or b.program_saving_s is None or rep.wall_s is None else
+                     f.label("tl_graph_ranks", ranks=b.ranks, wall_s=f.time(rep.wall_s),
+                             program_s=f.time(b.program_saving_s)))
+            values = dict(n=b.bound_launches, replay_s=f.time(b.replay_s), kept=kept, saving=saving, scope=scope,
+                          loop_s=f.time(loop), saving_s=f.time(b.predicted_saving_s),
                           even=b.break_even_nodes if b.break_even_nodes is not None else "-",
                           fixed_s=f.time(b.replay_fixed_s), per_node_s=f.time(b.replay_per_node_s),
                           source=safe(f.problem(b.model_source)))

@@ -417,10 +417,15 @@ def launch_bound(ctx: TimelineContext, done: Done) -> Finding | None:
     if lb is None or not lb.launch_bound or lb.bound_launches < cfg.min_launches or lb.predicted_saving_s <= 0:
         return None
     summary = lb.cost_source == "call_duration"
-    note = Note("tl_launch_bound_summary" if summary else "tl_launch_bound", {
+    ranks = not summary and lb.ranks > 1 and lb.program_saving_s is not None and ctx.intervals is not None
+    key = "tl_launch_bound_summary" if summary else "tl_launch_bound_ranks" if ranks else "tl_launch_bound"
+    note = Note(key, {
         "n": lb.bound_launches, "cost_s": lb.per_launch_s, "kernel_s": lb.kernel_s, "saving_s": lb.predicted_saving_s,
         "replay_s": lb.replay_s, "even": lb.break_even_nodes, "fixed_s": lb.replay_fixed_s,
-        "per_node_s": lb.replay_per_node_s})
+        "per_node_s": lb.replay_per_node_s, "loop_s": lb.bound_launches * lb.per_launch_s,
+        "bound_kernel_s": lb.bound_kernel_s or 0.0}
+        | ({"ranks": lb.ranks, "wall_s": ctx.intervals.walls.wall_ns * 1e-9, "program_s": lb.program_saving_s}
+           if ranks and ctx.intervals is not None else {}))
     evidence = (Evidence("launch_bound.predicted_saving", lb.predicted_saving_s, "s"),
                 Evidence("launch_bound.launches", lb.bound_launches),
                 Evidence("launch_bound.per_launch_cost", lb.per_launch_s, "s"),
