@@ -33,5 +33,12 @@ def test_launch_latency_statistics_print_at_whole_us(capsys, lang):
     assert "6.500 µs" not in out and "29.50 µs" not in out
     assert "p95" not in out  # 2 launches: a median and a max, no p95
     out = _out(capsys, "timeline", str(need(ALEXNET)), "--lang", lang)
-    assert not re.search(r"\b\d+\.\d+ µs", out.split("CUDA API")[0].split("API")[0]) or "20.00 µs" not in out
     assert "20.00 µs" not in out
+
+
+@pytest.mark.parametrize("lang, one", [("en", "idle once"), ("zh", "有 1 段空闲")])
+def test_one_gap_gives_its_length_once(capsys, lang, one):
+    out = _out(capsys, "timeline", str(need(CASES / "C03_kineto_ts0_kernel.json")), "--lang", lang)
+    assert one in out and "1 time(s)" not in out
+    sentence = out[out.index(one):][:160]
+    assert sentence.count("1.760 ms") == 1, sentence  # never "1.760 ms in all (longest 1.760 ms)"

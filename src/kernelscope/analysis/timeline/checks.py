@@ -245,7 +245,7 @@ def gpu_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
         if not long.any():
             continue
         t, n, largest = float(gaps[long].sum()) * NS, int(long.sum()), float(gaps.max()) * NS
-        note = Note("tl_gpu_gaps", {"n": n, "device": d.device, "time_s": t, "largest_s": largest,
+        note = Note("tl_gpu_gaps_one" if n == 1 else "tl_gpu_gaps", {"n": n, "device": d.device, "time_s": t, "largest_s": largest,
                                     "limit_s": cfg.min_gap_s, "rank": d.rank})
         evidence = (Evidence("gpu_gaps.gap_time", t, "s"), Evidence("gpu_gaps.gaps", n),
                     Evidence("gpu_gaps.largest_gap", largest, "s"))
@@ -340,7 +340,7 @@ def host_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
         api = _most_overlap(tl, api_of(rk), gap_s, gap_e)
         rng = _most_overlap(tl, ranges_of(rk), gap_s, gap_e)
         key = "tl_host_gaps" + {(True, True): "", (True, False): "_api", (False, True): "_range",
-                                 (False, False): "_none"}[(bool(api), bool(rng))]
+                                 (False, False): "_none"}[(bool(api), bool(rng))] + ("_one" if n == 1 else "")
         values = {"n": n, "device": d.device, "rank": d.rank, "time_s": t, "pct": 100.0 * t / wall,
                   "largest_s": largest, "limit_s": cfg.min_gap_s}
         evidence = [Evidence("host_gaps.gap_time", t, "s"), Evidence("host_gaps.gaps", n),
