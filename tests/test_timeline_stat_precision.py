@@ -42,3 +42,11 @@ def test_one_gap_gives_its_length_once(capsys, lang, one):
     assert one in out and "1 time(s)" not in out
     sentence = out[out.index(one):][:160]
     assert sentence.count("1.760 ms") == 1, sentence  # never "1.760 ms in all (longest 1.760 ms)"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("form", ["table", "markdown"])
+def test_no_empty_more_tables_clause(capsys, lang, form):
+    out = _out(capsys, "timeline", str(need(CASES / "C20_nsys_stats_locale.txt")), "--lang", lang, "--format", form)
+    assert "--details" in out
+    assert "更多表格（无）" not in out and "More tables (-)" not in out and "More tables (none)" not in out

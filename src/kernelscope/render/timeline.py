@@ -411,7 +411,7 @@ def _parts(rep: TimelineReport, f: Fmt, top: int, join: KernelJoin | None, detai
     keep = tuple(f.label(k, n=0, top=0).split("0")[0] for k in BRIEF_TABLES)
     kept = [(t, h, r[:TOP_FINDINGS] if t.startswith(f.label("fu_title")) else r) for t, h, r in sections if t.startswith(keep)]
     dropped = [re.split(r" ?[(（:：;；]", s[0])[0] for s in sections if not s[0].startswith(keep)]
-    return overview, kept, _closing(rep, f, notes), notes, f.listing(dropped) or f.label("list_none")
+    return overview, kept, _closing(rep, f, notes), notes, f.listing(dropped) or None  # None: no table left out
 
 
 def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
@@ -466,7 +466,7 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                 t.add_row(Text(label), Text(bullet + value), end_section=bool(closing[i + 1:] and closing[i + 1][0]))
             out.append(Padding(t, (0, 0, 1, 1)))
         if notes is not None:
-            out += footnote_table(notes, f, "brief_more_tables", names=more)
+            out += footnote_table(notes, f, "brief_more_tables" if more else "brief_more_rows", names=more)
     return out
 
 
@@ -506,7 +506,8 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
             lines.append(f"- **{_cell(label)}** {md_prose(value)}" if label else f"- {md_prose(value)}")
         lines.append("")
         if notes is not None:
-            lines += footnote_markdown(notes, f, md_prose, "brief_more_tables", names=more)
+            lines += footnote_markdown(notes, f, md_prose, "brief_more_tables" if more else "brief_more_rows",
+                                       names=more)
     from .rich_text import md_spaced  # (not at import: a timeline's JSON loads no rich)
 
     return md_spaced("\n".join(lines))
