@@ -42,7 +42,7 @@ from .documents.timeline import (
 from .documents.timeline import ScopeShareDoc, StepsDoc
 from .fusion import chain_legend, fusion_doc, md_chain_cell, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
 from .timeline_join import absent_section, join_section
-from .timeline_overview import LABEL_NAME_TABLES, comm_rows, graph_rows, at_tick, launch_waits, md_name as _md_name, md_value as _md_value
+from .timeline_overview import LABEL_NAME_TABLES, comm_rows, graph_rows, at_tick, launch_waits, stamp_tick, md_name as _md_name, md_value as _md_value
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .doc_copy import copy_doc as _copy, plain as _plain
@@ -173,7 +173,7 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
             rows.append(("", legend))
     if rep.launch is not None:
         L = rep.launch
-        tick = 1e-6 if rep.format == "kineto" else None  # Kineto stamps whole µs: a statistic at that resolution
+        tick = stamp_tick(rep)  # a whole-µs Kineto trace: each statistic at that resolution
         latency, queued = launch_waits(L, f, tick)
         every = L.launches == L.matched and not L.graph_launches  # each call joined to its kernel: "all N", not "N to N"
         rows.append((f.label("tl_launch"), f.label(

@@ -121,6 +121,20 @@ def at_tick(seconds: float | None, tick: float | None) -> float | None:
     return math.floor(seconds / tick + 0.5) * tick
 
 
+def stamp_tick(rep: TimelineReport) -> float | None:
+    """The trace's time resolution where its samples tell it: 1 µs for a Kineto trace whose recorded samples (each
+    ranking's min and max, the launch latency's max: single events, not statistics) are all whole µs; None for a
+    ns-resolution (fractional µs) Kineto trace and other formats, whose statistics keep their digits."""
+    if rep.format != "kineto":
+        return None
+    samples = [x for it in (*rep.kernels, *rep.copies, *rep.memsets, *rep.api_calls) for x in (it.min_s, it.max_s)]
+    if rep.launch is not None:
+        samples += [rep.launch.latency_max_s, rep.launch.queue_wait_max_s]
+    real = [x for x in samples if x]
+    whole = all(abs(x / 1e-6 - round(x / 1e-6)) < 1e-6 * max(1.0, x / 1e-6) for x in real)
+    return 1e-6 if real and whole else None
+
+
 def launch_waits(L: LaunchOverhead, f: Fmt, tick: float | None = None) -> tuple[str, str]:
     """The launch line's latency clause (launches into an empty queue: median, p95, max) and queue-wait clause
     (launches behind earlier work: median, max; "" for none); one launch is its value alone, "(one launch only)"
