@@ -15,6 +15,7 @@ from typing import Sequence
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
 from ..analysis.groups import OUTLIER_FACTOR, LaunchGroup, Outlier, Spread, by_time, launch_groups
 from .common import LAUNCH_VIEWS, Fmt, alike, data_size, integer_pipe, ops_unit, safe
+from .numbers import percent_columns
 
 #: Groups shown as full panels (the most GPU time first); the others are rows of one table.
 FULL_GROUPS = 25
@@ -218,7 +219,7 @@ def rest_rows(groups: Sequence[LaunchGroup], f: Fmt) -> list[list[str]]:
         rows.append([safe(g.representative.kernel.name), str(g.count), shape_text(g, f),
                      f.time(g.total_duration_s if s is not None else None), f.share(g.time_share),
                      f.time(s.median if s is not None else None), verdict_text(g.representative.verdict, f)])
-    return rows
+    return percent_columns(rows)  # a column's % in one precision
 
 
 def rest_title(groups: Sequence[LaunchGroup], f: Fmt) -> str:

@@ -13,6 +13,7 @@ from ..knowledge.units import glossed_names
 from ..knowledge.plausibility import implausible_note, implausible_text
 from ..notes import Note
 from .common import Fmt, data_size, safe, si
+from .numbers import percent_column
 
 
 def glossed(f: Fmt) -> tuple[tuple[str, str], ...]:
@@ -59,8 +60,9 @@ def summary_rows(result: ReportDiagnosis, f: Fmt) -> list[tuple[str, str, str, s
     seconds = [g.total_duration_s if g.launches > g.unmeasured_launches else None for g in result.groups]
     totals = f.times(*seconds)
     f.pin(seconds, totals)  # a kernel's panel words its duration as its row here
-    return [(safe(g.name), str(g.launches), t, f.share(g.share))  # one column: units by magnitude (Fmt.times)
-            for g, t in zip(result.groups, totals)]
+    shares = percent_column([f.share(g.share) for g in result.groups])  # one column: one precision
+    return [(safe(g.name), str(g.launches), t, p)  # one column: units by magnitude (Fmt.times)
+            for g, t, p in zip(result.groups, totals, shares)]
 
 
 def load_name(u: UnitLoad, f: Fmt) -> str:

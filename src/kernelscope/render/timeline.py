@@ -42,7 +42,7 @@ from .documents.timeline import (
 from .documents.timeline import ScopeShareDoc, StepsDoc
 from .fusion import chain_legend, fusion_doc, md_chain_cell, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
 from .timeline_join import absent_section, join_section
-from .timeline_overview import LABEL_NAME_TABLES, comm_rows, graph_rows, launch_waits, md_name as _md_name, md_value as _md_value
+from .timeline_overview import LABEL_NAME_TABLES, comm_rows, graph_rows, at_tick, launch_waits, stamp_tick, md_name as _md_name, md_value as _md_value
 from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .doc_copy import copy_doc as _copy, plain as _plain
@@ -173,12 +173,13 @@ def _overview(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> li
             rows.append(("", legend))
     if rep.launch is not None:
         L = rep.launch
-        latency, queued = launch_waits(L, f)
+        tick = stamp_tick(rep)  # a whole-µs Kineto trace: each statistic at that resolution
+        latency, queued = launch_waits(L, f, tick)
         every = L.launches == L.matched and not L.graph_launches  # each call joined to its kernel: "all N", not "N to N"
         rows.append((f.label("tl_launch"), f.label(
             ("tl_launch_line_one" if L.launches == 1 else "tl_launch_line_all") if every else "tl_launch_line", launches=L.launches if L.launches is not None else "-",
             graphs=f.label("tl_launch_graphs", n=L.graph_launches) if L.graph_launches else "",
-            matched=L.matched, latency=latency, queued=queued, api=f.time(L.api_median_s))))
+            matched=L.matched, latency=latency, queued=queued, api=f.time(at_tick(L.api_median_s, tick)))))
     return rows + graph_rows(rep, f, notes)
 
 
@@ -410,7 +411,7 @@ def _parts(rep: TimelineReport, f: Fmt, top: int, join: KernelJoin | None, detai
     keep = tuple(f.label(k, n=0, top=0).split("0")[0] for k in BRIEF_TABLES)
     kept = [(t, h, r[:TOP_FINDINGS] if t.startswith(f.label("fu_title")) else r) for t, h, r in sections if t.startswith(keep)]
     dropped = [re.split(r" ?[(（:：;；]", s[0])[0] for s in sections if not s[0].startswith(keep)]
-    return overview, kept, _closing(rep, f, notes), notes, f.listing(dropped) or f.label("list_none")
+    return overview, kept, _closing(rep, f, notes), notes, f.listing(dropped) or None  # None: no table left out
 
 
 def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
@@ -465,7 +466,7 @@ def renderables(reports: Sequence[TimelineReport], lang: str, top: int = 10,
                 t.add_row(Text(label), Text(bullet + value), end_section=bool(closing[i + 1:] and closing[i + 1][0]))
             out.append(Padding(t, (0, 0, 1, 1)))
         if notes is not None:
-            out += footnote_table(notes, f, "brief_more_tables", names=more)
+            out += footnote_table(notes, f, "brief_more_tables" if more else "brief_more_rows", names=more)
     return out
 
 
@@ -505,7 +506,8 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
             lines.append(f"- **{_cell(label)}** {md_prose(value)}" if label else f"- {md_prose(value)}")
         lines.append("")
         if notes is not None:
-            lines += footnote_markdown(notes, f, md_prose, "brief_more_tables", names=more)
+            lines += footnote_markdown(notes, f, md_prose, "brief_more_tables" if more else "brief_more_rows",
+                                       names=more)
     from .rich_text import md_spaced  # (not at import: a timeline's JSON loads no rich)
 
     return md_spaced("\n".join(lines))

@@ -70,8 +70,18 @@ def graph_rows(rep: TimelineReport, f: Fmt, notes: Footnotes | None = None) -> l
         text = f.label(key, cost_s=f.time(b.per_launch_s), pairs=b.spacings, kernel_s=f.time(b.kernel_s),
                        verdict=verdict)
         if b.launch_bound and b.predicted_saving_s > 0:
-            values = dict(n=b.bound_launches, replay_s=f.time(b.replay_s),
-                          loop_s=f.time(b.bound_launches * b.per_launch_s), saving_s=f.time(b.predicted_saving_s),
+            loop = b.bound_launches * b.per_launch_s
+            kernels = b.bound_kernel_s or 0.0
+            kept = (f.label("tl_graph_kept_kernels", kernels_s=f.time(kernels), replay_s=f.time(b.replay_s))
+                    if kernels > b.replay_s else f.label("tl_graph_kept_replay", replay_s=f.time(b.replay_s)))
+            capped = b.predicted_saving_s < loop - max(kernels, b.replay_s) - 1e-12  # at most the GPU idle time
+            saving = (f.label("tl_graph_saving_capped", saving_s=f.time(b.predicted_saving_s)) if capped
+                      else f.time(b.predicted_saving_s))
+            scope = ("" if b.ranks <= 1 or b.program_saving_s is None or rep.wall_s is None else
+                     f.label("tl_graph_ranks", ranks=b.ranks, wall_s=f.time(rep.wall_s),
+                             program_s=f.time(b.program_saving_s)))
+            values = dict(n=b.bound_launches, replay_s=f.time(b.replay_s), kept=kept, saving=saving, scope=scope,
+                          loop_s=f.time(loop), saving_s=f.time(b.predicted_saving_s),
                           even=b.break_even_nodes if b.break_even_nodes is not None else "-",
                           fixed_s=f.time(b.replay_fixed_s), per_node_s=f.time(b.replay_per_node_s),
                           source=safe(f.problem(b.model_source)))
@@ -97,25 +107,59 @@ def _depth(low: int | None, high: int | None, f: Fmt) -> str:
     return str(low) if low == high else f.span(str(low), str(high)) if f.zh else f"{low}-{high}"
 
 
-def launch_waits(L: LaunchOverhead, f: Fmt) -> tuple[str, str]:
+#: The fewest samples a p95 is printed for: below 20 the 95th percentile is the largest sample or an interpolation
+#: towards it (n * 0.05 < 1), a figure the max beside it already gives.
+MIN_P95_SAMPLES = 20
+
+
+def at_tick(seconds: float | None, tick: float | None) -> float | None:
+    """A statistic (a median, a percentile, a max: not a mean) of durations stamped at ``tick`` (s; Kineto: whole
+    µs), rounded to that resolution: the median of 6 µs and 7 µs prints ``7 µs``, never ``6.500 µs`` (a precision
+    the source does not have); unchanged where the resolution is not known (``tick`` None) or finer than a µs."""
+    if seconds is None or not tick:
+        return seconds
+    return math.floor(seconds / tick + 0.5) * tick
+
+
+def stamp_tick(rep: TimelineReport) -> float | None:
+    """The trace's time resolution where its samples tell it: 1 µs for a Kineto trace whose recorded samples (each
+    ranking's min and max, the launch latency's max: single events, not statistics) are all whole µs; None for a
+    ns-resolution (fractional µs) Kineto trace and other formats, whose statistics keep their digits."""
+    if rep.format != "kineto":
+        return None
+    samples = [x for it in (*rep.kernels, *rep.copies, *rep.memsets, *rep.api_calls) for x in (it.min_s, it.max_s)]
+    if rep.launch is not None:
+        samples += [rep.launch.latency_max_s, rep.launch.queue_wait_max_s]
+    real = [x for x in samples if x]
+    whole = all(abs(x / 1e-6 - round(x / 1e-6)) < 1e-6 * max(1.0, x / 1e-6) for x in real)
+    return 1e-6 if real and whole else None
+
+
+def launch_waits(L: LaunchOverhead, f: Fmt, tick: float | None = None) -> tuple[str, str]:
     """The launch line's latency clause (launches into an empty queue: median, p95, max) and queue-wait clause
     (launches behind earlier work: median, max; "" for none); one launch is its value alone, "(one launch only)"
-    / "（仅 1 次）", never a median, p95 and max of one sample."""
+    / "（仅 1 次）", never a median, p95 and max of one sample; no p95 below :data:`MIN_P95_SAMPLES` launches. Each
+    statistic at the trace's resolution ``tick`` (:func:`at_tick`)."""
     if L.latency_median_s is None:
         latency = f.label("tl_launch_latency_none")
     elif L.idle_queue_launches == 1:
-        latency = f.label("tl_launch_latency_one", t=f.time(L.latency_median_s))
+        latency = f.label("tl_launch_latency_one", t=f.time(at_tick(L.latency_median_s, tick)))
     else:
-        latency = f.label("tl_launch_latency", n=L.idle_queue_launches if L.idle_queue_launches is not None else "-",
-                          **dict(zip(("median", "p95", "max"),
-                                     latencies(L.latency_median_s, L.latency_p95_s, L.latency_max_s, f))))
+        few = L.idle_queue_launches is not None and L.idle_queue_launches < MIN_P95_SAMPLES
+        p95 = None if few else at_tick(L.latency_p95_s, tick)
+        median, p95_text, largest = latencies(at_tick(L.latency_median_s, tick), p95,
+                                              at_tick(L.latency_max_s, tick), f)
+        latency = f.label("tl_launch_latency_few" if few else "tl_launch_latency",
+                          n=L.idle_queue_launches if L.idle_queue_launches is not None else "-",
+                          median=median, p95=p95_text, max=largest)
     if not L.queued_launches:
         return latency, ""
     depth = _depth(L.queue_depth_min, L.queue_depth_max, f)
     if L.queued_launches == 1:
-        return latency, f.label("tl_launch_queued_one", depth=depth, t=f.time(L.queue_wait_median_s))
+        return latency, f.label("tl_launch_queued_one", depth=depth, t=f.time(at_tick(L.queue_wait_median_s, tick)))
     return latency, f.label("tl_launch_queued", n=L.queued_launches, depth=depth,
-                            **dict(zip(("median", "max"), f.times(L.queue_wait_median_s, L.queue_wait_max_s))))
+                            **dict(zip(("median", "max"), f.times(at_tick(L.queue_wait_median_s, tick),
+                                                                  at_tick(L.queue_wait_max_s, tick)))))
 
 
 # ----------------------------------------------------------------------------------------------- Markdown cells

@@ -130,7 +130,11 @@ def analyse_timeline(tl: Timeline, top: int = 10) -> TimelineReport:
     idle = RankIdle.of(w, split)
     bound = launch_bound(tl, launches, checks, queue)
     if bound is not None and bound.predicted_saving_s > 0:  # a graph removes only time the GPU waits
-        bound = replace(bound, predicted_saving_s=min(bound.predicted_saving_s, sum(idle.idle_ns) * NS))
+        saving = min(bound.predicted_saving_s, sum(idle.idle_ns) * NS)
+        # the program's wall: no rank ends before its own GPU work does (rank wall less its GPU idle)
+        busy = max((w.by_rank[r] - i for r, i in zip(idle.ranks, idle.idle_ns)), default=0)
+        program = min(saving, max(w.wall_ns - busy, 0) * NS)
+        bound = replace(bound, predicted_saving_s=saving, ranks=max(len(idle.ranks), 1), program_saving_s=program)
     facts = IntervalFacts(tl, rows, join, split.devices, split.segments, w)
     context = TimelineContext(checks, w.program_ns * NS, ranked.api_calls, tiny, facts, bound)
     findings = run_rules(TIMELINE_RULES, context)

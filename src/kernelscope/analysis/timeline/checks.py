@@ -245,7 +245,7 @@ def gpu_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
         if not long.any():
             continue
         t, n, largest = float(gaps[long].sum()) * NS, int(long.sum()), float(gaps.max()) * NS
-        note = Note("tl_gpu_gaps", {"n": n, "device": d.device, "time_s": t, "largest_s": largest,
+        note = Note("tl_gpu_gaps_one" if n == 1 else "tl_gpu_gaps", {"n": n, "device": d.device, "time_s": t, "largest_s": largest,
                                     "limit_s": cfg.min_gap_s, "rank": d.rank})
         evidence = (Evidence("gpu_gaps.gap_time", t, "s"), Evidence("gpu_gaps.gaps", n),
                     Evidence("gpu_gaps.largest_gap", largest, "s"))
@@ -340,7 +340,7 @@ def host_gaps(ctx: TimelineContext, done: Done) -> Iterator[Finding]:
         api = _most_overlap(tl, api_of(rk), gap_s, gap_e)
         rng = _most_overlap(tl, ranges_of(rk), gap_s, gap_e)
         key = "tl_host_gaps" + {(True, True): "", (True, False): "_api", (False, True): "_range",
-                                 (False, False): "_none"}[(bool(api), bool(rng))]
+                                 (False, False): "_none"}[(bool(api), bool(rng))] + ("_one" if n == 1 else "")
         values = {"n": n, "device": d.device, "rank": d.rank, "time_s": t, "pct": 100.0 * t / wall,
                   "largest_s": largest, "limit_s": cfg.min_gap_s}
         evidence = [Evidence("host_gaps.gap_time", t, "s"), Evidence("host_gaps.gaps", n),
@@ -417,10 +417,15 @@ def launch_bound(ctx: TimelineContext, done: Done) -> Finding | None:
     if lb is None or not lb.launch_bound or lb.bound_launches < cfg.min_launches or lb.predicted_saving_s <= 0:
         return None
     summary = lb.cost_source == "call_duration"
-    note = Note("tl_launch_bound_summary" if summary else "tl_launch_bound", {
+    ranks = not summary and lb.ranks > 1 and lb.program_saving_s is not None and ctx.intervals is not None
+    key = "tl_launch_bound_summary" if summary else "tl_launch_bound_ranks" if ranks else "tl_launch_bound"
+    note = Note(key, {
         "n": lb.bound_launches, "cost_s": lb.per_launch_s, "kernel_s": lb.kernel_s, "saving_s": lb.predicted_saving_s,
         "replay_s": lb.replay_s, "even": lb.break_even_nodes, "fixed_s": lb.replay_fixed_s,
-        "per_node_s": lb.replay_per_node_s})
+        "per_node_s": lb.replay_per_node_s, "loop_s": lb.bound_launches * lb.per_launch_s,
+        "bound_kernel_s": lb.bound_kernel_s or 0.0}
+        | ({"ranks": lb.ranks, "wall_s": ctx.intervals.walls.wall_ns * 1e-9, "program_s": lb.program_saving_s}
+           if ranks and ctx.intervals is not None else {}))
     evidence = (Evidence("launch_bound.predicted_saving", lb.predicted_saving_s, "s"),
                 Evidence("launch_bound.launches", lb.bound_launches),
                 Evidence("launch_bound.per_launch_cost", lb.per_launch_s, "s"),

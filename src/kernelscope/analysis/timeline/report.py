@@ -334,7 +334,12 @@ class LaunchBound:
         replay_s: ``replay_fixed_s + replay_per_node_s * n``, seconds.
         predicted_saving_s: ``n * per_launch_s - max(replay_s, bound_kernel_s)`` (the loop then takes the longer of
             the replay and its kernels' own time), at most the GPU idle time of the trace (a graph removes only time
-            the GPU waits), seconds (<= 0: a graph would not pay).
+            the GPU waits), seconds (<= 0: a graph would not pay). On a trace of several ranks it is summed over
+            ``ranks`` ranks.
+        ranks: how many ranks the launches and ``predicted_saving_s`` are summed over (1: one rank).
+        program_saving_s: the most the program's wall could shorten: ``predicted_saving_s``, at most the program
+            wall less the longest of the ranks' GPU-busy times (``wall - max(rank wall - rank GPU idle)``; on one
+            rank its GPU idle time), so never above the program wall; None until the report sets it, seconds.
         break_even_nodes: ``ceil(replay_fixed_s / (per_launch_s - replay_per_node_s))``: the fewest nodes a graph
             needs to pay for itself; None when a node costs at least a launch.
         model_source: where the cost model comes from.
@@ -354,6 +359,8 @@ class LaunchBound:
     predicted_saving_s: float
     break_even_nodes: int | None
     model_source: str
+    ranks: int = 1
+    program_saving_s: float | None = None
 
 
 @dataclass(frozen=True)

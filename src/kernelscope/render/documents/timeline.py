@@ -276,7 +276,15 @@ class LaunchBoundDoc(Doc):
     replay_per_node_s: Annotated[float, Meta(description="graph replay cost model: per node, seconds")]
     replay_s: Annotated[float, Meta(description="replay_fixed_s + replay_per_node_s * n, seconds")]
     predicted_saving_s: Annotated[float, Meta(description=(
-        "n * per_launch_s - replay_s, seconds (<= 0: a graph would not pay)"))]
+        "n * per_launch_s - max(replay_s, bound_kernel_s) (the loop then takes the longer of the replay and its "
+        "kernels' own time), at most the trace's GPU idle time; summed over the ranks ranks, seconds (<= 0: a graph "
+        "would not pay)"))]
+    ranks: Annotated[int, Meta(description=(
+        "ranks the launches and predicted_saving_s are summed over (count; 1: one rank or a summary)"))]
+    program_saving_s: Annotated[float | None, Meta(description=(
+        "the most the program's wall could shorten: predicted_saving_s, at most the wall less the longest of the "
+        "ranks' GPU-busy times (rank wall - rank GPU idle), so never above the wall; seconds; null: a summary "
+        "(no wall) or no saving"))]
     break_even_nodes: Annotated[int | None, Meta(description=(
         "ceil(replay_fixed_s / (per_launch_s - replay_per_node_s)): the fewest nodes a graph needs to pay for itself "
         "(count); null: a node costs at least a launch"))]
