@@ -399,12 +399,13 @@ def _once(loads: tuple[UnitLoad, ...]) -> tuple[UnitLoad, ...]:
 def ranking(lim: Limiters, units: "Units | None" = None) -> tuple[tuple[UnitLoad, ...], tuple[UnitLoad, ...]]:
     """(compute, memory): the busiest units of each side as the panel prints them, busiest first, one load per unit.
     The compute side gets the model's busiest tensor data path counter (``sm__ops_path_tensor_src_*``, what a
-    tensor-bound finding names) when the Speed-of-Light breakdown leaves it out. A unit on the compute side is not
-    repeated on the memory side (the L1's LSU input requests are the memory side's view of the LSU pipe): the memory
+    tensor-bound finding names) when the Speed-of-Light breakdown leaves it out, also when the profile has no
+    breakdown at all (a console report: that counter is then the only unit measured, the one the advice names). A
+    unit on the compute side is not repeated on the memory side (the L1's LSU input requests are the memory side's view of the LSU pipe): the memory
     side names memory units, unless it has nothing else."""
     compute = tuple(lim.compute)
     tensor = max(units.of("tensor"), key=lambda c: c.busy, default=None) if units is not None else None
-    if tensor is not None and compute and not any(u.unit == "tensor" and u.pct >= 100 * tensor.busy for u in compute):
+    if tensor is not None and not any(u.unit == "tensor" and u.pct >= 100 * tensor.busy for u in compute):
         compute += (UnitLoad(unit="tensor", side="compute", kind="math", metric=tensor.metric, pct=100 * tensor.busy),)
     compute = _once(compute)
     shown = {_shown_id(u) for u in compute}

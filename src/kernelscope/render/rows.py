@@ -82,7 +82,8 @@ def named_loads(loads: Sequence[UnitLoad], f: Fmt) -> list[tuple[str, UnitLoad]]
 
 def unit_line(d: KernelDiagnosis, f: Fmt, top: int = 3) -> str | None:
     """"compute: LSU pipe 84.0%, FMA pipe 22.0%; memory: L1/TEX cache 85.1%, ..." (the ``top`` busiest units of
-    each side), or None when the profile has no Speed-of-Light breakdown."""
+    each side), or None when the analysis ranks no unit (no Speed-of-Light breakdown and no tensor data path
+    counter)."""
     parts = []
     compute, memory = ranking(d.limiters, d.units)  # the analysis's ranking: the one the advice names the busiest of
     for side, loads in (("compute", compute), ("memory", memory)):
