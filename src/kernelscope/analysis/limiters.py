@@ -401,8 +401,8 @@ def ranking(lim: Limiters, units: "Units | None" = None) -> tuple[tuple[UnitLoad
     The compute side gets the model's busiest tensor data path counter (``sm__ops_path_tensor_src_*``, what a
     tensor-bound finding names) when the Speed-of-Light breakdown leaves it out, also when the profile has no
     breakdown at all (a console report: that counter is then the only unit measured, the one the advice names). A
-    unit on the compute side is not repeated on the memory side (the L1's LSU input requests are the memory side's view of the LSU pipe): the memory
-    side names memory units, unless it has nothing else."""
+    unit on the compute side is not repeated on the memory side (the L1's LSU input requests are the memory side's
+    view of the LSU pipe): the memory side names memory units, unless it has nothing else."""
     compute = tuple(lim.compute)
     tensor = max(units.of("tensor"), key=lambda c: c.busy, default=None) if units is not None else None
     if tensor is not None and not any(u.unit == "tensor" and u.pct >= 100 * tensor.busy for u in compute):
