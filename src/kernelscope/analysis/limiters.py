@@ -32,10 +32,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
-
-if TYPE_CHECKING:
-    from .performance import Units
+from typing import Any, Mapping
 
 from ..knowledge.units import by_metric, unit_of
 from ..model import KernelProfile
@@ -396,7 +393,7 @@ def _once(loads: tuple[UnitLoad, ...]) -> tuple[UnitLoad, ...]:
     return tuple(sorted(best.values(), key=lambda x: -x.pct))
 
 
-def ranking(lim: Limiters, units: "Units | None" = None) -> tuple[tuple[UnitLoad, ...], tuple[UnitLoad, ...]]:
+def ranking(lim: Limiters, units: Any = None) -> tuple[tuple[UnitLoad, ...], tuple[UnitLoad, ...]]:
     """(compute, memory): the busiest units of each side as the panel prints them, busiest first, one load per unit.
     The compute side gets the model's busiest tensor data path counter (``sm__ops_path_tensor_src_*``, what a
     tensor-bound finding names) when the Speed-of-Light breakdown leaves it out, also when the profile has no
@@ -413,7 +410,7 @@ def ranking(lim: Limiters, units: "Units | None" = None) -> tuple[tuple[UnitLoad
     return compute, memory
 
 
-def busiest_shown(lim: Limiters, units: "Units | None" = None) -> UnitLoad | None:
+def busiest_shown(lim: Limiters, units: Any = None) -> UnitLoad | None:
     """The busiest unit of either side of :func:`ranking` (the first unit of the busier side), or None."""
     tops = [side[0] for side in ranking(lim, units) if side]
     return max(tops, key=lambda x: x.pct) if tops else None
