@@ -73,7 +73,7 @@ def test_compare_achieved_row_without_fp_work_or_efficiency(lang):
     zero = compare([_side("k", {"fp32": 0.0}, dram_bytes_total=1e6)], [_side("k", {"fp32": 0.0}, 5e-4, dram_bytes_total=1e6)])
     text = to_text(zero, lang, width=400)
     assert not _contradictions(text)
-    assert ("not applicable (no FP work)" if lang == "en" else "不适用（无浮点运算）") in text  # the wording diagnose uses
+    assert ("not applicable (no floating-point instructions executed)" if lang == "en" else "不适用（没有执行浮点指令）") in text  # the wording diagnose uses
 
 
 def test_html_report_never_qualifies_not_measured(tmp_path):

@@ -109,7 +109,7 @@ def test_no_fp_work_has_no_roofline_verdict():
     assert "intensity_no_dram_writes" not in _keys(notes)  # no intensity to distort
     d = diagnose(k, GPU)
     assert d.roofline.bound is None and d.bound is None  # no SOL values, no roofline verdict: no class made up
-    assert Fmt("en").note("roofline_not_applicable").startswith("no FP work: roofline not applicable")
+    assert Fmt("en").note("roofline_not_applicable").startswith("no floating-point instructions executed: roofline not applicable")
 
 
 def test_corpus_kernel_without_fp_work_gets_no_bound():

@@ -129,7 +129,7 @@ def test_what_if_factors_are_integers_in_as_ranks():
 
 
 def test_no_fp_work_is_not_applicable_not_zero():
-    for lang, word in (("zh", "不适用（无浮点运算）"), ("en", "not applicable (no FP work)")):
+    for lang, word in (("zh", "不适用（没有执行浮点指令）"), ("en", "not applicable (no floating-point instructions executed)")):
         f = Fmt(lang)
         assert f.flops(0) == word and f.intensity(0) == word
         assert f.flops(2e12) != word and f.intensity(1.5).endswith("FLOP/B")

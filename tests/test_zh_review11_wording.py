@@ -241,7 +241,7 @@ def test_the_sgemm_panel_glosses_the_fma_pipe_once(capsys, lang, busy):
     flat = re.sub(r"\s+", "", out)
     assert flat.count(re.sub(r"\s+", "", busy)) == 1
     if lang == "zh":
-        assert "限制单元已经测得（FMA管线达峰值的94.9%）" in flat
+        assert "最繁忙的单元已经测得（FMA管线达峰值的94.9%）" in flat
 
 
 def test_the_html_card_glosses_a_unit_once(capsys, tmp_path):

@@ -31,7 +31,7 @@ def test_the_idle_share_caption_claims_no_equality():
 
 def test_no_fp_work_is_worded_one_way():
     table = labels().label
-    assert "achieved_no_fp" not in table and table["no_fp_na"].zh == "不适用（无浮点运算）"
+    assert "achieved_no_fp" not in table and table["no_fp_na"].zh == "不适用（没有执行浮点指令）"
 
 
 def test_the_memory_side_names_a_memory_unit_when_the_lsu_pipe_leads_both():

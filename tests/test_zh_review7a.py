@@ -200,10 +200,10 @@ def test_compare_prints_a_percentage_one_way_and_its_sentence_in_one_precision(c
     out = " ".join(_out(capsys, "compare", str(before), str(after), "--pair", "warp_tile=double_buffering", "--lang", lang,
                         "--format", "markdown", code=(0, 1)).split())
     table = "计算 58.6%" if lang == "zh" else "compute 58.6%"
-    sentence = "SM 吞吐从峰值的 58.6% 变为" if lang == "zh" else "SM throughput 58.6% ->"
+    sentence = "Speed-of-Light 计算从峰值的 58.6% 变为" if lang == "zh" else "SOL compute 58.6% ->"
     assert table in out and sentence in out  # not "59%" beside the table's 58.6%
-    assert ("DRAM 带宽从峰值的 10.8% 变为 7.6%" if lang == "zh" else "DRAM bandwidth 10.8% -> 7.6%") in out  # not 11% -> 8% beside 32.1%
-    assert "27.5 GB/s（10.8%）" in out if lang == "zh" else "27.5 GB/s (10.8%)" in out  # a rate: 3 digits
+    assert ("DRAM 带宽从规格峰值的 10.8% 变为 7.6%" if lang == "zh" else "DRAM bandwidth 10.8% -> 7.6%") in out  # not 11% -> 8% beside 32.1%
+    assert "27.5 GB/s（规格峰值的 10.8%）" in out if lang == "zh" else "27.5 GB/s (10.8% of the spec's peak)" in out  # a rate: 3 digits
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

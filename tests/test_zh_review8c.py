@@ -176,9 +176,9 @@ def test_a_chinese_error_names_its_command_without_quotes(capsys):
     assert "(`kernelscope gpus` lists them)" in capsys.readouterr().err  # English: a code span, not 'quotes'
 
 
-@pytest.mark.parametrize("lang, wrong", [("zh", "SM 吞吐从峰值的不到 0.1% 变为不到 0.1%"), ("en", "SM throughput < 0.1% -> < 0.1% of peak")])
+@pytest.mark.parametrize("lang, wrong", [("zh", "Speed-of-Light 计算从峰值的不到 0.1% 变为不到 0.1%"), ("en", "SOL compute < 0.1% -> < 0.1% of peak")])
 def test_what_moved_leaves_out_a_figure_that_printed_the_same(capsys, monkeypatch, lang, wrong):
     monkeypatch.setenv("COLUMNS", "200")
     heat = [str(need(NCU / f"bautista-garcia__heat_sim__{n}.ncu-rep")) for n in ("report_name", "profile")]
     out = _out(capsys, "compare", *heat, "--lang", lang)
-    assert wrong not in out and ("DRAM 带宽从峰值的 0.1% 变为 0.2%" if lang == "zh" else "DRAM bandwidth 0.1% -> 0.2% of peak") in out
+    assert wrong not in out and ("DRAM 带宽从规格峰值的 0.1% 变为 0.2%" if lang == "zh" else "DRAM bandwidth 0.1% -> 0.2% of the spec's peak") in out

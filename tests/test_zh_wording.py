@@ -98,7 +98,7 @@ def test_no_zh_catalogue_text_has_a_bracket_inside_a_bracket():
 #: The fields the code fills with a text that carries its own bracket in Chinese (a stall name with its gloss, a
 #: finding title: "Long Scoreboard（…）停顿为主"), by the text's key.
 _GLOSSED = {"action": ("best_title",), "resolved_item": ("finding",), "grp_own_advice": ("title",),
-            "chart_healthy_named": ("name",), "predicted_value": ("rule",), "predicted_value_slower": ("rule",)}
+            "chart_healthy_named": ("name",), "predicted_value": ("rule",)}
 
 
 def _glossed(template: str, fields: tuple[str, ...]) -> str | None:

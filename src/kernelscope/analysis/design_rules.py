@@ -10,6 +10,7 @@ from ..notes import Note
 from .design import DEBUG_GENERIC_SHARE, DEBUG_MOVE_BRANCH_SHARE
 from .engine import Done, Evidence, Finding, Rule
 from .kernel_rules import KernelContext
+from .limiters import busiest_shown
 
 #: Findings that say what the kernel (or its profile) is and so come before every remedy.
 GATE_FINDINGS = ("profile_failed", "debug_build", "library_kernel", "nothing_worthwhile")
@@ -39,11 +40,12 @@ def library_kernel(ctx: KernelContext, done: Done) -> Finding | None:
     d = ctx.design
     if d is None or d.library is None:
         return None
-    busiest = ctx.units.busiest
+    busiest = busiest_shown(ctx.limiters, ctx.units)  # the panel's own ranking: the unit it prints first is the one named here
     k = ctx.kernel
     runs = {p for p, v in {**k.flop_counts, **k.tensor_ops_pct}.items() if v}  # pipes with counted work
-    values = {"family": d.library.name, "family_id": d.library.id, "limiter": busiest.unit if busiest else None,
-              "limiter_pct": 100 * busiest.busy if busiest else None,
+    values = {"family": d.library.name, "family_id": d.library.id,
+              "limiter": (busiest.unit or busiest.metric) if busiest else None,
+              "limiter_pct": busiest.pct if busiest else None,
               "precision_step": not runs & set(d.library.precision_done)}  # not already at that precision
     return Finding("library_kernel", "info", Note("f_library_kernel", values),
                    (Evidence("kernel_name", None),), advice="finding:library_kernel",

@@ -32,9 +32,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
-from ..knowledge.units import by_metric
+from ..knowledge.units import by_metric, unit_of
 from ..model import KernelProfile
 from ..notes import quick_init
 
@@ -226,14 +226,29 @@ def limiters(kernel: KernelProfile) -> Limiters:
     total = l1_total_elapsed(kernel)
     if total is not None:
         memory[L1_TOTAL] = total[0]
-    return Limiters(unit_loads(kernel.compute_breakdown_pct, "compute"), unit_loads(memory, "memory"))
+    return Limiters(unit_loads(kernel.compute_breakdown_pct, "compute"), _with_l2_total(unit_loads(memory, "memory"), kernel))
+
+
+def _with_l2_total(loads: tuple[UnitLoad, ...], kernel: KernelProfile) -> tuple[UnitLoad, ...]:
+    """The L2 unit's load as its whole throughput (``lts__throughput``, the busiest of all its stages: the figure the
+    memory-levels line prints for the L2) when that is the busier figure, so that the L2 shows one figure everywhere
+    (like the L1, :func:`limiters`); the loads re-sorted, busiest first. Unchanged without an L2 breakdown entry."""
+    pct = kernel.metrics.get(LEVEL_METRICS["l2"]["pct"])
+    if pct is None or not math.isfinite(pct):
+        return loads
+    out = tuple(UnitLoad(x.unit, x.side, x.kind, LEVEL_METRICS["l2"]["pct"], pct)
+                if x.unit == "l2" and pct > x.pct else x for x in loads)
+    return tuple(sorted(out, key=lambda x: -x.pct))
 
 
 def _l1_elapsed_pct(kernel: KernelProfile) -> float | None:
     """The L1's % of peak over the elapsed cycles without the cycles to convert its active-cycle throughput: its
     busiest Speed-of-Light breakdown sub-metric (all over the elapsed cycles); the active-cycle figure only when the
-    breakdown has none (it overstates an L1 active part of the time: 81 % active for 41 % elapsed on a corpus kernel)."""
-    elapsed = [v for name, v in kernel.memory_breakdown_pct.items() if name.startswith("l1tex__") and math.isfinite(v)]
+    breakdown has none (it overstates an L1 active part of the time: 81 % active for 41 % elapsed on a corpus kernel).
+    Only the sub-metrics of the L1 unit (``data/units.toml``): the figure the Busiest-units row prints for the L1."""
+    known = by_metric()  # the L1's own sub-metrics: not its LSU input requests, the LSU pipe's load (unit "lsu")
+    elapsed = [v for name, v in kernel.memory_breakdown_pct.items() if name.startswith("l1tex__") and math.isfinite(v)
+               and (name not in known or known[name].id == "l1")]
     return max(elapsed) if elapsed else kernel.metrics.get(LEVEL_METRICS["l1"]["pct"])
 
 
@@ -358,3 +373,44 @@ def limiting_level(levels: tuple[MemoryLevel, ...]) -> MemoryLevel | None:
     """The level closest to its peak (highest throughput %), or None when no level's throughput was measured."""
     measured = [lv for lv in levels if lv.throughput_pct is not None]
     return max(measured, key=lambda lv: lv.throughput_pct) if measured else None  # type: ignore[arg-type,return-value]
+
+
+def _shown_id(u: UnitLoad) -> str:
+    """The unit a load is shown as: its unit, else the unit its counter belongs to, else the counter."""
+    if u.unit:
+        return u.unit
+    named = unit_of(u.metric, u.side)
+    return named.id if named is not None else u.metric
+
+
+def _once(loads: tuple[UnitLoad, ...]) -> tuple[UnitLoad, ...]:
+    """One load per shown unit (the larger figure: the L1's sub-metric and its whole throughput), busiest first."""
+    best: dict[str, UnitLoad] = {}
+    for u in loads:
+        key = _shown_id(u)
+        if key not in best or u.pct > best[key].pct:
+            best[key] = u
+    return tuple(sorted(best.values(), key=lambda x: -x.pct))
+
+
+def ranking(lim: Limiters, units: Any = None) -> tuple[tuple[UnitLoad, ...], tuple[UnitLoad, ...]]:
+    """(compute, memory): the busiest units of each side as the panel prints them, busiest first, one load per unit.
+    The compute side gets the model's busiest tensor data path counter (``sm__ops_path_tensor_src_*``, what a
+    tensor-bound finding names) when the Speed-of-Light breakdown leaves it out, also when the profile has no
+    breakdown at all (a console report: that counter is then the only unit measured, the one the advice names). A
+    unit on the compute side is not repeated on the memory side (the L1's LSU input requests are the memory side's
+    view of the LSU pipe): the memory side names memory units, unless it has nothing else."""
+    compute = tuple(lim.compute)
+    tensor = max(units.of("tensor"), key=lambda c: c.busy, default=None) if units is not None else None
+    if tensor is not None and not any(u.unit == "tensor" and u.pct >= 100 * tensor.busy for u in compute):
+        compute += (UnitLoad(unit="tensor", side="compute", kind="math", metric=tensor.metric, pct=100 * tensor.busy),)
+    compute = _once(compute)
+    shown = {_shown_id(u) for u in compute}
+    memory = _once(tuple(u for u in lim.memory if _shown_id(u) not in shown) or tuple(lim.memory))
+    return compute, memory
+
+
+def busiest_shown(lim: Limiters, units: Any = None) -> UnitLoad | None:
+    """The busiest unit of either side of :func:`ranking` (the first unit of the busier side), or None."""
+    tops = [side[0] for side in ranking(lim, units) if side]
+    return max(tops, key=lambda x: x.pct) if tops else None

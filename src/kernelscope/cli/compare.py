@@ -16,7 +16,7 @@ from ..ingest import TIMELINE_FORMATS, detect_format, detect_timeline_format, pr
 from ..render import FORMATS
 from .dataset import is_dataset, read_table
 from .inputs import Spools, spooled
-from .options import OUTPUT_HELP, Command, Shared
+from .options import COMPARE_DETAILS_HELP, OUTPUT_HELP, Command, Shared
 from .output import refuse_inputs, show, write_atomic
 
 if TYPE_CHECKING:
@@ -240,7 +240,7 @@ COMMAND = Command(
         lang=True,
         gpu_help=("use this catalogue GPU's peaks for both sides", "GPU spec file for both sides"),
         output_help=OUTPUT_HELP,
-        details=True,
+        details=COMPARE_DETAILS_HELP,
     ),
     add_arguments=_add_arguments,
     run=_compare,

@@ -112,12 +112,18 @@ def _kernel(k: PtxasKernel, cc: tuple[int, int], threads: int, dyn: int, config:
     """One kernel's occupancy with its ptxas resources (--barriers overrides ptxas' barrier count)."""
     from ..render.occupancy import KernelOccupancy
 
+    bound = getattr(k, "max_threads_per_block", None)  # __launch_bounds__: a larger block does not launch at all
+    if bound is not None and threads > bound:
+        return KernelOccupancy(kernel=k, occupancy=None, error=InputError(
+            "--threads", key="launch_bounds_exceeded", values={"threads": threads, "max": bound}))
     try:
         o = occupancy(cc, threads, k.registers_per_thread, k.shared_mem_static_bytes + dyn, config,
                       barriers_per_block=barriers if barriers is not None else (k.barriers or 0))
     except InputError as exc:
         return KernelOccupancy(kernel=k, occupancy=None, error=exc)
-    return KernelOccupancy(kernel=k, occupancy=o, next_steps=next_step(o, spills=k.spills))
+    steps = [s for s in next_step(o, spills=k.spills)  # no step to a block size its __launch_bounds__ refuses
+             if not (bound is not None and s.parameter == "threads_per_block" and s.proposed > bound)]
+    return KernelOccupancy(kernel=k, occupancy=o, next_steps=steps)
 
 
 COMMAND = Command(

@@ -49,9 +49,15 @@ class Shared:
 
 
 #: ``-v/--details`` help, one text for every command that prints a report.
-DETAILS_HELP = ("the whole report in the terminal and Markdown output (every panel row, table, caveat and "
-                "compared kernel); without it: per kernel the verdict, the limiter, the top findings with their "
-                "estimates and where in the code, the caveats once at the end (JSON is always complete)")
+DETAILS_HELP = ("the whole report in the terminal and Markdown output (every panel row, table and caveat); "
+                "without it: per kernel the verdict, the busiest unit, the top findings with their estimates and "
+                "where in the code, the caveats once at the end (JSON is always complete)")
+
+#: ``-v/--details`` help of ``compare`` (its short report keeps the kernels with the most time).
+COMPARE_DETAILS_HELP = ("the whole comparison in the terminal and Markdown output: every compared kernel, every "
+                        "metric row (those measured on neither side too) and each kernel's estimates; without it: "
+                        "the kernels with the most time, the metrics measured on a side, the estimates where there "
+                        "are any (JSON is always complete)")
 
 #: ``-v/--details`` help of ``timeline`` (its short report keeps tables, not panels).
 TIMELINE_DETAILS_HELP = ("the whole report in the terminal and Markdown output (every table, every row of each "

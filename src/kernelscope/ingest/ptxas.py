@@ -18,6 +18,7 @@ file. Mangled names are demangled with
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -48,6 +49,9 @@ class PtxasKernel:
         spill_stores_bytes: bytes of register spill stores per thread (0 when not printed).
         spill_loads_bytes: bytes of register spill loads per thread (0 when not printed).
         warnings: ptxas' warnings that cite this kernel, as ptxas printed them (without "ptxas warning :").
+        max_threads_per_block: the kernel's ``__launch_bounds__`` maximum threads per block (the PTX ``.maxntid``,
+            x*y*z), or None when it sets none: a larger block cannot launch.
+        min_blocks_per_sm: ``__launch_bounds__``' minimum blocks per SM (PTX ``.minnctapersm``), or None.
     """
 
     name: str
@@ -60,6 +64,8 @@ class PtxasKernel:
     spill_stores_bytes: int = 0
     spill_loads_bytes: int = 0
     warnings: tuple[str, ...] = ()
+    max_threads_per_block: int | None = None
+    min_blocks_per_sm: int | None = None
 
     @property
     def spills(self) -> bool:
@@ -108,6 +114,26 @@ def ptxas_warnings(text: str, kernels: tuple[PtxasKernel, ...]) -> tuple[tuple[P
         if not names:
             rest.append(w)
     return tuple(replace(k, warnings=tuple(cited[k.name])) for k in kernels), tuple(rest)
+
+
+_PTX_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\((.*?)\)\s*([^{]*)\{", re.S)
+_MAXNTID = re.compile(r"\.maxntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?")
+_MINNCTA = re.compile(r"\.minnctapersm\s+(\d+)")
+
+
+def parse_ptx_bounds(text: str) -> dict[str, tuple[int | None, int | None]]:
+    """Entry name -> (max threads per block, min blocks per SM) from the performance directives of PTX ``text``
+    (``.maxntid x, y, z`` and ``.minnctapersm n``, what ``__launch_bounds__`` compiles to), for the entries that set
+    either."""
+    out: dict[str, tuple[int | None, int | None]] = {}
+    for m in _PTX_ENTRY.finditer(text):
+        directives = m.group(3)
+        mx, mn = _MAXNTID.search(directives), _MINNCTA.search(directives)
+        if mx is None and mn is None:
+            continue
+        threads = None if mx is None else math.prod(int(g) for g in mx.groups() if g is not None)
+        out[m.group(1)] = (threads, None if mn is None else int(mn.group(1)))
+    return out
 
 
 def parse_ptxas(text: str, source: str = "ptxas output") -> tuple[PtxasKernel, ...]:
@@ -190,7 +216,8 @@ def compile_resource_usage(
         raise InputError("nvcc", "not found on PATH; install the CUDA Toolkit (or add its bin/ to PATH) to use --cu",
                          key="nvcc_not_found")
     with tempfile.TemporaryDirectory(prefix="kernelscope-ptxas-") as tmp:
-        cmd = (exe, f"-arch={arch}", "-cubin", "-Xptxas", "-v", *extra_args,
+        # -keep: the PTX stays beside the cubin, for the __launch_bounds__ directives ptxas -v does not print
+        cmd = (exe, f"-arch={arch}", "-cubin", "-Xptxas", "-v", "-keep", "-keep-dir", tmp, *extra_args,
                "-o", str(Path(tmp) / (src.stem + ".cubin")), str(src.resolve()))
         try:
             run = subprocess.run(cmd, capture_output=True, text=True, timeout=NVCC_TIMEOUT_S, cwd=tmp)
@@ -198,6 +225,9 @@ def compile_resource_usage(
             raise InputError("nvcc", key="nvcc_cannot_run", values={"exe": exe}) from None
         except subprocess.TimeoutExpired:
             raise InputError(str(cu_file), key="nvcc_timeout", values={"nvcc_timeout_s": NVCC_TIMEOUT_S}) from None
+        bounds: dict[str, tuple[int | None, int | None]] = {}
+        for ptx in sorted(Path(tmp).glob("*.ptx")):
+            bounds.update(parse_ptx_bounds(ptx.read_text(errors="replace")))
     output = run.stdout + "\n" + run.stderr
     if run.returncode != 0:
         lines = [l.strip() for l in output.splitlines() if l.strip()]
@@ -210,6 +240,8 @@ def compile_resource_usage(
     kernels, warnings = ptxas_warnings(output, kernels)
     names = _demangle([k.name for k in kernels])
     kernels = tuple(
-        PtxasKernel(**{**k.__dict__, "demangled_name": names.get(k.name, k.name)}) for k in kernels
+        PtxasKernel(**{**k.__dict__, "demangled_name": names.get(k.name, k.name),
+                       "max_threads_per_block": bounds.get(k.name, (None, None))[0],
+                       "min_blocks_per_sm": bounds.get(k.name, (None, None))[1]}) for k in kernels
     )
     return PtxasReport(source=str(cu_file), arch=arch, command=cmd, kernels=kernels, warnings=warnings)

@@ -222,6 +222,15 @@ def error_text(exc: BaseException, lang: str) -> str:
     return frame("source", lang, source=source, problem=problem) if source else problem
 
 
+def problem_text(exc: BaseException, lang: str) -> str:
+    """What an error says in ``lang`` without the source it names (a table cell beside that source): the keyed
+    template filled with its values (:func:`error_text`), else its problem as it is."""
+    key, problem = getattr(exc, "key", None), getattr(exc, "problem", None)
+    if key is None or check_lang(lang) == "en" or template(key, lang) is None:
+        return one_line(str(problem if problem is not None else exc))
+    return error_text(type(exc)("", key=key, values=dict(exc.values)), lang)  # type: ignore[attr-defined,call-arg]
+
+
 @cache
 def _quoted_fields(template_text: str) -> frozenset[str]:
     """The fields of ``template_text`` that it quotes (inside “…”, or ``{x!r}``): a field name, key, file name or

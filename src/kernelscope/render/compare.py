@@ -73,7 +73,8 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
     def bw(s: Side) -> str:
         if s.bandwidth_bytes_per_s is None:
             return f.nm
-        pct = f.paren(f.pct(s.bandwidth_pct_of_peak)) if s.bandwidth_pct_of_peak is not None else ""  # as the sentence
+        pct = (f.paren(f.label("cmp_bandwidth_pct", pct=f.pct(s.bandwidth_pct_of_peak)))  # which peak: the spec's
+               if s.bandwidth_pct_of_peak is not None else "")
         return f"{peak_figure(s.bandwidth_bytes_per_s / 1e9)} GB/s{pct}"  # as every rate (numbers.rate)
 
     def spread(s: Side) -> str:
@@ -97,7 +98,7 @@ def _pair_rows(p: KernelComparison, f: Fmt, details: bool = True) -> list[tuple[
         (f.label("achieved"), achieved(b), achieved(a)),
         (f.label("cmp_sol"), f.sol_values(b.sol_compute_pct, b.sol_memory_pct), f.sol_values(a.sol_compute_pct, a.sol_memory_pct)),
         (f.label("bound"), f.bounds(b.classes), f.bounds(a.classes)),
-        (f.label("occupancy"), f.pct(b.achieved_occupancy_pct), f.pct(a.achieved_occupancy_pct)),
+        (f.label("occupancy_achieved"), f.pct(b.achieved_occupancy_pct), f.pct(a.achieved_occupancy_pct)),
     ]
     if b.launches == a.launches == 1:  # one launch each: the total is the duration above
         rows = [r for r in rows if r[0] != f.label("total_mean")]
@@ -308,12 +309,16 @@ def _program_rows(programs: tuple[ProgramSide, ProgramSide], f: Fmt) -> list[tup
 
 
 def _predictions(p: KernelComparison, f: Fmt) -> list[str]:
-    out = []
+    """Nsight Compute's rule estimates beside the measured reduction: one line listing the rules that share one
+    measured figure (the kernel's: it is the same for every rule), never that figure repeated once per rule."""
+    groups: dict[float, list[str]] = {}
     for x in p.predictions[:3]:
-        got = x.measured_reduction_pct or 0.0
-        key = "predicted_value_slower" if got < 0 else "predicted_value"
-        out.append(f.label(key, rule=f.finding_title(x.rule_id), est=x.estimated_speedup_pct, got=abs(got)))
-    return out
+        got = round(x.measured_reduction_pct or 0.0, 6)
+        groups.setdefault(got, []).append(f.label("predicted_value", rule=f.finding_title(x.rule_id),
+                                                  est=x.estimated_speedup_pct))
+    return [f.listing(items) + (" " if f.lang == "en" else f.semi) +
+            f.label("predicted_measured_slower" if got < 0 else "predicted_measured", got=abs(got))
+            for got, items in groups.items()]
 
 
 def _estimates(p: KernelComparison, f: Fmt) -> str:

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ..analysis.occupancy import ArchLimits, NextStep, Occupancy
 from ..errors import InputError
+from ..knowledge.messages import problem_text
 from ..knowledge.text import half_up
 from .common import Fmt, safe
 
@@ -303,7 +304,7 @@ def _kernels_table(src: SourceFile, f: Fmt) -> Table:
     for row in src.kernels:
         k, o = row.kernel, row.occupancy
         if o is None:
-            problem = row.error.problem if row.error is not None else ""
+            problem = problem_text(row.error, f.lang) if row.error is not None else ""
             cells = ("-", "-", "-", f.label("occ_cannot_launch_cell", problem=problem))
         else:
             cells = (str(o.active_blocks_per_sm), str(o.active_warps_per_sm), occ_pct(o.occupancy_pct),
@@ -341,10 +342,15 @@ def source_renderables(src: SourceFile, lang: str) -> list[RenderableType]:
         out += [Text(f.label("occ_ptxas_warning_kernel", kernel=_kernel_name(row.kernel), text=safe(w)))
                 for w in row.kernel.warnings]
     out += [Text(f.label("occ_ptxas_warning", text=safe(w))) for w in src.ptxas_warnings]
+    for row in src.kernels:  # __launch_bounds__' minimum blocks per SM, where this launch falls short of it
+        least, o = getattr(row.kernel, "min_blocks_per_sm", None), row.occupancy
+        if least is not None and o is not None and o.active_blocks_per_sm < least:
+            out.append(Text(f.label("occ_min_blocks_unmet", kernel=_kernel_name(row.kernel), min=least,
+                                    got=o.active_blocks_per_sm, by=_limiters(o, f))))
     notes: list[str] = []
     for row in src.kernels:
         name = _kernel_name(row.kernel)
-        texts = [str(row.error)] if row.error is not None else [_step_text(s, f) for s in row.next_steps]
+        texts = [f.label("occ_cannot_launch_cell", problem=problem_text(row.error, f.lang))] if row.error is not None else [_step_text(s, f) for s in row.next_steps]
         notes += [f.label("occ_kernel_note", kernel=name, text=t) for t in texts]
     if notes:
         out.append(_next_step_line(notes, f, None))

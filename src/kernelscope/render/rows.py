@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
-from ..analysis.limiters import UnitLoad
+from ..analysis.limiters import UnitLoad, ranking
 from ..analysis.nsight import AGREE, KERNELSCOPE_ONLY, NO_COUNTERPART, NSIGHT_ONLY
 from ..knowledge.glossary import glossed_terms
 from ..knowledge.units import glossed_names
@@ -82,26 +82,12 @@ def named_loads(loads: Sequence[UnitLoad], f: Fmt) -> list[tuple[str, UnitLoad]]
     return sorted(out.items(), key=lambda item: -item[1].pct)
 
 
-def _with_tensor(d: KernelDiagnosis) -> tuple[UnitLoad, ...]:
-    """The compute side's busy units with the model's busiest tensor data path counter among them
-    (``sm__ops_path_tensor_src_*``, what a tensor-bound finding names as the busiest unit) when the Speed-of-Light
-    breakdown leaves it out; as measured, no new figure."""
-    loads = tuple(d.limiters.compute)
-    tensor = max(d.units.of("tensor"), key=lambda c: c.busy, default=None)
-    if tensor is None or not loads or any(u.unit == "tensor" and u.pct >= 100 * tensor.busy for u in loads):
-        return loads
-    return loads + (UnitLoad(unit="tensor", side="compute", kind="math", metric=tensor.metric, pct=100 * tensor.busy),)
-
-
 def unit_line(d: KernelDiagnosis, f: Fmt, top: int = 3) -> str | None:
     """"compute: LSU pipe 84.0%, FMA pipe 22.0%; memory: L1/TEX cache 85.1%, ..." (the ``top`` busiest units of
-    each side), or None when the profile has no Speed-of-Light breakdown."""
+    each side), or None when the analysis ranks no unit (no Speed-of-Light breakdown and no tensor data path
+    counter)."""
     parts = []
-    compute = _with_tensor(d)
-    # the L1's LSU input requests are the memory side's view of the LSU pipe's instructions: listed once, on the
-    # compute side, so that the memory side names a memory unit
-    busiest = max(compute, key=lambda u: u.pct).unit if compute else None
-    memory = [u for u in d.limiters.memory if busiest is None or u.unit != busiest] or list(d.limiters.memory)
+    compute, memory = ranking(d.limiters, d.units)  # the analysis's ranking: the one the advice names the busiest of
     for side, loads in (("compute", compute), ("memory", memory)):
         if loads:
             units = f.listing(f.spaced(name, f.pct(u.pct)) for name, u in named_loads(loads, f)[:top])
