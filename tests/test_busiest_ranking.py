@@ -62,6 +62,15 @@ def _sides(value: str, w: dict) -> list[list[tuple[str, float]]]:
     return out
 
 
+def _side(value: str, w: dict, head: str) -> list[tuple[str, float]]:
+    """The (name, pct) items of one side (``head``) of the Busiest-units row; [] when the row has no such side."""
+    for part in value.split(w["semi"]):
+        if part.startswith(head):
+            return [(n.strip(), float(p)) for n, p in
+                    re.findall(r"(.+?)" + PCT + "(?:" + re.escape(w["item"]) + "|$)", part[len(head):])]
+    return []
+
+
 @pytest.fixture(scope="module")
 def rendered():
     pytest.importorskip("ncu_report", reason="NVIDIA's ncu-report package is not installed on this platform")
@@ -93,6 +102,13 @@ def test_advice_names_the_first_unit_of_the_ranking_and_one_figure_per_unit(path
                 m = re.match(r"^(.+?)" + PCT, item)
                 if m and m.group(1).strip() in shown:
                     assert shown[m.group(1).strip()] == float(m.group(2)), (path.name, lang, units, levels)
+            # no memory level is busier than the memory side's busiest unit: a unit the compute side also
+            # measures (the L1: its idle internal activity) is never taken off the side where it is busy
+            level_pcts = [float(m.group(1)) for item in levels.split(w["semi"])
+                          if (m := re.match(r"^.+?" + PCT, item))]
+            mem = _side(units, w, w["sides"][1])
+            if level_pcts and mem:
+                assert max(level_pcts) <= max(p for _, p in mem), (path.name, lang, units, levels)
             # one unit once per row
             # (a name without its gloss: the panel glosses a name once, "load/store (LSU) pipe" then "load/store pipe")
             names = [re.sub(r"\s*[（(][^()（）]*[)）]", "", n).strip() for s in sides for n, _ in s]

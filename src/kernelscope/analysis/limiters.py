@@ -398,15 +398,18 @@ def ranking(lim: Limiters, units: Any = None) -> tuple[tuple[UnitLoad, ...], tup
     The compute side gets the model's busiest tensor data path counter (``sm__ops_path_tensor_src_*``, what a
     tensor-bound finding names) when the Speed-of-Light breakdown leaves it out, also when the profile has no
     breakdown at all (a console report: that counter is then the only unit measured, the one the advice names). A
-    unit on the compute side is not repeated on the memory side (the L1's LSU input requests are the memory side's
-    view of the LSU pipe): the memory side names memory units, unless it has nothing else."""
+    unit both sides measure (the LSU pipe: its issue on the compute side, the L1's LSU input requests on the memory
+    side; the L1: its internal activity and its throughput) is shown once, on the side where its load is the larger
+    (the compute side on a tie), so that an idle figure of a unit never hides its busy one; a side left with nothing
+    keeps its units."""
     compute = tuple(lim.compute)
     tensor = max(units.of("tensor"), key=lambda c: c.busy, default=None) if units is not None else None
     if tensor is not None and not any(u.unit == "tensor" and u.pct >= 100 * tensor.busy for u in compute):
         compute += (UnitLoad(unit="tensor", side="compute", kind="math", metric=tensor.metric, pct=100 * tensor.busy),)
-    compute = _once(compute)
-    shown = {_shown_id(u) for u in compute}
-    memory = _once(tuple(u for u in lim.memory if _shown_id(u) not in shown) or tuple(lim.memory))
+    compute, memory = _once(compute), _once(tuple(lim.memory))
+    load = {side: {_shown_id(u): u.pct for u in loads} for side, loads in (("compute", compute), ("memory", memory))}
+    compute = tuple(u for u in compute if load["memory"].get(_shown_id(u), -1.0) <= u.pct) or compute
+    memory = tuple(u for u in memory if load["compute"].get(_shown_id(u), -1.0) < u.pct) or memory
     return compute, memory
 
 
