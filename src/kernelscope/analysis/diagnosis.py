@@ -24,7 +24,7 @@ from ..model import GpuSpec, KernelProfile, ProfileReport
 from ..notes import (BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, SMALL_GRID,
                      Listed, Note, cached, quick_init)
 from .engine import Evidence, Finding, by_gain, run_rules
-from .performance import Units, measured_share, rank_and_share, units_of
+from .performance import Units, conservative_value, measured_share, rank_and_share, units_of
 from .causes import CAUSE_RULES, limiter_unit, program_gain
 from .design import Design, design_of, facts_of
 from .design_rules import DESIGN_RULES, GATE_FINDINGS
@@ -339,6 +339,13 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
 UNSIZED_MENUS = ("library_kernel",)
 
 
+#: Class findings whose estimate is the launch's ceiling (every wait hidden: at most the busiest unit at its peak):
+#: it sizes the class paragraph only where no root cause is sized worth it (conservative value below
+#: ``min_worthwhile_speedup``), so that it never takes the gain of a root cause it contains (a hidden Long Scoreboard
+#: wait is part of every wait hidden).
+CEILING_FINDINGS = ("latency_from_throughput",)
+
+
 def after_fallback(order: list, ids: list[str]) -> list:
     """``order`` (one entry per finding, ``ids`` their ids) with the :data:`INFERRED_FINDINGS` moved right after the
     last :data:`FALLBACK_FINDINGS` entry (what the report cannot tell leads a figure inferred without a counter);
@@ -365,6 +372,10 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
     the launch's), worded for the launch's ``facts`` (its ``{remedy}``: a library kernel's is how it is called); a
     library's menu (:data:`UNSIZED_MENUS`, not sized) does not hold the verdict back, and follows it, negligible."""
     findings = tuple(f for f in findings if f.id != "nothing_worthwhile")
+    if any(f.advice and f.id not in CEILING_FINDINGS
+           and (conservative_value(f.estimated_speedup, f.estimate_kind) or 0.0) >= worthwhile for f in findings):
+        findings = tuple(f.but(estimated_speedup=None, estimate_kind=None, change=None, speedup_note=None)
+                         if f.id in CEILING_FINDINGS else f for f in findings)
     advised = [(i, f) for i, f in enumerate(findings) if f.advice]
     order = rank_and_share([(i, f.change, f.estimated_speedup, f.estimate_kind, limiter_unit(f)) for i, f in advised],
                            units, worthwhile, [_measured(f, units) for _, f in advised],

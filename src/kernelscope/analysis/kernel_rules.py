@@ -387,14 +387,19 @@ def compute_throughput(ctx: KernelContext, done: Done) -> Finding | None:
 
 
 def latency_from_throughput(ctx: KernelContext, done: Done) -> Finding | None:
-    """latency-bound: compute and memory both below ``latency_sol_pct`` with at least one full wave."""
+    """latency-bound: compute and memory both below ``latency_sol_pct`` with at least one full wave. Its ceiling
+    (upper bound): every wait hidden, the busiest measured unit then at its peak (:func:`.performance.predict` of a
+    change that hides all the waiting); the diagnosis keeps it only where no root cause is sized
+    (:data:`.diagnosis.CEILING_FINDINGS`)."""
     c, m, limit = ctx.sol.compute_pct, ctx.sol.memory_pct, ctx.criteria["latency_sol_pct"]
     if c is None or m is None or max(c, m) >= limit or done.get("memory_throughput") or done.get("compute_throughput"):
         return None  # (memory-bound on the L1/TEX cache, compute-bound on a tensor path, with low SOL figures)
     if grid_is_small(ctx.waves_per_sm, ctx.criteria, ctx.kernel.launch.blocks, ctx.sm_count):
         return None  # a grid that does not fill the GPU explains the low throughput better
-    return ctx.bound("latency_from_throughput", LATENCY_BOUND, Note("sol_latency", {"c": c, "m": m, "limit": limit}),
-                     Evidence(SOL_COMPUTE, c, "%"), Evidence(SOL_MEMORY, m, "%"), key="latency_sol_pct")
+    f = ctx.bound("latency_from_throughput", LATENCY_BOUND, Note("sol_latency", {"c": c, "m": m, "limit": limit}),
+                  Evidence(SOL_COMPUTE, c, "%"), Evidence(SOL_MEMORY, m, "%"), key="latency_sol_pct")
+    hidden = Change({}, waiting=1.0, kind=UPPER_BOUND, what="all the latency hidden")
+    return f.but(**ctx.sized(hidden))
 
 
 def latency_from_grid(ctx: KernelContext, done: Done) -> Finding | None:

@@ -49,11 +49,14 @@ def _count(value: float) -> str:
 
 
 def cause(ctx: KernelContext, finding_id: str, values: dict, evidence: tuple[Evidence, ...], key: str,
-          change: Change | None = None, note: str | None = None, severity: str = "optimization") -> Finding:
+          change: Change | None = None, note: str | None = None, severity: str = "optimization",
+          sized: dict | None = None) -> Finding:
     """A root-cause finding: message ``f_<id>`` of labels.toml, advice ``finding:<id>``, criterion ``key``'s source,
     the first of its ``findings.toml`` remedies that holds for the launch (its action's ``{remedy}``); its estimate is
-    the performance model's for ``change`` (no change: not estimated, ``note`` says why)."""
-    sized = ctx.sized(change) if change is not None else {"speedup_note": note or "not estimated"}
+    the performance model's for ``change`` (``sized``: that estimate when the caller has it already,
+    :meth:`~.kernel_rules.KernelContext.sized`; no change: not estimated, ``note`` says why)."""
+    if sized is None:
+        sized = ctx.sized(change) if change is not None else {"speedup_note": note or "not estimated"}
     return Finding(finding_id, severity, Note(f"f_{finding_id}", values), evidence, advice=f"finding:{finding_id}",
                    source=source(key), remedies=ctx.first_remedy(finding_id), **sized)
 
@@ -142,11 +145,13 @@ def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
             + (f", {l2_share:.3f} of the L2 sectors" if l2_share is not None else ""))
     change = Change(work, kind=PREDICTION,
                     what=what + (f", {dram_share:.3f} of the DRAM bytes (L2 misses)" if dram_share else ""))
+    sized = ctx.sized(change)
     if bound_share is not None:
         bound = Change({**work, "dram": bound_share}, kind=UPPER_BOUND,
                        what=what + f", at most {bound_share:.3f} of the DRAM time (the same bytes in more requests)")
-        if (ctx.sized(bound).get("estimated_speedup") or 1.0) > 1.001 * (ctx.sized(change).get("estimated_speedup") or 1.0):
-            change = bound  # (DRAM's time decides the gain: say the bound; else the prediction holds)
+        sized_bound = ctx.sized(bound)
+        if (sized_bound.get("estimated_speedup") or 1.0) > 1.001 * (sized.get("estimated_speedup") or 1.0):
+            change, sized = bound, sized_bound  # (DRAM's time decides the gain: say the bound; else the prediction)
     return cause(ctx, "uncoalesced_global", {"excess_pct": 100 * e, "sectors_x": sectors / ideal,
                                              "excess": excess, "sectors": sectors,
                                              "ideal": ideal, "ld_per_request": per_request["ld"],
@@ -159,7 +164,7 @@ def uncoalesced_global(ctx: KernelContext, done: Done) -> Finding | None:
                   Evidence(GLOBAL_SECTORS[1], m.get(GLOBAL_SECTORS[1]), "sector"),
                   Evidence(M_L2_SECTORS, m.get(M_L2_SECTORS), "sector"),
                   *(Evidence(n, m.get(n), u) for n, u in zip(L2_WRITES, ("sector", "request")) if n in m)),
-                 "uncoalesced_excess_share", change)
+                 "uncoalesced_excess_share", change, sized=sized)
 
 
 def l2_excess(m, excess: float, ideal: float) -> float | None:

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence, Union
 from ..errors import InputError
 from ..knowledge import Model, load
 from ..model import KernelProfile, RuleResult
-from .ncu_metrics import profile_from_metrics
+from .ncu_metrics import derive_dram_bytes, profile_from_metrics
 from .ncu_printed import (
     SHARED_MEM_PREFIX,
     add_launch_identity,
@@ -203,7 +203,7 @@ def profile_from_details(
     if page.nonfinite:
         problems.append(f"{len(page.nonfinite)} metric values are NaN or infinite (not measured, e.g. "
                         f"{', '.join(sorted(page.nonfinite)[:3])})")
-    derived = _derive_dram_bytes(page.values, page.units)
+    derived = derive_dram_bytes(page.values, page.units, "both as printed, to 3-4 significant digits", "the page")
     if derived:
         problems.append(derived)
 
@@ -418,24 +418,6 @@ class _Page:
             self.printed[metric] = (row.value, row.unit)
         if row.line:
             self.lines[metric] = row.line
-
-
-def _derive_dram_bytes(values: dict[str, float], units: dict[str, str]) -> str | None:
-    """Add ``dram__bytes.sum`` = bandwidth x duration when the page has no DRAM byte count; the note to report."""
-    if any(n in values for n in ("dram__bytes_read.sum", "dram__bytes_write.sum", "dram__bytes.sum")):
-        return None
-    rate_name = "dram__bytes.sum.per_second"
-    duration_name = next((n for n in ("gpu__time_duration.sum", "gpu__time_duration.avg") if n in values), None)
-    if rate_name not in values or duration_name is None or not values[duration_name] > 0:
-        return None  # (a duration of 0 or below is not a measurement: profile_from_metrics says so)
-    rate_factor = ncu_bytes_per_second(units.get(rate_name, ""))
-    time_factor = NCU_TIME_S.get(units.get(duration_name, "").strip())
-    if rate_factor is None or time_factor is None:
-        return None  # the field readers report the unit
-    values["dram__bytes.sum"] = values[rate_name] * rate_factor * values[duration_name] * time_factor
-    units["dram__bytes.sum"] = "byte"
-    return ("DRAM bytes derived as DRAM bandwidth x duration (dram__bytes.sum.per_second x gpu__time_duration.sum, "
-            "both as printed, to 3-4 significant digits): the page has no DRAM byte count")
 
 
 @lru_cache(maxsize=8192)

@@ -23,7 +23,8 @@ from ..knowledge.units import BREAKDOWNS, by_metric
 from ..model import DeviceInfo, KernelProfile, LaunchConfig, RuleResult
 from .nsight_rules import sol_verdict
 from .stall_metrics import stall_values_from_metrics
-from .units import NCU_BYTES, NCU_COUNT, NCU_CYCLES, NCU_FREQ_HZ, NCU_PERCENT, NCU_PER_CYCLE, NCU_TIME_S
+from .units import (NCU_BYTES, NCU_COUNT, NCU_CYCLES, NCU_FREQ_HZ, NCU_PERCENT, NCU_PER_CYCLE, NCU_TIME_S,
+                    ncu_bytes_per_second)
 
 
 class MetricSet:
@@ -118,6 +119,32 @@ class MetricSet:
         return self.scaled(name, NCU_FREQ_HZ, "a frequency unit such as hz, khz, cycle/second", lower=True)
 
 
+def derive_dram_bytes(values: dict[str, float], units: dict[str, str], precision: str | None = None,
+                      where: str = "the report") -> str | None:
+    """Add ``dram__bytes.sum`` (bytes) = ``dram__bytes.sum.per_second`` x ``gpu__time_duration`` to ``values`` /
+    ``units`` (in place) when they hold no DRAM byte count: Nsight's rate is that sum over the duration (the
+    Speed-of-Light section's "Memory Throughput", bytes/s), so the product is the count, to the rate's digits.
+    Returns the problem line that says so (``precision``: how exact the two values are, e.g. as printed; ``where``:
+    what lacks the count), or None when nothing was derived (a count present, the rate or a duration above 0 absent,
+    or a unit not a bandwidth / time unit: the field readers report the unit)."""
+    if any(n in values for n in ("dram__bytes_read.sum", "dram__bytes_write.sum", "dram__bytes_op_read.sum",
+                                 "dram__bytes_op_write.sum", "dram__bytes.sum")):
+        return None
+    rate_name = "dram__bytes.sum.per_second"
+    duration_name = next((n for n in ("gpu__time_duration.sum", "gpu__time_duration.avg") if n in values), None)
+    if rate_name not in values or duration_name is None or not values[duration_name] > 0:
+        return None  # (a duration of 0 or below is not a measurement: profile_from_metrics says so)
+    rate_factor = ncu_bytes_per_second(units.get(rate_name, ""))
+    time_factor = NCU_TIME_S.get(units.get(duration_name, "").strip())
+    if rate_factor is None or time_factor is None:
+        return None
+    values["dram__bytes.sum"] = values[rate_name] * rate_factor * values[duration_name] * time_factor
+    units["dram__bytes.sum"] = "byte"
+    how = f", {precision}" if precision else ""
+    return (f"DRAM bytes derived as DRAM bandwidth x duration (dram__bytes.sum.per_second x gpu__time_duration.sum"
+            f"{how}): {where} has no DRAM byte count")
+
+
 def profile_from_metrics(
     index: int,
     name: str,
@@ -168,6 +195,10 @@ def profile_from_metrics(
         InputError: a metric read into a field has a unit the matching table lacks (the message names
             the file, where the metric was read when known, the kernel, the metric and the unit).
     """
+    if "dram__bytes.sum.per_second" in metrics and "dram__bytes.sum" not in metrics:
+        metrics, units = dict(metrics), dict(units)  # (a copy: the caller's metrics stay as read)
+        derived = derive_dram_bytes(metrics, units)
+        problems = (*problems, derived) if derived else problems
     m = MetricSet(source, f"kernel {index} ({name})", metrics, units, locations)
     device, launch = _device(m, strings or {}), _launch(m)  # read first: of several bad units, theirs is named
     out_problems = list(problems)
