@@ -16,8 +16,10 @@ import pytest
 from conftest import CORPUS_NCU
 from kernelscope import diagnose_file
 from kernelscope.analysis.diagnosis import CEILING_FINDINGS
-from kernelscope.analysis.performance import UPPER_BOUND, Change, Counter, Units, conservative_value, predict, \
-    rank_and_share
+from kernelscope.analysis.advice_order import rank_and_share
+from kernelscope.analysis.performance import (
+    UPPER_BOUND, Change, Counter, Units, conservative_value, predict,
+)
 from kernelscope.errors import InputError
 from kernelscope.render import render
 

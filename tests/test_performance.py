@@ -19,8 +19,9 @@ from conftest import CORPUS_NCU, corpus_reports, need
 from kernelscope import diagnose_file
 from kernelscope.analysis.diagnosis import diagnose
 from kernelscope.analysis.kernel_rules import classify_sol
+from kernelscope.analysis.advice_order import rank_and_share
 from kernelscope.analysis.performance import (
-    PREDICTION, UPPER_BOUND, Change, Counter, Units, conservative_value, merged, posthoc, predict, rank_and_share,
+    PREDICTION, UPPER_BOUND, Change, Counter, Units, conservative_value, merged, posthoc, predict,
 )
 from kernelscope.model import DeviceInfo, GpuSpec, KernelProfile, LaunchConfig
 from kernelscope.render import render

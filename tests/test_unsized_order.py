@@ -20,8 +20,9 @@ from kernelscope import diagnose_file
 from kernelscope.analysis.causes import NEAR_FULL_WARP_THREADS
 from kernelscope.analysis.diagnosis import diagnose
 from kernelscope.analysis.engine import Evidence
+from kernelscope.analysis.advice_order import rank_and_share
 from kernelscope.analysis.performance import (
-    PREDICTION, UPPER_BOUND, Change, Counter, Units, measured_share, rank_and_share,
+    PREDICTION, UPPER_BOUND, Change, Counter, Units, measured_share,
 )
 from kernelscope.model import DeviceInfo, GpuSpec, KernelProfile
 

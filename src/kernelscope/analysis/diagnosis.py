@@ -24,7 +24,8 @@ from ..model import GpuSpec, KernelProfile, ProfileReport
 from ..notes import (BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, SMALL_GRID,
                      Listed, Note, cached, quick_init)
 from .engine import Evidence, Finding, by_gain, run_rules
-from .performance import Units, conservative_value, measured_share, rank_and_share, units_of
+from .advice_order import rank_and_share
+from .performance import Units, conservative_value, measured_share, units_of
 from .causes import CAUSE_RULES, limiter_unit, program_gain
 from .design import Design, design_of, facts_of
 from .design_rules import DESIGN_RULES, GATE_FINDINGS
@@ -362,7 +363,7 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
            duration_s: float | None = None, small_s: float = 0.0,
            facts: frozenset[str] = frozenset()) -> tuple[Finding, ...]:
     """The findings (rule order) with the advice order (``rank``), the marginal gains, the saved shares and the
-    negligible mark set: the performance model's ranking (:func:`.performance.rank_and_share`) of the findings that
+    negligible mark set: the performance model's ranking (:func:`.advice_order.rank_and_share`) of the findings that
     carry advice, after the findings that say what the kernel is (:data:`.design_rules.GATE_FINDINGS`: a debug build,
     a library kernel), which come first. Findings without an estimate follow the measured share of their own
     evidence (:func:`.performance.measured_share`: a stall reason's share of the stall cycles ...), never rule order;

@@ -66,7 +66,7 @@ class Finding:
         change: the kernel finding's remedy in the performance model's terms (a :class:`.performance.Change`), or
             None (timeline checks, findings without a sized remedy).
         marginal_speedup: the finding's gain after the findings ranked above it are made (set by the diagnosis:
-            :func:`.performance.rank_and_share`), a factor >= 1 no larger than ``estimated_speedup``; None when not
+            :func:`.advice_order.rank_and_share`), a factor >= 1 no larger than ``estimated_speedup``; None when not
             set (then ``estimated_speedup`` stands alone).
         rank: the finding's place in its launch's advice order (0 first), set by the diagnosis; None when unranked.
         saved_share: the share (0-1) of its launch's measured time the finding saves after the findings ranked above
@@ -76,7 +76,7 @@ class Finding:
             rule: a class paragraph's sentences, or a root cause's ``{remedy}``; empty for none.
         low_rank: the rule's own counters show the finding is no root cause, only a note with its measured figures
             (predicated-off lanes in warps whose threads are all but all active): the diagnosis lists it after every
-            other finding and marks it negligible (:func:`.performance.rank_and_share`, tier ``"note"``).
+            other finding and marks it negligible (:func:`.advice_order.rank_and_share`, tier ``"note"``).
     """
 
     id: str
