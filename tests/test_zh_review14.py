@@ -54,3 +54,14 @@ def test_a_list_joined_by_he_spaces_a_latin_word(args, fmt, capsys, monkeypatch)
     zh = _run(capsys, "occupancy", "--arch", "sm_86", *args, "--lang", "zh", "--format", fmt)
     assert "受限于" in zh
     assert not re.search(HAN + r"[A-Za-z]|[A-Za-z]" + HAN, zh), re.findall(".{12}" + HAN + "[A-Za-z].{4}", zh)[:3]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_dunder_name_is_code_in_markdown(lang, capsys, monkeypatch, tmp_path):
+    cu = tmp_path / "lb.cu"
+    cu.write_text("__global__ void __launch_bounds__(128) tile(float* a) { a[threadIdx.x] *= 2.0f; }\n")
+    pytest.importorskip("shutil").which("nvcc") or pytest.skip("nvcc is not installed")
+    md = _run(capsys, "occupancy", "--cu", str(cu), "--arch", "sm_86", "--threads", "512", "--format", "markdown",
+              "--lang", lang)
+    assert "__launch_bounds__" in md
+    assert not re.search(r"(?<![`\w])__launch_bounds__(?![`\w])", md), md  # (bare, Markdown would print it bold)
