@@ -65,3 +65,18 @@ def test_a_dunder_name_is_code_in_markdown(lang, capsys, monkeypatch, tmp_path):
               "--lang", lang)
     assert "__launch_bounds__" in md
     assert not re.search(r"(?<![`\w])__launch_bounds__(?![`\w])", md), md  # (bare, Markdown would print it bold)
+
+
+def test_no_empty_rule_name_is_listed():
+    from kernelscope import diagnose_file
+    from kernelscope.analysis.nsight import match_nsight
+    from kernelscope.model import RuleResult
+
+    unnamed = RuleResult(rule_id="", title="", message_type="WARNING", message="If you execute __syncthreads() ...",
+                         estimated_speedup_pct=None, speedup_type=None)
+    named = RuleResult(rule_id="CPIStall", title="", message_type="WARNING", message="x", estimated_speedup_pct=None,
+                       speedup_type=None)
+    assert [m.rule_id for m in match_nsight([unnamed, named], ())] == ["CPIStall"]
+    path = SHARED / "corpus" / "ncu_csv" / "cts_ncu_text_rtx3070_matrix_sums.profile1-simple.output"
+    if path.is_file():
+        assert all(m.rule_id for d in diagnose_file(path).kernels for m in d.nsight_matches)
