@@ -140,6 +140,12 @@ RETIRED = {
     "Kernel、memcpy": "the record kinds capitalised alike: Kernel、Memcpy 或 Memset",
     "（其中空闲": "a total over slices: （合计空闲 …）",
     "（已隐藏）": "--as-ranks: （通信完全被计算隐藏）",
+    # zh review 14
+    "以下内容报告无法判断": "not Chinese syntax (reviews zh12, zh14): 本报告无法判断以下几项",
+    "让其中一半": "其中 binds to the nearest quantity (the API time): 让这 {time_s} 的一半与 GPU 工作重叠",
+    "共 {runs} 次": "{runs} carries its measure word before the per-step part: 共 48 次（每步 16 次）",
+    "耗时处于中位数的一次": "an even count has no launch at its median: 按耗时排在中间的一次",
+    "the launch of median duration": "an even count has no launch at its median: the middle launch by duration",
 }
 
 

@@ -69,11 +69,12 @@ def match_nsight(rules: Iterable[RuleResult], ours: Iterable[Finding]) -> tuple[
         ours: kernelscope's findings for the same launch.
 
     Returns:
-        One match per fired Nsight rule (report order, ``SOLBottleneck`` excluded), then one per kernelscope finding
+        One match per fired Nsight rule with an id (report order, ``SOLBottleneck`` excluded), then one per kernelscope finding
         whose Nsight rules all ran without firing; disagreements are the ``nsight_only`` and ``kernelscope_only``
         entries.
     """
-    rules = [r for r in rules if r.rule_id not in SKIPPED]
+    rules = [r for r in rules if r.rule_id and r.rule_id not in SKIPPED]  # (no id: an old console page names no
+    # rule, and a message without its rule matches nothing: never listed as an empty name)
     if not rules:  # nothing stored: nothing fired, and no finding of ours has Nsight rules that all ran
         return ()
     fired_ids = {f.id for f in ours if f.severity != "info"}

@@ -256,8 +256,14 @@ class Fmt:
 
     def limiters(self, names) -> str:
         """Occupancy limiters at once: "registers + shared memory" / "寄存器和共享内存"."""
-        words = [self.limiter(n) for n in names]
-        return " + ".join(words) if not self.zh or len(words) < 2 else "、".join(words[:-1]) + "和" + words[-1]
+        return self.together([self.limiter(n) for n in names])
+
+    def together(self, words: Sequence[str]) -> str:
+        """Things that hold at once: "registers + shared memory" / "寄存器、共享内存和 Block 槽位" (the last one joined
+        by 和, spaced as Chinese text is: a Latin word after 和 gets its space, :func:`glue`)."""
+        if not self.zh or len(words) < 2:
+            return " + ".join(words)
+        return glue(glue("、".join(words[:-1]), "和"), words[-1])
 
     def occupancy(self, achieved: float | None, theoretical: float | None) -> str:
         """"achieved 25.0% of theoretical 50.0%"; with one of them unknown only the other, said so once ("achieved

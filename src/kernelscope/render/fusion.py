@@ -83,9 +83,17 @@ def compressed(words: Sequence[str], zh: bool = False) -> str:
 
 
 def _runs(e: FusionEstimate, f: Fmt) -> str:
+    """The table's runs cell: "48", "48 (16/step)"."""
     if e.per_step is None:
         return str(e.occurrences)
     return f"{e.occurrences}{f.paren(f.label('fu_per_step', n=f'{e.per_step:.3g}'))}"
+
+
+def _runs_text(e: FusionEstimate, f: Fmt) -> str:
+    """The runs in a sentence, the count with its measure word before the per-step part: "48 runs (16/step)",
+    "48 次（每步 16 次）" (never "48（每步 16 次）次")."""
+    text = f.label("fu_runs_count", n=e.occurrences)
+    return text if e.per_step is None else f"{text}{f.paren(f.label('fu_per_step', n=f'{e.per_step:.3g}'))}"
 
 
 def _one(e: FusionEstimate) -> str:
@@ -189,11 +197,11 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
             return Note("fu_summary_bound_none", {
                 "i": i, "n": len(e.kernels), "fuse": fuse,
                 "bytes": f.note(Note(key, {"fraction": f.share(e.bytes_fraction)})), "floor": floor,
-                "runs": _runs(e, f)})
+                "runs": _runs_text(e, f)})
         return Note("fu_summary_bound" + _one(e), {
             "i": i, "n": len(e.kernels), "fuse": fuse, "speedup": _gain(e, f),
             "bytes": f.note(Note(key, {"fraction": f.share(e.bytes_fraction)})), "floor": floor,
-            "saving_run_s": e.saving_s, "runs": _runs(e, f), "saving_s": e.total_saving_s,
+            "saving_run_s": e.saving_s, "runs": _runs_text(e, f), "saving_s": e.total_saving_s,
             "share": f.share(e.program_fraction), "program": _x(e.program_speedup, f)})
     bytes_text = f.note(Note("fu_bytes_known", {"unfused": _bytes(e.unfused_bytes, f),
                                                 "fused": _bytes(e.fused_bytes, f),
@@ -201,12 +209,12 @@ def summary_note(e: FusionEstimate, f: Fmt, i: int = 1) -> Note:
                                                 "bw": rate(e.achieved_bytes_per_s)}))
     if e.saving_s <= 0 or f.time(e.fused_s) == f.time(e.unfused_s):  # no saving: said plainly, not compared
         return Note("fu_summary_none", {"i": i, "n": len(e.kernels), "fuse": fuse, "unfused_s": e.unfused_s,
-                                        "bytes": bytes_text, "runs": _runs(e, f)})
+                                        "bytes": bytes_text, "runs": _runs_text(e, f)})
     # a report's chain: the fused time at the bandwidth reached is the least it can be (the data flow assumed)
     return Note(("fu_summary_flow" if e.estimate_kind == "upper_bound" else "fu_summary") + _one(e), {
         "i": i, "n": len(e.kernels), "fuse": fuse,
         "speedup": _gain(e, f), "fused_s": e.fused_s, "unfused_s": e.unfused_s, "bytes": bytes_text,
-        "runs": _runs(e, f), "saving_s": e.total_saving_s, "share": f.share(e.program_fraction),
+        "runs": _runs_text(e, f), "saving_s": e.total_saving_s, "share": f.share(e.program_fraction),
         "program": _x(e.program_speedup, f)})
 
 

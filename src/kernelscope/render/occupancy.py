@@ -150,7 +150,7 @@ def _limiters(o: Occupancy, f: Fmt, short: bool = False) -> str:
     if short:
         text = "+".join(words)
     else:  # "registers + shared memory" / "寄存器和共享内存"
-        text = " + ".join(words) if not f.zh or len(words) < 2 else "、".join(words[:-1]) + "和" + words[-1]
+        text = f.together(words)
     return f.label("occ_cannot_launch", why=text) if o.active_blocks_per_sm == 0 else text
 
 

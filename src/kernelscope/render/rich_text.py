@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .cjk_console import CJKConsole
+from .common import md_code
 
 __all__ = ["Heading", "blocks", "md_spaced", "print_blocks", "text_width", "to_markdown", "to_plain"]
 
@@ -121,6 +122,11 @@ def to_plain(renderables: Iterable[object], width: int | None = None) -> str:
     return "\n".join(line.rstrip() for line in buf.getvalue().split("\n"))
 
 
+#: A name that starts and ends with two underscores, standing alone (``__launch_bounds__``, ``__syncthreads``'s
+#: kin): Markdown would make its inside bold; a code span keeps it. (Inside a longer word, ``a__b__c``, it is text.)
+_DUNDER = re.compile(r"(?<![\w`])__[A-Za-z]\w*__(?![\w`])")
+
+
 def _cell(value: object) -> str:
     if isinstance(value, Group):  # lines printed as one block (a title and its wrapped path): one paragraph
         text = "\n".join(v.plain if isinstance(v, Text) else str(v) for v in value.renderables)
@@ -128,7 +134,8 @@ def _cell(value: object) -> str:
         text = value.plain if isinstance(value, Text) else str(value)
     text = re.sub(r"([\u3000-\u303f\uff00-\uffef])\s*\n\s*", r"\1", text)  # a line after "：" joins it unspaced
     text = re.sub(r"\s*\n\s*([\u3000-\u303f\uff00-\uffef])", r"\1", text)  # and one before "（"
-    return " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;") or " "
+    text = " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;")
+    return _DUNDER.sub(lambda m: md_code(m.group(0)), text) or " "  # (__launch_bounds__ would print bold)
 
 
 def _table(t: Table) -> list[str]:

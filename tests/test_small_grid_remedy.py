@@ -1,0 +1,45 @@
+"""A small grid's remedy holds for the grid it is given (native review 14: "launch at least one block per SM" for 64
+blocks on 40 SMs, where every SM has a block and the grid fills 0.27 of a wave): the one-block-per-SM remedy only
+where the grid has fewer blocks than SMs (or the counts are unknown), the fill-a-wave one where every SM has one."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import SHARED
+from kernelscope import diagnose_file
+from kernelscope.errors import InputError
+
+DIRS = [SHARED / "corpus" / "ncu", SHARED / "corpus" / "ncu_csv"]
+FILES = sorted(p for d in DIRS if d.is_dir() for p in d.iterdir() if p.is_file() and p.suffix != ".md")
+PARAMS = FILES or [pytest.param(None, marks=pytest.mark.skip(reason="shared corpus absent"))]
+
+
+def _blocks_per_sm(d) -> float | None:
+    """Blocks per SM of the grid, from the SM count, else from Nsight's waves x the smallest block limit."""
+    blocks = d.kernel.launch.blocks
+    sms = d.kernel.device.sm_count or (d.gpu.sm_count if d.gpu is not None else None)
+    if blocks is not None and sms:
+        return blocks / sms
+    m = d.kernel.metrics
+    limit = d.occupancy.active_blocks_per_sm if d.occupancy is not None else min(
+        (v for n, v in m.items() if n.startswith("launch__occupancy_limit_")), default=None)
+    waves = m.get("launch__waves_per_multiprocessor")
+    return waves * limit if waves and limit else None
+
+
+@pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.name if p else "absent")
+def test_the_small_grid_remedy_fits_the_grid(path):
+    try:
+        rd = diagnose_file(path)
+    except InputError as e:
+        pytest.skip(str(e))
+    for d in rd.kernels:
+        for f in d.findings:
+            if f.advice != "class:small-grid" or not f.remedies:
+                continue
+            per_sm = _blocks_per_sm(d)
+            fills = per_sm is not None and per_sm >= 1.0
+            assert ("launch_fill_waves" in f.remedies) == fills, (path.name, d.kernel.index, per_sm, f.remedies)
+            assert ("launch_more_blocks" in f.remedies) == (not fills and "library" not in d.facts), (
+                path.name, d.kernel.index, per_sm, f.remedies)
