@@ -236,9 +236,13 @@ def _bytes_of(d: KernelDiagnosis) -> tuple[float, float] | None:
 
 
 def _memory_bound(d: KernelDiagnosis) -> bool:
+    """Whether a launch can be a link of a report's chain: memory-bound (by its roofline, else its family or its
+    Speed-of-Light) and not of a family no fusion reaches (a library's layout transform)."""
+    fam = fusion_family(d.kernel.name)
+    if fam is not None and not fam.fusible:
+        return False
     if d.roofline is not None and d.roofline.bound is not None:
         return d.roofline.bound == "memory-bound"
-    fam = fusion_family(d.kernel.name)
     return bool(fam is not None and fam.memory_bound) or d.sol.bound == "memory-bound"
 
 

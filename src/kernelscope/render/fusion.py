@@ -102,10 +102,15 @@ def _one(e: FusionEstimate) -> str:
 
 
 def _bytes_cell(e: FusionEstimate, f: Fmt, assumed_below: bool = False) -> str:
-    if e.unfused_bytes is None:  # no byte counts: the share is the assumed one, worded as such (never a bare 0.0%)
-        if not e.bytes_fraction:  # the assumption said once, in the lines below the table, where they are printed
-            return f.label("fu_bytes_unrecorded_see" if assumed_below and ASSUMPTIONS & set(e.caveats)
-                           else "fu_bytes_unrecorded")
+    """The bytes before -> after; without byte counts the assumption the estimate made, in the words its summary
+    sentence uses (:func:`summary_note`): an epilogue chain's own traffic assumed gone (never the plain chain's
+    "each kernel reads the previous one's output", which is not what an epilogue's estimate assumes), a plain
+    chain's assumed share of the traffic (never a bare 0.0%)."""
+    if e.unfused_bytes is None:
+        if e.head is not None:  # the assumption said once, in the lines below the table, where they are printed
+            if assumed_below and ASSUMPTIONS & set(e.caveats):
+                return f.label("fu_bytes_unrecorded_see")
+            return f.note(Note("fu_bytes_epilogue_assumed", {}))
         return f.label("fu_bytes_unrecorded_share", fraction=f.share(e.bytes_fraction))
     return f"{_bytes(e.unfused_bytes, f)} → {_bytes(e.fused_bytes, f)}{f.paren(f.share(e.bytes_fraction))}"
 

@@ -27,7 +27,7 @@ from .charts import (
 from ..analysis.groups import LaunchGroup, launch_groups
 from .common import NCU_STAMP_S, Fmt, safe, short_name
 from .inline import html_code, html_prose
-from .rows import advice_lines, gloss_once, gpu_unknown, kernel_rows, shown_text, summary_rows
+from .rows import advice_lines, gloss_once, gpu_unknown, kernel_rows, report_shown_text, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, shows_outliers,
     rest_header, rest_rows, rest_title, shown_line, spread_cells,
@@ -235,7 +235,7 @@ def report_section(res: ReportDiagnosis, lang: str, report_no: int = 0, with_cha
         (f.label("gpu"), _e(_gpus(res, f))),
         (f.label("profiler_version"), _e(f.profiler_cell(rep.format, rep.tool_version))),
         (f.label("kernelscope_version"), _e(__version__)),
-        (f.label("launches"), _e(shown_text(len(res.kernels), len(rep.kernels), f))),
+        (f.label("launches"), _e(report_shown_text(res, f))),
     ]
     parts.append(f"<h4>{_e(f.label('provenance'))}</h4><table class=\"kv\">")
     parts += [f"<tr><th>{_e(label)}</th><td>{value}</td></tr>" for label, value in prov]

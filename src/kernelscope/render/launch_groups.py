@@ -233,9 +233,14 @@ def rest_title(groups: Sequence[LaunchGroup], f: Fmt) -> str:
 
 def shown_line(res: ReportDiagnosis, full: Sequence[LaunchGroup], rest: Sequence[LaunchGroup], f: Fmt) -> str:
     """"5000 launches diagnosed in 212 groups (same kernel, grid and block): the 25 with the most GPU time in
-    full, ..."."""
+    full, ..."; summary rows count the launches they stand for, "300 launches (2 summary rows) in 2 groups"."""
     n = len(full) + len(rest)
-    text = f.label("grp_shown" if n > 1 else "grp_shown_one", launches=len(res.kernels), groups=n)
+    rows, launches = len(res.kernels), sum(d.kernel.launch_count for d in res.kernels)
+    if launches != rows:  # summary rows (nvprof's Calls): the launches they stand for, and that they are rows
+        text = f.label("grp_shown_summary" if n > 1 else "grp_shown_summary_one", launches=launches, rows=rows,
+                       groups=n)
+    else:
+        text = f.label("grp_shown" if n > 1 else "grp_shown_one", launches=rows, groups=n)
     if rest:
         text = f.spaced(text, f.label("grp_shown_cut", n=len(full)))
     return text

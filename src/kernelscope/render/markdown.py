@@ -14,7 +14,7 @@ from ..analysis.groups import LaunchGroup
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_markdown
 from .common import NCU_STAMP_S, Fmt, md_cell, md_code, safe
 from .inline import md_labelled, md_prose
-from .rows import kernel_rows, kernel_title, shown_text, summary_rows
+from .rows import kernel_rows, kernel_title, report_shown_text, summary_rows
 from .launch_groups import (
     is_group, launches_value, outliers_line, panels, shows_outliers,
     rest_header, rest_rows, rest_title, shown_line, spread_cells,
@@ -66,7 +66,7 @@ def to_markdown(results: Sequence[ReportDiagnosis], lang: str,
         for name, n, total, share in summary_rows(res, f):
             lines.append(f"| {_code(name)} | {n} | {total} | {share} |")
         shown, rest = panels(res, launches)
-        lines += ["", shown_text(len(res.kernels), len(rep.kernels), f), ""]
+        lines += ["", report_shown_text(res, f), ""]
         if launches == "grouped" and res.kernels:
             lines += [shown_line(res, [g for _, g in shown if g], rest, f), ""]
         if charts is not None and charts[i]:

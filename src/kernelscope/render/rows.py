@@ -320,9 +320,25 @@ def kernel_rows(d: KernelDiagnosis, f: Fmt, top_stalls: int = 5, verdict: bool =
     return gloss_once(rows, f)
 
 
-def shown_text(n: int, total: int, f: Fmt) -> str:
+def shown_text(n: int, total: int, f: Fmt, launches: int | None = None, all_launches: int | None = None) -> str:
     """"2 of 5 launches diagnosed"; every launch: "all 5 launches diagnosed" (never "5 / 5"), the only one: "the one
-    launch diagnosed"."""
+    launch diagnosed". ``launches`` / ``all_launches``: the launches the ``n`` diagnosed entries and the ``total``
+    entries stand for, where an entry is a summary row of several launches (nvprof's Calls, Nsight Compute's
+    Invocations): the entries are then said to be summary rows and the launches counted from them, "2 kernels
+    (summary rows, 300 launches in all) diagnosed", never "all 2 launches" beside a table of 150 + 150."""
+    if all_launches is not None and all_launches != total:
+        launches = n if launches is None else launches
+        if n == total:
+            return f.label("kernels_shown_summary_one" if total == 1 else "kernels_shown_summary_all", total=total,
+                           launches=launches)
+        return f.label("kernels_shown_summary", n=n, total=total, launches=launches, all=all_launches)
     if n == total:
         return f.label("kernels_shown_one" if total == 1 else "kernels_shown_all", total=total)
     return f.label("kernels_shown", n=n, total=total)
+
+
+def report_shown_text(res: ReportDiagnosis, f: Fmt) -> str:
+    """:func:`shown_text` of a report's diagnosis: its entries diagnosed of the report's, with the launches they
+    stand for (a summary row counts its ``launch_count``)."""
+    return shown_text(len(res.kernels), len(res.report.kernels), f,
+                      sum(d.kernel.launch_count for d in res.kernels), sum(k.launch_count for k in res.report.kernels))

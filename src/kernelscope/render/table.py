@@ -16,7 +16,7 @@ from .rich_text import to_plain
 from .brief import Footnotes, brief_group_rows, brief_rows, footnote_table
 from .cjk_console import name_text, path_text
 from .common import NCU_STAMP_S, Fmt, safe, short_name, short_names
-from .rows import kernel_rows, shown_text, summary_rows
+from .rows import kernel_rows, report_shown_text, summary_rows
 from .launch_groups import group_rows, is_group, panels, rest_header, rest_rows, rest_title, shown_line
 
 
@@ -39,7 +39,7 @@ def renderables(results: Sequence[ReportDiagnosis], lang: str, launches: str = "
             summary.add_row(name_text(name), *(Text(cell) for cell in row[1:]))
         out.append(summary)
         shown, rest = panels(res, launches)
-        line = shown_text(len(res.kernels), len(rep.kernels), f)
+        line = report_shown_text(res, f)
         if launches == "grouped" and res.kernels:
             line += "\n" + shown_line(res, [g for _, g in shown if g], rest, f)
         out.append(Text(line))

@@ -214,7 +214,7 @@ class _Chains:
             found.append(fam)
         fams = [None if f is None else f.id for f in found]
         self.families = np.array(fams, dtype=object)[inv]
-        self.memory = np.array([f is not None and f.memory_bound for f in found], dtype=bool)[inv]
+        self.memory = np.array([f is not None and f.link for f in found], dtype=bool)[inv]  # (links only)
         self.gemm = np.array([f == "gemm" for f in fams], dtype=bool)[inv]
         # (asked only of GEMM kernels: only they can head an epilogue)
         not_head = [f == "gemm" and NOT_A_HEAD.search(tl.names[key // (len(tl.names) + 1)]) is not None
