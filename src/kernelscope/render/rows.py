@@ -173,15 +173,19 @@ def places(d: KernelDiagnosis, finding_id: str, f: Fmt) -> str | None:
 
 def advice_lines(d: KernelDiagnosis, f: Fmt, worthwhile_only: bool = False) -> list[str]:
     """The advice, most important first: a root cause as "title [est. gain]: action. where: file:line (share)"
-    (in Chinese three sentences, "title。gain。action" : the action has a colon of its own), a class paragraph with
-    an estimate (its ceiling) likewise under its class's name, a fallback paragraph as its text. ``worthwhile_only``: only :attr:`~KernelDiagnosis.worthwhile_advice` (the short report)."""
+    (in Chinese three sentences, "title。gain。action" : the action has a colon of its own), a class paragraph under
+    its class's name (with its ceiling when it has one: "latency-bound [at most 2.30x ...]: ..."), a fallback
+    paragraph as its text. ``worthwhile_only``: only :attr:`~KernelDiagnosis.worthwhile_advice` (the short report)."""
     out = []
     for a in d.worthwhile_advice if worthwhile_only else d.advice_findings:
         text = f.advice(a.advice, a)  # type: ignore[arg-type]
-        if a.advice.startswith("finding:") and a.severity == "info":  # what the report lacks: no gain to state
-            text = f"{f.finding_title(a.id, a)}。{text}" if f.zh else f"{f.finding_title(a.id, a)}: {text}"
+        # a class paragraph is titled by its class (a class finding may share a root cause's id: small_grid)
+        title = f.bound(a.bound) if a.advice.startswith("class:") and a.bound else f.finding_title(a.id, a)
+        if a.estimated_speedup is None and (a.advice.startswith("class:") or a.advice.startswith("finding:")
+                                            and a.severity == "info"):  # no gain to state: what the report lacks,
+            text = f"{title}。{text}" if f.zh else f"{title}: {text}"  # a class without a ceiling
         elif a.advice.startswith("finding:") or a.estimated_speedup is not None:  # type: ignore[union-attr]
-            title, gain = f.finding_title(a.id, a), f.gain(a, d.program_gain(a))
+            gain = f.gain(a, d.program_gain(a))
             text = f"{title}。{gain}。{text}" if f.zh else f"{title} [{gain}]: {text}"
             where = places(d, a.id, f)
             if where is not None:
