@@ -343,7 +343,8 @@ UNSIZED_MENUS = ("library_kernel",)
 #: Class findings whose estimate is the launch's ceiling (every wait hidden: at most the busiest unit at its peak):
 #: it sizes the class paragraph only where no root cause is sized worth it (conservative value below
 #: ``min_worthwhile_speedup``), so that it never takes the gain of a root cause it contains (a hidden Long Scoreboard
-#: wait is part of every wait hidden).
+#: wait is part of every wait hidden), and only where it is worth stating itself (a ceiling that leaves nothing to
+#: gain is the "nothing worth tuning" verdict's, not an estimate of 1.00x).
 CEILING_FINDINGS = ("latency_from_throughput",)
 
 
@@ -373,8 +374,11 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
     the launch's), worded for the launch's ``facts`` (its ``{remedy}``: a library kernel's is how it is called); a
     library's menu (:data:`UNSIZED_MENUS`, not sized) does not hold the verdict back, and follows it, negligible."""
     findings = tuple(f for f in findings if f.id != "nothing_worthwhile")
-    if any(f.advice and f.id not in CEILING_FINDINGS
-           and (conservative_value(f.estimated_speedup, f.estimate_kind) or 0.0) >= worthwhile for f in findings):
+    def worth(f: Finding) -> bool:
+        return (conservative_value(f.estimated_speedup, f.estimate_kind) or 0.0) >= worthwhile
+
+    if any(f.advice and f.id in CEILING_FINDINGS and f.estimated_speedup is not None and not worth(f)
+           or f.advice and f.id not in CEILING_FINDINGS and worth(f) for f in findings):
         findings = tuple(f.but(estimated_speedup=None, estimate_kind=None, change=None, speedup_note=None)
                          if f.id in CEILING_FINDINGS else f for f in findings)
     advised = [(i, f) for i, f in enumerate(findings) if f.advice]
