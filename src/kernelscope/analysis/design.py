@@ -181,6 +181,8 @@ def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupan
     la = kernel.launch
     if (la.shared_mem_static_bytes or 0) + (la.shared_mem_dynamic_bytes or 0) > 0:
         out.add("shared_memory")
+    if la.no_shared_memory:
+        out.add("no_shared_memory")
     if stalls is not None and stalls.shares:
         out.add("stalls")
         if stalls.shares[0].reason == "not_selected":

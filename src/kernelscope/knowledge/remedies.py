@@ -22,6 +22,7 @@ FACTS: dict[str, str] = {
     "debug_build": "the opcode mix is a device-debug build's (nvcc -G)",
     "persistent": "the grid is one wave of blocks sized to the GPU (a persistent kernel)",
     "shared_memory": "the kernel allocates shared memory",
+    "no_shared_memory": "the launch is known to allocate no shared memory (static and dynamic both recorded as 0)",
     "stalls": "the report holds the warp-stall breakdown",
     "occupied": "achieved occupancy is at least the occupied_pct criterion",
     "ready_warps": "Not Selected is the top stall reason (ready warps wait for an issue slot)",
