@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 from ..knowledge.metrics import hottest_twin
@@ -196,8 +197,9 @@ def units_of(kernel: KernelProfile, stall_shares: Mapping[str, float] | None = N
     # the tensor cores by data path (sm__ops_path_tensor_src_<in>[_dst_<acc>]: % of THAT path's peak, e.g. FP16 with
     # FP32 accumulation at half the FP16-accumulate rate on GeForce Ada, which sm__pipe_tensor_cycles_active measures
     # against): the busiest tensor path is the tensor unit's real load
-    for metric, value in m.items():
-        if metric.startswith(TENSOR_PATHS) and metric.endswith(".avg.pct_of_peak_sustained_elapsed") and value:
+    for metric in _tensor_paths(tuple(m)):
+        value = m[metric]
+        if value:
             busy = _pct(value)
             if busy:
                 hot = _pct(m.get(metric.replace(".avg.", ".max.")))
@@ -218,6 +220,14 @@ def units_of(kernel: KernelProfile, stall_shares: Mapping[str, float] | None = N
     floor = min(1.0, launch_overhead_s / d) if d and d > 0 and launch_overhead_s > 0 else 0.0
     return Units(tuple(counters), idle_sm_share(kernel), dict(stall_shares or {}), selected_share,
                  max(MIN_TIME_SHARE, floor))
+
+
+@lru_cache(maxsize=1024)
+def _tensor_paths(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The tensor data paths' loads (``sm__ops_path_tensor_src_*.avg.pct_of_peak_sustained_elapsed``) among a launch's
+    metric names, in their order: found once per list of names (the launches of a kernel have the same), not per
+    launch."""
+    return tuple(n for n in names if n.startswith(TENSOR_PATHS) and n.endswith(".avg.pct_of_peak_sustained_elapsed"))
 
 
 def _fallback_counters(kernel: KernelProfile, counters: list[Counter], derived_dram_pct: float | None) -> list[Counter]:

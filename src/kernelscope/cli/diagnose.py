@@ -103,18 +103,19 @@ def _diagnose_all(args: argparse.Namespace, collector: _Collector) -> int:
     return batch.close(DIAGNOSE_SUFFIXES, len(args.reports), args.lang)
 
 
-def _write(args: argparse.Namespace, text: str | bytes | None, files: dict[str, str | bytes], results: list) -> None:
+def _write(args: argparse.Namespace, text: str | list[bytes] | None, files: dict[str, str | bytes],
+           results: list) -> None:
     """Write the diagnoses to ``-o`` (with the chart files) or standard output, in ``--format``."""
     if text is None and args.format == "json":  # the JSON as UTF-8 bytes, never decoded and encoded again
         from ..knowledge import check_lang
-        from ..render.json import to_json_bytes
+        from ..render.json import to_json_pieces
 
         check_lang(args.lang)
-        text = to_json_bytes(results, args.lang)  # type: ignore[assignment]
+        text = to_json_pieces(results, args.lang)
     if args.output:
         write_atomic_files({**files, args.output: text if text is not None else render(results, args.format, args.lang,
                                                                                        args.launches, args.details)})
-    elif isinstance(text, bytes):
+    elif isinstance(text, list):
         _write_bytes(text)
     elif text is not None:
         sys.stdout.write(text)
@@ -126,15 +127,15 @@ def _write(args: argparse.Namespace, text: str | bytes | None, files: dict[str, 
         sys.stdout.write(render(results, args.format, args.lang, args.launches, args.details))
 
 
-def _write_bytes(data: bytes) -> None:
-    """UTF-8 ``data`` to standard output: to its binary buffer where it has one (a redirected stream in tests may
-    not: decoded there)."""
+def _write_bytes(data: list[bytes]) -> None:
+    """UTF-8 ``data``, in pieces, to standard output: to its binary buffer where it has one (a redirected stream in
+    tests may not: decoded there)."""
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
-        sys.stdout.write(data.decode("utf-8"))
+        sys.stdout.write(b"".join(data).decode("utf-8"))
         return
     sys.stdout.flush()
-    buffer.write(data)
+    buffer.writelines(data)
     buffer.flush()
 
 

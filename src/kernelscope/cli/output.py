@@ -122,17 +122,19 @@ def write_atomic(path: str, text: str | bytes) -> None:
     write_atomic_files({path: text})
 
 
-def write_atomic_files(files: dict[str, str | bytes]) -> None:
+def write_atomic_files(files: dict[str, str | bytes | list[bytes]]) -> None:
     """Write several files all or nothing: every regular file goes to a temporary file beside its target (the target
     of a link) first; then the streams are written; only when all that succeeded are the files renamed into place
     (a file it replaces is kept as a hard link until then). On a failure every temporary file is removed, the
-    targets already renamed are put back as they were, and nothing is left behind.
+    targets already renamed are put back as they were, and nothing is left behind. A file's bytes may come in
+    pieces, written one after the other (a large document and its last newline: never copied into one).
 
     Raises:
         InputError: a target is a directory (or a block device, a socket), read-only, its folder is not writable,
             or a write fails (no space left, broken pipe ...).
     """
-    plan = [(path, data.encode("utf-8") if isinstance(data, str) else data, *_kind(path)) for path, data in files.items()]
+    plan = [(path, [data.encode("utf-8")] if isinstance(data, str) else [data] if isinstance(data, bytes) else data,
+             *_kind(path)) for path, data in files.items()]
     staged: list[tuple[str, Path, str]] = []
     done: list[tuple[Path, str | None]] = []  # renamed targets and the backup of what they replaced
     try:
@@ -168,8 +170,8 @@ def _cannot(path: str, exc: OSError | None = None, reason: str = "") -> InputErr
     return InputError(path, f"cannot write the output file ({reason})", key="cannot_write", values={"reason": reason})
 
 
-def _stage(path: str, target: Path, data: bytes) -> str:
-    """A temporary file beside ``target`` holding ``data``, with the mode the target has (a new file: what a plain
+def _stage(path: str, target: Path, data: list[bytes]) -> str:
+    """A temporary file beside ``target`` holding the pieces of ``data``, with the mode the target has (a new file: what a plain
     ``open()`` would give it)."""
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
@@ -179,7 +181,7 @@ def _stage(path: str, target: Path, data: bytes) -> str:
         raise _cannot(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            fh.writelines(data)
         umask = os.umask(0)
         os.umask(umask)
         mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~umask
@@ -206,8 +208,8 @@ def _rename(tmp: str, target: Path, path: str, keep_backup: bool) -> str | None:
     return backup
 
 
-def _write_stream(path: str, kind: str, data: bytes) -> None:
-    """Write ``data`` into a stream in place: an open descriptor (``-``, ``/dev/stdout``, ``/dev/fd/N``) or a FIFO /
+def _write_stream(path: str, kind: str, data: list[bytes]) -> None:
+    """Write the pieces of ``data`` into a stream in place: an open descriptor (``-``, ``/dev/stdout``, ``/dev/fd/N``) or a FIFO /
     character device (opened for writing, neither created nor truncated)."""
     try:
         if kind == "fd":
@@ -226,10 +228,11 @@ def _write_stream(path: str, kind: str, data: bytes) -> None:
         raise _cannot(path, exc) from None
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+def _write_all(fd: int, data: list[bytes]) -> None:
+    for piece in data:
+        view = memoryview(piece)
+        while view:
+            view = view[os.write(fd, view):]
 
 
 def chart_font_note(lang: str, fmt: str) -> None:

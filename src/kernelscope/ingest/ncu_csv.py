@@ -329,10 +329,14 @@ class _Details:
                 done = reader.line_num
                 n = len(fields)
                 if (plain <= n <= width and fields[0] == cur_id and fields[i_kernel] == cur_name
-                        and fields[i_pid] == cur_pid and (i_rule >= n or not fields[i_rule])):
-                    append((fields[i_sec], fields[i_name], fields[i_unit], fields[i_value], line,
-                            "" if i_label is None else fields[i_label]))
-                    continue
+                        and fields[i_pid] == cur_pid):
+                    if i_rule >= n or not fields[i_rule]:
+                        append((fields[i_sec], fields[i_name], fields[i_unit], fields[i_value], line,
+                                "" if i_label is None else fields[i_label]))
+                        continue
+                    if fields[i_rule].strip() and not fields[i_name].strip():  # (a rule result of the launch)
+                        self.rule(line, fields)
+                        continue
                 if not fields or (not fields[0].strip() and all(not f.strip() for f in fields)):
                     continue  # (a blank row)
                 nxt = self.row(line, fields)
@@ -386,21 +390,25 @@ class _Details:
                     "block": cell(fields, self.i_block) or None,
                 },
             )
-        group = self.group
         if is_rule:
-            rule = RuleRow(
-                section=cell(fields, self.i_sec), rule=cell(fields, i_rule), type=cell(fields, self.i_rtype),
-                description=cell(fields, self.i_rdesc), speedup=cell(fields, self.i_speed),
-                speedup_type=cell(fields, self.i_stype), line=line,
-            )
-            seen = (rule.rule.strip(), squashed(rule.description))
-            if seen not in group["rules_seen"]:  # a concatenated export repeats its launch's rule results
-                group["rules_seen"].add(seen)
-                group["rows"].append(rule)
+            self.rule(line, fields)
         else:
-            group["rows"].append((fields[self.i_sec], fields[i_name], fields[self.i_unit], fields[self.i_value], line,
-                                  "" if self.i_label is None else cell(fields, self.i_label)))
+            self.group["rows"].append((fields[self.i_sec], fields[i_name], fields[self.i_unit], fields[self.i_value],
+                                       line, "" if self.i_label is None else cell(fields, self.i_label)))
         return None
+
+    def rule(self, line: int, fields: list[str]) -> None:
+        """Add a rule-result row of the launch being read (a concatenated export's repeat of one is left out)."""
+        cell, group = self.cell, self.group
+        rule = RuleRow(
+            section=cell(fields, self.i_sec), rule=cell(fields, self.i_rule), type=cell(fields, self.i_rtype),
+            description=cell(fields, self.i_rdesc), speedup=cell(fields, self.i_speed),
+            speedup_type=cell(fields, self.i_stype), line=line,
+        )
+        seen = (rule.rule.strip(), squashed(rule.description))
+        if seen not in group["rules_seen"]:  # a concatenated export repeats its launch's rule results
+            group["rules_seen"].add(seen)
+            group["rows"].append(rule)
 
 
 # ---------------------------------------------------------------------------------------------------------

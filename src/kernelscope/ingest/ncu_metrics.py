@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Iterable, Mapping, Sequence
 
 from ..errors import InputError
@@ -264,10 +264,16 @@ def profile_from_metrics(
 def _has_flop_rates(names: Iterable[str]) -> bool:
     """Whether any of ``names`` is a per-cycle FP instruction rate (``smsp__sass_thread_inst_executed_op_*
     .per_cycle_elapsed``)."""
-    for n in names:
-        if n.startswith("smsp__sass_thread_inst_executed_op_") and n.endswith(".per_cycle_elapsed"):
-            return True
-    return False
+    return _by_name(tuple(names))[1]
+
+
+@lru_cache(maxsize=1024)
+def _by_name(names: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
+    """What a launch's metric names alone say, the same for every launch of a kernel (so worked out once per list
+    of names, not per launch): the tensor-pipe metrics among them (``sm__ops_path_tensor_*``, in their order), and
+    whether one is a per-cycle FP instruction rate (:func:`_has_flop_rates`)."""
+    return (tuple(n for n in names if n.startswith(_TENSOR_PREFIX)),
+            any(n.startswith("smsp__sass_thread_inst_executed_op_") and n.endswith(".per_cycle_elapsed") for n in names))
 
 
 def _breakdown(m: MetricSet, strings: Mapping[str, str], side: str) -> dict[str, float]:
@@ -361,9 +367,8 @@ def _tensor_ops(metrics: Mapping[str, float]) -> dict[str, float]:
     """Tensor-core work per pipe (% of peak, largest variant), from ``sm__ops_path_tensor_src_*`` metrics: the
     ``...pct_of_peak_sustained_elapsed`` forms, else (for a pipe without one) the ``..._active`` forms."""
     by_kind: dict[str, dict[str, float]] = {"elapsed": {}, "active": {}}
-    for name, value in metrics.items():
-        if not name.startswith(_TENSOR_PREFIX):
-            continue
+    for name in _by_name(tuple(metrics))[0]:
+        value = metrics[name]
         mt = _TENSOR_OPS.match(name)
         pipe = mt and tensor_pipes().get((mt.group(1), mt.group(2)))
         if pipe and math.isfinite(value):
@@ -383,9 +388,7 @@ def tensor_flop_counts(m: MetricSet) -> tuple[dict[str, float], list[str]]:
     """FLOPs per tensor pipe (keys of model.PIPES) from ``sm__ops_path_tensor_[op_<kind>_]src_*.sum`` counts, and
     problems. Counts of different MMA kinds (Blackwell's ``op_utcqmma`` / ``op_utchmma`` ...) on one pipe add up."""
     found: dict[tuple[str, str, str | None], dict[str, float]] = {}
-    for name in m.values:
-        if not name.startswith(_TENSOR_PREFIX):
-            continue
+    for name in _by_name(tuple(m.values))[0]:
         mt = _TENSOR_COUNT.match(name)
         if mt is None or tensor_pipes().get((mt.group(2), mt.group(3))) is None:
             continue

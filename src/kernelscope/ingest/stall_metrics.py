@@ -55,20 +55,22 @@ def stall_values_from_metrics(metrics: Mapping[str, float]) -> tuple[str | None,
         not in ``stalls.toml`` is kept under its own spelling (so sums still match CPI); if two spellings of
         one reason appear in the same family, the first in sorted metric-name order is kept.
     """
-    parsed = {}
-    for name in sorted(metrics):
-        if "stall" in name:
-            p = stall_metric(name)
-            if p is not None:
-                parsed[name] = p
+    parsed = _stall_metrics(tuple(metrics))
     for family in stall_families():
         if not family.chosen:
             continue
         values: dict[str, float] = {}
-        for name, (fam, spelling, reason) in parsed.items():
+        for name, (fam, spelling, reason) in parsed:
             value = float(metrics[name])
             if fam == family.name and math.isfinite(value):
                 values.setdefault(reason or spelling, value)
         if values:
             return family.name, values
     return None, {}
+
+
+@lru_cache(maxsize=1024)
+def _stall_metrics(names: tuple[str, ...]) -> tuple[tuple[str, tuple[str, str, str | None]], ...]:
+    """The stall metrics among ``names`` with their :func:`stall_metric`, in sorted name order: the same for every
+    launch of a kernel, so worked out once per list of names, not per launch."""
+    return tuple((name, p) for name in sorted(names) if "stall" in name and (p := stall_metric(name)) is not None)

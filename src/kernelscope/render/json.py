@@ -25,7 +25,7 @@ from ..model import DeviceInfo, KernelProfile, LaunchConfig
 from ..notes import Note
 from ..version import __version__
 from .common import NCU_STAMP_S, Fmt
-from .documents import encode_bytes
+from .documents import encode_pieces
 from .documents.common import NullReason
 from .documents.diagnosis import (
     AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, GroupSavingDoc, GroupSpreadDoc, ImplausibleDoc,
@@ -335,5 +335,11 @@ def to_json_text(results: Sequence[ReportDiagnosis], lang: str) -> str:
 
 
 def to_json_bytes(results: Sequence[ReportDiagnosis], lang: str) -> bytes:
-    """:func:`to_json_text` as the UTF-8 bytes written (``diagnose --format json`` writes them as they are)."""
-    return encode_bytes(document(results, lang))
+    """:func:`to_json_text` as the UTF-8 bytes written."""
+    return b"".join(to_json_pieces(results, lang))
+
+
+def to_json_pieces(results: Sequence[ReportDiagnosis], lang: str) -> list[bytes]:
+    """:func:`to_json_bytes` in the pieces ``diagnose --format json`` writes as they are, one after the other
+    (:func:`.documents.encode_pieces`)."""
+    return encode_pieces(document(results, lang))
