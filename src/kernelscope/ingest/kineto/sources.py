@@ -112,12 +112,20 @@ class _Counted(io.RawIOBase):
 
     def read(self, n: int = -1) -> bytes:
         data = self.inner.read(n)
-        self.count += len(data)
-        self.budget.take(len(data), self.what)
+        self._take(len(data))
+        return data
+
+    def readinto(self, b) -> int:
+        n = self.inner.readinto(b)
+        self._take(n)
+        return n
+
+    def _take(self, n: int) -> None:
+        self.count += n
+        self.budget.take(n, self.what)
         if self.count > self.member_limit:
             raise InputError(self.budget.source, key="decompression_bomb_member",
                 values={"what": self.what, "member_limit": _size(self.member_limit), "why": self.why})
-        return data
 
 
 def _decompressed(fh: BinaryIO, head: bytes, source: str, budget: _Budget, member_limit: int,
