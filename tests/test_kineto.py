@@ -589,6 +589,35 @@ def test_isal_and_standard_library_inflate_read_the_same_timeline(tmp_path, monk
         assert kinds_sum(fast, KERNEL)[0] == 3000 * (2 if path is arc else 1)
 
 
+def test_events_of_other_phases_are_skipped_by_the_typed_decoder(tmp_path, monkeypatch):
+    """Every Trace Event Format phase but "X" is decoded as its ``ph`` alone (wherever the key is in the object) and
+    counted, never kept, without the loose decoding; an unknown phase or none sends its piece to the loose decoding,
+    with the same rows."""
+    from kernelscope.ingest.kineto import columns, decode
+
+    kept = [ev("kernel", "k", 100, 5, correlation=1), ev("cuda_runtime", "cudaLaunchKernel", 95, 2, pid=1, tid=1,
+                                                         correlation=1)]
+    phases = "B E i I C b n e S T p F s t f P O N D M V v R c ( )".split()
+    others = [{"name": f"e{ph}", "ph": ph, "cat": "kernel", "ts": 100, "dur": 5, "pid": 0, "tid": 7,
+               "id": 3, "args": {"name": "x", "labels": [1]}} for ph in phases]
+    ref = read_kineto(write(tmp_path / "ref.json", doc(kept)))
+    spec = write(tmp_path / "spec.json", doc(others[:14] + kept + others[14:]))
+
+    def refuse(items):
+        raise AssertionError("loose decoding of events of the Trace Event Format")
+
+    with monkeypatch.context() as m:
+        m.setattr(decode, "_loose_events", refuse)
+        tl = read_kineto(spec)
+        parsed = columns._parse_trace(spec.open("rb"), str(spec), spec.name, 1 << 20)
+    assert columns_equal(tl, ref)
+    assert parsed.skipped == {ph: 1 for ph in phases}
+    odd = write(tmp_path / "odd.json", doc(others + [{"ph": "Q", "name": "q"}, {"name": "no ph"}] + kept))
+    assert columns_equal(read_kineto(odd), ref)
+    assert columns._parse_trace(odd.open("rb"), str(odd), odd.name, 1 << 20).skipped == {
+        **{ph: 1 for ph in phases}, "Q": 1, "?": 1}
+
+
 def test_odd_event_shapes_do_not_crash(tmp_path):
     events = [
         ev("kernel", "ok", 100, 10, correlation=1),

@@ -3,7 +3,9 @@
 The file is never held whole: it is read in chunks (``chunk_bytes``: the package's ``CHUNK_BYTES``), each
 chunk cut at an event boundary (``}`` ``,`` ``{``; a cut that is not a real boundary -- inside a string or a
 nested object -- fails to decode and the next candidate is tried) and decoded by ``msgspec`` into small typed
-structs that skip every field the timeline does not use (``Input Strides``, ``Concrete Inputs`` ...). The decoded events go to a sink
+structs that skip every field the timeline does not use (``Input Strides``, ``Concrete Inputs`` ...); an event
+of another phase than ``"X"`` (flows, metadata, instants ...: a quarter of a Kineto trace's events) is decoded as its
+``ph`` alone (a tagged union on ``ph``). The decoded events go to a sink
 (:class:`~kernelscope.ingest.kineto.columns._Builder`), piece by piece; the top-level keys that precede and follow
 ``traceEvents`` go to its ``top``.
 
@@ -17,7 +19,7 @@ import mmap
 import re
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, ClassVar, Protocol, Union
 
 import msgspec
 
@@ -59,8 +61,6 @@ class _Args(msgspec.Struct, gc=False):
     # (an empty Raw when absent: msgspec takes no union of Raw and None)
     input_dims: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input Dims")
     input_type: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input type")
-    name: Any = None  # "M" events: process_name / thread_name
-    labels: Any = None  # "M" process_labels: "GPU 0" / "CPU"
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -75,7 +75,32 @@ class _Event(msgspec.Struct, gc=False):
 
 
 class _EventTyped(_Event, gc=False):
+    """An event as :func:`_loose_events` makes it (whatever its ``ph``)."""
+
     args: _Args | None = None  # type: ignore[assignment]
+
+
+class _Complete(msgspec.Struct, tag_field="ph", tag="X", gc=False):
+    """A ``"ph": "X"`` event as the typed decoder makes it (the fields of :class:`_EventTyped`)."""
+
+    ph: ClassVar[str] = "X"
+    cat: Any = None
+    name: Any = None
+    pid: Any = None
+    tid: Any = None
+    ts: Any = None
+    dur: Any = None
+    args: _Args | None = None
+
+
+#: The other phases of the Trace Event Format (duration, instant, counter, async, flow, sample, object, metadata,
+#: memory dump, mark, clock sync, context events; the deprecated ones too): decoded as their ``ph`` alone, every
+#: other key skipped, since the timeline keeps none of them (an event of another ``ph``, or without one, sends its
+#: piece to the loose decoding: :func:`_decode_piece`).
+_OTHER_PHASES = tuple("BEiICbneSTpFstfPONDMVvRc()")
+_SKIPPED = tuple(msgspec.defstruct(f"_Phase{ord(ph)}", [], tag_field="ph", tag=ph, gc=False, namespace={"ph": ph})
+                 for ph in _OTHER_PHASES)
+_TypedEvent = Union[(_Complete, *_SKIPPED)]  # type: ignore[valid-type]
 
 
 class _Top(msgspec.Struct):
@@ -94,11 +119,11 @@ class _Top(msgspec.Struct):
 
 
 class _TopTail(_Top):
-    traceEvents: list[_EventTyped] = []
+    traceEvents: list[_TypedEvent] = []
 
 
 # float_hook=str: JSON floats arrive as their text, so that timestamps convert to ns exactly.
-_EVENTS = msgspec.json.Decoder(list[_EventTyped], float_hook=str)
+_EVENTS = msgspec.json.Decoder(list[_TypedEvent], float_hook=str)
 _EVENTS_ANY = msgspec.json.Decoder(list[Any], float_hook=str)
 _TAIL = msgspec.json.Decoder(_TopTail, float_hook=str)
 _TAIL_ANY = msgspec.json.Decoder(dict[str, Any], float_hook=str)
