@@ -56,9 +56,12 @@ def _same(a: columns._Parsed, b: columns._Parsed) -> None:
         assert np.array_equal(a.op_inputs.row, b.op_inputs.row) and np.array_equal(a.op_inputs.code, b.op_inputs.code)
 
 
-def _no_table(rows):
-    """Stands in for ``columns._int_table``: the one-pass conversion fails, the piece goes column by column."""
-    raise TypeError("column by column")
+class _NoChain:
+    """Stands in for ``itertools.chain``: the one-pass conversion fails, the piece goes column by column."""
+
+    @staticmethod
+    def from_iterable(rows):
+        raise TypeError("column by column")
 
 
 @pytest.mark.parametrize("odd", [_ALL_INTEGERS, None, "17", "12.5", True, 0, -3, 2**62, 2**64, "stream 3"])
@@ -68,7 +71,7 @@ def test_one_pass_columns_are_the_column_by_column_ones(odd, monkeypatch) -> Non
         events = _events(rng, int(rng.integers(1, 60)), odd)
         fast = _parsed(events)
         with monkeypatch.context() as m:  # the column-by-column path, as every piece took it before
-            m.setattr(columns, "_int_table", _no_table)
+            m.setattr(columns, "chain", _NoChain)
             slow = _parsed(events)
         _same(fast, slow)
 

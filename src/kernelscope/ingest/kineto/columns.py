@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -78,17 +78,8 @@ for _k in (KERNEL, MEMCPY, MEMSET, SYNC, GPU_ANNOTATION):
 _BUSY = (KERNEL, MEMCPY, MEMSET)
 
 _NOT_SHAPED = object()  # (cached for dims that are not a readable list)
-#: Values per row in the builder's flat lists: kind, name id, ts, dur, device, stream, correlation id, bytes.
-_ROW = 8
 _DTYPES = {"start_ns": np.int64, "end_ns": np.int64, "kind": np.uint8, "name_id": np.int32, "device": np.int16,
            "stream": np.int64, "correlation_id": np.int64, "bytes": np.int64}
-
-
-def _int_table(rows: list) -> np.ndarray:
-    """The flat ``rows`` (:data:`_ROW` values per row) as an (n, _ROW) int64 table, in one pass; TypeError,
-    ValueError or OverflowError when a value is not an integer of int64's range (the piece then goes column by
-    column)."""
-    return np.fromiter(rows, dtype=np.int64, count=len(rows)).reshape(-1, _ROW)
 
 
 # ------------------------------------------------------------------------------------------------ one trace file
@@ -185,22 +176,19 @@ class _Builder:
         return code
 
     def add(self, events: list) -> None:
-        """Columns of one decoded piece: the 8 values of each kept event appended to one flat list, converted in
-        one pass and reshaped at the end. (A plain loop: on this project's 2-core machines it beat a column-wise
-        ``attrgetter`` / ``map`` extraction by 2-3x, the events being scattered objects that every extra pass
-        walks again; extending one flat list frees each row's tuple at once, where a list of tuples keeps them
-        all: 0.07 s against 0.11 s per 600,000 rows, and NumPy reads a flat list faster than a chain of tuples.)
-        Kernel launches and operator shapes are noted with the offset of their row in the flat list."""
+        """Columns of one decoded piece: one tuple per kept event, transposed at the end. (A plain loop: on this
+        project's 2-core machines it beat a column-wise ``attrgetter`` / ``map`` extraction by 2-3x, the
+        events being scattered objects that every extra pass walks again.)"""
         self.events += len(events)
         categories = self.categories
         name_ids = self.name_ids
         gpu_kind = _GPU_KIND
-        rows: list = []
+        rows: list[tuple] = []
         kernels: list[tuple] = []
         op_rows: list[int] = []
         op_dims: list = []
         op_types: list = []
-        append = rows.extend
+        append = rows.append
         for e in events:
             ph = e.ph
             if ph != "X":  # metadata ("M"), flows ("s"/"f"), instants ("i"), counters ...: nothing to keep
@@ -252,15 +240,10 @@ class _Builder:
         if rows:
             self._store(rows, kernels, (op_rows, op_dims, op_types) if op_rows else ())
 
-    def _store(self, rows: list, kernels: list[tuple], ops: tuple = ()) -> None:
-        """Columns of the flat ``rows`` (:data:`_ROW` values per row); ``kernels`` and ``ops`` name their rows by
-        offset in it."""
-        launch = None
-        if kernels:
-            launch = _launch_chunk(kernels)
-            launch["row"] //= _ROW
+    def _store(self, rows: list[tuple], kernels: list[tuple], ops: tuple = ()) -> None:
+        launch = _launch_chunk(kernels) if kernels else None
         try:  # the common piece: every value an integer and every row timed, converted in one pass
-            table = _int_table(rows)
+            table = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=8 * len(rows)).reshape(-1, 8)
         except (TypeError, ValueError, OverflowError):
             table = None
         if table is not None and int(np.abs(table[:, 2:4]).max()) <= _INT64_US_MAX and bool(
@@ -271,7 +254,7 @@ class _Builder:
                                _int_column(c[7], -1, np.int64), launch, ops)
             return
         # else column by column (None, text, floats, rows without timing: see :mod:`.values`)
-        kinds, nids, tss, durs, devs, streams, corrs, nbytes = (rows[i::_ROW] for i in range(_ROW))
+        kinds, nids, tss, durs, devs, streams, corrs, nbytes = zip(*rows)
         self._store_arrays(np.array(kinds, dtype=np.uint8), np.array(nids, dtype=np.int32), tss, durs,
                            _int_column(devs, -1, np.int16), _int_column(streams, -1, np.int64, text=True),
                            _int_column(corrs, -1, np.int64), _int_column(nbytes, -1, np.int64), launch, ops)
@@ -333,7 +316,7 @@ class _Builder:
                 if c >= 0:
                     self.op_table.append(g)
             code[j] = c
-        row = np.fromiter(ops[0], np.int64, len(ops[0])) // _ROW  # (ints: cheaper than np.array's type probe)
+        row = np.fromiter(ops[0], np.int64, len(ops[0]))  # (a list of ints: cheaper than np.array's type probe)
         if keep is not None:
             new_index = np.full(n, -1, dtype=np.int64)
             new_index[keep] = np.arange(keep.shape[0])
