@@ -14,11 +14,9 @@ Every decompressed byte is charged to a :class:`_Budget` (zip bombs, oversized i
 
 from __future__ import annotations
 
-import concurrent.futures
 import gc
 import gzip
 import io
-import multiprocessing
 import os
 import re
 import tarfile
@@ -164,6 +162,9 @@ def _read_directory(p: Path, files: list[Path], src: str, budget: _Budget, limit
     """Parse the trace ``files`` of directory ``p``: in this process, or by ``workers`` forked processes."""
     labels = [str(f.relative_to(p)) for f in files]
     if workers > 1:
+        import concurrent.futures  # (the pool's modules: only for a directory parsed in parallel)
+        import multiprocessing
+
         ctx = multiprocessing.get_context("fork")
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
                                                     initializer=_start_worker) as pool:
