@@ -234,7 +234,9 @@ def run_child(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
             except ValueError:
                 pass
             break
-    return {"result": result, "wall_s": wall, "maxrss_bytes": usage.ru_maxrss * 1024 if usage else None,
+    # CPU time of the child and the processes it waited for (its pool): less sensitive to other load than the wall
+    cpu = usage.ru_utime + usage.ru_stime if usage else None
+    return {"result": result, "wall_s": wall, "cpu_s": cpu, "maxrss_bytes": usage.ru_maxrss * 1024 if usage else None,
             "tree_peak_bytes": peak[0], "returncode": proc.returncode, "timed_out": timed_out,
             "stderr_tail": stderr[-3000:]}
 
@@ -434,7 +436,10 @@ def _kernelscope_runs(args, out_dir: Path) -> tuple[dict, dict | None]:
             runs[label].append(res)
     median = {label: sorted(rs, key=lambda x: x["wall_s"])[len(rs) // 2] for label, rs in runs.items()}
     for label, rs in runs.items():
-        print(f"{label} walls (s): " + ", ".join(f"{x['wall_s']:.2f}" for x in rs))
+        cpus = sorted(x["cpu_s"] for x in rs)
+        print(f"{label} walls (s): " + ", ".join(f"{x['wall_s']:.2f}" for x in rs)
+              + "; CPU (s, user + system, with its workers): " + ", ".join(f"{x['cpu_s']:.2f}" for x in rs)
+              + f" (median {cpus[len(cpus) // 2]:.2f})")
     return median["kernelscope"], median.get("baseline")
 
 
@@ -463,7 +468,7 @@ def _run(args, out_dir: Path, facts: dict) -> int:
         print(hta["stderr_tail"][-1500:])
         return 2
     h = hta["result"]
-    print(f"\n== HTA: wall {hta['wall_s']:.2f} s (TraceAnalysis load {h['t_load']:.2f} s, temporal breakdown "
+    print(f"\n== HTA: wall {hta['wall_s']:.2f} s, CPU {hta['cpu_s']:.2f} s (TraceAnalysis load {h['t_load']:.2f} s, temporal breakdown "
           f"{h['t_temporal']:.2f} s, kernel breakdown {h['t_kernels']:.2f} s)")
     print(f"   peak memory: max RSS {_gib(hta['maxrss_bytes'])} ({hta['maxrss_bytes'] / facts['bytes']:.2f}x the input), "
           f"process tree {_gib(hta['tree_peak_bytes'])} ({hta['tree_peak_bytes'] / facts['bytes']:.2f}x the input)")

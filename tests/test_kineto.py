@@ -545,6 +545,79 @@ def test_chunk_boundaries_inside_strings_and_nested_objects(tmp_path, monkeypatc
             assert tl.meta["displayTimeUnit"] == "ms"
 
 
+def test_a_head_or_an_event_larger_than_the_read_window_reads_the_same(tmp_path, monkeypatch):
+    """The reader's window (a fixed memory map of about two chunks) is replaced by a larger one, its bytes kept, when
+    the top-level keys before the event list or one event do not fit: the trace reads as with a window that fits."""
+    big = "x" * (3 << 20)
+    events = [ev("kernel", "k0", 100, 5, correlation=0), ev("cpu_op", big, 110, 1, pid=1, tid=1),
+              ev("kernel", "k1", 120, 5, correlation=1)]
+    for array in (False, True):
+        path = write(tmp_path / f"t{array}.json", events if array else doc(events, traceName=big))
+        ref = read_kineto(path)
+        monkeypatch.setattr(kineto, "CHUNK_BYTES", 4096)
+        tl = read_kineto(path)
+        monkeypatch.undo()
+        assert columns_equal(tl, ref) and big in tl.names and kinds_sum(tl, KERNEL) == (2, 10_000)
+        assert tl.meta.get("traceName") == ref.meta.get("traceName")
+
+
+def test_isal_and_standard_library_inflate_read_the_same_timeline(tmp_path, monkeypatch):
+    """python-isal's gzip reader is the fast path and the standard library's the fallback (kernelscope.ingest.inflate):
+    a gzip trace and a gzip tar archive of two ranks read to the same Timeline either way, chunk by chunk."""
+    pytest.importorskip("isal")
+    from kernelscope.ingest import inflate
+
+    assert inflate.BACKEND == "isal"
+    events = [ev("kernel", f"k{i % 7}", 100 + 10 * i, 5, correlation=i, grid=[i % 5 + 1, 1, 1], block=[128, 1, 1])
+              for i in range(3000)] + [ev("cpu_op", "aten::mm", 90 + 10 * i, 3, pid=1, tid=1,
+                                          **{"Input Dims": [[i % 3 + 1, 8], [8, 4]], "Input type": ["float", "float"]})
+                                       for i in range(3000)]
+    one = write(tmp_path / "t.json.gz", doc(events, distributedInfo={"rank": 0}), gz=True, pretty=True)
+    arc = _tar(tmp_path / "ranks.tar.gz", [_file(f"rank{r}.json", json.dumps(doc(events, distributedInfo={
+        "rank": r, "world_size": 2})).encode()) for r in range(2)])
+    monkeypatch.setattr(kineto, "CHUNK_BYTES", 64 << 10)  # (many reads of the stream)
+    for path in (one, arc):
+        fast = read_kineto(path)
+        with monkeypatch.context() as m:
+            m.setattr(inflate, "_gzip", gzip)
+            slow = read_kineto(path)
+        assert columns_equal(fast, slow) and np.array_equal(fast.rank, slow.rank)
+        assert (fast.meta, fast.invalid, fast.problems) == (slow.meta, slow.invalid, slow.problems)
+        ops, slow_ops = fast.op_inputs, slow.op_inputs
+        assert np.array_equal(ops.row, slow_ops.row) and np.array_equal(ops.code, slow_ops.code)
+        assert ops.table == slow_ops.table and len(ops.row) > 0
+        assert kinds_sum(fast, KERNEL)[0] == 3000 * (2 if path is arc else 1)
+
+
+def test_events_of_other_phases_are_skipped_by_the_typed_decoder(tmp_path, monkeypatch):
+    """Every Trace Event Format phase but "X" is decoded as its ``ph`` alone (wherever the key is in the object) and
+    counted, never kept, without the loose decoding; an unknown phase or none sends its piece to the loose decoding,
+    with the same rows."""
+    from kernelscope.ingest.kineto import columns, decode
+
+    kept = [ev("kernel", "k", 100, 5, correlation=1), ev("cuda_runtime", "cudaLaunchKernel", 95, 2, pid=1, tid=1,
+                                                         correlation=1)]
+    phases = "B E i I C b n e S T p F s t f P O N D M V v R c ( )".split()
+    others = [{"name": f"e{ph}", "ph": ph, "cat": "kernel", "ts": 100, "dur": 5, "pid": 0, "tid": 7,
+               "id": 3, "args": {"name": "x", "labels": [1]}} for ph in phases]
+    ref = read_kineto(write(tmp_path / "ref.json", doc(kept)))
+    spec = write(tmp_path / "spec.json", doc(others[:14] + kept + others[14:]))
+
+    def refuse(items):
+        raise AssertionError("loose decoding of events of the Trace Event Format")
+
+    with monkeypatch.context() as m:
+        m.setattr(decode, "_loose_events", refuse)
+        tl = read_kineto(spec)
+        parsed = columns._parse_trace(spec.open("rb"), str(spec), spec.name, 1 << 20)
+    assert columns_equal(tl, ref)
+    assert parsed.skipped == {ph: 1 for ph in phases}
+    odd = write(tmp_path / "odd.json", doc(others + [{"ph": "Q", "name": "q"}, {"name": "no ph"}] + kept))
+    assert columns_equal(read_kineto(odd), ref)
+    assert columns._parse_trace(odd.open("rb"), str(odd), odd.name, 1 << 20).skipped == {
+        **{ph: 1 for ph in phases}, "Q": 1, "?": 1}
+
+
 def test_odd_event_shapes_do_not_crash(tmp_path):
     events = [
         ev("kernel", "ok", 100, 10, correlation=1),

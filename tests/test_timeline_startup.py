@@ -46,3 +46,26 @@ def test_timeline_json_loads_no_kernel_diagnosis(tmp_path: Path) -> None:
     assert res["code"] == 0 and res["doc"] == "kernelscope.timeline/1"
     assert "kernelscope.analysis.timeline" in res["loaded"]  # (the child did run the timeline)
     assert [m for m in NOT_FOR_TIMELINES if m in res["loaded"]] == []
+
+
+#: Modules the library's timeline of one trace file does without: the process pool (a directory's parallel read
+#: only), the error catalogue's TOML reader (an error message only; the knowledge data come from its cache) and the
+#: CSV module (text inputs only) -- about 15 ms of imports on this project's machines.
+NOT_FOR_ONE_TRACE = ("multiprocessing", "concurrent.futures", "tomllib", "importlib.resources", "csv")
+
+_LIBRARY_CHILD = r"""
+import json, sys
+from kernelscope.ingest import load_timeline
+from kernelscope.analysis.timeline import analyse_timeline
+report = analyse_timeline(load_timeline(sys.argv[1]))
+print(json.dumps({"kernels": len(report.kernels), "loaded": sorted(sys.modules)}))
+"""
+
+
+def test_library_timeline_of_one_trace_loads_no_pool_toml_or_csv(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(kernelscope.__file__).parents[1])}
+    proc = subprocess.run([sys.executable, "-c", _LIBRARY_CHILD, str(_trace(tmp_path / "t.json"))],
+                          capture_output=True, text=True, env=env, timeout=120, check=True)
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert res["kernels"] == 1
+    assert [m for m in NOT_FOR_ONE_TRACE if m in res["loaded"]] == []

@@ -10,9 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import tomllib
 from functools import cache
-from importlib import resources
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
@@ -52,6 +50,9 @@ def _is_path(token: str) -> bool:
 
 @cache
 def _templates() -> Mapping[str, str]:
+    import tomllib  # (imported here, as knowledge.load does: a run that reports no error reads no message)
+    from importlib import resources
+
     with resources.files("kernelscope.data").joinpath("messages.toml").open("rb") as fh:
         return {k: v["en"] for k, v in tomllib.load(fh)["error"].items()}
 

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import importlib
 import os
@@ -181,6 +180,8 @@ def _sniff_text(head: bytes, encoding: str = "utf-8", cut: bool | None = None) -
 
 
 def _csv_fields(line: str) -> list[str]:
+    import csv  # (only for text inputs)
+
     try:
         return [f.strip() for f in next(csv.reader([line]))]
     except (csv.Error, StopIteration):

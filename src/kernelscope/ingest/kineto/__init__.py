@@ -70,7 +70,6 @@ conversions), and :mod:`.decode` decodes the JSON stream piece by piece.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import threading
 from pathlib import Path
@@ -166,6 +165,8 @@ def _workers(jobs: int | None, files: list[Path]) -> int:
     process may use: in a container limited to 2 of a host's 64 CPUs, 2). Only on platforms with ``fork`` (no
     re-import), from a single-threaded process (forking a process with other threads can deadlock), and for inputs
     big enough to pay for the processes."""
+    import multiprocessing  # (a directory's pool only: a single trace does without the import)
+
     if jobs is None:
         try:
             jobs = len(os.sched_getaffinity(0))

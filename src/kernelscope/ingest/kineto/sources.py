@@ -14,11 +14,9 @@ Every decompressed byte is charged to a :class:`_Budget` (zip bombs, oversized i
 
 from __future__ import annotations
 
-import concurrent.futures
 import gc
 import gzip
 import io
-import multiprocessing
 import os
 import re
 import tarfile
@@ -112,12 +110,20 @@ class _Counted(io.RawIOBase):
 
     def read(self, n: int = -1) -> bytes:
         data = self.inner.read(n)
-        self.count += len(data)
-        self.budget.take(len(data), self.what)
+        self._take(len(data))
+        return data
+
+    def readinto(self, b) -> int:
+        n = self.inner.readinto(b)
+        self._take(n)
+        return n
+
+    def _take(self, n: int) -> None:
+        self.count += n
+        self.budget.take(n, self.what)
         if self.count > self.member_limit:
             raise InputError(self.budget.source, key="decompression_bomb_member",
                 values={"what": self.what, "member_limit": _size(self.member_limit), "why": self.why})
-        return data
 
 
 def _decompressed(fh: BinaryIO, head: bytes, source: str, budget: _Budget, member_limit: int,
@@ -156,6 +162,9 @@ def _read_directory(p: Path, files: list[Path], src: str, budget: _Budget, limit
     """Parse the trace ``files`` of directory ``p``: in this process, or by ``workers`` forked processes."""
     labels = [str(f.relative_to(p)) for f in files]
     if workers > 1:
+        import concurrent.futures  # (the pool's modules: only for a directory parsed in parallel)
+        import multiprocessing
+
         ctx = multiprocessing.get_context("fork")
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
                                                     initializer=_start_worker) as pool:
