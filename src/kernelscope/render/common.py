@@ -179,7 +179,12 @@ class Fmt:
     def listing(self, items: Iterable[str]) -> str:
         """The items of a list (names, labels, "LSU 35%"): ``a, b, c`` in English, ``a、b、c`` in Chinese (the
         enumeration comma; ``，`` parts clauses)."""
-        return ("、" if self.zh else ", ").join(items)
+        return self.listing_sep.join(items)
+
+    @property
+    def listing_sep(self) -> str:
+        """What :meth:`listing` joins its items with: ``, `` / ``、``."""
+        return "、" if self.zh else ", "
 
     def span(self, low: str, high: str) -> str:
         """A range of two values: ``low .. high`` / ``low～high``."""
