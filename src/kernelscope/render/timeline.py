@@ -28,7 +28,7 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .common import Fmt, data_size, md_cell, safe, short_name, short_names
-from .inline import md_labelled, md_prose
+from .inline import md_label_line, md_labelled, md_prose
 from .numbers import percent_columns, rate
 from .records import record_name
 from ..knowledge.text import labels
@@ -503,7 +503,7 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         label = ""
         for own, value in closing:  # each bullet with its label (a table row under the one above inherits it)
             label = own or label
-            lines.append(f"- **{_cell(label)}** {md_prose(value)}" if label else f"- {md_prose(value)}")
+            lines.append(md_label_line(_cell(label), md_prose(value), f.colon))
         lines.append("")
         if notes is not None:
             lines += footnote_markdown(notes, f, md_prose, "brief_more_tables" if more else "brief_more_rows",
