@@ -221,7 +221,7 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
     if copies:
         head += [f.label("tl_bytes"), f.label("tl_throughput")]
     if amdahl:
-        head += [f.label(k) for k in PROGRAM_COLUMNS]
+        head += [f.label(k) for k in program_columns(items)]
     rows = []
     for it, short in zip(items[:top], short_names([record_name(it.name, f.lang) for it in items[:top]])):
         name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short  # ours, not input
@@ -302,7 +302,8 @@ def _titled(f: Fmt, key: str, items: Sequence[ItemStat], rep: TimelineReport | N
     if not ranks and f"{key}_devices" in labels().label:
         key += "_devices"
     parts = [(f.label(share) if share else "", [f.label("share")]),
-             (amdahl_caption(items, f, ranks), [f.label(k) for k in PROGRAM_COLUMNS])]
+             (amdahl_caption(items, f, ranks, "tl_cols_program_idle" if program_columns(items) == PROGRAM_COLUMNS_IDLE
+                             else "tl_cols_program"), [f.label(k) for k in program_columns(items)])]
     return Captioned.build(f.label(key), parts, f.semi)
 
 
@@ -311,6 +312,16 @@ _SHARE_OF = {"tl_top_kernels": "tl_share_of_kernels", "tl_top_copies": "tl_share
              "tl_gpu_idle": "tl_share_of_idle"}
 #: The program columns of a ranking (:func:`_item_rows`): its caption says what they are of while one is shown.
 PROGRAM_COLUMNS = ("tl_program_share", "tl_if_2x", "tl_if_10x", "tl_if_inf")
+#: The same of the GPU idle row, whose program share is of the part hiding that time can save (at most each
+#: rank's GPU busy time: ``gpu_idle_row``), not of the idle time its share column gives: its header says so, and
+#: its last column is the time hidden, not gone (native review 13: "占比 95.2%" beside "程序占比 4.8%").
+PROGRAM_COLUMNS_IDLE = ("tl_program_share_idle", "tl_if_2x", "tl_if_10x", "tl_if_hidden")
+
+
+def program_columns(items: Sequence[ItemStat]) -> tuple[str, ...]:
+    """The label keys of a ranking's program columns (:data:`PROGRAM_COLUMNS`; the GPU idle row's:
+    :data:`PROGRAM_COLUMNS_IDLE`)."""
+    return PROGRAM_COLUMNS_IDLE if any(it.kind == "gpu_idle" for it in items) else PROGRAM_COLUMNS
 
 
 def _sections(rep: TimelineReport, f: Fmt, top: int,
