@@ -43,7 +43,7 @@ from .documents.timeline import ScopeShareDoc, StepsDoc
 from .fusion import chain_legend, fusion_doc, md_chain_cell, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
 from .timeline_join import absent_section, join_section
 from .timeline_overview import LABEL_NAME_TABLES, comm_rows, graph_rows, at_tick, launch_waits, stamp_tick, md_name as _md_name, md_value as _md_value
-from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
+from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows, program_caption, program_columns
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .doc_copy import copy_doc as _copy, plain as _plain
 from .json_common import findings, notes
@@ -302,28 +302,13 @@ def _titled(f: Fmt, key: str, items: Sequence[ItemStat], rep: TimelineReport | N
     if not ranks and f"{key}_devices" in labels().label:
         key += "_devices"
     parts = [(f.label(share) if share else "", [f.label("share")]),
-             (amdahl_caption(items, f, ranks, "tl_cols_program_idle" if program_columns(items) == PROGRAM_COLUMNS_IDLE
-                             else "tl_cols_program"), [f.label(k) for k in program_columns(items)])]
+             (amdahl_caption(items, f, ranks, program_caption(items)), [f.label(k) for k in program_columns(items)])]
     return Captioned.build(f.label(key), parts, f.semi)
 
 
 #: What the share column of each ranking is of (labels.toml), said in its caption.
 _SHARE_OF = {"tl_top_kernels": "tl_share_of_kernels", "tl_top_copies": "tl_share_of_copies",
              "tl_gpu_idle": "tl_share_of_idle"}
-#: The program columns of a ranking (:func:`_item_rows`): its caption says what they are of while one is shown.
-PROGRAM_COLUMNS = ("tl_program_share", "tl_if_2x", "tl_if_10x", "tl_if_inf")
-#: The same of the GPU idle row, whose program share is of the part hiding that time can save (at most each
-#: rank's GPU busy time: ``gpu_idle_row``), not of the idle time its share column gives: its header says so, and
-#: its last column is the time hidden, not gone (native review 13: "占比 95.2%" beside "程序占比 4.8%").
-PROGRAM_COLUMNS_IDLE = ("tl_program_share_idle", "tl_if_2x", "tl_if_10x", "tl_if_hidden")
-
-
-def program_columns(items: Sequence[ItemStat]) -> tuple[str, ...]:
-    """The label keys of a ranking's program columns (:data:`PROGRAM_COLUMNS`; the GPU idle row's:
-    :data:`PROGRAM_COLUMNS_IDLE`)."""
-    return PROGRAM_COLUMNS_IDLE if any(it.kind == "gpu_idle" for it in items) else PROGRAM_COLUMNS
-
-
 def _sections(rep: TimelineReport, f: Fmt, top: int,
               join: KernelJoin | None = None) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) of every table of one report, in reading order (empty tables left out), the
