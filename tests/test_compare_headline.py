@@ -117,10 +117,11 @@ def test_different_sm_clocks_are_warned_with_the_cycle_ratio():
     assert w.values["cycle_speedup"] == pytest.approx(1.8 / 1.6) and w.values["speedup"] == pytest.approx(1.2)
     assert c.pairs[0].clocks.cycle_speedup == pytest.approx(1.125)
     text = flat_text(to_text(c, "en"))
-    assert "SM 1.5 GHz before, 1.6 GHz after (+6.7%)" in text and "7 GHz before, 7 GHz after (+0.0%)" in text
+    # (every GHz figure at three significant digits, zeros kept: native review 13)
+    assert "SM 1.50 GHz before, 1.60 GHz after (+6.7%)" in text and "7.00 GHz before, 7.00 GHz after (+0.0%)" in text
     assert "time ratio 1.20x, in SM cycles (clock-normalised) 1.12x" in text or "1.13x" in text
     zh = flat_text(to_text(c, "zh"))
-    assert "1.5 GHz" in zh and "1.6 GHz" in zh and "SM 周期" in zh
+    assert "1.50 GHz" in zh and "1.60 GHz" in zh and "SM 周期" in zh
     doc = json.loads(to_json(c, "en"))
     assert doc["clocks"]["differs"] is True and doc["kernels"][0]["clocks"]["before"]["sm_hz"] == 1.5e9
 

@@ -377,7 +377,7 @@ def test_the_ranks_tables_keep_every_column_whatever_the_path(tmp_path, columns)
         shutil.copytree(src, folder)
         code, out, err = run_cli_uncached(("timeline", "--as-ranks", "--jobs", "1", str(folder)), columns)
         assert code == 0, err
-        if "not shown here" in out or "Overlap" not in out:
+        if "not shown here" in out or "Hidden comm." not in out:
             bad.append(extra)
     assert bad == []
 

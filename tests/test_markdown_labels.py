@@ -45,3 +45,32 @@ def test_a_row_without_label_continues_the_line_above():
     assert md_labelled([("A", "1"), ("", "2"), ("B", "3")], ": ", "; ") == ["- **A**: 1; 2", "- **B**: 3"]
     assert md_labelled([("", "0"), ("A", "1")], "：", "；") == ["- 0", "- **A**：1"]
     assert md_labelled([("A", "1")], ": ", "; ", "") == ["**A**: 1"]
+
+
+#: A bullet that starts with a bold label not followed by the colon (native review 13: "- **检查（时间线专家规则）** GPU 0 …",
+#: "- **启动开销** CUDA Graph …" where every other label reads "**输入**：…", "**Input**: ...").
+LABEL_WITHOUT_COLON = re.compile(r"^\s*[-*+] \*\*[^*]+\*\*(?![:：])")
+
+COLON_COMMANDS = {**COMMANDS,
+                  "timeline nsys": lambda: ["timeline", str(need(SHARED / "corpus" / "nsys" / "cts_rtx3070_array_inc_a.sqlite"))],
+                  "timeline dlrm": lambda: ["timeline", str(need(TORCH / "param_dlrm_kineto_8rank_v100.tar.gz"))],
+                  "diagnose brief": lambda: ["diagnose", str(need(CORPUS_NCU / "piragi__fuzigrad__output.ncu-rep"))]}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", list(COLON_COMMANDS))
+def test_every_bold_label_in_markdown_has_its_colon(name, lang, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    code = main([*COLON_COMMANDS[name](), "--format", "markdown", "--lang", lang])
+    out = capsys.readouterr().out
+    assert code in (0, 1) and out, name
+    bad = [line for line in out.splitlines() if LABEL_WITHOUT_COLON.search(line)]
+    assert bad == [], "\n".join(bad)
+
+
+def test_a_labelled_line_is_one_rule():
+    from kernelscope.render.inline import md_label_line
+
+    assert md_label_line("检查", "GPU 0 空闲", "：") == "- **检查**：GPU 0 空闲"
+    assert md_label_line("Checks", "GPU 0 idle", ": ") == "- **Checks**: GPU 0 idle"
+    assert md_label_line("", "GPU 0 idle", ": ") == "- GPU 0 idle"

@@ -62,7 +62,7 @@ def test_details_holds_everything_the_default_says(report, capsys, monkeypatch):
             assert any(part in v for v in values[label]), (label, part)
         shown += 1
     assert shown >= 4
-    notes = re.findall(r"^- \*\*((?:\[\d+\] ?)+)\*\* (.*)$", short, re.M)  # the footnotes: each caveat in the full report
+    notes = re.findall(r"^- \*\*((?:\[\d+\] ?)+)\*\*(?:: |：)(.*)$", short, re.M)  # the footnotes: each caveat in the full report
     assert notes and all(text in full for _, text in notes)
 
 

@@ -33,7 +33,7 @@ def _idle_title() -> str:
     """The title that lost characters: labels.toml tl_gpu_idle + tl_basis_idle (N14's wall: several ranks), as the
     timeline prints it (the caption after a semicolon: no parentheses in parentheses)."""
     labels = tomllib.loads((DATA / "labels.toml").read_text(encoding="utf-8"))["label"]
-    basis = labels["tl_basis_idle"]["zh"].format(time="362.1 ms", cols=labels["tl_cols_program"]["zh"])
+    basis = labels["tl_basis_idle"]["zh"].format(time="362.1 ms", cols=labels["tl_cols_program_idle"]["zh"])
     return f"{labels['tl_gpu_idle']['zh']}；{labels['tl_share_of_idle']['zh']}；{basis}"
 
 

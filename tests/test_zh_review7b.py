@@ -40,7 +40,7 @@ def test_lang_before_the_command_is_taken(capsys):
 def test_the_ranks_table_keeps_the_straggler_columns(capsys, monkeypatch, columns):
     out = _out(capsys, monkeypatch, columns, "timeline", "--as-ranks",
                str(need(CASES / "N14_ranks_ddp_compute_straggler")), "--lang", "zh")
-    for header in ("暴露的通信", "自身工作相对中位数", "计算", "通信", "重叠"):
+    for header in ("暴露的通信", "自身工作相对中位数", "计算", "通信", "隐藏的通信"):
         assert header in out, (header, out)
     assert "（掉队）" in out and "(掉队)" not in out  # full-width in Chinese
 

@@ -272,7 +272,7 @@ def _screen_clock(kernel: KernelProfile, found: list[Implausible], changes: dict
     if cycles is None or d is None or not d > 0 or not cycles[1] > 0 or not lo <= cycles[1] / d <= hi:
         return []
     changes["sm_frequency_hz"] = cycles[1] / d
-    return [f"SM clock derived as {cycles[0]} / duration = {cycles[1] / d / 1e9:.4g} GHz (the printed clock is "
+    return [f"SM clock derived as {cycles[0]} / duration = {cycles[1] / d / 1e9:#.3g} GHz (the printed clock is "
             "not possible)"]
 
 

@@ -120,7 +120,9 @@ def footnote_table(notes: Footnotes, f: Fmt, more_key: str = "brief_more", **mor
 
 def footnote_markdown(notes: Footnotes, f: Fmt, cell, more_key: str = "brief_more", **more: object) -> list[str]:
     """:func:`footnote_block` as Markdown lines (``cell`` escapes a text for a table cell or list item)."""
+    from .inline import md_label_line
+
     title, items, line = footnote_block(notes, f, more_key, **more)
-    out = [f"**{cell(title)}**", ""] + [f"- **{cell(w)}** {cell(t)}" if w else f"- {cell(t)}" for w, t in items] + [""] \
+    out = [f"**{cell(title)}**", ""] + [md_label_line(cell(w), cell(t), f.colon) for w, t in items] + [""] \
         if items else []
     return out + [cell(line), ""]

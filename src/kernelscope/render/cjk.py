@@ -31,8 +31,8 @@ from rich.cells import cell_len, chop_cells
 from .tokens import (_CJK, _NUMBER_UNIT, _ONE_OF, _PUNCTUATION, DETERMINERS, MEASURE_WORDS, NO_LINE_END, NO_LINE_START,
                      WORD_END, has_cjk, inside_numbers, inside_short_pairs)
 
-__all__ = ["code_breaks", "model_breaks", "glosses", "break_opportunities", "divide", "hang", "has_cjk",
-           "name_breaks", "path_breaks", "phrases", "strong_breaks", "word_bounds", "words", "wrap"]
+__all__ = ["code_breaks", "label_breaks", "model_breaks", "glosses", "break_opportunities", "divide", "hang", "has_cjk",
+           "name_breaks", "path_breaks", "phrases", "soft_breaks", "strong_breaks", "word_bounds", "words", "wrap"]
 
 _LIST_MARKER = re.compile(r"\s*(?:\d{1,3}[.)、]|[•·*-])\s+")
 #: Where an item's wrapped lines hang: under the text after its leading spaces and list marker.
@@ -44,6 +44,10 @@ LOOK_BACK = 0
 #: Cells a full line ending between two words (:func:`word_bounds`) may give back to end at punctuation instead:
 #: none either (a phrase that must stay whole, 不再出现, is a word of ``[breaks] words``).
 WORD_REACH = 0
+#: Cells a full line gives up at most to keep a determiner with the ASCII word it counts (``每 SM``, ``一个 Kernel``:
+#: :func:`soft_breaks`); more, and the line keeps the determiner and breaks before the word (native review 13: "为整条链生成"
+#: / "一个 Kernel" left the line short).
+GLUE_REACH = 4
 def _inside_number_units(text: str) -> set[int]:
     """The offsets inside a number and its unit (from after the number's last digit to the unit's last character):
     no line may start there."""
@@ -129,6 +133,19 @@ def phrases(text: str, name: bool = False) -> list[tuple[int, int]]:
 def break_opportunities(text: str) -> list[int]:
     """The offsets where a line of ``text`` (one paragraph: no line feed) may break, the next line starting there,
     by the rules of the module docstring."""
+    return _opportunities(text)[0]
+
+
+def soft_breaks(text: str) -> list[int]:
+    """The offsets between a determiner and the ASCII word it counts (``每 |SM``, ``一个 |Kernel``, ``更多 |Warp``):
+    no break opportunity (:func:`break_opportunities`), but a full line breaks there rather than be left more than
+    :data:`GLUE_REACH` cells short by moving the whole run down (:func:`divide`)."""
+    return _opportunities(text)[1]
+
+
+@lru_cache(maxsize=4096)
+def _opportunities(text: str) -> tuple[list[int], list[int]]:
+    """(the break opportunities of ``text``, its :func:`soft_breaks`)."""
     marker = _LIST_MARKER.match(text)
     first = marker.end() + 1 if marker else len(text) - len(text.lstrip()) + 1  # not after leading spaces alone
     wide = [_CJK.match(ch) is not None for ch in text]
@@ -137,22 +154,23 @@ def break_opportunities(text: str) -> list[int]:
     glued.update(i for a, b in found for i in range(a + 1, b))  # 耗|时: inside a word
     glued.update(i for a, b in phrases(text) for i in range(a + 1, b))  # Tensor |Core, Bank |24, PC |+0x290
     ends = {b for _, b in found}  # a determiner that ends a word is none (至多 |1.65×)
-    out = []
+    out, soft = [], []
     for i in range(first, len(text)):
         before, ch = text[i - 1], text[i]
         if ch.isspace() or ch in NO_LINE_START or before in NO_LINE_END or i in glued:
             continue
         if before in DETERMINERS and i not in ends and text.startswith(MEASURE_WORDS, i):  # 每|个: one word
             continue
-        if before == " " and ch.isascii() and (text[i - 2:i - 1] in DETERMINERS and i - 1 not in ends
+        if before == " " and ch.isascii() and (text[i - 2:i - 1] in DETERMINERS and (i - 1 not in ends or ch.isalpha())
                                                or text[i - 3:i - 1] in _ONE_OF and not ch.isdigit()):
-            continue  # 每 |SM, 一个 |Rank (not 一个 |32 线程: 一个 counts the phase)
+            soft.append(i)  # 每 |SM, 一个 |Rank, 更多 |Warp (a word: 更多 whole; not 一个 |32 线程: 一个 counts the
+            continue  # phase; not 至多 |1.65×)
         if before == "～" and text[i - 2:i - 1].isdigit() and ch.isdigit() or \
                 ch == "～" and before.isdigit() and text[i + 1:i + 2].isdigit():  # 16～31: a range, one word
             continue
         if before.isspace() or wide[i - 1] or wide[i]:
             out.append(i)
-    return out
+    return out, soft
 
 
 def strong_breaks(text: str) -> list[int]:
@@ -280,11 +298,23 @@ def model_breaks(text: str) -> list[int]:
     return out
 
 
+def label_breaks(text: str, separator: str) -> list[int]:
+    """Where a list of labels joined by ``separator`` (``FP16 Tensor Core，FP16 累加 / FP8 Tensor Core``: `` / ``)
+    may break between two labels: after each separator (its trailing blank stays on the line before)."""
+    return [m.end() for m in re.finditer(re.escape(separator), text) if m.end() < len(text)]
+
+
 def _segments(text: str, strict: bool = False, name: bool = False, path: bool = False,
-              code: bool = False, model: bool = False) -> list[tuple[int, int]]:
+              code: bool = False, model: bool = False, labels: str = "", whole: bool = True) -> list[tuple[int, int]]:
     """(start, end) of the pieces of ``text`` between its break opportunities (``strict``: its
     :func:`strong_breaks` only; ``name``: a name's, :func:`name_breaks`; ``path``: a path's, :func:`path_breaks`;
-    ``code``: an instruction's, :func:`code_breaks`)."""
+    ``code``: an instruction's, :func:`code_breaks`; ``labels``: a list of labels joined by that separator, between
+    two labels only (:func:`label_breaks`), or, not ``whole``, also at the strong breaks inside a label)."""
+    if labels:
+        between = label_breaks(text, labels)
+        points = between if whole else sorted(set(between) | set(_bracketed(text, strong_breaks(text))))
+        bounds = [0, *points, len(text)]
+        return list(zip(bounds, bounds[1:]))
     points = model_breaks(text) if model else code_breaks(text) if code else path_breaks(text) if path else name_breaks(text) if name else _bracketed(text, strong_breaks(text)) \
         if strict else _points(text)
     bounds = [0, *points, len(text)]
@@ -366,15 +396,21 @@ def glosses(text: str) -> list[int]:
 
 def divide(text: str, width: int, fold: bool = True, rest: int | None = None, strict: bool = False,
            name: bool = False, reach: int = LOOK_BACK, path: bool = False, code: bool = False,
-           model: bool = False) -> list[int]:
+           model: bool = False, labels: str = "") -> list[int]:
     """The offsets to break one paragraph of ``text`` at so that its first line fits ``width`` cells and the
     others ``rest`` (default ``width``), filling each line with as many pieces as fit (rich's ``divide_line``, at
     :func:`break_opportunities`; ``strict``: at :func:`strong_breaks` only), no line ending with a stall's name whose gloss (:func:`glosses`) starts the next where both fit one, a full line ending at a strong break
     when one is a few cells back (``reach``; a word, 优化前, is not split; :func:`word_ends` count as strong
     there; a line full between two words, :func:`word_bounds`, looks back :data:`WORD_REACH` cells only, so that
     lines fill); a piece wider than a line is folded across lines (``fold``, :func:`_fold`) or left to be cropped; ``name``: at a name's breaks (:func:`name_breaks`); ``path``: a file's path,
-    at the ends of its parts (:func:`path_breaks`) when each part fits a line, else as a name."""
+    at the ends of its parts (:func:`path_breaks`) when each part fits a line, else as a name; ``labels``: a list
+    of labels joined by that separator, between two labels (:func:`label_breaks`) when each label fits a line,
+    else also at the strong breaks inside the one too long (never inside a word of a label: ``累`` / ``加``)."""
     rest = width if rest is None else rest
+    whole = True
+    if labels:
+        strict = True
+        whole = all(cell_len(text[a:b].rstrip()) <= (rest if a else width) for a, b in _segments(text, labels=labels))
     if path:
         name = True
         path = all(cell_len(text[a:b]) <= (rest if a else width) for a, b in _segments(text, path=True))
@@ -383,10 +419,11 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
     strong = set(strong_breaks(text)) | set(word_ends(text)) if prose else set()
     bounds = set(word_bounds(text)) - strong if prose else set()
     glossed = set(glosses(text)) if prose else set()
+    soft = soft_breaks(text) if prose else []
     breaks: list[int] = []
     line: list[tuple[int, int]] = []  # the pieces on the current line
     offset, room = 0, width
-    for start, end in _segments(text, strict, name, path, code and not model, model):
+    for start, end in _segments(text, strict, name, path, code and not model, model, labels, whole):
         piece = text[start:end]
         length = cell_len(piece.rstrip())
         if room - offset >= length:
@@ -408,6 +445,9 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
                     breaks.append(start)
                 offset = cell_len(piece)
             room, line = rest, [(start, end)]
+        elif offset and start and (cut := _soft_cut(text, start, end, room - offset, rest, soft)):
+            breaks.append(cut)  # the determiner ends this line, its ASCII word starts the next (GLUE_REACH)
+            line, offset, room = [(cut, end)], cell_len(text[cut:end]), rest
         elif offset and start:
             if start in glossed and len(line) > 1 and line[-1][1] == start \
                     and cell_len(text[line[-1][0]:end].rstrip()) <= rest:  # a name and its gloss: one line
@@ -425,9 +465,21 @@ def divide(text: str, width: int, fold: bool = True, rest: int | None = None, st
                 line = []
             line.append((start, end))
             offset, room = sum(cell_len(text[a:b]) for a, b in line), rest
-    if has_cjk(text) and not name and not code:
+    if has_cjk(text) and not name and not code and not labels:
         return _no_widow(text, breaks, [a for a, _ in _segments(text, strict)], strong | bounds, rest, reach)
     return breaks
+
+
+def _soft_cut(text: str, start: int, end: int, left: int, rest: int, soft: list[int]) -> int:
+    """Where the piece ``text[start:end]``, which does not fit the ``left`` cells of a line, breaks instead of
+    moving down whole: at its last soft break (:func:`soft_breaks`: between a determiner and its ASCII word) whose
+    head fits those cells, when moving the whole piece down would leave the line more than :data:`GLUE_REACH`
+    cells short and its tail fits a line of ``rest`` cells; 0 when none."""
+    if left <= GLUE_REACH:
+        return 0
+    cuts = [p for p in soft if start < p < end and cell_len(text[start:p].rstrip()) <= left
+            and cell_len(text[p:end].rstrip()) <= rest]
+    return max(cuts, default=0)
 
 
 #: A last line of at most this many characters (punctuation aside: ``算。``) is a widow; two (``结束``) are not.

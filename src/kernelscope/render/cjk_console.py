@@ -16,7 +16,7 @@ from rich.text import DEFAULT_JUSTIFY, DEFAULT_OVERFLOW, Lines, Text
 from .cjk import _segments, divide, hang, hangs
 from .tokens import _CJK, has_cjk
 
-__all__ = ["CJKConsole", "CJKText", "CodeText", "ModelText", "HeaderText", "NameText", "NarrowHeader",
+__all__ = ["CJKConsole", "CJKText", "CodeText", "LabelsText", "labels_text", "ModelText", "HeaderText", "NameText", "NarrowHeader",
            "narrow_header", "header", "name_text", "path_text", "PATH"]
 
 
@@ -33,6 +33,8 @@ class CJKText(Text):
     code = False
     #: Whether it is a product's name, which wraps outside its model only (:class:`ModelText`).
     model = False
+    #: The separator between the labels of a list of labels (:class:`LabelsText`); "" for other text.
+    labels = ""
     #: Cells its wrapped lines hang by at least (a sentence in a table's first column: its tail never reads as the
     #: next row, :func:`hanging`).
     hang_by = 0
@@ -65,9 +67,11 @@ class CJKText(Text):
                 indent = max(hang(line.plain, width), self.hang_by if 2 * self.hang_by < width else 0)
                 new_lines = line.divide(divide(line.plain, width, fold=wrap_overflow == "fold", rest=width - indent,
                                                strict=self.strict, name=self.name, path=self.path and not number,
-                                               code=self.code, model=self.model))
+                                               code=self.code, model=self.model, labels=self.labels))
                 for n, part in enumerate(new_lines):
                     part.rstrip_end(width)
+                    if cell_len(part.plain) > width:  # (rstrip_end counts characters, not cells: "累加 / " ends
+                        part.rstrip()  # a line of width cells with a blank beyond it, never cut to "累加 …")
                     if n and indent:
                         part.pad_left(indent)
             if wrap_justify:
@@ -82,8 +86,24 @@ class CJKText(Text):
         widest = max(map(cell_len, lines), default=0)
         pieces = [(max(hang(line, 1 << 20), self.hang_by) if a else 0) + cell_len(line[a:b].strip())
                   for line in lines for a, b in _segments(line, self.strict, self.name, code=self.code,
-                                                          model=self.model)]
+                                                          model=self.model, labels=self.labels)]
         return Measurement(max(pieces, default=widest), widest)
+
+
+class LabelsText(CJKText):
+    """A list of labels in a table cell (a roofline ceiling's pipes: ``FP16 Tensor Core，FP16 累加 / FP8 Tensor
+    Core``): it wraps between two labels, after their separator (:func:`~.cjk.label_breaks`), where each label fits
+    a line, else also at a label's strong breaks, never inside a word of a label (``累`` / ``加``); it measures at
+    its widest label, which a fitted table gives its column where the room allows (:func:`~.fit.fit_tables`)."""
+
+    def __init__(self, text: str = "", separator: str = " / ", **kwargs: Any) -> None:
+        super().__init__(text, **kwargs)
+        self.labels = separator
+
+
+def labels_text(labels: Iterable[str], separator: str = " / ", **kwargs: Any) -> CJKText:
+    """``labels`` joined by ``separator`` as a :class:`LabelsText`."""
+    return LabelsText(separator.join(labels), separator, **kwargs)
 
 
 class CodeText(CJKText):

@@ -179,7 +179,12 @@ class Fmt:
     def listing(self, items: Iterable[str]) -> str:
         """The items of a list (names, labels, "LSU 35%"): ``a, b, c`` in English, ``a、b、c`` in Chinese (the
         enumeration comma; ``，`` parts clauses)."""
-        return ("、" if self.zh else ", ").join(items)
+        return self.listing_sep.join(items)
+
+    @property
+    def listing_sep(self) -> str:
+        """What :meth:`listing` joins its items with: ``, `` / ``、``."""
+        return "、" if self.zh else ", "
 
     def span(self, low: str, high: str) -> str:
         """A range of two values: ``low .. high`` / ``low～high``."""
@@ -298,6 +303,12 @@ class Fmt:
         k / M) in one precision: three significant digits of the largest, zeros kept where another needs them
         (``14.0 万`` beside ``15.1 万``, never ``14 万``); below 10 000 each the whole number."""
         return counts(values, self.zh, self.nm)
+
+    def table_count(self, value: float | None) -> str:
+        """A count in a table's count column (samples, executed instructions): the whole number, in every language
+        (``9939``, ``15212``, ``131072``), never 万 / k beside a raw one in the same column (native review 13:
+        "1.52 万" above "9939"); :meth:`count` words a count in prose (``共 1.87 万个``)."""
+        return self.nm if value is None else f"{value:.0f}"
 
     def time(self, seconds: float | None) -> str:
         """A duration in its natural unit (the one that puts it in [1, 1000): ``2.621 ms``, ``302 µs``), four

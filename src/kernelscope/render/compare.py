@@ -190,7 +190,7 @@ def clock_text(before_hz: float | None, after_hz: float | None, f: Fmt) -> str:
     if before_hz is None or after_hz is None:
         return f.nm
     change = round(100.0 * (after_hz / before_hz - 1.0), 1) + 0.0  # never "-0.0%"
-    return f.label("clock_values", before=f"{before_hz / 1e9:.3g} GHz", after=f"{after_hz / 1e9:.3g} GHz",
+    return f.label("clock_values", before=f"{peak_figure(before_hz / 1e9)} GHz", after=f"{peak_figure(after_hz / 1e9)} GHz",
                    change=f"{change:+.1f}%")
 
 

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from .cjk import _segments, has_cjk
 
-from .cjk_console import CJKText, NarrowHeader, header
+from .cjk_console import CJKText, LabelsText, NarrowHeader, header
 
 #: Cells the name column keeps at least when the other columns are dropped to fit.
 NAME_MIN = 20
@@ -280,16 +280,18 @@ def _no_lone_column(table: Table, console: Console, width: int, name: int,
     part = _part(table, sorted([name, *merged]), n == 0)
     part._narrow_name = True  # type: ignore[attr-defined]
     inset = 1 if n and not part.show_edge else 0
-    if not table.columns[name].no_wrap and not _loses_columns(part, console, width - inset) \
-            and _name_lines(part, console, width - inset) <= NAME_LINES:
+    merges = not table.columns[name].no_wrap and not _loses_columns(part, console, width - inset) \
+        and _name_lines(part, console, width - inset) <= NAME_LINES
+    if merges and not _name_folds(part, console, width - inset):
         return groups[:-2] + [merged], True
-    if len(groups[-2]) < 2:
-        return groups, False
-    moved = groups[-2][:-1], [groups[-2][-1], *groups[-1]]
-    last = _part(table, sorted([name, *moved[1]]), False)
-    if _loses_columns(last, console, width - (0 if last.show_edge else 1)):
-        return groups, False
-    return groups[:-2] + [list(moved[0]), list(moved[1])], False
+    moved = (groups[-2][:-1], [groups[-2][-1], *groups[-1]]) if len(groups[-2]) > 1 else None
+    if moved is not None:
+        last = _part(table, sorted([name, *moved[1]]), False)
+        if not _loses_columns(last, console, width - (0 if last.show_edge else 1)):
+            return groups[:-2] + [list(moved[0]), list(moved[1])], False
+    if merges:  # a name folded inside a word, where no other layout keeps the lone column beside others
+        return groups[:-2] + [merged], True
+    return groups, False
 
 
 #: Lines a name may wrap onto in a part whose name column was narrowed to take a lone column in
@@ -304,6 +306,31 @@ def _name_lines(part: Table, console: Console, width: int) -> int:
         - _padding(part, 0)
     cells = [c for c in part.columns[0]._cells if isinstance(c, Text)]  # type: ignore[attr-defined]
     return max((len(c.wrap(console, max(1, w))) for c in cells), default=1)
+
+
+def _name_folds(part: Table, console: Console, width: int) -> bool:
+    """Whether a cell of ``part``'s name column (the first), in the width rich gives it in ``width`` cells, is
+    folded inside a word: a line of it ends where its text has no break (``cudaLaunch`` / ``Kernel``,
+    ``cudaGetDevice`` / ``Properties_v2``: an identifier cut with no marker), not between its tokens."""
+    w = part._calculate_column_widths(console, console.options.update_width(width - part._extra_width))[0] \
+        - _padding(part, 0)
+    for cell in part.columns[0]._cells:  # type: ignore[attr-defined]
+        if not isinstance(cell, CJKText) or "\n" in cell.plain:
+            continue
+        text = cell.plain
+        if cell_len(text) <= w:
+            continue
+        allowed = {a for a, _ in _segments(text, cell.strict, cell.name, code=cell.code, model=cell.model)}
+        lines = cell.wrap(console, max(1, w))
+        ends, at = [], 0
+        for line in lines[:-1]:
+            at = text.index(line.plain.strip(), at) + len(line.plain.strip())
+            while at < len(text) and text[at] == " ":
+                at += 1
+            ends.append(at)
+        if any(e not in allowed for e in ends):
+            return True
+    return False
 
 
 def _same_name_width(parts: list[Table], console: Console, width: int) -> None:
@@ -402,11 +429,36 @@ def _fit(table: Table, console: Console, width: int) -> None:
             name -= 1
     _fill(table, console, width, overhead)
     _two_line_headers(table, console, width, overhead, need, name)
+    _whole_labels(table, console, width)
     refit = getattr(table, "_refit", None)  # a title that says what the columns shown are of
     if refit is not None:
         refit(table)
     if dropped and table.show_header:  # never silently: the columns left out, and how to see them (_noted)
         table._left_out = left_out_note([" ".join(h.split()) for h in dropped])  # type: ignore[attr-defined]
+
+
+def _whole_labels(table: Table, console: Console, width: int) -> None:
+    """Each wrapping column of ``table`` holding lists of labels (:class:`~.cjk_console.LabelsText`: a roofline
+    ceiling's pipes) at least as wide as its widest label where the table still fits ``width`` cells so (then it
+    wraps between labels, never inside one: ``FP16 Tensor Core，FP16 累加 /`` / ``FP8 Tensor Core``)."""
+    options = console.options.update_width(width)
+    for i, column in enumerate(table.columns):
+        if column.no_wrap or column.width is not None:
+            continue
+        labels = [cell_len(c.plain[a:b].strip()) for c in column._cells if isinstance(c, LabelsText)  # type: ignore[attr-defined]
+                  for a, b in _segments(c.plain, labels=c.labels)]
+        given = table._calculate_column_widths(console, options.update_width(width - table._extra_width))[i] \
+            - _padding(table, i)
+        lows = [table._measure_column(console, options, c).minimum for c in table.columns]
+        for widest in sorted({n for n in labels if n > given}, reverse=True):  # the widest label that fits
+            if column.max_width is not None and widest > column.max_width:
+                continue
+            column.width = widest  # (a set width: rich narrows the other wrapping columns, not this one, to fit)
+            widths = table._calculate_column_widths(console, options.update_width(width - table._extra_width))
+            if not _squeezed(table, console, width) and all(w >= low for j, (w, low) in enumerate(zip(widths, lows))
+                                                            if j != i):
+                break  # (no other column narrower than its longest word for it)
+            column.width = None
 
 
 def _header_lines(header: object, lines: int) -> int:

@@ -111,6 +111,13 @@ def plain_code(text: "Text") -> "Text":
     return Text("").join(piece for i, piece in enumerate(pieces) if i % 4 not in (1, 3))
 
 
+def md_label_line(label: str, value: str, colon: str, bullet: str = "- ") -> str:
+    """One labelled Markdown line, the one rule for a bold label in every command: ``- **label**: value`` /
+    ``- **标签**：值`` (``colon``: the output language's, :attr:`~.common.Fmt.colon`), never a bold label
+    without its colon; a line without a label is its value alone."""
+    return f"{bullet}**{label}**{colon}{value}" if label.strip("* ") else f"{bullet}{value}"
+
+
 def md_labelled(rows, colon: str, semi: str, bullet: str = "- ") -> list[str]:
     """Labelled Markdown lines ``- **label**: value`` of (label, value) pairs already in Markdown, one rule for every
     command: a row with an empty label is the row above's continuation (a table's second line under one label),
@@ -119,7 +126,7 @@ def md_labelled(rows, colon: str, semi: str, bullet: str = "- ") -> list[str]:
     lines: list[str] = []
     for label, value in rows:
         if label.strip("* "):
-            lines.append(f"{bullet}**{label}**{colon}{value}")
+            lines.append(md_label_line(label, value, colon, bullet))
         elif lines:
             lines[-1] += f"{semi}{value}"
         else:

@@ -273,12 +273,19 @@ def hierarchy_data(d: KernelDiagnosis, total_s: float | None = None) -> Roofline
     )
 
 
-def ceiling_name(pipes: Sequence[str], f: Fmt) -> str:
-    """One ceiling's name, the same in the table and the chart: the pipes that share the peak, FP16-accumulate
-    left out beside FP16 (the same tensor cores), "FP16/BF16 Tensor Core" where the names end alike."""
+def ceiling_names(pipes: Sequence[str], f: Fmt) -> list[str]:
+    """The labels of one ceiling's name (:func:`ceiling_name`), each a label of its own: the pipes that share the
+    peak, FP16-accumulate left out beside FP16 (the same tensor cores), "FP16/BF16 Tensor Core" one label where
+    the names end alike."""
     shown = [p for p in pipes if not (p == "fp16_tensor_fp16acc" and "fp16_tensor" in pipes)]
     names = [f.pipe(p) for p in shown]
     heads = [n.split(" ", 1) for n in names]
     if len(names) > 1 and all(len(h) == 2 and h[1] == heads[0][1] for h in heads):
-        return "/".join(h[0] for h in heads) + " " + heads[0][1]
-    return " / ".join(names)
+        return ["/".join(h[0] for h in heads) + " " + heads[0][1]]
+    return names
+
+
+def ceiling_name(pipes: Sequence[str], f: Fmt) -> str:
+    """One ceiling's name, the same in the table and the chart: its labels (:func:`ceiling_names`) joined by
+    `` / ``."""
+    return " / ".join(ceiling_names(pipes, f))

@@ -12,9 +12,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .cjk_console import name_text, path_text
+from .cjk_console import labels_text, name_text, path_text
 from .common import Fmt, data_size, ops_unit, safe, si
-from .roofline_data import RooflineData, ceiling_name
+from .roofline_data import RooflineData, ceiling_names
 
 __all__ = ["renderables", "title"]
 
@@ -49,7 +49,9 @@ def _ceilings_table(data: RooflineData, f: Fmt) -> Table:
         ridges = [f.label("roof_ridge_value", ai=f.intensity(peak / bw, pipes), level=_level(level, f))
                   for level, bw, _ in data.memory]
         used = f.paren(f.label("roof_used")) if data.used_pipes & set(pipes) else ""
-        t.add_row(Text(ceiling_name(pipes, f) + used), si(peak, ops_unit(pipes)), Text(f.listing(ridges) or "-"),
+        names = ceiling_names(pipes, f)
+        t.add_row(labels_text(names[:-1] + [names[-1] + used]), si(peak, ops_unit(pipes)),
+                  labels_text(ridges, f.listing_sep) if ridges else Text("-"),
                   Text(source))
     for level, bw, source in data.memory:
         t.add_row(Text(_level(level, f)), si(bw, "B/s"), "",

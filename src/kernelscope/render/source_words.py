@@ -30,8 +30,9 @@ def base_name(path: str) -> str:
 
 
 def count_text(value: float | None, f: Fmt) -> str:
-    """A count as :meth:`Fmt.count` writes every count (``111 k`` / ``11.1 万``), or "-"."""
-    return NA if value is None else f.count(value)
+    """A count in a table's count column as :meth:`Fmt.table_count` writes it (the whole number: ``111104``), or
+    "-"; prose words counts with :meth:`Fmt.count` (``11.1 万``, ``111 k``)."""
+    return NA if value is None else f.table_count(value)
 
 
 
@@ -123,12 +124,11 @@ def instruction_cells(h: HotInstruction, f: Fmt) -> list[str]:
 
 
 def _count_columns(rows: list[list[str]], columns: dict[int, list[float | None]], f: Fmt) -> list[list[str]]:
-    """``rows`` with each count column ``i`` rewritten from its values as one column (:meth:`Fmt.counts`: one unit,
-    one precision), "-" kept where a value is missing."""
+    """``rows`` with each count column ``i`` rewritten from its values as one column of whole numbers
+    (:func:`count_text`), "-" kept where a value is missing."""
     for i, values in columns.items():
-        texts = f.counts(*values)
-        for row, value, text in zip(rows, values, texts):
-            row[i] = NA if value is None else text
+        for row, value in zip(rows, values):
+            row[i] = count_text(value, f)
     return rows
 
 

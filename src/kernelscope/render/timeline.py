@@ -28,7 +28,7 @@ from ..analysis.timeline import (
     Amdahl, ItemStat, JoinedKernel, KernelJoin, ScopeShare, TimelineReport, TimeSplit, time_and_count)
 from .brief import TOP_FINDINGS, Footnotes, footnote_markdown, footnote_table
 from .common import Fmt, data_size, md_cell, safe, short_name, short_names
-from .inline import md_labelled, md_prose
+from .inline import md_label_line, md_labelled, md_prose
 from .numbers import percent_columns, rate
 from .records import record_name
 from ..knowledge.text import labels
@@ -43,7 +43,7 @@ from .documents.timeline import ScopeShareDoc, StepsDoc
 from .fusion import chain_legend, fusion_doc, md_chain_cell, fusion_headline, fusion_lines, fusion_section, narrow_parts, with_fusion_column
 from .timeline_join import absent_section, join_section
 from .timeline_overview import LABEL_NAME_TABLES, comm_rows, graph_rows, at_tick, launch_waits, stamp_tick, md_name as _md_name, md_value as _md_value
-from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows
+from .timeline_scopes import Captioned, amdahl_caption, black_hole_note, lane_rows, program_caption, program_columns
 from .timeline_records import one_off_docs, one_off_rows, repaired_docs, repaired_text, utilisation_cell
 from .doc_copy import copy_doc as _copy, plain as _plain
 from .json_common import findings, notes
@@ -221,7 +221,7 @@ def _item_rows(items: Sequence[ItemStat], f: Fmt, top: int, amdahl: bool, copies
     if copies:
         head += [f.label("tl_bytes"), f.label("tl_throughput")]
     if amdahl:
-        head += [f.label(k) for k in PROGRAM_COLUMNS]
+        head += [f.label(k) for k in program_columns(items)]
     rows = []
     for it, short in zip(items[:top], short_names([record_name(it.name, f.lang) for it in items[:top]])):
         name = f.label("program_idle") if f.zh and it.kind == "gpu_idle" else short  # ours, not input
@@ -302,17 +302,13 @@ def _titled(f: Fmt, key: str, items: Sequence[ItemStat], rep: TimelineReport | N
     if not ranks and f"{key}_devices" in labels().label:
         key += "_devices"
     parts = [(f.label(share) if share else "", [f.label("share")]),
-             (amdahl_caption(items, f, ranks), [f.label(k) for k in PROGRAM_COLUMNS])]
+             (amdahl_caption(items, f, ranks, program_caption(items)), [f.label(k) for k in program_columns(items)])]
     return Captioned.build(f.label(key), parts, f.semi)
 
 
 #: What the share column of each ranking is of (labels.toml), said in its caption.
 _SHARE_OF = {"tl_top_kernels": "tl_share_of_kernels", "tl_top_copies": "tl_share_of_copies",
              "tl_gpu_idle": "tl_share_of_idle"}
-#: The program columns of a ranking (:func:`_item_rows`): its caption says what they are of while one is shown.
-PROGRAM_COLUMNS = ("tl_program_share", "tl_if_2x", "tl_if_10x", "tl_if_inf")
-
-
 def _sections(rep: TimelineReport, f: Fmt, top: int,
               join: KernelJoin | None = None) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) of every table of one report, in reading order (empty tables left out), the
@@ -503,7 +499,7 @@ def to_markdown(reports: Sequence[TimelineReport], lang: str, top: int = 10,
         label = ""
         for own, value in closing:  # each bullet with its label (a table row under the one above inherits it)
             label = own or label
-            lines.append(f"- **{_cell(label)}** {md_prose(value)}" if label else f"- {md_prose(value)}")
+            lines.append(md_label_line(_cell(label), md_prose(value), f.colon))
         lines.append("")
         if notes is not None:
             lines += footnote_markdown(notes, f, md_prose, "brief_more_tables" if more else "brief_more_rows",

@@ -136,6 +136,25 @@ class Captioned(str):
         return head + (self.sep + caption if caption else "")
 
 
+#: The program columns of a ranking (``timeline._item_rows``): its caption says what they are of while one is shown.
+PROGRAM_COLUMNS = ("tl_program_share", "tl_if_2x", "tl_if_10x", "tl_if_inf")
+#: The same of the GPU idle row, whose program share is of the part hiding that time can save (at most each
+#: rank's GPU busy time: ``gpu_idle_row``), not of the idle time its share column gives: its header says so, and
+#: its last column is the time hidden, not gone (native review 13: "占比 95.2%" beside "程序占比 4.8%").
+PROGRAM_COLUMNS_IDLE = ("tl_program_share_idle", "tl_if_2x", "tl_if_10x", "tl_if_hidden")
+
+
+def program_columns(items: Sequence[ItemStat]) -> tuple[str, ...]:
+    """The label keys of a ranking's program columns (:data:`PROGRAM_COLUMNS`; the GPU idle row's:
+    :data:`PROGRAM_COLUMNS_IDLE`)."""
+    return PROGRAM_COLUMNS_IDLE if any(it.kind == "gpu_idle" for it in items) else PROGRAM_COLUMNS
+
+
+def program_caption(items: Sequence[ItemStat]) -> str:
+    """The label key naming a ranking's program columns in its caption (:func:`amdahl_caption`'s ``cols``)."""
+    return "tl_cols_program_idle" if program_columns(items) == PROGRAM_COLUMNS_IDLE else "tl_cols_program"
+
+
 def amdahl_caption(items: Sequence[ItemStat], f: Fmt, ranks: bool = True, cols: str = "tl_cols_program") -> str:
     """What the "of program" / "if" columns of a ranking are of, in words ("" when nothing is projected), named
     by ``cols`` (a label listing those columns); ``ranks``: whether the input has several ranks (else its devices
