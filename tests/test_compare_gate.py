@@ -15,7 +15,7 @@ from kernelscope.analysis.compare_program import ProgramSide, program_figure
 from kernelscope.analysis.noise import significance, weighted_noise
 from kernelscope.analysis.resolved import resolutions
 from kernelscope.analysis.diagnosis import diagnose
-from kernelscope.analysis.names import generated_stem
+from kernelscope.knowledge.names import generated_stem
 from kernelscope.cli import main
 from kernelscope.model import DeviceInfo, GpuSpec, KernelProfile, LaunchConfig
 from kernelscope.render.compare import to_markdown, to_text

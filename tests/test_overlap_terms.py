@@ -1,7 +1,7 @@
 """One word per quantity for "overlap" in the timeline (native review 13, nits): the DLRM timeline printed "重叠" /
 "Overlap" over the GPU table's stream overlap (334 µs: the sum over a GPU's streams less its busy time) and over the
 ranks' compute/communication overlap (324 µs: the communication computation hides). Each has its glossary term:
-流间重叠 / "Stream overlap", 隐藏的通信 / "Hidden comm." (beside 暴露的通信 / "Exposed comm.")."""
+Stream 间重叠 / "Stream overlap", 隐藏的通信 / "Hidden comm." (beside 暴露的通信 / "Exposed comm.")."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _headers(out: str) -> list[str]:
     return [lines[n - 1] for n, line in enumerate(lines) if n and line.strip() and set(line.strip()) == {"─"}]
 
 
-@pytest.mark.parametrize("lang, stream, hidden, bare", [("zh", "流间重叠", "隐藏的通信", r"(?<![\u4e00-\u9fff])重叠"),
+@pytest.mark.parametrize("lang, stream, hidden, bare", [("zh", "Stream 间重叠", "隐藏的通信", r"(?<![\u4e00-\u9fff])重叠"),
                                                        ("en", "Stream overlap", "Hidden comm.", r"(?<!Stream )\bOverlap\b")])
 def test_the_dlrm_timeline_names_each_overlap(lang, stream, hidden, bare):
     code, out, err = run_cli_uncached(("timeline", str(need(DLRM)), "--lang", lang), 120)

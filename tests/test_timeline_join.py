@@ -16,7 +16,7 @@ import pytest
 
 from conftest import CORPUS_NCU, REPO, need
 from kernelscope.analysis.timeline import join_kernels
-from kernelscope.analysis.names import function_name, normalised, signature
+from kernelscope.knowledge.names import function_name, normalised, signature
 from kernelscope.api import diagnose_file, timeline_file
 from kernelscope.cli import main
 

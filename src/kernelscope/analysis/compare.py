@@ -27,7 +27,7 @@ from .engine import by_gain
 from .compare_launches import LaunchSet, launch_sets, merged
 from .compare_checks import METHOD_FIELDS, ClockChange, clock_change, clock_warning, method_warnings
 from .compare_program import ProgramFigure, ProgramSide, program_figure
-from .names import generated_pairs, generated_stem, signature
+from ..knowledge.names import generated_pairs, generated_stem, signature
 from .noise import significance, weighted_noise
 from .performance import PostHoc, posthoc
 from .introduced import (Introduction, LaunchChange, WorkGrowth, grown_work, introductions, launch_changes,
@@ -112,7 +112,7 @@ class KernelComparison:
             True / False, None when it cannot be told).
         noise: the larger of the two sides' relative noise (a fraction), None when neither is known.
         generator: for ``matched_by == "generated"``, the generator whose ordinal or hash was set aside
-            (:func:`kernelscope.analysis.names.generated_stem`), else None.
+            (:func:`kernelscope.knowledge.names.generated_stem`), else None.
         resolved: what became of the BEFORE findings in AFTER (:func:`resolutions`).
         program_speedup: whole-program speedup if only this kernel had changed (Amdahl), or None.
         stall_shift: (reason, share before, share after) for the reasons that moved most, largest move first.
@@ -476,7 +476,7 @@ def compare(
         programs: the two sides' program timelines, when both are timelines (kept as they are).
 
     Matching, after the hand-made pairs: by name and launch shape, then by name, then by demangled signature
-    (the same kernel spelled differently by two tools, :func:`kernelscope.analysis.names.signature`).
+    (the same kernel spelled differently by two tools, :func:`kernelscope.knowledge.names.signature`).
 
     Returns:
         A :class:`Comparison`; kernels without a partner are listed (and their time summed apart), not compared.
@@ -603,7 +603,7 @@ def _match_by_names(free_b: list[LaunchSet], free_a: list[LaunchSet], total_b: f
 def _match_generated(free_b: list[LaunchSet], free_a: list[LaunchSet], total_b: float,
                      matched: list[KernelComparison]) -> None:
     """Pair sets whose names differ only by the ordinal or hash their generator appends (Inductor renumbers
-    ``..._16`` to ``..._17`` when the graph changes: :func:`kernelscope.analysis.names.generated_stem`), with the same
+    ``..._16`` to ``..._17`` when the graph changes: :func:`kernelscope.knowledge.names.generated_stem`), with the same
     grid and block; among several candidates of one stem and shape, the nearest median durations pair first."""
     pairs = generated_pairs(free_b, free_a, lambda s: s.name, lambda s: (s.grid, s.block), lambda s: s.median_s)
     for i, j in pairs:

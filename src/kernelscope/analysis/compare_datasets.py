@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .noise import significance, weighted_noise
-from .names import generated_pairs
+from ..knowledge.names import generated_pairs
 
 #: (kernel name, grid, block): grid and block as (x, y, z) tuples, or None when not recorded.
 Key = tuple[str, tuple[int, ...] | None, tuple[int, ...] | None]

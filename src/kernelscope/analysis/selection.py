@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Sequence, TypeVar
 
 from ..errors import InputError
 from ..model import KernelProfile
-from .names import strip_trailing, without_return_type
+from ..knowledge.names import strip_trailing, without_return_type
 
 T = TypeVar("T")
 

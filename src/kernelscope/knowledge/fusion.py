@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from ..analysis.names import function_name
+from .names import function_name
 from . import Model, NonEmpty, load
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from ...notes import Listed
 from ..engine import Finding
-from ..names import function_name, normalised, signature
+from ...knowledge.names import function_name, normalised, signature
 from .rankings import amdahl
 from .report import Amdahl, ItemStat, TimelineReport
 

@@ -1,7 +1,9 @@
 """Kernel names in their several spellings: one demangled signature is written differently by Nsight Compute,
 Nsight Systems and Kineto (spaces, ``const T *`` vs ``T const*``, c++filt template literals), and a user names a
 kernel by its whole signature, without parameters, or by its function name. Used by name selection
-(:mod:`.selection`), ``compare`` matching (:mod:`.compare`) and the timeline/report join (:mod:`.timeline.join`)."""
+(:mod:`kernelscope.analysis.selection`), ``compare`` matching (:mod:`kernelscope.analysis.compare`), the
+timeline/report join (:mod:`kernelscope.analysis.timeline.join`) and the fusion families (:mod:`.fusion`: a kernel's
+own function name). Knowledge of names, no analysis: pure string functions."""
 
 from __future__ import annotations
 
