@@ -58,6 +58,7 @@ def test_address_level_remedies_hold_in_a_debug_build_and_code_level_ones_do_not
 
 
 def test_every_outlier_advice_is_its_own_and_not_the_shown_launchs():
+    need(CORPUS_NCU)
     seen = 0
     for path in corpus_reports():
         rd = diagnose_file(path)
