@@ -9,6 +9,8 @@ import re
 
 import pytest
 
+from conftest import SHARED
+from kernelscope.cli import main
 from kernelscope.knowledge.fusion import fusion_family
 from kernelscope.knowledge.messages import usage_error
 
@@ -49,3 +51,34 @@ def test_a_library_namespace_or_a_word_holding_gemm_is_no_gemm(name):
 def test_a_gemm_stays_one(name):
     family = fusion_family(name)
     assert family is not None and family.id == "gemm", (name, family and family.id)
+
+
+TRACES = sorted((SHARED / "corpus" / "torch_traces").glob("*.json.gz")) if SHARED.is_dir() else []
+
+
+@pytest.mark.parametrize("path", TRACES or [pytest.param(None, marks=pytest.mark.skip(reason="shared corpus absent"))],
+                         ids=lambda p: p.name if p else "absent")
+def test_no_fraction_of_a_run_per_step(path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")
+    for lang, pattern in (("zh", r"每步 \d+\.\d+ 次"), ("en", r"\d+\.\d+/step")):
+        main(["fusion", str(path), "--lang", lang])
+        out = capsys.readouterr().out
+        assert not re.search(pattern, out), re.findall(".{20}" + pattern, out)[:3]
+
+
+def test_an_even_spread_is_one_figure_and_zh_counts_take_wan():
+    from types import SimpleNamespace
+
+    from kernelscope.notes import Note
+    from kernelscope.render.common import Fmt
+    from kernelscope.render.launch_groups import outliers_line
+
+    d = SimpleNamespace(min=353.1e-6, max=354.5e-6, median=353.8e-6)
+    g = SimpleNamespace(outliers=(), spread={"duration_s": d})
+    for lang in ("en", "zh"):
+        text = outliers_line(g, Fmt(lang))
+        assert "1.00～1.00" not in text and "1.00x-1.00x" not in text, text
+        assert "1.00" in text, text
+    zh = Fmt("zh").note(Note("tl_one_off_first_call", {"name": "cudaFree", "time_s": 1.0, "calls": 3,
+                                                       "ratio": 284221.0, "rest": 2, "rest_s": 2e-6}))
+    assert "28.4 万倍" in zh and "284,221" not in zh, zh

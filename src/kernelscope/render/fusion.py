@@ -82,18 +82,25 @@ def compressed(words: Sequence[str], zh: bool = False) -> str:
     return " → ".join(parts)
 
 
+def _steps_part(e: FusionEstimate, f: Fmt) -> str:
+    """"(16/step)" / "（每步 16 次）" where the chain runs a whole number of times per step, else the steps its runs
+    fall in, "(in 3 steps)" / "（共 3 步）" (never a fraction of a run: "每步 0.25 次"); "" without steps."""
+    if e.per_step is None or not e.steps:
+        return ""
+    if abs(e.per_step - round(e.per_step)) < 1e-9:
+        return f.paren(f.label("fu_per_step", n=f"{round(e.per_step)}"))
+    return f.paren(f.label("fu_over_steps", steps=e.steps))
+
+
 def _runs(e: FusionEstimate, f: Fmt) -> str:
-    """The table's runs cell: "48", "48 (16/step)"."""
-    if e.per_step is None:
-        return str(e.occurrences)
-    return f"{e.occurrences}{f.paren(f.label('fu_per_step', n=f'{e.per_step:.3g}'))}"
+    """The table's runs cell: "48", "48 (16/step)", "13 (in 3 steps)"."""
+    return f"{e.occurrences}{_steps_part(e, f)}"
 
 
 def _runs_text(e: FusionEstimate, f: Fmt) -> str:
     """The runs in a sentence, the count with its measure word before the per-step part: "48 runs (16/step)",
     "48 次（每步 16 次）" (never "48（每步 16 次）次")."""
-    text = f.label("fu_runs_count", n=e.occurrences)
-    return text if e.per_step is None else f"{text}{f.paren(f.label('fu_per_step', n=f'{e.per_step:.3g}'))}"
+    return f"{f.label('fu_runs_count', n=e.occurrences)}{_steps_part(e, f)}"
 
 
 def _one(e: FusionEstimate) -> str:

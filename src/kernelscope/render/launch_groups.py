@@ -156,7 +156,8 @@ def outliers_line(g: LaunchGroup, f: Fmt, shown: int = OUTLIERS_SHOWN) -> str:
         if d is None or not d.median:
             return f.label("grp_differ_none", lo=f"{1 / OUTLIER_FACTOR:.2f}", hi=f"{OUTLIER_FACTOR:.2f}")
         # the spread as measured, not the band: a launch 12 % slower than another is within the band, and visible
-        return f.label("grp_differ_none_spread", lo=f"{d.min / d.median:.2f}", hi=f"{d.max / d.median:.2f}",
+        lo, hi = f"{d.min / d.median:.2f}", f"{d.max / d.median:.2f}"  # (one figure where both print alike)
+        return f.label("grp_differ_none_even" if lo == hi else "grp_differ_none_spread", lo=lo, hi=hi,
                        tmin=f.time(d.min), tmax=f.time(d.max))
     items = [outlier_text(o, g, f) for o in g.outliers[:shown]]
     if len(g.outliers) > shown:
