@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conftest import CORPUS_NCU, SHARED
+from conftest import CORPUS_NCU, SHARED, panel_rows
 from kernelscope import diagnose_file
 from kernelscope.errors import InputError
 from kernelscope.render import render
@@ -27,28 +27,6 @@ LANG = {
                advice=r"最繁忙的单元为 (.+?) ?(\d+(?:\.\d+)?)%。"),
 }
 PCT = r" ?(\d+(?:\.\d+)?)%"
-
-
-def _rows(text: str) -> list[dict[str, str]]:
-    """Each panel's rows, label -> value (continuation lines joined)."""
-    panels: list[dict[str, str]] = []
-    cur: dict[str, str] = {}
-    last = None
-    for line in text.splitlines():
-        if re.match(r"^\[\d+\] ", line):
-            cur = {}
-            panels.append(cur)
-            last = None
-            continue
-        m = re.match(r"^  (\S.*?)\s{2,}(\S.*)$", line)
-        if m and not line.startswith("   "):
-            last = m.group(1)
-            cur[last] = m.group(2)
-        elif last is not None and line.startswith("   ") and line.strip():
-            cur[last] += ("" if re.search(r"[\u4e00-\u9fff，、；：（）]$", cur[last]) else " ") + line.strip()
-        elif not line.strip():
-            last = None
-    return panels
 
 
 def _sides(value: str, w: dict) -> list[list[tuple[str, float]]]:
@@ -85,7 +63,7 @@ def test_advice_names_the_first_unit_of_the_ranking_and_one_figure_per_unit(path
     except InputError as e:  # a file with no profile in it (a failed run): nothing ranked
         pytest.skip(str(e))
     for lang, w in LANG.items():
-        for panel in _rows(render([rd], "table", lang, details=True)):
+        for panel in panel_rows(render([rd], "table", lang, details=True)):
             units = panel.get(w["units"])
             if units is None:
                 continue

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from conftest import corpus_reports
+from conftest import corpus_reports, panel_rows
 from kernelscope import diagnose_file
 from kernelscope.render import render
 
@@ -38,28 +38,6 @@ def _bare(name: str) -> str:
     return re.sub(r"\s*[（(][^()（）]*[)）]", "", name).strip()
 
 
-def _panels(text: str) -> list[dict[str, str]]:
-    """Each kernel panel's rows, label -> value, continuation lines joined (CJK text without a space)."""
-    panels: list[dict[str, str]] = []
-    cur: dict[str, str] = {}
-    last = None
-    for line in text.splitlines():
-        if re.match(r"^\[\d+\] ", line):
-            cur, last = {}, None
-            panels.append(cur)
-            continue
-        m = re.match(r"^  (\S.*?)\s{2,}(\S.*)$", line)
-        if m:
-            last = m.group(1)
-            cur[last] = m.group(2)
-        elif last is not None and line.startswith("   ") and line.strip():
-            joint = "" if re.search(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]$", cur[last]) else " "
-            cur[last] += joint + line.strip()
-        elif not line.strip():
-            last = None
-    return panels
-
-
 def _ranking(value: str, w: dict) -> dict[str, list[tuple[str, float]]]:
     """The Busiest-units row as side -> [(unit, pct), ...] in printed order."""
     out: dict[str, list[tuple[str, float]]] = {}
@@ -77,7 +55,7 @@ def test_advice_names_the_first_unit_the_busiest_units_row_prints(path, monkeypa
     monkeypatch.setenv("COLUMNS", "1000")
     rd = diagnose_file(path)
     for lang, w in LANG.items():
-        for panel in _panels(render([rd], "table", lang, launches="all", details=True)):
+        for panel in panel_rows(render([rd], "table", lang, launches="all", details=True)):
             row = panel.get(w["row"])
             named = [(m, side) for value in panel.values() for pattern, side in w["advice"]
                      for m in re.findall(pattern, value)]

@@ -14,7 +14,7 @@ import math
 
 import pytest
 
-from conftest import SHARED, need
+from conftest import SHARED, kernel_trace, need
 from kernelscope.analysis.fusion import FusionKernel, estimate
 from kernelscope.analysis.timeline import analyse_timeline
 from kernelscope.analysis.timeline.fusion import fusion_chains, operator_traffic
@@ -506,16 +506,9 @@ def test_families_of_names():
 
 
 def _after_gemm_trace(path, head_name):
-    names = [(head_name, 100), ("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>()", 10),
-             ("void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>>()", 10)]
-    events, t = [], 1000
-    for name, dur in names:
-        events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": t, "dur": dur,
-                       "args": {"device": 0, "stream": 7, "grid": [64, 1, 1], "block": [256, 1, 1]}})
-        t += dur + 2
-    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-40GB"}],
-                                "traceEvents": events}))
-    return path
+    return kernel_trace(path, [(head_name, 100),
+                               ("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>()", 10),
+                               ("void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>>()", 10)])
 
 
 @pytest.mark.parametrize("head, epilogue", [("sm80_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc", True),

@@ -13,11 +13,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
+from conftest import kernel_trace
 from kernelscope.analysis.timeline.fusion import fusion_chains
 from kernelscope.ingest import load_timeline
 from kernelscope.knowledge.fusion import fusion_family
@@ -77,24 +77,13 @@ def test_atens_own_transposes_stay_copies():
         assert fusion_family(name).id == "copy", name
 
 
-def _trace(path, names):
-    events, t = [], 1000
-    for name, dur in names:
-        events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": t, "dur": dur,
-                       "args": {"device": 0, "stream": 7, "grid": [64, 1, 1], "block": [256, 1, 1]}})
-        t += dur + 2
-    path.write_text(json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-40GB"}],
-                                "traceEvents": events}))
-    return str(path)
-
-
 @pytest.mark.parametrize("before", [[], [(CONV, 100)]])
 def test_a_layout_transform_heads_no_epilogue_and_links_no_chain(tmp_path, before):
     """nhwcToNchw -> add -> mul (after a convolution or not): the elementwise pair is a plain chain, not the
     layout transform's (or, through it, the convolution's) epilogue; two transforms back to back (a
     convolution's input and filter) are no chain."""
     names = before + [(NHWC_TO_NCHW, 100), (ADD, 10), (MUL, 10), (NCHW_TO_NHWC, 20), (NCHW_TO_NHWC, 20)]
-    chains = fusion_chains(load_timeline(_trace(tmp_path / "t.json", names)), 1.0, top=10)
+    chains = fusion_chains(load_timeline(kernel_trace(tmp_path / "t.json", names)), 1.0, top=10)
     assert [(e.head, [k.name for k in e.kernels], e.route) for e in chains] == [(None, [ADD, MUL], "torch_compile")]
 
 
@@ -108,7 +97,7 @@ def test_an_epilogue_chains_bytes_are_worded_as_its_summary_says(tmp_path, lang,
     from test_zh_output import run_cli_uncached
 
     head = "sm80_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc"
-    path = _trace(tmp_path / "t.json", [(head, 100), (ADD, 10), (MUL, 10)])
+    path = kernel_trace(tmp_path / "t.json", [(head, 100), (ADD, 10), (MUL, 10)])
     said = note_text("fu_bytes_epilogue_assumed", {}, lang)
     cell = said if command == "timeline" else label("fu_bytes_unrecorded_see", lang)
     plain = "按每个 Kernel 读取上一个的输出" if lang == "zh" else "each kernel reading the previous one's output"

@@ -141,27 +141,26 @@ OCCUPANCY_LIMITS = ("launch__occupancy_limit_blocks", "launch__occupancy_limit_r
                     "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps")
 
 
-def _fills_sms(kernel: KernelProfile, gpu: GpuSpec | None, occupancy: Occupancy | None) -> bool:
-    """Whether the grid has at least as many blocks as the GPU has SMs: from the SM count (the device's, else the
-    GPU's), else from Nsight's waves per SM x the blocks an SM holds (blocks / SMs = waves x blocks per SM, so a
-    report that names no SM count still tells: 0.27 waves of 6 blocks per SM is 1.6 blocks per SM). False when
-    neither is known."""
+def _fills_sms(kernel: KernelProfile, occupancy: Occupancy | None, sm_count: int | None,
+               waves: float | None) -> bool:
+    """Whether the grid has at least as many blocks as the GPU has SMs: from ``sm_count`` (the diagnosis's: the
+    device's, else the GPU's), else from ``waves`` (:func:`.kernel_rules.waves_per_sm`) x the blocks an SM holds
+    (blocks / SMs = waves x blocks per SM, so a report that names no SM count still tells: 0.27 waves of 6 blocks per
+    SM is 1.6 blocks per SM). False when neither is known."""
     blocks = kernel.launch.blocks
-    sms = kernel.device.sm_count or (gpu.sm_count if gpu is not None else None)
-    if blocks is not None and sms:
-        return blocks >= sms
-    m = kernel.metrics
-    waves = m.get("launch__waves_per_multiprocessor")
+    if blocks is not None and sm_count:
+        return blocks >= sm_count
     per_sm = occupancy.active_blocks_per_sm if occupancy is not None else None
     if per_sm is None:  # (no occupancy of ours: Nsight's own block limits, the smallest of them)
-        limits = [m[n] for n in OCCUPANCY_LIMITS if n in m]
+        limits = [kernel.metrics[n] for n in OCCUPANCY_LIMITS if n in kernel.metrics]
         per_sm = min(limits) if limits else None
     return bool(waves and per_sm) and waves * per_sm >= 1.0
 
 
 def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupancy: Occupancy | None,
              stalls: StallBreakdown | None, units: Units, notes: tuple[Note, ...],
-             criteria: Mapping[str, float]) -> frozenset[str]:
+             criteria: Mapping[str, float], sm_count: int | None = None,
+             waves: float | None = None) -> frozenset[str]:
     """The facts of one launch that the remedies' preconditions name (:data:`kernelscope.knowledge.remedies.FACTS`):
     from its design, its occupancy (``occupied``: achieved occupancy >= ``occupied_pct``; ``more_warps_possible``:
     theoretical below 100 % with registers or shared memory the limit), its grid (``grid_fills_sms``,
@@ -198,7 +197,7 @@ def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupan
         peaks = gpu.peak_flops_per_s
         if peaks.get("fp16_tensor_fp16acc", 0.0) > 1.01 * peaks.get("fp16_tensor", float("inf")):
             out.add("fp16_accumulate_faster")
-    if _fills_sms(kernel, gpu, occupancy):
+    if _fills_sms(kernel, occupancy, sm_count, waves):
         out.add("grid_fills_sms")
     busiest = units.busiest
     if busiest is not None:

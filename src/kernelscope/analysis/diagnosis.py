@@ -309,7 +309,7 @@ def diagnose(kernel: KernelProfile, gpu: GpuSpec | None, criteria: Mapping[str, 
                      and stalls.total else None, crit["short_kernel_s"],
                      main.derived_dram_throughput_pct if main is not None else None)
     design = design_of(kernel, occ, sm_count)
-    facts = facts_of(design, kernel, gpu, occ, stalls, units, notes, crit)
+    facts = facts_of(design, kernel, gpu, occ, stalls, units, notes, crit, sm_count, waves)
     ctx = KernelContext(kernel, gpu, sol, occ, stalls, waves, headline, crit, limits, levels, main, units, design, facts)
     found = ranked(run_rules(RULES, ctx, ctx.admit), units, crit["min_worthwhile_speedup"], kernel.duration_s,
                    crit["not_worth_tuning_s"], facts)
@@ -348,6 +348,20 @@ UNSIZED_MENUS = ("library_kernel",)
 CEILING_FINDINGS = ("latency_from_throughput",)
 
 
+def _ceilings_kept(findings: tuple[Finding, ...], worthwhile: float) -> tuple[Finding, ...]:
+    """``findings`` with the estimate of each :data:`CEILING_FINDINGS` finding kept only where it is worth stating
+    and no other advised finding's is (conservative value at least ``worthwhile``); else cleared (not estimated)."""
+    def worth(f: Finding) -> bool:
+        return (conservative_value(f.estimated_speedup, f.estimate_kind) or 0.0) >= worthwhile
+
+    ceilings = [f for f in findings if f.advice and f.id in CEILING_FINDINGS and f.estimated_speedup is not None]
+    if all(worth(f) for f in ceilings) and not any(f.advice and f.id not in CEILING_FINDINGS and worth(f)
+                                                   for f in findings):
+        return findings
+    return tuple(f.but(estimated_speedup=None, estimate_kind=None, change=None, speedup_note=None)
+                 if f.id in CEILING_FINDINGS else f for f in findings)
+
+
 def after_fallback(order: list, ids: list[str]) -> list:
     """``order`` (one entry per finding, ``ids`` their ids) with the :data:`INFERRED_FINDINGS` moved right after the
     last :data:`FALLBACK_FINDINGS` entry (what the report cannot tell leads a figure inferred without a counter);
@@ -373,14 +387,7 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
     whose busiest unit leaves no 1.05x to any change, a ``nothing_worthwhile`` finding says so first (``duration_s``:
     the launch's), worded for the launch's ``facts`` (its ``{remedy}``: a library kernel's is how it is called); a
     library's menu (:data:`UNSIZED_MENUS`, not sized) does not hold the verdict back, and follows it, negligible."""
-    findings = tuple(f for f in findings if f.id != "nothing_worthwhile")
-    def worth(f: Finding) -> bool:
-        return (conservative_value(f.estimated_speedup, f.estimate_kind) or 0.0) >= worthwhile
-
-    if any(f.advice and f.id in CEILING_FINDINGS and f.estimated_speedup is not None and not worth(f)
-           or f.advice and f.id not in CEILING_FINDINGS and worth(f) for f in findings):
-        findings = tuple(f.but(estimated_speedup=None, estimate_kind=None, change=None, speedup_note=None)
-                         if f.id in CEILING_FINDINGS else f for f in findings)
+    findings = _ceilings_kept(tuple(f for f in findings if f.id != "nothing_worthwhile"), worthwhile)
     advised = [(i, f) for i, f in enumerate(findings) if f.advice]
     order = rank_and_share([(i, f.change, f.estimated_speedup, f.estimate_kind, limiter_unit(f)) for i, f in advised],
                            units, worthwhile, [_measured(f, units) for _, f in advised],
