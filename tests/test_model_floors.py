@@ -154,3 +154,56 @@ def test_corpus_gemm_states_the_slots_its_instructions_take():
     f = next(f for f in d.findings if f.id == "memory_instructions_bound")
     assert "16.0% of its instruction slots while each FP instruction stays" in f.speedup_note
     assert f.estimated_speedup == pytest.approx(d.roofline.peak_flops_per_s / d.roofline.achieved_flops_per_s, rel=0.02)
+
+
+# --- without a FLOP count the FMA pipe's busy share is no floor: it also runs the address arithmetic's IMADs
+FMA = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"
+FMA_HEAVY = "sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed"
+ISSUE = "sm__issue_active.avg.pct_of_peak_sustained_elapsed"
+ESMM = "AveryClapp__ESMM-Research__profile.ncu-rep"
+
+
+def _lsu_bound(cc: tuple[int, int], fma: float, heavy: float | None):
+    compute = {LSU: 90.0, ISSUE: 30.0, FMA: fma, **({FMA_HEAVY: heavy} if heavy is not None else {})}
+    k = KernelProfile(index=0, name="k", demangled_name="k",
+                      device=DeviceInfo(display_name="floors test", compute_capability=cc, sm_count=100),
+                      duration_s=1e-3, sol_compute_pct=90.0, sol_memory_pct=20.0, metrics={},
+                      memory_breakdown_pct={L2S: 4.0}, compute_breakdown_pct=compute)
+    return next(f for f in diagnose(k, GPU).findings if f.id == "memory_instructions_bound")
+
+
+def test_without_flops_the_fp32_floor_is_half_the_lite_pipe():
+    # cc 8.6: logical FMA 17 % = (heavy 24 % + lite) / 2 -> lite 10 %; FP32 over both pipes at their peak: 5 %.
+    # LSU 90 % goes, issue 30 % -> 5 %, FMA heavy 24 % -> 5 %, L2 4 % stays: saved 0.9, floor 0.05:
+    # T'/T = max(0.1, 0.05) -> at most 10x (the old floor, the heavy pipe's 24 %, capped it at 4.17x)
+    f = _lsu_bound((8, 6), 17.0, 24.0)
+    assert f.estimate_kind == "upper_bound"
+    assert f.estimated_speedup == pytest.approx(10.0)
+    assert "at least the FMA-lite pipe's 10.0%" in f.speedup_note and "FMA-heavy pipe's 24.0%" in f.speedup_note
+    # a lower saving shows the floor itself: LSU 90 %, issue 30 % -> 5 % binds only when it is the largest left
+    assert "issue down to what the math needs (5.0%" in f.speedup_note
+
+
+@pytest.mark.parametrize("cc, heavy", [((8, 0), None), ((7, 5), None), ((12, 0), 24.0), ((8, 6), None),
+                                       ((8, 6), 40.0)])
+def test_without_flops_and_no_split_the_fma_pipe_bounds_nothing(cc, heavy):
+    # one pipe runs IMAD and FP32 (8.0, 7.5), a GPU not known to split it (12.0), one counter only, or counters that
+    # are not the mean of two pipes (lite = 2 x 17 - 40 < 0): the FMA pipe's 17 % is no floor; the L2's 4 % is the
+    # busiest unit left: T'/T = max(1 - 0.9, 0.04) = 0.1 -> 10x, never the 100 / 17 = 5.9x the FMA share would cap
+    f = _lsu_bound(cc, 17.0, heavy)
+    assert f.estimated_speedup == pytest.approx(10.0)
+    assert "no floor from it" in f.speedup_note
+
+
+def test_corpus_untiled_sgemm_bound_holds_for_the_tiled_kernels_of_its_report():
+    # ESMM (A10G, cc 8.6, SOL / Occupancy / Launch only: no FLOP count): gmem_coalesce is LSU-bound (91 %), its
+    # FMA-heavy pipe 23.9 % busy, mostly address IMADs. The same report's tiled kernels of the same GEMM ran up to
+    # 7.2x faster, cuBLAS 9.3x: the upper bound (once 4.18x from the heavy pipe's share) holds for every one of them
+    kernels = diagnose_file(need(CORPUS_NCU / ESMM)).kernels
+    d = next(d for d in kernels if d.kernel.name == "gmem_coalesce")
+    assert FMA_HEAVY in d.kernel.compute_breakdown_pct and not any("ffma" in m for m in d.kernel.metrics)
+    f = next(f for f in d.findings if f.id == "memory_instructions_bound")
+    faster = [d.kernel.duration_s / o.kernel.duration_s for o in kernels
+              if o.kernel.name in ("warptiling", "one_warptiling", "vectorized_blocktiling", "ampere_sgemm_128x64_nn")]
+    assert len(faster) >= 4 and max(faster) > 9.0
+    assert f.estimate_kind == "upper_bound" and f.estimated_speedup >= max(faster)

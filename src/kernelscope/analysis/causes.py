@@ -20,6 +20,7 @@ from typing import Iterator
 from ..knowledge.criteria import source
 from ..knowledge.metrics import flop_ops
 from ..knowledge.stalls import describe, reasons
+from ..knowledge.units import fma_split
 from ..notes import Note
 from .design import ASYNC_COUNTERS
 from .engine import Done, Evidence, Finding, Rule
@@ -207,36 +208,78 @@ def reuse_change(ctx: KernelContext) -> Change | None:
     reused from registers or shared memory): the work of the SM-side memory units (LSU, MIO, TEX, L1, shared memory)
     goes, and so does the share of instruction issue (and, for FP32 work, of the FMA pipe, which also runs the
     address arithmetic's integer multiply-adds) that the math does not need: the math needs its executed FLOPs at the
-    pipe's peak (the roofline's achieved / peak FLOP/s), else the busiest arithmetic pipe; L2 and DRAM stay. So the
-    bound is the kernel's own math roof (register tiling of a tiled SGEMM at 12 % of the FP32 peak, LSU pipe 88 %:
-    up to ~8x; the same author's register-tiled kernel ran 6.8x faster).
+    pipe's peak (the roofline's achieved / peak FLOP/s); without a FLOP count, the FP32 floor of the FMA pipes
+    (:func:`fp32_floor`) or, where the report cannot bound it, none from the FMA pipe, beside the busiest other
+    arithmetic pipe; L2 and DRAM stay. So the bound is the kernel's own math roof (register tiling of a tiled SGEMM
+    at 12 % of the FP32 peak, LSU pipe 88 %: up to ~8x; the same author's register-tiled kernel ran 6.8x faster).
 
     The floor is the FLOPs, not the FP instructions as they are: an FMUL or FADD beside each FFMA takes a whole lane
     slot for one FLOP, but the rewrite may drop it (that SGEMM's FMUL by alpha per product: the register-tiled kernel
     applies alpha once per output, its FMULs are gone, and it ran faster than a floor of one slot per FMUL allows:
-    6.8x against 6.3x). The slots the instructions take now (:func:`fp_slot_share`) are stated beside the bound."""
+    6.8x against 6.3x). The slots the instructions take now (:func:`fp_slot_share`) are stated beside the bound.
+    Nor is the FMA pipe's busy share a floor: a coalesced but untiled SGEMM (A10G, no FLOP count, FMAheavy 23.9 %,
+    LSU 91 %) was bounded at 4.18x by it, and the same author's tiled kernels ran 5.2-7.2x faster, cuBLAS 9.3x."""
     r = ctx.roofline
     flops = None
     if r is not None and r.achieved_flops_per_s and r.peak_flops_per_s and not r.flops_estimated:
         flops = min(1.0, r.achieved_flops_per_s / r.peak_flops_per_s)
     pipes = {u: b for u in MATH_UNITS if (b := ctx.units.busy(u)) is not None}
-    math_busy = flops if flops is not None else max(pipes.values(), default=None)
-    if math_busy is None:
+    if not pipes and flops is None:
         return None
+    fma = pipes.pop("fma", None)
+    fp32 = fp32_floor(ctx) if flops is None and fma else None
+    if flops is not None:
+        math_busy = flops
+    else:
+        math_busy = max([*pipes.values(), *((fp32,) if fp32 is not None else ())], default=0.0)
     work = {u: 1.0 for u in MEMORY_INSTRUCTION_UNITS}
-    # what the math itself needs of issue and of its pipe: the executed FLOPs at the pipe's peak (the FMA pipe also
-    # runs the integer multiply-adds of the address arithmetic, which go with the loads)
-    for unit in ("issue", *(("fma",) if flops is not None and r is not None and r.pipe == "fp32" else ())):
+    # what the math itself needs of issue and of its pipe: the executed FLOPs at the pipe's peak, else the FP32 floor
+    # (the FMA pipe also runs the integer multiply-adds of the address arithmetic, which go with the loads)
+    reduced = ["issue"]
+    if fma and (flops is None or (r is not None and r.pipe == "fp32")):
+        reduced.append("fma")
+    for unit in reduced:
         busy = ctx.units.busy(unit)
         if busy:
-            work[unit] = max(0.0, 1.0 - math_busy / busy)
+            floor = (fp32 or 0.0) if unit == "fma" and flops is None else math_busy
+            work[unit] = max(0.0, 1.0 - floor / busy)
     slots = fp_slot_share(ctx.kernel.metrics, r.pipe, flops) if flops is not None and r is not None else None
     kept = f"; {100 * slots:.1f}% of its instruction slots while each FP instruction stays" \
         if slots is not None and slots > 1.05 * flops else ""  # type: ignore[operator]
+    if flops is not None:
+        why = f" of the FP32 peak: the executed FLOPs{kept})" if "fma" in reduced else ")"
+    elif fp32 is not None:
+        heavy = ctx.units.counter(fma_split().heavy).busy  # type: ignore[union-attr]
+        why = (f"; the FP32 work at the two FMA pipes' peak, at least the FMA-lite pipe's {200 * fp32:.1f}%: the "
+               f"FMA-heavy pipe's {100 * heavy:.1f}% also holds the address arithmetic's integer multiply-adds)")
+    elif fma:
+        why = (f"; no FLOP count, and the FMA pipe's {100 * fma:.1f}% also holds the address arithmetic's integer "
+               "multiply-adds: no floor from it)")
+    else:
+        why = ")"
     return Change(work, kind=UPPER_BOUND, what=f"every value loaded once and reused: the LSU, MIO, L1 and shared-memory "
                                                f"work go, issue down to what the math needs ({100 * math_busy:.1f}%"
-                                               + (f" of the FP32 peak: the executed FLOPs{kept})" if "fma" in work
-                                                  else ")"))
+                                               + why)
+
+
+def fp32_floor(ctx: KernelContext) -> float | None:
+    """Without a FLOP count: the least share of the elapsed time (0-1) the FP32 math takes of the FMA pipes once the
+    address arithmetic's integer multiply-adds are gone, or None where the report cannot bound it. Where the FMA pipe
+    is FMAheavy (FP32 and IMAD) beside FMAlite (FP32 only) (``data/units.toml`` ``[fma_split]``, with its sources),
+    the FP32 work is at least the lite pipe's, lite = 2 x fma - heavy, and spread over both pipes at their peak it
+    takes half that: lite / 2 of the time (and of instruction issue: one FP32 warp instruction per issue slot is the
+    two pipes' peak). Elsewhere one pipe runs IMAD and FP32 alike: None."""
+    split = fma_split()
+    cc = ctx.compute_capability
+    if cc is None or f"{cc[0]}.{cc[1]}" not in split.compute_capabilities:
+        return None
+    logical, heavy = ctx.units.counter(split.logical), ctx.units.counter(split.heavy)
+    if logical is None or heavy is None:
+        return None
+    lite = 2.0 * logical.busy - heavy.busy
+    if not -1e-9 <= lite <= 1.0 + 1e-9:  # (not the mean of the two pipes: the report is not of such a GPU)
+        return None
+    return max(0.0, lite) / 2.0
 
 
 def fp_slot_share(m, pipe: str, flop_share: float) -> float | None:

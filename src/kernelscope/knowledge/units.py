@@ -31,8 +31,19 @@ class Unit(Model, kw_only=True):
         return self.zh if check_lang(lang) == "zh" else self.en
 
 
+class FmaSplit(Model, kw_only=True):
+    """The FMA pipe as FMAheavy (FP32 and integer multiply-add) beside FMAlite (FP32 only): the compute capabilities
+    ("M.m") where it is, and the metrics of the logical pipe and of the heavy one (``data/units.toml``
+    ``[fma_split]``, with its sources)."""
+
+    compute_capabilities: tuple[str, ...]
+    logical: NonEmpty
+    heavy: NonEmpty
+
+
 class _UnitsFile(Model, kw_only=True):
     unit: tuple[Unit, ...]
+    fma_split: FmaSplit
 
 
 @cache
@@ -57,6 +68,12 @@ def unit_of(metric: str, side: str) -> Unit | None:
         return u
     prefix = next((p for p in MEMORY_PREFIXES if metric.startswith(p)), None)
     return None if prefix is None else unit(MEMORY_PREFIXES[prefix])
+
+
+@cache
+def fma_split() -> FmaSplit:
+    """Where and by which metrics the FMA pipe is two physical pipes (:class:`FmaSplit`)."""
+    return load("units.toml", _UnitsFile).fma_split
 
 
 @cache
