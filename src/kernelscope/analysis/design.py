@@ -20,7 +20,7 @@ from ..knowledge.gpus import DERIVED_ORIGIN
 from ..knowledge.libraries import Family, family_of
 from ..model import GpuSpec, KernelProfile
 from ..notes import Note, quick_init
-from .occupancy import Occupancy
+from .occupancy import Occupancy, stage_costs_occupancy
 from .performance import Units
 from .stalls import StallBreakdown
 
@@ -165,8 +165,10 @@ def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupan
     from its design, its occupancy (``occupied``: achieved occupancy >= ``occupied_pct``; ``more_warps_possible``:
     theoretical below 100 % with registers or shared memory the limit), its grid (``grid_fills_sms``,
     :func:`_fills_sms`), its stalls (``ready_warps``: Not Selected
-    first), its busiest unit (``busiest:<unit>``), the GPU's tensor cores and the roofline's notes
-    (``l2_resident_intensity``). A fact the report cannot show is absent."""
+    first), its busiest unit (``busiest:<unit>``), the GPU's tensor cores, the roofline's notes
+    (``l2_resident_intensity``) and what a second pipeline stage costs (``stage_costs_blocks``: a grid of at least one
+    full wave whose next register step or doubled shared memory loses ``stage_block_loss_share`` of its resident
+    blocks, :func:`.occupancy.stage_costs_occupancy`). A fact the report cannot show is absent."""
     out: set[str] = set()
     if design.async_copies:
         out.add("async_copies")
@@ -197,6 +199,10 @@ def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupan
         peaks = gpu.peak_flops_per_s
         if peaks.get("fp16_tensor_fp16acc", 0.0) > 1.01 * peaks.get("fp16_tensor", float("inf")):
             out.add("fp16_accumulate_faster")
+    if occupancy is not None and "shared_memory" in out and not design.async_copies and waves is not None \
+            and waves >= 1.0 and stage_costs_occupancy(occupancy, criteria["stage_block_loss_share"]):
+        # (only a grid that fills the resident slots loses time with them)
+        out.add("stage_costs_blocks")
     if _fills_sms(kernel, occupancy, sm_count, waves):
         out.add("grid_fills_sms")
     busiest = units.busiest

@@ -24,7 +24,7 @@ from ..notes import (BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMOR
 from .engine import Done, Evidence, Finding, Rule
 from .design import Design
 from .limiters import Limiters, MemoryLevel, limiting_level
-from .occupancy import Occupancy, next_step
+from .occupancy import Occupancy, next_step, stage_cost
 from .performance import L1_TOTAL, UPPER_BOUND, Change, Units, describe, predict
 from .roofline import RooflinePoint
 from .stalls import StallBreakdown
@@ -236,8 +236,12 @@ class KernelContext:
         return finding
 
     def bound(self, rule_id: str, bound: str, note: Note, *evidence: Evidence, key: str) -> Finding:
-        """A bottleneck-class finding of ``rule_id`` citing criterion ``key``."""
-        return Finding(rule_id, "bound", note, evidence, bound=bound, source=source(key), **self.class_advice(bound))
+        """A bottleneck-class finding of ``rule_id`` citing criterion ``key`` (with the occupancy a second stage costs
+        where its paragraph states it: :func:`.occupancy.stage_cost`)."""
+        advice = self.class_advice(bound)
+        if "latency_stage_occupancy" in advice["remedies"] and self.occupancy is not None:
+            note = Note(note.key, {**note.values, **stage_cost(self.occupancy)})
+        return Finding(rule_id, "bound", note, evidence, bound=bound, source=source(key), **advice)
 
 
 # --------------------------------------------------------------------------------------------- Speed-of-Light

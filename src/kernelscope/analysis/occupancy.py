@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
@@ -50,7 +51,8 @@ from ..knowledge.occupancy import ArchLimits, arch_limits, supported_compute_cap
 from ..model import KernelProfile
 
 __all__ = ["RESOURCES", "WHAT_IF", "ArchLimits", "NextStep", "Occupancy", "arch_limits", "next_step", "occupancy",
-           "occupancy_of", "parse_compute_capability", "parse_size", "supported_compute_capabilities", "what_if"]
+           "occupancy_of", "parse_compute_capability", "parse_size", "stage_cost", "stage_costs_occupancy",
+           "supported_compute_capabilities", "what_if"]
 
 #: Keys of :attr:`Occupancy.block_limits`, in display order ("barriers" only from CC 9.0).
 RESOURCES: tuple[str, ...] = ("warps", "registers", "shared_mem", "blocks", "barriers")
@@ -401,6 +403,54 @@ def what_if(base: Occupancy, vary: str) -> tuple[tuple[int, Occupancy], ...]:
     return tuple((v, _with(base, **{vary: v})) for v in _values(base, vary))
 
 
+def stage_cost(base: Occupancy) -> dict[str, int]:
+    """What a second pipeline stage (double buffering: the next tile prefetched while the current one is used) may
+    cost the launch's resident blocks, as values for the remedies' text: ``stage_blocks`` (blocks per SM now),
+    ``stage_regs`` (registers per thread now), ``stage_regs_max`` (the most registers per thread that keep those
+    blocks, up to the per-thread maximum: a prefetch through registers, or the addresses of an asynchronous one, must
+    fit below it), ``stage_blocks_over`` (blocks per SM one register allocation step above it; 0: none above) and
+    ``stage_blocks_smem2`` (blocks per SM with twice the block's shared memory, the second buffer, the carveout left to
+    the driver; 0 where that exceeds the opt-in maximum per block). Register limits as :func:`occupancy` applies them."""
+    return dict(_stage_cost(base.compute_capability, base.warps_per_block, base.threads_per_block,
+                            base.registers_per_thread, base.shared_mem_per_block_bytes, base.barriers_per_block,
+                            base.active_blocks_per_sm))
+
+
+@lru_cache(maxsize=1024)
+def _stage_cost(cc: tuple[int, int], warps: int, threads: int, regs: int, smem: int, barriers: int,
+                blocks: int) -> tuple[tuple[str, int], ...]:
+    a = arch_limits(cc)
+    step = a.register_allocation_unit // a.warp_size
+    keep, over = a.max_registers_per_thread, 0
+    for r in range(_round_up(max(regs, 1), step), a.max_registers_per_thread + step, step):
+        r = min(r, a.max_registers_per_thread)
+        by_regs, _ = _register_limit(a, warps, r)
+        if by_regs is not None and by_regs < blocks:
+            over = by_regs
+            break
+        keep = r
+    twice = 2 * smem
+    smem2 = occupancy(cc, threads, regs, twice, barriers_per_block=barriers).active_blocks_per_sm \
+        if twice <= a.shared_mem_per_block_optin_bytes else 0
+    return (("stage_blocks", blocks), ("stage_regs", regs), ("stage_regs_max", max(keep, regs)),
+            ("stage_blocks_over", over), ("stage_blocks_smem2", smem2))
+
+
+def stage_costs_occupancy(base: Occupancy, loss_share: float) -> bool:
+    """Whether a second pipeline stage may cost the launch at least ``loss_share`` (0-1) of its resident blocks
+    (:func:`stage_cost`): registers limit its blocks per SM (no other limit leaves slack) and one register
+    allocation step past ``stage_regs_max``, below the per-thread maximum, loses that share; or twice its shared
+    memory per block does."""
+    cost = stage_cost(base)
+    blocks = cost["stage_blocks"]
+    if blocks <= 0:
+        return False
+    top = arch_limits(base.compute_capability).max_registers_per_thread
+    regs = "registers" in base.limiters and cost["stage_regs_max"] < top \
+        and (blocks - cost["stage_blocks_over"]) / blocks >= loss_share
+    return regs or (blocks - cost["stage_blocks_smem2"]) / blocks >= loss_share
+
+
 def next_step(base: Occupancy, driver_carveout: bool = False, spills: bool = False) -> list[NextStep]:
     """For each launch parameter, the smallest change that raises the resident warps per SM above ``base``.
 
@@ -448,6 +498,6 @@ def next_step(base: Occupancy, driver_carveout: bool = False, spills: bool = Fal
 
 __all__ = [
     "RESOURCES", "WHAT_IF", "ArchLimits", "NextStep", "Occupancy", "arch_limits", "next_step", "occupancy",
-    "occupancy_of", "parse_compute_capability", "parse_size",
+    "occupancy_of", "parse_compute_capability", "parse_size", "stage_cost", "stage_costs_occupancy",
     "supported_compute_capabilities", "what_if",
 ]

@@ -35,6 +35,10 @@ FACTS: dict[str, str] = {
     "single_pass": "the opcode mix shows few global loads per warp (fewer than 8): one pass over the data, no loop "
                    "over tiles to prefetch",
     "fp16_accumulate_faster": "the GPU's FP16-accumulate MMA peak is above its FP32-accumulate one (GeForce parts)",
+    "stage_costs_blocks": "a second pipeline stage may cost a large share of the resident blocks: the grid fills at "
+                          "least one wave of the resident slots, and the next register step (registers the limit) or "
+                          "twice the block's shared memory loses stage_block_loss_share of them "
+                          "(analysis.occupancy.stage_costs_occupancy)",
     "grid_fills_sms": "the grid has at least as many blocks as the GPU has SMs (every SM gets a block)",
     "l1_access_measured": "the report measured how the L1/TEX accesses are made: the requests and sectors of global "
                           "loads (MemoryWorkloadAnalysis) or the shared-memory wavefronts, so a claim about their "
