@@ -204,21 +204,22 @@ def run_child(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
                threading.Thread(target=lambda: err_chunks.append(proc.stderr.read()), daemon=True)]
     for r in readers:
         r.start()
-    timed_out = False
-    deadline = t0 + timeout
-    status = None
-    usage = None
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            timed_out = True
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            break
-        time.sleep(0.05)
-    wall = time.perf_counter() - t0
+    # the child's end, taken by a thread blocked in wait4 (a polling loop would round every wall up to its period)
+    ended: dict = {}
+
+    def reap() -> None:
+        ended["wait4"] = os.wait4(proc.pid, 0)
+        ended["at"] = time.perf_counter()
+
+    reaper = threading.Thread(target=reap, daemon=True)
+    reaper.start()
+    reaper.join(timeout)
+    timed_out = reaper.is_alive()
+    if timed_out:
+        proc.kill()
+        reaper.join()
+    _, status, usage = ended["wait4"]
+    wall = ended["at"] - t0
     done.set()
     sampler.join()
     for r in readers:
