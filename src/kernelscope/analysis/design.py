@@ -18,6 +18,7 @@ from typing import Mapping
 
 from ..knowledge.gpus import DERIVED_ORIGIN
 from ..knowledge.libraries import Family, family_of
+from ..knowledge.units import by_metric
 from ..model import GpuSpec, KernelProfile
 from ..notes import Note, quick_init
 from .occupancy import Occupancy, stage_costs_occupancy
@@ -157,6 +158,13 @@ def _fills_sms(kernel: KernelProfile, occupancy: Occupancy | None, sm_count: int
     return bool(waves and per_sm) and waves * per_sm >= 1.0
 
 
+def memory_side(metric: str) -> bool:
+    """Whether a counter's metric measures a memory-side unit (``data/units.toml``; the derived DRAM throughput and
+    the memory prefixes ``l1tex__`` / ``lts__`` / ``dram__`` too)."""
+    unit = by_metric().get(metric)
+    return unit.side == "memory" if unit is not None else metric.startswith(("l1tex__", "lts__", "dram__", "fbpa__"))
+
+
 def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupancy: Occupancy | None,
              stalls: StallBreakdown | None, units: Units, notes: tuple[Note, ...],
              criteria: Mapping[str, float], sm_count: int | None = None,
@@ -203,6 +211,8 @@ def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupan
             and waves >= 1.0 and stage_costs_occupancy(occupancy, criteria["stage_block_loss_share"]):
         # (only a grid that fills the resident slots loses time with them)
         out.add("stage_costs_blocks")
+    if kernel.sol_memory_pct is None and not any(memory_side(c.metric) for c in units.counters):
+        out.add("memory_not_measured")
     if _fills_sms(kernel, occupancy, sm_count, waves):
         out.add("grid_fills_sms")
     busiest = units.busiest

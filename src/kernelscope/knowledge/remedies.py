@@ -39,6 +39,8 @@ FACTS: dict[str, str] = {
                           "least one wave of the resident slots, and the next register step (registers the limit) or "
                           "twice the block's shared memory loses stage_block_loss_share of them "
                           "(analysis.occupancy.stage_costs_occupancy)",
+    "memory_not_measured": "the report measured no memory throughput: no Speed-of-Light memory figure and no counter of "
+                           "a memory-side unit (data/units.toml side = \"memory\")",
     "grid_fills_sms": "the grid has at least as many blocks as the GPU has SMs (every SM gets a block)",
     "l1_access_measured": "the report measured how the L1/TEX accesses are made: the requests and sectors of global "
                           "loads (MemoryWorkloadAnalysis) or the shared-memory wavefronts, so a claim about their "

@@ -1,0 +1,44 @@
+"""A latency verdict that rests on the compute side alone says so: where the report measured no memory throughput (no
+Speed-of-Light memory figure, no counter of a memory-side unit), the latency paragraph first asks to confirm the
+verdict, since a memory-bound kernel shows the same low compute figures (native review 15: a B200 decode kernel
+called latency-bound with memory not measured)."""
+
+from __future__ import annotations
+
+from conftest import SHARED, need
+from test_design import A100, ISSUE, _k
+from kernelscope import diagnose_file
+from kernelscope.analysis.diagnosis import diagnose
+from kernelscope.model import LaunchConfig
+
+DRAM = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+L2 = "lts__t_sectors.avg.pct_of_peak_sustained_elapsed"
+
+
+def _latency_paragraph(**kw):
+    # 216 blocks of 2 warps on 108 SMs: 4 of 64 warp slots per SM, the busiest measured unit at 20 %: latency-bound
+    launch = LaunchConfig(grid=(216, 1, 1), block=(64, 1, 1), registers_per_thread=32, shared_mem_static_bytes=0,
+                          shared_mem_dynamic_bytes=0)
+    args = {"sol_compute_pct": None, "sol_memory_pct": None, "compute_breakdown_pct": {ISSUE: 20.0}, **kw}
+    d = diagnose(_k(launch=launch, **args), A100)
+    return next(f for f in d.findings if f.advice == "class:latency-bound")
+
+
+def test_a_latency_verdict_without_memory_data_asks_to_confirm_it():
+    f = _latency_paragraph()
+    assert f.id == "latency_from_grid" and f.remedies[0] == "latency_memory_not_measured"
+
+
+def test_any_memory_figure_is_enough():
+    for memory in ({DRAM: 15.0}, {L2: 10.0}):
+        f = _latency_paragraph(memory_breakdown_pct=memory)
+        assert "latency_memory_not_measured" not in f.remedies
+    f = _latency_paragraph(sol_memory_pct=12.0)
+    assert "latency_memory_not_measured" not in f.remedies
+
+
+def test_corpus_b200_decode_without_memory_data():
+    d = diagnose_file(need(SHARED / "corpus" / "ncu_csv" / "meinie_b200_raw_flashinfer_decode_gqa_bf16_b1_ctx4k.ncu.csv"))
+    for k in d.kernels:
+        f = next(f for f in k.findings if f.advice == "class:latency-bound")
+        assert f.remedies[0] == "latency_memory_not_measured", k.kernel.name
