@@ -42,3 +42,19 @@ def test_corpus_b200_decode_without_memory_data():
     for k in d.kernels:
         f = next(f for f in k.findings if f.advice == "class:latency-bound")
         assert f.remedies[0] == "latency_memory_not_measured", k.kernel.name
+
+
+def test_the_occupancy_gap_of_a_small_grid_names_the_grid():
+    # 54 blocks on 108 SMs (half a wave): achieved 20 % of a theoretical 100 %; the gap's cause is the grid, said so
+    launch = LaunchConfig(grid=(54, 1, 1), block=(256, 1, 1), registers_per_thread=32, shared_mem_static_bytes=0,
+                          shared_mem_dynamic_bytes=0)
+    k = _k(launch=launch, achieved_occupancy_pct=20.0, compute_breakdown_pct={ISSUE: 20.0})
+    d = diagnose(k, A100)
+    gap = next(f for f in d.findings if f.id == "occupancy_gap")
+    assert gap.message.key == "occupancy_gap_grid" and gap.message.values["waves"] < 1
+    # an ordinary grid (1080 blocks, 1.25 waves) keeps the general causes
+    k = _k(launch=LaunchConfig(grid=(1080, 1, 1), block=(256, 1, 1), registers_per_thread=32,
+                               shared_mem_static_bytes=0, shared_mem_dynamic_bytes=0),
+           achieved_occupancy_pct=20.0, compute_breakdown_pct={ISSUE: 20.0})
+    gap = next(f for f in diagnose(k, A100).findings if f.id == "occupancy_gap")
+    assert gap.message.key == "occupancy_gap"

@@ -568,12 +568,14 @@ def tail_effect(ctx: KernelContext, done: Done) -> Finding | None:
 
 
 def occupancy_gap(ctx: KernelContext, done: Done) -> Finding | None:
-    """Achieved occupancy below ``occupancy_gap_ratio`` of theoretical (a partial wave, uneven blocks, a short kernel)."""
+    """Achieved occupancy below ``occupancy_gap_ratio`` of theoretical (a partial wave, uneven blocks, a short kernel;
+    a grid too small to fill the GPU, where it is one, named as the cause)."""
     achieved, theoretical = ctx.kernel.achieved_occupancy_pct, ctx.theoretical_pct
     if achieved is None or not theoretical or achieved >= ctx.criteria["occupancy_gap_ratio"] * theoretical:
         return None
-    return Finding("occupancy_gap", "info", Note("occupancy_gap", {"achieved": achieved, "theoretical": theoretical}),
-                   (Evidence(ACHIEVED, achieved, "%"), Evidence(THEORETICAL, theoretical, "%")),
+    small = grid_is_small(ctx.waves_per_sm, ctx.criteria, ctx.kernel.launch.blocks, ctx.sm_count)  # (its cause)
+    note = Note(f"occupancy_gap{'_grid' if small else ''}", {"achieved": achieved, "theoretical": theoretical, "waves": ctx.waves_per_sm})
+    return Finding("occupancy_gap", "info", note, (Evidence(ACHIEVED, achieved, "%"), Evidence(THEORETICAL, theoretical, "%")),
                    source=source("occupancy_gap_ratio"))
 
 
