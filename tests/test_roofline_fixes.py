@@ -291,3 +291,18 @@ def test_saxpy_csv_dram_throughput_derived():
     note = next(n for n in d.notes if n.key == "dram_throughput_derived")
     assert note.values["pct"] == pytest.approx(90.35, abs=0.01)
     assert "90.4% of peak" in Fmt("en").note(note)
+
+
+def test_the_levels_table_says_what_its_share_is_of(capsys):
+    # the hierarchical roofline's "of its ceiling" (the level's bytes against its bandwidth) and diagnose's memory
+    # levels (the units' throughput counters, shared-memory wavefronts included) can name different levels: the
+    # table says what its figure is, in both languages (native review 15: L2 8.8% "limiting" beside L1/TEX 49.0%)
+    from conftest import CORPUS_NCU, need
+    from kernelscope.cli import main
+    report = str(need(CORPUS_NCU / "InhabitancyCocoon__feather_gemm__docs_profile_result_RTX4060_MNK=2048_"
+                                   "09_double_buffering.ncu-rep"))
+    for lang, words in (("en", ("of its ceiling: the level's bytes", "shared-memory wavefronts")),
+                        ("zh", ("达其上限：该层级的字节数", "共享内存的 wavefront"))):
+        assert main(["roofline", "--levels", "--format", "table", "--lang", lang, report]) == 0
+        out = " ".join(capsys.readouterr().out.split())
+        assert all(" ".join(w.split()) in out.replace("\n", " ") for w in words), lang

@@ -118,5 +118,5 @@ def renderables(data: RooflineData, report: str, lang: str) -> list[RenderableTy
         out.append(Text(f.label("chart_no_gpu")))
     out.append(_points_table(data, f))
     if data.chart == "levels":
-        out.append(_levels_table(data, f))
+        out += [_levels_table(data, f), Text(f.label("roof_levels_note"))]  # (what "of its ceiling" is of)
     return out
