@@ -416,8 +416,9 @@ def test_wavefronts_per_request_from_the_speed_of_light_breakdown():
 
 def test_corpus_sol_only_report_names_its_uncoalesced_loads():
     # ESMM's naive SGEMM on an A10G, a report of Speed-of-Light, occupancy and launch statistics only: coalescing
-    # it measured 7.7x (the author's next kernel); the wavefronts are inferred, not counted: the re-profile item leads
+    # it measured 7.7x (the author's next kernel); the wavefronts are inferred, not counted (the finding says so), and
+    # rank by their bound before the re-profile item (blind reviews 15 and 16 read them as the fix the data supports)
     d = diagnose_file(need(CORPUS_NCU / "AveryClapp__ESMM-Research__profile.ncu-rep")).kernels[0]
-    assert d.kernel.name == "basic" and d.advice[:2] == ("finding:not_collected", "finding:excess_l1_wavefronts")
+    assert d.kernel.name == "basic" and d.advice[:2] == ("finding:excess_l1_wavefronts", "finding:not_collected")
     f = next(f for f in d.findings if f.id == "excess_l1_wavefronts")
     assert 7.7 <= f.estimated_speedup * 1.05

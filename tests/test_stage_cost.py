@@ -78,3 +78,35 @@ def test_corpus_warp_tile_is_told_the_register_step_its_double_buffered_version_
                  if a.kernel.name == "double_buffering")
     assert after.kernel.launch.registers_per_thread > v["stage_regs_max"]
     assert after.occupancy.active_blocks_per_sm == v["stage_blocks_over"]
+
+
+def test_block_size_step_by_hand():
+    from kernelscope.analysis.occupancy import block_size_step
+    # cc 12.0 (48 warp slots), 1024 threads (32 warps), 45 registers: one whole block fits (warps and registers tie):
+    # 32 of 48; 640 threads (20 warps): two blocks, 40 warps (2 x 20 x 1536 registers = 61,440 of 65,536)
+    assert block_size_step(occupancy((12, 0), 1024, 45, 0)) == {
+        "block_threads": 1024, "block_threads_step": 640, "block_warps": 32, "block_warps_step": 40,
+        "block_max_warps": 48}
+    # registers alone limit (256 threads, 128 registers: 16 of 64 warps): no block size is the cause
+    assert block_size_step(occupancy((8, 0), 256, 128, 0)) is None
+    # full occupancy: nothing to fill
+    assert block_size_step(occupancy((8, 0), 256, 32, 0)) is None
+
+
+def test_corpus_latency_paragraph_names_the_block_size_that_fills_the_sm():
+    d = diagnose_file(need(CORPUS_NCU / "Abhishek7204__raytracingCuda__profile.ncu-rep")).kernels[0]
+    f = next(f for f in d.findings if f.advice == "class:latency-bound")
+    assert "latency_block_size" in f.remedies
+    v = f.message.values
+    assert (v["block_threads"], v["block_warps"], v["block_max_warps"]) == (1024, 32, 48)
+    assert v["block_warps_step"] > v["block_warps"]
+
+
+def test_a_register_cap_says_it_may_spill():
+    # the occupancy step that lowers the registers the compiler chose says to check for spills (blind review 16:
+    # 167 -> 128 registers offered with no word of local-memory spills)
+    from kernelscope.render.common import Fmt
+    values = {"step_parameter": "registers_per_thread", "step_current": 167, "step_proposed": 128, "step_warps": 16}
+    assert "ptxas -v" in Fmt("en").occupancy_step(values) and "ptxas -v" in Fmt("zh").occupancy_step(values)
+    shared = dict(values, step_parameter="shared_mem_per_block_bytes")
+    assert "ptxas" not in Fmt("en").occupancy_step(shared)

@@ -58,3 +58,13 @@ def test_the_occupancy_gap_of_a_small_grid_names_the_grid():
            achieved_occupancy_pct=20.0, compute_breakdown_pct={ISSUE: 20.0})
     gap = next(f for f in diagnose(k, A100).findings if f.id == "occupancy_gap")
     assert gap.message.key == "occupancy_gap"
+
+
+def test_corpus_an_inferred_fix_whose_bound_held_leads_what_the_report_cannot_tell():
+    # ESMM basic (SOL / Occupancy / Launch only): the L1 wavefronts inferred from two utilisations, at most 8.46x
+    # (the coalesced kernel ran 7.71x faster), rank by their bound, before the re-profile item (blind reviews 15, 16)
+    from conftest import CORPUS_NCU
+    d = next(k for k in diagnose_file(need(CORPUS_NCU / "AveryClapp__ESMM-Research__profile.ncu-rep")).kernels
+             if k.kernel.name == "basic")
+    ids = [f.id for f in d.worthwhile_advice]
+    assert ids[0] == "excess_l1_wavefronts" and "not_collected" in ids[1:]

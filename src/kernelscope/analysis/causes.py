@@ -22,10 +22,9 @@ from ..knowledge.metrics import flop_ops
 from ..knowledge.stalls import describe, reasons
 from ..knowledge.units import fma_split
 from ..notes import Note
-from .design import ASYNC_COUNTERS
+from .design import ASYNC_COUNTERS, remedy_values
 from .engine import Done, Evidence, Finding, Rule
 from .kernel_rules import KernelContext
-from .occupancy import stage_cost
 from .memory_causes import (
     DATA_PIPE_PCT, GLOBAL_SECTORS, L2_WRITES, LOCAL_INSTRUCTIONS, LOCAL_MISSES, LOCAL_SECTORS, LSUIN_PCT, M_INST,
     M_L1_HIT, M_L2_HIT, M_L2_SECTORS, M_LDSM, M_SECTORS, M_SECTORS_IDEAL, M_SECTORS_LOCAL, M_SHARED_IDEAL,
@@ -420,8 +419,7 @@ def stall_causes(ctx: KernelContext, done: Done) -> Iterator[Finding]:
         remedy = ctx.first_remedy(finding_id)
         if s.reason == "long_scoreboard":
             values["prefetches"] = ctx.design.async_copies if ctx.design is not None else None
-            if remedy and remedy[0].endswith("_tight") and ctx.occupancy is not None:
-                values.update(stage_cost(ctx.occupancy))
+            values.update(remedy_values(remedy, ctx.occupancy))
         evidence = (Evidence(f"stall_share.{s.reason}", s.share_of_stalls, "share"), Evidence(M_ISSUE, issue, "%"))
         if issue is None:
             yield Finding(finding_id, "optimization", Note("f_stall", values), evidence, advice=f"finding:{finding_id}",

@@ -13,15 +13,17 @@ the remedies' preconditions name (:data:`kernelscope.knowledge.remedies.FACTS`).
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass
 from typing import Mapping
 
 from ..knowledge.gpus import DERIVED_ORIGIN
 from ..knowledge.libraries import Family, family_of
+from ..knowledge.remedies import remedy
 from ..knowledge.units import by_metric
 from ..model import GpuSpec, KernelProfile
 from ..notes import Note, quick_init
-from .occupancy import Occupancy, stage_costs_occupancy
+from .occupancy import Occupancy, block_size_step, stage_cost, stage_costs_occupancy
 from .performance import Units
 from .stalls import StallBreakdown
 
@@ -158,6 +160,19 @@ def _fills_sms(kernel: KernelProfile, occupancy: Occupancy | None, sm_count: int
     return bool(waves and per_sm) and waves * per_sm >= 1.0
 
 
+def remedy_values(remedies: tuple[str, ...], occupancy: Occupancy | None) -> dict[str, int]:
+    """The occupancy figures that the texts of ``remedies`` (``data/remedies.toml``) name, for the finding that offers
+    them: ``stage_*`` fields, what a second pipeline stage costs (:func:`.occupancy.stage_cost`); ``block_*`` fields,
+    the block size that fits more warps (:func:`.occupancy.block_size_step`). Empty without an occupancy."""
+    fields = {name for r in remedies for _, name, _, _ in string.Formatter().parse(remedy(r).text_en) if name}
+    out: dict[str, int] = {}
+    if occupancy is not None and any(f.startswith("stage_") for f in fields):
+        out.update(stage_cost(occupancy))
+    if occupancy is not None and any(f.startswith("block_") for f in fields):
+        out.update(block_size_step(occupancy) or {})
+    return out
+
+
 def memory_side(metric: str) -> bool:
     """Whether a counter's metric measures a memory-side unit (``data/units.toml``; the derived DRAM throughput and
     the memory prefixes ``l1tex__`` / ``lts__`` / ``dram__`` too)."""
@@ -211,6 +226,8 @@ def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupan
             and waves >= 1.0 and stage_costs_occupancy(occupancy, criteria["stage_block_loss_share"]):
         # (only a grid that fills the resident slots loses time with them)
         out.add("stage_costs_blocks")
+    if occupancy is not None and block_size_step(occupancy) is not None:
+        out.add("more_warps_by_block_size")
     if kernel.sol_memory_pct is None and not any(memory_side(c.metric) for c in units.counters):
         out.add("memory_not_measured")
     if _fills_sms(kernel, occupancy, sm_count, waves):

@@ -49,9 +49,6 @@ __all__ = [
 RULES = DESIGN_RULES + KERNEL_RULES + CAUSE_RULES
 #: Findings that do not replace the bottleneck class's generic paragraph (they say what the report lacks).
 FALLBACK_FINDINGS = ("not_collected", "waste_not_collected")
-#: Findings whose figure is inferred through a model constant, not counted (``excess_l1_wavefronts``: wavefronts per
-#: request from two utilisations): ranked after what the report cannot tell (:data:`FALLBACK_FINDINGS`), never ahead.
-INFERRED_FINDINGS = ("excess_l1_wavefronts",)
 #: Stall families whose values are sample counts (a share of few samples is noise).
 SAMPLED_FAMILIES = ("pc_sampling", "warp_id_sampling")
 #: Findings shown as occupancy notes, in this order.
@@ -362,18 +359,6 @@ def _ceilings_kept(findings: tuple[Finding, ...], worthwhile: float) -> tuple[Fi
                  if f.id in CEILING_FINDINGS else f for f in findings)
 
 
-def after_fallback(order: list, ids: list[str]) -> list:
-    """``order`` (one entry per finding, ``ids`` their ids) with the :data:`INFERRED_FINDINGS` moved right after the
-    last :data:`FALLBACK_FINDINGS` entry (what the report cannot tell leads a figure inferred without a counter);
-    unchanged when no fallback finding is there."""
-    last = max((i for i, x in enumerate(ids) if x in FALLBACK_FINDINGS), default=None)
-    if last is None:
-        return list(order)
-    moved = [o for o, x in zip(order[:last], ids[:last]) if x in INFERRED_FINDINGS]
-    kept = [o for o, x in zip(order[:last + 1], ids[:last + 1]) if x not in INFERRED_FINDINGS]
-    return kept + moved + list(order[last + 1:])
-
-
 def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
            duration_s: float | None = None, small_s: float = 0.0,
            facts: frozenset[str] = frozenset()) -> tuple[Finding, ...]:
@@ -393,7 +378,6 @@ def ranked(findings: tuple[Finding, ...], units: Units, worthwhile: float,
                            units, worthwhile, [_measured(f, units) for _, f in advised],
                            [f.low_rank for _, f in advised])
     order = sorted(order, key=lambda o: findings[o[0]].id not in GATE_FINDINGS)  # (stable: the model's order after)
-    order = after_fallback(order, [findings[o[0]].id for o in order])
     out = list(findings)
     for rank, (i, marginal, saved, tier) in enumerate(order):
         f = out[i]  # type: ignore[index]

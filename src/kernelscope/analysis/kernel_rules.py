@@ -22,9 +22,9 @@ from ..model import GpuSpec, KernelProfile
 from ..notes import (BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMORY_BOUND, OCCUPANCY_BOUND, SMALL_GRID, Note,
                      quick_init)
 from .engine import Done, Evidence, Finding, Rule
-from .design import Design
+from .design import Design, remedy_values
 from .limiters import Limiters, MemoryLevel, limiting_level
-from .occupancy import Occupancy, next_step, stage_cost
+from .occupancy import Occupancy, next_step
 from .performance import L1_TOTAL, UPPER_BOUND, Change, Units, describe, predict
 from .roofline import RooflinePoint
 from .stalls import StallBreakdown
@@ -236,11 +236,10 @@ class KernelContext:
         return finding
 
     def bound(self, rule_id: str, bound: str, note: Note, *evidence: Evidence, key: str) -> Finding:
-        """A bottleneck-class finding of ``rule_id`` citing criterion ``key`` (with the occupancy a second stage costs
-        where its paragraph states it: :func:`.occupancy.stage_cost`)."""
+        """A bottleneck-class finding of ``rule_id`` citing criterion ``key`` (with the occupancy figures its
+        paragraph's remedies state: :func:`.design.remedy_values`)."""
         advice = self.class_advice(bound)
-        if "latency_stage_occupancy" in advice["remedies"] and self.occupancy is not None:
-            note = Note(note.key, {**note.values, **stage_cost(self.occupancy)})
+        note = Note(note.key, {**note.values, **remedy_values(advice["remedies"], self.occupancy)})
         return Finding(rule_id, "bound", note, evidence, bound=bound, source=source(key), **advice)
 
 

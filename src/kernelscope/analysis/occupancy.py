@@ -51,7 +51,7 @@ from ..knowledge.occupancy import ArchLimits, arch_limits, supported_compute_cap
 from ..model import KernelProfile
 
 __all__ = ["RESOURCES", "WHAT_IF", "ArchLimits", "NextStep", "Occupancy", "arch_limits", "next_step", "occupancy",
-           "occupancy_of", "parse_compute_capability", "parse_size", "stage_cost", "stage_costs_occupancy",
+           "occupancy_of", "parse_compute_capability", "parse_size", "stage_cost", "stage_costs_occupancy", "block_size_step",
            "supported_compute_capabilities", "what_if"]
 
 #: Keys of :attr:`Occupancy.block_limits`, in display order ("barriers" only from CC 9.0).
@@ -451,6 +451,21 @@ def stage_costs_occupancy(base: Occupancy, loss_share: float) -> bool:
     return regs or (blocks - cost["stage_blocks_smem2"]) / blocks >= loss_share
 
 
+def block_size_step(base: Occupancy) -> dict[str, int] | None:
+    """Where whole blocks leave warp slots empty (the warps-per-SM or blocks-per-SM limit is one of the launch's
+    limiters), the block size that fits more warps (:func:`next_step`'s threads step, the carveout left to the
+    driver), as values for the remedies' text: ``block_threads`` (now), ``block_threads_step`` (proposed),
+    ``block_warps`` (resident warps per SM now), ``block_warps_step`` (with the proposed size) and ``block_max_warps``;
+    None where the block size is not a limiter or no size fits more warps."""
+    if not {"warps", "blocks"} & set(base.limiters) or base.active_warps_per_sm >= base.max_warps_per_sm:
+        return None
+    step = next((st for st in next_step(base, driver_carveout=True) if st.parameter == "threads_per_block"), None)
+    if step is None:
+        return None
+    return {"block_threads": step.current, "block_threads_step": step.proposed, "block_warps": base.active_warps_per_sm,
+            "block_warps_step": step.result.active_warps_per_sm, "block_max_warps": base.max_warps_per_sm}
+
+
 def next_step(base: Occupancy, driver_carveout: bool = False, spills: bool = False) -> list[NextStep]:
     """For each launch parameter, the smallest change that raises the resident warps per SM above ``base``.
 
@@ -498,6 +513,6 @@ def next_step(base: Occupancy, driver_carveout: bool = False, spills: bool = Fal
 
 __all__ = [
     "RESOURCES", "WHAT_IF", "ArchLimits", "NextStep", "Occupancy", "arch_limits", "next_step", "occupancy",
-    "occupancy_of", "parse_compute_capability", "parse_size", "stage_cost", "stage_costs_occupancy",
+    "occupancy_of", "parse_compute_capability", "parse_size", "stage_cost", "stage_costs_occupancy", "block_size_step",
     "supported_compute_capabilities", "what_if",
 ]

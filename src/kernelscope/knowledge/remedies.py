@@ -39,6 +39,8 @@ FACTS: dict[str, str] = {
                           "least one wave of the resident slots, and the next register step (registers the limit) or "
                           "twice the block's shared memory loses stage_block_loss_share of them "
                           "(analysis.occupancy.stage_costs_occupancy)",
+    "more_warps_by_block_size": "whole blocks leave warp slots empty (the warps- or blocks-per-SM limit is a limiter) "
+                                "and another block size fits more warps per SM (analysis.occupancy.block_size_step)",
     "memory_not_measured": "the report measured no memory throughput: no Speed-of-Light memory figure and no counter of "
                            "a memory-side unit (data/units.toml side = \"memory\")",
     "grid_fills_sms": "the grid has at least as many blocks as the GPU has SMs (every SM gets a block)",

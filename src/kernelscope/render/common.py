@@ -471,8 +471,10 @@ class Fmt:
         current, proposed = values["step_current"], values["step_proposed"]
         if values["step_parameter"] == "shared_mem_per_block_bytes":
             current, proposed = f"{current} B", f"{proposed} B"
-        return self.label("occ_step_short", param=self.label(param[values["step_parameter"]]), current=current,
-                          proposed=proposed, warps=values["step_warps"])
+        regs = values["step_parameter"] == "registers_per_thread"  # (a cap on what the compiler chose: spills)
+        return self.label("occ_step_regs_short" if regs else "occ_step_short",
+                          param=self.label(param[values["step_parameter"]]), current=current, proposed=proposed,
+                          warps=values["step_warps"])
 
     def unit(self, unit_id: str) -> str:
         """A hardware unit of ``data/units.toml`` by id, in this language; a breakdown sub-metric the file does not
