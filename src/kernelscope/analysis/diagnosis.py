@@ -29,10 +29,10 @@ from .performance import Units, conservative_value, measured_share, units_of
 from .causes import CAUSE_RULES, limiter_unit, program_gain
 from .design import Design, design_of, facts_of
 from .design_rules import DESIGN_RULES, GATE_FINDINGS
-from .kernel_rules import CLASS_ORDER, KERNEL_RULES, KernelContext, SolVerdict, classify_sol, waves_per_sm
+from .kernel_rules import CLASS_ORDER, KERNEL_RULES, KernelContext, SolVerdict, classify_sol
 from .limiters import Limiters, MemoryLevel, limiters, limiting_level, memory_levels
 from .nsight import NsightMatch, match_nsight
-from .occupancy import Occupancy, occupancy_of
+from .occupancy import Occupancy, occupancy_of, waves_per_sm
 from .plausible import screen_against_gpu
 from .roofline import RooflinePoint, kernel_points, useful_point
 from .scaling import same_traffic, serialised_blocks
@@ -342,7 +342,7 @@ UNSIZED_MENUS = ("library_kernel",)
 #: ``min_worthwhile_speedup``), so that it never takes the gain of a root cause it contains (a hidden Long Scoreboard
 #: wait is part of every wait hidden), and only where it is worth stating itself (a ceiling that leaves nothing to
 #: gain is the "nothing worth tuning" verdict's, not an estimate of 1.00x).
-CEILING_FINDINGS = ("latency_from_throughput",)
+CEILING_FINDINGS = ("latency_from_throughput", "headline_advice")
 
 
 def _ceilings_kept(findings: tuple[Finding, ...], worthwhile: float) -> tuple[Finding, ...]:

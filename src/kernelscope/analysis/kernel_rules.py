@@ -24,6 +24,7 @@ from ..notes import (BALANCED, COMPUTE_BOUND, LATENCY_BOUND, LAUNCH_BOUND, MEMOR
 from .engine import Done, Evidence, Finding, Rule
 from .design import Design, remedy_values
 from .limiters import Limiters, MemoryLevel, limiting_level
+from .math_floor import reuse_change
 from .occupancy import Occupancy, next_step
 from .performance import L1_TOTAL, UPPER_BOUND, Change, Units, describe, predict
 from .roofline import RooflinePoint
@@ -522,12 +523,16 @@ def one_unit_not_balanced(ctx: KernelContext, done: Done) -> Finding | None:
 
 
 def headline_advice(ctx: KernelContext, done: Done) -> Finding | None:
-    """When no class rule fired: the advice of the headline class (the Speed-of-Light class, else the roofline's)."""
+    """When no class rule fired: the advice of the headline class (the Speed-of-Light class, else the roofline's),
+    with its ideal's ceiling (:func:`.math_floor.reuse_change`, ``everything``: only the math left; kept as
+    :data:`.diagnosis.CEILING_FINDINGS` are)."""
     if any(f.bound for rule_id in (*_CLASS_RULES, "one_unit_not_balanced") for f in done.get(rule_id, ())) \
             or ctx.headline is None:
         return None
-    return Finding("headline_advice", "info", Note("headline_advice", {"bound": ctx.headline}),
-                   bound=None, source=source("latency_sol_pct"), **ctx.class_advice(ctx.headline))
+    f = Finding("headline_advice", "info", Note("headline_advice", {"bound": ctx.headline}), bound=None,
+                source=source("latency_sol_pct"), **ctx.class_advice(ctx.headline))
+    ideal = reuse_change(ctx.units, ctx.roofline, ctx.compute_capability, ctx.kernel.metrics, everything=True)
+    return f if ideal is None else f.but(**ctx.sized(ideal))
 
 
 # ----------------------------------------------------------------------------------------- occupancy notes
@@ -607,13 +612,3 @@ KERNEL_RULES: tuple[Rule[KernelContext], ...] = (
     Rule("occupancy_gap", occupancy_gap, inputs=(ACHIEVED, THEORETICAL)),
 )
 
-
-def waves_per_sm(kernel: KernelProfile, occupancy: Occupancy | None, sm_count: int | None) -> float | None:
-    """Full waves of the grid: Nsight's ``launch__waves_per_multiprocessor`` when measured, else
-    blocks / (active blocks per SM x SM count). None when neither is known."""
-    if kernel.launch.waves_per_sm is not None:
-        return kernel.launch.waves_per_sm
-    blocks = kernel.launch.blocks
-    if blocks is None or occupancy is None or not sm_count or occupancy.active_blocks_per_sm == 0:
-        return None
-    return blocks / (occupancy.active_blocks_per_sm * sm_count)

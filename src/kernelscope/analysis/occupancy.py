@@ -51,7 +51,7 @@ from ..knowledge.occupancy import ArchLimits, arch_limits, supported_compute_cap
 from ..model import KernelProfile
 
 __all__ = ["RESOURCES", "WHAT_IF", "ArchLimits", "NextStep", "Occupancy", "arch_limits", "next_step", "occupancy",
-           "occupancy_of", "parse_compute_capability", "parse_size", "stage_cost", "stage_costs_occupancy", "block_size_step",
+           "occupancy_of", "parse_compute_capability", "parse_size", "stage_cost", "stage_costs_occupancy", "block_size_step", "waves_per_sm",
            "supported_compute_capabilities", "what_if"]
 
 #: Keys of :attr:`Occupancy.block_limits`, in display order ("barriers" only from CC 9.0).
@@ -350,6 +350,17 @@ def occupancy_of(kernel: KernelProfile, compute_capability: tuple[int, int] | No
     return o
 
 
+def waves_per_sm(kernel: KernelProfile, occupancy: Occupancy | None, sm_count: int | None) -> float | None:
+    """Full waves of the grid: Nsight's ``launch__waves_per_multiprocessor`` when measured, else
+    blocks / (active blocks per SM x SM count). None when neither is known."""
+    if kernel.launch.waves_per_sm is not None:
+        return kernel.launch.waves_per_sm
+    blocks = kernel.launch.blocks
+    if blocks is None or occupancy is None or not sm_count or occupancy.active_blocks_per_sm == 0:
+        return None
+    return blocks / (occupancy.active_blocks_per_sm * sm_count)
+
+
 # --------------------------------------------------------------------------------------------- what-if
 
 
@@ -513,6 +524,6 @@ def next_step(base: Occupancy, driver_carveout: bool = False, spills: bool = Fal
 
 __all__ = [
     "RESOURCES", "WHAT_IF", "ArchLimits", "NextStep", "Occupancy", "arch_limits", "next_step", "occupancy",
-    "occupancy_of", "parse_compute_capability", "parse_size", "stage_cost", "stage_costs_occupancy", "block_size_step",
+    "occupancy_of", "parse_compute_capability", "parse_size", "stage_cost", "stage_costs_occupancy", "block_size_step", "waves_per_sm",
     "supported_compute_capabilities", "what_if",
 ]
