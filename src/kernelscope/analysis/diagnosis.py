@@ -545,6 +545,7 @@ class ReportDiagnoser:
         self.crit = criteria if criteria is not None else default_criteria()
         self.chosen = select_kernels(report.kernels, kernel_regex, top, kernel=kernel, source=report.path)
         self.total = math.fsum(k.duration_s * k.launch_count for k in report.kernels if k.duration_s is not None)
+        self.groups = group_by_name(report.kernels)  # (of every launch: once for all the parts)
 
     def diagnose(self, positions: Iterable[int] | None = None) -> ReportDiagnosis:
         """The diagnosis of the chosen launches at ``positions`` (indices into :attr:`chosen`, ascending; None:
@@ -558,7 +559,7 @@ class ReportDiagnoser:
                                                        crit["min_worthwhile_speedup"], d.kernel.duration_s,
                                                        crit["not_worth_tuning_s"], d.facts))
                             if d.kernel.index in extra else d for d in kernels)
-        return ReportDiagnosis(report=self.report, groups=group_by_name(self.report.kernels), kernels=kernels)
+        return ReportDiagnosis(report=self.report, groups=self.groups, kernels=kernels)
 
     def _gpu_for(self, kernel: KernelProfile) -> GpuSpec | None:
         if self.gpu is not None:

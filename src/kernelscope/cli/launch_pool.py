@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from ..analysis.diagnosis import ReportDiagnosis, ReportDiagnoser, group_by_name
+from ..analysis.diagnosis import ReportDiagnosis, ReportDiagnoser
 from ..analysis.scaling import linked
 from ..distributed.map import forks, run_map
-from ..render.json import EncodedLaunches, encode_launches
+from ..render.common import Fmt
+from ..render.json import EncodedLaunches, encode_launches, formatter
 
 #: The fewest selected launches whose diagnosis goes to worker processes: about a millisecond of work each, half of
 #: it saved with two workers, against the tens of milliseconds a pool takes to start and to send its pieces back.
@@ -34,8 +35,8 @@ MIN_LAUNCHES = 400
 JOBS_PER_WORKER = 8
 
 #: What the workers share, set before the pool forks them (inherited, never pickled): the diagnoser and the
-#: output language.
-_SHARED: tuple[ReportDiagnoser, str] | None = None
+#: formatter of the output language (each worker's copy words the texts of its jobs once).
+_SHARED: tuple[ReportDiagnoser, Fmt] | None = None
 
 
 def diagnose_encoded(path: str, options: dict[str, Any], lang: str, jobs: int,
@@ -56,7 +57,7 @@ def diagnose_encoded(path: str, options: dict[str, Any], lang: str, jobs: int,
     count = len(diagnoser.chosen)
     bins = _packed(linked(diagnoser.chosen, diagnoser.crit), jobs * JOBS_PER_WORKER)
     global _SHARED
-    _SHARED = (diagnoser, lang)
+    _SHARED = (diagnoser, formatter(lang))
     try:
         if jobs > 1 and count >= MIN_LAUNCHES and len(bins) > 1 and forks():
             parts = list(zip(bins, run_map(_encode_part, bins, jobs=jobs)))
@@ -66,7 +67,7 @@ def diagnose_encoded(path: str, options: dict[str, Any], lang: str, jobs: int,
     finally:
         _SHARED = None
     step()
-    return ReportDiagnosis(report=report, groups=group_by_name(report.kernels), kernels=()), encoded
+    return ReportDiagnosis(report=report, groups=diagnoser.groups, kernels=()), encoded
 
 
 def _encode_part(positions: Sequence[int]) -> EncodedLaunches:
@@ -75,8 +76,8 @@ def _encode_part(positions: Sequence[int]) -> EncodedLaunches:
     from ..api import locate_findings
 
     assert _SHARED is not None, "the shared diagnoser is set before the pool forks"
-    diagnoser, lang = _SHARED
-    return encode_launches(locate_findings(diagnoser.diagnose(positions)), lang)
+    diagnoser, f = _SHARED
+    return encode_launches(locate_findings(diagnoser.diagnose(positions)), f.lang, f)
 
 
 def _packed(parts: list[list[int]], count: int) -> list[list[int]]:

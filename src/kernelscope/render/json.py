@@ -343,13 +343,19 @@ class EncodedLaunches:
         return EncodedLaunches(launches, [g for _, part in parts for g in part.groups])
 
 
-def encode_launches(res: ReportDiagnosis, lang: str) -> EncodedLaunches:
+def encode_launches(res: ReportDiagnosis, lang: str, f: Fmt | None = None) -> EncodedLaunches:
     """The launches of ``res`` and their groups (:func:`~kernelscope.analysis.groups.launch_groups`), encoded
-    apart (:func:`.documents.encode_fragment`) in ``lang``."""
-    f = Fmt(lang, NCU_STAMP_S)
+    apart (:func:`.documents.encode_fragment`) in ``lang``; ``f``: the formatter of ``lang`` to word them with
+    (:func:`formatter`: one for all the parts of a selection, its texts worded once), None: a new one."""
+    f = formatter(lang) if f is None else f
     return EncodedLaunches(
         launches=[encode_fragment(launch_doc(d, f), ITEM_INDENT) for d in res.kernels],
         groups=[(order_key(g), encode_fragment(group_doc(g, f), ITEM_INDENT)) for g in launch_groups(res)])
+
+
+def formatter(lang: str) -> Fmt:
+    """The formatter the JSON words its texts with, in ``lang``."""
+    return Fmt(lang, NCU_STAMP_S)
 
 
 def _document(results: Sequence[ReportDiagnosis], lang: str, encoded: Sequence[EncodedLaunches]) -> DiagnosisDoc:
@@ -386,7 +392,9 @@ def to_json_pieces(results: Sequence[ReportDiagnosis], lang: str,
     ``encoded``: each input's launches and groups encoded already (:func:`encode_launches`, in worker processes:
     ``results`` then need no diagnosed launches); None: encoded here. Either way each launch is encoded on its own
     and spliced in (:func:`.documents.encode_spliced`): the same bytes as the whole document encoded at once."""
-    encoded = [encode_launches(res, lang) for res in results] if encoded is None else encoded
+    if encoded is None:
+        f = formatter(lang)
+        encoded = [encode_launches(res, lang, f) for res in results]
     filled = []
     for enc in encoded:
         if enc.launches:
