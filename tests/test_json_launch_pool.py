@@ -5,6 +5,7 @@ the parts the launches are split into keep together the launches a finding compa
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 from pathlib import Path
@@ -17,12 +18,14 @@ from kernelscope import diagnose_file
 from kernelscope.analysis.diagnosis import ReportDiagnoser
 from kernelscope.analysis.scaling import MIN_TRAFFIC, linked
 from kernelscope.cli import launch_pool, main
+from kernelscope.distributed import map as distributed_map
 from kernelscope.errors import InputError
 from kernelscope.ingest import load
 from kernelscope.knowledge.criteria import criteria as load_criteria
 from kernelscope.render.json import encode_launches, to_json_bytes
 
-pytestmark = pytest.mark.skipif(not launch_pool.forks(), reason="the pool forks this process: needs fork, one thread")
+pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                                reason="the pool forks this process")
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +46,8 @@ def page(tmp_path_factory):
 
 @pytest.fixture
 def pooled(monkeypatch):
-    """The pool used from 2 launches on; the jobs it ran (their function names) recorded."""
+    """The pool used from 2 launches on; the jobs it ran (their function names) recorded. This test process is
+    taken for one of one thread (as the command line's is: another test's numpy starts OpenBLAS's idle threads)."""
     ran: list[str] = []
     real = launch_pool.run_map
 
@@ -53,6 +57,7 @@ def pooled(monkeypatch):
 
     monkeypatch.setattr(launch_pool, "MIN_LAUNCHES", 2)
     monkeypatch.setattr(launch_pool, "run_map", run_map)
+    monkeypatch.setattr(distributed_map, "_one_thread", lambda: True)
     return ran
 
 
@@ -139,6 +144,14 @@ def test_a_worker_that_dies_has_its_work_done_here(page, pooled, monkeypatch, ca
 
     monkeypatch.setattr(ReportDiagnoser, "diagnose", diagnose)
     assert _json([str(page), "--jobs", "2"], capsysbinary) == alone and pooled == ["_encode_part"]
+
+
+def test_a_process_with_other_threads_forks_no_workers(page, pooled, monkeypatch, capsysbinary):
+    """A plain fork of a process with other threads (``ncu_report``'s native ones after reading a report, a
+    progress bar's) could deadlock: its launches are diagnosed here, to the same document."""
+    alone = _json([str(page), "--jobs", "1"], capsysbinary)
+    monkeypatch.setattr(distributed_map, "_one_thread", lambda: False)
+    assert _json([str(page), "--jobs", "2"], capsysbinary) == alone and pooled == []
 
 
 def test_few_launches_stay_in_this_process(page, monkeypatch, capsysbinary):
