@@ -22,9 +22,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from ..model import KernelProfile
-
 from ..knowledge.criteria import source
+from ..model import KernelProfile
 from ..notes import Note
 from .engine import Evidence, Finding
 from .performance import UPPER_BOUND, Change, describe, predict
