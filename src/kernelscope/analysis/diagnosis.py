@@ -42,7 +42,7 @@ from .stalls import StallBreakdown, stall_breakdown
 __all__ = [
     "BALANCED", "COMPUTE_BOUND", "LATENCY_BOUND", "LAUNCH_BOUND", "MEMORY_BOUND", "OCCUPANCY_BOUND", "SMALL_GRID",
     "KernelDiagnosis", "KernelGroup", "Note", "ReportDiagnosis", "SolVerdict", "classify_sol", "diagnose",
-    "diagnose_report", "group_by_name",
+    "diagnose_report", "group_by_name", "ReportDiagnoser",
 ]
 
 #: Every rule a launch's diagnosis runs: what the kernel is, the bottleneck classes, then the root causes.
@@ -510,15 +510,45 @@ def diagnose_report(
             clocks, compute capability and bus width gets ceilings derived from them instead
             (:func:`kernelscope.knowledge.gpus.derived_spec`; provenance ``gpu_derived``).
     """
-    specs: dict[str, GpuSpec] = {}
-    if isinstance(gpu, str):
-        gpu = find_typed_gpu(gpu)
+    return ReportDiagnoser(report, gpu, kernel_regex, top, criteria, kernel).diagnose()
 
-    unknown: dict[str, Note] = {}
 
-    def gpu_for(kernel: KernelProfile) -> GpuSpec | None:
-        if gpu is not None:
-            return gpu
+class ReportDiagnoser:
+    """What the diagnoses of one report's launches share, made once: the selected launches (``chosen``, as
+    :func:`diagnose_report` takes them), the criteria, the ceilings per device name, the report's GPU time.
+    :meth:`diagnose` diagnoses them all, or a part of them: a part that holds every launch its launches are
+    compared with (:func:`.scaling.linked`) gets the diagnoses the whole report gives them, so the parts of a
+    whole model's profile can be diagnosed apart (``diagnose --format json``'s worker processes)."""
+
+    def __init__(self, report: ProfileReport, gpu: GpuSpec | str | None = None, kernel_regex: str | None = None,
+                 top: int | None = None, criteria: Mapping[str, Any] | None = None,
+                 kernel: str | None = None) -> None:
+        self.report, self.gpu = report, find_typed_gpu(gpu) if isinstance(gpu, str) else gpu
+        self.specs: dict[str, GpuSpec] = {}
+        self.unknown: dict[str, Note] = {}
+        self.crit = criteria if criteria is not None else default_criteria()
+        self.chosen = select_kernels(report.kernels, kernel_regex, top, kernel=kernel, source=report.path)
+        self.total = math.fsum(k.duration_s * k.launch_count for k in report.kernels if k.duration_s is not None)
+        self.groups = group_by_name(report.kernels)  # (of every launch: once for all the parts)
+
+    def diagnose(self, positions: Iterable[int] | None = None) -> ReportDiagnosis:
+        """The diagnosis of the chosen launches at ``positions`` (indices into :attr:`chosen`, ascending; None:
+        all), in report order, with the findings that compare launches with each other among them."""
+        chosen = self.chosen if positions is None else [self.chosen[i] for i in positions]
+        crit = self.crit
+        kernels = tuple(map(self._diagnosed, chosen))
+        for pairwise in (serialised_blocks, same_traffic):  # findings that need two launches: added, the advice ranked again
+            extra = pairwise(kernels, crit)
+            kernels = tuple(replace(d, findings=ranked(d.findings + (extra[d.kernel.index],), d.units,
+                                                       crit["min_worthwhile_speedup"], d.kernel.duration_s,
+                                                       crit["not_worth_tuning_s"], d.facts))
+                            if d.kernel.index in extra else d for d in kernels)
+        return ReportDiagnosis(report=self.report, groups=self.groups, kernels=kernels)
+
+    def _gpu_for(self, kernel: KernelProfile) -> GpuSpec | None:
+        if self.gpu is not None:
+            return self.gpu
+        specs, unknown = self.specs, self.unknown
         name = kernel.device.display_name
         if name and name in specs:
             return specs[name]  # a catalogue entry, or ceilings derived from the report (note in unknown[name])
@@ -543,9 +573,9 @@ def diagnose_report(
             return None
         return specs[name]
 
-    def diagnosed(k: KernelProfile) -> KernelDiagnosis:
-        d = diagnose(k, gpu_for(k), crit)
-        note = unknown.get(k.device.display_name or "")
+    def _diagnosed(self, k: KernelProfile) -> KernelDiagnosis:
+        d = diagnose(k, self._gpu_for(k), self.crit)
+        note = self.unknown.get(k.device.display_name or "")
         if note is None:
             provenance = d.provenance
         elif d.gpu is None:
@@ -554,20 +584,6 @@ def diagnose_report(
             provenance = (note, *(n for n in d.provenance if n.key != "peaks_given"))
         else:
             provenance = d.provenance
-        return replace(d, time_share=share(k), provenance=provenance)
-
-    crit = criteria if criteria is not None else default_criteria()
-    chosen = select_kernels(report.kernels, kernel_regex, top, kernel=kernel, source=report.path)
-    total = math.fsum(k.duration_s * k.launch_count for k in report.kernels if k.duration_s is not None)
-
-    def share(k: KernelProfile) -> float | None:
-        return k.duration_s * k.launch_count / total if k.duration_s is not None and total > 0 else None
-
-    kernels = tuple(map(diagnosed, chosen))
-    for pairwise in (serialised_blocks, same_traffic):  # findings that need two launches: added, the advice ranked again
-        extra = pairwise(kernels, crit)
-        kernels = tuple(replace(d, findings=ranked(d.findings + (extra[d.kernel.index],), d.units,
-                                                   crit["min_worthwhile_speedup"], d.kernel.duration_s,
-                                                   crit["not_worth_tuning_s"], d.facts))
-                        if d.kernel.index in extra else d for d in kernels)
-    return ReportDiagnosis(report=report, groups=group_by_name(report.kernels), kernels=kernels)
+        total = self.total
+        share = k.duration_s * k.launch_count / total if k.duration_s is not None and total > 0 else None
+        return replace(d, time_share=share, provenance=provenance)

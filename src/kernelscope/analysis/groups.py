@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from .diagnosis import KernelDiagnosis, ReportDiagnosis
 
-__all__ = ["OUTLIER_FACTOR", "SPREAD_METRICS", "LaunchGroup", "Outlier", "Spread", "group_launches", "launch_groups"]
+__all__ = ["OUTLIER_FACTOR", "SPREAD_METRICS", "LaunchGroup", "Outlier", "Spread", "group_launches", "launch_groups", "order_key"]
 
 #: A launch whose duration lies outside median / OUTLIER_FACTOR .. median x OUTLIER_FACTOR of its group is called
 #: out (a ratio; 1.5 = 50 % slower, or a third faster).
@@ -184,8 +184,15 @@ def group_launches(diagnoses: Sequence[KernelDiagnosis], factor: float = OUTLIER
             time_share=math.fsum(shares) if shares else None, spread=spread,
             outliers=_outliers(launches, rep, duration.median if duration is not None else None, factor),
         ))
-    groups.sort(key=lambda g: (-g.total_duration_s, g.launches[0].kernel.index))
+    groups.sort(key=order_key)
     return tuple(groups)
+
+
+def order_key(g: LaunchGroup) -> tuple[float, int]:
+    """A group's place in :func:`group_launches`' order: the largest total duration first, then the group whose
+    first launch comes first (the groups of parts of a selection, :func:`.scaling.linked`, sorted by it together
+    are the whole selection's)."""
+    return (-g.total_duration_s, g.launches[0].kernel.index)
 
 
 def by_time(diagnoses: Sequence[KernelDiagnosis]) -> tuple[KernelDiagnosis, ...]:

@@ -12,7 +12,8 @@ such pairs among the diagnosed launches of a report and adds the finding to both
 Kernels of one report compared with each other: two different kernels that move the same L2 traffic to the request
 (:func:`same_traffic`) make the same global accesses, so a rewrite that was meant to fix them did not.
 
-Pure functions over :class:`~.diagnosis.KernelDiagnosis`; no I/O.
+Which launches these findings may compare (:func:`linked`): the launches of a report in parts that can be diagnosed
+apart. Pure functions over :class:`~.diagnosis.KernelDiagnosis`; no I/O.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from ..knowledge.criteria import source
+from ..model import KernelProfile
 from ..notes import Note
 from .engine import Evidence, Finding
 from .performance import UPPER_BOUND, Change, describe, predict
@@ -163,3 +165,46 @@ def same_traffic(diagnoses: Sequence, crit: Mapping[str, float]) -> dict[int, Fi
             advice="finding:same_traffic", source=source("same_traffic_tolerance"),
             speedup_note="not estimated: it compares two kernels; the faster one's uncoalesced-access finding sizes the fix")
     return found
+
+
+def linked(profiles: Sequence[KernelProfile], crit: Mapping[str, float]) -> list[list[int]]:
+    """``profiles`` (a report's selected launches) in parts, each a list of positions in ``profiles`` (ascending;
+    the parts in the order of their first launch), such that every two launches that :func:`serialised_blocks` or
+    :func:`same_traffic` could compare lie in one part: the launches of one kernel (its demangled name, or its name:
+    the key of a launch group too, :func:`.groups.group_launches`) are one part, and launches whose L2 traffic
+    (:data:`L2_TRAFFIC`, at least :data:`MIN_TRAFFIC`, with a duration) agrees within ``same_traffic_tolerance`` join
+    theirs (a superset of the pairs: names, durations and findings not looked at). Each part diagnosed on its own
+    gets the findings the whole selection gives it."""
+    parent = list(range(len(profiles)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(i: int, j: int) -> None:
+        a, b = root(i), root(j)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+
+    first: dict[str, int] = {}
+    traffic: dict[str, list[tuple[float, int]]] = {}
+    for i, k in enumerate(profiles):
+        join(i, first.setdefault(k.demangled_name or k.name, i))
+        for metric in L2_TRAFFIC:  # (the first measured counter, as :func:`same_traffic` takes it)
+            v = k.metrics.get(metric)
+            if v:
+                if v >= MIN_TRAFFIC and k.duration_s:
+                    traffic.setdefault(metric, []).append((v, i))
+                break
+    tol = crit["same_traffic_tolerance"]
+    for values in traffic.values():  # close values sorted side by side: each joins the next within the band
+        values.sort()
+        for (a, i), (b, j) in zip(values, values[1:]):
+            if tol >= 1.0 or b * (1.0 - tol) <= a * (1.0 + 1e-12):
+                join(i, j)
+    parts: dict[int, list[int]] = {}
+    for i in range(len(profiles)):
+        parts.setdefault(root(i), []).append(i)
+    return list(parts.values())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+from typing import Callable
 
 from ..errors import ArgumentValueError
 from ..ingest import FORMATS as INPUT_FORMATS
@@ -159,12 +160,14 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector,
                        useful_flops=useful)
         # The map: each report read and diagnosed alone (this process, a process pool or Ray tasks), in input order;
         # for HTML / Markdown, where in the code too (the launches with per-instruction data), from the same read.
-        sources = None
+        sources = encoded = None
         if args.format in ("html", "markdown"):
             where = (SOURCE_TOP, "top" if args.format == "html" else (), args.launches)  # Markdown: lines, no SASS
             both = run_map(diagnose_source_one, [(spools.path(path), options, where) for path in args.reports],
                            jobs=jobs, engine=args.engine, address=args.address, step=step, failed=batch.failed)
             results, sources = [rd for rd, _ in both], [spools.relabel(src) for _, src in both]
+        elif _one_document(args):  # one report's JSON: its launches diagnosed and encoded side by side
+            results, encoded = _encoded(args, spools.path(args.reports[0]), options, jobs, step, batch)
         else:
             results = run_map(diagnose_one, [(spools.path(path), options) for path in args.reports],
                               jobs=jobs, engine=args.engine, address=args.address, step=step, failed=batch.failed)
@@ -174,12 +177,19 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector,
             if not any(name in (k.name, k.demangled_name) for res in results for k in res.report.kernels):
                 raise no_kernel_matches("--useful-flops", "--useful-flops", name,
                                         (k.name for res in results for k in res.report.kernels))
-        if args.kernel is not None and not any(res.kernels for res in results):
+        if args.kernel is not None and not any(res.kernels for res in results) and not any(
+                enc.launches for enc in encoded or ()):
             raise no_kernel_matches(spools.label(results[0].report.path) if len(results) == 1 else "--kernel",
                                     "--kernel", args.kernel, (k.name for res in results for k in res.report.kernels))
         files: dict[str, str | bytes] = {}
         results = [spools.relabel(res) for res in results]  # every read done: name the inputs as given
         text = None
+        if encoded is not None:
+            from ..knowledge import check_lang
+            from ..render.json import to_json_pieces
+
+            check_lang(args.lang)
+            text = to_json_pieces(results, args.lang, encoded)
         if args.format in ("html", "markdown"):
             collector.charts()
         if args.format == "html":
@@ -197,6 +207,32 @@ def _run(args: argparse.Namespace, spools: Spools, collector: _Collector,
                                            args.launches)
             text = to_markdown(results, args.lang, links, sources, args.launches, args.details)
     return text, files, results
+
+
+def _one_document(args: argparse.Namespace) -> bool:
+    """Whether the output is the JSON of one report read here (no dataset beside it): its launches may then be
+    diagnosed and encoded by worker processes (:mod:`.launch_pool`)."""
+    return (args.format == "json" and len(args.reports) == 1 and args.engine == "local"
+            and not getattr(args, "dataset", None))
+
+
+def _encoded(args: argparse.Namespace, path: str, options: dict, jobs: int, step: Callable[[], None],
+             batch: Batch) -> tuple[list, list | None]:
+    """:func:`.launch_pool.diagnose_encoded` of the one report: ([its diagnosis], [its encoded launches]); with
+    ``--keep-going`` a refusal is kept in the batch (([], None)), as the per-file map keeps it."""
+    from ..errors import InputError
+    from .launch_pool import diagnose_encoded
+
+    if jobs < 1:
+        raise InputError("--jobs", key="jobs_at_least_one", values={"jobs": jobs})
+    try:
+        res, enc = diagnose_encoded(path, options, args.lang, jobs, step)
+    except InputError as exc:
+        if batch.failed is None:
+            raise
+        batch.failed.append(exc)
+        return [], None
+    return [res], [enc]
 
 
 COMMAND = Command(

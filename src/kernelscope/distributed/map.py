@@ -223,14 +223,19 @@ def _one_thread() -> bool:
         return False
 
 
+def forks() -> bool:
+    """Whether :func:`run_map`'s workers are forked from this process (a plain fork: this process runs one thread,
+    :func:`_one_thread`): then they inherit what it holds at the time the pool starts."""
+    return "fork" in multiprocessing.get_all_start_methods() and _one_thread()
+
+
 def _context() -> multiprocessing.context.BaseContext:
     """How pool workers start: forked from this process when it runs one thread (:func:`_one_thread`: workers start
     at once, with every module this process imported), else from a forkserver that preloads kernelscope (a plain
     fork of a process with native threads can deadlock), else spawned."""
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and _one_thread():
+    if forks():
         return multiprocessing.get_context("fork")
-    if "forkserver" not in methods:
+    if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(_PRELOAD)

@@ -11,13 +11,14 @@ no DRAM traffic) is written as null with its reason, never as a string.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Annotated, Any, Callable, Iterable, Literal, Mapping, Sequence, get_args, get_origin, get_type_hints
 
 from msgspec import Struct
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
-from ..analysis.groups import LaunchGroup, launch_groups
+from ..analysis.groups import LaunchGroup, launch_groups, order_key
 from ..analysis.roofline import RooflinePoint
 from ..knowledge.stalls import describe
 from ..knowledge.plausibility import implausible_note, implausible_text
@@ -25,7 +26,7 @@ from ..model import DeviceInfo, KernelProfile, LaunchConfig
 from ..notes import Note
 from ..version import __version__
 from .common import NCU_STAMP_S, Fmt
-from .documents import encode_pieces
+from .documents import HOLE, encode_fragment, encode_spliced
 from .documents.common import NullReason
 from .documents.diagnosis import (
     AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, GroupSavingDoc, GroupSpreadDoc, ImplausibleDoc,
@@ -310,9 +311,56 @@ def group_doc(g: LaunchGroup, f: Fmt) -> LaunchGroupDoc:
     )
 
 
-def document(results: Sequence[ReportDiagnosis], lang: str) -> DiagnosisDoc:
-    """The whole ``kernelscope.diagnosis/1`` document (see the module docstring)."""
-    f = Fmt(lang, NCU_STAMP_S)
+#: How deep a launch's and a group's document stand in the whole (the document, ``inputs``, one input, its
+#: ``launches`` / ``groups``, the item: four levels of two spaces).
+ITEM_INDENT = 8
+
+
+@dataclass(frozen=True)
+class EncodedLaunches:
+    """The diagnosed launches of an input and their groups, each encoded apart as it stands in the document
+    (:func:`encode_launches`; spliced into it by :func:`to_json_pieces`): of a whole diagnosis, or of a part of its
+    selection (:class:`~kernelscope.analysis.diagnosis.ReportDiagnoser`), the parts' joined
+    (:meth:`joined`) the whole's.
+
+    Attributes:
+        launches: one per diagnosed launch, in the diagnosis's order.
+        groups: one per launch group, with its place in the groups' order
+            (:func:`kernelscope.analysis.groups.order_key`).
+    """
+
+    launches: list[bytes]
+    groups: list[tuple[tuple[float, int], bytes]]
+
+    @staticmethod
+    def joined(parts: Sequence[tuple[Sequence[int], "EncodedLaunches"]], count: int) -> "EncodedLaunches":
+        """The launches of ``parts`` ((positions of its launches among the ``count`` of the whole, ascending; its
+        encoding)), every position once, in the whole's order; their groups together."""
+        launches: list[bytes] = [b""] * count
+        for positions, part in parts:
+            for at, item in zip(positions, part.launches, strict=True):
+                launches[at] = item
+        return EncodedLaunches(launches, [g for _, part in parts for g in part.groups])
+
+
+def encode_launches(res: ReportDiagnosis, lang: str, f: Fmt | None = None) -> EncodedLaunches:
+    """The launches of ``res`` and their groups (:func:`~kernelscope.analysis.groups.launch_groups`), encoded
+    apart (:func:`.documents.encode_fragment`) in ``lang``; ``f``: the formatter of ``lang`` to word them with
+    (:func:`formatter`: one for all the parts of a selection, its texts worded once), None: a new one."""
+    f = formatter(lang) if f is None else f
+    return EncodedLaunches(
+        launches=[encode_fragment(launch_doc(d, f), ITEM_INDENT) for d in res.kernels],
+        groups=[(order_key(g), encode_fragment(group_doc(g, f), ITEM_INDENT)) for g in launch_groups(res)])
+
+
+def formatter(lang: str) -> Fmt:
+    """The formatter the JSON words its texts with, in ``lang``."""
+    return Fmt(lang, NCU_STAMP_S)
+
+
+def _document(results: Sequence[ReportDiagnosis], lang: str, encoded: Sequence[EncodedLaunches]) -> DiagnosisDoc:
+    """The ``kernelscope.diagnosis/1`` document (see the module docstring), each input's launches and groups a
+    :data:`.documents.HOLE` (none where it has none) for its ``encoded`` ones."""
     return DiagnosisDoc(
         schema=SCHEMA, kernelscope_version=__version__, lang=lang,  # type: ignore[arg-type]
         inputs=[
@@ -321,10 +369,9 @@ def document(results: Sequence[ReportDiagnosis], lang: str) -> DiagnosisDoc:
                 launch_count=len(res.report.kernels),
                 summary=[KernelGroupDoc(name=g.name, launches=g.launches, total_duration_s=g.total_duration_s,
                                         share=g.share, unmeasured_launches=g.unmeasured_launches) for g in res.groups],
-                launches=[launch_doc(d, f) for d in res.kernels],
-                groups=[group_doc(g, f) for g in launch_groups(res)],
+                launches=[HOLE] if enc.launches else [], groups=[HOLE] if enc.groups else [],  # type: ignore[list-item]
             )
-            for res in results
+            for res, enc in zip(results, encoded, strict=True)
         ],
     )
 
@@ -339,7 +386,19 @@ def to_json_bytes(results: Sequence[ReportDiagnosis], lang: str) -> bytes:
     return b"".join(to_json_pieces(results, lang))
 
 
-def to_json_pieces(results: Sequence[ReportDiagnosis], lang: str) -> list[bytes]:
-    """:func:`to_json_bytes` in the pieces ``diagnose --format json`` writes as they are, one after the other
-    (:func:`.documents.encode_pieces`)."""
-    return encode_pieces(document(results, lang))
+def to_json_pieces(results: Sequence[ReportDiagnosis], lang: str,
+                   encoded: Sequence[EncodedLaunches] | None = None) -> list[bytes]:
+    """:func:`to_json_bytes` in the pieces ``diagnose --format json`` writes as they are, one after the other.
+    ``encoded``: each input's launches and groups encoded already (:func:`encode_launches`, in worker processes:
+    ``results`` then need no diagnosed launches); None: encoded here. Either way each launch is encoded on its own
+    and spliced in (:func:`.documents.encode_spliced`): the same bytes as the whole document encoded at once."""
+    if encoded is None:
+        f = formatter(lang)
+        encoded = [encode_launches(res, lang, f) for res in results]
+    filled = []
+    for enc in encoded:
+        if enc.launches:
+            filled.append(enc.launches)
+        if enc.groups:
+            filled.append([item for _, item in sorted(enc.groups, key=lambda g: g[0])])
+    return encode_spliced(_document(results, lang, encoded), filled, ITEM_INDENT)

@@ -48,6 +48,51 @@ def encode_pieces(doc: Doc) -> list[bytes]:
     return [msgspec.json.format(_ENCODER.encode(doc), indent=2), b"\n"]
 
 
+#: A place in a document for values encoded apart (:func:`encode_spliced`): a JSON string that no encoded value
+#: gives (the encoder writes a "/" as it is, never as the escape ``\\/``).
+HOLE = msgspec.Raw(b'"\\/kernelscope:encoded-apart\\/"')
+
+
+def encode_fragment(doc: Any, indent: int) -> bytes:
+    """One value of a document encoded apart, as :func:`encode_pieces` writes it where it stands ``indent`` spaces
+    (an even number) deep in a list, its first line without them (the list's own indent is before it): spliced in
+    with :func:`encode_spliced`, the document is the one the whole would give, byte for byte. (Formatted inside as
+    many one-item lists as its depth, which are cut off again: no pass over its lines to indent them.)"""
+    depth = indent // 2
+    for _ in range(depth):
+        doc = [doc]
+    text = msgspec.json.format(_ENCODER.encode(doc), indent=2)
+    head = sum(2 * level + 2 for level in range(depth)) + indent  # "[\n  [\n ... [\n" and the item's indent
+    tail = sum(2 * level + 2 for level in range(depth))  # "\n ... ]\n  ]\n]"
+    return text[head:len(text) - tail]
+
+
+def encode_spliced(doc: Doc, filled: list[list[bytes]], indent: int) -> list[bytes]:
+    """:func:`encode_pieces` of ``doc`` whose lists hold :data:`HOLE` each as their one item (in document order),
+    the ``filled`` items (:func:`encode_fragment` at ``indent``, one list per hole, none empty) spliced in there:
+    the pieces of the document with those lists whole, without encoding or formatting their items again.
+
+    Raises:
+        ValueError: not one hole per list of ``filled``, or a hole not ``indent`` deep.
+    """
+    text = msgspec.json.format(_ENCODER.encode(doc), indent=2)
+    segments = text.split(bytes(HOLE))
+    if len(segments) != len(filled) + 1:
+        raise ValueError(f"{len(segments) - 1} holes for {len(filled)} lists")
+    out = [segments[0]]
+    gap = b",\n" + b" " * indent
+    for items, after in zip(filled, segments[1:]):
+        if not out[-1].endswith(b"\n" + b" " * indent) or not items:
+            raise ValueError(f"a hole not {indent} spaces deep, or nothing to fill it")
+        for i, item in enumerate(items):
+            if i:
+                out.append(gap)
+            out.append(item)
+        out.append(after)
+    out.append(b"\n")
+    return out
+
+
 def _documents() -> dict[str, tuple[type, str]]:
     from .banks import BanksDoc
     from .ceilings import CeilingsDoc
