@@ -1,7 +1,7 @@
 """The L1 wavefronts per request inferred from two Speed-of-Light utilisations (``excess_l1_wavefronts``): the model
 constant (the ratio of one wavefront per request) is a range calibrated on the corpus reports that also count the
-sectors and wavefronts; the figure is worded as inferred, an upper bound, and never leads over what the report cannot
-tell."""
+sectors and wavefronts; the figure is worded as inferred, an upper bound, and ranks by its bound like any sized finding,
+ahead of what the report cannot tell (blind reviews 15 and 16 read it as the fix the data supports; its bound held)."""
 
 from __future__ import annotations
 
@@ -103,10 +103,10 @@ def test_fp64_data_halves_the_upper_bound_and_the_wording_says_inferred():
     assert f32.message.values["factor"] == pytest.approx(40.6 / 6.7 / lo) and f32.message.values["bytes"] == 4
 
 
-def test_not_ahead_of_what_the_report_cannot_tell():
+def test_ranked_by_its_bound_ahead_of_what_the_report_cannot_tell():
     d = diagnose(_k(97.5, 11.8), TU102)
     assert "finding:excess_l1_wavefronts" in d.advice and "finding:not_collected" in d.advice
-    assert d.advice.index("finding:not_collected") < d.advice.index("finding:excess_l1_wavefronts")
+    assert d.advice.index("finding:excess_l1_wavefronts") < d.advice.index("finding:not_collected")
 
 
 def test_dropped_where_the_range_does_not_exclude_a_coalesced_kernel():
@@ -116,10 +116,10 @@ def test_dropped_where_the_range_does_not_exclude_a_coalesced_kernel():
     assert _finding(diagnose(_k(60.0, 12.0), TU102)) is not None
 
 
-def test_corpus_kernel_c_reads_as_inferred_after_the_reprofile_item():
+def test_corpus_kernel_c_reads_as_inferred_ahead_of_the_reprofile_item():
     report = diagnose_file(need(CORPUS_NCU / "yzwang2000__cudaCode__profile.ncu-rep"))
     d = next(k for k in report.kernels if k.kernel.name == "kernel_C")
-    assert d.advice[0] == "finding:not_collected" and d.advice[1] == "finding:excess_l1_wavefronts"
+    assert d.advice[0] == "finding:excess_l1_wavefronts" and d.advice[1] == "finding:not_collected"
     f = _finding(d)
     assert f.message.values["bytes"] == 8 and f.message.values["factor"] < 6.5 and f.estimate_kind == "upper_bound"
     text = " ".join(render([report], "table", details=True).split())  # (unwrapped)

@@ -218,26 +218,22 @@ def _headline(name: str):
     return d, next(f for f in d.findings if f.id == "headline_advice")
 
 
-def test_corpus_fallback_paragraph_ceiling_holds_for_the_next_versions():
-    # the divergent in-place reduction (L20, SOL / Occupancy / Launch only; compute-bound on instruction issue 66.6 %,
-    # XU 42.1 % from its modulo): the next versions ran 1.84x (v2) and 2.51x (v3) faster; v2 -> v3 1.23x. The XU pipe
-    # is no floor of this ideal (v2 has no XU work left): were it kept, the bound would be 1.33x, broken by v2
-    v1, f1 = _headline(REDUCE.format(1))
-    v2, f2 = _headline(REDUCE.format(2))
-    v3 = diagnose_file(need(CORPUS_NCU / REDUCE.format(3))).kernels[0]
-    assert f1.estimate_kind == "upper_bound" and f2.estimate_kind == "upper_bound"
-    assert f1.estimated_speedup >= v1.kernel.duration_s / v3.kernel.duration_s > v1.kernel.duration_s / v2.kernel.duration_s
-    assert f2.estimated_speedup >= v2.kernel.duration_s / v3.kernel.duration_s
-    # the ceiling is the busiest unit's share (issue 66.9 % at its busiest SM: saved at most that) for an integer
-    # kernel: nothing of the math bounds it (no FP32 work: the FMA-lite pipe idle)
-    assert f1.estimated_speedup < 1 / (1 - 0.70) and "FMA-lite pipe's 0.0%" in f1.speedup_note
+def test_corpus_fallback_paragraph_of_an_integer_kernel_is_not_sized():
+    # the divergent in-place reduction (L20, SOL / Occupancy / Launch only; issue 66.6 %, XU 42.1 % from its modulo,
+    # no floating-point work: the FMA-lite pipe idle). Its fallback paragraph's ideal leaves no math to bound it: a
+    # rewrite changes the structure (blind review 17: the repository's fourth version ran 4.24x faster, past the
+    # 3.02x that the saving rule, the busiest unit's share, allowed), so no ceiling is printed for it
+    for v in (1, 2):
+        _, f = _headline(REDUCE.format(v))
+        assert f.estimated_speedup is None and f.estimate_kind is None, v
 
 
 def test_fallback_ceiling_keeps_the_fp32_math():
     # memory-bound between the SOL thresholds (memory 70 %, compute 55 %: no class rule fires), the L1 70 % the busiest
     # unit. cc 8.6: logical FMA 55 %, heavy 25 % -> lite 85 %: the FP32 work at the two pipes' peak takes at least
-    # 42.5 % of the time, which every access ideal leaves: T'/T = max(1 - 0.7, 0.425) -> at most 2.35x. On cc 8.0 one
-    # pipe runs IMAD and FP32 alike: no floor from it, the L1's 0.7 bounds the saving: at most 3.33x
+    # 42.5 % of the time, which every access, instruction and wait gone leaves: T'/T = 0.425 -> at most 2.35x (the
+    # L1's 70 % does not cap the saving: a rewrite removes waits too). On cc 8.0 one pipe runs IMAD and FP32 alike:
+    # no floor from it, nothing bounds the ideal: not sized
     def ceiling(cc, heavy):
         compute = {ISSUE: 55.0, FMA: 55.0, **({FMA_HEAVY: heavy} if heavy is not None else {})}
         k = KernelProfile(index=0, name="k", demangled_name="k", duration_s=1e-3, sol_compute_pct=55.0,
@@ -245,7 +241,7 @@ def test_fallback_ceiling_keeps_the_fp32_math():
                           sol_memory_pct=70.0, metrics={}, memory_breakdown_pct={PIPE: 70.0, L2S: 20.0},
                           compute_breakdown_pct=compute)
         f = next(f for f in diagnose(k, GPU).findings if f.id == "headline_advice")
-        assert f.estimate_kind == "upper_bound"
+        assert f.estimate_kind == ("upper_bound" if f.estimated_speedup is not None else None)
         return f.estimated_speedup
     assert ceiling((8, 6), 25.0) == pytest.approx(1 / 0.425)
-    assert ceiling((8, 0), None) == pytest.approx(1 / 0.3)
+    assert ceiling((8, 0), None) is None
