@@ -122,3 +122,16 @@ def test_naive_sgemm_lg_throttle_names_the_busy_l1_and_offers_no_tiling():
     item = text.split("too many global/local memory instructions (LG Throttle) [")[1].split(" where:")[0]
     assert "L1/TEX cache is 99% busy" in item and "uncoalesced global accesses" in item
     assert not TRAFFIC_REMEDY.search(item), item
+
+
+def test_a_fallback_paragraph_as_relief_is_named_by_its_class():
+    # the capped Long Scoreboard advice of the A100 silu kernel points at the fallback paragraph that relieves the
+    # DRAM: named by its class, as that paragraph is titled, never "the 'headline advice' finding" (blind review 17)
+    from kernelscope.render import render
+    path = need(CORPUS_NCU / "AlpriElse__cs599k__silu_CUDA_ncu-reports_2025-04-21-77_06-MT.ncu-rep")
+    report = diagnose_file(path)
+    ls = next(f for d in report.kernels for f in d.findings if f.id == "long_scoreboard_latency")
+    assert ls.message.values.get("relief_id") == "headline_advice" and ls.message.values.get("relief_bound")
+    for lang, want in (("en", '(see the "memory-bound" finding)'), ("zh", "（见“访存受限”一项）")):
+        text = " ".join(render([report], "table", lang, details=True).split())
+        assert want in text.replace("\n", " ") and "headline advice" not in text and "总体建议" not in text, lang

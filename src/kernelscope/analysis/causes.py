@@ -335,7 +335,8 @@ def stall_cap(ctx: KernelContext, change: Change, done: Done) -> dict:
     unit id), ``cap_pct`` (the floor, % of the elapsed time), ``cap_x`` (the bound, 1 / floor) and ``relief_id``:
     of the findings reported before this one that remove some of that unit's work (or of a part of it: the
     shared-memory wavefronts of the L1 data pipe) or name it as the launch's limiter (:func:`limiter_unit`), the
-    one with the largest estimate (one without an estimate last), or None. Empty when the hiding itself decides the
+    one with the largest estimate (one without an estimate last), or None (``relief_bound``: the class of a fallback
+    paragraph's, whose title it is). Empty when the hiding itself decides the
     estimate (or only the launch overhead caps it). Hiding a stall moves the same work faster; only a change of that
     unit's work (less traffic, fewer accesses) gains beyond the cap, and the text points there instead of promising
     it."""
@@ -352,8 +353,11 @@ def stall_cap(ctx: KernelContext, change: Change, done: Done) -> dict:
               if f.advice is not None and (limiter_unit(f) in units or f.change is not None
                                            and any(relieves(f.change, u, ctx.units) for u in units))]
     best = max(relief, key=lambda f: f.estimated_speedup or 0.0, default=None)
-    return {"cap_unit": counter.unit, "cap_pct": 100.0 * e.floor, "cap_x": e.speedup,
-            "relief_id": best.id if best is not None else None}
+    out = {"cap_unit": counter.unit, "cap_pct": 100.0 * e.floor, "cap_x": e.speedup,
+           "relief_id": best.id if best is not None else None}
+    if best is not None and best.id == "headline_advice":  # (a class paragraph, titled by its class)
+        out["relief_bound"] = best.message.values.get("bound")
+    return out
 
 
 def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:

@@ -515,8 +515,10 @@ class Fmt:
         if values.get("cap_unit") is not None:  # a stall finding capped by a unit: that unit, and who sizes its relief
             values["cap_unit"] = self.unit(str(values["cap_unit"]))
             relief = values.get("relief_id")
-            values["relief"] = (self.label("stall_relief_none") if relief is None else
-                                self.label("stall_relief", title=self.finding_title(str(relief))))
+            title = self.bound(str(values["relief_bound"])) if values.get("relief_bound") else (
+                self.finding_title(str(relief)) if relief is not None else None)
+            values["relief"] = (self.label("stall_relief_none") if title is None else
+                                self.label("stall_relief", title=title))
         if finding.id in ("not_collected", "waste_not_collected"):  # the sections it lacks, what each would show
             gaps = [self.label(f"gap_{name}") for name in str(values["sections"]).split()]
             values["shown"] = (self.label("gap_one", a=gaps[0]) if len(gaps) == 1 else
