@@ -234,8 +234,8 @@ def test_fallback_ceiling_keeps_the_fp32_math():
     # 42.5 % of the time, which every access, instruction and wait gone leaves: T'/T = 0.425 -> at most 2.35x (the
     # L1's 70 % does not cap the saving: a rewrite removes waits too). On cc 8.0 one pipe runs IMAD and FP32 alike:
     # no floor from it, nothing bounds the ideal: not sized
-    def ceiling(cc, heavy):
-        compute = {ISSUE: 55.0, FMA: 55.0, **({FMA_HEAVY: heavy} if heavy is not None else {})}
+    def ceiling(cc, heavy, issue=55.0):
+        compute = {FMA: 55.0, **({ISSUE: issue} if issue else {}), **({FMA_HEAVY: heavy} if heavy is not None else {})}
         k = KernelProfile(index=0, name="k", demangled_name="k", duration_s=1e-3, sol_compute_pct=55.0,
                           device=DeviceInfo(display_name="floors test", compute_capability=cc, sm_count=100),
                           sol_memory_pct=70.0, metrics={}, memory_breakdown_pct={PIPE: 70.0, L2S: 20.0},
@@ -245,3 +245,6 @@ def test_fallback_ceiling_keeps_the_fp32_math():
         return f.estimated_speedup
     assert ceiling((8, 6), 25.0) == pytest.approx(1 / 0.425)
     assert ceiling((8, 0), None) is None
+    # without instruction issue measured no unit carries the math's floor into the model (the launch's own 5 % would
+    # stand in for it: "at most 20x" on the many-launches benchmark's profiles): not sized
+    assert ceiling((8, 6), 25.0, issue=None) is None

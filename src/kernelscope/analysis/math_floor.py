@@ -91,8 +91,8 @@ def reuse_change(units: Units, roofline: RooflinePoint | None, cc: tuple[int, in
     # reduction's fourth version ran 4.24x faster where the saving rule, the busiest unit's 66.9 %, allowed 3.02x), so
     # only the math bounds it; with less floating-point work to keep than the launch's own floor (units.min_share),
     # nothing the report measured does, and it is not sized
-    if math_busy <= units.min_share:
-        return None
+    if math_busy <= units.min_share or not units.busy("issue"):  # (issue carries the floor into the model: without
+        return None  # it no measured unit would, and the launch's own floor would stand in for the math)
     work.update({c.unit: 1.0 for c in units.counters if c.unit not in kept and c.unit not in work})
     return Change(work, waiting=1.0, kind=UPPER_BOUND,
                   what="every access ideal, every instruction the math does not need and every wait gone: the "
