@@ -20,7 +20,7 @@ from typing import Mapping
 from ..knowledge.gpus import DERIVED_ORIGIN
 from ..knowledge.libraries import Family, family_of
 from ..knowledge.remedies import remedy
-from ..knowledge.units import by_metric
+from ..knowledge.units import MEMORY_PREFIXES, by_metric
 from ..model import GpuSpec, KernelProfile
 from ..notes import Note, quick_init
 from .occupancy import Occupancy, block_size_step, stage_cost, stage_costs_occupancy
@@ -147,7 +147,7 @@ OCCUPANCY_LIMITS = ("launch__occupancy_limit_blocks", "launch__occupancy_limit_r
 def _fills_sms(kernel: KernelProfile, occupancy: Occupancy | None, sm_count: int | None,
                waves: float | None) -> bool:
     """Whether the grid has at least as many blocks as the GPU has SMs: from ``sm_count`` (the diagnosis's: the
-    device's, else the GPU's), else from ``waves`` (:func:`.kernel_rules.waves_per_sm`) x the blocks an SM holds
+    device's, else the GPU's), else from ``waves`` (:func:`.occupancy.waves_per_sm`) x the blocks an SM holds
     (blocks / SMs = waves x blocks per SM, so a report that names no SM count still tells: 0.27 waves of 6 blocks per
     SM is 1.6 blocks per SM). False when neither is known."""
     blocks = kernel.launch.blocks
@@ -174,10 +174,10 @@ def remedy_values(remedies: tuple[str, ...], occupancy: Occupancy | None) -> dic
 
 
 def memory_side(metric: str) -> bool:
-    """Whether a counter's metric measures a memory-side unit (``data/units.toml``; the derived DRAM throughput and
-    the memory prefixes ``l1tex__`` / ``lts__`` / ``dram__`` too)."""
+    """Whether a counter's metric measures a memory-side unit (``data/units.toml``; a sub-metric the file does not
+    list, such as the derived DRAM throughput, by its unit's prefix: :data:`~kernelscope.knowledge.units.MEMORY_PREFIXES`)."""
     unit = by_metric().get(metric)
-    return unit.side == "memory" if unit is not None else metric.startswith(("l1tex__", "lts__", "dram__", "fbpa__"))
+    return unit.side == "memory" if unit is not None else metric.startswith(tuple(MEMORY_PREFIXES))
 
 
 def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupancy: Occupancy | None,
