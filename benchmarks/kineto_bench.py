@@ -44,6 +44,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -422,14 +423,17 @@ def _compile_kernelscope(env: dict | None) -> str:
 
 
 def _kernelscope_runs(args, out_dir: Path) -> tuple[dict, dict | None]:
-    """The kernelscope child, ``--repeat`` times (alternating with the ``--baseline-src`` tree when given): the
-    run of median wall time of each tree."""
+    """The kernelscope child, ``--repeat`` times (alternating with the ``--baseline-src`` tree when given, which of
+    the two goes first swapped every repeat: a machine speeding up or slowing down over the runs favours
+    neither): the run of median wall time of each tree, and with a baseline the median of the repeats' paired
+    ratios (this tree's wall / the baseline's in the same repeat), which drift on the machine sways less than
+    the ratio of the two medians."""
     trees = [("kernelscope", None)] + ([("baseline", _env(args.baseline_src))] if args.baseline_src else [])
     for label, env in trees:
         print(f"{label}: {_compile_kernelscope(env)}")
     runs: dict[str, list[dict]] = {label: [] for label, _ in trees}
-    for _ in range(args.repeat):
-        for label, env in trees:
+    for i in range(args.repeat):
+        for label, env in (trees if i % 2 == 0 else trees[::-1]):
             print(f"load average before {label}: {_load()}")
             res = run_child([sys.executable, "-c", KERNELSCOPE_CHILD, str(out_dir)], timeout=args.hta_timeout, env=env)
             if res["result"] is None:
@@ -441,6 +445,10 @@ def _kernelscope_runs(args, out_dir: Path) -> tuple[dict, dict | None]:
         print(f"{label} walls (s): " + ", ".join(f"{x['wall_s']:.2f}" for x in rs)
               + "; CPU (s, user + system, with its workers): " + ", ".join(f"{x['cpu_s']:.2f}" for x in rs)
               + f" (median {cpus[len(cpus) // 2]:.2f})")
+    if "baseline" in runs:
+        paired = sorted(k["wall_s"] / b["wall_s"] for k, b in zip(runs["kernelscope"], runs["baseline"]))
+        print("paired ratios (this tree / baseline, per repeat): " + ", ".join(f"{x:.3f}" for x in paired)
+              + f"; median {statistics.median(paired):.3f}")
     return median["kernelscope"], median.get("baseline")
 
 

@@ -807,6 +807,34 @@ def test_directory_parsed_by_several_processes_is_the_same(tmp_path, monkeypatch
         read_kineto(d, jobs=2, max_bytes=total - 10)
 
 
+def test_directory_parses_come_back_through_the_shared_slots(tmp_path, monkeypatch):
+    # a worker writes a parse that fits its file's slot into the shared map (the parent rebuilds it from there, its
+    # columns views of the map) and sends one that does not through the pool's pipe: both give the serial read
+    from kernelscope.ingest.kineto import sources
+
+    r0, r1 = _two_ranks(tmp_path)
+    big = doc([ev("kernel", f"k{i % 7}", 2000 + 10 * i, 5, pid=0, tid=7, correlation=i) for i in range(4000)],
+              distributedInfo={"rank": 0})
+    d = tmp_path / "d"
+    d.mkdir()
+    write(d / "r0.json", big)
+    write(d / "r1.json", r1)  # (a few events: its parse is larger than the file, no slot holds it)
+    one = read_kineto(d, jobs=1)
+    monkeypatch.setattr(kineto, "PARALLEL_MIN_BYTES", 0)
+    if kineto._workers(2, sorted(d.iterdir())) != 2:
+        pytest.skip("no fork here (or other threads are running): the files are parsed in this process")
+    loaded = []
+    real_load = sources._Slots.load
+    monkeypatch.setattr(sources._Slots, "load", lambda self, spans: loaded.append(spans) or real_load(self, spans))
+    two = read_kineto(d, jobs=2)
+    assert len(loaded) == 1 and sources._SLOTS is None
+    assert columns_equal(one, two) and one.meta == two.meta and one.problems == two.problems
+    # no shared map (refused by the system): every parse through the pipe, the same Timeline
+    loaded.clear()
+    monkeypatch.setattr(sources._Slots, "of", classmethod(lambda cls, files: None))
+    assert columns_equal(read_kineto(d, jobs=2), one) and not loaded
+
+
 def test_multi_rank_program_time_is_the_slowest_rank():
     # 8 ranks: the program time is the longest rank wall; an item's program share is what its absence saves there
     # (each rank losing the time the item adds to its device's busy union), never above 1 (test_timeline_multi.py)
