@@ -93,6 +93,32 @@ def test_hand_built_lg_throttle_capped_by_a_busy_l1_says_so_and_points_at_the_re
     assert "至多带来 1.05× 的加速：L1/TEX 缓存的繁忙度已达 95%" in zh and "（见“全局访存未合并”一项）" in zh
 
 
+def test_a_cap_at_the_busiest_instance_says_so_beside_the_average():
+    # the floor is the L1 data pipe's busiest SM (97 %) while the Busiest-units row prints its average (90 %): the text
+    # gives both, never an unlabelled second figure for the same unit
+    hot = {PIPE.replace(".avg.", ".max."): 97.0}
+    k = _k(metrics={**UNCOALESCED, **hot}, memory_breakdown_pct={PIPE: 90.0, DRAM: 10.0},
+           compute_breakdown_pct={ISSUE: 10.0}, **STALLS)
+    v = _finding(k, "lg_throttle").message.values
+    assert v["cap_pct"] == pytest.approx(97.0) and v["cap_mean_pct"] == pytest.approx(90.0)
+    assert "the L1/TEX cache is 97% busy where it is busiest (90% on average), and" in _advice(k)
+    assert "L1/TEX 缓存的繁忙度已达 97%（最繁忙处；平均 90%），而" in _advice(k, "zh")
+    # the two the same once printed (97.2 and 96.8 both "97%"): one figure, no clause
+    k = _k(metrics={**UNCOALESCED, PIPE.replace(".avg.", ".max."): 97.2}, memory_breakdown_pct={PIPE: 96.8, DRAM: 10.0},
+           compute_breakdown_pct={ISSUE: 10.0}, **STALLS)
+    assert _finding(k, "lg_throttle").message.values["cap_mean_pct"] == pytest.approx(96.8)
+    assert "is 97% busy, and" in _advice(k) and "where it is busiest" not in _advice(k)
+
+
+def test_transpose_cap_names_its_busiest_sm_beside_the_busiest_units_figure():
+    # Turing transpose with the 32-way bank conflict: Busiest units print the L1/TEX cache at 95.5 % (the average),
+    # the Long Scoreboard cap its busiest SM's 97 %: both, labelled, in one panel
+    path = need(CORPUS_NCU / "Atopos0313__cuda_learning__reports_day08_before.ncu-rep")
+    text = " ".join(to_table([diagnose_file(path)], "en", width=10_000, details=True).split())
+    assert "memory: L1/TEX cache 95.5%" in text
+    assert "the L1/TEX cache is 97% busy where it is busiest (95.5% on average)" in text
+
+
 def test_hand_built_cap_without_a_relieving_finding_says_none_sizes_it():
     k = _k(memory_breakdown_pct={PIPE: 95.0, DRAM: 10.0}, compute_breakdown_pct={ISSUE: 10.0}, **STALLS)
     f = _finding(k, "lg_throttle")

@@ -332,7 +332,9 @@ def stall_causes(ctx: KernelContext, done: Done) -> Iterator[Finding]:
 def stall_cap(ctx: KernelContext, change: Change, done: Done) -> dict:
     """What caps the estimate of hiding a stall, for the finding's text: when the model's floor (a unit the hiding
     leaves as it is, at its busiest instance) and not the hidden waiting decides the estimate, ``cap_unit`` (its
-    unit id), ``cap_pct`` (the floor, % of the elapsed time), ``cap_x`` (the bound, 1 / floor) and ``relief_id``:
+    unit id), ``cap_pct`` (the floor, % of the elapsed time), ``cap_mean_pct`` (the unit's average over its
+    instances, % of the elapsed time, where the floor is its busiest instance's load; else None), ``cap_x`` (the
+    bound, 1 / floor) and ``relief_id``:
     of the findings reported before this one that remove some of that unit's work (or of a part of it: the
     shared-memory wavefronts of the L1 data pipe) or name it as the launch's limiter (:func:`limiter_unit`), the
     one with the largest estimate (one without an estimate last), or None (``relief_bound``: the class of a fallback
@@ -353,7 +355,11 @@ def stall_cap(ctx: KernelContext, change: Change, done: Done) -> dict:
               if f.advice is not None and (limiter_unit(f) in units or f.change is not None
                                            and any(relieves(f.change, u, ctx.units) for u in units))]
     best = max(relief, key=lambda f: f.estimated_speedup or 0.0, default=None)
+    # the floor is the unit's busiest instance (SM, L2 slice, DRAM channel) when the change does not spread the work:
+    # its average, which the Busiest-units row prints, beside it
+    hottest = abs(e.floor - counter.hottest) < 1e-12 and counter.hottest > counter.busy
     out = {"cap_unit": counter.unit, "cap_pct": 100.0 * e.floor, "cap_x": e.speedup,
+           "cap_mean_pct": 100.0 * counter.busy if hottest else None,
            "relief_id": best.id if best is not None else None}
     if best is not None and best.id == "headline_advice":  # (a class paragraph, titled by its class)
         out["relief_bound"] = best.message.values.get("bound")

@@ -519,6 +519,9 @@ class Fmt:
                 self.finding_title(str(relief)) if relief is not None else None)
             values["relief"] = (self.label("stall_relief_none") if title is None else
                                 self.label("stall_relief", title=title))
+            mean = values.get("cap_mean_pct")  # (the cap at the unit's busiest instance: its average beside it)
+            values["cap_where"] = "" if mean is None or f"{values['cap_pct']:.0f}" == f"{mean:.0f}" else \
+                self.label("stall_cap_busiest", mean=mean)
         if finding.id in ("not_collected", "waste_not_collected"):  # the sections it lacks, what each would show
             gaps = [self.label(f"gap_{name}") for name in str(values["sections"]).split()]
             values["shown"] = (self.label("gap_one", a=gaps[0]) if len(gaps) == 1 else
