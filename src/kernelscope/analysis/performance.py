@@ -92,7 +92,7 @@ SM_ELAPSED = ("sm__cycles_elapsed.avg", "sm__cycles_elapsed.sum")
 #: Every metric this module reads besides the Speed-of-Light breakdowns (and their ``.max`` twins).
 INPUTS: tuple[str, ...] = (SHARED_PCT, L1_TOTAL, TENSOR_ELAPSED, TENSOR_ACTIVE,
                            "l1tex__throughput.max.pct_of_peak_sustained_active", "l1tex__cycles_active.avg",
-                           "l1tex__cycles_elapsed.avg", *SM_ACTIVE, *SM_ELAPSED)
+                           "l1tex__cycles_elapsed.avg", "gpc__cycles_elapsed.max", *SM_ACTIVE, *SM_ELAPSED)
 
 
 @dataclass(frozen=True)
