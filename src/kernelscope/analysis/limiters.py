@@ -229,7 +229,7 @@ def limiters(kernel: KernelProfile) -> Limiters:
     figure everywhere."""
     memory = dict(kernel.memory_breakdown_pct)
     total = l1_total_elapsed(kernel)
-    if total is not None:
+    if total is not None and memory:  # (without a breakdown the Speed-of-Light memory figure stands for the side)
         memory[L1_TOTAL] = total[0]
     return Limiters(unit_loads(kernel.compute_breakdown_pct, "compute"), _with_l2_total(unit_loads(memory, "memory"), kernel))
 
@@ -248,13 +248,19 @@ def _with_l2_total(loads: tuple[UnitLoad, ...], kernel: KernelProfile) -> tuple[
 
 def _l1_elapsed_pct(kernel: KernelProfile) -> float | None:
     """The L1's % of peak over the elapsed cycles without the cycles to convert its active-cycle throughput: its
-    busiest Speed-of-Light breakdown sub-metric (all over the elapsed cycles); the active-cycle figure only when the
-    breakdown has none (it overstates an L1 active part of the time: 81 % active for 41 % elapsed on a corpus kernel).
-    Only the sub-metrics of the L1 unit (``data/units.toml``): the figure the Busiest-units row prints for the L1."""
+    busiest Speed-of-Light breakdown sub-metric (:func:`_l1_sub_metrics_pct`); the active-cycle figure only when the
+    breakdown has none (it overstates an L1 active part of the time)."""
+    subs = _l1_sub_metrics_pct(kernel)
+    return subs if subs is not None else kernel.metrics.get(LEVEL_METRICS["l1"]["pct"])
+
+
+def _l1_sub_metrics_pct(kernel: KernelProfile) -> float | None:
+    """The busiest Speed-of-Light breakdown sub-metric of the L1 unit (``data/units.toml``; all over the elapsed
+    cycles), None when the breakdown has none: the L1's figure in the Busiest-units row where it is the busier one."""
     known = by_metric()  # the L1's own sub-metrics: not its LSU input requests, the LSU pipe's load (unit "lsu")
     elapsed = [v for name, v in kernel.memory_breakdown_pct.items() if name.startswith("l1tex__") and math.isfinite(v)
                and (name not in known or known[name].id == "l1")]
-    return max(elapsed) if elapsed else kernel.metrics.get(LEVEL_METRICS["l1"]["pct"])
+    return max(elapsed) if elapsed else None
 
 
 def memory_levels(kernel: KernelProfile, flops: float | None) -> tuple[MemoryLevel, ...]:
@@ -275,8 +281,12 @@ def memory_levels(kernel: KernelProfile, flops: float | None) -> tuple[MemoryLev
     dram_t = TRAFFIC["dram"][0]
     dram = (kernel.dram_bytes, None if kernel.dram_bytes is None else _dram_name(kernel), dram_t)
     total = l1_total_elapsed(kernel)
+    subs = _l1_sub_metrics_pct(kernel)
+    # (the L1 unit's load as the Busiest-units row takes it: the whole cache over the elapsed cycles when it is the
+    # busier figure, else its busiest sub-metric; without the cycles, :func:`_l1_elapsed_pct`)
+    l1_pct = _l1_elapsed_pct(kernel) if total is None else max(total[0], subs if subs is not None else total[0])
     raw = (
-        ("l1", total[0] if total is not None else _l1_elapsed_pct(kernel), l1, m.get(LEVEL_METRICS["l1"]["hit"])),
+        ("l1", l1_pct, l1, m.get(LEVEL_METRICS["l1"]["hit"])),
         ("shared", None if kernel.launch.no_shared_memory else m.get(LEVEL_METRICS["shared"]["pct"]), None, None),
         ("l2", m.get(LEVEL_METRICS["l2"]["pct"]), l2, m.get(LEVEL_METRICS["l2"]["hit"])),
         ("dram", kernel.dram_throughput_pct, dram, None),
