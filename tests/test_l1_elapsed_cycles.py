@@ -56,3 +56,17 @@ def test_esmm_l1_figures_from_the_speed_of_light_cycles():
     k = by_name["two_blocktiling"]
     busiest = max(v for n, v in k.memory_breakdown_pct.items() if n.startswith("l1tex__"))
     assert l1_total_elapsed(k)[0] == pytest.approx(busiest, abs=0.2)
+
+
+def test_idle_sm_time_from_the_speed_of_light_cycles_where_the_sms_elapsed_ones_are_absent():
+    # ESMM one_blocktiling: 1.60 waves; SMs active 477,523 of 567,961 elapsed GPC cycles: 15.9 % idle, measured, so
+    # the tail effect's bound is 1 / (1 - 0.159) = 1.19x, not the waves' 1 / (1 - 0.2) = 1.25x guess
+    from kernelscope.analysis.performance import idle_sm_share
+
+    assert idle_sm_share(_k({"sm__cycles_active.avg": 900.0, "gpc__cycles_elapsed.max": 1000.0})) == pytest.approx(0.1)
+    assert idle_sm_share(_k({"sm__cycles_active.avg": 900.0, "sm__cycles_elapsed.avg": 950.0,
+                             "gpc__cycles_elapsed.max": 1000.0})) == pytest.approx(1 - 900 / 950)
+    assert idle_sm_share(_k({"sm__cycles_active.avg": 900.0})) is None
+    rep = load(need(CORPUS_NCU / "AveryClapp__ESMM-Research__profile_output.ncu-rep"))
+    k = next(k for k in rep.kernels if k.name == "one_blocktiling")
+    assert idle_sm_share(k) == pytest.approx(1 - 477523.0875 / 567961.0, abs=1e-4)

@@ -58,7 +58,7 @@ from typing import Iterable, Mapping, Sequence
 from ..knowledge.metrics import hottest_twin
 from ..knowledge.units import by_metric
 from ..model import KernelProfile
-from .limiters import L1_TOTAL, l1_total_elapsed
+from .limiters import L1_CYCLES, L1_TOTAL, l1_total_elapsed
 
 #: An estimate of a definite change whose work the report counts.
 PREDICTION = "prediction"
@@ -265,9 +265,10 @@ def _l1_total(kernel: KernelProfile) -> tuple[float, float] | None:
 
 def idle_sm_share(kernel: KernelProfile) -> float | None:
     """The share of the SM time with no warp resident: 1 - sm__cycles_active / sm__cycles_elapsed (per-SM averages,
-    else the sums over the SMs); None when not measured."""
+    else the sums over the SMs, else the SMs' average active cycles over the GPCs' elapsed ones: Speed of Light's "SM
+    Active Cycles" / "Elapsed Cycles", :data:`.limiters.L1_CYCLES`); None when not measured."""
     m = kernel.metrics
-    for active_name, elapsed_name in zip(SM_ACTIVE, SM_ELAPSED):
+    for active_name, elapsed_name in (*zip(SM_ACTIVE, SM_ELAPSED), L1_CYCLES[-1]):
         active, elapsed = m.get(active_name), m.get(elapsed_name)
         if active is not None and elapsed and elapsed > 0 and math.isfinite(active):
             return min(1.0, max(0.0, 1.0 - active / elapsed))
