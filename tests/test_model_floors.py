@@ -248,3 +248,18 @@ def test_fallback_ceiling_keeps_the_fp32_math():
     # without instruction issue measured no unit carries the math's floor into the model (the launch's own 5 % would
     # stand in for it: "at most 20x" on the many-launches benchmark's profiles): not sized
     assert ceiling((8, 6), 25.0, issue=None) is None
+
+
+def test_fallback_ceiling_keeps_every_math_pipe_it_names():
+    # the class paragraph's ideal removes every unit's work but the arithmetic pipes': an FP64 pipe 40 % busy on
+    # average and 60 % on its busiest SM stays, so nothing gains past 1 / 0.6 (issue 50 % comes down to the math's
+    # 40 %, the LSU's 70 % and every wait go). It once went too (a name reused for the note's text: the ideal then
+    # kept no arithmetic pipe and issue alone bounded it, past what the FP64 pipe's busiest SM allows)
+    from kernelscope.analysis.math_floor import reuse_change
+    from kernelscope.analysis.performance import Counter, Units, predict
+
+    units = Units((Counter("lsu_m", "lsu", 0.7, 0.7), Counter("issue_m", "issue", 0.5, 0.5),
+                   Counter("fp64_m", "fp64", 0.4, 0.6)))
+    change = reuse_change(units, None, (8, 0), {}, everything=True)
+    e = predict(units, change)
+    assert e.kind == "upper_bound" and e.limiter == "fp64_m" and e.speedup == pytest.approx(1 / 0.6)

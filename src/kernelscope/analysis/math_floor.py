@@ -69,10 +69,10 @@ def reuse_change(units: Units, roofline: RooflinePoint | None, cc: tuple[int, in
             floor = (fp32 or 0.0) if unit == "fma" and flops is None else math_busy
             work[unit] = max(0.0, 1.0 - floor / busy)
     slots = fp_slot_share(metrics, r.pipe, flops) if flops is not None and r is not None else None
-    kept = f"; {100 * slots:.1f}% of its instruction slots while each FP instruction stays" \
+    slots_note = f"; {100 * slots:.1f}% of its instruction slots while each FP instruction stays" \
         if slots is not None and slots > 1.05 * flops else ""  # type: ignore[operator]
     if flops is not None:
-        why = f" of the FP32 peak: the executed FLOPs{kept})" if "fma" in reduced else ")"
+        why = f" of the FP32 peak: the executed FLOPs{slots_note})" if "fma" in reduced else ")"
     elif fp32 is not None:
         heavy = units.counter(fma_split().heavy).busy  # type: ignore[union-attr]
         why = (f"; the FP32 work at the two FMA pipes' peak, at least the FMA-lite pipe's {200 * fp32:.1f}%: the "
