@@ -521,9 +521,3 @@ def next_step(base: Occupancy, driver_carveout: bool = False, spills: bool = Fal
                     break
     return out
 
-
-__all__ = [
-    "RESOURCES", "WHAT_IF", "ArchLimits", "NextStep", "Occupancy", "arch_limits", "next_step", "occupancy",
-    "occupancy_of", "parse_compute_capability", "parse_size", "stage_cost", "stage_costs_occupancy", "block_size_step", "waves_per_sm",
-    "supported_compute_capabilities", "what_if",
-]
