@@ -12,7 +12,7 @@ import pytest
 from conftest import CORPUS_NCU, need
 from kernelscope.analysis.diagnosis import diagnose
 from kernelscope.analysis.limiters import (
-    INPUTS, L1_SECTORS_NAME, MemoryLevel, limiting_level, memory_levels, nearest_ceiling,
+    INPUTS, L1_ASYNC_SECTORS, L1_SECTORS_NAME, MemoryLevel, limiting_level, memory_levels, nearest_ceiling,
 )
 from kernelscope.cli import main
 from kernelscope.knowledge.gpus import find_gpu
@@ -26,6 +26,8 @@ SILU = CORPUS_NCU / "AlpriElse__cs599k__silu_CUDA_ncu-reports_2025-04-21-77_06-M
 NAIVE = CORPUS_NCU / "LakshyaSingh354__CudaCode__gemm_reps_naive.ncu-rep"
 #: A report whose first launch executes no floating-point instruction.
 NO_FP = CORPUS_NCU / "bautista-garcia__heat_sim__profile.ncu-rep"
+#: An RTX 4060 Ti flash-attention forward that loads its tiles with cp.async (LDGSTS, L1 bypass).
+FA3DB = CORPUS_NCU / "Bias92__flashattn-cuda__docs_profiling_ncu_sections_db_full_after_n4096_full.ncu-rep"
 
 
 def _raw(path, index=0):
@@ -184,6 +186,33 @@ def test_scaled_units_and_unknown_units():
 
 def _lv(kernel, name, flops=1e9):
     return next(lv for lv in memory_levels(kernel, flops) if lv.level == name)
+
+
+def test_ldgsts_sectors_join_the_l1_bytes():
+    # cp.async data goes to shared memory, never through the LSU writeback: its sectors are added, and the sum of
+    # two counters of different peaks has no measured peak
+    k = _kernel(**{L1_ASYNC_SECTORS[1]: 2e6, L1_ASYNC_SECTORS[0]: 1e6})
+    l1 = _lv(k, "l1")
+    assert l1.bytes == pytest.approx(128e6 + 32 * 3e6)
+    assert l1.bytes_metric.startswith("l1tex__lsu_writeback_active_mem_lg.sum x 128 B + ") and "ldgsts" in l1.bytes_metric
+    assert l1.peak_bytes_per_s is None and l1.bandwidth_pct is None and l1.peak_from is None
+    assert l1.arithmetic_intensity_flop_per_byte == pytest.approx(1e9 / (128e6 + 96e6))
+    # no LDGSTS sectors (counted as 0, or not collected): the writeback alone, with its peak
+    for extra in ({L1_ASYNC_SECTORS[1]: 0.0}, {}):
+        l1 = _lv(_kernel(**extra), "l1")
+        assert l1.bytes == pytest.approx(128e6) and l1.peak_bytes_per_s == pytest.approx(12.8e12)
+
+
+def test_ldgsts_sectors_of_a_corpus_report_by_hand():
+    m = _raw(FA3DB)
+    l1, l2 = _level(charts_diag(FA3DB), "l1"), _level(charts_diag(FA3DB), "l2")
+    writeback = m["l1tex__lsu_writeback_active_mem_lg.sum"] * 128
+    ldgsts = 32 * (m[L1_ASYNC_SECTORS[0]] + m[L1_ASYNC_SECTORS[1]])
+    assert writeback == 36086 * 128 and ldgsts == 32 * 25165824  # 4.6 MB vs 805 MB
+    assert l1.bytes == writeback + ldgsts and l1.peak_bytes_per_s is None
+    # the tiles the L1 passed on came from the L2: the two levels' bytes now agree (780 vs 810 MB), the writeback
+    # alone was 170x below the L2's
+    assert 0.9 < l1.bytes / l2.bytes < 1.1
 
 
 def test_fallbacks_and_not_measured():

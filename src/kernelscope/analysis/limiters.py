@@ -97,9 +97,17 @@ TRAFFIC: dict[str, tuple[Traffic, ...]] = {
 }
 #: What the L1 bytes are when the report has no writeback counter (no peak is measured for these sectors).
 L1_SECTORS_NAME = "l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_*.sum"
+#: The global sectors LDGSTS (``cp.async``, CC 8.0+) moves through the L1 into shared memory, L1-cached and
+#: bypassing (Nsight Compute's Memory Workload Analysis tables). The LSU writeback counter never sees them: the data
+#: goes to shared memory, not back to registers. Where a launch's copies went this way its L1 bytes are the
+#: writeback's plus these sectors x 32 B (a flash-attention forward: 4.6 MB of writeback beside 805 MB of LDGSTS
+#: sectors), and, two counters of different peaks summed, the level has no measured peak.
+L1_ASYNC_SECTORS = ("sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+                    "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum")
+L1_ASYNC_NAME = "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_{access,bypass}.sum"
 #: Every metric name this module reads from ``KernelProfile.metrics``.
 INPUTS: tuple[str, ...] = (
-    *L1_SECTORS, *(m for level in LEVEL_METRICS.values() for m in level.values()),
+    *L1_SECTORS, *L1_ASYNC_SECTORS, *(m for level in LEVEL_METRICS.values() for m in level.values()),
     *(n for ts in TRAFFIC.values() for t in ts for n in (t.counter, t.peak, *t.pcts, t.clock)),
 )
 
@@ -134,7 +142,8 @@ class MemoryLevel:
         level: ``"l1"``, ``"shared"``, ``"l2"`` or ``"dram"``.
         throughput_pct: the level's throughput, % of its peak (0-100), Nsight Compute's Speed-of-Light value.
         bytes: bytes moved at that level, from the counter ``bytes_metric`` (:data:`TRAFFIC`): L1 = LSU writeback
-            cycles x 128 B (else global + local sectors x 32 B), L2 = L2 sectors x 32 B, DRAM = read + write bytes.
+            cycles x 128 B (plus the LDGSTS sectors x 32 B of a launch that copies with ``cp.async``; else global +
+            local sectors x 32 B), L2 = L2 sectors x 32 B, DRAM = read + write bytes.
         hit_rate_pct: cache hit rate (L1, L2), % (0-100).
         arithmetic_intensity_flop_per_byte: the launch's FLOPs / ``bytes`` (hierarchical roofline).
         peak_bytes_per_s: the level's peak bandwidth for that same counter, bytes/s, from the report's own
@@ -268,7 +277,9 @@ def memory_levels(kernel: KernelProfile, flops: float | None) -> tuple[MemoryLev
     arithmetic intensity per level. Levels with nothing measured are left out.
 
     Bytes and peak bandwidth per level come from one counter of :data:`TRAFFIC` (the first the report counts);
-    L1 without a writeback counter falls back to the global + local sectors x 32 B, which have no measured peak.
+    L1 without a writeback counter falls back to the global + local sectors x 32 B, which have no measured peak; L1
+    of a launch whose LDGSTS copies moved sectors adds them to the writeback's bytes (:data:`L1_ASYNC_SECTORS`, no
+    measured peak either).
     A level shown for its throughput % alone still gets the peak its counter's ``.peak_sustained`` x clock gives
     (DRAM without byte counts); the %-of-peak route needs the bytes. All values in SI units (bytes, bytes/s); pure.
     """
@@ -277,6 +288,11 @@ def memory_levels(kernel: KernelProfile, flops: float | None) -> tuple[MemoryLev
     l1 = _traffic(kernel, TRAFFIC["l1"])
     if l1 is None and l1_sectors:
         l1 = (SECTOR_BYTES * sum(l1_sectors), L1_SECTORS_NAME, None)
+    elif l1 is not None:
+        async_sectors = sum(v for n in L1_ASYNC_SECTORS if (v := _value(kernel, n, "count")) is not None and v > 0)
+        if async_sectors > 0:
+            l1 = (l1[0] + SECTOR_BYTES * async_sectors,
+                  f"{l1[1]} x {l1[2].bytes_per_count:g} B + {L1_ASYNC_NAME} x {SECTOR_BYTES} B", None)
     l2 = _traffic(kernel, TRAFFIC["l2"])
     dram_t = TRAFFIC["dram"][0]
     dram = (kernel.dram_bytes, None if kernel.dram_bytes is None else _dram_name(kernel), dram_t)

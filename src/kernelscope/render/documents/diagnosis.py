@@ -207,13 +207,16 @@ class MemoryLevelDoc(Doc):
 
     level: Annotated[Literal["l1", "shared", "l2", "dram"], Meta(description="memory level")]
     throughput_pct: Annotated[float | None, Meta(description="the level's throughput, percent of its peak (0-100)")]
-    bytes: Annotated[float | None, Meta(description="bytes moved at that level (sectors x 32 B; DRAM: read + write)")]
+    bytes: Annotated[float | None, Meta(description=(
+        "bytes moved at that level, from the counters `bytes_metric` names: L1 = LSU writeback cycles x 128 B (plus "
+        "the LDGSTS sectors x 32 B of cp.async copies), L2 = sectors x 32 B, DRAM = read + write"))]
     hit_rate_pct: Annotated[float | None, Meta(description="cache hit rate, percent (0-100); null for shared and DRAM")]
     arithmetic_intensity_flop_per_byte: Annotated[float | None, Meta(description=(
         "the launch's FLOPs / bytes at this level, FLOP/byte (hierarchical roofline)"))]
-    bytes_metric: Annotated[str | None, Meta(description="the Nsight counter `bytes` (and the peak) come from")]
+    bytes_metric: Annotated[str | None, Meta(description="the Nsight counter(s) `bytes` (and the peak) come from")]
     peak_bytes_per_s: Annotated[float | None, Meta(description=(
-        "the level's peak bandwidth as the report measures it, bytes/s; null: the report does not measure it"))]
+        "the level's peak bandwidth as the report measures it, bytes/s; null: the report does not measure it (also "
+        "for bytes summed from two counters of different peaks)"))]
     bandwidth_pct: Annotated[float | None, Meta(description=(
         "bytes / duration as percent (0-100) of peak_bytes_per_s: how close the level's roofline point is to its ceiling"))]
 

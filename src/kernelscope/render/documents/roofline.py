@@ -62,12 +62,13 @@ class LevelPointDoc(Doc):
 
     level: Level
     bytes: Annotated[float | None, Meta(description="bytes moved at that level; null: not measured")]
-    bytes_metric: Annotated[str | None, Meta(description="the Nsight counter the bytes (and the peak) come from; null: no bytes")]
+    bytes_metric: Annotated[str | None, Meta(description="the Nsight counter(s) the bytes (and the peak) come from; null: no bytes")]
     arithmetic_intensity_flop_per_byte: Annotated[float | None, Meta(description=(
         "the launch's FLOPs / bytes at this level, FLOP/byte (x of the level's point; its y is the launch's "
         "achieved FLOP/s); null: no point (not measured, or no bytes moved)"))]
     peak_bytes_per_s: Annotated[float | None, Meta(description=(
-        "the level's peak bandwidth as the report measures it, bytes/s; null: not measured (no slope drawn)"))]
+        "the level's peak bandwidth as the report measures it, bytes/s; null: not measured, or bytes summed from two "
+        "counters of different peaks (no slope drawn)"))]
     bandwidth_pct: Annotated[float | None, Meta(description=(
         "bytes / duration as percent (0-100) of peak_bytes_per_s: how close the point is to its ceiling; null: no peak"))]
     limiting: Annotated[bool, Meta(description="true for the level closest to its ceiling: the limiting level")]
