@@ -12,7 +12,7 @@ import pytest
 from conftest import CORPUS_NCU, need
 from kernelscope.analysis.diagnosis import diagnose
 from kernelscope.analysis.limiters import (
-    INPUTS, L1_ASYNC_SECTORS, L1_SECTORS_NAME, MemoryLevel, limiting_level, memory_levels, nearest_ceiling,
+    INPUTS, L1_ASYNC_SECTORS, L1_SECTORS_NAME, L1_TMA_LOADS, MemoryLevel, limiting_level, memory_levels, nearest_ceiling,
 )
 from kernelscope.cli import main
 from kernelscope.knowledge.gpus import find_gpu
@@ -201,6 +201,18 @@ def test_ldgsts_sectors_join_the_l1_bytes():
     for extra in ({L1_ASYNC_SECTORS[1]: 0.0}, {}):
         l1 = _lv(_kernel(**extra), "l1")
         assert l1.bytes == pytest.approx(128e6) and l1.peak_bytes_per_s == pytest.approx(12.8e12)
+
+
+@pytest.mark.parametrize("counter", L1_TMA_LOADS)
+def test_tma_loads_leave_the_l1_bytes_not_measured(counter):
+    # TMA copies write shared memory (no writeback) and no counter read here measures them: no L1 bytes, intensity
+    # or peak, the level's throughput still shown; the other levels as before
+    k = _kernel(**{counter: 4096.0, L1_ASYNC_SECTORS[1]: 1e6})
+    l1 = _lv(k, "l1")
+    assert l1.throughput_pct == pytest.approx(90.0)
+    assert (l1.bytes, l1.arithmetic_intensity_flop_per_byte, l1.peak_bytes_per_s, l1.bytes_metric) == (None,) * 4
+    assert _lv(k, "l2").bytes == pytest.approx(320e6)
+    assert _lv(_kernel(**{counter: 0.0}), "l1").bytes == pytest.approx(128e6)
 
 
 def test_ldgsts_sectors_of_a_corpus_report_by_hand():

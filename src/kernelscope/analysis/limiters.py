@@ -105,9 +105,13 @@ L1_SECTORS_NAME = "l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_*.sum"
 L1_ASYNC_SECTORS = ("sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
                     "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum")
 L1_ASYNC_NAME = "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_{access,bypass}.sum"
+#: Warp instructions of TMA loads (Hopper and later): they too write shared memory, never registers, and no counter
+#: read here measures their L1 traffic, so a launch that issues them has its L1 bytes not measured (the writeback's
+#: alone would overstate the L1 intensity by as much as the copies outweigh the register loads).
+L1_TMA_LOADS = ("smsp__inst_executed_op_tma_ld.sum", "smsp__sass_inst_executed_op_tma_ld.sum")
 #: Every metric name this module reads from ``KernelProfile.metrics``.
 INPUTS: tuple[str, ...] = (
-    *L1_SECTORS, *L1_ASYNC_SECTORS, *(m for level in LEVEL_METRICS.values() for m in level.values()),
+    *L1_SECTORS, *L1_ASYNC_SECTORS, *L1_TMA_LOADS, *(m for level in LEVEL_METRICS.values() for m in level.values()),
     *(n for ts in TRAFFIC.values() for t in ts for n in (t.counter, t.peak, *t.pcts, t.clock)),
 )
 
@@ -279,7 +283,7 @@ def memory_levels(kernel: KernelProfile, flops: float | None) -> tuple[MemoryLev
     Bytes and peak bandwidth per level come from one counter of :data:`TRAFFIC` (the first the report counts);
     L1 without a writeback counter falls back to the global + local sectors x 32 B, which have no measured peak; L1
     of a launch whose LDGSTS copies moved sectors adds them to the writeback's bytes (:data:`L1_ASYNC_SECTORS`, no
-    measured peak either).
+    measured peak either); L1 of a launch that issues TMA loads has no bytes (:data:`L1_TMA_LOADS`).
     A level shown for its throughput % alone still gets the peak its counter's ``.peak_sustained`` x clock gives
     (DRAM without byte counts); the %-of-peak route needs the bytes. All values in SI units (bytes, bytes/s); pure.
     """
@@ -293,6 +297,8 @@ def memory_levels(kernel: KernelProfile, flops: float | None) -> tuple[MemoryLev
         if async_sectors > 0:
             l1 = (l1[0] + SECTOR_BYTES * async_sectors,
                   f"{l1[1]} x {l1[2].bytes_per_count:g} B + {L1_ASYNC_NAME} x {SECTOR_BYTES} B", None)
+    if any((v := _value(kernel, n, "count")) is not None and v > 0 for n in L1_TMA_LOADS):
+        l1 = None
     l2 = _traffic(kernel, TRAFFIC["l2"])
     dram_t = TRAFFIC["dram"][0]
     dram = (kernel.dram_bytes, None if kernel.dram_bytes is None else _dram_name(kernel), dram_t)
