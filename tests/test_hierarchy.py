@@ -282,6 +282,15 @@ def test_chart_of_a_hand_made_launch_en_and_zh():
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
 
 
+def test_chart_of_l1_bytes_without_a_peak():
+    # LDGSTS sectors summed with the writeback: the L1 point is drawn, its legend says the bytes have no measured
+    # peak (the report does measure the writeback's), and no L1 slope is drawn
+    d = diagnose(_kernel(**{L1_ASYNC_SECTORS[1]: 2e6}), find_gpu("NVIDIA A100-SXM4-80GB"))
+    en = _svg_text(charts.hierarchy_chart(d, "en", "svg", inline=True))
+    assert "L1: 5.21 FLOP/B, no measured peak bandwidth for these bytes" in en  # 1 GFLOP / 192 MB
+    assert "L1 peak" not in en and "L2 peak 800 GB/s" in en
+
+
 def test_no_chart_without_flops():
     gpu = find_gpu("NVIDIA A100-SXM4-80GB")
     d = diagnose(_kernel(), gpu)
