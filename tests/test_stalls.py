@@ -15,6 +15,7 @@ from kernelscope.analysis import stalls as breakdown
 from kernelscope.ingest import stall_metrics
 from kernelscope.knowledge import stalls as taxonomy
 from kernelscope.errors import InputError
+from kernelscope.knowledge.remedies import remedies
 
 SHARED = Path("/work/shared")
 C04_TSV = SHARED / "cases" / "C04_stall_ratios.tsv"
@@ -328,11 +329,16 @@ def test_data_file_is_complete():
     table = taxonomy.reasons()
     assert set(table) == ALL_IDS
     cjk = re.compile(r"[\u4e00-\u9fff]")
+    known = remedies()
     for reason in table.values():
         assert reason.id and reason.display_name, reason.id
-        for text in (reason.hardware_en, reason.advice_en):
+        # the advice: one text, or remedies of data/remedies.toml (each known, its texts in both languages)
+        advice = (reason.advice_en,) if not reason.remedies else tuple(known[r].text_en for r in reason.remedies)
+        advice_zh = (reason.advice_zh,) if not reason.remedies else tuple(known[r].text_zh for r in reason.remedies)
+        assert bool(reason.remedies) != bool(reason.advice_en), reason.id
+        for text in (reason.hardware_en, " ".join(advice)):
             assert len(text) > 40 and not cjk.search(text), reason.id
-        for text in (reason.display_name_zh, reason.hardware_zh, reason.advice_zh):
+        for text in (reason.display_name_zh, reason.hardware_zh, *advice_zh):
             assert cjk.search(text), reason.id
         assert reason.source_document and reason.source_url.startswith("https://"), reason.id
         assert taxonomy.canonical_reason(reason.display_name) == reason.id
@@ -350,6 +356,6 @@ def test_healthy_reasons_say_why():
 def test_memory_advice_in_chinese_names_fusion_and_coalescing():
     table = taxonomy.reasons()
     for rid in ("long_scoreboard", "lg_throttle"):
-        assert "融合" in table[rid].advice_zh and "合并访存" in table[rid].advice_zh, rid
+        assert "融合" in table[rid].text("advice", "zh") and "合并访存" in table[rid].text("advice", "zh"), rid
     assert table["long_scoreboard"].text("display_name", "en") == "Long Scoreboard"
     assert "访存" in table["long_scoreboard"].text("advice", "zh")

@@ -5,6 +5,10 @@ called latency-bound with memory not measured)."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
 from conftest import SHARED, need
 from test_design import A100, ISSUE, _k
 from kernelscope import diagnose_file
@@ -52,12 +56,20 @@ def test_the_occupancy_gap_of_a_small_grid_names_the_grid():
     d = diagnose(k, A100)
     gap = next(f for f in d.findings if f.id == "occupancy_gap")
     assert gap.message.key == "occupancy_gap_grid" and gap.message.values["waves"] < 1
-    # an ordinary grid (1080 blocks, 1.25 waves) keeps the general causes
-    k = _k(launch=LaunchConfig(grid=(1080, 1, 1), block=(256, 1, 1), registers_per_thread=32,
-                               shared_mem_static_bytes=0, shared_mem_dynamic_bytes=0),
-           achieved_occupancy_pct=20.0, compute_breakdown_pct={ISSUE: 20.0})
-    gap = next(f for f in diagnose(k, A100).findings if f.id == "occupancy_gap")
+    # an ordinary grid (1080 blocks, 1.25 waves) keeps the general causes where a partial last wave can explain the
+    # gap: the second wave's time at a quarter of the blocks lowers the average by at most 100 / 2 = 50 points
+    grid = LaunchConfig(grid=(1080, 1, 1), block=(256, 1, 1), registers_per_thread=32, shared_mem_static_bytes=0,
+                        shared_mem_dynamic_bytes=0)
+    gap = next(f for f in diagnose(_k(launch=grid, achieved_occupancy_pct=55.0, compute_breakdown_pct={ISSUE: 20.0}),
+                                   A100).findings if f.id == "occupancy_gap")
     assert gap.message.key == "occupancy_gap"
+    # ... and says it cannot where the gap is larger (20 % achieved: 80 points), as over many waves
+    for blocks, achieved, points in ((1080, 20.0, 50.0), (108 * 8 * 85 + 1, 25.8, 100 / 86)):
+        k = _k(launch=dataclasses.replace(grid, grid=(blocks, 1, 1)), achieved_occupancy_pct=achieved,
+               compute_breakdown_pct={ISSUE: 20.0})
+        gap = next(f for f in diagnose(k, A100).findings if f.id == "occupancy_gap")
+        assert gap.message.key == "occupancy_gap_waves"
+        assert gap.message.values["tail_points"] == pytest.approx(points)
 
 
 def test_corpus_an_inferred_fix_whose_bound_held_leads_what_the_report_cannot_tell():

@@ -369,7 +369,8 @@ def stall_cap(ctx: KernelContext, change: Change, done: Done) -> dict:
 def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:
     """The top unhealthy stall reasons (at most ``advice_max_reasons``, each at least ``advice_min_share`` of the
     stall cycles) that no specific stall finding (:func:`stall_causes`) covers, each with the generic paragraph of
-    its reason (``stall:<reason>``; given only when no specific finding applies)."""
+    its reason (``stall:<reason>``; given only when no specific finding applies): where the reason's paragraph is
+    made of remedies (``data/stalls.toml`` ``remedies``), those whose preconditions hold for the launch."""
     if ctx.stalls is None:
         return
     covered = {f.message.values.get("reason") for f in done.get("stall_causes", ())}
@@ -382,7 +383,8 @@ def stall_reasons(ctx: KernelContext, done: Done) -> Iterator[Finding]:
             continue
         yield Finding("stall_reasons", "info", Note("stall_share", {"reason": s.reason, "share": s.share_of_stalls}),
                       (Evidence(f"stall_value.{s.reason}", s.value, ctx.stalls.family or ""),),
-                      advice=f"stall:{s.reason}", source=source("advice_min_share"))
+                      advice=f"stall:{s.reason}", source=source("advice_min_share"),
+                      remedies=ctx.remedies(describe(s.reason).remedies))
 
 
 #: Nsight Compute sections that decide a root cause, and the metrics by which a report shows it collected them (any

@@ -573,12 +573,19 @@ def tail_effect(ctx: KernelContext, done: Done) -> Finding | None:
 
 def occupancy_gap(ctx: KernelContext, done: Done) -> Finding | None:
     """Achieved occupancy below ``occupancy_gap_ratio`` of theoretical (a partial wave, uneven blocks, a short kernel;
-    a grid too small to fill the GPU, where it is one, named as the cause)."""
+    a grid too small to fill the GPU, where it is one, named as the cause). Over ``w`` waves a partial last wave
+    holds the SMs below theoretical for at most one wave in ceil(w): it lowers the average by at most theoretical /
+    ceil(w); a larger gap is not its doing, and the note says so (``occupancy_gap_waves``)."""
     achieved, theoretical = ctx.kernel.achieved_occupancy_pct, ctx.theoretical_pct
     if achieved is None or not theoretical or achieved >= ctx.criteria["occupancy_gap_ratio"] * theoretical:
         return None
-    small = grid_is_small(ctx.waves_per_sm, ctx.criteria, ctx.kernel.launch.blocks, ctx.sm_count)  # (its cause)
-    note = Note(f"occupancy_gap{'_grid' if small else ''}", {"achieved": achieved, "theoretical": theoretical, "waves": ctx.waves_per_sm})
+    waves = ctx.waves_per_sm
+    small = grid_is_small(waves, ctx.criteria, ctx.kernel.launch.blocks, ctx.sm_count)  # (its cause)
+    tail_points = theoretical / math.ceil(waves) if waves is not None and waves > 0 else None
+    many = not small and tail_points is not None and theoretical - achieved > tail_points
+    key = "occupancy_gap_grid" if small else "occupancy_gap_waves" if many else "occupancy_gap"
+    note = Note(key, {"achieved": achieved, "theoretical": theoretical, "waves": waves,
+                      **({"tail_points": tail_points} if many else {})})
     return Finding("occupancy_gap", "info", note, (Evidence(ACHIEVED, achieved, "%"), Evidence(THEORETICAL, theoretical, "%")),
                    source=source("occupancy_gap_ratio"))
 

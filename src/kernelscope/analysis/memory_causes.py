@@ -11,6 +11,7 @@ from typing import Iterator
 from ..knowledge.counts import counts
 from ..knowledge.criteria import source
 from ..notes import Note
+from .design import LOCAL_SECTORS
 from .engine import Done, Evidence, Finding
 from .kernel_rules import KernelContext
 from .performance import DATA_PIPE_PCT, L1_TOTAL, PREDICTION, SHARED_UNIT, UPPER_BOUND, Change
@@ -31,7 +32,6 @@ SHARED_OPS = {
            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
 }
 M_LDSM = "smsp__inst_executed_op_ldsm.sum"
-LOCAL_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum")
 GLOBAL_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
 #: L1 requests (one per warp-level memory instruction) by space and operation.
 REQUESTS = {f"{space}_{op}": f"l1tex__t_requests_pipe_lsu_mem_{space}_op_{op}.sum"

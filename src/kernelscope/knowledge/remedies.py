@@ -47,6 +47,12 @@ FACTS: dict[str, str] = {
     "l1_access_measured": "the report measured how the L1/TEX accesses are made: the requests and sectors of global "
                           "loads (MemoryWorkloadAnalysis) or the shared-memory wavefronts, so a claim about their "
                           "sectors or wavefronts rests on data",
+    "no_bank_conflicts": "the report counted the shared-memory bank conflicts of loads and stores, and both are 0",
+    "no_local_memory": "the report counted the local-memory sectors of loads and stores, and both are 0 (no register "
+                       "spills, no per-thread arrays in local memory)",
+    "no_mufu": "the kernel executes no special-function (MUFU) instruction: none in the opcode mix, or the XU pipe "
+               "measured idle",
+    "ldmatrix": "the kernel already loads its tensor-core fragments with ldmatrix (LDSM)",
 }
 _CC = re.compile(r"^cc(>=|<)(\d+)\.(\d+)$")
 

@@ -18,6 +18,7 @@ from msgspec import Meta
 from ..errors import InputError
 from ..notes import Listed
 from . import Model, NonEmpty, check_lang, load
+from .remedies import remedy
 
 #: Reason id of the "issuing, not stalling" state, shown apart from the stalls.
 SELECTED = "selected"
@@ -39,7 +40,9 @@ class StallReason(Model, kw_only=True):
         healthy: True when a large value usually means useful work (``selected``, ``not_selected``,
             ``math_pipe_throttle``); ``healthy_why_en/zh`` say why.
         hardware_en / hardware_zh: what happens in the hardware.
-        advice_en / advice_zh: what to change in the kernel.
+        advice_en / advice_zh: what to change in the kernel; empty where ``remedies`` gives it.
+        remedies: the remedies (``data/remedies.toml``) the reason's paragraph is made of where a clause depends on
+            what the launch measured (every one whose preconditions hold, in order); empty where the advice is one text.
         source: where the meaning comes from (``source_document`` / ``source_url``).
     """
 
@@ -51,11 +54,16 @@ class StallReason(Model, kw_only=True):
     healthy: bool
     hardware_en: str
     hardware_zh: str
-    advice_en: str
-    advice_zh: str
+    advice_en: str = ""
+    advice_zh: str = ""
+    remedies: tuple[str, ...] = ()
     source: _Source
     healthy_why_en: str = ""
     healthy_why_zh: str = ""
+
+    def __post_init__(self) -> None:
+        if bool(self.remedies) == bool(self.advice_en or self.advice_zh) or bool(self.advice_en) != bool(self.advice_zh):
+            raise ValueError(f"reason {self.id!r}: either advice_en and advice_zh, or remedies")
 
     @property
     def source_document(self) -> str:
@@ -68,7 +76,8 @@ class StallReason(Model, kw_only=True):
         return self.source.url
 
     def text(self, field: str, lang: str) -> str:
-        """``field`` (``"display_name"``, ``"hardware"``, ``"advice"``, ``"healthy_why"``) in ``"en"``/``"zh"``.
+        """``field`` (``"display_name"``, ``"hardware"``, ``"advice"``, ``"healthy_why"``) in ``"en"``/``"zh"``; the
+        advice of a reason made of remedies is all of them (a launch's paragraph: those that hold for it).
 
         Raises:
             ValueError: for another language or field.
@@ -77,6 +86,8 @@ class StallReason(Model, kw_only=True):
             raise ValueError(f"unknown stall text {field!r} / language {lang!r}")
         if field == "display_name":
             return self.display_name if lang == "en" else self.display_name_zh
+        if field == "advice" and self.remedies:  # (every remedy of the paragraph, whatever a launch rules out)
+            return ("" if check_lang(lang) == "zh" else " ").join(remedy(r).text(lang) for r in self.remedies)
         return getattr(self, f"{field}_{check_lang(lang)}")
 
 

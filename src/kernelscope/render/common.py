@@ -608,5 +608,7 @@ class Fmt:
             values = self.note_words(finding.message) if finding is not None else {}
             return self.remedy_text(ids, values)
         r = describe(rest)
-        return self.head(self.stall_name(rest), r.advice_zh if self.zh else r.advice_en)
+        if r.remedies and finding is not None:  # (the remedies that hold for the launch)
+            return self.head(self.stall_name(rest), self.remedy_text(finding.remedies, {}))
+        return self.head(self.stall_name(rest), r.text("advice", self.lang))
 
