@@ -583,9 +583,8 @@ def occupancy_gap(ctx: KernelContext, done: Done) -> Finding | None:
     small = grid_is_small(waves, ctx.criteria, ctx.kernel.launch.blocks, ctx.sm_count)  # (its cause)
     tail_points = theoretical / math.ceil(waves) if waves is not None and waves > 0 else None
     many = not small and tail_points is not None and theoretical - achieved > tail_points
-    key = "occupancy_gap_grid" if small else "occupancy_gap_waves" if many else "occupancy_gap"
-    note = Note(key, {"achieved": achieved, "theoretical": theoretical, "waves": waves,
-                      **({"tail_points": tail_points} if many else {})})
+    values = {"achieved": achieved, "theoretical": theoretical, "waves": waves, **({"tail_points": tail_points} if many else {})}
+    note = Note("occupancy_gap_grid" if small else "occupancy_gap_waves" if many else "occupancy_gap", values)
     return Finding("occupancy_gap", "info", note, (Evidence(ACHIEVED, achieved, "%"), Evidence(THEORETICAL, theoretical, "%")),
                    source=source("occupancy_gap_ratio"))
 
