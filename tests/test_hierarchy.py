@@ -291,6 +291,34 @@ def test_chart_of_l1_bytes_without_a_peak():
     assert "L1 peak" not in en and "L2 peak 800 GB/s" in en
 
 
+def test_the_compute_roof_is_named_where_it_binds():
+    # fa3db: 86.7 % of its FP16 tensor peak, its L2 at 41.8 % of the L2's ceiling: the L2 is the nearest memory level,
+    # not the limit (42.0 FLOP/B x 1.98 TB/s = 83 TFLOP/s, above the 40.1 TFLOP/s roof)
+    from kernelscope.render.roofline_data import compute_share_pct, limiting_level, nearest_level
+
+    d = charts_diag(FA3DB)
+    assert nearest_level(d).level == "l2" and limiting_level(d) is None
+    assert compute_share_pct(d) == pytest.approx(86.7, abs=0.05) and compute_share_pct(d) > nearest_level(d).bandwidth_pct
+    en = _svg_text(charts.hierarchy_chart(d, "en", "svg", inline=True))
+    assert "limiting: FP16 tensor cores (86.7% of peak); nearest memory level: L2 (41.8% of its ceiling)" in en
+    # the hand-made launch at 5 % of its FP32 peak: its DRAM (62.5 % of its ceiling) limits it
+    hand = diagnose(_kernel(), find_gpu("NVIDIA A100-SXM4-80GB"))
+    assert limiting_level(hand).level == "dram" and compute_share_pct(hand) < 62.5
+
+
+def test_one_measured_level_is_not_called_closest_to_its_peak():
+    from kernelscope.render.common import Fmt
+    from kernelscope.render.rows import level_line
+
+    one = diagnose(_kernel(**{"lts__throughput.avg.pct_of_peak_sustained_elapsed": None,
+                              "lts__t_sectors.sum": None, "lts__t_sectors.sum.pct_of_peak_sustained_elapsed": None,
+                              "l1tex__throughput.avg.pct_of_peak_sustained_active": None}), find_gpu("NVIDIA A100-SXM4-80GB"))
+    assert [lv.level for lv in one.levels if lv.throughput_pct is not None] == ["dram"]
+    assert "closest to its peak" not in level_line(one, Fmt("en"))
+    two = diagnose(_kernel(), find_gpu("NVIDIA A100-SXM4-80GB"))
+    assert level_line(two, Fmt("en")).endswith("closest to its peak: L1/TEX cache")
+
+
 def test_no_chart_without_flops():
     gpu = find_gpu("NVIDIA A100-SXM4-80GB")
     d = diagnose(_kernel(), gpu)

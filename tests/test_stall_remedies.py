@@ -94,3 +94,65 @@ def test_cub_reduce_of_the_corpus_is_not_told_of_bank_conflicts():
     for lang, word in (("en", "bank conflict"), ("zh", "Bank 冲突")):
         text = Fmt(lang).advice(f.advice, f)
         assert word not in text and text, lang
+
+
+#: a launch whose stalls are MIO Throttle first, with instruction issue measured (the finding is sized)
+MIO = {"mio_throttle": 20.0, "wait": 5.0, "selected": 1.0}
+ISSUE = "sm__inst_executed.avg.pct_of_peak_sustained_active"
+
+
+def _mio_text(kernel: KernelProfile, lang: str = "en") -> str:
+    d = diagnose(kernel, ADA)
+    f = next(f for f in d.findings if f.id == "mio_throttle")
+    return Fmt(lang).advice(f.advice, f)
+
+
+@pytest.mark.parametrize("metrics, opcodes, shared, has, lacks", [
+    ({}, {}, 1024, ("shared-memory and special-function (MUFU)", "bank-conflict replays"), ()),
+    ({n: 0.0 for n in BANK_CONFLICTS}, {"LDS": 4.0}, 1024, ("wider shared-memory instructions",), ("MUFU", "bank-conflict")),
+    ({}, {"MUFU.EX2": 2.0}, 0, ("special-function (MUFU) instructions for the same work",), ("shared-memory",)),
+    ({}, {"SHFL.BFLY": 2.0}, 0, ("shuffles, dynamic branches",), ("shared-memory", "MUFU")),
+])
+def test_the_mio_throttle_finding_names_only_what_can_fill_the_queue(metrics, opcodes, shared, has, lacks):
+    text = _mio_text(_k(metrics, opcodes=opcodes, stalls=MIO, shared=shared))
+    for words in has:
+        assert words in text, words
+    for words in lacks:
+        assert words not in text, words
+    zh = _mio_text(_k(metrics, opcodes=opcodes, stalls=MIO, shared=shared), "zh")
+    assert "MIO" in zh and ("MUFU" in zh) == ("MUFU" in text)
+
+
+def test_the_transpose_of_the_corpus_is_not_told_of_mufu():
+    # day08_before: a [32][32] float tile read by columns (32-way conflicts), the XU pipe idle
+    d = diagnose_file(need(CORPUS_NCU / "Atopos0313__cuda_learning__reports_day08_before.ncu-rep")).kernels[0]
+    assert d.kernel.compute_breakdown_pct[XU_PIPE] == 0.0
+    f = next(f for f in d.findings if f.id == "mio_throttle")
+    text = Fmt("en").advice(f.advice, f)
+    assert "MUFU" not in text and "bank-conflict replays" in text and "128-bit shared loads" in text
+
+
+THREADS = "smsp__thread_inst_executed_per_inst_executed.ratio"
+
+
+def _divergence(block: int, active: float, lang: str = "en") -> str:
+    launch = LaunchConfig(grid=(4096, 1, 1), block=(block, 1, 1), registers_per_thread=16,
+                          shared_mem_static_bytes=0, shared_mem_dynamic_bytes=0)
+    k = KernelProfile(index=0, name="k", demangled_name="k", device=DEV, duration_s=100e-6, launch=launch,
+                      metrics={THREADS: active, THREADS + "_pred_on": active})
+    f = next(f for f in diagnose(k, ADA).findings if f.id == "thread_divergence")
+    return Fmt(lang).advice(f.advice, f)
+
+
+def test_divergence_advice_follows_the_block_size():
+    # 128 threads (whole warps): the branches only, no word of block sizes
+    whole = _divergence(128, 18.0)
+    assert "same path" in whole and "multiples of 32" not in whole
+    # 40 threads (2 warps: 20 lanes per warp) with 20 active: the block size alone, not the branches
+    only = _divergence(40, 20.0)
+    assert "the block size accounts for it, not the branches: a block of 40 threads fills 20 of the 32 lanes" in only
+    assert "same path" not in only
+    # 40 threads with 15 active: both
+    both = _divergence(40, 15.0)
+    assert "same path" in both and "multiples of 32 (a block of 40 threads leaves lanes of its last warp idle)" in both
+    assert "32 的整数倍" in _divergence(40, 20.0, "zh") and "32 的整数倍" not in _divergence(128, 18.0, "zh")

@@ -20,7 +20,7 @@ from typing import Iterator
 from ..knowledge.criteria import source
 from ..knowledge.stalls import describe, reasons
 from ..notes import Note
-from .design import ASYNC_COUNTERS, remedy_values
+from .design import ASYNC_COUNTERS, block_lanes, remedy_values
 from .engine import Done, Evidence, Finding, Rule
 from .kernel_rules import KernelContext
 from .math_floor import reuse_change
@@ -169,8 +169,10 @@ def thread_divergence(ctx: KernelContext, done: Done) -> Finding | None:
         else "divergence"
     change = Change({u: e for u in INSTRUCTION_UNITS}, kind=UPPER_BOUND,
                     what=f"{32 - used:.1f} idle lanes of 32: {e:.3f} of the instructions")
+    block = ctx.kernel.launch.threads_per_block
     found = cause(ctx, "thread_divergence", {"threads": threads, "threads_pred": pred if pred is not None else threads,
-                                             "used": used, "by": by},
+                                             "used": used, "by": by, "block": block,
+                                             "lanes": block_lanes(block) if block else None},
                   (Evidence(M_THREADS, threads, "thread"), Evidence(M_THREADS_PRED, pred, "thread")),
                   "divergence_threads", change)
     return found.but(low_rank=True) if threads >= NEAR_FULL_WARP_THREADS else found

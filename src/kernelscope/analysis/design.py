@@ -262,8 +262,8 @@ LDSM = "smsp__inst_executed_op_ldsm.sum"
 
 def _counted_absent(kernel: KernelProfile) -> set[str]:
     """The facts of what the kernel measurably does not do (``no_bank_conflicts``, ``no_local_memory``,
-    ``no_mufu``) or already does (``ldmatrix``): each needs its counters in the report (absent ones decide
-    nothing)."""
+    ``no_mufu``) or already does (``ldmatrix``), and of its partial warps (``partial_warps``, ``partial_warps_only``):
+    each needs its counters in the report (absent ones decide nothing)."""
     m, ops = kernel.metrics, kernel.opcode_counts
     out = set()
     for fact, names in (("no_bank_conflicts", BANK_CONFLICTS), ("no_local_memory", LOCAL_SECTORS)):
@@ -273,4 +273,23 @@ def _counted_absent(kernel: KernelProfile) -> set[str]:
         out.add("no_mufu")
     if m.get(LDSM, 0.0) > 0 or any(op.split(".")[0] == "LDSM" for op in ops or ()):
         out.add("ldmatrix")
+    block = kernel.launch.threads_per_block
+    if block and block % 32:
+        out.add("partial_warps")
+        active = m.get(ACTIVE_THREADS)
+        if active is not None and active >= block_lanes(block) - PARTIAL_WARP_SLACK:
+            out.add("partial_warps_only")
     return out
+
+
+#: Threads active per executed warp instruction (of 32).
+ACTIVE_THREADS = "smsp__thread_inst_executed_per_inst_executed.ratio"
+#: Lanes per warp below the block's own by which the active threads still count as the block size's doing (the
+#: average over a launch's instructions is not exactly the block's: warps of one block need not execute alike).
+PARTIAL_WARP_SLACK = 0.5
+
+
+def block_lanes(threads: int) -> float:
+    """The lanes a block of ``threads`` fills per warp on average: threads / ceil(threads / 32) (its last warp
+    partial), for warps that execute alike."""
+    return threads / -(-threads // 32)

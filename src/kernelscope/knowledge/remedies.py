@@ -53,6 +53,9 @@ FACTS: dict[str, str] = {
     "no_mufu": "the kernel executes no special-function (MUFU) instruction: none in the opcode mix, or the XU pipe "
                "measured idle",
     "ldmatrix": "the kernel already loads its tensor-core fragments with ldmatrix (LDSM)",
+    "partial_warps": "the block's threads are not a multiple of 32: its last warp runs with idle lanes",
+    "partial_warps_only": "partial_warps, and the block's lanes per warp (threads / ceil(threads / 32)) account for "
+                          "the active threads per instruction measured (smsp__thread_inst_executed_per_inst_executed)",
 }
 _CC = re.compile(r"^cc(>=|<)(\d+)\.(\d+)$")
 

@@ -251,9 +251,29 @@ def has_hierarchy(d: KernelDiagnosis) -> bool:
     return why_no_hierarchy(d) is None
 
 
-def limiting_level(d: KernelDiagnosis) -> MemoryLevel | None:
+def compute_share_pct(d: KernelDiagnosis) -> float | None:
+    """The launch's achieved FLOP/s as % of its pipe's peak (the height of its point under the compute roof), or
+    None without both."""
+    r = d.roofline
+    if r is None or not r.peak_flops_per_s or not r.achieved_flops_per_s:
+        return None
+    return r.achieved_flops_per_s / r.peak_flops_per_s * 100.0
+
+
+def nearest_level(d: KernelDiagnosis) -> MemoryLevel | None:
     """The plotted level closest to its own ceiling (None: no plotted level has a measured peak)."""
     return nearest_ceiling(tuple(lv for lv in d.levels if level_plotted(lv)))
+
+
+def limiting_level(d: KernelDiagnosis) -> MemoryLevel | None:
+    """The plotted level closest to its own ceiling where it is closer to it than the launch is to its compute roof
+    (its % of its ceiling at least the pipe's % of peak, :func:`compute_share_pct`); None where no plotted level has
+    a measured peak, or where the compute roof is the nearer one (the roof that binds: a flash-attention forward at
+    86.7 % of its tensor peak is not limited by its L2 at 41.8 % of the L2's ceiling)."""
+    near, share = nearest_level(d), compute_share_pct(d)
+    if near is None or (share is not None and near.bandwidth_pct is not None and near.bandwidth_pct < share):
+        return None
+    return near
 
 
 def hierarchy_data(d: KernelDiagnosis, total_s: float | None = None) -> RooflineData | None:

@@ -97,7 +97,7 @@ def unit_line(d: KernelDiagnosis, f: Fmt, top: int = 3) -> str | None:
 
 def level_line(d: KernelDiagnosis, f: Fmt) -> str | None:
     """Each measured memory level with its % of peak, bytes, hit rate and arithmetic intensity, then the level
-    closest to its peak; None when no level was measured."""
+    closest to its peak where two levels or more have a measured % to compare; None when no level was measured."""
     items = []
     for lv in d.levels:
         extra = [data_size(lv.bytes)] if lv.bytes is not None else []
@@ -112,7 +112,7 @@ def level_line(d: KernelDiagnosis, f: Fmt) -> str | None:
             items.append(f.spaced(level_name(lv.level, f), f.pct(lv.throughput_pct)) + (f.paren(f.comma.join(extra)) if extra else ""))
     if not items:
         return None
-    lim = d.limiting_level
+    lim = d.limiting_level if sum(lv.throughput_pct is not None for lv in d.levels) >= 2 else None
     return f.semi.join(items) + ("" if lim is None else f.stop + f.label("level_limiting", name=level_name(lim.level, f)))
 
 

@@ -3,7 +3,8 @@ FLOP/s, a bandwidth ceiling per memory level whose peak the report measures (L1,
 the pipe the launch uses, and one point per level: the launch's FLOP/s at its intensity against that level's bytes
 (Nsight Compute Kernel Profiling Guide, "Roofline Charts": the hierarchical roofline; its
 ``SpeedOfLight_Hierarchical*RooflineChart`` sections). The level whose point is closest to its own ceiling (highest
-``MemoryLevel.bandwidth_pct``, :func:`kernelscope.analysis.limiters.nearest_ceiling`) is named as the limiting level.
+``MemoryLevel.bandwidth_pct``, :func:`kernelscope.render.roofline_data.limiting_level`) is named as the limiting
+level, unless the launch is closer to its compute roof: then the compute pipe is named.
 
 Every number drawn comes from the diagnosis (``KernelDiagnosis.levels``: bytes, peak bandwidth, intensity, % of
 ceiling; ``KernelDiagnosis.roofline``: FLOP/s, the compute peak); nothing is derived here beyond placing it.
@@ -17,9 +18,10 @@ from dataclasses import dataclass
 from matplotlib.lines import Line2D
 
 from ...analysis.diagnosis import KernelDiagnosis
-from ...analysis.limiters import MemoryLevel, nearest_ceiling
+from ...analysis.limiters import MemoryLevel
 from ..common import Fmt, data_size, ops_unit, safe, si
-from ..roofline_data import LEVELS, has_hierarchy, hierarchy_reason, why_no_hierarchy
+from ..roofline_data import (LEVELS, compute_share_pct, has_hierarchy, hierarchy_reason, limiting_level, nearest_level,
+                             why_no_hierarchy)
 from ..roofline_data import level_plotted as _plotted
 from .roofline import _place_ceiling_label, _place_slope_label, _set_scales
 from .style import (
@@ -62,7 +64,7 @@ def hierarchy_chart(d: KernelDiagnosis, lang: str = "en", fmt: str = "svg", inli
 
 
 def _levels(d: KernelDiagnosis, f: Fmt) -> list[_Level]:
-    lim = nearest_ceiling(tuple(lv for lv in d.levels if _plotted(lv)))
+    lim = limiting_level(d)
     return [_Level(lv, f.label(f"chart_hier_{lv.level}"), lv is lim) for lv in d.levels if _plotted(lv)]
 
 
@@ -161,14 +163,18 @@ def _legend(ax, placer: _Placer, renderer, d: KernelDiagnosis, levels: list[_Lev
                 if lv.lv.bandwidth_pct is not None else f.label("chart_hier_no_peak", level=lv.name, ai=ai))
         handles.append(Line2D([], [], marker="o", ms=7, color=LEVEL_COLOURS[lv.lv.level], ls="-",
                               markeredgecolor="black", markeredgewidth=0.6, label=text))
-    r = d.roofline
-    if r is not None and r.efficiency is not None and r.peak_flops_per_s and r.achieved_flops_per_s:
-        share = r.achieved_flops_per_s / r.peak_flops_per_s * 100.0
+    r, share = d.roofline, compute_share_pct(d)
+    if r is not None and r.efficiency is not None and share is not None:
         handles.append(Line2D([], [], color="#222222", lw=2.0,
                               label=f.label("chart_hier_compute", pipe=f.pipe(r.pipe), share=f.pct(share))))
-    lim = next((lv for lv in levels if lv.limiting), None)
-    title = (f.label("chart_hier_limiting", level=lim.name, share=f.pct(lim.lv.bandwidth_pct)) if lim is not None
-             else f.label("chart_hier_no_limiting"))
+    lim, near = next((lv for lv in levels if lv.limiting), None), nearest_level(d)
+    if lim is not None:
+        title = f.label("chart_hier_limiting", level=lim.name, share=f.pct(lim.lv.bandwidth_pct))
+    elif near is not None and r is not None and share is not None:  # (the compute roof is the nearer one)
+        title = f.label("chart_hier_compute_limiting", pipe=f.pipe(r.pipe), share=f.pct(share),
+                        level=f.label(f"chart_hier_{near.level}"), level_share=f.pct(near.bandwidth_pct))
+    else:
+        title = f.label("chart_hier_no_limiting")
     leg = ax.legend(handles=handles, loc="lower right", fontsize=7.5, framealpha=0.92, title=title, title_fontsize=8)
     leg.get_title().set_fontweight(_bold(f))
     leg.set_zorder(8)
