@@ -36,6 +36,11 @@ PAIRS = Path(__file__).with_name("calibration_pairs.toml")
 CLOSE = 1.05
 #: A prediction at least this large that met a measured speedup below NO_GAIN went the wrong way.
 CONFIDENT, NO_GAIN = 1.2, 1.05
+#: BEFORE and AFTER launches whose SM or DRAM clocks differ by more than this factor (the closeness a prediction is
+#: held to) measure the clock as much as the change: such a pair is shown, not scored. (readOffset's launches 0 and 1
+#: ran at DRAM clocks of 10.12 and 9.08 GHz: their 1.14x is 1.11x of clock; launches 1 and 2, at one clock, 1.01x.)
+CLOCKS = CLOSE
+SM_CLOCK, DRAM_CLOCK = "smsp__cycles_elapsed.avg.per_second", "dram__cycles_elapsed.avg.per_second"
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,12 @@ class Row:
     posthoc: float | None
     work: tuple[tuple[str, float], ...]  # (unit, after / before work), largest relative change first
     verdict: str
+    clocks: tuple[tuple[str, float], ...] = ()  # (clock, after / before) of the clocks that differ beyond CLOCKS
+
+    @property
+    def scored(self) -> bool:
+        """A pair of one or several changes, both sides at the same clocks (within :data:`CLOCKS`)."""
+        return self.pair.kind in ("one change", "several changes") and not self.clocks
 
 
 def pairs(path: Path = PAIRS) -> list[Pair]:
@@ -124,17 +135,32 @@ def compute(pair: Pair, corpus: Path = CORPUS) -> Row:
     check = posthoc(rep.units, tb, rep_after.units, ta) if posthoc is not None else None
     work = tuple((w.unit, w.ratio) for w in check.changes[:3]) if check is not None else ()
     row = Row(pair, tuple((i, s, k) for i, (s, k) in own.items()), matched, predicted, kind, measured,
-              check.speedup if check is not None else None, work, "")
+              check.speedup if check is not None else None, work, "", _clocks(rep, rep_after))
     return Row(**{**row.__dict__, "verdict": verdict(row)})
+
+
+def _clocks(before, after) -> tuple[tuple[str, float], ...]:
+    """The SM and DRAM clocks (``SM_CLOCK``, ``DRAM_CLOCK``) of the two launches that differ beyond ``CLOCKS``, as
+    (name, after / before)."""
+    out = []
+    for name, metric in (("SM", SM_CLOCK), ("DRAM", DRAM_CLOCK)):
+        b, a = before.kernel.metrics.get(metric), after.kernel.metrics.get(metric)
+        if b and a and max(a / b, b / a) > CLOCKS:
+            out.append((name, a / b))
+    return tuple(out)
 
 
 def verdict(row: Row) -> str:
     """The row's verdict in words."""
     p, m, kind = row.predicted, row.measured, row.pair.kind
+    clocks = ", ".join(f"{name} x{r:.3f}" for name, r in row.clocks)
     if kind == "not comparable":
         return "not comparable: the ratio measures something else than the change"
     if kind == "control":
-        return "control: nothing the model sizes changed"
+        return "control: nothing the model sizes changed" + (f"; the clocks differ ({clocks})" if clocks else "")
+    if clocks:
+        estimate = "" if p is None else f"; {'at most ' if row.predicted_kind == 'upper_bound' else ''}{p:.2f}x"
+        return f"not scored: the clocks differ ({clocks}), the measured ratio is not the change's alone{estimate}"
     if row.matched is None:
         return "no finding for this change" if not row.pair.finding else "no finding: the cause was not seen or not measured"
     if p is None:
@@ -185,8 +211,7 @@ def table(rows: list[Row]) -> str:
 
 def summary(rows: list[Row]) -> dict:
     """The figures of the summary (see the module docstring)."""
-    scored = [r for r in rows if r.pair.kind in ("one change", "several changes") and r.predicted is not None
-              and r.measured is not None]
+    scored = [r for r in rows if r.scored and r.predicted is not None and r.measured is not None]
     preds = [r for r in scored if r.predicted_kind != "upper_bound"]
     single = [r for r in preds if r.pair.kind == "one change"]
 
@@ -197,7 +222,7 @@ def summary(rows: list[Row]) -> dict:
     wrong = [r.pair.id for r in scored if r.predicted >= CONFIDENT and r.measured < NO_GAIN and r.pair.kind == "one change"]
     wrong_several = [r.pair.id for r in scored if r.predicted >= CONFIDENT and r.measured < NO_GAIN
                      and r.pair.kind == "several changes"]
-    post = [r for r in rows if r.pair.kind in ("one change", "several changes") and r.posthoc and r.measured]
+    post = [r for r in rows if r.scored and r.posthoc and r.measured]
     return {
         "pairs": len(rows),
         "predictions": len(preds), "single_change_predictions": len(single),
@@ -207,8 +232,8 @@ def summary(rows: list[Row]) -> dict:
         "wrong_direction": wrong, "wrong_direction_several": wrong_several,
         "posthoc": len(post), "posthoc_within_1_5": within([Row(**{**r.__dict__, "predicted": r.posthoc}) for r in post], 1.5),
         "posthoc_within_2": within([Row(**{**r.__dict__, "predicted": r.posthoc}) for r in post], 2.0),
-        "no_finding": [r.pair.id for r in rows if r.pair.finding and r.matched is None
-                       and r.pair.kind in ("one change", "several changes")],
+        "no_finding": [r.pair.id for r in rows if r.pair.finding and r.matched is None and r.scored],
+        "clocks_differ": [r.pair.id for r in rows if r.clocks and r.pair.kind in ("one change", "several changes")],
         "no_estimate": [r.pair.id for r in rows if r.matched is not None and r.predicted is None],
     }
 
@@ -233,6 +258,8 @@ def summary_text(s: dict) -> str:
         f"{s['posthoc_within_1_5']} of {s['posthoc']}; within 2x: {s['posthoc_within_2']} of {s['posthoc']}.",
         f"- The cause not seen or not measured on BEFORE: {', '.join(s['no_finding']) or 'none'}; named but not "
         f"sized: {', '.join(s['no_estimate']) or 'none'}.",
+        f"- Not scored, the two launches' SM or DRAM clocks differing by more than {(CLOCKS - 1) * 100:.0f} %: "
+        f"{', '.join(s['clocks_differ']) or 'none'}.",
     ])
 
 
@@ -267,7 +294,9 @@ estimate, largest first, exactly as `kernelscope compare` lists them under "Esti
 for the change of work the two profiles actually show (each unit's busy share x duration, before vs after; "work
 after / before" lists the three units whose work changed most), i.e. the model checked without having to guess the
 change. Kinds: one change; several changes (the finding covers part of what changed); control (nothing the model
-sizes changed); not comparable (the ratio measures something else).
+sizes changed); not comparable (the ratio measures something else). A pair whose two launches ran at SM or DRAM
+clocks more than 5 % apart (`smsp__cycles_elapsed.avg.per_second`, `dram__cycles_elapsed.avg.per_second`) is shown
+but not scored: its measured ratio holds the clock's change too.
 
 ## The table
 
