@@ -294,16 +294,22 @@ def test_chart_of_l1_bytes_without_a_peak():
 def test_the_compute_roof_is_named_where_it_binds():
     # fa3db: 86.7 % of its FP16 tensor peak, its L2 at 41.8 % of the L2's ceiling: the L2 is the nearest memory level,
     # not the limit (42.0 FLOP/B x 1.98 TB/s = 83 TFLOP/s, above the 40.1 TFLOP/s roof)
-    from kernelscope.render.roofline_data import compute_share_pct, limiting_level, nearest_level
+    from kernelscope.render.roofline_data import binding, compute_share_pct, limiting_level
 
     d = charts_diag(FA3DB)
-    assert nearest_level(d).level == "l2" and limiting_level(d) is None
-    assert compute_share_pct(d) == pytest.approx(86.7, abs=0.05) and compute_share_pct(d) > nearest_level(d).bandwidth_pct
+    kind, near = binding(d)
+    assert (kind, near.level) == ("compute", "l2") and limiting_level(d) is None
+    assert compute_share_pct(d) == pytest.approx(86.7, abs=0.05) and compute_share_pct(d) > near.bandwidth_pct
     en = _svg_text(charts.hierarchy_chart(d, "en", "svg", inline=True))
     assert "limiting: FP16 tensor cores (86.7% of peak); nearest memory level: L2 (41.8% of its ceiling)" in en
     # the hand-made launch at 5 % of its FP32 peak: its DRAM (62.5 % of its ceiling) limits it
     hand = diagnose(_kernel(), find_gpu("NVIDIA A100-SXM4-80GB"))
     assert limiting_level(hand).level == "dram" and compute_share_pct(hand) < 62.5
+    # ... and with twice the DRAM peak (31.25 %) no roof is near: L2 at 40 %, FP32 at 5 % (below latency_sol_pct)
+    far = diagnose(_kernel(**{"dram__bytes.sum.peak_sustained": 128.0}), find_gpu("NVIDIA A100-SXM4-80GB"))
+    assert limiting_level(far) is None and binding(far) == (None, next(lv for lv in far.levels if lv.level == "l2"))
+    en = _svg_text(charts.hierarchy_chart(far, "en", "svg", inline=True))
+    assert "no roof binds: FP32 CUDA cores at 5.1% of peak, L2 at 40% of its ceiling (the limit is not a roof" in en
 
 
 def test_one_measured_level_is_not_called_closest_to_its_peak():
@@ -334,9 +340,13 @@ def test_no_chart_without_flops():
 
 
 def test_chart_of_a_corpus_launch():
+    # naive_gemm: its LSU pipe issues at 83 %, its L1 moves 41.5 % of the writeback's peak, its FP32 10.4 %: near no
+    # roof of the chart (below latency_sol_pct); SILU's DRAM at 77 % of its ceiling binds it
     d = charts_diag(NAIVE)
     svg = _svg_text(charts.hierarchy_chart(d, "en", "svg", inline=True))
-    assert "limiting level: L1" in svg and "L1 peak 4.32 TB/s" in svg
+    assert "no roof binds: FP32 CUDA cores at 10.4% of peak, L1 at 41.5% of its ceiling" in svg
+    assert "L1 peak 4.32 TB/s" in svg
+    assert "limiting level: DRAM" in _svg_text(charts.hierarchy_chart(charts_diag(SILU), "en", "svg", inline=True))
 
 
 # ----------------------------------------------------------------------------------------- the command

@@ -338,6 +338,24 @@ def nearest_ceiling(levels: tuple[MemoryLevel, ...]) -> MemoryLevel | None:
     return max(measured, key=lambda lv: lv.bandwidth_pct) if measured else None  # type: ignore[arg-type,return-value]
 
 
+def binding_roof(levels: tuple[MemoryLevel, ...], compute_pct: float | None,
+                 near_pct: float) -> tuple[str | None, MemoryLevel | None]:
+    """The roof of a launch's hierarchical roofline that binds it: ``("memory", level)`` for the level nearest its
+    ceiling (:func:`nearest_ceiling`) where the launch is at least as near it as to its compute roof
+    (``compute_pct``: achieved FLOP/s, % of the pipe's peak), ``("compute", level)`` where the compute roof is the
+    nearer; either only where the nearer roof is at ``near_pct`` % or more (Nsight Compute's SOLBottleneck rule: both
+    below 60 % indicate latency issues, ``latency_sol_pct``). Else ``(None, level)``: no roof binds (a latency- or
+    launch-bound launch), the nearest level given for its figure. ``level``: None without a measured peak."""
+    near = nearest_ceiling(levels)
+    nearest = max((near.bandwidth_pct if near is not None else None, compute_pct),
+                  key=lambda v: -1.0 if v is None else v)
+    if nearest is None or nearest < near_pct:
+        return None, near
+    if near is not None and near.bandwidth_pct is not None and (compute_pct is None or near.bandwidth_pct >= compute_pct):
+        return "memory", near
+    return "compute", near
+
+
 # ----------------------------------------------------------------------------------------- units of the counters
 
 _PREFIX = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}

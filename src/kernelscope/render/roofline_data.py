@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import Iterable, Literal, Sequence
 
 from ..analysis.diagnosis import KernelDiagnosis, ReportDiagnosis
-from ..analysis.limiters import MemoryLevel, nearest_ceiling
+from ..analysis.limiters import MemoryLevel, binding_roof
 from ..analysis.roofline import RooflinePoint
 from ..model import GpuSpec
+from ..knowledge.criteria import criteria as default_criteria
 from .common import Fmt, integer_pipe, safe
 
 __all__ = [
@@ -260,20 +261,18 @@ def compute_share_pct(d: KernelDiagnosis) -> float | None:
     return r.achieved_flops_per_s / r.peak_flops_per_s * 100.0
 
 
-def nearest_level(d: KernelDiagnosis) -> MemoryLevel | None:
-    """The plotted level closest to its own ceiling (None: no plotted level has a measured peak)."""
-    return nearest_ceiling(tuple(lv for lv in d.levels if level_plotted(lv)))
+def binding(d: KernelDiagnosis) -> tuple[str | None, MemoryLevel | None]:
+    """The roof that binds the launch's hierarchical roofline and its nearest plotted level
+    (:func:`kernelscope.analysis.limiters.binding_roof`, with the ``latency_sol_pct`` criterion)."""
+    return binding_roof(tuple(lv for lv in d.levels if level_plotted(lv)), compute_share_pct(d),
+                        default_criteria()["latency_sol_pct"])
 
 
 def limiting_level(d: KernelDiagnosis) -> MemoryLevel | None:
-    """The plotted level closest to its own ceiling where it is closer to it than the launch is to its compute roof
-    (its % of its ceiling at least the pipe's % of peak, :func:`compute_share_pct`); None where no plotted level has
-    a measured peak, or where the compute roof is the nearer one (the roof that binds: a flash-attention forward at
-    86.7 % of its tensor peak is not limited by its L2 at 41.8 % of the L2's ceiling)."""
-    near, share = nearest_level(d), compute_share_pct(d)
-    if near is None or (share is not None and near.bandwidth_pct is not None and near.bandwidth_pct < share):
-        return None
-    return near
+    """The plotted level that binds the launch (:func:`binding`: nearest its ceiling, nearer than the compute roof,
+    at ``latency_sol_pct`` or more), or None (the compute roof binds, no roof does, or no level has a peak)."""
+    kind, level = binding(d)
+    return level if kind == "memory" else None
 
 
 def hierarchy_data(d: KernelDiagnosis, total_s: float | None = None) -> RooflineData | None:

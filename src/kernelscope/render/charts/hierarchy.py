@@ -4,7 +4,8 @@ the pipe the launch uses, and one point per level: the launch's FLOP/s at its in
 (Nsight Compute Kernel Profiling Guide, "Roofline Charts": the hierarchical roofline; its
 ``SpeedOfLight_Hierarchical*RooflineChart`` sections). The level whose point is closest to its own ceiling (highest
 ``MemoryLevel.bandwidth_pct``, :func:`kernelscope.render.roofline_data.limiting_level`) is named as the limiting
-level, unless the launch is closer to its compute roof: then the compute pipe is named.
+level, unless the launch is closer to its compute roof (then the compute pipe is named) or near no roof at all
+(:func:`kernelscope.analysis.limiters.binding_roof`).
 
 Every number drawn comes from the diagnosis (``KernelDiagnosis.levels``: bytes, peak bandwidth, intensity, % of
 ceiling; ``KernelDiagnosis.roofline``: FLOP/s, the compute peak); nothing is derived here beyond placing it.
@@ -20,7 +21,7 @@ from matplotlib.lines import Line2D
 from ...analysis.diagnosis import KernelDiagnosis
 from ...analysis.limiters import MemoryLevel
 from ..common import Fmt, data_size, ops_unit, safe, si
-from ..roofline_data import (LEVELS, compute_share_pct, has_hierarchy, hierarchy_reason, limiting_level, nearest_level,
+from ..roofline_data import (LEVELS, binding, compute_share_pct, has_hierarchy, hierarchy_reason, limiting_level,
                              why_no_hierarchy)
 from ..roofline_data import level_plotted as _plotted
 from .roofline import _place_ceiling_label, _place_slope_label, _set_scales
@@ -167,12 +168,16 @@ def _legend(ax, placer: _Placer, renderer, d: KernelDiagnosis, levels: list[_Lev
     if r is not None and r.efficiency is not None and share is not None:
         handles.append(Line2D([], [], color="#222222", lw=2.0,
                               label=f.label("chart_hier_compute", pipe=f.pipe(r.pipe), share=f.pct(share))))
-    lim, near = next((lv for lv in levels if lv.limiting), None), nearest_level(d)
-    if lim is not None:
-        title = f.label("chart_hier_limiting", level=lim.name, share=f.pct(lim.lv.bandwidth_pct))
-    elif near is not None and r is not None and share is not None:  # (the compute roof is the nearer one)
-        title = f.label("chart_hier_compute_limiting", pipe=f.pipe(r.pipe), share=f.pct(share),
-                        level=f.label(f"chart_hier_{near.level}"), level_share=f.pct(near.bandwidth_pct))
+    kind, near = binding(d)
+    near_name = f.label(f"chart_hier_{near.level}") if near is not None else ""
+    if kind == "memory" and near is not None:
+        title = f.label("chart_hier_limiting", level=near_name, share=f.pct(near.bandwidth_pct))
+    elif kind == "compute" and r is not None and share is not None and near is not None:
+        title = f.label("chart_hier_compute_limiting", pipe=f.pipe(r.pipe), share=f.pct(share), level=near_name,
+                        level_share=f.pct(near.bandwidth_pct))
+    elif near is not None and r is not None and share is not None:  # (no roof near: latency or launch overhead)
+        title = f.label("chart_hier_no_roof", pipe=f.pipe(r.pipe), share=f.pct(share), level=near_name,
+                        level_share=f.pct(near.bandwidth_pct))
     else:
         title = f.label("chart_hier_no_limiting")
     leg = ax.legend(handles=handles, loc="lower right", fontsize=7.5, framealpha=0.92, title=title, title_fontsize=8)

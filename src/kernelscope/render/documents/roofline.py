@@ -72,8 +72,9 @@ class LevelPointDoc(Doc):
     bandwidth_pct: Annotated[float | None, Meta(description=(
         "bytes / duration as percent (0-100) of peak_bytes_per_s: how close the point is to its ceiling; null: no peak"))]
     limiting: Annotated[bool, Meta(description=(
-        "true for the level closest to its ceiling, where the launch is not closer to its compute roof: the limiting "
-        "level (all false: the compute roof binds, or no level has a peak)"))]
+        "true for the level closest to its ceiling, where the launch is not closer to its compute roof and is at "
+        "60 % (latency_sol_pct) or more of that ceiling: the limiting level (all false: the compute roof binds, no "
+        "roof does, or no level has a peak)"))]
 
 
 class RooflineLaunchDoc(Doc):
