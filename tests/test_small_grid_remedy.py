@@ -43,3 +43,19 @@ def test_the_small_grid_remedy_fits_the_grid(path):
             assert ("launch_fill_waves" in f.remedies) == fills, (path.name, d.kernel.index, per_sm, f.remedies)
             assert ("launch_more_blocks" in f.remedies) == (not fills and "library" not in d.facts), (
                 path.name, d.kernel.index, per_sm, f.remedies)
+
+
+@pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.name if p else "absent")
+def test_no_block_of_one_warp_is_told_to_shrink(path):
+    # blind review 22: "smaller blocks" for a 1-thread and a 4-thread block; a block of 32 threads or fewer is one
+    # warp, which no smaller block splits
+    try:
+        rd = diagnose_file(path)
+    except InputError as e:
+        pytest.skip(str(e))
+    for d in rd.kernels:
+        block = d.kernel.launch.threads_per_block
+        for f in d.findings:
+            if "grid_more_blocks" in f.remedies or "grid_more_blocks_one_warp" in f.remedies:
+                assert ("grid_more_blocks_one_warp" in f.remedies) == (block is not None and block <= 32), (
+                    d.kernel.name, block, f.remedies)

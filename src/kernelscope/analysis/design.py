@@ -262,7 +262,8 @@ LDSM = "smsp__inst_executed_op_ldsm.sum"
 
 def _counted_absent(kernel: KernelProfile) -> set[str]:
     """The facts of what the kernel measurably does not do (``no_bank_conflicts``, ``no_local_memory``,
-    ``no_mufu``) or already does (``ldmatrix``), and of its partial warps (``partial_warps``, ``partial_warps_only``):
+    ``no_mufu``) or already does (``ldmatrix``), and of its block (``one_warp_blocks``; partial warps: ``partial_warps``,
+    ``partial_warps_only``):
     each needs its counters in the report (absent ones decide nothing)."""
     m, ops = kernel.metrics, kernel.opcode_counts
     out = set()
@@ -274,6 +275,8 @@ def _counted_absent(kernel: KernelProfile) -> set[str]:
     if m.get(LDSM, 0.0) > 0 or any(op.split(".")[0] == "LDSM" for op in ops or ()):
         out.add("ldmatrix")
     block = kernel.launch.threads_per_block
+    if block and block <= 32:
+        out.add("one_warp_blocks")
     if block and block % 32:
         out.add("partial_warps")
         active = m.get(ACTIVE_THREADS)

@@ -54,6 +54,7 @@ FACTS: dict[str, str] = {
                "measured idle",
     "ldmatrix": "the kernel already loads its tensor-core fragments with ldmatrix (LDSM)",
     "partial_warps": "the block's threads are not a multiple of 32: its last warp runs with idle lanes",
+    "one_warp_blocks": "the block has 32 threads or fewer: one warp, which no smaller block shape splits",
     "partial_warps_only": "partial_warps, and the block's lanes per warp (threads / ceil(threads / 32)) account for "
                           "the active threads per instruction measured (smsp__thread_inst_executed_per_inst_executed)",
 }
