@@ -265,3 +265,31 @@ def test_diagnose_leaves_the_garbage_collector_as_it_found_it(capsys):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+READ_OFFSET = CORPUS_NCU / "Lashi0812__CudaProgramming__profile.ncu-rep"
+
+
+def test_a_group_whose_launches_ran_at_different_clocks_says_so(capsys):
+    # readOffset's three launches: DRAM 10.12 GHz for launch 0, 9.07-9.08 GHz for the others (SM 2.20 vs 1.97 GHz):
+    # launch 0's 0.89x duration is mostly the clock's (blind review 23)
+    from kernelscope.analysis.groups import CLOCK_SPREAD, clock_ranges
+    from kernelscope.render.common import Fmt
+    from kernelscope.render.launch_groups import outliers_line
+
+    rd = diagnose_file(need(READ_OFFSET))
+    (g,) = launch_groups(rd)
+    dram = {c.clock: c for c in g.clocks}["dram"]
+    rates = [d.kernel.metrics["dram__cycles_elapsed.avg.per_second"] for d in rd.kernels]
+    assert (dram.min_hz, dram.max_hz) == (min(rates), max(rates)) and dram.max_hz / dram.min_hz > 1.1
+    assert {c.clock for c in g.clocks} == {"sm", "dram"}
+    en, zh = outliers_line(g, Fmt("en")), outliers_line(g, Fmt("zh"))
+    assert "the launches ran at different clocks (SM 1.97-2.20 GHz, DRAM 9.07-10.1 GHz)" in en
+    assert "ncu --clock-control base" in en and "锁定频率" in zh
+    # one clock within CLOCK_SPREAD: nothing said (the two slower launches alone)
+    assert clock_ranges(rd.kernels[1:]) == ()
+    assert max(rates[1:]) / min(rates[1:]) < CLOCK_SPREAD
+    doc = json.loads(run(capsys, "diagnose", str(READ_OFFSET), "--format", "json", "-q"))
+    assert [c["clock"] for c in doc["inputs"][0]["groups"][0]["clocks"]] == ["sm", "dram"]
+    assert not any(g["clocks"] for g in json.loads(run(capsys, "diagnose", str(need(PIRAGI)), "--format", "json",
+                                                      "-q"))["inputs"][0]["groups"])

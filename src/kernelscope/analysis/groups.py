@@ -16,7 +16,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from .diagnosis import KernelDiagnosis, ReportDiagnosis
 
-__all__ = ["OUTLIER_FACTOR", "SPREAD_METRICS", "LaunchGroup", "Outlier", "Spread", "group_launches", "launch_groups", "order_key"]
+__all__ = ["CLOCK_SPREAD", "CLOCKS", "OUTLIER_FACTOR", "SPREAD_METRICS", "ClockRange", "LaunchGroup", "Outlier", "Spread",
+           "clock_ranges", "group_launches", "launch_groups", "order_key"]
 
 #: A launch whose duration lies outside median / OUTLIER_FACTOR .. median x OUTLIER_FACTOR of its group is called
 #: out (a ratio; 1.5 = 50 % slower, or a third faster).
@@ -43,6 +44,39 @@ SPREAD_METRICS: Mapping[str, Callable[[KernelDiagnosis], float | None]] = {
     "arithmetic_intensity_flop_per_byte": _roofline("arithmetic_intensity_flop_per_byte"),
     "achieved_flops_per_s": _roofline("achieved_flops_per_s"),
 }
+
+
+#: The clocks (Hz) a launch runs at whose range over a group's launches the group gives: the SM's and the DRAM's.
+CLOCKS = (("sm", "smsp__cycles_elapsed.avg.per_second"), ("dram", "dram__cycles_elapsed.avg.per_second"))
+#: max / min of a clock over a group's launches beyond which their durations are not comparable as measured (a
+#: ratio): Nsight Compute locks the clocks at base by default (``ncu --clock-control base``); 1.05, the closeness the
+#: calibration holds a prediction to (readOffset's three launches: DRAM 9.07-10.12 GHz, durations 0.89x-1.01x).
+CLOCK_SPREAD = 1.05
+
+
+@dataclass(frozen=True)
+class ClockRange:
+    """A clock whose measured rate differs across a group's launches by more than :data:`CLOCK_SPREAD`.
+
+    Attributes:
+        clock: ``"sm"`` or ``"dram"`` (:data:`CLOCKS`).
+        min_hz / max_hz: its lowest and highest rate over the launches that measured it, Hz.
+    """
+
+    clock: str
+    min_hz: float
+    max_hz: float
+
+
+def clock_ranges(launches: Sequence[KernelDiagnosis]) -> tuple[ClockRange, ...]:
+    """The clocks of :data:`CLOCKS` whose rate over ``launches`` (those that measured it, two at least) spreads by more
+    than :data:`CLOCK_SPREAD` (max / min)."""
+    out = []
+    for clock, metric in CLOCKS:
+        rates = [v for d in launches if (v := d.kernel.metrics.get(metric)) is not None and math.isfinite(v) and v > 0]
+        if len(rates) >= 2 and max(rates) > CLOCK_SPREAD * min(rates):
+            out.append(ClockRange(clock, min(rates), max(rates)))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -103,6 +137,9 @@ class LaunchGroup:
         spread: quantity id (:data:`SPREAD_METRICS`) -> its :class:`Spread`, or None when no launch measured it.
         outliers: the launches that differ beyond the spread (duration outside the band around the median, another
             verdict than the representative, or a root cause worth acting on that it lacks), report order.
+        clocks: the clocks whose rate differs across the launches beyond :data:`CLOCK_SPREAD` (their durations then
+            differ by the clock's change too), :func:`clock_ranges`; empty when they ran at one clock or it is not
+            measured.
     """
 
     name: str
@@ -116,6 +153,7 @@ class LaunchGroup:
     time_share: float | None
     spread: Mapping[str, Spread | None]
     outliers: tuple[Outlier, ...]
+    clocks: tuple[ClockRange, ...] = ()
 
     @property
     def indices(self) -> tuple[int, ...]:
@@ -183,6 +221,7 @@ def group_launches(diagnoses: Sequence[KernelDiagnosis], factor: float = OUTLIER
             total_duration_s=math.fsum(d.kernel.duration_s * d.kernel.launch_count for d in timed),  # type: ignore[operator]
             time_share=math.fsum(shares) if shares else None, spread=spread,
             outliers=_outliers(launches, rep, duration.median if duration is not None else None, factor),
+            clocks=clock_ranges(launches),
         ))
     groups.sort(key=order_key)
     return tuple(groups)

@@ -29,7 +29,7 @@ from .common import NCU_STAMP_S, Fmt
 from .documents import HOLE, encode_fragment, encode_spliced
 from .documents.common import NullReason
 from .documents.diagnosis import (
-    AdviceDoc, CalculatedOccupancyDoc, DeviceDoc, DiagnosisDoc, GpuDoc, GroupSavingDoc, GroupSpreadDoc, ImplausibleDoc,
+    AdviceDoc, CalculatedOccupancyDoc, ClockRangeDoc, DeviceDoc, DiagnosisDoc, GpuDoc, GroupSavingDoc, GroupSpreadDoc, ImplausibleDoc,
     InputDoc,
     DesignDoc, KernelGroupDoc, LaunchConfigDoc, LaunchDoc, LaunchGroupDoc, MemoryLevelDoc, NsightDoc, NsightMatchDoc, OccupancyDoc,
     OutlierDoc, RooflineDoc, RuleDoc, SolBottleneckDoc, SolDoc, SpreadDoc, StallReasonDoc, StallsDoc, UnitLoadDoc,
@@ -308,6 +308,7 @@ def group_doc(g: LaunchGroup, f: Fmt) -> LaunchGroupDoc:
                              text=outlier_text(o, g, f)) for o in g.outliers],
         savings=[GroupSavingDoc(finding_id=x.id, program_time_saved_share=saved)
                  for x in rep.advice_findings if (saved := finite(rep.program_gain(x))) is not None],
+        clocks=[ClockRangeDoc(clock=c.clock, min_hz=c.min_hz, max_hz=c.max_hz) for c in g.clocks],  # type: ignore[arg-type]
     )
 
 

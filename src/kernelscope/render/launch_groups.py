@@ -150,7 +150,17 @@ def outlier_text(o: Outlier, g: LaunchGroup, f: Fmt) -> str:
 
 
 def outliers_line(g: LaunchGroup, f: Fmt, shown: int = OUTLIERS_SHOWN) -> str:
-    """The launches that differ (at most ``shown`` named, the others counted), or that none does."""
+    """The launches that differ (at most ``shown`` named, the others counted), or that none does; then, where their
+    clocks differ (:attr:`~kernelscope.analysis.groups.LaunchGroup.clocks`), that their durations differ by it too."""
+    line = _outliers_text(g, f, shown)
+    if not g.clocks:
+        return line
+    clocks = f.comma.join(f.label("grp_clock_range", clock=f.label(f"grp_clock_{c.clock}"), lo=f"{c.min_hz / 1e9:#.3g}",
+                                  hi=f"{c.max_hz / 1e9:#.3g}") for c in g.clocks)
+    return line + f.semi + f.label("grp_clocks", clocks=clocks)
+
+
+def _outliers_text(g: LaunchGroup, f: Fmt, shown: int) -> str:
     if not g.outliers:
         d = g.spread.get("duration_s")
         if d is None or not d.median:

@@ -390,6 +390,15 @@ class OutlierDoc(Doc):
     text: Annotated[str, Meta(description="why it is called out, in the document's language")]
 
 
+class ClockRangeDoc(Doc):
+    """a clock whose rate differs across a group's launches by more than 5 % (their durations differ by it too)"""
+
+    clock: Annotated[Literal["sm", "dram"], Meta(description=(
+        "sm: smsp__cycles_elapsed.avg.per_second; dram: dram__cycles_elapsed.avg.per_second"))]
+    min_hz: Annotated[float, Meta(description="its lowest rate over the group's launches, Hz")]
+    max_hz: Annotated[float, Meta(description="its highest rate over the group's launches, Hz")]
+
+
 class GroupSavingDoc(Doc):
     """the GPU time one of the representative's findings saves across the whole group"""
 
@@ -418,6 +427,9 @@ class LaunchGroupDoc(Doc):
     savings: Annotated[list[GroupSavingDoc], Meta(description=(
         "the representative's findings with an estimate and the GPU time each saves across the group, in advice "
         "order; empty when the group's share of GPU time is unknown"))] = []
+    clocks: Annotated[list[ClockRangeDoc], Meta(description=(
+        "the clocks whose rate differs across the launches by more than 5 % (max / min); empty: one clock, or not "
+        "measured"))] = []
 
 
 class InputDoc(Doc):
