@@ -74,7 +74,7 @@ def test_an_even_spread_is_one_figure_and_zh_counts_take_wan():
     from kernelscope.render.launch_groups import outliers_line
 
     d = SimpleNamespace(min=353.1e-6, max=354.5e-6, median=353.8e-6)
-    g = SimpleNamespace(outliers=(), spread={"duration_s": d})
+    g = SimpleNamespace(outliers=(), spread={"duration_s": d}, clocks=())
     for lang in ("en", "zh"):
         text = outliers_line(g, Fmt(lang))
         assert "1.00～1.00" not in text and "1.00x-1.00x" not in text, text
