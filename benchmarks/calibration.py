@@ -36,11 +36,10 @@ PAIRS = Path(__file__).with_name("calibration_pairs.toml")
 CLOSE = 1.05
 #: A prediction at least this large that met a measured speedup below NO_GAIN went the wrong way.
 CONFIDENT, NO_GAIN = 1.2, 1.05
-#: BEFORE and AFTER launches whose SM or DRAM clocks differ by more than this factor (the closeness a prediction is
-#: held to) measure the clock as much as the change: such a pair is shown, not scored. (readOffset's launches 0 and 1
-#: ran at DRAM clocks of 10.12 and 9.08 GHz: their 1.14x is 1.11x of clock; launches 1 and 2, at one clock, 1.01x.)
-CLOCKS = CLOSE
-SM_CLOCK, DRAM_CLOCK = "smsp__cycles_elapsed.avg.per_second", "dram__cycles_elapsed.avg.per_second"
+#: BEFORE and AFTER launches whose SM or DRAM clocks differ by more than the groups' CLOCK_SPREAD (5 %, the closeness
+#: a prediction is held to: :func:`kernelscope.analysis.groups.clock_ranges`) measure the clock as much as the change:
+#: such a pair is shown, not scored. (readOffset's launches 0 and 1 ran at DRAM clocks of 10.12 and 9.08 GHz: their
+#: 1.14x is 1.11x of clock; launches 1 and 2, at one clock, 1.01x.)
 
 
 @dataclass(frozen=True)
@@ -69,11 +68,11 @@ class Row:
     posthoc: float | None
     work: tuple[tuple[str, float], ...]  # (unit, after / before work), largest relative change first
     verdict: str
-    clocks: tuple[tuple[str, float], ...] = ()  # (clock, after / before) of the clocks that differ beyond CLOCKS
+    clocks: tuple = ()  # the ClockRanges of the two launches (kernelscope.analysis.groups.clock_ranges)
 
     @property
     def scored(self) -> bool:
-        """A pair of one or several changes, both sides at the same clocks (within :data:`CLOCKS`)."""
+        """A pair of one or several changes, both sides at the same clocks (within the groups' CLOCK_SPREAD)."""
         return self.pair.kind in ("one change", "several changes") and not self.clocks
 
 
@@ -139,21 +138,20 @@ def compute(pair: Pair, corpus: Path = CORPUS) -> Row:
     return Row(**{**row.__dict__, "verdict": verdict(row)})
 
 
-def _clocks(before, after) -> tuple[tuple[str, float], ...]:
-    """The SM and DRAM clocks (``SM_CLOCK``, ``DRAM_CLOCK``) of the two launches that differ beyond ``CLOCKS``, as
-    (name, after / before)."""
-    out = []
-    for name, metric in (("SM", SM_CLOCK), ("DRAM", DRAM_CLOCK)):
-        b, a = before.kernel.metrics.get(metric), after.kernel.metrics.get(metric)
-        if b and a and max(a / b, b / a) > CLOCKS:
-            out.append((name, a / b))
-    return tuple(out)
+def _clocks(before, after) -> tuple:
+    """The clocks of the two launches that differ beyond the groups' CLOCK_SPREAD (none with a kernelscope that does
+    not compare them)."""
+    try:
+        from kernelscope.analysis.groups import clock_ranges
+    except ImportError:
+        return ()
+    return clock_ranges((before, after))
 
 
 def verdict(row: Row) -> str:
     """The row's verdict in words."""
     p, m, kind = row.predicted, row.measured, row.pair.kind
-    clocks = ", ".join(f"{name} x{r:.3f}" for name, r in row.clocks)
+    clocks = ", ".join(f"{c.clock.upper()} {c.min_hz / 1e9:#.3g}-{c.max_hz / 1e9:#.3g} GHz" for c in row.clocks)
     if kind == "not comparable":
         return "not comparable: the ratio measures something else than the change"
     if kind == "control":
@@ -258,7 +256,7 @@ def summary_text(s: dict) -> str:
         f"{s['posthoc_within_1_5']} of {s['posthoc']}; within 2x: {s['posthoc_within_2']} of {s['posthoc']}.",
         f"- The cause not seen or not measured on BEFORE: {', '.join(s['no_finding']) or 'none'}; named but not "
         f"sized: {', '.join(s['no_estimate']) or 'none'}.",
-        f"- Not scored, the two launches' SM or DRAM clocks differing by more than {(CLOCKS - 1) * 100:.0f} %: "
+        f"- Not scored, the two launches' SM or DRAM clocks differing by more than 5 %: "
         f"{', '.join(s['clocks_differ']) or 'none'}.",
     ])
 

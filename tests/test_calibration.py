@@ -82,19 +82,20 @@ def test_a_verdict_says_what_the_numbers_say():
 
 
 def test_a_pair_whose_clocks_differ_is_shown_not_scored():
-    """Launches at SM or DRAM clocks more than CLOCKS apart: the verdict says so and the summary leaves the pair out
-    (readOffset's offsets 0 and 11: DRAM 10.12 vs 9.08 GHz, x1.114)."""
+    """Launches at SM or DRAM clocks more than the groups' CLOCK_SPREAD apart: the verdict says so and the summary
+    leaves the pair out (readOffset's offsets 0 and 11: DRAM 10.12 vs 9.08 GHz)."""
     from types import SimpleNamespace
 
+    from kernelscope.analysis.groups import CLOCKS, ClockRange
+
     def launch(sm, dram):
-        return SimpleNamespace(kernel=SimpleNamespace(metrics={calibration.SM_CLOCK: sm, calibration.DRAM_CLOCK: dram}))
+        return SimpleNamespace(kernel=SimpleNamespace(metrics={CLOCKS[0][1]: sm, CLOCKS[1][1]: dram}))
 
     assert calibration._clocks(launch(1.98e9, 9.08e9), launch(1.99e9, 9.10e9)) == ()
-    assert calibration._clocks(launch(1.98e9, 9.08e9), launch(1.98e9, 10.12e9)) == (("DRAM", pytest.approx(1.1145, abs=1e-4)),)
-    assert calibration._clocks(launch(1.98e9, None), launch(2.2e9, 9.1e9)) == (("SM", pytest.approx(2.2 / 1.98)),)
+    assert calibration._clocks(launch(1.98e9, 9.08e9), launch(1.98e9, 10.12e9)) == (ClockRange("dram", 9.08e9, 10.12e9),)
     base = calibration.Row(calibration.pairs()[0], (), "x", 2.0, "prediction", 2.05, None, (), "")
-    off = calibration.Row(**{**base.__dict__, "clocks": (("DRAM", 1.114),)})
-    assert calibration.verdict(off).startswith("not scored: the clocks differ (DRAM x1.114)")
+    off = calibration.Row(**{**base.__dict__, "clocks": (ClockRange("dram", 9.08e9, 10.12e9),)})
+    assert calibration.verdict(off).startswith("not scored: the clocks differ (DRAM 9.08-10.1 GHz)")
     assert not off.scored and base.scored
     s = calibration.summary([base, off])
     assert s["single_change_predictions"] == 1 and s["clocks_differ"] == [off.pair.id]

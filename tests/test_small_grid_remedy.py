@@ -28,13 +28,17 @@ def _blocks_per_sm(d) -> float | None:
     return waves * limit if waves and limit else None
 
 
-@pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.name if p else "absent")
-def test_the_small_grid_remedy_fits_the_grid(path):
+def _diagnoses(path):
+    """The diagnosed launches of a corpus file (skipped where kernelscope refuses the file)."""
     try:
-        rd = diagnose_file(path)
+        return diagnose_file(path).kernels
     except InputError as e:
         pytest.skip(str(e))
-    for d in rd.kernels:
+
+
+@pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.name if p else "absent")
+def test_the_small_grid_remedy_fits_the_grid(path):
+    for d in _diagnoses(path):
         for f in d.findings:
             if f.advice != "class:small-grid" or not f.remedies:
                 continue
@@ -48,14 +52,22 @@ def test_the_small_grid_remedy_fits_the_grid(path):
 @pytest.mark.parametrize("path", PARAMS, ids=lambda p: p.name if p else "absent")
 def test_no_block_of_one_warp_is_told_to_shrink(path):
     # blind review 22: "smaller blocks" for a 1-thread and a 4-thread block; a block of 32 threads or fewer is one
-    # warp, which no smaller block splits
-    try:
-        rd = diagnose_file(path)
-    except InputError as e:
-        pytest.skip(str(e))
-    for d in rd.kernels:
-        block = d.kernel.launch.threads_per_block
+    # warp, which no smaller block splits (the small-grid finding's remedy and the small-grid class paragraph)
+    for d in _diagnoses(path):
+        one_warp = (d.kernel.launch.threads_per_block or 33) <= 32
         for f in d.findings:
-            if "grid_more_blocks" in f.remedies or "grid_more_blocks_one_warp" in f.remedies:
-                assert ("grid_more_blocks_one_warp" in f.remedies) == (block is not None and block <= 32), (
-                    d.kernel.name, block, f.remedies)
+            if {"grid_more_blocks", "grid_more_blocks_one_warp"} & set(f.remedies):
+                assert ("grid_more_blocks_one_warp" in f.remedies) == one_warp, (d.kernel.name, f.remedies)
+            if f.advice == "class:small-grid" and "library" not in d.facts:
+                assert ("launch_smaller_blocks" in f.remedies) != one_warp, (d.kernel.name, f.remedies)
+
+
+def test_the_small_grid_paragraph_leaves_smaller_blocks_out_for_one_warp_blocks():
+    from kernelscope.knowledge.text import class_remedies
+    from kernelscope.knowledge.remedies import applicable, remedy
+
+    ids = class_remedies("small-grid")
+    assert "launch_smaller_blocks" in applicable(ids, frozenset(), None)
+    held = applicable(ids, frozenset({"one_warp_blocks"}), None)
+    assert "launch_smaller_blocks" not in held and "launch_more_blocks" in held
+    assert not any("smaller" in remedy(i).text_en.lower() for i in held)

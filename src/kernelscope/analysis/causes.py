@@ -20,7 +20,7 @@ from typing import Iterator
 from ..knowledge.criteria import source
 from ..knowledge.stalls import describe, reasons
 from ..notes import Note
-from .design import ASYNC_COUNTERS, block_lanes, remedy_values
+from .design import ACTIVE_THREADS, ASYNC_COUNTERS, block_lanes, remedy_values
 from .engine import Done, Evidence, Finding, Rule
 from .kernel_rules import KernelContext
 from .math_floor import reuse_change
@@ -34,7 +34,7 @@ from .performance import PREDICTION, UPPER_BOUND, Change, predict, relieves
 
 M_L2_PCT = "lts__throughput.avg.pct_of_peak_sustained_elapsed"
 M_L2_READS = "lts__t_sectors_srcunit_tex_op_read.sum"
-M_THREADS = "smsp__thread_inst_executed_per_inst_executed.ratio"
+M_THREADS = ACTIVE_THREADS
 M_THREADS_PRED = "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"
 M_ISSUE = "sm__issue_active.avg.pct_of_peak_sustained_elapsed"
 M_ATOMIC = "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed"

@@ -249,12 +249,11 @@ def facts_of(design: Design, kernel: KernelProfile, gpu: GpuSpec | None, occupan
     return frozenset(out)
 
 
-#: Counters whose zero rules a remedy out: the shared-memory bank conflicts of loads and stores, the local-memory
-#: sectors of loads and stores (register spills, per-thread arrays), the XU pipe (special-function math, MUFU: its
-#: Speed-of-Light breakdown figure).
+#: Counters whose zero rules a remedy out (shared with :mod:`.memory_causes`): the shared-memory bank conflicts of
+#: loads and stores, the local-memory sectors of loads and stores (register spills, per-thread arrays), the XU pipe
+#: (special-function math, MUFU: its Speed-of-Light breakdown figure); and the ldmatrix loads a kernel already issues.
 BANK_CONFLICTS = ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
                   "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")
-#: (also :mod:`.memory_causes`' local-memory sectors)
 LOCAL_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum")
 XU_PIPE = "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed"
 LDSM = "smsp__inst_executed_op_ldsm.sum"
@@ -262,17 +261,16 @@ LDSM = "smsp__inst_executed_op_ldsm.sum"
 
 def _counted_absent(kernel: KernelProfile) -> set[str]:
     """The facts of what the kernel measurably does not do (``no_bank_conflicts``, ``no_local_memory``,
-    ``no_mufu``) or already does (``ldmatrix``), and of its block (``one_warp_blocks``; partial warps: ``partial_warps``,
-    ``partial_warps_only``):
-    each needs its counters in the report (absent ones decide nothing)."""
+    ``no_mufu``) or already does (``ldmatrix``), and of its block (``one_warp_blocks``, ``partial_warps``,
+    ``partial_warps_only``). Each needs its counters in the report: an absent one decides nothing."""
     m, ops = kernel.metrics, kernel.opcode_counts
     out = set()
     for fact, names in (("no_bank_conflicts", BANK_CONFLICTS), ("no_local_memory", LOCAL_SECTORS)):
         if all(n in m for n in names) and not any(m[n] > 0 for n in names):
             out.add(fact)
-    if (ops and not any(op.split(".")[0] == "MUFU" for op in ops)) or kernel.compute_breakdown_pct.get(XU_PIPE) == 0.0:
+    if (ops and not _sum(ops, ("MUFU",))) or kernel.compute_breakdown_pct.get(XU_PIPE) == 0.0:
         out.add("no_mufu")
-    if m.get(LDSM, 0.0) > 0 or any(op.split(".")[0] == "LDSM" for op in ops or ()):
+    if m.get(LDSM, 0.0) > 0 or _sum(ops, ("LDSM",)) > 0:
         out.add("ldmatrix")
     block = kernel.launch.threads_per_block
     if block and block <= 32:

@@ -347,13 +347,11 @@ def binding_roof(levels: tuple[MemoryLevel, ...], compute_pct: float | None,
     below 60 % indicate latency issues, ``latency_sol_pct``). Else ``(None, level)``: no roof binds (a latency- or
     launch-bound launch), the nearest level given for its figure. ``level``: None without a measured peak."""
     near = nearest_ceiling(levels)
-    nearest = max((near.bandwidth_pct if near is not None else None, compute_pct),
-                  key=lambda v: -1.0 if v is None else v)
-    if nearest is None or nearest < near_pct:
+    memory = near.bandwidth_pct if near is not None else None
+    top = max((v for v in (memory, compute_pct) if v is not None), default=None)
+    if top is None or top < near_pct:
         return None, near
-    if near is not None and near.bandwidth_pct is not None and (compute_pct is None or near.bandwidth_pct >= compute_pct):
-        return "memory", near
-    return "compute", near
+    return ("memory" if memory is not None and memory >= (compute_pct or 0.0) else "compute"), near
 
 
 # ----------------------------------------------------------------------------------------- units of the counters

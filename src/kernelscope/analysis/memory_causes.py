@@ -11,7 +11,7 @@ from typing import Iterator
 from ..knowledge.counts import counts
 from ..knowledge.criteria import source
 from ..notes import Note
-from .design import LOCAL_SECTORS
+from .design import BANK_CONFLICTS, LDSM, LOCAL_SECTORS
 from .engine import Done, Evidence, Finding
 from .kernel_rules import KernelContext
 from .performance import DATA_PIPE_PCT, L1_TOTAL, PREDICTION, SHARED_UNIT, UPPER_BOUND, Change
@@ -27,11 +27,11 @@ M_L1_HIT = "l1tex__t_sector_hit_rate.pct"
 M_INST = "smsp__inst_executed.sum"
 SHARED_OPS = {
     "ld": ("smsp__sass_inst_executed_op_shared_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
+           BANK_CONFLICTS[0]),
     "st": ("smsp__sass_inst_executed_op_shared_st.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
+           BANK_CONFLICTS[1]),
 }
-M_LDSM = "smsp__inst_executed_op_ldsm.sum"
+M_LDSM = LDSM
 GLOBAL_SECTORS = ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
 #: L1 requests (one per warp-level memory instruction) by space and operation.
 REQUESTS = {f"{space}_{op}": f"l1tex__t_requests_pipe_lsu_mem_{space}_op_{op}.sum"
